@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs what reeltime needs on a fresh Debian machine: ffmpeg and Chromium from Debian (when missing),
+# then the npm dependencies (when missing or stale). Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
+command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: installing npm dependencies"
+  npm ci --no-audit --no-fund --loglevel=error
+fi

@@ -1,0 +1,4 @@
+export interface Command {
+  readonly summary: string;
+  run(args: readonly string[]): Promise<number>;
+}

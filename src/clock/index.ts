@@ -1,0 +1,3 @@
+export type { Clock, TimerHandle } from './clock.ts';
+export { systemClock } from './clock.ts';
+export { ManualClock } from './manual-clock.ts';

@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError, ConfigSource, HEX32 } from './source.ts';
+
+export interface CoreConfig {
+  /** `development` (embedded defaults, generated credentials, URL guard off) or `production`. */
+  readonly env: 'development' | 'production';
+  readonly host: string;
+  readonly port: number;
+  /** Base URL this process is reachable at; used in printed URLs and Location headers. */
+  readonly publicUrl: string;
+  readonly dataDir: string;
+  /** PostgreSQL URL; SQLite in dataDir when absent. */
+  readonly databaseUrl: string | undefined;
+  readonly redisUrl: string | undefined;
+  readonly logLevel: string;
+  /** The primary app: RTC/chat tokens are signed with its certificate. */
+  readonly appId: string;
+  readonly appCertificate: string;
+  /** Basic-auth credentials of the recording API for the primary app. */
+  readonly customerId: string;
+  readonly customerSecret: string;
+  /** Which of the four credentials above were generated (dev default) rather than configured. */
+  readonly generatedCredentials: boolean;
+}
+
+interface DevCredentials {
+  appId: string;
+  appCertificate: string;
+  customerId: string;
+  customerSecret: string;
+}
+
+/** Generated once per data dir and reused, so tokens and curl commands keep working across restarts. */
+function devCredentials(dataDir: string): DevCredentials {
+  const file = join(dataDir, 'dev-credentials.json');
+  if (existsSync(file)) {
+    return JSON.parse(readFileSync(file, 'utf8')) as DevCredentials;
+  }
+  const creds: DevCredentials = {
+    appId: randomBytes(16).toString('hex'),
+    appCertificate: randomBytes(16).toString('hex'),
+    customerId: randomBytes(16).toString('hex'),
+    customerSecret: randomBytes(16).toString('hex'),
+  };
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, JSON.stringify(creds, null, 2) + '\n', { mode: 0o600 });
+  return creds;
+}
+
+export function parseCoreConfig(src: ConfigSource, cwd: string): CoreConfig {
+  const envName = src.string('env', 'REELTIME_ENV', 'development');
+  if (envName !== 'development' && envName !== 'production') {
+    throw new ConfigError('REELTIME_ENV (env)', `must be "development" or "production", got "${envName}"`);
+  }
+  const port = src.int('port', 'REELTIME_PORT', 8080, { min: 0, max: 65535 });
+  const host = src.string('host', 'REELTIME_HOST', '127.0.0.1');
+  const dataDir = resolve(cwd, src.string('dataDir', 'REELTIME_DATA_DIR', './data'));
+  const publicUrl = src.string('publicUrl', 'REELTIME_PUBLIC_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  try {
+    new URL(publicUrl);
+  } catch {
+    throw new ConfigError('REELTIME_PUBLIC_URL (publicUrl)', `must be a URL, got "${publicUrl}"`);
+  }
+  const databaseUrl = src.string('databaseUrl', 'DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL (databaseUrl)', 'must be a postgres:// URL');
+  }
+  const redisUrl = src.string('redisUrl', 'REDIS_URL');
+  const logLevel = src.string('logLevel', 'REELTIME_LOG_LEVEL', 'info');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('REELTIME_LOG_LEVEL (logLevel)', `unknown level "${logLevel}"`);
+  }
+
+  let appId = src.string('appId', 'REELTIME_APP_ID');
+  let appCertificate = src.string('appCertificate', 'REELTIME_APP_CERTIFICATE');
+  let customerId = src.string('customerId', 'REELTIME_CUSTOMER_ID');
+  let customerSecret = src.string('customerSecret', 'REELTIME_CUSTOMER_SECRET');
+  const missing = !appId || !appCertificate || !customerId || !customerSecret;
+  if (missing && envName === 'production') {
+    const name = !appId
+      ? 'REELTIME_APP_ID (appId)'
+      : !appCertificate
+        ? 'REELTIME_APP_CERTIFICATE (appCertificate)'
+        : !customerId
+          ? 'REELTIME_CUSTOMER_ID (customerId)'
+          : 'REELTIME_CUSTOMER_SECRET (customerSecret)';
+    throw new ConfigError(name, 'is required in production');
+  }
+  if (missing) {
+    const dev = devCredentials(dataDir);
+    appId ??= dev.appId;
+    appCertificate ??= dev.appCertificate;
+    customerId ??= dev.customerId;
+    customerSecret ??= dev.customerSecret;
+  }
+  if (!HEX32.test(appId!)) throw new ConfigError('REELTIME_APP_ID (appId)', 'must be 32 hexadecimal characters');
+  if (!HEX32.test(appCertificate!)) {
+    throw new ConfigError('REELTIME_APP_CERTIFICATE (appCertificate)', 'must be 32 hexadecimal characters');
+  }
+  if (customerId!.includes(':')) throw new ConfigError('REELTIME_CUSTOMER_ID (customerId)', 'must not contain ":"');
+
+  return {
+    env: envName,
+    host,
+    port,
+    publicUrl: publicUrl.replace(/\/+$/, ''),
+    dataDir,
+    databaseUrl,
+    redisUrl,
+    logLevel,
+    appId: appId!,
+    appCertificate: appCertificate!,
+    customerId: customerId!,
+    customerSecret: customerSecret!,
+    generatedCredentials: missing,
+  };
+}

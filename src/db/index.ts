@@ -1,0 +1,1 @@
+export { openDatabase, type Database, type DatabaseHandle, type DialectName } from './open.ts';

@@ -1,0 +1,79 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import pg from 'pg';
+import { chatMigrations, type ChatTables } from '../chat/db.ts';
+import { notifyMigrations, type NotifyTables } from '../notify/db.ts';
+import { recordingMigrations, type RecordingTables } from '../recording/db.ts';
+import { storageMigrations, type StorageTables } from '../storage/db.ts';
+
+/** Every table of every module. Timestamps are integer milliseconds; JSON is stored as text. */
+export interface Database extends ChatTables, RecordingTables, StorageTables, NotifyTables {}
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  close(): Promise<void>;
+}
+
+// int8 columns (millisecond timestamps, byte counts) come back as numbers, as they do from SQLite.
+pg.types.setTypeParser(20, (v: string) => Number(v));
+
+const allMigrations: Record<string, Migration> = {
+  ...chatMigrations,
+  ...recordingMigrations,
+  ...storageMigrations,
+  ...notifyMigrations,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => allMigrations };
+
+export interface OpenDatabaseOptions {
+  /** postgres:// URL; SQLite when absent. */
+  readonly url?: string | undefined;
+  /** SQLite file path (":memory:" allowed). */
+  readonly sqlitePath?: string;
+  /** PostgreSQL schema to use (created if missing); tests isolate themselves with one each. */
+  readonly pgSchema?: string;
+}
+
+/** Opens SQLite or PostgreSQL and applies all pending migrations. */
+export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  let db: Kysely<Database>;
+  let dialect: DialectName;
+  if (opts.url) {
+    dialect = 'postgres';
+    if (opts.pgSchema) {
+      if (!/^[a-z_][a-z0-9_]*$/.test(opts.pgSchema)) throw new Error(`bad schema name ${opts.pgSchema}`);
+      const c = new pg.Client({ connectionString: opts.url });
+      await c.connect();
+      await c.query(`CREATE SCHEMA IF NOT EXISTS ${opts.pgSchema}`);
+      await c.end();
+    }
+    const pool = new pg.Pool({
+      connectionString: opts.url,
+      max: 10,
+      ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
+    });
+    db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  } else {
+    dialect = 'sqlite';
+    const path = opts.sqlitePath ?? ':memory:';
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const sqlite = new SQLite(path);
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('busy_timeout = 5000');
+    db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  }
+  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    await db.destroy();
+    throw new Error(`database migration ${failed?.migrationName ?? ''} failed: ${String((error as Error)?.message ?? error)}`);
+  }
+  return { db, dialect, close: () => db.destroy() };
+}

@@ -1,0 +1,1 @@
+export { createLogger, type Logger, SECRET_KEYS, redactSecrets } from './logger.ts';

@@ -1,0 +1,29 @@
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../clock/index.ts';
+import type { Config } from '../config/index.ts';
+import type { DatabaseHandle } from '../db/index.ts';
+import type { Logger } from '../log/index.ts';
+
+/** The roles one process can play; `reeltime` alone plays all of them. */
+export type Role = 'api' | 'recorder' | 'channel' | 'chat';
+export const ALL_ROLES: readonly Role[] = Object.freeze(['api', 'recorder', 'channel', 'chat']);
+
+/** What every module is built from. */
+export interface ServerContext {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly database: DatabaseHandle;
+  readonly clock: Clock;
+  readonly roles: ReadonlySet<Role>;
+}
+
+/** A module contributes routes to the one HTTP server and owns its background work. */
+export interface ReeltimeModule {
+  readonly name: string;
+  /** Adds the module's routes; called once, before listen. */
+  register(app: FastifyInstance): Promise<void> | void;
+  /** Called after the server listens (background loops, restart recovery). */
+  start?(baseUrl: string): Promise<void> | void;
+  /** Stops background work and releases resources; must not lose data. */
+  close(): Promise<void> | void;
+}

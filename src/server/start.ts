@@ -1,0 +1,96 @@
+import { join } from 'node:path';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { createChannelModule } from '../channel/index.ts';
+import { createChatModule } from '../chat/index.ts';
+import { systemClock, type Clock } from '../clock/index.ts';
+import type { Config } from '../config/index.ts';
+import { openDatabase, type DatabaseHandle } from '../db/index.ts';
+import { createLogger, type Logger } from '../log/index.ts';
+import { createNotifyModule } from '../notify/index.ts';
+import { createRecordingModule } from '../recording/index.ts';
+import { createStorageModule } from '../storage/index.ts';
+import { ALL_ROLES, type ReeltimeModule, type Role, type ServerContext } from './module.ts';
+
+export interface StartOptions {
+  readonly config: Config;
+  readonly roles?: readonly Role[];
+  readonly clock?: Clock;
+  readonly log?: Logger;
+  /** An already-open database (tests); otherwise opened from the config. */
+  readonly database?: DatabaseHandle;
+  /** Listen on config.host:config.port (default true); false leaves the app for inject(). */
+  readonly listen?: boolean;
+}
+
+export interface Reeltime {
+  readonly app: FastifyInstance;
+  readonly context: ServerContext;
+  /** http://host:port actually bound (port 0 resolved), or config.publicUrl when not listening. */
+  readonly url: string;
+  readonly modules: readonly ReeltimeModule[];
+  close(): Promise<void>;
+}
+
+/** The composition root: builds every module for the given roles on one Fastify server. */
+export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
+  const { config } = opts;
+  const log = opts.log ?? createLogger(config.logLevel);
+  const ownDb = !opts.database;
+  const database =
+    opts.database ??
+    (await openDatabase(
+      config.databaseUrl ? { url: config.databaseUrl } : { sqlitePath: join(config.dataDir, 'reeltime.sqlite') },
+    ));
+  const ctx: ServerContext = {
+    config,
+    log,
+    database,
+    clock: opts.clock ?? systemClock,
+    roles: new Set(opts.roles ?? ALL_ROLES),
+  };
+
+  const storage = createStorageModule(ctx);
+  const notify = createNotifyModule(ctx);
+  const channel = createChannelModule(ctx);
+  const recording = createRecordingModule(ctx, { storage, notify, channel });
+  const chat = createChatModule(ctx);
+  const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat];
+
+  const app: FastifyInstance = Fastify({
+    // Per-request info logs would drown the rest; errors still come through.
+    loggerInstance: log.child({ component: 'http' }, { level: 'warn' }) as FastifyBaseLogger,
+    bodyLimit: 1024 * 1024,
+    // Request ids in logs, never bodies (they carry storage secrets).
+    requestIdHeader: false,
+  });
+  app.get('/healthz', async () => ({ status: 'ok', roles: [...ctx.roles] }));
+  for (const m of modules) await m.register(app);
+
+  let url = config.publicUrl;
+  if (opts.listen !== false) {
+    await app.listen({ host: config.host, port: config.port });
+    const addr = app.server.address();
+    if (addr && typeof addr === 'object') {
+      const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+      url = `http://${host}:${addr.port}`;
+    }
+  } else {
+    await app.ready();
+  }
+  for (const m of modules) await m.start?.(url);
+
+  let closed = false;
+  return {
+    app,
+    context: ctx,
+    url,
+    modules,
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const m of [...modules].reverse()) await m.close();
+      await app.close();
+      if (ownDb) await database.close();
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export { createStorageModule, type StorageModule } from './module.ts';
+export type { StorageConfig } from './config.ts';

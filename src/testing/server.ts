@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Clock } from '../clock/index.ts';
+import { loadConfig, type Config, type JsonObject } from '../config/index.ts';
+import type { DialectName } from '../db/index.ts';
+import { createLogger } from '../log/index.ts';
+import { startReeltime, type Reeltime, type Role } from '../server/index.ts';
+import { openTestDatabase } from './db.ts';
+
+export interface TestServer extends Reeltime {
+  readonly config: Config;
+  readonly dataDir: string;
+}
+
+export interface TestServerOptions {
+  readonly dialect?: DialectName;
+  readonly clock?: Clock;
+  readonly roles?: readonly Role[];
+  /** Config file values (merged over the test defaults). */
+  readonly values?: JsonObject;
+  /** Environment overrides. */
+  readonly env?: Record<string, string>;
+  /** Keep this data dir (restart tests); a fresh temp dir otherwise. */
+  readonly dataDir?: string;
+}
+
+/**
+ * A whole reeltime on 127.0.0.1 with an ephemeral port, a temp data dir, fixed test credentials and a fresh
+ * database. Logs are silent unless REELTIME_TEST_LOG is set.
+ */
+export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'reeltime-test-'));
+  const config = loadConfig({
+    cwd: dataDir,
+    values: { ...opts.values },
+    env: {
+      REELTIME_PORT: '0',
+      REELTIME_HOST: '127.0.0.1',
+      REELTIME_DATA_DIR: dataDir,
+      REELTIME_APP_ID: '970CA35de60c44645bbae8a215061b33',
+      REELTIME_APP_CERTIFICATE: '5CFd2fd1755d40ecb72977518be15d3b',
+      REELTIME_CUSTOMER_ID: 'test-customer',
+      REELTIME_CUSTOMER_SECRET: 'test-secret',
+      ...opts.env,
+    },
+  });
+  const database = await openTestDatabase(opts.dialect ?? 'sqlite');
+  const log = createLogger(process.env.REELTIME_TEST_LOG ?? 'silent');
+  const server = await startReeltime({
+    config,
+    database,
+    log,
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.roles ? { roles: opts.roles } : {}),
+  });
+  return {
+    ...server,
+    config,
+    dataDir,
+    async close() {
+      await server.close();
+      await database.close();
+      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
