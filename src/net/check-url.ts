@@ -1,0 +1,87 @@
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { OutboundUrlError } from './errors.ts';
+import { classifyIp } from './ip-ranges.ts';
+
+export interface ResolvedAddress {
+  readonly address: string;
+  readonly family: 4 | 6;
+}
+
+export interface OutboundPolicy {
+  /** False refuses loopback, private, link-local, CGNAT, ULA and similar targets (production default). */
+  readonly allowPrivate: boolean;
+  /** Name resolution; defaults to the system resolver (every address of the name). Tests may inject one. */
+  readonly resolve?: (hostname: string) => Promise<readonly ResolvedAddress[]>;
+}
+
+/** A checked URL and the one address the connection must go to (so a second DNS answer can't swap it). */
+export interface ResolvedTarget {
+  readonly url: URL;
+  readonly address: string;
+  readonly family: 4 | 6;
+}
+
+const HINT = 'private targets are refused (set notify.allowPrivateUrls / REELTIME_ALLOW_PRIVATE_URLS to allow them)';
+
+async function systemResolve(hostname: string): Promise<readonly ResolvedAddress[]> {
+  const all = await lookup(hostname, { all: true, verbatim: true });
+  return all.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+}
+
+function parse(raw: string | URL): URL {
+  if (raw instanceof URL) return new URL(raw.href);
+  try {
+    return new URL(raw);
+  } catch {
+    // The raw text may carry credentials, so it is not echoed.
+    throw new OutboundUrlError('invalid_url', 'URL is not a valid absolute URL');
+  }
+}
+
+/**
+ * Parses and checks an outbound URL, resolving its host once. Refuses schemes other than http(s) and, unless the
+ * policy allows private targets, any host that is or resolves to a non-public address (every resolved address is
+ * checked). The URL parser has already normalised decimal, octal, hex and IPv4-mapped forms, and the connection is
+ * made to the returned address, so what was checked is what gets connected to.
+ */
+export async function resolveOutbound(raw: string | URL, policy: OutboundPolicy): Promise<ResolvedTarget> {
+  const url = parse(raw);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new OutboundUrlError('scheme', `URL scheme "${url.protocol.replace(/:$/, '')}" is not allowed (use http or https)`);
+  }
+  const host = url.hostname;
+  if (!host) throw new OutboundUrlError('invalid_url', 'URL has no host');
+  const literal = host.startsWith('[') ? host.slice(1, -1) : host;
+  const kind = isIP(literal);
+  if (kind !== 0) {
+    const range = classifyIp(literal);
+    if (range && !policy.allowPrivate) {
+      throw new OutboundUrlError('blocked_address', `URL host ${host} is a ${range} address; ${HINT}`);
+    }
+    return { url, address: literal, family: kind === 6 ? 6 : 4 };
+  }
+  let addresses: readonly ResolvedAddress[];
+  try {
+    addresses = await (policy.resolve ?? systemResolve)(host);
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? (e as Error).message;
+    throw new OutboundUrlError('unresolvable', `URL host "${host}" could not be resolved (${code})`);
+  }
+  const first = addresses[0];
+  if (!first) throw new OutboundUrlError('unresolvable', `URL host "${host}" resolved to no address`);
+  if (!policy.allowPrivate) {
+    for (const a of addresses) {
+      const range = classifyIp(a.address);
+      if (range) {
+        throw new OutboundUrlError('blocked_address', `URL host "${host}" resolves to ${a.address}, a ${range} address; ${HINT}`);
+      }
+    }
+  }
+  return { url, address: first.address, family: first.family };
+}
+
+/** Checks an outbound URL (see resolveOutbound); resolves to the parsed URL or throws OutboundUrlError. */
+export async function checkOutboundUrl(url: string, policy: OutboundPolicy): Promise<URL> {
+  return (await resolveOutbound(url, policy)).url;
+}

@@ -1,0 +1,91 @@
+import { isIPv4, isIPv6 } from 'node:net';
+
+// Ranges a server-side fetch must not reach unless private targets are allowed: they address this host, the
+// operator's own networks or cloud metadata services rather than the public internet.
+const V4_BLOCKED: readonly (readonly [string, number, string])[] = [
+  ['0.0.0.0', 8, '"this network" (0.0.0.0/8)'],
+  ['10.0.0.0', 8, 'private (10.0.0.0/8)'],
+  ['100.64.0.0', 10, 'carrier-grade NAT (100.64.0.0/10)'],
+  ['127.0.0.0', 8, 'loopback (127.0.0.0/8)'],
+  ['169.254.0.0', 16, 'link-local / cloud metadata (169.254.0.0/16)'],
+  ['172.16.0.0', 12, 'private (172.16.0.0/12)'],
+  ['192.0.0.0', 24, 'IETF protocol assignments (192.0.0.0/24)'],
+  ['192.168.0.0', 16, 'private (192.168.0.0/16)'],
+  ['198.18.0.0', 15, 'benchmarking (198.18.0.0/15)'],
+  ['224.0.0.0', 4, 'multicast (224.0.0.0/4)'],
+  ['240.0.0.0', 4, 'reserved / broadcast (240.0.0.0/4)'],
+];
+
+function v4ToInt(a: string): number {
+  return a.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+}
+
+const V4_TABLE = V4_BLOCKED.map(([base, bits, label]) => {
+  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
+  return { net: (v4ToInt(base) & mask) >>> 0, mask, label };
+});
+
+function classifyV4Int(n: number): string | null {
+  for (const r of V4_TABLE) if (((n & r.mask) >>> 0) === r.net) return r.label;
+  return null;
+}
+
+/** Eight 16-bit groups of a valid IPv6 text form (with "::" and a trailing dotted IPv4 allowed). */
+export function parseIPv6(text: string): number[] {
+  let s = text;
+  const lastColon = s.lastIndexOf(':');
+  const last = s.slice(lastColon + 1);
+  if (last.includes('.')) {
+    // Rewrite a trailing dotted IPv4 as two hex groups so one parser handles every form.
+    const v4 = v4ToInt(last);
+    s = `${s.slice(0, lastColon + 1)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
+  }
+  const [head = '', rest] = s.split('::') as [string, string | undefined];
+  const hex = (p: string) => (p === '' ? [] : p.split(':').map((g) => parseInt(g, 16)));
+  const left = hex(head);
+  const right = hex(rest ?? '');
+  const fill = rest === undefined ? [] : new Array<number>(8 - left.length - right.length).fill(0);
+  return [...left, ...fill, ...right];
+}
+
+function classifyV6(g: readonly number[]): string | null {
+  const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = g;
+  const embeddedV4 = ((g6 << 16) | g7) >>> 0;
+  const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+  if (zeroTo(8)) return 'unspecified (::)';
+  if (zeroTo(7) && g7 === 1) return 'loopback (::1)';
+  if (zeroTo(5) && g5 === 0xffff) {
+    const inner = classifyV4Int(embeddedV4);
+    return inner ? `IPv4-mapped ${inner}` : null;
+  }
+  if (zeroTo(6)) return 'IPv4-compatible (::/96, deprecated)';
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
+    const inner = classifyV4Int(embeddedV4);
+    return inner ? `NAT64 ${inner}` : null;
+  }
+  if (g0 === 0x2002) {
+    const inner = classifyV4Int(((g1 << 16) | g2) >>> 0);
+    return inner ? `6to4 ${inner}` : null;
+  }
+  if (g0 === 0x2001 && g1 === 0) return 'Teredo tunnel (2001::/32)';
+  if (g0 === 0x0100 && g1 === 0 && g2 === 0 && g3 === 0) return 'discard-only (100::/64)';
+  if ((g0 & 0xfe00) === 0xfc00) return 'unique-local (fc00::/7)';
+  if ((g0 & 0xffc0) === 0xfe80) return 'link-local (fe80::/10)';
+  if ((g0 & 0xffc0) === 0xfec0) return 'site-local (fec0::/10, deprecated)';
+  if ((g0 & 0xff00) === 0xff00) return 'multicast (ff00::/8)';
+  return null;
+}
+
+/**
+ * Names the non-public range an IP literal falls in (e.g. "loopback (127.0.0.0/8)"), or null when it is a public
+ * address. Throws on text that is not an IP address.
+ */
+export function classifyIp(address: string): string | null {
+  const a = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  if (isIPv4(a)) return classifyV4Int(v4ToInt(a));
+  if (isIPv6(a)) {
+    if (a.includes('%')) return 'scoped IPv6 address (zone id)';
+    return classifyV6(parseIPv6(a));
+  }
+  throw new TypeError(`not an IP address: ${a}`);
+}
