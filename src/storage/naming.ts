@@ -1,0 +1,39 @@
+import type { StorageConfigInput } from './storage-config.ts';
+
+/** The object key of a recorded file: `fileNamePrefix` elements joined with "/", then the file name. */
+export function objectKey(storage: Pick<StorageConfigInput, 'fileNamePrefix'>, fileName: string): string {
+  const prefix = storage.fileNamePrefix?.join('/') ?? '';
+  return prefix ? `${prefix}/${fileName}` : fileName;
+}
+
+/**
+ * Whether an object key is safe to use both as a bucket key and below a local directory: relative, "/"-separated,
+ * no empty, "." or ".." segment, no backslash or control characters.
+ */
+export function isSafeObjectKey(key: string): boolean {
+  if (key.length === 0 || key.length > 1024) return false;
+  if (/[\\\u0000-\u001f\u007f]/.test(key)) return false;
+  return key.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
+}
+
+/** Content types of what recorders write; browsers need the right ones to play from the local bucket. */
+const CONTENT_TYPES: Readonly<Record<string, string>> = Object.freeze({
+  m3u8: 'application/vnd.apple.mpegurl',
+  ts: 'video/mp2t',
+  mp4: 'video/mp4',
+  m4s: 'video/iso.segment',
+  webm: 'video/webm',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  mp3: 'audio/mpeg',
+  m4a: 'audio/mp4',
+  aac: 'audio/aac',
+  mpd: 'application/dash+xml',
+  json: 'application/json',
+  txt: 'text/plain; charset=utf-8',
+});
+
+export function contentTypeFor(fileName: string): string {
+  const ext = /\.([a-z0-9]+)$/i.exec(fileName)?.[1]?.toLowerCase();
+  return (ext && CONTENT_TYPES[ext]) || 'application/octet-stream';
+}

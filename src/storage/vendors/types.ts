@@ -1,0 +1,41 @@
+/** The four acquire regions of the recording API. */
+export type StorageArea = 'CN' | 'AP' | 'EU' | 'NA';
+
+/** Vendors a storageConfig may name (0 Qiniu and 4 Kingsoft are retired and refused). */
+export type StorageVendor = 1 | 2 | 3 | 5 | 6 | 7 | 8 | 11;
+
+/** One region number of one vendor. */
+export interface VendorRegion {
+  readonly number: number;
+  /** The name in the region table of the notes, e.g. `US_EAST_1`. */
+  readonly label: string;
+  /** The provider's own region id, used for request signing, e.g. `us-east-1`. */
+  readonly id: string;
+  /** Undefined for global storage (Azure, Google, S3-compatible): it matches every acquire region. */
+  readonly area: StorageArea | undefined;
+  /** The provider's public endpoint for this region (never contacted by tests). */
+  readonly endpoint: string;
+}
+
+/** What reeltime knows about one vendor: which API speaks to it and which options apply. */
+export interface VendorSpec {
+  readonly vendor: StorageVendor;
+  readonly name: string;
+  readonly api: 's3' | 'azure';
+  /** Bucket addressed as `<bucket>.<endpoint host>` (true) or `<endpoint>/<bucket>` (false). */
+  readonly virtualHosted: boolean;
+  readonly regions: ReadonlyMap<number, VendorRegion>;
+  readonly supportsSts: boolean;
+  readonly supportsSse: boolean;
+  readonly supportsTag: boolean;
+}
+
+/** Builds a region map from `[number, label, id, area]` rows and an endpoint template. */
+export function regionTable(
+  rows: ReadonlyArray<readonly [number, string, string, StorageArea | undefined]>,
+  endpoint: (id: string) => string,
+): ReadonlyMap<number, VendorRegion> {
+  return new Map(
+    rows.map(([number, label, id, area]) => [number, Object.freeze({ number, label, id, area, endpoint: endpoint(id) })]),
+  );
+}
