@@ -1,5 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
+import { Dispatcher } from './dispatcher.ts';
+import { encodePayload } from './envelope.ts';
+import { NotifyStore } from './store.ts';
 import type { DeliveryFilter, DeliveryRecord, RecordingEventInput } from './types.ts';
+import { validateEvent } from './validate.ts';
 
 export interface NotifyModule extends ReeltimeModule {
   /** Durably stores the event (sequence assigned per sid, from 0) and schedules delivery; resolves once stored. */
@@ -11,15 +16,72 @@ export interface NotifyModule extends ReeltimeModule {
 }
 
 export function createNotifyModule(ctx: ServerContext): NotifyModule {
-  const hosts = Object.freeze([new URL(ctx.config.publicUrl).hostname]);
+  const cfg = ctx.config.notify;
+  const log = ctx.log.child({ component: 'notify' });
+  const store = new NotifyStore(ctx.database.db);
+  const dispatcher = new Dispatcher({
+    store,
+    clock: ctx.clock,
+    log,
+    webhooks: cfg.webhooks,
+    policy: { allowPrivate: cfg.allowPrivateUrls },
+    timeoutMs: cfg.timeoutMs,
+    retryDelaysMs: cfg.retryDelaysMs,
+  });
+  // Sequence numbers are read-then-inserted; emits of one session are chained so this process never races itself.
+  const chains = new Map<string, Promise<unknown>>();
+
+  async function store1(event: RecordingEventInput): Promise<void> {
+    const now = ctx.clock.now();
+    const hook = cfg.webhooks[event.appId];
+    await store.insert(
+      {
+        notice_id: randomUUID(),
+        app_id: event.appId,
+        sid: event.sid,
+        cname: event.cname,
+        uid: event.uid,
+        event_type: event.eventType,
+        service_type: event.serviceType,
+        msg_name: event.details.msgName,
+        status: hook ? 'pending' : 'skipped',
+        attempts: 0,
+        created_ms: now,
+        next_attempt_ms: hook ? now : null,
+        delivered_ms: null,
+        last_error: hook ? null : `no webhook configured for app ${event.appId}`,
+      },
+      (sequence) => encodePayload(event, sequence, now),
+    );
+    if (hook) dispatcher.kick(event.appId, event.sid);
+  }
+
   return {
     name: 'notify',
     register() {},
-    close() {},
-    async emit() {},
-    ncsHosts: () => hosts,
-    async deliveries() {
-      return [];
+    async start() {
+      for (const [appId, hook] of Object.entries(cfg.webhooks)) {
+        log.info({ appId, origin: new URL(hook.url).origin }, 'notify: webhook configured');
+      }
+      await dispatcher.resume();
     },
+    async close() {
+      await dispatcher.close();
+      await Promise.allSettled([...chains.values()]);
+    },
+    async emit(event) {
+      validateEvent(event);
+      const key = `${event.appId}\u0000${event.sid}`;
+      const prev = chains.get(key) ?? Promise.resolve();
+      const mine = prev.catch(() => {}).then(() => store1(event));
+      chains.set(key, mine);
+      try {
+        await mine;
+      } finally {
+        if (chains.get(key) === mine) chains.delete(key);
+      }
+    },
+    ncsHosts: () => cfg.ncsHosts,
+    deliveries: (filter) => store.list(filter),
   };
 }

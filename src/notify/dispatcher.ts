@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import type { Clock, TimerHandle } from '../clock/index.ts';
+import type { Logger } from '../log/index.ts';
+import type { OutboundPolicy } from '../net/index.ts';
+import type { WebhookTarget } from './config.ts';
+import type { NotifyDeliveryRow } from './db.ts';
+import { encodeEnvelope } from './envelope.ts';
+import { afterFailure } from './retry.ts';
+import { sendOnce } from './send.ts';
+import { signatureHeaders } from './signature.ts';
+import type { NotifyStore } from './store.ts';
+
+export interface DispatcherOptions {
+  readonly store: NotifyStore;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly webhooks: Readonly<Record<string, WebhookTarget>>;
+  readonly policy: OutboundPolicy;
+  readonly timeoutMs: number;
+  readonly retryDelaysMs: readonly number[];
+}
+
+// A crashed sender's claim expires after the request timeout plus this margin; another process then resends.
+const LEASE_MARGIN_MS = 30_000;
+// Every process looks for pending work this often, so events of a crashed peer are picked up without a restart.
+export const SWEEP_INTERVAL_MS = 60_000;
+
+/** A URL for logs: scheme, host and path only (query strings and userinfo may carry tokens). */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+/**
+ * Delivers stored events, one session at a time in sequence order: a session's next event waits until the previous
+ * one is delivered or given up. Waits between retries are Clock timers; all state lives in the store, so a new
+ * process resumes where the last one stopped.
+ */
+export class Dispatcher {
+  readonly #o: DispatcherOptions;
+  readonly #owner = randomUUID();
+  readonly #running = new Map<string, Promise<void>>();
+  readonly #again = new Set<string>();
+  readonly #timers = new Map<string, TimerHandle>();
+  readonly #inflight = new Set<AbortController>();
+  #sweep: TimerHandle | undefined;
+  #closed = false;
+
+  constructor(o: DispatcherOptions) {
+    this.#o = o;
+  }
+
+  /** Resumes every session with pending events, then keeps sweeping for ones left by crashed peers. */
+  async resume(): Promise<void> {
+    if (this.#closed) return;
+    for (const s of await this.#o.store.pendingSessions()) this.kick(s.appId, s.sid);
+    this.#sweep = this.#o.clock.setTimeout(() => {
+      this.#sweep = undefined;
+      this.resume().catch((e: unknown) => this.#o.log.error({ err: e }, 'notify: resuming pending deliveries failed'));
+    }, SWEEP_INTERVAL_MS);
+  }
+
+  /** Makes sure the session's queue is being worked on. */
+  kick(appId: string, sid: string): void {
+    if (this.#closed) return;
+    const key = `${appId}\u0000${sid}`;
+    if (this.#running.has(key)) {
+      this.#again.add(key);
+      return;
+    }
+    const t = this.#timers.get(key);
+    if (t) this.#o.clock.clearTimeout(t);
+    this.#timers.delete(key);
+    const run = this.#drain(key, appId, sid)
+      .catch((e: unknown) => {
+        this.#o.log.error({ err: e, appId, sid }, 'notify: delivery loop failed; retrying on the next sweep');
+      })
+      .finally(() => {
+        this.#running.delete(key);
+        if (this.#again.delete(key)) this.kick(appId, sid);
+      });
+    this.#running.set(key, run);
+  }
+
+  #wake(key: string, appId: string, sid: string, atMs: number): void {
+    const old = this.#timers.get(key);
+    if (old) this.#o.clock.clearTimeout(old);
+    const t = this.#o.clock.setTimeout(() => {
+      this.#timers.delete(key);
+      this.kick(appId, sid);
+    }, atMs - this.#o.clock.now());
+    this.#timers.set(key, t);
+  }
+
+  async #drain(key: string, appId: string, sid: string): Promise<void> {
+    const { store, clock } = this.#o;
+    while (!this.#closed) {
+      const row = await store.nextPending(appId, sid);
+      if (!row || this.#closed) return;
+      const now = clock.now();
+      if (row.next_attempt_ms !== null && row.next_attempt_ms > now) return this.#wake(key, appId, sid, row.next_attempt_ms);
+      if (row.lease_owner !== null && row.lease_owner !== this.#owner && (row.lease_until ?? 0) > now) {
+        return this.#wake(key, appId, sid, row.lease_until ?? now);
+      }
+      const target = this.#o.webhooks[appId];
+      if (!target) {
+        await store.settle(row.notice_id, 'skipped', `no webhook configured for app ${appId}`);
+        continue;
+      }
+      if (!(await store.claim(row, this.#owner, now, now + this.#o.timeoutMs + LEASE_MARGIN_MS))) {
+        // Another process took it (or it changed under us): look again when its claim would have expired.
+        return this.#wake(key, appId, sid, now + this.#o.timeoutMs + LEASE_MARGIN_MS);
+      }
+      await this.#attempt(row, target);
+    }
+  }
+
+  async #attempt(row: NotifyDeliveryRow, target: WebhookTarget): Promise<void> {
+    const { store, clock, log } = this.#o;
+    const attempt = row.attempts + 1;
+    const notifyMs = clock.now();
+    const body = encodeEnvelope(row.notice_id, row.event_type, notifyMs, row.payload);
+    const controller = new AbortController();
+    this.#inflight.add(controller);
+    const result = await sendOnce({
+      url: target.url,
+      body,
+      headers: { 'content-type': 'application/json', 'user-agent': 'reeltime-notify/1', ...signatureHeaders(body, target.secret) },
+      policy: this.#o.policy,
+      clock,
+      timeoutMs: this.#o.timeoutMs,
+      controller,
+    }).finally(() => this.#inflight.delete(controller));
+    if (result.interrupted) {
+      await store.release(row.notice_id, this.#owner);
+      return;
+    }
+    const ctx = { noticeId: row.notice_id, appId: row.app_id, sid: row.sid, sequence: row.sequence, attempt };
+    const record = {
+      notice_id: row.notice_id,
+      attempt,
+      at_ms: notifyMs,
+      http_status: result.httpStatus,
+      error: result.error,
+      duration_ms: result.durationMs,
+    };
+    if (result.ok) {
+      await store.recordAttempt(record, { status: 'delivered', nextAttemptMs: null, deliveredMs: clock.now(), lastError: null });
+      log.debug(ctx, 'notify: event delivered');
+      return;
+    }
+    const next = afterFailure(attempt, this.#o.retryDelaysMs, clock.now());
+    if (next.kind === 'retry') {
+      await store.recordAttempt(record, { status: 'pending', nextAttemptMs: next.atMs, deliveredMs: null, lastError: result.error });
+      log.warn({ ...ctx, url: safeUrl(target.url), error: result.error, retryAtMs: next.atMs }, 'notify: webhook attempt failed');
+    } else {
+      await store.recordAttempt(record, { status: 'failed', nextAttemptMs: null, deliveredMs: null, lastError: result.error });
+      log.error({ ...ctx, url: safeUrl(target.url), error: result.error }, 'notify: webhook delivery failed; event kept as failed');
+    }
+  }
+
+  /** Stops sending; an attempt in flight is abandoned uncounted and goes out again after restart. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#sweep) this.#o.clock.clearTimeout(this.#sweep);
+    for (const t of this.#timers.values()) this.#o.clock.clearTimeout(t);
+    this.#timers.clear();
+    for (const c of this.#inflight) c.abort();
+    await Promise.allSettled([...this.#running.values()]);
+  }
+}
