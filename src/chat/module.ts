@@ -1,7 +1,73 @@
+import { createHash } from 'node:crypto';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
+import { ChatGateway } from './gateway/gateway.ts';
+import { MessageStore } from './gateway/message-store.ts';
+import { registerTokenRoutes } from './token-server/routes.ts';
+import { ChatTokenService, splitAppKey } from './token-server/token-service.ts';
+import type { ChatApp } from './users/auth.ts';
+import { RateLimiter } from './users/rate-limit.ts';
+import { registerUsersRoutes } from './users/routes.ts';
+import { ChatUserStore } from './users/store.ts';
 
-export interface ChatModule extends ReeltimeModule {}
+export interface ChatModule extends ReeltimeModule {
+  /** The app the users API and gateway serve; undefined when `chat.appkey` is not `org#app`. */
+  readonly chatApp: ChatApp | undefined;
+  readonly users: ChatUserStore;
+  readonly tokens: ChatTokenService;
+  readonly gateway: ChatGateway | undefined;
+}
 
-export function createChatModule(_ctx: ServerContext): ChatModule {
-  return { name: 'chat', register() {}, close() {} };
+/** A stable UUID-shaped id for an app key, reported as `application` in envelopes. */
+function applicationUuid(appId: string, org: string, app: string): string {
+  const h = createHash('sha256').update(`${appId}/${org}/${app}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
+
+export function createChatModule(ctx: ServerContext): ChatModule {
+  const { config, clock, database } = ctx;
+  const log = ctx.log.child({ module: 'chat' });
+  const settings = config.chat.tokenServer;
+  let ownUrl = config.publicUrl;
+  // Without a configured domain the token server talks to this reeltime's own users API.
+  const tokens = new ChatTokenService(settings, () => settings.domain ?? ownUrl, clock, log);
+  const users = new ChatUserStore(database.db, clock);
+  const key = splitAppKey(config.chat.appKey);
+  const chatApp: ChatApp | undefined = key && {
+    ...key,
+    appId: config.appId,
+    appCertificate: config.appCertificate,
+    applicationUuid: applicationUuid(config.appId, key.org, key.app),
+  };
+  const gateway = chatApp
+    ? new ChatGateway({ app: chatApp, users, messages: new MessageStore(database.db, chatApp.org, chatApp.app), clock, log })
+    : undefined;
+  const enabled = ctx.roles.has('chat');
+
+  return {
+    name: 'chat',
+    chatApp,
+    users,
+    tokens,
+    gateway,
+    async register(app) {
+      if (!enabled) return;
+      registerTokenRoutes(app, tokens);
+      const limiter = new RateLimiter(config.chat.restRateLimit, clock);
+      await registerUsersRoutes(app, {
+        store: users,
+        clock,
+        log,
+        limiter,
+        findApp: (org, name) => (chatApp && chatApp.org === org && chatApp.app === name ? chatApp : undefined),
+      });
+      if (gateway) gateway.attach(app.server);
+      else log.warn({ appkey: config.chat.appKey }, 'chat.appkey is not "org#app": users API and gateway serve no app');
+    },
+    start(baseUrl) {
+      ownUrl = baseUrl;
+    },
+    async close() {
+      await gateway?.close();
+    },
+  };
 }

@@ -1,0 +1,96 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { Clock } from '../../clock/index.ts';
+import type { Logger } from '../../log/index.ts';
+import type { ChatApp } from '../users/auth.ts';
+import type { ChatUserStore } from '../users/store.ts';
+import type { MessageStore } from './message-store.ts';
+import { CLOSE, type TextMessage } from './protocol.ts';
+import { Session, type SessionHost } from './session.ts';
+
+export const GATEWAY_PATH = '/chat/ws';
+const MAX_FRAME_BYTES = 64 * 1024;
+
+export interface GatewayDeps {
+  readonly app: ChatApp;
+  readonly users: ChatUserStore;
+  readonly messages: MessageStore;
+  readonly clock: Clock;
+  readonly log: Logger;
+}
+
+/** The chat gateway: WebSocket upgrades on /chat/ws of the shared HTTP server, and who is online. */
+export class ChatGateway implements SessionHost {
+  readonly app: ChatApp;
+  readonly users: ChatUserStore;
+  readonly messages: MessageStore;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+  readonly #sessions = new Set<Session>();
+  readonly #online = new Map<string, Set<Session>>();
+  #server: Server | undefined;
+
+  constructor(deps: GatewayDeps) {
+    this.app = deps.app;
+    this.users = deps.users;
+    this.messages = deps.messages;
+    this.clock = deps.clock;
+    this.log = deps.log;
+  }
+
+  readonly #onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    let path: string;
+    try {
+      path = new URL(req.url ?? '/', 'http://local').pathname;
+    } catch {
+      path = '';
+    }
+    if (path !== GATEWAY_PATH) {
+      // Other modules may handle their own upgrades; only refuse when nobody else listens.
+      if (this.#server?.listenerCount('upgrade') === 1) {
+        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      }
+      return;
+    }
+    this.#wss.handleUpgrade(req, socket, head, (ws) => {
+      const session = new Session(ws, this);
+      this.#sessions.add(session);
+      ws.on('close', () => this.#sessions.delete(session));
+    });
+  };
+
+  attach(server: Server): void {
+    this.#server = server;
+    server.on('upgrade', this.#onUpgrade);
+  }
+
+  online(s: Session): void {
+    const set = this.#online.get(s.user!) ?? new Set<Session>();
+    set.add(s);
+    this.#online.set(s.user!, set);
+  }
+
+  offline(s: Session): void {
+    const set = this.#online.get(s.user!);
+    set?.delete(s);
+    if (set && set.size === 0) this.#online.delete(s.user!);
+  }
+
+  deliver(m: TextMessage): void {
+    for (const s of this.#online.get(m.to) ?? []) s.send({ type: 'message', ...m });
+  }
+
+  isOnline(user: string): boolean {
+    return this.#online.has(user);
+  }
+
+  /** Closes every connection (clients log in again elsewhere); undelivered messages stay in the database. */
+  async close(): Promise<void> {
+    this.#server?.off('upgrade', this.#onUpgrade);
+    for (const s of this.#sessions) s.close(CLOSE.GOING_AWAY, 'server shutting down');
+    for (const ws of this.#wss.clients) ws.terminate();
+    await new Promise<void>((resolve) => this.#wss.close(() => resolve()));
+  }
+}

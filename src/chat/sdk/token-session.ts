@@ -1,0 +1,125 @@
+import type { TextMessage } from '../gateway/protocol.ts';
+import { ChatConnection, type ChatListeners, type LoginInfo } from './connection.ts';
+import { ChatError, globalTimers, type Timers, type WebSocketConstructor } from './websocket.ts';
+
+export const HOURLY_MS = 60 * 60 * 1000;
+
+export interface ChatTokenSessionOptions<H = unknown> {
+  /** Base URL of the token server (it serves /chat/user/{name}/token). */
+  readonly tokenServerUrl: string;
+  /** ws://host:port/chat/ws */
+  readonly gatewayUrl: string;
+  readonly user: string;
+  readonly WebSocket?: WebSocketConstructor;
+  readonly fetch?: typeof fetch;
+  /** Timers of the regular renewal; defaults to the global ones. */
+  readonly timers?: Timers<H>;
+  /** How often a fresh token is fetched and passed to renewToken (default hourly). */
+  readonly renewEveryMs?: number;
+  readonly listeners?: ChatListeners;
+}
+
+/** Fetches a user token from the token server; throws ChatError('token_server') with its plain-text answer. */
+export async function fetchUserToken(tokenServerUrl: string, user: string, fetchFn: typeof fetch = fetch): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetchFn(`${tokenServerUrl.replace(/\/+$/, '')}/chat/user/${encodeURIComponent(user)}/token`);
+  } catch (e) {
+    throw new ChatError('token_server', `token server unreachable: ${(e as Error).message}`);
+  }
+  const body = await res.text();
+  if (!res.ok) throw new ChatError('token_server', `token server answered ${res.status}: ${body}`);
+  return body;
+}
+
+/**
+ * A connection that looks after its own tokens, as the spec asks of apps: fetch from the token server, log in,
+ * renew on "will expire" and regularly (hourly), and log in again with a fresh token after expiry.
+ */
+export class ChatTokenSession<H = unknown> {
+  readonly connection: ChatConnection;
+  readonly #opts: ChatTokenSessionOptions<H>;
+  readonly #timers: Timers<H>;
+  #timer: H | undefined;
+  #stopped = false;
+  #renewals = 0;
+  #logins = 0;
+
+  constructor(opts: ChatTokenSessionOptions<H>) {
+    this.#opts = opts;
+    this.#timers = opts.timers ?? (globalTimers as Timers<H>);
+    this.connection = new ChatConnection({ url: opts.gatewayUrl, ...(opts.WebSocket ? { WebSocket: opts.WebSocket } : {}) });
+    if (opts.listeners) this.connection.addEventHandler(opts.listeners);
+    this.connection.addEventHandler({
+      onTokenWillExpire: () => void this.renew(),
+      onTokenExpired: () => void this.#relogin(),
+    });
+  }
+
+  /** Successful renewals and logins so far (observability for apps and tests). */
+  get counts(): { readonly renewals: number; readonly logins: number } {
+    return { renewals: this.#renewals, logins: this.#logins };
+  }
+
+  async start(): Promise<LoginInfo> {
+    this.#stopped = false;
+    const info = await this.#login();
+    this.#arm();
+    return info;
+  }
+
+  /** Fetches a fresh token and passes it to renewToken; failures go to onError. */
+  async renew(): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      const token = await fetchUserToken(this.#opts.tokenServerUrl, this.#opts.user, this.#opts.fetch);
+      await this.connection.renewToken(token);
+      this.#renewals++;
+    } catch (e) {
+      this.#report(e);
+    }
+  }
+
+  sendTextMessage(to: string, text: string): Promise<{ readonly id: string; readonly timestamp: number }> {
+    return this.connection.sendTextMessage(to, text);
+  }
+
+  onTextMessage(fn: (m: TextMessage) => void): void {
+    this.connection.addEventHandler({ onTextMessage: fn });
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.connection.close();
+  }
+
+  async #login(): Promise<LoginInfo> {
+    const token = await fetchUserToken(this.#opts.tokenServerUrl, this.#opts.user, this.#opts.fetch);
+    const info = await this.connection.open({ user: this.#opts.user, accessToken: token });
+    this.#logins++;
+    return info;
+  }
+
+  async #relogin(): Promise<void> {
+    if (this.#stopped) return;
+    try {
+      await this.#login();
+    } catch (e) {
+      this.#report(e);
+    }
+  }
+
+  #arm(): void {
+    if (this.#stopped) return;
+    this.#timer = this.#timers.setTimeout(() => {
+      void this.renew().finally(() => this.#arm());
+    }, this.#opts.renewEveryMs ?? HOURLY_MS);
+  }
+
+  #report(e: unknown): void {
+    const err = e instanceof ChatError ? e : new ChatError('internal', (e as Error).message);
+    this.#opts.listeners?.onError?.(err);
+  }
+}

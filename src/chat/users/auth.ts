@@ -1,0 +1,48 @@
+import { verifyChatApp, type TokenRejectionReason } from '@reeltime/token';
+import { chatErrors, type ChatRestError } from './errors.ts';
+
+/** The app credentials behind one `org#app` app key. */
+export interface ChatApp {
+  readonly org: string;
+  readonly app: string;
+  readonly appId: string;
+  readonly appCertificate: string;
+  /** Stable UUID reported as `application` in envelopes. */
+  readonly applicationUuid: string;
+}
+
+function rejection(reason: TokenRejectionReason): ChatRestError {
+  switch (reason) {
+    case 'expired':
+      return chatErrors.tokenExpired();
+    case 'bad_signature':
+      return chatErrors.tokenNotIssuedHere();
+    case 'malformed':
+    case 'wrong_version':
+    case 'unknown_service':
+      return chatErrors.tokenCorrupt();
+    default:
+      // Another app's token, or a token without the chat app privilege (e.g. a user token).
+      return chatErrors.tokenIllegal();
+  }
+}
+
+/**
+ * Checks `Authorization: Bearer <app token>`: signature with the app's certificate, expiry, the chat app
+ * privilege and the app id of the org/app in the URL. Returns the error to send, or undefined when allowed.
+ */
+export function checkAppBearer(
+  header: string | undefined,
+  app: ChatApp,
+  nowMs: number,
+  registering: boolean,
+): ChatRestError | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!m || !m[1]) return chatErrors.tokenMissing(registering);
+  const check = verifyChatApp(m[1], {
+    appId: app.appId,
+    appCertificate: app.appCertificate,
+    now: Math.floor(nowMs / 1000),
+  });
+  return check.ok ? undefined : rejection(check.reason);
+}
