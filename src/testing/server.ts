@@ -6,7 +6,7 @@ import { loadConfig, type Config, type JsonObject } from '../config/index.ts';
 import type { DialectName } from '../db/index.ts';
 import { createLogger } from '../log/index.ts';
 import { startReeltime, type Reeltime, type Role } from '../server/index.ts';
-import { openTestDatabase } from './db.ts';
+import { openTestDatabase, type TestDatabase } from './db.ts';
 
 export interface TestServer extends Reeltime {
   readonly config: Config;
@@ -23,6 +23,8 @@ export interface TestServerOptions {
   readonly env?: Record<string, string>;
   /** Keep this data dir (restart tests); a fresh temp dir otherwise. */
   readonly dataDir?: string;
+  /** Use this database and leave it open on close (restart tests); a fresh one otherwise. */
+  readonly database?: TestDatabase;
 }
 
 /**
@@ -45,7 +47,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       ...opts.env,
     },
   });
-  const database = await openTestDatabase(opts.dialect ?? 'sqlite');
+  const database = opts.database ?? (await openTestDatabase(opts.dialect ?? 'sqlite'));
   const log = createLogger(process.env.REELTIME_TEST_LOG ?? 'silent');
   const server = await startReeltime({
     config,
@@ -60,7 +62,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     dataDir,
     async close() {
       await server.close();
-      await database.close();
+      if (!opts.database) await database.close();
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,63 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { Command } from '../cli/command.ts';
+import { UsageError } from '../cli/main.ts';
+import { ConfigError, loadConfig } from '../config/index.ts';
+import { createLogger } from '../log/index.ts';
+import { parseProperties } from './token-server/properties.ts';
+import { parseTokenServerSettings, propertiesReader, type TokenServerSettings } from './token-server/settings.ts';
+import { startTokenServer } from './token-server/standalone.ts';
+
+const HELP = `usage: reeltime chat-token-server [--config file.properties]
+
+Runs the chat token server alone on server.port: GET /chat/app/token and GET /chat/user/{chatUserName}/token.
+Properties: server.port, server.address, appid, appcert, expire.second, appkey, domain
+(environment overrides: REELTIME_CHAT_SERVER_PORT, REELTIME_CHAT_APPID, REELTIME_CHAT_EXPIRE_SECOND, ...).
+Without --config the "chat" section of the reeltime JSON config is used.
+`;
+
+function settingsFrom(file: string | undefined): TokenServerSettings {
+  if (file === undefined) {
+    const s = loadConfig().chat.tokenServer;
+    return s.domain === undefined ? { ...s, domain: '' } : s;
+  }
+  const path = resolve(file);
+  if (!existsSync(path)) throw new ConfigError('--config', `file not found: ${path}`);
+  const props = parseProperties(readFileSync(path, 'utf8'));
+  return parseTokenServerSettings(propertiesReader(props, process.env, file));
+}
+
+export const chatTokenServer: Command = {
+  summary: 'run the chat token server alone (--config file.properties)',
+  async run(args) {
+    let values: { config?: string | undefined; help?: boolean | undefined };
+    try {
+      ({ values } = parseArgs({
+        args: [...args],
+        options: { config: { type: 'string', short: 'c' }, help: { type: 'boolean', short: 'h' } },
+        strict: true,
+        allowPositionals: false,
+      }));
+    } catch (e) {
+      throw new UsageError(`${(e as Error).message}\n\n${HELP}`);
+    }
+    if (values.help) {
+      process.stdout.write(HELP);
+      return 0;
+    }
+    const settings = settingsFrom(values.config);
+    const log = createLogger(process.env.REELTIME_LOG_LEVEL ?? 'info');
+    const server = await startTokenServer(settings, { log });
+    process.stdout.write(
+      `chat token server at ${server.url}\n  ${server.url}/chat/app/token\n  ${server.url}/chat/user/{chatUserName}/token\n` +
+        `  chat REST domain: ${settings.domain || '(not set)'}   appkey: ${settings.appKey || '(not set)'}\n`,
+    );
+    await new Promise<void>((done) => {
+      process.once('SIGINT', () => done());
+      process.once('SIGTERM', () => done());
+    });
+    await server.close();
+    return 0;
+  },
+};
