@@ -1,9 +1,79 @@
 import type { CoreConfig } from '../config/core.ts';
-import type { ConfigSource } from '../config/source.ts';
+import { ConfigError, HEX32, type ConfigSource } from '../config/source.ts';
+import type { Area } from './validation/types.ts';
+
+export interface RecordingCustomer {
+  readonly id: string;
+  readonly secret: string;
+  readonly appIds: readonly string[];
+}
 
 /** Settings of the recording module (file section "recording", environment overrides REELTIME_RECORDING_*). */
-export interface RecordingConfig {}
+export interface RecordingConfig {
+  /** Basic-auth customers: the core customerId/customerSecret (for appId) first, then recording.customers. */
+  readonly customers: readonly RecordingCustomer[];
+  /** Every app ID some customer may use; others get 400 "appid is invalid". */
+  readonly appIds: readonly string[];
+  /** Requests per second per app ID (token bucket refill); 0 turns the limit off. */
+  readonly rateLimitPerSecond: number;
+  /** Bucket size: how many requests may come at once. */
+  readonly rateLimitBurst: number;
+  /** Concurrent sessions plus unstarted resources per app ID; acquire answers code 406 past it. */
+  readonly maxConcurrentTasks: number;
+  /** How long a synchronous stop waits for the final uploads before answering code 50. */
+  readonly stopTimeoutMs: number;
+  /** Area this deployment serves; used when acquire gives no region (then storage regions are checked against it). */
+  readonly region: Area | undefined;
+}
 
-export function parseRecordingConfig(_src: ConfigSource, _core: CoreConfig): RecordingConfig {
-  return {};
+const AREAS: readonly Area[] = ['CN', 'AP', 'EU', 'NA'];
+
+function parseCustomers(src: ConfigSource): RecordingCustomer[] {
+  const label = 'REELTIME_RECORDING_CUSTOMERS (recording.customers)';
+  const fromEnv = src.env.REELTIME_RECORDING_CUSTOMERS;
+  let raw: unknown = src.raw('recording.customers');
+  if (fromEnv) {
+    try {
+      raw = JSON.parse(fromEnv);
+    } catch {
+      throw new ConfigError(label, 'must be a JSON array of {id, secret, appIds}');
+    }
+  }
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw new ConfigError(label, 'must be a list of {id, secret, appIds}');
+  return raw.map((c: unknown, i) => {
+    const o = c as Record<string, unknown>;
+    if (!o || typeof o !== 'object') throw new ConfigError(label, `entry ${i} must be an object`);
+    if (typeof o.id !== 'string' || !o.id || o.id.includes(':')) {
+      throw new ConfigError(label, `entry ${i}: id must be a non-empty string without ":"`);
+    }
+    if (typeof o.secret !== 'string' || !o.secret) throw new ConfigError(label, `entry ${i}: secret must be a non-empty string`);
+    if (!Array.isArray(o.appIds) || o.appIds.some((a) => typeof a !== 'string' || !HEX32.test(a))) {
+      throw new ConfigError(label, `entry ${i}: appIds must be a list of 32-hex-digit app IDs`);
+    }
+    return { id: o.id, secret: o.secret, appIds: o.appIds as string[] };
+  });
+}
+
+export function parseRecordingConfig(src: ConfigSource, core: CoreConfig): RecordingConfig {
+  const customers = [
+    { id: core.customerId, secret: core.customerSecret, appIds: [core.appId] },
+    ...parseCustomers(src),
+  ];
+  const rate = src.int('recording.rateLimitPerSecond', 'REELTIME_RECORDING_RATE_LIMIT_PER_SECOND', 10, { min: 0 });
+  const burst = src.int('recording.rateLimitBurst', 'REELTIME_RECORDING_RATE_LIMIT_BURST', Math.max(rate, 1), { min: 1 });
+  const region = src.string('recording.region', 'REELTIME_RECORDING_REGION');
+  if (region !== undefined && !AREAS.includes(region as Area)) {
+    throw new ConfigError('REELTIME_RECORDING_REGION (recording.region)', 'must be CN, AP, EU or NA');
+  }
+  return {
+    customers,
+    appIds: [...new Set(customers.flatMap((c) => c.appIds))],
+    rateLimitPerSecond: rate,
+    rateLimitBurst: burst,
+    maxConcurrentTasks: src.int('recording.maxConcurrentTasks', 'REELTIME_RECORDING_MAX_CONCURRENT_TASKS', 50, { min: 1 }),
+    stopTimeoutMs:
+      src.int('recording.stopTimeoutSecond', 'REELTIME_RECORDING_STOP_TIMEOUT_SECOND', 20, { min: 1, max: 600 }) * 1000,
+    region: region as Area | undefined,
+  };
 }

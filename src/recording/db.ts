@@ -1,7 +1,80 @@
-import type { Migration } from 'kysely';
+import type { Kysely, Migration } from 'kysely';
+
+/** One row per resource ID; `data` holds the whole task info object (lifecycle/task.ts) as JSON text. */
+export interface RecordingTaskRow {
+  resource_id: string;
+  app_id: string;
+  cname: string;
+  uid: string;
+  sid: string | null;
+  kind: string;
+  /** `appId/cname/uid` while a session is live or stopping, null otherwise: a unique index forbids two at once. */
+  active_key: string | null;
+  /** Resource validity end (ms); counts issued-but-unstarted resources towards the concurrency limit. */
+  expires_at: number;
+  updated_at: number;
+  data: string;
+}
+
+/** Cloud-recording-service events the control plane emitted (the recorder's own go straight to notify). */
+export interface RecordingEventRow {
+  id: string;
+  app_id: string;
+  resource_id: string;
+  sid: string;
+  event_type: number;
+  service_type: number;
+  details: string;
+  created_at: number;
+}
 
 /** Tables owned by the recording module. Names are prefixed "recording_" so modules never collide. */
-export interface RecordingTables {}
+export interface RecordingTables {
+  recording_tasks: RecordingTaskRow;
+  recording_events: RecordingEventRow;
+}
 
 /** Migrations of the recording module, keyed "recording-NNNN-what"; portable across SQLite and PostgreSQL. */
-export const recordingMigrations: Record<string, Migration> = {};
+export const recordingMigrations: Record<string, Migration> = {
+  'recording-0001-tasks': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('recording_tasks')
+        .addColumn('resource_id', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('cname', 'text', (c) => c.notNull())
+        .addColumn('uid', 'text', (c) => c.notNull())
+        .addColumn('sid', 'text')
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('active_key', 'text')
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .addColumn('updated_at', 'bigint', (c) => c.notNull())
+        .addColumn('data', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('recording_tasks_sid').on('recording_tasks').column('sid').unique().execute();
+      await db.schema
+        .createIndex('recording_tasks_active_key')
+        .on('recording_tasks')
+        .column('active_key')
+        .unique()
+        .execute();
+      await db.schema.createIndex('recording_tasks_app_kind').on('recording_tasks').columns(['app_id', 'kind']).execute();
+      await db.schema
+        .createTable('recording_events')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('app_id', 'text', (c) => c.notNull())
+        .addColumn('resource_id', 'text', (c) => c.notNull())
+        .addColumn('sid', 'text', (c) => c.notNull())
+        .addColumn('event_type', 'integer', (c) => c.notNull())
+        .addColumn('service_type', 'integer', (c) => c.notNull())
+        .addColumn('details', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('recording_events_sid').on('recording_events').column('sid').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('recording_events').execute();
+      await db.schema.dropTable('recording_tasks').execute();
+    },
+  },
+};

@@ -2,15 +2,71 @@ import type { ChannelModule } from '../channel/index.ts';
 import type { NotifyModule } from '../notify/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import type { StorageModule } from '../storage/index.ts';
+import { createAuthenticator } from './api/basic-auth.ts';
+import { recordingApi } from './api/plugin.ts';
+import { RateLimiter } from './api/rate-limit.ts';
+import { createInProcessDispatcher } from './dispatch/in-process.ts';
+import type { Dispatcher, Recorder } from './dispatch/types.ts';
+import type { RecordingNotifier } from './notifier.ts';
+import { SessionRuntime } from './runtime.ts';
+import { RecordingService } from './service.ts';
+import { TaskStore } from './store/index.ts';
 
 export interface RecordingDeps {
   readonly storage: StorageModule;
-  readonly notify: NotifyModule;
+  readonly notify: NotifyModule & Partial<RecordingNotifier>;
   readonly channel: ChannelModule;
+  /** One recorder per mode; a mode without one answers start with a clear code 2 naming the mode. */
+  readonly recorders?: readonly Recorder[];
+  /** Replaces the in-process dispatcher (e.g. a queue-backed one); `recorders` is then ignored. */
+  readonly dispatcher?: Dispatcher;
 }
 
-export interface RecordingModule extends ReeltimeModule {}
+export interface RecordingModule extends ReeltimeModule {
+  readonly service: RecordingService;
+}
 
-export function createRecordingModule(_ctx: ServerContext, _deps: RecordingDeps): RecordingModule {
-  return { name: 'recording', register() {}, close() {} };
+/** Falls back to dropping events (logged) when the notify module offers no emit. */
+function notifierOf(notify: RecordingDeps['notify'], ctx: ServerContext): RecordingNotifier {
+  return {
+    emit: (e) => {
+      if (typeof notify.emit === 'function') return notify.emit(e);
+      ctx.log.debug({ eventType: e.eventType, sid: e.sid }, 'no notifier: event not delivered');
+      return Promise.resolve();
+    },
+    ncsHosts: () => (typeof notify.ncsHosts === 'function' ? notify.ncsHosts() : []),
+  };
+}
+
+export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): RecordingModule {
+  const log = ctx.log.child({ module: 'recording' });
+  const cfg = ctx.config.recording;
+  const store = new TaskStore(ctx.database.db);
+  const dispatcher = deps.dispatcher ?? createInProcessDispatcher(deps.recorders ?? []);
+  const notifier = notifierOf(deps.notify, ctx);
+  const runtime = new SessionRuntime({ store, clock: ctx.clock, log, dispatcher, notifier });
+  const service = new RecordingService({ config: cfg, clock: ctx.clock, store, runtime, dispatcher });
+  const serveApi = ctx.roles.has('api');
+  return {
+    name: 'recording',
+    service,
+    async register(app) {
+      if (!serveApi) return;
+      await recordingApi(app, {
+        service,
+        auth: createAuthenticator(cfg.customers, cfg.appIds),
+        limiter: new RateLimiter(() => ctx.clock.now(), cfg.rateLimitPerSecond, cfg.rateLimitBurst),
+        notifier,
+        log,
+      });
+    },
+    async start() {
+      // Sessions live before a restart go back to their recorder (resume); stopping ones end (see docs).
+      if (ctx.roles.has('recorder')) await runtime.recover();
+    },
+    async close() {
+      await runtime.close();
+      await dispatcher.close();
+    },
+  };
 }

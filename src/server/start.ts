@@ -7,7 +7,7 @@ import type { Config } from '../config/index.ts';
 import { openDatabase, type DatabaseHandle } from '../db/index.ts';
 import { createLogger, type Logger } from '../log/index.ts';
 import { createNotifyModule } from '../notify/index.ts';
-import { createRecordingModule } from '../recording/index.ts';
+import { createRecordingModule, type Recorder } from '../recording/index.ts';
 import { createStorageModule } from '../storage/index.ts';
 import { ALL_ROLES, type ReeltimeModule, type Role, type ServerContext } from './module.ts';
 
@@ -20,6 +20,8 @@ export interface StartOptions {
   readonly database?: DatabaseHandle;
   /** Listen on config.host:config.port (default true); false leaves the app for inject(). */
   readonly listen?: boolean;
+  /** Recorders per mode (tests pass doubles); replaces the default ones. */
+  readonly recorders?: readonly Recorder[];
 }
 
 export interface Reeltime {
@@ -52,7 +54,12 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
   const storage = createStorageModule(ctx);
   const notify = createNotifyModule(ctx);
   const channel = createChannelModule(ctx);
-  const recording = createRecordingModule(ctx, { storage, notify, channel });
+  const recording = createRecordingModule(ctx, {
+    storage,
+    notify,
+    channel,
+    ...(opts.recorders ? { recorders: opts.recorders } : {}),
+  });
   const chat = createChatModule(ctx);
   const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat];
 

@@ -5,6 +5,7 @@ import type { Clock } from '../clock/index.ts';
 import { loadConfig, type Config, type JsonObject } from '../config/index.ts';
 import type { DialectName } from '../db/index.ts';
 import { createLogger } from '../log/index.ts';
+import type { Recorder } from '../recording/index.ts';
 import { startReeltime, type Reeltime, type Role } from '../server/index.ts';
 import { openTestDatabase, type TestDatabase } from './db.ts';
 
@@ -25,6 +26,8 @@ export interface TestServerOptions {
   readonly dataDir?: string;
   /** Use this database and leave it open on close (restart tests); a fresh one otherwise. */
   readonly database?: TestDatabase;
+  /** Recorders per mode (test doubles); the default recorders otherwise. */
+  readonly recorders?: readonly Recorder[];
 }
 
 /**
@@ -55,6 +58,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     log,
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.roles ? { roles: opts.roles } : {}),
+    ...(opts.recorders ? { recorders: opts.recorders } : {}),
   });
   return {
     ...server,

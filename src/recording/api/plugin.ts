@@ -1,0 +1,92 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from '../../log/index.ts';
+import { errorResponse, RecordingApiError } from '../errors.ts';
+import type { RecordingNotifier } from '../notifier.ts';
+import type { Reply, RecordingService } from '../service.ts';
+import type { Authenticator } from './basic-auth.ts';
+import { createErrorHandler } from './errors-handler.ts';
+import type { RateLimiter } from './rate-limit.ts';
+
+export interface ApiDeps {
+  readonly service: RecordingService;
+  readonly auth: Authenticator;
+  readonly limiter: RateLimiter;
+  readonly notifier: RecordingNotifier;
+  readonly log: Logger;
+}
+
+interface AppParams {
+  appid: string;
+}
+interface ResourceParams extends AppParams {
+  resourceid: string;
+  mode: string;
+}
+interface SessionParams extends ResourceParams {
+  sid: string;
+}
+
+const send = (reply: FastifyReply, r: Reply) => reply.code(r.status).send(r.body);
+
+/** Routes of the recording API under /v1, with the gateway's auth, rate limit, 404 and error bodies. */
+export async function recordingApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
+  const { service, auth, limiter } = deps;
+  await app.register(
+    async (v1) => {
+      // Content-Type is optional in the spec: bodies without one (or text/plain) are parsed as JSON too.
+      const json = v1.getDefaultJsonParser('error', 'error');
+      v1.removeAllContentTypeParsers();
+      v1.addContentTypeParser('application/json', { parseAs: 'string' }, json);
+      v1.addContentTypeParser('*', { parseAs: 'string' }, json);
+      v1.setErrorHandler(createErrorHandler(deps.log));
+      // Unknown paths and wrong methods under /v1 answer like the hosted gateway; other prefixes are untouched.
+      v1.setNotFoundHandler((_req, reply) => {
+        const { status, body } = errorResponse(new RecordingApiError('noRoute'));
+        void reply.code(status).send(body);
+      });
+
+      const authenticate = async (req: FastifyRequest) => {
+        const customer = auth.customer(req.headers.authorization);
+        const appId = (req.params as Partial<AppParams>).appid;
+        if (appId !== undefined) {
+          auth.checkApp(customer, appId);
+          if (!limiter.allow(appId)) throw new RecordingApiError('rateLimited');
+        }
+      };
+
+      await v1.register(async (r) => {
+        r.addHook('onRequest', authenticate);
+        const base = '/apps/:appid/cloud_recording';
+        const session = `${base}/resourceid/:resourceid/sid/:sid/mode/:mode`;
+
+        r.get('/ncs/ip', async () => ({
+          data: { service: { hosts: deps.notifier.ncsHosts().map((primaryIP) => ({ primaryIP })) } },
+        }));
+
+        r.post<{ Params: AppParams }>(`${base}/acquire`, async (req, reply) =>
+          send(reply, await service.acquire(req.params.appid, req.body)),
+        );
+        r.post<{ Params: ResourceParams }>(`${base}/resourceid/:resourceid/mode/:mode/start`, async (req, reply) =>
+          send(reply, await service.start(req.params.appid, req.params.resourceid, req.params.mode, req.body)),
+        );
+        r.get<{ Params: SessionParams }>(`${session}/query`, async (req, reply) => {
+          const p = req.params;
+          return send(reply, await service.query(p.appid, p.resourceid, p.sid, p.mode));
+        });
+        r.post<{ Params: SessionParams }>(`${session}/update`, async (req, reply) => {
+          const p = req.params;
+          return send(reply, await service.update(p.appid, p.resourceid, p.sid, p.mode, req.body));
+        });
+        r.post<{ Params: SessionParams }>(`${session}/updateLayout`, async (req, reply) => {
+          const p = req.params;
+          return send(reply, await service.updateLayout(p.appid, p.resourceid, p.sid, p.mode, req.body));
+        });
+        r.post<{ Params: SessionParams }>(`${session}/stop`, async (req, reply) => {
+          const p = req.params;
+          return send(reply, await service.stop(p.appid, p.resourceid, p.sid, p.mode, req.body));
+        });
+      });
+    },
+    { prefix: '/v1' },
+  );
+}

@@ -1,0 +1,94 @@
+/** Pure builders of query and stop bodies (spec "query-response", "stop-response"). Never include clientRequest. */
+import type { RecordedFile, UploadingStatus } from '../dispatch/types.ts';
+import type { EndedTask, LiveTask, Session, StoppingTask, Task } from '../lifecycle/task.ts';
+
+type SessionTask = LiveTask | StoppingTask | EndedTask;
+
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+
+/** fileList entry of the json form; sliceStartTime in seconds as the spec's table says. */
+function fileEntry(f: RecordedFile) {
+  return {
+    fileName: f.fileName,
+    trackType: f.trackType,
+    uid: f.uid,
+    mixedAllUser: f.mixedAllUser,
+    isPlayable: f.isPlayable,
+    sliceStartTime: seconds(f.sliceStartTime),
+  };
+}
+
+function hasScreenshots(s: Session): boolean {
+  return s.mode === 'individual' && s.clientRequest.snapshotConfig !== undefined;
+}
+
+/** `string` only for mix with HLS alone; `json` otherwise. */
+function fileListFields(s: Session): { fileListMode: 'string' | 'json'; fileList: string | ReturnType<typeof fileEntry>[] } {
+  const av = s.clientRequest.recordingFileConfig?.avFileType ?? ['hls'];
+  if (s.mode === 'mix' && !av.includes('mp4')) {
+    const m3u8 = s.files.find((f) => f.fileName.endsWith('.m3u8')) ?? s.files[0];
+    return { fileListMode: 'string', fileList: m3u8?.fileName ?? '' };
+  }
+  return { fileListMode: 'json', fileList: s.files.map(fileEntry) };
+}
+
+function webState(t: SessionTask): 'init' | 'inProgress' | 'exit' {
+  if (t.kind === 'ended') return 'exit';
+  return t.session.status >= 5 && t.session.status < 7 ? 'inProgress' : t.session.status >= 7 ? 'exit' : 'init';
+}
+
+function webRecorderPayload(t: SessionTask) {
+  return {
+    fileList: t.session.files.map((f) => ({ filename: f.fileName, sliceStartTime: seconds(f.sliceStartTime) })),
+    onhold: t.session.onhold,
+    state: webState(t),
+  };
+}
+
+function ids(t: Task & { session: Session }) {
+  return { resourceId: t.resource.resourceId, sid: t.session.sid, cname: t.resource.cname, uid: t.resource.uid };
+}
+
+export function queryBody(t: LiveTask | StoppingTask): Record<string, unknown> {
+  const s = t.session;
+  let serverResponse: Record<string, unknown>;
+  if (s.mode === 'web') {
+    const services: Record<string, unknown>[] = [{ serviceName: 'web_recorder_service', payload: webRecorderPayload(t) }];
+    if (s.rtmp.length > 0) {
+      services.push({
+        serviceName: 'rtmp_publish_service',
+        payload: { outputs: s.rtmp.map((o) => ({ rtmpUrl: o.rtmpUrl, status: o.status })), state: webState(t) },
+      });
+    }
+    serverResponse = { status: s.status, extensionServiceState: services };
+  } else if (hasScreenshots(s)) {
+    serverResponse = { status: s.status, sliceStartTime: s.sliceStartTime ?? 0 };
+  } else {
+    serverResponse = { status: s.status, ...fileListFields(s), sliceStartTime: s.sliceStartTime ?? 0 };
+  }
+  return { ...ids(t), serverResponse };
+}
+
+/**
+ * Stop body. Web mode lists `upload_service` and `web_recorder_service`; the spec names the inner object
+ * `playload` while current hosted docs say `payload`, so both keys carry the same object.
+ */
+export function stopBody(t: SessionTask, uploadingStatus: UploadingStatus): Record<string, unknown> {
+  const s = t.session;
+  let serverResponse: Record<string, unknown>;
+  if (s.mode === 'web') {
+    const upload = { uploadingStatus };
+    const web = webRecorderPayload(t);
+    serverResponse = {
+      extensionServiceState: [
+        { serviceName: 'upload_service', payload: upload, playload: upload },
+        { serviceName: 'web_recorder_service', payload: web, playload: web },
+      ],
+    };
+  } else if (hasScreenshots(s)) {
+    serverResponse = { uploadingStatus };
+  } else {
+    serverResponse = { ...fileListFields(s), uploadingStatus };
+  }
+  return { ...ids(t), serverResponse };
+}

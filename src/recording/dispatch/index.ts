@@ -1,0 +1,18 @@
+export type {
+  Dispatcher,
+  EndReason,
+  RecordedFile,
+  Recorder,
+  RecorderHandle,
+  RecorderOutcome,
+  RecorderReport,
+  RecordingMode,
+  RecordingStatus,
+  RecordingTask,
+  RtmpStatus,
+  StopResult,
+  TrackType,
+  UploadingStatus,
+} from './types.ts';
+export { RECORDING_STATUSES } from './types.ts';
+export { createInProcessDispatcher } from './in-process.ts';

@@ -1,0 +1,106 @@
+import type {
+  RecordingMode,
+  Scene,
+  StartClientRequest,
+  UpdateClientRequest,
+  UpdateLayoutClientRequest,
+} from '../validation/types.ts';
+
+export type { RecordingMode } from '../validation/types.ts';
+
+/** `serverResponse.status` of query (spec "Status codes in query responses"). */
+export type RecordingStatus = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 20;
+export const RECORDING_STATUSES: readonly RecordingStatus[] = Object.freeze([0, 1, 2, 3, 4, 5, 6, 7, 8, 20]);
+
+export type TrackType = 'audio' | 'video' | 'audio_and_video';
+export type UploadingStatus = 'uploaded' | 'backuped' | 'unknown';
+
+/** One recorded file as the recorder reports it; query/stop derive their fileList from these. */
+export interface RecordedFile {
+  /** Object key relative to the bucket, fileNamePrefix included (M3U8, MP4 or, in web mode, the slice file). */
+  readonly fileName: string;
+  readonly trackType: TrackType;
+  /** Recorded user; "0" in mix mode. */
+  readonly uid: string;
+  readonly mixedAllUser: boolean;
+  readonly isPlayable: boolean;
+  /** Start of the file, Unix milliseconds (the API converts to the spec's seconds where needed). */
+  readonly sliceStartTime: number;
+}
+
+export type RtmpStatus = 'connecting' | 'publishing' | 'onhold' | 'disconnected';
+
+/** Everything a recorder needs to run one session; built from the validated start request. */
+export interface RecordingTask {
+  readonly appId: string;
+  readonly cname: string;
+  readonly uid: string;
+  readonly sid: string;
+  readonly resourceId: string;
+  readonly mode: RecordingMode;
+  readonly scene: Scene;
+  /** Validated start body; holds storage credentials: never log it whole. */
+  readonly clientRequest: StartClientRequest;
+  /** Unix ms of the start call. */
+  readonly startedAt: number;
+  /**
+   * True when the session is handed over again after a process restart; files reported before the restart
+   * are in `previousFiles`, and new files should carry a `bak<n>_` prefix as after a failover.
+   */
+  readonly resumed: boolean;
+  readonly previousFiles: readonly RecordedFile[];
+}
+
+export type EndReason = 'stopped' | 'idle' | 'error' | 'expired';
+
+export interface RecorderOutcome {
+  readonly reason: EndReason;
+  readonly uploadingStatus: UploadingStatus;
+  readonly recordedAnything: boolean;
+  /** Human-readable cause for `error` (no secrets). */
+  readonly message?: string;
+}
+
+/** What a recorder tells the control plane; every call is persisted (status, files) or forwarded (events). */
+export interface RecorderReport {
+  status(status: RecordingStatus): void;
+  /** The complete current file list (replaces the previous one). */
+  files(files: readonly RecordedFile[]): void;
+  /** Start of the current recording, Unix ms (query's `serverResponse.sliceStartTime`). */
+  sliceStartTime(ms: number): void;
+  /** Web mode with CDN push: state of each output. */
+  rtmpStatus?(rtmpUrl: string, status: RtmpStatus): void;
+  /** A recorder/uploader/web-recorder event (serviceType 1, 2, 4, 6 ...), forwarded to the notifier. */
+  event(eventType: number, serviceType: number, details: { readonly msgName: string; readonly [k: string]: unknown }): void;
+  /** The recorder ended on its own (idle, error, maxRecordingHour); not called for an API stop. */
+  ended(outcome: RecorderOutcome): void;
+}
+
+export interface StopResult {
+  readonly uploadingStatus: UploadingStatus;
+  readonly files: readonly RecordedFile[];
+  readonly recordedAnything: boolean;
+}
+
+/** Control of one running session. */
+export interface RecorderHandle {
+  update(req: UpdateClientRequest): Promise<void>;
+  /** Mix mode only. */
+  updateLayout?(req: UpdateLayoutClientRequest): Promise<void>;
+  /** Leaves the channel and finishes uploads; resolves when every file is in the bucket (or backed up). */
+  stop(): Promise<StopResult>;
+}
+
+/** One implementation per mode (recorders/individual, recorders/mix, recorders/web). */
+export interface Recorder {
+  readonly mode: RecordingMode;
+  /** Resolves once the session is launched (not when recording has begun: that is reported via status). */
+  start(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle>;
+}
+
+/** Chooses where a session runs. In-process now; a queue-backed one (Redis) can implement the same. */
+export interface Dispatcher {
+  supports(mode: RecordingMode): boolean;
+  launch(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,207 @@
+/**
+ * The lifecycle as pure functions of (task, event, now): each returns the next task and the effects to run, or
+ * throws the catalogue error for a refused request. Named by intent, as Egress names its transitions.
+ */
+import type { RecordedFile, RecorderOutcome, RecordingStatus, RtmpStatus } from '../dispatch/types.ts';
+import { apiError } from '../errors.ts';
+import type {
+  RecordingMode,
+  StartClientRequest,
+  UpdateClientRequest,
+  UpdateLayoutClientRequest,
+} from '../validation/types.ts';
+import { Effects, type Effect } from './effects.ts';
+import {
+  hasSession,
+  isEnded,
+  type EndedTask,
+  type LiveTask,
+  type Session,
+  type StoppingTask,
+  type Task,
+} from './task.ts';
+
+export interface Outcome<T extends Task = Task> {
+  readonly task: T;
+  readonly effects: readonly Effect[];
+}
+
+const HOUR_MS = 3600 * 1000;
+
+export interface Identity {
+  readonly appId: string;
+  readonly cname: string;
+  readonly uid: string;
+}
+
+/** Refusals of start that need only the stored resource: wrong owner, used twice, expired. */
+export function assertStartable(task: Task, who: Identity, now: number): void {
+  const r = task.resource;
+  const echo = { cname: who.cname, uid: who.uid, resourceId: r.resourceId };
+  if (r.appId !== who.appId || r.cname !== who.cname || r.uid !== who.uid) throw apiError('resourceMismatch', undefined, echo);
+  if (hasSession(task)) throw apiError('alreadyStarted', undefined, { ...echo, sid: task.session.sid });
+  if (isEnded(task) || now >= r.expiresAt) throw apiError('resourceExpired', undefined, echo);
+}
+
+export interface StartEvent extends Identity {
+  readonly sid: string;
+  readonly mode: RecordingMode;
+  readonly clientRequest: StartClientRequest;
+  /** Canonical JSON of the raw clientRequest as sent. */
+  readonly canonical: string;
+}
+
+export function startSession(task: Task, ev: StartEvent, now: number): Outcome<LiveTask> {
+  assertStartable(task, ev, now);
+  const r = task.resource;
+  if (r.startParameter !== undefined && r.startParameter !== ev.canonical) {
+    throw apiError('requestHashMismatch', undefined, { cname: ev.cname, uid: ev.uid, resourceId: r.resourceId });
+  }
+  const web = ev.clientRequest.extensionServiceConfig?.extensionServices;
+  const webParam = web?.find((s) => s.serviceName === 'web_recorder_service');
+  const rtmp = web?.find((s) => s.serviceName === 'rtmp_publish_service');
+  const apiExpiresAt = now + r.resourceExpiredHour * HOUR_MS;
+  const recordingEndsAt =
+    webParam?.serviceName === 'web_recorder_service' ? now + webParam.serviceParam.maxRecordingHour * HOUR_MS : undefined;
+  const tc = ev.clientRequest.recordingConfig?.transcodingConfig;
+  const session: Session = {
+    sid: ev.sid,
+    mode: ev.mode,
+    clientRequest: ev.clientRequest,
+    startedAt: now,
+    apiExpiresAt,
+    recordingEndsAt,
+    status: 0,
+    files: [],
+    sliceStartTime: undefined,
+    onhold: webParam?.serviceName === 'web_recorder_service' ? webParam.serviceParam.onhold === true : false,
+    rtmp:
+      rtmp?.serviceName === 'rtmp_publish_service'
+        ? rtmp.serviceParam.outputs.map((o) => ({ rtmpUrl: o.rtmpUrl, status: 'connecting' as const }))
+        : [],
+    layout: tc,
+  };
+  return {
+    task: { kind: 'live', resource: r, session },
+    effects: [Effects.launch(), Effects.schedule(Math.min(apiExpiresAt, recordingEndsAt ?? Infinity))],
+  };
+}
+
+export interface SessionRef {
+  readonly appId: string;
+  readonly sid: string;
+  readonly cname?: string | undefined;
+  readonly uid?: string | undefined;
+}
+
+/** query/update/updateLayout/stop find their session here, or get 404 "failed to find worker". */
+export function accessSession(task: Task | undefined, ref: SessionRef, now: number): LiveTask | StoppingTask {
+  const echo = { cname: ref.cname, uid: ref.uid, resourceId: task?.resource.resourceId, sid: ref.sid };
+  if (
+    !task ||
+    !hasSession(task) ||
+    task.resource.appId !== ref.appId ||
+    task.session.sid !== ref.sid ||
+    now >= task.session.apiExpiresAt ||
+    (ref.cname !== undefined && ref.cname !== task.resource.cname) ||
+    (ref.uid !== undefined && ref.uid !== task.resource.uid)
+  ) {
+    throw apiError('workerNotFound', undefined, echo);
+  }
+  return task;
+}
+
+function echoOf(task: LiveTask | StoppingTask) {
+  return { cname: task.resource.cname, uid: task.resource.uid, resourceId: task.resource.resourceId, sid: task.session.sid };
+}
+
+function withSession<T extends LiveTask | StoppingTask>(task: T, patch: Partial<Session>): T {
+  return { ...task, session: { ...task.session, ...patch } };
+}
+
+export function requestStop(task: LiveTask | StoppingTask, now: number): Outcome<StoppingTask> {
+  if (task.kind === 'stopping') throw apiError('invalidOperation', undefined, echoOf(task));
+  return {
+    task: { ...withSession(task, { status: 6 }), kind: 'stopping', stopRequestedAt: now, reason: 'stopped' },
+    effects: [Effects.stopRecorder('stopped')],
+  };
+}
+
+export function updateSession(task: LiveTask | StoppingTask, req: UpdateClientRequest): Outcome<LiveTask> {
+  if (task.kind === 'stopping') throw apiError('invalidOperation', undefined, echoOf(task));
+  const patch: { onhold?: boolean; rtmp?: Session['rtmp'] } = {};
+  if (req.webRecordingConfig?.onhold !== undefined) patch.onhold = req.webRecordingConfig.onhold;
+  if (req.rtmpPublishConfig?.outputs) {
+    patch.rtmp = req.rtmpPublishConfig.outputs.map((o) => ({ rtmpUrl: o.rtmpUrl, status: 'connecting' as const }));
+  }
+  return { task: withSession(task, patch), effects: [{ kind: 'update', request: req }] };
+}
+
+export function updateLayout(task: LiveTask | StoppingTask, req: UpdateLayoutClientRequest): Outcome<LiveTask> {
+  if (task.session.mode !== 'mix') {
+    throw apiError('invalidParameter', 'mode: updateLayout is only supported in mix mode', echoOf(task));
+  }
+  if (task.kind === 'stopping') throw apiError('invalidOperation', undefined, echoOf(task));
+  // Each call replaces the whole layout: omitted fields revert to their defaults.
+  return { task: withSession(task, { layout: req }), effects: [{ kind: 'updateLayout', request: req }] };
+}
+
+/** A clock timer fired: resourceExpiredHour or (web) maxRecordingHour reached. */
+export function timerFired(task: Task, now: number): Outcome {
+  if (task.kind !== 'live') return { task, effects: [] };
+  const due = Math.min(task.session.apiExpiresAt, task.session.recordingEndsAt ?? Infinity);
+  if (now < due) return { task, effects: [Effects.schedule(due)] };
+  return {
+    task: { ...withSession(task, { status: 6 }), kind: 'stopping', stopRequestedAt: now, reason: 'expired' },
+    effects: [Effects.stopRecorder('expired')],
+  };
+}
+
+export function reportStatus(task: Task, status: RecordingStatus): Outcome {
+  if (!hasSession(task)) return { task, effects: [] };
+  // While stopping only the stop progression (6, 7, 8, 20) is taken; a late "5" must not hide the stop.
+  if (task.kind === 'stopping' && status !== 20 && status < 6) return { task, effects: [] };
+  return { task: withSession(task, { status }), effects: [] };
+}
+
+export function reportFiles(task: Task, files: readonly RecordedFile[]): Outcome {
+  if (!hasSession(task)) return { task, effects: [] };
+  return { task: withSession(task, { files: [...files] }), effects: [] };
+}
+
+export function reportSliceStart(task: Task, ms: number): Outcome {
+  if (!hasSession(task)) return { task, effects: [] };
+  return { task: withSession(task, { sliceStartTime: ms }), effects: [] };
+}
+
+export function reportRtmp(task: Task, rtmpUrl: string, status: RtmpStatus): Outcome {
+  if (!hasSession(task)) return { task, effects: [] };
+  const rtmp = task.session.rtmp.some((o) => o.rtmpUrl === rtmpUrl)
+    ? task.session.rtmp.map((o) => (o.rtmpUrl === rtmpUrl ? { rtmpUrl, status } : o))
+    : [...task.session.rtmp, { rtmpUrl, status }];
+  return { task: withSession(task, { rtmp }), effects: [] };
+}
+
+export interface FinishEvent extends RecorderOutcome {
+  readonly files?: readonly RecordedFile[];
+}
+
+/** The session is over (stop done, idle exit, recorder error, expiry). Emits session_exit (event 11). */
+export function finish(task: Task, ev: FinishEvent, now: number): Outcome {
+  if (!hasSession(task)) return { task, effects: [] };
+  const abnormal = ev.reason === 'error';
+  const session: Session = { ...task.session, status: abnormal ? 20 : 8, ...(ev.files ? { files: [...ev.files] } : {}) };
+  const ended: EndedTask = {
+    kind: 'ended',
+    resource: task.resource,
+    session,
+    endedAt: now,
+    reason: ev.reason,
+    uploadingStatus: ev.uploadingStatus,
+    recordedAnything: ev.recordedAnything,
+  };
+  return {
+    task: ended,
+    effects: [Effects.emit(11, 0, { msgName: 'session_exit', exitStatus: abnormal ? 1 : 0 }), Effects.release()],
+  };
+}

@@ -1,0 +1,304 @@
+/**
+ * The running side of the control plane: applies lifecycle transitions under a per-resource lock, persists them,
+ * runs their effects (launch, stop, timers, events) and receives recorder reports. No HTTP here.
+ */
+import type { Clock, TimerHandle } from '../clock/index.ts';
+import type { Logger } from '../log/index.ts';
+import type {
+  Dispatcher,
+  EndReason,
+  RecordedFile,
+  RecorderHandle,
+  RecorderReport,
+  RecordingTask,
+  StopResult,
+} from './dispatch/types.ts';
+import {
+  finish,
+  hasSession,
+  reportFiles,
+  reportRtmp,
+  reportSliceStart,
+  reportStatus,
+  timerFired,
+  type Effect,
+  type LiveTask,
+  type Outcome,
+  type StoppingTask,
+  type Task,
+} from './lifecycle/index.ts';
+import { KeyedLock } from './lock.ts';
+import type { RecordingNotifier } from './notifier.ts';
+import type { TaskStore } from './store/index.ts';
+
+
+/** Node timers overflow past 2^31-1 ms; long deadlines are re-armed in steps of at most a day. */
+const MAX_TIMER_MS = 24 * 3600 * 1000;
+
+export interface RuntimeDeps {
+  readonly store: TaskStore;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly dispatcher: Dispatcher;
+  readonly notifier: RecordingNotifier;
+}
+
+export interface StopOutcome {
+  readonly task: Task;
+  readonly result: StopResult;
+}
+
+export class SessionRuntime {
+  readonly #lock = new KeyedLock();
+  /** Tasks with a session held by this process: query reads them without a database round trip. */
+  readonly #cache = new Map<string, Task>();
+  readonly #handles = new Map<string, Promise<RecorderHandle | undefined>>();
+  readonly #timers = new Map<string, TimerHandle>();
+  /** Stop in progress per resource, so an API stop and an expiry share one recorder stop. */
+  readonly #stops = new Map<string, Promise<StopOutcome>>();
+  #closed = false;
+
+  constructor(private readonly d: RuntimeDeps) {}
+
+  /** The current task: from memory when this process holds its session, else from the store. */
+  async get(resourceId: string): Promise<Task | undefined> {
+    return this.#cache.get(resourceId) ?? (await this.d.store.get(resourceId));
+  }
+
+  /** Applies `fn` to the current task under the resource's lock, persists the result and runs its effects. */
+  async mutate<T extends Task>(resourceId: string, fn: (task: Task | undefined) => Outcome<T>): Promise<Outcome<T>> {
+    const out = await this.#lock.run(resourceId, async () => {
+      const before = await this.get(resourceId);
+      const o = fn(before);
+      if (o.task !== before) {
+        await this.d.store.save(o.task, this.d.clock.now());
+        if (hasSession(o.task)) this.#cache.set(resourceId, o.task);
+        else this.#cache.delete(resourceId);
+      }
+      return o;
+    });
+    for (const e of out.effects) this.#run(out.task, e);
+    return out;
+  }
+
+  /** Puts a freshly started session in memory (the insert/save was done by the caller's transition). */
+  remember(task: Task): void {
+    if (hasSession(task)) this.#cache.set(task.resource.resourceId, task);
+  }
+
+  /** Hands a live session to its recorder. Resolves with the handle, or ends the task and rethrows. */
+  async launch(task: LiveTask, resumed: boolean): Promise<RecorderHandle> {
+    const rid = task.resource.resourceId;
+    const rt: RecordingTask = {
+      appId: task.resource.appId,
+      cname: task.resource.cname,
+      uid: task.resource.uid,
+      sid: task.session.sid,
+      resourceId: rid,
+      mode: task.session.mode,
+      scene: task.resource.scene,
+      clientRequest: task.session.clientRequest,
+      startedAt: task.session.startedAt,
+      resumed,
+      previousFiles: task.session.files,
+    };
+    const p = this.d.dispatcher.launch(rt, this.#report(task));
+    this.#handles.set(
+      rid,
+      p.catch(() => undefined),
+    );
+    try {
+      return await p;
+    } catch (e) {
+      this.d.log.error({ resourceId: rid, sid: task.session.sid, err: (e as Error).message }, 'recorder failed to start');
+      this.#emit(task, 1, 0, {
+        msgName: 'cloud_recording_error',
+        module: 2,
+        errorLevel: 5,
+        errorCode: 52,
+        stat: 0,
+        errorMsg: 'failed to start the recording service',
+      });
+      await this.mutate(rid, (t) =>
+        finish(t ?? task, { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, this.d.clock.now()),
+      );
+      throw e;
+    }
+  }
+
+  async handle(resourceId: string): Promise<RecorderHandle | undefined> {
+    return this.#handles.get(resourceId);
+  }
+
+  /**
+   * Stops the recorder of a task already moved to `stopping` and ends the task. Shared by API stops and expiry;
+   * a recorder failure still ends the task (uploadingStatus unknown) so no session is left dangling.
+   */
+  stopAndFinish(task: StoppingTask, reason: EndReason): Promise<StopOutcome> {
+    const rid = task.resource.resourceId;
+    const running = this.#stops.get(rid);
+    if (running) return running;
+    const p = (async () => {
+      let result: StopResult;
+      try {
+        const h = await this.#handles.get(rid);
+        result = h
+          ? await h.stop()
+          : { uploadingStatus: 'unknown', files: task.session.files, recordedAnything: task.session.files.length > 0 };
+      } catch (e) {
+        this.d.log.error({ resourceId: rid, sid: task.session.sid, err: (e as Error).message }, 'recorder stop failed');
+        result = { uploadingStatus: 'unknown', files: task.session.files, recordedAnything: task.session.files.length > 0 };
+      }
+      const out = await this.mutate(rid, (t) =>
+        finish(t ?? task, { reason, ...result, files: result.files }, this.d.clock.now()),
+      );
+      return { task: out.task, result };
+    })();
+    this.#stops.set(rid, p);
+    void p.finally(() => this.#stops.delete(rid)).catch(() => undefined);
+    return p;
+  }
+
+  /** Restart recovery: live sessions go back to their recorder (resumed); stopping ones end as `unknown`. */
+  async recover(): Promise<void> {
+    for (const t of await this.d.store.listWithSession()) {
+      this.#cache.set(t.resource.resourceId, t);
+      if (t.kind === 'stopping') {
+        await this.mutate(t.resource.resourceId, (cur) =>
+          finish(
+            cur ?? t,
+            { reason: t.reason, uploadingStatus: 'unknown', recordedAnything: t.session.files.length > 0 },
+            this.d.clock.now(),
+          ),
+        );
+        continue;
+      }
+      if (t.kind !== 'live') continue;
+      this.#schedule(t.resource.resourceId, Math.min(t.session.apiExpiresAt, t.session.recordingEndsAt ?? Infinity));
+      if (!this.d.dispatcher.supports(t.session.mode)) {
+        await this.mutate(t.resource.resourceId, (cur) =>
+          finish(cur ?? t, { reason: 'error', uploadingStatus: 'unknown', recordedAnything: t.session.files.length > 0 }, this.d.clock.now()),
+        );
+        continue;
+      }
+      await this.launch(t, true).catch(() => undefined);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const t of this.#timers.values()) this.d.clock.clearTimeout(t);
+    this.#timers.clear();
+  }
+
+  /** Emits a cloud-recording-service event: persisted here, delivered by notify. */
+  #emit(task: Task, eventType: number, serviceType: number, details: { msgName: string; [k: string]: unknown }): void {
+    if (task.kind === 'issued') return;
+    const ev = {
+      appId: task.resource.appId,
+      sid: task.session.sid,
+      cname: task.resource.cname,
+      uid: task.resource.uid,
+      eventType,
+      serviceType,
+      details,
+    };
+    const now = this.d.clock.now();
+    void this.d.store
+      .addEvent({ appId: ev.appId, resourceId: task.resource.resourceId, sid: ev.sid, eventType, serviceType, details, createdAt: now })
+      .catch((e: Error) => this.d.log.error({ err: e.message }, 'storing a recording event failed'));
+    void this.d.notifier
+      .emit(ev)
+      .catch((e: Error) => this.d.log.error({ err: e.message, eventType }, 'notify rejected a recording event'));
+  }
+
+  #run(task: Task, e: Effect): void {
+    const rid = task.resource.resourceId;
+    switch (e.kind) {
+      case 'schedule':
+        this.#schedule(rid, e.at);
+        break;
+      case 'emit':
+        this.#emit(task, e.eventType, e.serviceType, e.details);
+        break;
+      case 'release': {
+        const t = this.#timers.get(rid);
+        if (t) this.d.clock.clearTimeout(t);
+        this.#timers.delete(rid);
+        this.#handles.delete(rid);
+        this.#cache.delete(rid);
+        break;
+      }
+      case 'stopRecorder':
+        // API stops drive stopAndFinish themselves (they answer with its result); expiry is driven from here.
+        if (e.reason !== 'stopped' && task.kind === 'stopping') void this.stopAndFinish(task, e.reason).catch(() => undefined);
+        break;
+      case 'launch':
+      case 'update':
+      case 'updateLayout':
+        // Awaited by the API operation that caused them (it answers with their outcome).
+        break;
+    }
+  }
+
+  #schedule(rid: string, at: number): void {
+    if (this.#closed || !Number.isFinite(at)) return;
+    const old = this.#timers.get(rid);
+    if (old) this.d.clock.clearTimeout(old);
+    const delay = Math.min(Math.max(0, at - this.d.clock.now()), MAX_TIMER_MS);
+    this.#timers.set(
+      rid,
+      this.d.clock.setTimeout(() => {
+        this.#timers.delete(rid);
+        void this.mutate(rid, (t) => (t ? timerFired(t, this.d.clock.now()) : { task: t as never, effects: [] })).catch(
+          (err: Error) => this.d.log.error({ resourceId: rid, err: err.message }, 'expiry handling failed'),
+        );
+      }, delay),
+    );
+  }
+
+  /** The report object a recorder gets: each call becomes a serialised transition (or a forwarded event). */
+  #report(task: LiveTask): RecorderReport {
+    const rid = task.resource.resourceId;
+    const apply = (what: string, fn: (t: Task) => Outcome) => {
+      void this.mutate(rid, (t) => (t ? fn(t) : { task: t as never, effects: [] })).catch((e: Error) =>
+        this.d.log.error({ resourceId: rid, err: e.message }, `recorder report ${what} failed`),
+      );
+    };
+    return {
+      status: (s) => apply('status', (t) => reportStatus(t, s)),
+      files: (files: readonly RecordedFile[]) => apply('files', (t) => reportFiles(t, files)),
+      sliceStartTime: (ms) => apply('sliceStartTime', (t) => reportSliceStart(t, ms)),
+      rtmpStatus: (url, s) => apply('rtmpStatus', (t) => reportRtmp(t, url, s)),
+      event: (eventType, serviceType, details) => {
+        void this.d.store
+          .addEvent({
+            appId: task.resource.appId,
+            resourceId: rid,
+            sid: task.session.sid,
+            eventType,
+            serviceType,
+            details,
+            createdAt: this.d.clock.now(),
+          })
+          .catch(() => undefined);
+        void this.d.notifier
+          .emit({
+            appId: task.resource.appId,
+            sid: task.session.sid,
+            cname: task.resource.cname,
+            uid: task.resource.uid,
+            eventType,
+            serviceType,
+            details,
+          })
+          .catch((e: Error) => this.d.log.error({ err: e.message, eventType }, 'notify rejected a recorder event'));
+      },
+      ended: (o) =>
+        apply('ended', (t) => {
+          if (t.kind === 'ended' || (t.kind === 'stopping' && this.#stops.has(rid))) return { task: t, effects: [] };
+          return finish(t, o, this.d.clock.now());
+        }),
+    };
+  }
+}

@@ -1,0 +1,102 @@
+/** A recorder test double: reports what a test tells it to, records the control calls it gets. */
+import type {
+  RecordedFile,
+  Recorder,
+  RecorderHandle,
+  RecorderReport,
+  RecordingMode,
+  RecordingTask,
+  StopResult,
+  UploadingStatus,
+} from '../dispatch/types.ts';
+import type { UpdateClientRequest, UpdateLayoutClientRequest } from '../validation/types.ts';
+
+export interface DoubleSession {
+  readonly task: RecordingTask;
+  readonly report: RecorderReport;
+  readonly updates: UpdateClientRequest[];
+  readonly layouts: UpdateLayoutClientRequest[];
+  stopCalls: number;
+}
+
+export interface DoubleOptions {
+  /** On start: report status 5, a slice start and one file per mode (default true). */
+  readonly autoRun?: boolean;
+  /** start() rejects (the recorder cannot launch). */
+  readonly failStart?: boolean;
+  /** stop() reports nothing recorded. */
+  readonly recordNothing?: boolean;
+  readonly uploadingStatus?: UploadingStatus;
+}
+
+export function sampleFiles(task: RecordingTask): RecordedFile[] {
+  const base = `${task.sid}_${task.cname}`;
+  if (task.mode === 'individual') {
+    return [
+      { fileName: `${base}__uid_s_123__uid_e_audio.m3u8`, trackType: 'audio', uid: '123', mixedAllUser: false, isPlayable: true, sliceStartTime: task.startedAt },
+      { fileName: `${base}__uid_s_123__uid_e_video.m3u8`, trackType: 'video', uid: '123', mixedAllUser: false, isPlayable: true, sliceStartTime: task.startedAt },
+    ];
+  }
+  const files: RecordedFile[] = [
+    { fileName: `${base}.m3u8`, trackType: 'audio_and_video', uid: '0', mixedAllUser: true, isPlayable: true, sliceStartTime: task.startedAt },
+  ];
+  if (task.clientRequest.recordingFileConfig?.avFileType?.includes('mp4')) {
+    files.push({ fileName: `${base}_0.mp4`, trackType: 'audio_and_video', uid: '0', mixedAllUser: true, isPlayable: true, sliceStartTime: task.startedAt });
+  }
+  return files;
+}
+
+export class RecorderDouble implements Recorder {
+  readonly sessions = new Map<string, DoubleSession>();
+  /** When set, stop() waits for it (tests release it to simulate slow uploads). */
+  stopGate: Promise<void> | undefined;
+  #release: (() => void) | undefined;
+
+  constructor(
+    readonly mode: RecordingMode,
+    readonly options: DoubleOptions = {},
+  ) {}
+
+  holdStops(): void {
+    this.stopGate = new Promise<void>((r) => (this.#release = r));
+  }
+
+  releaseStops(): void {
+    this.#release?.();
+    this.stopGate = undefined;
+  }
+
+  session(sid: string): DoubleSession {
+    const s = this.sessions.get(sid);
+    if (!s) throw new Error(`no double session ${sid}`);
+    return s;
+  }
+
+  async start(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle> {
+    if (this.options.failStart) throw new Error('double: cannot start');
+    const s: DoubleSession = { task, report, updates: [], layouts: [], stopCalls: 0 };
+    this.sessions.set(task.sid, s);
+    const files = sampleFiles(task);
+    if (this.options.autoRun !== false) {
+      report.status(5);
+      report.sliceStartTime(task.startedAt);
+      if (!this.options.recordNothing) report.files(files);
+    }
+    return {
+      update: async (req) => void s.updates.push(req),
+      updateLayout: async (req) => void s.layouts.push(req),
+      stop: async (): Promise<StopResult> => {
+        s.stopCalls++;
+        if (this.stopGate) await this.stopGate;
+        return {
+          uploadingStatus: this.options.uploadingStatus ?? 'uploaded',
+          files: this.options.recordNothing ? [] : files,
+          recordedAnything: !this.options.recordNothing,
+        };
+      },
+    };
+  }
+}
+
+export const allDoubles = (o: DoubleOptions = {}): RecorderDouble[] =>
+  (['individual', 'mix', 'web'] as const).map((m) => new RecorderDouble(m, o));

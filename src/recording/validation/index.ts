@@ -1,0 +1,5 @@
+export { ValidationError } from './schema.ts';
+export * from './tables.ts';
+export { checkSceneMode, checkUpdateMode, validateStartClientRequest } from './rules.ts';
+export type * from './types.ts';
+export { RECORDING_MODES } from './types.ts';

@@ -1,0 +1,62 @@
+import { fail, str, type Check } from './schema.ts';
+
+const MAX_UID = 4294967295;
+
+/** A uid: integer text 1..2^32-1, no sign, no leading zero, never 0. */
+export const uidText: Check<string> = str({
+  refine(v, path) {
+    if (!/^[1-9][0-9]{0,9}$/.test(v) || Number(v) > MAX_UID) {
+      fail(path, 'must be integer text between 1 and 4294967295');
+    }
+  },
+});
+
+/** A uid in a layout entry: 32-bit unsigned integer text (0 allowed there: it never names a real user). */
+export const uint32Text: Check<string> = str({
+  refine(v, path) {
+    if (!/^(0|[1-9][0-9]{0,9})$/.test(v) || Number(v) > MAX_UID) {
+      fail(path, 'must be integer text between 0 and 4294967295');
+    }
+  },
+});
+
+/** cname: 1..1024 bytes (spec); the character set is the RTC channel-name set (notes §1.4, code 1013). */
+export const cnameText: Check<string> = str({
+  minLength: 1,
+  maxBytes: 1024,
+  pattern: [
+    /^[a-zA-Z0-9 !#$%&()+\-:;<=.>?@[\]^_{}|~,]+$/,
+    'must use only a-z, A-Z, 0-9, space and !#$%&()+-:;<=.>?@[]^_{}|~,',
+  ],
+});
+
+export const httpUrl: Check<string> = str({
+  maxLength: 2048,
+  refine(v, path) {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      return fail(path, 'must be an http or https URL');
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') fail(path, 'must be an http or https URL');
+  },
+});
+
+export const rtmpUrl: Check<string> = str({
+  maxLength: 2048,
+  refine(v, path) {
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      return fail(path, 'must be an rtmp or rtmps URL');
+    }
+    if (u.protocol !== 'rtmp:' && u.protocol !== 'rtmps:') fail(path, 'must be an rtmp or rtmps URL');
+  },
+});
+
+export const hexColor: Check<string> = str({ pattern: [/^#[0-9a-fA-F]{6}$/, 'must be # followed by 6 hex digits'] });
+
+/** At most this many pixels for any output (mix canvas, web page). */
+export const MAX_PIXELS = 1920 * 1080;
