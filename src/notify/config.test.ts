@@ -22,6 +22,7 @@ test('notify config: defaults, per-app webhooks, and the environment pair for th
   assert.deepEqual(d.ncsHosts, ['rec.example.org']);
   assert.equal(d.timeoutMs, 10_000);
   assert.deepEqual(d.retryDelaysMs, [0, 10_000, 60_000]);
+  assert.equal(d.retentionHours, 168);
   assert.equal(load({}, { REELTIME_ENV: 'production' }).allowPrivateUrls, false, 'production default');
   assert.equal(load({}, { REELTIME_ENV: 'production', REELTIME_ALLOW_PRIVATE_URLS: 'true' }).allowPrivateUrls, true);
   assert.equal(load({ notify: { allowPrivateUrls: false } }).allowPrivateUrls, false);

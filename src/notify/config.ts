@@ -19,6 +19,8 @@ export interface NotifyConfig {
   readonly timeoutMs: number;
   /** Delay before each retry; its length is the number of retries (notes: at once, then growing, 3 retries). */
   readonly retryDelaysMs: readonly number[];
+  /** Hours delivered and skipped events stay visible in deliveries(); failed ones are kept until removed by hand. */
+  readonly retentionHours: number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -97,5 +99,6 @@ export function parseNotifyConfig(src: ConfigSource, core: CoreConfig): NotifyCo
     ncsHosts,
     timeoutMs: src.int('notify.timeoutMs', 'REELTIME_NOTIFY_TIMEOUT_MS', DEFAULT_TIMEOUT_MS, { min: 1, max: 600_000 }),
     retryDelaysMs: parseDelays(src),
+    retentionHours: src.int('notify.retentionHours', 'REELTIME_NOTIFY_RETENTION_HOURS', 168, { min: 0, max: 87_600 }),
   };
 }

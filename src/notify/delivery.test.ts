@@ -160,6 +160,28 @@ for (const dialect of TEST_DIALECTS) {
       await db.close();
     }
   });
+  test(`[${dialect}] delivered and skipped events are pruned after the retention; failed ones are kept`, async () => {
+    const db = await openTestDatabase(dialect);
+    const clock = new ManualClock();
+    const rx = await startReceiver((r) => (JSON.parse(r.raw.toString()).payload.sid === 'sid-bad' ? 500 : 200));
+    const m = await startNotify({ database: db, clock, url: rx.url, notify: { retentionHours: 1, retryDelaysMs: [] } });
+    try {
+      await m.emit(event('sid-ok', 40));
+      await m.emit(event('sid-bad', 40));
+      await m.emit({ ...event('sid-none', 40), appId: 'no-hook-app' });
+      await waitFor('settled', async () => (await m.deliveries({})).every((d) => d.status !== 'pending'));
+      clock.advance(2 * 3_600_000);
+      const left = await waitFor('pruned', async () => {
+        const d = await m.deliveries({});
+        return d.length === 1 ? d : undefined;
+      });
+      assert.deepEqual(left.map((d) => [d.sid, d.status, d.attempts.length]), [['sid-bad', 'failed', 1]]);
+    } finally {
+      await m.close();
+      await rx.close();
+      await db.close();
+    }
+  });
 }
 
 test('a private webhook target is refused when private URLs are not allowed; no webhook means skipped, not lost', async () => {

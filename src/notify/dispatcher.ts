@@ -18,6 +18,8 @@ export interface DispatcherOptions {
   readonly policy: OutboundPolicy;
   readonly timeoutMs: number;
   readonly retryDelaysMs: readonly number[];
+  /** Delivered and skipped events older than this are removed on each sweep; 0 keeps everything. */
+  readonly retentionMs: number;
 }
 
 // A crashed sender's claim expires after the request timeout plus this margin; another process then resends.
@@ -48,6 +50,7 @@ export class Dispatcher {
   readonly #timers = new Map<string, TimerHandle>();
   readonly #inflight = new Set<AbortController>();
   #sweep: TimerHandle | undefined;
+  #sweeping: Promise<void> | undefined;
   #closed = false;
 
   constructor(o: DispatcherOptions) {
@@ -57,11 +60,27 @@ export class Dispatcher {
   /** Resumes every session with pending events, then keeps sweeping for ones left by crashed peers. */
   async resume(): Promise<void> {
     if (this.#closed) return;
-    for (const s of await this.#o.store.pendingSessions()) this.kick(s.appId, s.sid);
+    const work = this.#sweepOnce();
+    this.#sweeping = work;
+    try {
+      await work;
+    } finally {
+      if (this.#sweeping === work) this.#sweeping = undefined;
+    }
+    if (this.#closed) return;
     this.#sweep = this.#o.clock.setTimeout(() => {
       this.#sweep = undefined;
       this.resume().catch((e: unknown) => this.#o.log.error({ err: e }, 'notify: resuming pending deliveries failed'));
     }, SWEEP_INTERVAL_MS);
+  }
+
+  async #sweepOnce(): Promise<void> {
+    const sessions = await this.#o.store.pendingSessions();
+    for (const s of sessions) this.kick(s.appId, s.sid);
+    if (this.#o.retentionMs > 0) {
+      const pruned = await this.#o.store.prune(this.#o.clock.now() - this.#o.retentionMs);
+      if (pruned > 0) this.#o.log.info({ pruned }, 'notify: removed delivered and skipped events past retention');
+    }
   }
 
   /** Makes sure the session's queue is being worked on. */
@@ -170,6 +189,6 @@ export class Dispatcher {
     for (const t of this.#timers.values()) this.#o.clock.clearTimeout(t);
     this.#timers.clear();
     for (const c of this.#inflight) c.abort();
-    await Promise.allSettled([...this.#running.values()]);
+    await Promise.allSettled([...this.#running.values(), this.#sweeping]);
   }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { encodeEnvelope, encodePayload } from './envelope.ts';
 import { afterFailure } from './retry.ts';
-import { signatureHeaders } from './signature.ts';
+import { signatureHeaders, verifySignature } from './signature.ts';
 import { validateEvent } from './validate.ts';
 
 test('signatures match the documented NCS test vector (HMAC-SHA1 and HMAC-SHA256 of the raw body)', () => {
@@ -13,6 +13,11 @@ test('signatures match the documented NCS test vector (HMAC-SHA1 and HMAC-SHA256
     'Agora-Signature': '033c62f40f687675f17f0f41f91a40c71c0f134c',
     'Agora-Signature-V2': '6d3320c60b11101395b7fc8f9068748808a0aa1bfa064438e39d1bc2c7d74d99',
   });
+  assert.equal(verifySignature(body, 'secret', { 'agora-signature-v2': '6D3320C60B11101395B7FC8F9068748808A0AA1BFA064438E39D1BC2C7D74D99' }), true);
+  assert.equal(verifySignature(body, 'secret', { 'agora-signature': '033c62f40f687675f17f0f41f91a40c71c0f134c' }), true);
+  assert.equal(verifySignature(body + ' ', 'secret', { 'agora-signature': '033c62f40f687675f17f0f41f91a40c71c0f134c' }), false);
+  assert.equal(verifySignature(body, 'other', { 'agora-signature-v2': '6d33' }), false);
+  assert.equal(verifySignature(body, 'secret', {}), false);
 });
 
 test('the envelope has the documented fields, order and types', () => {

@@ -27,6 +27,7 @@ export function createNotifyModule(ctx: ServerContext): NotifyModule {
     policy: { allowPrivate: cfg.allowPrivateUrls },
     timeoutMs: cfg.timeoutMs,
     retryDelaysMs: cfg.retryDelaysMs,
+    retentionMs: cfg.retentionHours * 3_600_000,
   });
   // Sequence numbers are read-then-inserted; emits of one session are chained so this process never races itself.
   const chains = new Map<string, Promise<unknown>>();
@@ -61,7 +62,12 @@ export function createNotifyModule(ctx: ServerContext): NotifyModule {
     register() {},
     async start() {
       for (const [appId, hook] of Object.entries(cfg.webhooks)) {
-        log.info({ appId, origin: new URL(hook.url).origin }, 'notify: webhook configured');
+        const origin = new URL(hook.url).origin;
+        log.info({ appId, origin }, 'notify: webhook configured');
+        // The hosted service only accepts HTTPS webhooks; plain HTTP is allowed here but exposes events in transit.
+        if (ctx.config.env === 'production' && origin.startsWith('http:')) {
+          log.warn({ appId, origin }, 'notify: webhook uses plain HTTP');
+        }
       }
       await dispatcher.resume();
     },

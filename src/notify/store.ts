@@ -118,6 +118,24 @@ export class NotifyStore {
       .execute();
   }
 
+  /** Removes delivered and skipped events created before the cutoff; failed and pending ones are always kept. */
+  async prune(beforeMs: number): Promise<number> {
+    return await this.db.transaction().execute(async (tx) => {
+      const old = tx
+        .selectFrom('notify_deliveries')
+        .select('notice_id')
+        .where('status', 'in', ['delivered', 'skipped'])
+        .where('created_ms', '<', beforeMs);
+      await tx.deleteFrom('notify_attempts').where('notice_id', 'in', old).execute();
+      const res = await tx
+        .deleteFrom('notify_deliveries')
+        .where('status', 'in', ['delivered', 'skipped'])
+        .where('created_ms', '<', beforeMs)
+        .executeTakeFirst();
+      return Number(res.numDeletedRows);
+    });
+  }
+
   async list(filter: DeliveryFilter): Promise<DeliveryRecord[]> {
     let q = this.db.selectFrom('notify_deliveries').selectAll();
     if (filter.appId !== undefined) q = q.where('app_id', '=', filter.appId);
