@@ -191,7 +191,11 @@ export class SessionRuntime {
     this.#timers.clear();
   }
 
-  /** Emits a cloud-recording-service event: persisted here, delivered by notify. */
+  /** Emits a cloud-recording-service event (serviceType 0): persisted here, delivered by notify. */
+  emitServiceEvent(task: Task, eventType: number, details: { msgName: string; [k: string]: unknown }): void {
+    this.#emit(task, eventType, 0, details);
+  }
+
   #emit(task: Task, eventType: number, serviceType: number, details: { msgName: string; [k: string]: unknown }): void {
     if (task.kind === 'issued') return;
     const ev = {

@@ -204,7 +204,17 @@ export class RecordingService {
       return { status: 200, body: stopBody(stopping, 'unknown') };
     }
     const outcome = await this.#within(done, this.d.config.stopTimeoutMs);
-    if (outcome === undefined) throw apiError('uploadTimeout', undefined, { ...echo, cname: req.cname, uid: req.uid });
+    if (outcome === undefined) {
+      this.d.runtime.emitServiceEvent(stopping, 1, {
+        msgName: 'cloud_recording_error',
+        module: 2,
+        errorLevel: 4,
+        errorCode: 50,
+        stat: 0,
+        errorMsg: 'timeout uploading recorded files',
+      });
+      throw apiError('uploadTimeout', undefined, { ...echo, cname: req.cname, uid: req.uid });
+    }
     if (!outcome.result.recordedAnything) throw apiError('noRecordedData', undefined, { ...echo, cname: req.cname, uid: req.uid });
     const ended = outcome.task;
     if (ended.kind === 'issued') throw apiError('internalError');

@@ -1,11 +1,12 @@
-/** The storage checks start needs, behind one function so the storage module's tables plug in here. */
+/** The start-time storage check: the storage region must lie in the acquire area (code 2 naming the region). */
+import { checkStorageRegionInArea } from '../storage/index.ts';
 import { fail } from './validation/schema.ts';
 import type { Area, StorageConfig } from './validation/types.ts';
 
-const VENDORS = [1, 2, 3, 5, 6, 7, 8, 11];
-
-/** Vendor and region numbers valid, and the storage region inside the acquire area (code 2 naming the region). */
 export function checkStorageRegion(storage: StorageConfig, area: Area | undefined, path: string): void {
-  if (!VENDORS.includes(storage.vendor)) fail(`${path}.vendor`, `must be one of ${VENDORS.join(', ')}`);
-  void area;
+  const problem = checkStorageRegionInArea(storage.vendor, storage.region, area);
+  if (!problem) return;
+  const field = `${path}${problem.field.slice('storageConfig'.length)}`;
+  const rule = problem.reason.startsWith(`${problem.field} `) ? problem.reason.slice(problem.field.length + 1) : problem.reason;
+  fail(field, rule);
 }

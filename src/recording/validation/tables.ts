@@ -1,6 +1,7 @@
 /** One schema per table of the spec, built once at load (the API calls them per request). */
 import { cnameText, hexColor, httpUrl, MAX_PIXELS, rtmpUrl, uidText, uint32Text } from './primitives.ts';
 import { arr, bool, fail, int, join, num, obj, opt, req, str, type Check } from './schema.ts';
+import { validateStorageConfig } from '../../storage/index.ts';
 import type * as T from './types.ts';
 
 const uidList = arr(uidText, { maxItems: 32 });
@@ -10,51 +11,17 @@ function exclusive(v: object, path: string, a: string, b: string): void {
   if (o[a] !== undefined && o[b] !== undefined) fail(join(path, b), `must not be set together with ${a}`);
 }
 
-export const extensionParams: Check<T.ExtensionParams> = obj({
-  sse: opt(str({ enum: ['kms', 'aes256'] as const })),
-  tag: opt(str({ minLength: 1, maxLength: 256 })),
-  endpoint: opt(str({ minLength: 1, maxLength: 512 })),
-});
-
-const prefixElement = str({ minLength: 1, pattern: [/^[a-zA-Z0-9]+$/, 'must use only a-z, A-Z and 0-9'] });
-
-export const storageConfig: Check<T.StorageConfig> = obj<T.StorageConfig>(
-  {
-    vendor: req(int({ min: 0 })),
-    region: req(int({ min: 0 })),
-    bucket: req(str({ minLength: 1, maxLength: 255 })),
-    accessKey: req(str({ minLength: 1, maxLength: 1024 })),
-    secretKey: req(str({ minLength: 1, maxLength: 1024 })),
-    stsToken: opt(str({ minLength: 1, maxLength: 8192 })),
-    stsExpiration: opt(int({ min: 0 })),
-    fileNamePrefix: opt(
-      arr(prefixElement, { maxItems: 64 }) as Check<readonly string[]>,
-    ),
-    extensionParams: opt(extensionParams),
-  },
-  (v, path) => {
-    if (v.fileNamePrefix && v.fileNamePrefix.join('/').length > 128) {
-      fail(join(path, 'fileNamePrefix'), 'must be at most 128 characters joined with "/"');
-    }
-    if (v.stsToken !== undefined && ![1, 2, 3].includes(v.vendor)) {
-      fail(join(path, 'stsToken'), 'is supported for vendors 1, 2 and 3 only');
-    }
-    const ext = v.extensionParams;
-    if (ext) {
-      const p = join(path, 'extensionParams');
-      if (v.vendor === 11) {
-        if (ext.endpoint === undefined) fail(join(p, 'endpoint'), 'is required for vendor 11');
-      } else {
-        if (ext.endpoint !== undefined) fail(join(p, 'endpoint'), 'is supported for vendor 11 only');
-        if (ext.sse === undefined) fail(join(p, 'sse'), 'is required');
-        // Both are required by the spec; they only take effect where the vendor supports them (sse: 1, tag: 1, 2).
-        if (ext.tag === undefined) fail(join(p, 'tag'), 'is required');
-      }
-    } else if (v.vendor === 11) {
-      fail(join(path, 'extensionParams'), 'is required for vendor 11 (extensionParams.endpoint)');
-    }
-  },
-);
+/**
+ * storageConfig: the storage module owns the vendor rules (region tables, which options apply to which vendor);
+ * its field name is re-rooted under our path and its reason reduced to the rule.
+ */
+export const storageConfig: Check<T.StorageConfig> = (v, path) => {
+  const r = validateStorageConfig(v);
+  if (r.ok) return r.value;
+  const field = r.field.startsWith('storageConfig') ? `${path}${r.field.slice('storageConfig'.length)}` : join(path, r.field);
+  const rule = r.reason.startsWith(`${r.field} `) ? r.reason.slice(r.field.length + 1) : r.reason;
+  return fail(field, rule);
+};
 
 const unit = num({ min: 0, max: 1 });
 

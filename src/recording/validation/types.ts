@@ -9,24 +9,9 @@ export const RECORDING_MODES: readonly RecordingMode[] = Object.freeze(['individ
 export type Scene = 0 | 1 | 2;
 export type Area = 'CN' | 'AP' | 'EU' | 'NA';
 
-export interface ExtensionParams {
-  readonly sse?: 'kms' | 'aes256';
-  readonly tag?: string;
-  /** Vendor 11 (self-hosted S3-compatible) only: the endpoint URL or host. */
-  readonly endpoint?: string;
-}
-
-export interface StorageConfig {
-  readonly vendor: number;
-  readonly region: number;
-  readonly bucket: string;
-  readonly accessKey: string;
-  readonly secretKey: string;
-  readonly stsToken?: string;
-  readonly stsExpiration?: number;
-  readonly fileNamePrefix?: readonly string[];
-  readonly extensionParams?: ExtensionParams;
-}
+/** storageConfig is validated by the storage module (vendor and region tables); its type is reused here. */
+export type { StorageConfigInput as StorageConfig, StorageExtensionParams as ExtensionParams } from '../../storage/index.ts';
+import type { StorageConfigInput as StorageConfig } from '../../storage/index.ts';
 
 export interface LayoutConfigEntry {
   readonly uid?: string;
