@@ -16,6 +16,8 @@ export interface ChatTokenSessionOptions<H = unknown> {
   readonly timers?: Timers<H>;
   /** How often a fresh token is fetched and passed to renewToken (default hourly). */
   readonly renewEveryMs?: number;
+  /** Wait before another login attempt when logging in again after expiry failed (default 5 s). */
+  readonly retryMs?: number;
   readonly listeners?: ChatListeners;
 }
 
@@ -41,6 +43,7 @@ export class ChatTokenSession<H = unknown> {
   readonly #opts: ChatTokenSessionOptions<H>;
   readonly #timers: Timers<H>;
   #timer: H | undefined;
+  #retry: H | undefined;
   #stopped = false;
   #renewals = 0;
   #logins = 0;
@@ -91,7 +94,9 @@ export class ChatTokenSession<H = unknown> {
   stop(): void {
     this.#stopped = true;
     if (this.#timer !== undefined) this.#timers.clearTimeout(this.#timer);
+    if (this.#retry !== undefined) this.#timers.clearTimeout(this.#retry);
     this.#timer = undefined;
+    this.#retry = undefined;
     this.connection.close();
   }
 
@@ -102,12 +107,15 @@ export class ChatTokenSession<H = unknown> {
     return info;
   }
 
+  /** Logs in again with a fresh token, retrying until it works or the session is stopped. */
   async #relogin(): Promise<void> {
+    this.#retry = undefined;
     if (this.#stopped) return;
     try {
       await this.#login();
     } catch (e) {
       this.#report(e);
+      if (!this.#stopped) this.#retry = this.#timers.setTimeout(() => void this.#relogin(), this.#opts.retryMs ?? 5000);
     }
   }
 
