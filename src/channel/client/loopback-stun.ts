@@ -1,0 +1,9 @@
+import { startLoopbackStun, type LoopbackStun } from '../testing/stun.ts';
+
+let shared: Promise<LoopbackStun> | undefined;
+
+/** One loopback STUN responder per process, started on first use (its socket does not keep the process alive). */
+export function sharedLoopbackStun(): Promise<LoopbackStun> {
+  shared ??= startLoopbackStun();
+  return shared;
+}

@@ -1,0 +1,98 @@
+import type { RTCPeerConnection, RtpPacket } from 'werift';
+import type { MediaKind } from '../membership-types.ts';
+import { completeOffer, connected, loopbackPeer, type VideoCodecName } from './peer.ts';
+import { deleteSession, postOffer } from './whip-http.ts';
+
+export interface WhepSubscribeOptions {
+  /** Full WHEP endpoint URL, query included (uid, publisher). */
+  readonly endpoint: string;
+  readonly token?: string | undefined;
+  readonly kinds?: readonly MediaKind[];
+  readonly videoCodecs?: readonly VideoCodecName[];
+  readonly stunUrl?: string;
+  /** Keep this many received packets per kind in `packets` (default 2000; 0 keeps none). */
+  readonly keep?: number;
+}
+
+export interface WhepSubscriber {
+  readonly pc: RTCPeerConnection;
+  readonly location: string;
+  /** The negotiated codec per kind, e.g. video → "vp8". */
+  readonly codecs: ReadonlyMap<MediaKind, string>;
+  /** Received packets, oldest first (up to `keep`). */
+  readonly packets: { readonly audio: RtpPacket[]; readonly video: RtpPacket[] };
+  readonly counts: { audio: number; video: number };
+  readonly ready: Promise<void>;
+  onRtp(cb: (kind: MediaKind, packet: RtpPacket) => void): void;
+  /** Resolves when `pred` holds (checked on each packet), rejects after timeoutMs. */
+  waitFor(pred: () => boolean, timeoutMs?: number, what?: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Receives one publisher's tracks over WHEP with a werift peer (tests, recorder, benchmarks). */
+export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSubscriber> {
+  const pc = await loopbackPeer({
+    ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}),
+    ...(opts.videoCodecs ? { videoCodecs: opts.videoCodecs } : {}),
+  });
+  const keep = opts.keep ?? 2000;
+  const packets = { audio: [] as RtpPacket[], video: [] as RtpPacket[] };
+  const counts = { audio: 0, video: 0 };
+  const listeners: ((kind: MediaKind, p: RtpPacket) => void)[] = [];
+  const waiters = new Set<() => void>();
+  for (const kind of opts.kinds ?? ['audio', 'video']) pc.addTransceiver(kind, { direction: 'recvonly' });
+  pc.onTrack.subscribe((track) => {
+    const kind = track.kind as MediaKind;
+    track.onReceiveRtp.subscribe((p) => {
+      counts[kind]++;
+      if (packets[kind].length < keep) packets[kind].push(p);
+      for (const l of listeners) l(kind, p);
+      for (const w of [...waiters]) w();
+    });
+  });
+  try {
+    const offer = await completeOffer(pc);
+    const res = await postOffer(opts.endpoint, offer, opts.token);
+    await pc.setRemoteDescription({ type: 'answer', sdp: res.answer });
+    const codecs = new Map<MediaKind, string>();
+    for (const t of pc.getTransceivers()) {
+      const c = t.codecs[0];
+      if (c) codecs.set(t.kind as MediaKind, c.name.toLowerCase());
+    }
+    let closed = false;
+    return {
+      pc,
+      location: res.location,
+      codecs,
+      packets,
+      counts,
+      ready: connected(pc),
+      onRtp: (cb) => void listeners.push(cb),
+      waitFor(pred, timeoutMs = 20000, what = 'condition') {
+        if (pred()) return Promise.resolve();
+        return new Promise((resolve, reject) => {
+          const check = () => {
+            if (!pred()) return;
+            clearTimeout(timer);
+            waiters.delete(check);
+            resolve();
+          };
+          const timer = setTimeout(() => {
+            waiters.delete(check);
+            reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what} (audio ${counts.audio}, video ${counts.video})`));
+          }, timeoutMs);
+          waiters.add(check);
+        });
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        await deleteSession(res.location);
+        await pc.close().catch(() => undefined);
+      },
+    };
+  } catch (e) {
+    await pc.close().catch(() => undefined);
+    throw e;
+  }
+}

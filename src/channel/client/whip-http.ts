@@ -1,0 +1,48 @@
+/** A refusal from a WHIP/WHEP endpoint, with the server's `{error, reason}`. */
+export class WhipHttpError extends Error {
+  override readonly name = 'WhipHttpError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly reason: string,
+  ) {
+    super(`HTTP ${status} ${code}: ${reason}`);
+  }
+}
+
+export interface WhipExchange {
+  readonly answer: string;
+  /** Absolute session URL (for DELETE / PATCH). */
+  readonly location: string;
+  readonly etag: string | undefined;
+}
+
+/** POSTs an SDP offer to a WHIP or WHEP endpoint (RFC 9725 section 4.2). */
+export async function postOffer(endpoint: string, offer: string, token: string | undefined): Promise<WhipExchange> {
+  const res = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/sdp', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: offer,
+  });
+  const text = await res.text();
+  if (res.status !== 201) {
+    let code = 'http_error';
+    let reason = text;
+    try {
+      const j = JSON.parse(text) as { error?: string; reason?: string };
+      code = j.error ?? code;
+      reason = j.reason ?? reason;
+    } catch {
+      // not JSON: keep the text
+    }
+    throw new WhipHttpError(res.status, code, reason);
+  }
+  const location = res.headers.get('location');
+  if (!location) throw new WhipHttpError(res.status, 'no_location', 'the 201 response has no Location header');
+  return { answer: text, location: new URL(location, endpoint).toString(), etag: res.headers.get('etag') ?? undefined };
+}
+
+/** Ends a session; a session the server already ended is not an error. */
+export async function deleteSession(location: string): Promise<void> {
+  await fetch(location, { method: 'DELETE' }).then((r) => r.body?.cancel()).catch(() => undefined);
+}

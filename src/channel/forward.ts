@@ -1,0 +1,50 @@
+import type { RtpPacket } from 'werift';
+import type { MediaKind } from './membership-types.ts';
+import type { TrackCodec } from './sdp.ts';
+
+/** Receives every RTP packet of a published track; must not mutate it (it is shared by all sinks). */
+export type RtpSink = (packet: RtpPacket) => void;
+
+/** A published track that subscribers attach to. */
+export interface ForwardSource {
+  readonly kind: MediaKind;
+  readonly codec: TrackCodec;
+  addSink(sink: RtpSink): () => void;
+  /** Asks the publisher for a keyframe (rate-limited). */
+  requestKeyframe(): void;
+}
+
+/** Fan-out of one incoming track; keyframe requests are coalesced to one per `minPliIntervalMs`. */
+export class TrackFanout implements ForwardSource {
+  readonly #sinks = new Set<RtpSink>();
+  #lastPli = -Infinity;
+
+  constructor(
+    readonly kind: MediaKind,
+    readonly codec: TrackCodec,
+    private readonly sendPli: () => void,
+    private readonly now: () => number,
+    private readonly minPliIntervalMs = 300,
+  ) {}
+
+  get sinkCount(): number {
+    return this.#sinks.size;
+  }
+
+  addSink(sink: RtpSink): () => void {
+    this.#sinks.add(sink);
+    return () => this.#sinks.delete(sink);
+  }
+
+  push(packet: RtpPacket): void {
+    for (const s of this.#sinks) s(packet);
+  }
+
+  requestKeyframe(): void {
+    if (this.kind !== 'video') return;
+    const t = this.now();
+    if (t - this.#lastPli < this.minPliIntervalMs) return;
+    this.#lastPli = t;
+    this.sendPli();
+  }
+}

@@ -1,0 +1,27 @@
+import type { RTCPeerConnection } from 'werift';
+import { ChannelError } from './errors.ts';
+import { keepCandidates } from './sdp.ts';
+
+/** Applies an offer and returns the full (non-trickle) answer, with candidates only on `addresses`. */
+export async function answerOffer(pc: RTCPeerConnection, offer: string, addresses: readonly string[]): Promise<string> {
+  try {
+    await pc.setRemoteDescription({ type: 'offer', sdp: offer });
+    const answer = await pc.createAnswer();
+    await pc.setLocalDescription(answer);
+  } catch (e) {
+    throw new ChannelError('negotiation_failed', `the offer could not be negotiated: ${(e as Error).message}`);
+  }
+  if (pc.iceGatheringState !== 'complete') {
+    await new Promise<void>((resolve) => {
+      const { unSubscribe } = pc.iceGatheringStateChange.subscribe((s) => {
+        if (s === 'complete') {
+          unSubscribe();
+          resolve();
+        }
+      });
+    });
+  }
+  const sdp = pc.localDescription?.sdp;
+  if (!sdp) throw new ChannelError('negotiation_failed', 'no answer was produced');
+  return keepCandidates(sdp, addresses);
+}

@@ -1,0 +1,35 @@
+import { ChannelError } from './errors.ts';
+
+export type Profile = 'communication' | 'live';
+export const PROFILES: readonly Profile[] = ['communication', 'live'];
+
+/** Agora's channel-name alphabet, at most 64 bytes. */
+const CNAME = /^[A-Za-z0-9 !#$%&()+\-:;<=.>?@[\]^_{|}~,]{1,64}$/;
+
+export function parseCname(raw: string | undefined): string {
+  if (raw === undefined || !CNAME.test(raw)) {
+    throw new ChannelError(
+      'bad_channel',
+      'cname must be 1-64 characters of letters, digits, space and !#$%&()+-:;<=.>?@[]^_{|}~,',
+    );
+  }
+  return raw;
+}
+
+/** A uid is a decimal integer 1..2^32-1 (0 means "let the server pick" in Agora; WHIP needs an explicit one). */
+export function parseUid(raw: unknown, field = 'uid'): number {
+  if (typeof raw !== 'string' || !/^[0-9]{1,10}$/.test(raw)) {
+    throw new ChannelError('bad_uid', `${field} must be a decimal integer between 1 and 4294967295`);
+  }
+  const n = Number(raw);
+  if (n < 1 || n > 0xffffffff) {
+    throw new ChannelError('bad_uid', `${field} must be a decimal integer between 1 and 4294967295`);
+  }
+  return n;
+}
+
+export function parseProfile(raw: unknown): Profile {
+  if (raw === undefined || raw === '') return 'communication';
+  if (typeof raw === 'string' && (PROFILES as readonly string[]).includes(raw)) return raw as Profile;
+  throw new ChannelError('bad_profile', 'profile must be "communication" or "live"');
+}

@@ -1,0 +1,43 @@
+import { useH264, useNACK, useOPUS, usePLI, useSdesMid, useVP8, type RTCPeerConnectionConfig } from 'werift';
+import type { ChannelConfig } from './config.ts';
+
+/** Codecs the SFU negotiates; offers are first narrowed to one payload type per section (see sdp.ts). */
+export function sfuCodecs(): NonNullable<RTCPeerConnectionConfig['codecs']> {
+  return {
+    audio: [useOPUS()],
+    video: [
+      useVP8({ rtcpFeedback: [useNACK(), usePLI()] }),
+      useH264({ rtcpFeedback: [useNACK(), usePLI()] }),
+    ],
+  };
+}
+
+/**
+ * Server peers: ICE-lite (no outgoing checks, no STUN lookups) and host candidates only on the configured
+ * addresses (iceUseIpv4/6 off stops werift gathering every interface; the extra addresses are gathered instead).
+ */
+export function serverPeerConfig(cfg: ChannelConfig): RTCPeerConnectionConfig {
+  return {
+    codecs: sfuCodecs(),
+    headerExtensions: { audio: [useSdesMid()], video: [useSdesMid()] },
+    iceLite: true,
+    iceServers: [],
+    iceUseIpv4: false,
+    iceUseIpv6: false,
+    iceAdditionalHostAddresses: [...cfg.iceAddresses],
+    ...(cfg.udpPortRange ? { icePortRange: [cfg.udpPortRange[0], cfg.udpPortRange[1]] as [number, number] } : {}),
+  };
+}
+
+/** Client peers (publishers, subscribers in tests): loopback only, STUN pointed at a loopback responder. */
+export function loopbackClientConfig(stunUrl: string, extra: RTCPeerConnectionConfig = {}): RTCPeerConnectionConfig {
+  return {
+    codecs: sfuCodecs(),
+    headerExtensions: { audio: [useSdesMid()], video: [useSdesMid()] },
+    iceServers: [{ urls: stunUrl }],
+    iceUseIpv4: false,
+    iceUseIpv6: false,
+    iceAdditionalHostAddresses: ['127.0.0.1'],
+    ...extra,
+  };
+}

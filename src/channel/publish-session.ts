@@ -1,0 +1,97 @@
+import { RTCPeerConnection, type MediaStreamTrack, type RTCRtpTransceiver } from 'werift';
+import type { Clock } from '../clock/index.ts';
+import { TrackFanout } from './forward.ts';
+import { Liveness } from './liveness.ts';
+import type { LeaveReason, MediaKind, TrackInfo } from './membership-types.ts';
+import { answerOffer } from './negotiate.ts';
+import type { TrackCodec } from './sdp.ts';
+
+export interface PublishSessionOptions {
+  readonly peerConfig: ConstructorParameters<typeof RTCPeerConnection>[0];
+  readonly iceAddresses: readonly string[];
+  readonly clock: Clock;
+  readonly idleTimeoutMs: number;
+  /** The codec chosen per m-section kind (the offer was narrowed to it). */
+  readonly codecs: ReadonlyMap<MediaKind, TrackCodec>;
+  /** Called once when the session ends on its own (timeout, connection failure). */
+  readonly onEnded: (reason: LeaveReason) => void;
+}
+
+/** One WHIP publisher: a receive-only peer whose tracks fan out to subscribers. */
+export class PublishSession {
+  readonly pc: RTCPeerConnection;
+  readonly tracks = new Map<MediaKind, TrackFanout>();
+  readonly #liveness: Liveness;
+  #closed = false;
+  #lastSsrc = new Map<MediaKind, number>();
+  /** Forwarded packets per kind (benchmark and tests). */
+  readonly received = { audio: 0, video: 0 };
+
+  constructor(private readonly opts: PublishSessionOptions) {
+    this.pc = new RTCPeerConnection(opts.peerConfig);
+    this.#liveness = new Liveness(opts.clock, opts.idleTimeoutMs, () => this.#end('timeout'));
+    const seen = new Set<string>();
+    this.pc.onTrack.subscribe((track) => {
+      if (seen.has(track.uuid)) return;
+      seen.add(track.uuid);
+      this.#attach(track);
+    });
+    this.pc.connectionStateChange.subscribe((s) => {
+      if (s === 'failed' || s === 'closed') this.#end('connection_failed');
+    });
+  }
+
+  /** Negotiates the (already narrowed) offer; returns the answer SDP and the published tracks. */
+  async negotiate(offer: string): Promise<{ answer: string; tracks: TrackInfo[] }> {
+    for (const [kind, codec] of this.opts.codecs) {
+      this.tracks.set(
+        kind,
+        new TrackFanout(kind, codec, () => this.#sendPli(kind), () => this.opts.clock.now()),
+      );
+    }
+    const answer = await answerOffer(this.pc, offer, this.opts.iceAddresses);
+    for (const t of this.pc.getTransceivers()) this.#watchRtcp(t);
+    const tracks = [...this.tracks.values()].map((t) => ({ kind: t.kind, codec: t.codec.mimeType }));
+    return { answer, tracks };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#liveness.stop();
+    await this.pc.close().catch(() => undefined);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  #end(reason: LeaveReason): void {
+    if (this.#closed) return;
+    void this.close();
+    this.opts.onEnded(reason);
+  }
+
+  #attach(track: MediaStreamTrack): void {
+    const kind = track.kind as MediaKind;
+    track.onReceiveRtp.subscribe((packet) => {
+      this.#liveness.touch();
+      const fan = this.tracks.get(kind);
+      if (!fan) return;
+      this.#lastSsrc.set(kind, packet.header.ssrc);
+      this.received[kind]++;
+      fan.push(packet);
+    });
+  }
+
+  #watchRtcp(t: RTCRtpTransceiver): void {
+    t.receiver.onRtcp.subscribe(() => this.#liveness.touch());
+  }
+
+  #sendPli(kind: MediaKind): void {
+    const ssrc = this.#lastSsrc.get(kind);
+    const t = this.pc.getTransceivers().find((x) => x.kind === kind);
+    if (ssrc === undefined || !t) return;
+    t.receiver.sendRtcpPLI(ssrc).catch(() => undefined);
+  }
+}

@@ -1,0 +1,39 @@
+export const FONT = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
+
+export interface SyntheticMedia {
+  readonly color: string;
+  readonly toneHz: number;
+  readonly codec: 'vp8' | 'h264';
+  readonly width: number;
+  readonly height: number;
+  readonly fps: number;
+}
+
+/** ffmpeg colour syntax we accept: a name ("red") or hex ("#ff0000", "0xff0000"). */
+export const COLOR = /^([a-zA-Z]{3,20}|(#|0x)[0-9a-fA-F]{6})$/;
+
+/**
+ * ffmpeg arguments for a solid colour with a frame counter and a sine tone, sent as RTP to two loopback ports
+ * (RTCP goes to the same port and is dropped by the reader). Keyframes every 2 s, no B-frames.
+ */
+export function syntheticFfmpegArgs(m: SyntheticMedia, videoPort: number, audioPort: number): string[] {
+  const gop = String(Math.max(1, Math.round(m.fps * 2)));
+  const color = m.color.startsWith('#') ? `0x${m.color.slice(1)}` : m.color;
+  const text = `drawtext=fontfile=${FONT}:text='%{n}':fontsize=${Math.round(m.height / 8)}:fontcolor=white:x=16:y=16`;
+  const video =
+    m.codec === 'vp8'
+      ? ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '800k', '-auto-alt-ref', '0', '-error-resilient', '1']
+      : ['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-bf', '0', '-b:v', '800k'];
+  const rtp = (port: number) => `rtp://127.0.0.1:${port}?rtcpport=${port}&pkt_size=1200`;
+  return [
+    '-hide_banner',
+    '-loglevel', 'error',
+    '-nostdin',
+    '-re', '-f', 'lavfi', '-i', `color=c=${color}:s=${m.width}x${m.height}:r=${m.fps},${text}`,
+    '-re', '-f', 'lavfi', '-i', `sine=frequency=${m.toneHz}:sample_rate=48000`,
+    '-map', '0:v', ...video, '-g', gop, '-keyint_min', gop, '-pix_fmt', 'yuv420p',
+    '-payload_type', '96', '-f', 'rtp', rtp(videoPort),
+    '-map', '1:a', '-c:a', 'libopus', '-b:a', '48k', '-ar', '48000', '-ac', '2', '-application', 'lowdelay',
+    '-payload_type', '111', '-f', 'rtp', rtp(audioPort),
+  ];
+}

@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createSocket, type Socket } from 'node:dgram';
+import type { MediaStreamTrack } from 'werift';
+import { whipPublish, type WhipPublisher } from '../client/whip-client.ts';
+import { COLOR, syntheticFfmpegArgs, type SyntheticMedia } from './ffmpeg-args.ts';
+
+export interface SyntheticPublisherOptions extends Partial<SyntheticMedia> {
+  /** reeltime base URL, e.g. http://127.0.0.1:8080 */
+  readonly baseUrl: string;
+  readonly appId: string;
+  readonly cname: string;
+  readonly uid: number;
+  readonly token?: string | undefined;
+  readonly profile?: 'communication' | 'live';
+  readonly stunUrl?: string;
+}
+
+export interface SyntheticPublisher {
+  readonly whip: WhipPublisher;
+  /** Resolves when the peer is connected. */
+  readonly ready: Promise<void>;
+  /** RTP packets read from ffmpeg so far, per kind. */
+  readonly packets: { audio: number; video: number };
+  /** Resolves when ffmpeg exits (stop() or an ffmpeg failure). */
+  readonly exited: Promise<void>;
+  /** Stops ffmpeg, leaves the channel (DELETE) and closes the peer. */
+  stop(): Promise<void>;
+  /** Stops ffmpeg and the peer without telling the server (tests of dead-peer detection). */
+  kill(): Promise<void>;
+}
+
+async function rtpSocket(track: MediaStreamTrack | undefined, onPacket: () => void): Promise<Socket> {
+  const sock = createSocket('udp4');
+  sock.on('message', (msg) => {
+    // RTCP (payload types 200-204 with the marker bit) shares the port; the werift sender makes its own.
+    if (msg.length < 12 || (msg[1]! >= 200 && msg[1]! <= 204)) return;
+    onPacket();
+    track?.writeRtp(msg);
+  });
+  await new Promise<void>((resolve) => sock.bind(0, '127.0.0.1', resolve));
+  return sock;
+}
+
+/**
+ * A synthetic WHIP publisher: ffmpeg renders a solid colour with a frame counter and a sine tone, encodes VP8 or
+ * H.264 and Opus, and sends RTP to loopback ports that a werift client peer reads and forwards over WHIP.
+ */
+export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): Promise<SyntheticPublisher> {
+  const media: SyntheticMedia = {
+    color: opts.color ?? 'red',
+    toneHz: opts.toneHz ?? 440,
+    codec: opts.codec ?? 'vp8',
+    width: opts.width ?? 640,
+    height: opts.height ?? 360,
+    fps: opts.fps ?? 15,
+  };
+  if (!COLOR.test(media.color)) throw new Error(`color must be a name like "red" or hex like "#ff0000", got "${media.color}"`);
+  const q = new URLSearchParams({ uid: String(opts.uid), ...(opts.profile ? { profile: opts.profile } : {}) });
+  const endpoint = `${opts.baseUrl.replace(/\/+$/, '')}/rtc/v1/apps/${encodeURIComponent(opts.appId)}/channels/${encodeURIComponent(opts.cname)}/whip?${q}`;
+  const whip = await whipPublish({
+    endpoint,
+    token: opts.token,
+    video: media.codec,
+    ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}),
+  });
+  const packets = { audio: 0, video: 0 };
+  const vsock = await rtpSocket(whip.video, () => packets.video++);
+  const asock = await rtpSocket(whip.audio, () => packets.audio++);
+  const ff: ChildProcess = spawn('ffmpeg', syntheticFfmpegArgs(media, vsock.address().port, asock.address().port), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  ff.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-2000);
+  });
+  const exited = new Promise<void>((resolve) => ff.once('exit', () => resolve()));
+  let stopped = false;
+  const shutdown = async (leave: boolean) => {
+    if (stopped) return;
+    stopped = true;
+    if (ff.exitCode === null && ff.signalCode === null) ff.kill('SIGKILL');
+    await exited;
+    vsock.close();
+    asock.close();
+    if (leave) await whip.close();
+    else await whip.pc.close().catch(() => undefined);
+  };
+  ff.once('error', (e) => {
+    stderr += String(e);
+  });
+  return {
+    whip,
+    ready: whip.ready,
+    packets,
+    exited: exited.then(() => {
+      if (!stopped && stderr) throw new Error(`ffmpeg exited: ${stderr.trim()}`);
+    }),
+    stop: () => shutdown(true),
+    kill: () => shutdown(false),
+  };
+}

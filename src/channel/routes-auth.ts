@@ -1,0 +1,43 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { ChannelApp } from './apps.ts';
+import { authorizeJoin, bearerToken } from './auth.ts';
+import { ChannelError } from './errors.ts';
+import { parseUid } from './params.ts';
+
+function same(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/**
+ * Who may read a channel's membership: the recording API's customer (HTTP Basic), or a participant-to-be holding
+ * an RTC token for the channel (Bearer header or `token` query, with its `uid` query), or anyone when the app has
+ * no certificate.
+ */
+export function authorizeRead(
+  req: FastifyRequest,
+  app: ChannelApp,
+  cname: string,
+  customer: { readonly id: string; readonly secret: string },
+  nowSec: number,
+): void {
+  const header = req.headers.authorization;
+  if (header && /^Basic\s/i.test(header)) {
+    const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
+    const i = decoded.indexOf(':');
+    if (i > 0 && same(decoded.slice(0, i), customer.id) && same(decoded.slice(i + 1), customer.secret)) return;
+    throw new ChannelError('unauthorized', 'the Basic credentials are not the customer id and secret');
+  }
+  if (app.appCertificate === undefined) return;
+  const query = req.query as Record<string, unknown>;
+  const token = bearerToken(header, query.token);
+  if (!token) {
+    throw new ChannelError(
+      'token_missing',
+      'send the customer credentials (HTTP Basic) or an RTC token for this channel (Bearer, or ?token=&uid=)',
+    );
+  }
+  authorizeJoin({ app, token, cname, uid: parseUid(query.uid), publish: false, nowSec });
+}

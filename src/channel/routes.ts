@@ -1,0 +1,183 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock/index.ts';
+import type { Logger } from '../log/index.ts';
+import { bearerToken } from './auth.ts';
+import { ChannelError, isChannelError } from './errors.ts';
+import type { ChannelEvent } from './membership-types.ts';
+import { parseCname, parseProfile, parseUid } from './params.ts';
+import { authorizeRead } from './routes-auth.ts';
+import type { Sfu } from './sfu.ts';
+
+export interface RouteDeps {
+  readonly sfu: Sfu;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly customer: { readonly id: string; readonly secret: string };
+  /** Open event streams, ended when the module closes. */
+  readonly streams: Set<() => void>;
+}
+
+type Params = { appId: string; cname: string };
+type SessionParams = { id: string };
+
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, PATCH, DELETE, OPTIONS',
+  'access-control-allow-headers': 'authorization, content-type, if-match',
+  'access-control-expose-headers': 'location, etag, link, accept-patch',
+};
+
+function sendError(reply: FastifyReply, e: ChannelError): FastifyReply {
+  return reply.code(e.status).headers(CORS).send({ error: e.code, reason: e.reason });
+}
+
+/** WHIP/WHEP ingest and egress, sessions, membership and its event stream. */
+export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  const { sfu } = deps;
+  for (const type of ['application/sdp', 'application/trickle-ice-sdpfrag']) {
+    app.addContentTypeParser(type, { parseAs: 'string', bodyLimit: 256 * 1024 }, (_req, body, done) => done(null, body));
+  }
+
+  app.setErrorHandler((err, _req, reply) => {
+    if (isChannelError(err)) return sendError(reply, err);
+    const e = err as { statusCode?: number; code?: string; message?: string };
+    if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return sendError(reply, new ChannelError('unsupported_media_type', 'Content-Type must be application/sdp'));
+    }
+    if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+      return reply.code(e.statusCode).headers(CORS).send({ error: 'bad_request', reason: e.message ?? 'bad request' });
+    }
+    deps.log.error({ err }, 'channel: request failed');
+    return reply.code(500).headers(CORS).send({ error: 'internal', reason: 'internal error; see the server log' });
+  });
+
+  const sdpBody = (req: FastifyRequest): string => {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/sdp' || typeof req.body !== 'string') {
+      throw new ChannelError('unsupported_media_type', 'Content-Type must be application/sdp with an SDP offer body');
+    }
+    return req.body;
+  };
+
+  const created = (reply: FastifyReply, s: { id: string; etag: string; answer: string }) =>
+    reply
+      .code(201)
+      .headers({
+        ...CORS,
+        'content-type': 'application/sdp',
+        location: `/rtc/v1/sessions/${s.id}`,
+        etag: `"${s.etag}"`,
+        'accept-patch': 'application/trickle-ice-sdpfrag',
+      })
+      .send(s.answer);
+
+  const options = async (_req: FastifyRequest, reply: FastifyReply) =>
+    reply.code(204).headers({ ...CORS, 'accept-post': 'application/sdp' }).send();
+
+  app.options('/rtc/v1/apps/:appId/channels/:cname/whip', options);
+  app.options('/rtc/v1/apps/:appId/channels/:cname/whep', options);
+  app.options('/rtc/v1/sessions/:id', options);
+
+  app.post<{ Params: Params }>('/rtc/v1/apps/:appId/channels/:cname/whip', async (req, reply) => {
+    const q = req.query as Record<string, unknown>;
+    const cname = parseCname(req.params.cname);
+    const uid = parseUid(q.uid);
+    const profile = parseProfile(q.profile);
+    const offer = sdpBody(req);
+    const s = await sfu.publish({
+      appId: req.params.appId,
+      cname,
+      uid,
+      profile,
+      token: bearerToken(req.headers.authorization, q.token),
+      offer,
+    });
+    return created(reply, s);
+  });
+
+  app.post<{ Params: Params }>('/rtc/v1/apps/:appId/channels/:cname/whep', async (req, reply) => {
+    const q = req.query as Record<string, unknown>;
+    const cname = parseCname(req.params.cname);
+    const uid = parseUid(q.uid);
+    const publisher = parseUid(q.publisher, 'publisher');
+    const profile = parseProfile(q.profile);
+    const offer = sdpBody(req);
+    try {
+      const s = await sfu.subscribe({
+        appId: req.params.appId,
+        cname,
+        uid,
+        publisher,
+        profile,
+        token: bearerToken(req.headers.authorization, q.token),
+        offer,
+      });
+      return created(reply, s);
+    } catch (e) {
+      // WHEP: nothing published yet is a 409 the player may retry.
+      if (isChannelError(e) && e.code === 'publisher_not_found') reply.header('retry-after', '2');
+      throw e;
+    }
+  });
+
+  app.patch<{ Params: SessionParams }>('/rtc/v1/sessions/:id', async (req, reply) => {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/trickle-ice-sdpfrag' || typeof req.body !== 'string') {
+      throw new ChannelError('unsupported_media_type', 'Content-Type must be application/trickle-ice-sdpfrag');
+    }
+    await sfu.patch(req.params.id, req.headers['if-match'], req.body);
+    return reply.code(204).headers(CORS).send();
+  });
+
+  app.delete<{ Params: SessionParams }>('/rtc/v1/sessions/:id', async (req, reply) => {
+    if (!(await sfu.end(req.params.id, 'deleted'))) {
+      throw new ChannelError('session_not_found', 'no such session (it ended or never existed)');
+    }
+    return reply.code(200).headers(CORS).send();
+  });
+
+  app.get<{ Params: Params }>('/rtc/v1/apps/:appId/channels/:cname', async (req, reply) => {
+    const cname = parseCname(req.params.cname);
+    const chApp = sfu.app(req.params.appId);
+    authorizeRead(req, chApp, cname, deps.customer, Math.floor(deps.clock.now() / 1000));
+    return reply.headers(CORS).send(publicSnapshot(sfu, chApp.appId, cname));
+  });
+
+  app.get<{ Params: Params }>('/rtc/v1/apps/:appId/channels/:cname/events', async (req, reply) => {
+    const cname = parseCname(req.params.cname);
+    const chApp = sfu.app(req.params.appId);
+    authorizeRead(req, chApp, cname, deps.customer, Math.floor(deps.clock.now() / 1000));
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, {
+      ...CORS,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    const write = (event: string, data: unknown, id?: number) =>
+      res.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    // The snapshot first, then every change after it, so a client never misses one in between.
+    write('snapshot', publicSnapshot(sfu, chApp.appId, cname));
+    const off = sfu.membership.subscribe((ev: ChannelEvent) => {
+      if (ev.appId !== chApp.appId || ev.cname !== cname) return;
+      write(ev.kind, ev, ev.seq);
+    });
+    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15000);
+    keepAlive.unref();
+    const stop = () => {
+      off();
+      clearInterval(keepAlive);
+      deps.streams.delete(stop);
+      if (!res.writableEnded) res.end();
+    };
+    deps.streams.add(stop);
+    req.raw.on('close', stop);
+  });
+}
+
+function publicSnapshot(sfu: Sfu, appId: string, cname: string) {
+  const s = sfu.membership.snapshot(appId, cname);
+  return { appId: s.appId, cname: s.cname, exists: s.participants.length > 0, profile: s.profile ?? null, participants: s.participants };
+}

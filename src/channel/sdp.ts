@@ -1,0 +1,186 @@
+import { ChannelError } from './errors.ts';
+
+/** One payload type of an m-section. */
+export interface SdpCodec {
+  readonly pt: number;
+  /** As written in a=rtpmap, e.g. "VP8", "H264", "opus". */
+  readonly name: string;
+  readonly clockRate: number;
+  readonly channels: number | undefined;
+  readonly fmtp: string;
+}
+
+export interface SdpSection {
+  readonly kind: 'audio' | 'video' | 'application' | string;
+  readonly mid: string | undefined;
+  readonly direction: 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
+  readonly codecs: readonly SdpCodec[];
+}
+
+/** The codec a published track carries, as listed in membership. */
+export interface TrackCodec {
+  /** Lower-case mime type: "audio/opus", "video/vp8", "video/h264". */
+  readonly mimeType: string;
+  readonly clockRate: number;
+  readonly channels: number | undefined;
+  readonly fmtp: string;
+}
+
+function splitLines(sdp: string): string[] {
+  return sdp.split(/\r?\n/).filter((l) => l.length > 0);
+}
+
+function sectionsOf(lines: readonly string[]): { head: string[]; media: string[][] } {
+  const head: string[] = [];
+  const media: string[][] = [];
+  for (const l of lines) {
+    if (l.startsWith('m=')) media.push([l]);
+    else if (media.length > 0) media[media.length - 1]!.push(l);
+    else head.push(l);
+  }
+  return { head, media };
+}
+
+function parseSection(lines: readonly string[], sessionDirection: SdpSection['direction']): SdpSection {
+  const m = /^m=(\S+) \d+ \S+ ?(.*)$/.exec(lines[0]!);
+  if (!m) throw new ChannelError('bad_sdp', `malformed media line "${lines[0]}"`);
+  const pts = m[2]!.split(' ').filter(Boolean).map(Number);
+  const rtpmap = new Map<number, { name: string; clockRate: number; channels: number | undefined }>();
+  const fmtp = new Map<number, string>();
+  let mid: string | undefined;
+  let direction = sessionDirection;
+  for (const l of lines) {
+    let r: RegExpExecArray | null;
+    if ((r = /^a=rtpmap:(\d+) ([^/]+)\/(\d+)(?:\/(\d+))?/.exec(l))) {
+      rtpmap.set(Number(r[1]), { name: r[2]!, clockRate: Number(r[3]), channels: r[4] ? Number(r[4]) : undefined });
+    } else if ((r = /^a=fmtp:(\d+) (.*)$/.exec(l))) fmtp.set(Number(r[1]), r[2]!);
+    else if ((r = /^a=mid:(\S+)/.exec(l))) mid = r[1];
+    else if ((r = /^a=(sendrecv|sendonly|recvonly|inactive)$/.exec(l))) direction = r[1] as SdpSection['direction'];
+  }
+  const codecs: SdpCodec[] = [];
+  for (const pt of pts) {
+    const map = rtpmap.get(pt);
+    if (map) codecs.push({ pt, ...map, fmtp: fmtp.get(pt) ?? '' });
+  }
+  return { kind: m[1]!, mid, direction, codecs };
+}
+
+/** Parses and sanity-checks an SDP offer; throws bad_sdp naming what is wrong. */
+export function parseOffer(sdp: string): SdpSection[] {
+  const lines = splitLines(sdp);
+  if (lines[0] !== 'v=0') throw new ChannelError('bad_sdp', 'the body is not an SDP offer (it must start with "v=0")');
+  const { head, media } = sectionsOf(lines);
+  if (media.length === 0) throw new ChannelError('bad_sdp', 'the offer has no media sections');
+  const has = (prefix: string, ls: readonly string[]) => ls.some((l) => l.startsWith(prefix));
+  const sessionDirection =
+    (head.find((l) => /^a=(sendrecv|sendonly|recvonly|inactive)$/.test(l))?.slice(2) as SdpSection['direction']) ??
+    'sendrecv';
+  return media.map((sec) => {
+    for (const [attr, what] of [
+      ['a=ice-ufrag:', 'ICE ufrag'],
+      ['a=ice-pwd:', 'ICE password'],
+      ['a=fingerprint:', 'DTLS fingerprint'],
+    ] as const) {
+      if (!has(attr, sec) && !has(attr, head)) throw new ChannelError('bad_sdp', `a media section lacks the ${what} (${attr})`);
+    }
+    return parseSection(sec, sessionDirection);
+  });
+}
+
+function h264Param(fmtp: string, key: string): string | undefined {
+  for (const kv of fmtp.split(';')) {
+    const [k, v] = kv.trim().split('=');
+    if (k?.toLowerCase() === key) return v?.trim();
+  }
+  return undefined;
+}
+
+export function isForwardableVideo(c: SdpCodec): boolean {
+  const name = c.name.toUpperCase();
+  if (name === 'VP8') return true;
+  return name === 'H264' && h264Param(c.fmtp, 'packetization-mode') === '1';
+}
+
+export function codecOf(c: SdpCodec, kind: string): TrackCodec {
+  return { mimeType: `${kind}/${c.name.toLowerCase()}`, clockRate: c.clockRate, channels: c.channels, fmtp: c.fmtp };
+}
+
+/** What a publisher may send: Opus audio; VP8 or H.264 (packetization-mode 1) video in the offerer's order. */
+export function choosePublishCodec(section: SdpSection): SdpCodec | undefined {
+  if (section.kind === 'audio') return section.codecs.find((c) => c.name.toLowerCase() === 'opus');
+  if (section.kind === 'video') return section.codecs.find(isForwardableVideo);
+  return undefined;
+}
+
+/** The subscriber's payload type for the publisher's codec (same profile for H.264 when offered). */
+export function chooseSubscribeCodec(section: SdpSection, published: TrackCodec): SdpCodec | undefined {
+  const name = published.mimeType.split('/')[1]!;
+  const same = section.codecs.filter((c) => c.name.toLowerCase() === name && (section.kind === 'audio' || isForwardableVideo(c)));
+  if (name !== 'h264') return same[0];
+  const profile = (h264Param(published.fmtp, 'profile-level-id') ?? '42e01f').slice(0, 4).toLowerCase();
+  return same.find((c) => (h264Param(c.fmtp, 'profile-level-id') ?? '42e01f').slice(0, 4).toLowerCase() === profile) ?? same[0];
+}
+
+/**
+ * Rewrites an offer so each media section lists only the chosen payload type (werift answers with every
+ * codec of a matching name and sends with the first one; forwarding without transcoding needs exactly one).
+ * `choose` returns the PT to keep, or a reason why the section cannot be served.
+ */
+export function restrictOffer(sdp: string, choose: (section: SdpSection, index: number) => number | string): string {
+  const lines = splitLines(sdp);
+  const { head, media } = sectionsOf(lines);
+  const out = [...head];
+  media.forEach((sec, i) => {
+    const parsed = parseSection(sec, 'sendrecv');
+    if (parsed.kind === 'application') {
+      out.push(...sec);
+      return;
+    }
+    const keep = choose(parsed, i);
+    if (typeof keep === 'string') throw new ChannelError('codec_unsupported', keep);
+    const m = /^m=(\S+) (\d+) (\S+) /.exec(sec[0]!)!;
+    out.push(`m=${m[1]} ${m[2]} ${m[3]} ${keep}`);
+    for (const l of sec.slice(1)) {
+      const r = /^a=(rtpmap|fmtp|rtcp-fb):(\d+|\*)/.exec(l);
+      if (r && r[2] !== '*' && Number(r[2]) !== keep) continue;
+      // Simulcast / RTX groups refer to payloads and SSRCs we drop; werift routes by the primary SSRC.
+      if (/^a=ssrc-group:/.test(l)) continue;
+      out.push(l);
+    }
+  });
+  return out.join('\r\n') + '\r\n';
+}
+
+/** Keeps only ICE candidates on the given addresses (werift also gathers on every interface). */
+export function keepCandidates(sdp: string, addresses: readonly string[]): string {
+  return (
+    splitLines(sdp)
+      .filter((l) => {
+        const m = /^a=candidate:\S+ \d+ \S+ \d+ (\S+) /.exec(l);
+        return !m || addresses.includes(m[1]!);
+      })
+      .join('\r\n') + '\r\n'
+  );
+}
+
+export interface SdpFrag {
+  readonly ufrag: string | undefined;
+  readonly pwd: string | undefined;
+  readonly candidates: readonly { readonly mid: string | undefined; readonly candidate: string }[];
+}
+
+/** Parses an `application/trickle-ice-sdpfrag` body (RFC 8840). */
+export function parseSdpFrag(body: string): SdpFrag {
+  let ufrag: string | undefined;
+  let pwd: string | undefined;
+  let mid: string | undefined;
+  const candidates: { mid: string | undefined; candidate: string }[] = [];
+  for (const l of splitLines(body)) {
+    let r: RegExpExecArray | null;
+    if ((r = /^a=ice-ufrag:(\S+)/.exec(l))) ufrag = r[1];
+    else if ((r = /^a=ice-pwd:(\S+)/.exec(l))) pwd = r[1];
+    else if ((r = /^a=mid:(\S+)/.exec(l))) mid = r[1];
+    else if (l.startsWith('a=candidate:')) candidates.push({ mid, candidate: l.slice(2) });
+  }
+  return { ufrag, pwd, candidates };
+}

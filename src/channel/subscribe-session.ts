@@ -1,0 +1,117 @@
+import { RTCPeerConnection, RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift';
+import type { Clock, TimerHandle } from '../clock/index.ts';
+import type { ForwardSource } from './forward.ts';
+import { startsKeyframe } from './keyframe.ts';
+import { Liveness } from './liveness.ts';
+import type { LeaveReason, MediaKind } from './membership-types.ts';
+import { answerOffer } from './negotiate.ts';
+
+export interface SubscribeSessionOptions {
+  readonly peerConfig: ConstructorParameters<typeof RTCPeerConnection>[0];
+  readonly iceAddresses: readonly string[];
+  readonly clock: Clock;
+  readonly idleTimeoutMs: number;
+  /** The publisher's tracks by kind. */
+  readonly sources: ReadonlyMap<MediaKind, ForwardSource>;
+  readonly onEnded: (reason: LeaveReason) => void;
+}
+
+/** How often a subscriber still waiting for its first keyframe asks again. */
+const KEYFRAME_RETRY_MS = 1000;
+
+/**
+ * One WHEP session: a send-only peer fed from a publisher's tracks without transcoding. Video is held back until
+ * a keyframe so the subscriber's first frame decodes; the publisher is asked for one when the peer connects and
+ * whenever the subscriber sends a PLI. NACKs are answered from the werift sender's packet history.
+ */
+export class SubscribeSession {
+  readonly pc: RTCPeerConnection;
+  readonly #liveness: Liveness;
+  readonly #detach: (() => void)[] = [];
+  #closed = false;
+  #retry: TimerHandle | undefined;
+  #waitingKeyframe = true;
+  /** Packets handed to werift senders, per kind. */
+  readonly sent = { audio: 0, video: 0 };
+
+  constructor(private readonly opts: SubscribeSessionOptions) {
+    this.pc = new RTCPeerConnection(opts.peerConfig);
+    this.#liveness = new Liveness(opts.clock, opts.idleTimeoutMs, () => this.#end('timeout'));
+    this.pc.connectionStateChange.subscribe((s) => {
+      if (s === 'failed' || s === 'closed') this.#end('connection_failed');
+      if (s === 'connected') this.#askKeyframe();
+    });
+  }
+
+  async negotiate(offer: string, kinds: readonly MediaKind[]): Promise<string> {
+    // Send-only transceivers made before the offer is applied take its m-sections of the same kind.
+    this.#waitingKeyframe = kinds.includes('video') && this.opts.sources.has('video');
+    const transceivers = kinds.map((k) => this.pc.addTransceiver(k, { direction: 'sendonly' }));
+    const answer = await answerOffer(this.pc, offer, this.opts.iceAddresses);
+    for (const t of transceivers) this.#wire(t);
+    return answer;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#liveness.stop();
+    if (this.#retry) this.opts.clock.clearTimeout(this.#retry);
+    for (const d of this.#detach) d();
+    await this.pc.close().catch(() => undefined);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  #end(reason: LeaveReason): void {
+    if (this.#closed) return;
+    void this.close();
+    this.opts.onEnded(reason);
+  }
+
+  #askKeyframe(): void {
+    if (this.#closed || !this.#waitingKeyframe) return;
+    this.opts.sources.get('video')?.requestKeyframe();
+    this.#retry = this.opts.clock.setTimeout(() => this.#askKeyframe(), KEYFRAME_RETRY_MS);
+  }
+
+  #wire(t: RTCRtpTransceiver): void {
+    const kind = t.kind as MediaKind;
+    const sender = t.sender;
+    sender.onRtcp.subscribe(() => this.#liveness.touch());
+    const source = this.opts.sources.get(kind);
+    if (!source) return;
+    if (kind === 'video') {
+      sender.onPictureLossIndication.subscribe(() => source.requestKeyframe());
+    }
+    const codec = source.codec.mimeType.split('/')[1]!;
+    let open = kind !== 'video';
+    this.#detach.push(
+      source.addSink((packet) => {
+        if (sender.dtlsTransport.state !== 'connected') return;
+        if (!open) {
+          if (!startsKeyframe(codec, packet.payload)) return;
+          open = true;
+          this.#waitingKeyframe = false;
+        }
+        // A fresh header per subscriber: werift's sender rewrites SSRC, payload type and extensions in place.
+        const h = packet.header;
+        const header = new RtpHeader({
+          marker: h.marker,
+          payloadType: h.payloadType,
+          sequenceNumber: h.sequenceNumber,
+          timestamp: h.timestamp,
+          ssrc: h.ssrc,
+          padding: h.padding,
+          paddingSize: h.paddingSize,
+          csrc: [],
+          extensions: [],
+        });
+        this.sent[kind]++;
+        sender.sendRtp(new RtpPacket(header, packet.payload)).catch(() => undefined);
+      }),
+    );
+  }
+}
