@@ -1,9 +1,90 @@
+import { join, resolve } from 'node:path';
 import type { CoreConfig } from '../config/core.ts';
-import type { ConfigSource } from '../config/source.ts';
+import { ConfigError, type ConfigSource } from '../config/source.ts';
+import { isStorageVendor } from './vendors/table.ts';
+import type { StorageVendor } from './vendors/types.ts';
 
 /** Settings of the storage module (file section "storage", environment overrides REELTIME_STORAGE_*). */
-export interface StorageConfig {}
+export interface StorageConfig {
+  /** Send every session to the local bucket whatever its vendor (the embedded default in development). */
+  readonly routeAllToLocal: boolean;
+  /** Endpoint overrides per vendor (path-style), e.g. a loopback S3 server for vendor 1. */
+  readonly endpoints: Readonly<Partial<Record<StorageVendor, string>>>;
+  /** Root of the local bucket: `<bucketDir>/<bucket>/<key>`. */
+  readonly bucketDir: string;
+  /** Serve the local bucket read-only at /bucket/<bucket>/<key>. */
+  readonly serveBucket: boolean;
+  readonly spoolDir: string;
+  /** Upper bound of bytes waiting in the spool; enqueue beyond it is refused. */
+  readonly spoolMaxBytes: number;
+  /** Uploads running at once (per process). */
+  readonly concurrency: number;
+  /** Retry backoff: first delay, doubled per failure up to the maximum. */
+  readonly retryBaseMs: number;
+  readonly retryMaxMs: number;
+  /** Multipart part (S3) / block (Azure) size. */
+  readonly partSizeBytes: number;
+}
 
-export function parseStorageConfig(_src: ConfigSource, _core: CoreConfig): StorageConfig {
-  return {};
+const MiB = 1024 * 1024;
+
+function parseEndpoints(src: ConfigSource): Partial<Record<StorageVendor, string>> {
+  const label = 'REELTIME_STORAGE_ENDPOINTS (storage.endpoints)';
+  const out: Partial<Record<StorageVendor, string>> = {};
+  let entries: [string, unknown][];
+  const fromEnv = src.env.REELTIME_STORAGE_ENDPOINTS;
+  if (fromEnv) {
+    entries = fromEnv
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((pair) => {
+        const i = pair.indexOf('=');
+        if (i < 1) throw new ConfigError(label, `expected "<vendor>=<url>" pairs separated by commas, got "${pair}"`);
+        return [pair.slice(0, i).trim(), pair.slice(i + 1).trim()];
+      });
+  } else {
+    const raw = src.raw('storage.endpoints');
+    if (raw === undefined || raw === null) return out;
+    if (typeof raw !== 'object' || Array.isArray(raw)) throw new ConfigError(label, 'must be an object of vendor: url');
+    entries = Object.entries(raw);
+  }
+  for (const [k, v] of entries) {
+    const vendor = Number(k);
+    if (!/^\d+$/.test(k) || !isStorageVendor(vendor)) throw new ConfigError(label, `unknown vendor "${k}"`);
+    if (typeof v !== 'string') throw new ConfigError(label, `vendor ${k} must map to a URL string`);
+    let u: URL;
+    try {
+      u = new URL(v);
+    } catch {
+      throw new ConfigError(label, `vendor ${k}: "${v}" is not a URL`);
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(label, `vendor ${k} must be http(s)`);
+    out[vendor] = v.replace(/\/+$/, '');
+  }
+  return out;
+}
+
+export function parseStorageConfig(src: ConfigSource, core: CoreConfig): StorageConfig {
+  const dir = (key: string, env: string, fallback: string) => resolve(core.dataDir, src.string(key, env, fallback));
+  const retryBaseMs = src.int('storage.retryBaseMs', 'REELTIME_STORAGE_RETRY_BASE_MS', 1000, { min: 10, max: 600_000 });
+  return {
+    routeAllToLocal: src.bool(
+      'storage.routeAllToLocal',
+      'REELTIME_STORAGE_ROUTE_ALL_TO_LOCAL',
+      core.env === 'development',
+    ),
+    endpoints: parseEndpoints(src),
+    bucketDir: dir('storage.bucketDir', 'REELTIME_STORAGE_BUCKET_DIR', join(core.dataDir, 'bucket')),
+    serveBucket: src.bool('storage.serveBucket', 'REELTIME_STORAGE_SERVE_BUCKET', true),
+    spoolDir: dir('storage.spoolDir', 'REELTIME_STORAGE_SPOOL_DIR', join(core.dataDir, 'spool')),
+    spoolMaxBytes: src.int('storage.spoolMaxBytes', 'REELTIME_STORAGE_SPOOL_MAX_BYTES', 10 * 1024 * MiB, { min: 1 }),
+    concurrency: src.int('storage.concurrency', 'REELTIME_STORAGE_CONCURRENCY', 4, { min: 1, max: 64 }),
+    retryBaseMs,
+    retryMaxMs: src.int('storage.retryMaxMs', 'REELTIME_STORAGE_RETRY_MAX_MS', 30_000, { min: retryBaseMs, max: 3_600_000 }),
+    partSizeBytes: src.int('storage.partSizeBytes', 'REELTIME_STORAGE_PART_SIZE_BYTES', 8 * MiB, {
+      min: 5 * MiB,
+      max: 512 * MiB,
+    }),
+  };
 }

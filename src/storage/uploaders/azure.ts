@@ -1,0 +1,96 @@
+import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from '@azure/storage-blob';
+import { classifyError } from './classify.ts';
+import type { ObjectInfo, PutRequest, Uploader } from './types.ts';
+
+export interface AzureUploaderOptions {
+  /** Service URL including the account: `https://<account>.blob.core.windows.net` or `http://127.0.0.1:10000/<account>`. */
+  readonly serviceUrl: string;
+  readonly accountName: string;
+  readonly accountKey: string;
+  readonly container: string;
+  readonly blockSize: number;
+  readonly description: string;
+}
+
+/** Vendor 5: account name and key from accessKey/secretKey, the bucket is the container. */
+export function createAzureUploader(o: AzureUploaderOptions): Uploader {
+  let container: ContainerClient | undefined;
+  const secrets = [o.accountKey];
+  const fail = (e: unknown, what: string): never => {
+    throw classifyError(e, what, o.description, secrets);
+  };
+  // An invalid (non-base64) key makes the credential constructor throw: report it as a config error on use.
+  const client = (): ContainerClient => {
+    if (!container) {
+      let cred: StorageSharedKeyCredential;
+      try {
+        cred = new StorageSharedKeyCredential(o.accountName, o.accountKey);
+      } catch {
+        throw classifyError({ code: 'InvalidAccessKey' }, 'signing', o.description, secrets);
+      }
+      // The spool retries with its own backoff; the SDK's own retries (seconds apart) would hide outages.
+      const service = new BlobServiceClient(o.serviceUrl, cred, { retryOptions: { maxTries: 1, tryTimeoutInMs: 120_000 } });
+      container = service.getContainerClient(o.container);
+    }
+    return container;
+  };
+  return {
+    kind: 'azure',
+    description: o.description,
+    async put(req: PutRequest) {
+      try {
+        const blob = client().getBlockBlobClient(req.key);
+        const options = {
+          blockSize: o.blockSize,
+          concurrency: 4,
+          blobHTTPHeaders: { blobContentType: req.contentType },
+        };
+        if ('file' in req.body) await blob.uploadFile(req.body.file, options);
+        else if ('data' in req.body) await blob.uploadData(req.body.data, options);
+        else await blob.uploadStream(req.body.stream, o.blockSize, 4, options);
+      } catch (e) {
+        fail(e, `upload of "${req.key}"`);
+      }
+    },
+    async head(key) {
+      try {
+        const p = await client().getBlockBlobClient(key).getProperties();
+        return { key, size: p.contentLength ?? 0, ...(p.contentType ? { contentType: p.contentType } : {}) };
+      } catch (e) {
+        if ((e as { statusCode?: number }).statusCode === 404 && (e as { code?: string }).code !== 'ContainerNotFound') {
+          return undefined;
+        }
+        return fail(e, `HEAD "${key}"`);
+      }
+    },
+    async get(key) {
+      try {
+        return await client().getBlockBlobClient(key).downloadToBuffer();
+      } catch (e) {
+        if ((e as { statusCode?: number }).statusCode === 404 && (e as { code?: string }).code !== 'ContainerNotFound') {
+          return undefined;
+        }
+        return fail(e, `GET "${key}"`);
+      }
+    },
+    async list(prefix) {
+      const out: ObjectInfo[] = [];
+      try {
+        for await (const b of client().listBlobsFlat(prefix ? { prefix } : {})) {
+          out.push({ key: b.name, size: b.properties.contentLength ?? 0 });
+        }
+      } catch (e) {
+        fail(e, 'list');
+      }
+      return out;
+    },
+    async delete(key) {
+      try {
+        await client().getBlockBlobClient(key).deleteIfExists();
+      } catch (e) {
+        fail(e, `delete "${key}"`);
+      }
+    },
+    close() {},
+  };
+}
