@@ -171,11 +171,15 @@ for (const dialect of TEST_DIALECTS) {
       await m.emit({ ...event('sid-none', 40), appId: 'no-hook-app' });
       await waitFor('settled', async () => (await m.deliveries({})).every((d) => d.status !== 'pending'));
       clock.advance(2 * 3_600_000);
+      await m.emit({ ...event('sid-later', 40), appId: 'no-hook-app' }); // pruning runs alongside emits
       const left = await waitFor('pruned', async () => {
         const d = await m.deliveries({});
-        return d.length === 1 ? d : undefined;
+        return d.length === 2 ? d : undefined;
       });
-      assert.deepEqual(left.map((d) => [d.sid, d.status, d.attempts.length]), [['sid-bad', 'failed', 1]]);
+      assert.deepEqual(left.map((d) => [d.sid, d.status, d.attempts.length]), [
+        ['sid-bad', 'failed', 1],
+        ['sid-later', 'skipped', 0],
+      ]);
     } finally {
       await m.close();
       await rx.close();

@@ -18,14 +18,20 @@ export interface DispatcherOptions {
   readonly policy: OutboundPolicy;
   readonly timeoutMs: number;
   readonly retryDelaysMs: readonly number[];
-  /** Delivered and skipped events older than this are removed on each sweep; 0 keeps everything. */
+  /** Delivered and skipped events older than this are removed (at most every PRUNE_EVERY_MS); 0 keeps everything. */
   readonly retentionMs: number;
+  /**
+   * How often to look for pending work left by another process (a crashed peer on the shared PostgreSQL database);
+   * 0 for a single process (SQLite), which resumes at start only and so keeps no timer armed while idle.
+   */
+  readonly sweepIntervalMs: number;
 }
 
 // A crashed sender's claim expires after the request timeout plus this margin; another process then resends.
 const LEASE_MARGIN_MS = 30_000;
-// Every process looks for pending work this often, so events of a crashed peer are picked up without a restart.
+// Every process with peers looks for pending work this often, so a crashed peer's events go out without a restart.
 export const SWEEP_INTERVAL_MS = 60_000;
+const PRUNE_EVERY_MS = 600_000;
 
 /** A URL for logs: scheme, host and path only (query strings and userinfo may carry tokens). */
 export function safeUrl(url: string): string {
@@ -51,6 +57,7 @@ export class Dispatcher {
   readonly #inflight = new Set<AbortController>();
   #sweep: TimerHandle | undefined;
   #sweeping: Promise<void> | undefined;
+  #lastPrune = -Infinity;
   #closed = false;
 
   constructor(o: DispatcherOptions) {
@@ -67,20 +74,26 @@ export class Dispatcher {
     } finally {
       if (this.#sweeping === work) this.#sweeping = undefined;
     }
-    if (this.#closed) return;
+    if (this.#closed || this.#o.sweepIntervalMs <= 0) return;
     this.#sweep = this.#o.clock.setTimeout(() => {
       this.#sweep = undefined;
       this.resume().catch((e: unknown) => this.#o.log.error({ err: e }, 'notify: resuming pending deliveries failed'));
-    }, SWEEP_INTERVAL_MS);
+    }, this.#o.sweepIntervalMs);
   }
 
   async #sweepOnce(): Promise<void> {
     const sessions = await this.#o.store.pendingSessions();
     for (const s of sessions) this.kick(s.appId, s.sid);
-    if (this.#o.retentionMs > 0) {
-      const pruned = await this.#o.store.prune(this.#o.clock.now() - this.#o.retentionMs);
-      if (pruned > 0) this.#o.log.info({ pruned }, 'notify: removed delivered and skipped events past retention');
-    }
+    await this.maybePrune();
+  }
+
+  /** Removes old delivered/skipped events; cheap to call often (runs at most every PRUNE_EVERY_MS of clock time). */
+  async maybePrune(): Promise<void> {
+    const now = this.#o.clock.now();
+    if (this.#o.retentionMs <= 0 || this.#closed || now - this.#lastPrune < PRUNE_EVERY_MS) return;
+    this.#lastPrune = now;
+    const pruned = await this.#o.store.prune(now - this.#o.retentionMs);
+    if (pruned > 0) this.#o.log.info({ pruned }, 'notify: removed delivered and skipped events past retention');
   }
 
   /** Makes sure the session's queue is being worked on. */

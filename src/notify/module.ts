@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
-import { Dispatcher } from './dispatcher.ts';
+import { Dispatcher, SWEEP_INTERVAL_MS } from './dispatcher.ts';
 import { encodePayload } from './envelope.ts';
 import { NotifyStore } from './store.ts';
 import type { DeliveryFilter, DeliveryRecord, RecordingEventInput } from './types.ts';
@@ -28,6 +28,7 @@ export function createNotifyModule(ctx: ServerContext): NotifyModule {
     timeoutMs: cfg.timeoutMs,
     retryDelaysMs: cfg.retryDelaysMs,
     retentionMs: cfg.retentionHours * 3_600_000,
+    sweepIntervalMs: ctx.database.dialect === 'postgres' ? SWEEP_INTERVAL_MS : 0,
   });
   // Sequence numbers are read-then-inserted; emits of one session are chained so this process never races itself.
   const chains = new Map<string, Promise<unknown>>();
@@ -55,6 +56,7 @@ export function createNotifyModule(ctx: ServerContext): NotifyModule {
       (sequence) => encodePayload(event, sequence, now),
     );
     if (hook) dispatcher.kick(event.appId, event.sid);
+    dispatcher.maybePrune().catch((e: unknown) => log.warn({ err: e }, 'notify: pruning old events failed'));
   }
 
   return {

@@ -178,7 +178,8 @@ export class NotifyStore {
         msgName: r.msg_name,
         payload: JSON.parse(r.payload) as Record<string, unknown>,
         status: r.status as DeliveryStatus,
-        attempts: Object.freeze(attempts.get(r.notice_id) ?? []),
+        // Attempts are read after the rows; one recorded in between is left out so each record is consistent.
+        attempts: Object.freeze((attempts.get(r.notice_id) ?? []).filter((a) => a.attempt <= r.attempts)),
         createdMs: Number(r.created_ms),
         nextAttemptMs: r.next_attempt_ms === null ? null : Number(r.next_attempt_ms),
         deliveredMs: r.delivered_ms === null ? null : Number(r.delivered_ms),
