@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
-import { startTestServer, TEST_DIALECTS } from '../../testing/index.ts';
+import { openTestDatabase, startTestServer, TEST_DIALECTS } from '../../testing/index.ts';
+import { TaskStore } from '../store/index.ts';
 import { recordingClient, startRequest, waitFor } from '../testing/client.ts';
 import { allDoubles, RecorderDouble } from '../testing/recorder-double.ts';
 
@@ -69,34 +70,40 @@ for (const dialect of TEST_DIALECTS) {
     }
   });
 
-  test(`[${dialect}] a server restart resumes live sessions on their recorder`, async () => {
-    const { openTestDatabase } = await import('../../testing/index.ts');
+  test(`[${dialect}] a restart resumes live sessions on their recorder and ends stopping ones as unknown`, async () => {
     const database = await openTestDatabase(dialect);
     const clock = new ManualClock(Date.UTC(2026, 0, 1, 12));
+    const values = { recording: { rateLimitPerSecond: 0 } };
     try {
-      const first = await startTestServer({ dialect, clock, database, recorders: allDoubles(), values: { recording: { rateLimitPerSecond: 0 } } });
+      const before = allDoubles();
+      const first = await startTestServer({ dialect, clock, database, recorders: before, values });
       const api1 = recordingClient(first.app);
       const live = await started(api1, 'mix', 'keep', '11');
-      const stopping = await started(api1, 'individual', 'half', '12');
-      await waitFor(async () => ((await api1.query(live.rid, live.sid, 'mix')).body.serverResponse as { status: number }).status === 5, 'mix running');
-      const ind = first.modules.length; void ind;
-      // A stop that never finishes before the "crash".
-      const d = (first as unknown as { modules: unknown[] }).modules; void d;
+      const half = await started(api1, 'individual', 'half', '12');
+      await waitFor(async () => ((await api1.query(live.rid, live.sid, 'mix')).body.serverResponse as { fileList: string }).fileList !== '', 'mix file');
+      // An asynchronous stop whose uploads never finish before the process goes away.
+      before.find((x) => x.mode === 'individual')!.holdStops();
+      assert.equal((await api1.stop(half.rid, half.sid, 'individual', { cname: 'half', uid: '12', clientRequest: { async_stop: true } })).status, 200);
       await first.close();
 
-      const doubles = allDoubles();
-      const second = await startTestServer({ dialect, clock, database, recorders: doubles, values: { recording: { rateLimitPerSecond: 0 } } });
+      const after = allDoubles();
+      const second = await startTestServer({ dialect, clock, database, recorders: after, values });
       try {
         const api2 = recordingClient(second.app);
-        const mix = doubles.find((x) => x.mode === 'mix')!;
-        const resumed = mix.session(live.sid);
+        const resumed = after.find((x) => x.mode === 'mix')!.session(live.sid);
         assert.equal(resumed.task.resumed, true);
-        assert.equal(resumed.task.previousFiles.length, 1);
-        const q = await api2.query(live.rid, live.sid, 'mix');
-        assert.equal(q.status, 200);
+        assert.deepEqual(resumed.task.previousFiles.map((f) => f.fileName), [`${live.sid}_keep.m3u8`]);
+        assert.equal((await api2.query(live.rid, live.sid, 'mix')).status, 200);
+        assert.equal(after.find((x) => x.mode === 'individual')!.sessions.size, 0);
+        assert.equal((await api2.query(half.rid, half.sid, 'individual')).status, 404);
+        const ended = await new TaskStore(second.context.database.db).get(half.rid);
+        assert.equal(ended?.kind, 'ended');
+        assert.equal(ended?.kind === 'ended' && ended.uploadingStatus, 'unknown');
+        // The resumed session still conflicts with a new one on the same cname+uid, and stops normally.
+        const again = (await api2.acquire({ cname: 'keep', uid: '11' })).body.resourceId as string;
+        assert.equal((await api2.start(again, 'mix', { cname: 'keep', uid: '11', clientRequest: startRequest('mix') })).body.code, 53);
         const stop = await api2.stop(live.rid, live.sid, 'mix', { cname: 'keep', uid: '11', clientRequest: {} });
         assert.equal(stop.status, 200);
-        void stopping;
       } finally {
         await second.close();
       }

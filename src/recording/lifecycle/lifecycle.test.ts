@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { RecordingApiError } from '../errors.ts';
+import { startRequest } from '../testing/client.ts';
+import { validateStartClientRequest } from '../validation/index.ts';
+import {
+  accessSession,
+  canonicalJson,
+  createIssuedTask,
+  finish,
+  reportFiles,
+  reportStatus,
+  requestStop,
+  RESOURCE_TTL_MS,
+  startSession,
+  timerFired,
+  updateLayout,
+  updateSession,
+  type LiveTask,
+  type Resource,
+  type Task,
+} from './index.ts';
+
+const T0 = 1_000_000;
+const HOUR = 3600_000;
+const resource = (over: Partial<Resource> = {}): Resource => ({
+  resourceId: 'r'.repeat(20),
+  appId: 'app',
+  cname: 'c',
+  uid: '1',
+  scene: 0,
+  resourceExpiredHour: 2,
+  region: undefined,
+  excludeResourceIds: [],
+  startParameter: undefined,
+  issuedAt: T0,
+  expiresAt: T0 + RESOURCE_TTL_MS,
+  ...over,
+});
+const cr = validateStartClientRequest(startRequest('mix'), 'mix', 0);
+const ev = { appId: 'app', cname: 'c', uid: '1', sid: 's1', mode: 'mix' as const, clientRequest: cr, canonical: canonicalJson(startRequest('mix')) };
+
+function errKey(fn: () => unknown): string | undefined {
+  try {
+    fn();
+    return undefined;
+  } catch (e) {
+    assert.ok(e instanceof RecordingApiError);
+    return e.key;
+  }
+}
+
+const live = (): LiveTask => startSession(createIssuedTask(resource()), ev, T0 + 1000).task;
+
+test('start: issued → live with launch and the expiry timer; refusals by kind and time', () => {
+  const out = startSession(createIssuedTask(resource()), ev, T0 + 1000);
+  assert.equal(out.task.kind, 'live');
+  assert.equal(out.task.session.status, 0);
+  assert.equal(out.task.session.apiExpiresAt, T0 + 1000 + 2 * HOUR);
+  assert.deepEqual(out.effects, [{ kind: 'launch' }, { kind: 'schedule', at: T0 + 1000 + 2 * HOUR }]);
+  assert.equal(errKey(() => startSession(out.task, ev, T0 + 2000)), 'alreadyStarted');
+  assert.equal(errKey(() => startSession(createIssuedTask(resource()), ev, T0 + RESOURCE_TTL_MS)), 'resourceExpired');
+  assert.equal(errKey(() => startSession(createIssuedTask(resource()), { ...ev, uid: '2' }, T0)), 'resourceMismatch');
+  assert.equal(errKey(() => startSession(createIssuedTask(resource()), { ...ev, appId: 'other' }, T0)), 'resourceMismatch');
+  assert.equal(errKey(() => startSession(createIssuedTask(resource({ startParameter: '{}' })), ev, T0)), 'requestHashMismatch');
+  assert.equal(startSession(createIssuedTask(resource({ startParameter: ev.canonical })), ev, T0).task.kind, 'live');
+});
+
+test('canonical JSON ignores key order but not values or array order', () => {
+  assert.equal(canonicalJson({ a: 1, b: { c: 2, d: [1, 2] } }), canonicalJson({ b: { d: [1, 2], c: 2 }, a: 1 }));
+  assert.notEqual(canonicalJson({ d: [1, 2] }), canonicalJson({ d: [2, 1] }));
+});
+
+test('access: only live or stopping sessions of the right app, sid, cname and uid, before resourceExpiredHour', () => {
+  const t = live();
+  const ref = { appId: 'app', sid: 's1' };
+  assert.equal(accessSession(t, ref, T0 + 2000).kind, 'live');
+  assert.equal(errKey(() => accessSession(undefined, ref, T0)), 'workerNotFound');
+  assert.equal(errKey(() => accessSession(createIssuedTask(resource()), ref, T0)), 'workerNotFound');
+  assert.equal(errKey(() => accessSession(t, { ...ref, sid: 'x' }, T0)), 'workerNotFound');
+  assert.equal(errKey(() => accessSession(t, { ...ref, appId: 'x' }, T0)), 'workerNotFound');
+  assert.equal(errKey(() => accessSession(t, { ...ref, cname: 'other' }, T0)), 'workerNotFound');
+  assert.equal(errKey(() => accessSession(t, ref, t.session.apiExpiresAt)), 'workerNotFound');
+});
+
+test('stop: live → stopping (status 6, stopRecorder); again → invalidOperation; finish → ended with session_exit', () => {
+  const s = requestStop(live(), T0 + 5000);
+  assert.equal(s.task.kind, 'stopping');
+  assert.equal(s.task.session.status, 6);
+  assert.deepEqual(s.effects, [{ kind: 'stopRecorder', reason: 'stopped' }]);
+  assert.equal(errKey(() => requestStop(s.task, T0 + 6000)), 'invalidOperation');
+  assert.equal(errKey(() => updateSession(s.task, { storageConfig: cr.storageConfig })), 'invalidOperation');
+  const e = finish(s.task, { reason: 'stopped', uploadingStatus: 'backuped', recordedAnything: true, files: [] }, T0 + 7000);
+  assert.equal(e.task.kind, 'ended');
+  assert.equal(e.task.kind === 'ended' && e.task.uploadingStatus, 'backuped');
+  assert.deepEqual(e.effects, [
+    { kind: 'emit', eventType: 11, serviceType: 0, details: { msgName: 'session_exit', exitStatus: 0 } },
+    { kind: 'release' },
+  ]);
+  // Finishing twice changes nothing.
+  assert.deepEqual(finish(e.task, { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, T0).effects, []);
+  const err = finish(live(), { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, T0);
+  assert.equal(err.task.kind === 'ended' && err.task.session.status, 20);
+  assert.equal((err.effects[0] as { details: { exitStatus: number } }).details.exitStatus, 1);
+});
+
+test('reports: status and files update sessions; a late status cannot hide a stop', () => {
+  const t = reportStatus(live(), 5).task as LiveTask;
+  assert.equal(t.session.status, 5);
+  const stopping = requestStop(t, T0).task;
+  assert.equal((reportStatus(stopping, 5).task as Task & { session: { status: number } }).session.status, 6);
+  assert.equal((reportStatus(stopping, 7).task as Task & { session: { status: number } }).session.status, 7);
+  const f = { fileName: 'a.m3u8', trackType: 'audio' as const, uid: '0', mixedAllUser: true, isPlayable: true, sliceStartTime: T0 };
+  assert.deepEqual((reportFiles(t, [f]).task as LiveTask).session.files, [f]);
+  const issued = createIssuedTask(resource());
+  assert.equal(reportStatus(issued, 5).task, issued);
+});
+
+test('timers: before the deadline re-arm, at it stop with reason expired', () => {
+  const t = live();
+  assert.deepEqual(timerFired(t, T0 + HOUR).effects, [{ kind: 'schedule', at: t.session.apiExpiresAt }]);
+  const o = timerFired(t, t.session.apiExpiresAt);
+  assert.equal(o.task.kind, 'stopping');
+  assert.deepEqual(o.effects, [{ kind: 'stopRecorder', reason: 'expired' }]);
+  assert.deepEqual(timerFired(o.task, t.session.apiExpiresAt + 1).effects, []);
+});
+
+test('updateLayout: mix only, replaces the layout; update keeps web onhold', () => {
+  const t = live();
+  const o = updateLayout(t, { backgroundColor: '#FFFFFF' });
+  assert.deepEqual(o.task.session.layout, { backgroundColor: '#FFFFFF' });
+  const ind = startSession(
+    createIssuedTask(resource()),
+    { ...ev, mode: 'individual', clientRequest: validateStartClientRequest(startRequest('individual'), 'individual', 0) },
+    T0,
+  ).task;
+  assert.equal(errKey(() => updateLayout(ind, {})), 'invalidParameter');
+  const u = updateSession(t, { storageConfig: cr.storageConfig, webRecordingConfig: { onhold: true } });
+  assert.equal(u.task.session.onhold, true);
+});
