@@ -54,6 +54,8 @@ export class ChatGateway implements SessionHost {
       }
       return;
     }
+    // A client that resets mid-handshake must not take the process down.
+    socket.on('error', () => socket.destroy());
     this.#wss.handleUpgrade(req, socket, head, (ws) => {
       const session = new Session(ws, this);
       this.#sessions.add(session);

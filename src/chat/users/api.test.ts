@@ -98,6 +98,15 @@ test('users API: register one, batch with duplicates, get, and every documented 
     await err(await fetch(`${base}/alice`, { headers: { authorization: `Bearer ${userToken}` } }), 401, 'unauthorized', 'token is illegal.');
     await err(await fetch(`${s.url}/someorg/someapp/users/alice`, { headers: auth }), 404, 'organization_application_not_found', /someorg\/someapp/);
 
+    // The Web SDK's renewal asks for a user token's expiry, authenticated by that token.
+    const expires = await fetch(`${s.url}/reeltime/default/sdk/users/alice/token/expires`, { headers: { authorization: `Bearer ${userToken}` } });
+    assert.equal(expires.status, 200);
+    const exp = (await expires.json()) as { expire_timestamp: number };
+    assert.ok(Math.abs(exp.expire_timestamp - (nowS() + 600) * 1000) <= 5000);
+    await err(await fetch(`${s.url}/reeltime/default/sdk/users/bob/token/expires`, { headers: { authorization: `Bearer ${userToken}` } }), 401, 'unauthorized', 'token is illegal.');
+    await err(await fetch(`${s.url}/reeltime/default/sdk/users/alice/token/expires`, { headers: auth }), 401, 'unauthorized', 'token is illegal.');
+    await err(await fetch(`${s.url}/reeltime/default/sdk/users/alice/other`, { headers: auth }), 404, 'web_application', 'Not Found');
+
     // Other modules' paths keep working beside the two-parameter routes.
     assert.equal((await fetch(`${s.url}/healthz`)).status, 200);
     assert.equal((await fetch(`${s.url}/chat/app/token`)).status, 200);

@@ -1,4 +1,4 @@
-import { verifyChatApp, type TokenRejectionReason } from '@reeltime/token';
+import { verifyChatApp, verifyChatUser, type TokenCheck, type TokenRejectionReason } from '@reeltime/token';
 import { chatErrors, type ChatRestError } from './errors.ts';
 
 /** The app credentials behind one `org#app` app key. */
@@ -45,4 +45,25 @@ export function checkAppBearer(
     now: Math.floor(nowMs / 1000),
   });
   return check.ok ? undefined : rejection(check.reason);
+}
+
+/**
+ * Checks `Authorization: Bearer <user token>` for the user with this UUID (the Web SDK asks for its new token's
+ * expiry this way). Returns the check, or the error to send.
+ */
+export function checkUserBearer(
+  header: string | undefined,
+  app: ChatApp,
+  uuid: string,
+  nowMs: number,
+): Extract<TokenCheck, { ok: true }> | ChatRestError {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  if (!m || !m[1]) return chatErrors.tokenMissing(false);
+  const check = verifyChatUser(m[1], {
+    appId: app.appId,
+    appCertificate: app.appCertificate,
+    now: Math.floor(nowMs / 1000),
+    uuid,
+  });
+  return check.ok ? check : rejection(check.reason);
 }

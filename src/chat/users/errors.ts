@@ -81,6 +81,7 @@ export const chatErrors = {
   tooLarge: () => new ChatRestError(413, 'web_application', 'RequestEntityTooLargeException', 'Request Entity Too Large'),
   rateLimited: () =>
     new ChatRestError(429, 'reach_limit', 'ReachLimitException', 'This request has reached API limit.'),
+  routeNotFound: () => new ChatRestError(404, 'web_application', 'NotFoundException', 'Not Found'),
   badRequest: (detail: string) => new ChatRestError(400, 'web_application', 'BadRequestException', detail),
   internal: () => new ChatRestError(500, 'internal_error', 'InternalServerError', 'Internal error, please retry later.'),
 } as const;

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import { checkAppBearer, type ChatApp } from './auth.ts';
+import { checkAppBearer, checkUserBearer, type ChatApp } from './auth.ts';
 import { usersEnvelope } from './envelope.ts';
 import { ChatRestError, chatErrors, errorBody } from './errors.ts';
 import type { RateLimiter } from './rate-limit.ts';
@@ -50,16 +50,21 @@ function frameworkError(err: FastifyError): ChatRestError {
 export async function registerUsersRoutes(app: FastifyInstance, deps: UsersRoutesDeps): Promise<void> {
   const { clock, store, log } = deps;
 
+  function appOf(req: FastifyRequest): ChatApp {
+    const { org, app: appName } = req.params as OrgAppParams;
+    const chatApp = deps.findApp(org, appName);
+    if (!chatApp) throw chatErrors.appNotFound(org, appName, requestUri(req));
+    if (!deps.limiter.take(`${org}#${appName}`)) throw chatErrors.rateLimited();
+    return chatApp;
+  }
+
   async function run(
     req: FastifyRequest,
     registering: boolean,
     fn: (chatApp: ChatApp, started: number) => Promise<unknown>,
   ): Promise<unknown> {
     const started = performance.now();
-    const { org, app: appName } = req.params as OrgAppParams;
-    const chatApp = deps.findApp(org, appName);
-    if (!chatApp) throw chatErrors.appNotFound(org, appName, requestUri(req));
-    if (!deps.limiter.take(`${org}#${appName}`)) throw chatErrors.rateLimited();
+    const chatApp = appOf(req);
     const denied = checkAppBearer(req.headers.authorization, chatApp, clock.now(), registering);
     if (denied) throw denied;
     return fn(chatApp, started);
@@ -131,5 +136,19 @@ export async function registerUsersRoutes(app: FastifyInstance, deps: UsersRoute
         };
       }),
     );
+
+    // The Web SDK's renewToken asks for the new user token's expiry here, authenticated by that token.
+    scope.get('/:org/:app/sdk/users/*', async (req) => {
+      const chatApp = appOf(req);
+      const m = /^([^/]*)\/token\/expires$/.exec((req.params as { '*': string })['*']);
+      if (!m) throw chatErrors.routeNotFound();
+      const name = checkUsername(m[1]);
+      if (!name.ok) throw name.error;
+      const user = await store.find(chatApp.org, chatApp.app, name.value);
+      if (!user) throw chatErrors.userNotFound();
+      const check = checkUserBearer(req.headers.authorization, chatApp, user.uuid, clock.now());
+      if (check instanceof ChatRestError) throw check;
+      return { expire_timestamp: check.expiresAt * 1000 };
+    });
   });
 }
