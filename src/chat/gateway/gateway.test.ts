@@ -101,6 +101,30 @@ for (const dialect of TEST_DIALECTS) {
   });
 }
 
+test('SDK token session reconnects by itself after a gateway restart on the same address', async () => {
+  const db = await openTestDatabase('sqlite');
+  let server = await startTestServer({ database: db });
+  const port = new URL(server.url).port;
+  const alice = session(server, 'alice', { retryMs: 100 });
+  const bob = session(server, 'bob', { retryMs: 100 });
+  try {
+    await alice.sess.start();
+    await bob.sess.start();
+    await server.close();
+    server = await startTestServer({ database: db, env: { REELTIME_PORT: port } });
+    await waitFor('both logged in again', () => alice.sess.counts.logins === 2 && bob.sess.counts.logins === 2);
+    await waitFor('open', () => alice.sess.connection.isOpen && bob.sess.connection.isOpen);
+    await alice.sess.sendTextMessage('bob', 'after restart');
+    await waitFor('delivered', () => bob.received.length === 1);
+    assert.equal(bob.received[0]!.text, 'after restart');
+  } finally {
+    alice.sess.stop();
+    bob.sess.stop();
+    await server.close();
+    await db.close();
+  }
+});
+
 test('gateway: will-expire at 80 % of the token lifetime, renewToken, expired then closed (ManualClock)', async () => {
   const clock = new ManualClock(Date.now());
   const s = await startTestServer({ clock, values: { chat: { expire: { second: 100 } } } });

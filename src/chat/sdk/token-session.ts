@@ -3,6 +3,8 @@ import { ChatConnection, type ChatListeners, type LoginInfo } from './connection
 import { ChatError, globalTimers, type Timers, type WebSocketConstructor } from './websocket.ts';
 
 export const HOURLY_MS = 60 * 60 * 1000;
+/** The gateway's close code for a refused login (see the gateway protocol). */
+const LOGIN_FAILED = 4001;
 
 export interface ChatTokenSessionOptions<H = unknown> {
   /** Base URL of the token server (it serves /chat/user/{name}/token). */
@@ -45,6 +47,7 @@ export class ChatTokenSession<H = unknown> {
   #timer: H | undefined;
   #retry: H | undefined;
   #stopped = false;
+  #loggingIn = false;
   #renewals = 0;
   #logins = 0;
 
@@ -56,6 +59,10 @@ export class ChatTokenSession<H = unknown> {
     this.connection.addEventHandler({
       onTokenWillExpire: () => void this.renew(),
       onTokenExpired: () => void this.#relogin(),
+      // A dropped connection (gateway restart, network) is re-established; a refused login is not retried.
+      onDisconnected: (ev) => {
+        if (!this.#stopped && !this.#loggingIn && ev.code !== LOGIN_FAILED && this.#retry === undefined) this.#scheduleRelogin();
+      },
     });
   }
 
@@ -110,13 +117,21 @@ export class ChatTokenSession<H = unknown> {
   /** Logs in again with a fresh token, retrying until it works or the session is stopped. */
   async #relogin(): Promise<void> {
     this.#retry = undefined;
-    if (this.#stopped) return;
+    if (this.#stopped || this.#loggingIn) return;
+    this.#loggingIn = true;
     try {
       await this.#login();
     } catch (e) {
       this.#report(e);
-      if (!this.#stopped) this.#retry = this.#timers.setTimeout(() => void this.#relogin(), this.#opts.retryMs ?? 5000);
+      this.#scheduleRelogin();
+    } finally {
+      this.#loggingIn = false;
     }
+  }
+
+  #scheduleRelogin(): void {
+    if (this.#stopped || this.#retry !== undefined) return;
+    this.#retry = this.#timers.setTimeout(() => void this.#relogin(), this.#opts.retryMs ?? 5000);
   }
 
   #arm(): void {
