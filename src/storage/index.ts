@@ -18,3 +18,18 @@ export {
   type StorageExtensionParams,
 } from './storage-config.ts';
 export { contentTypeFor, isSafeObjectKey, objectKey } from './naming.ts';
+export type {
+  EnqueueOptions,
+  EnqueueResult,
+  FinishResult,
+  OpenSessionInput,
+  SessionUploadStatus,
+  SpooledFile,
+  StorageEvent,
+  StorageEventListener,
+  UploadingStatus,
+  UploadSession,
+} from './spool/types.ts';
+export type { ObjectInfo, PutRequest, UploadBody, Uploader } from './uploaders/types.ts';
+export { UploadError } from './uploaders/types.ts';
+export { createUploader } from './uploaders/factory.ts';

@@ -1,7 +1,51 @@
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
+import { registerBucketRoute } from './bucket-route.ts';
+import { sealingKey } from './seal.ts';
+import { UploadSpool } from './spool/engine.ts';
+import { SpoolStore } from './spool/store.ts';
+import type { OpenSessionInput, StorageEventListener, UploadingStatus, UploadSession } from './spool/types.ts';
 
-export interface StorageModule extends ReeltimeModule {}
+export interface StorageModule extends ReeltimeModule {
+  /** Opens (or re-opens, e.g. after a restart) the upload session of a recording; persisted with its storage. */
+  openSession(input: OpenSessionInput): Promise<UploadSession>;
+  /** An upload session opened earlier by this or a previous process. */
+  session(sid: string): Promise<UploadSession | undefined>;
+  /** `uploaded` when nothing of the session waits in the spool, `backuped` otherwise, `unknown` for unknown sids. */
+  uploadingStatus(sid: string): Promise<UploadingStatus>;
+  /** Events of every session, including ones resumed from the spool after a restart. */
+  onEvent(listener: StorageEventListener): () => void;
+  /** URL of an object in the local bucket (served by this process), for playback links. */
+  localObjectUrl(bucket: string, key: string): string;
+}
 
-export function createStorageModule(_ctx: ServerContext): StorageModule {
-  return { name: 'storage', register() {}, close() {} };
+export function createStorageModule(ctx: ServerContext): StorageModule {
+  const { config } = ctx;
+  const log = ctx.log.child({ component: 'storage' });
+  const spool = new UploadSpool({
+    store: new SpoolStore(ctx.database.db),
+    config: config.storage,
+    clock: ctx.clock,
+    log,
+    // Every process of a deployment shares the app certificate, so any of them can unseal what another stored.
+    sealKey: sealingKey(config.appCertificate),
+  });
+  let baseUrl = config.publicUrl;
+  return {
+    name: 'storage',
+    register(app) {
+      if (config.storage.serveBucket) registerBucketRoute(app, config.storage.bucketDir);
+    },
+    async start(url) {
+      baseUrl = url;
+      // Only processes that record (or run everything) upload; an API-only process never touches the spool.
+      if (ctx.roles.has('recorder')) await spool.start();
+    },
+    close: () => spool.close(),
+    openSession: (input) => spool.openSession(input),
+    session: (sid) => spool.session(sid),
+    uploadingStatus: (sid) => spool.uploadingStatus(sid),
+    onEvent: (listener) => spool.onEvent(listener),
+    localObjectUrl: (bucket, key) =>
+      `${baseUrl}/bucket/${encodeURIComponent(bucket)}/${key.split('/').map(encodeURIComponent).join('/')}`,
+  };
 }

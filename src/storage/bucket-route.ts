@@ -1,0 +1,56 @@
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { contentTypeFor } from './naming.ts';
+import { parseRange } from './range.ts';
+import { localObjectPath } from './uploaders/local.ts';
+
+/**
+ * Serves the local bucket read-only at /bucket/<bucket>/<key> so recordings play in a browser: range
+ * requests, content types by extension, CORS for players on other origins, nothing outside the bucket root.
+ */
+export function registerBucketRoute(app: FastifyInstance, root: string): void {
+  const handler = async (req: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply) => {
+    const rest = req.params['*'] ?? '';
+    let parts: string[];
+    try {
+      parts = rest.split('/').map((p) => decodeURIComponent(p));
+    } catch {
+      return reply.code(400).send({ error: 'bad_path', message: 'the object path is not valid URL encoding' });
+    }
+    const [bucket, ...keyParts] = parts;
+    const key = keyParts.join('/');
+    const path = bucket && key ? localObjectPath(root, bucket, key) : undefined;
+    if (!path) return reply.code(404).send({ error: 'not_found', message: 'no such object' });
+    let size: number;
+    let mtime: Date;
+    try {
+      const s = await stat(path);
+      if (!s.isFile()) throw new Error('not a file');
+      size = s.size;
+      mtime = s.mtime;
+    } catch {
+      return reply.code(404).send({ error: 'not_found', message: 'no such object' });
+    }
+    reply
+      .header('accept-ranges', 'bytes')
+      .header('content-type', contentTypeFor(key))
+      .header('last-modified', mtime.toUTCString())
+      .header('access-control-allow-origin', '*')
+      .header('access-control-expose-headers', 'content-length, content-range, accept-ranges')
+      // Playlists grow while recording; segments never change.
+      .header('cache-control', key.endsWith('.m3u8') ? 'no-cache' : 'public, max-age=3600');
+    const range = parseRange(req.headers.range, size);
+    if (range === 'unsatisfiable') {
+      return reply.code(416).header('content-range', `bytes */${size}`).send();
+    }
+    const head = req.method === 'HEAD';
+    if (range) {
+      reply.code(206).header('content-range', `bytes ${range.start}-${range.end}/${size}`).header('content-length', range.end - range.start + 1);
+      return head ? reply.send() : reply.send(createReadStream(path, { start: range.start, end: range.end }));
+    }
+    reply.header('content-length', size);
+    return head ? reply.send() : reply.send(createReadStream(path));
+  };
+  app.route({ method: ['GET', 'HEAD'], url: '/bucket/*', handler, exposeHeadRoute: false });
+}

@@ -1,0 +1,469 @@
+import { randomBytes } from 'node:crypto';
+import { copyFile, mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import type { Clock, TimerHandle } from '../../clock/index.ts';
+import type { Logger } from '../../log/index.ts';
+import type { StorageConfig } from '../config.ts';
+import { contentTypeFor, isSafeObjectKey, objectKey } from '../naming.ts';
+import { seal, unseal } from '../seal.ts';
+import { describeStorage, type StorageConfigInput } from '../storage-config.ts';
+import { createUploader } from '../uploaders/factory.ts';
+import { scrubSecrets, UploadError, type Uploader } from '../uploaders/types.ts';
+import { retryDelay } from './backoff.ts';
+import { latestPerKey, type FileRow, type SessionRow, type SpoolStore } from './store.ts';
+import type {
+  EnqueueOptions,
+  EnqueueResult,
+  FinishResult,
+  OpenSessionInput,
+  SessionUploadStatus,
+  StorageEvent,
+  StorageEventListener,
+  UploadingStatus,
+  UploadSession,
+} from './types.ts';
+
+export interface SpoolDeps {
+  readonly store: SpoolStore;
+  readonly config: StorageConfig;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Key that seals persisted storage configs. */
+  readonly sealKey: Buffer;
+  /** Tests may substitute the uploader factory. */
+  readonly makeUploader?: typeof createUploader;
+}
+
+interface SessionState {
+  readonly sid: string;
+  /** Undefined when the persisted config cannot be unsealed (another deployment secret). */
+  storage: StorageConfigInput | undefined;
+  uploader: Uploader | undefined;
+  readonly listeners: Set<StorageEventListener>;
+  finished: boolean;
+  completed: boolean;
+  configErrorReported: boolean;
+  waiters: Array<() => void>;
+}
+
+const order = (a: FileRow, b: FileRow) => a.enqueued_at - b.enqueued_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const safeDir = (sid: string) => sid.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 128) || '_';
+
+/**
+ * The backup spool: every file is copied here first and deleted only after the bucket confirmed it. Failed
+ * uploads are retried with backoff on the injected clock; the manifest in the database lets a restarted
+ * process finish the job.
+ */
+export class UploadSpool {
+  readonly #d: SpoolDeps;
+  readonly #pending = new Map<string, FileRow>();
+  readonly #ready = new Set<string>();
+  readonly #timers = new Map<string, TimerHandle>();
+  readonly #inFlight = new Map<string, Promise<void>>();
+  readonly #inFlightKeys = new Set<string>();
+  readonly #sessions = new Map<string, SessionState>();
+  readonly #loading = new Map<string, Promise<SessionState | undefined>>();
+  readonly #global = new Set<StorageEventListener>();
+  #spoolBytes = 0;
+  #counter = 0;
+  #closed = false;
+
+  constructor(deps: SpoolDeps) {
+    this.#d = deps;
+  }
+
+  get spoolBytes(): number {
+    return this.#spoolBytes;
+  }
+
+  /** Picks up files a previous process left in the spool and starts uploading them. */
+  async start(): Promise<void> {
+    for (const row of await this.#d.store.pendingFiles()) {
+      if (this.#pending.has(row.id)) continue;
+      this.#pending.set(row.id, row);
+      this.#spoolBytes += Number(row.bytes);
+      this.#ready.add(row.id);
+    }
+    this.#pump();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const t of this.#timers.values()) this.#d.clock.clearTimeout(t);
+    this.#timers.clear();
+    await Promise.allSettled([...this.#inFlight.values()]);
+    for (const s of this.#sessions.values()) s.uploader?.close();
+  }
+
+  onEvent(listener: StorageEventListener): () => void {
+    this.#global.add(listener);
+    return () => this.#global.delete(listener);
+  }
+
+  async openSession(input: OpenSessionInput): Promise<UploadSession> {
+    const now = this.#d.clock.now();
+    await this.#d.store.upsertSession({
+      sid: input.sid,
+      app_id: input.appId,
+      cname: input.cname,
+      uid: input.uid,
+      storage: seal(JSON.stringify(input.storage), this.#d.sealKey),
+      created_at: now,
+      finished_at: null,
+      completed_at: null,
+    });
+    const existing = this.#sessions.get(input.sid);
+    if (existing) {
+      existing.uploader?.close();
+      existing.uploader = undefined;
+      existing.storage = input.storage;
+      existing.finished = false;
+      existing.completed = false;
+    } else {
+      this.#sessions.set(input.sid, this.#newState(input.sid, input.storage));
+    }
+    return this.#facade(input.sid);
+  }
+
+  /** The upload session of a sid opened earlier (by this or a previous process), if any. */
+  async session(sid: string): Promise<UploadSession | undefined> {
+    return (await this.#state(sid)) ? this.#facade(sid) : undefined;
+  }
+
+  async uploadingStatus(sid: string): Promise<UploadingStatus> {
+    if (!(await this.#state(sid))) return 'unknown';
+    return this.#pendingOf(sid).length > 0 ? 'backuped' : 'uploaded';
+  }
+
+  #newState(sid: string, storage: StorageConfigInput | undefined): SessionState {
+    return {
+      sid,
+      storage,
+      uploader: undefined,
+      listeners: new Set(),
+      finished: false,
+      completed: false,
+      configErrorReported: false,
+      waiters: [],
+    };
+  }
+
+  async #state(sid: string): Promise<SessionState | undefined> {
+    const s = this.#sessions.get(sid);
+    if (s) return s;
+    let p = this.#loading.get(sid);
+    if (!p) {
+      p = this.#d.store.session(sid).then((row: SessionRow | undefined) => {
+        if (!row) return undefined;
+        const plain = unseal(row.storage, this.#d.sealKey);
+        const st = this.#sessions.get(sid) ?? this.#newState(sid, plain ? (JSON.parse(plain) as StorageConfigInput) : undefined);
+        st.finished = row.finished_at !== null;
+        st.completed = row.completed_at !== null;
+        this.#sessions.set(sid, st);
+        return st;
+      });
+      this.#loading.set(sid, p);
+      void p.finally(() => this.#loading.delete(sid));
+    }
+    return p;
+  }
+
+  #facade(sid: string): UploadSession {
+    return {
+      sid,
+      objectKey: (fileName) => objectKey(this.#sessions.get(sid)?.storage ?? {}, fileName),
+      enqueue: (localPath, key, options) => this.#enqueue(sid, localPath, key, options),
+      updateStorage: (storage) => this.#updateStorage(sid, storage),
+      status: () => this.#status(sid),
+      onEvent: (listener) => {
+        const s = this.#sessions.get(sid);
+        s?.listeners.add(listener);
+        return () => s?.listeners.delete(listener);
+      },
+      finish: () => this.#finish(sid),
+    };
+  }
+
+  #emit(sid: string, event: StorageEvent): void {
+    const s = this.#sessions.get(sid);
+    for (const l of [...(s?.listeners ?? []), ...this.#global]) {
+      try {
+        l(event);
+      } catch (e) {
+        this.#d.log.error({ err: e, sid }, 'storage event listener failed');
+      }
+    }
+  }
+
+  #pendingOf(sid: string): FileRow[] {
+    return [...this.#pending.values()].filter((r) => r.sid === sid);
+  }
+
+  async #enqueue(sid: string, localPath: string, key: string, options: EnqueueOptions = {}): Promise<EnqueueResult> {
+    if (this.#closed) return { ok: false, reason: 'closed', message: 'the storage module is closed' };
+    const s = await this.#state(sid);
+    if (!s || s.finished) {
+      return { ok: false, reason: 'finished', message: `upload session ${sid} is ${s ? 'finished' : 'not open'}` };
+    }
+    if (!isSafeObjectKey(key)) {
+      return { ok: false, reason: 'invalid-key', message: `object key "${key}" is not a relative "/"-separated path` };
+    }
+    let bytes: number;
+    try {
+      const st = await stat(localPath);
+      if (!st.isFile()) throw new Error('not a file');
+      bytes = st.size;
+    } catch {
+      return { ok: false, reason: 'unreadable', message: `cannot read ${localPath}` };
+    }
+    const { spoolMaxBytes } = this.#d.config;
+    if (this.#spoolBytes + bytes > spoolMaxBytes) return this.#spoolFull(sid, key, bytes);
+    this.#spoolBytes += bytes; // reserved before the copy so parallel enqueues cannot overshoot
+    const now = this.#d.clock.now();
+    const id = `${now.toString(36).padStart(9, '0')}-${(this.#counter++).toString(36).padStart(6, '0')}-${randomBytes(3).toString('hex')}`;
+    const dir = join(this.#d.config.spoolDir, safeDir(sid));
+    const spoolPath = join(dir, `${id}${extname(key)}`);
+    try {
+      await mkdir(dir, { recursive: true });
+      if (options.move) {
+        try {
+          await rename(localPath, spoolPath);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
+          await copyFile(localPath, spoolPath);
+          await unlink(localPath);
+        }
+      } else {
+        await copyFile(localPath, spoolPath);
+      }
+    } catch (e) {
+      this.#spoolBytes -= bytes;
+      await rm(spoolPath, { force: true });
+      if ((e as NodeJS.ErrnoException).code === 'ENOSPC') return this.#spoolFull(sid, key, bytes, 'the disk is full');
+      return { ok: false, reason: 'unreadable', message: `cannot copy ${localPath} into the spool: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
+    }
+    const row: FileRow = {
+      id,
+      sid,
+      key,
+      spool_path: spoolPath,
+      content_type: options.contentType ?? contentTypeFor(key),
+      bytes,
+      state: 'pending',
+      attempts: 0,
+      last_error: null,
+      enqueued_at: now,
+      uploaded_at: null,
+    };
+    try {
+      await this.#d.store.insertFile(row);
+    } catch (e) {
+      this.#spoolBytes -= bytes;
+      await rm(spoolPath, { force: true });
+      throw e;
+    }
+    this.#pending.set(id, row);
+    this.#ready.add(id);
+    this.#pump();
+    return { ok: true, key, bytes };
+  }
+
+  #spoolFull(sid: string, key: string, bytes: number, why?: string): EnqueueResult {
+    const message =
+      why ??
+      `the upload spool is full: ${this.#spoolBytes} of ${this.#d.config.spoolMaxBytes} bytes used, ${bytes} more refused`;
+    this.#d.log.error({ sid, key, spoolBytes: this.#spoolBytes }, 'upload spool full');
+    this.#emit(sid, { kind: 'spool-full', sid, fileName: key, message });
+    return { ok: false, reason: 'spool-full', message };
+  }
+
+  #pump(): void {
+    if (this.#closed) return;
+    while (this.#inFlight.size < this.#d.config.concurrency) {
+      const next = [...this.#ready]
+        .map((id) => this.#pending.get(id))
+        .filter((r): r is FileRow => r !== undefined && !this.#inFlightKeys.has(`${r.sid}\0${r.key}`))
+        .sort(order)[0];
+      if (!next) break;
+      this.#ready.delete(next.id);
+      const p = this.#attempt(next).finally(() => {
+        this.#inFlight.delete(next.id);
+        this.#inFlightKeys.delete(`${next.sid}\0${next.key}`);
+        this.#settle(next.sid);
+        this.#pump();
+      });
+      this.#inFlightKeys.add(`${next.sid}\0${next.key}`);
+      this.#inFlight.set(next.id, p);
+    }
+    // Drop ids whose rows are gone (uploaded, superseded).
+    for (const id of this.#ready) if (!this.#pending.has(id)) this.#ready.delete(id);
+  }
+
+  async #drop(row: FileRow, state: 'superseded' | 'lost', lastError: string | null): Promise<void> {
+    this.#pending.delete(row.id);
+    this.#spoolBytes -= Number(row.bytes);
+    await this.#d.store.updateFile(row.id, { state, last_error: lastError });
+    await rm(row.spool_path, { force: true });
+  }
+
+  async #attempt(row: FileRow): Promise<void> {
+    const newer = [...this.#pending.values()].some((r) => r.sid === row.sid && r.key === row.key && order(r, row) > 0);
+    try {
+      if (newer) return await this.#drop(row, 'superseded', null);
+    } catch (e) {
+      this.#d.log.error({ err: e, sid: row.sid }, 'spool bookkeeping failed');
+      return;
+    }
+    const s = await this.#state(row.sid).catch(() => undefined);
+    try {
+      try {
+        await stat(row.spool_path);
+      } catch {
+        this.#d.log.error({ sid: row.sid, key: row.key }, 'spooled file vanished; it cannot be uploaded');
+        await this.#drop(row, 'lost', 'spool file missing');
+        return;
+      }
+      if (!s?.storage) {
+        throw new UploadError('config', 'the stored storage settings of this session cannot be read (deployment secret changed?)');
+      }
+      if (!s.uploader) s.uploader = (this.#d.makeUploader ?? createUploader)(s.storage, this.#d.config, () => this.#d.clock.now());
+      await s.uploader.put({ key: row.key, body: { file: row.spool_path }, contentType: row.content_type });
+    } catch (e) {
+      await this.#failed(row, s, e);
+      return;
+    }
+    await this.#succeeded(row, s);
+  }
+
+  async #succeeded(row: FileRow, s: SessionState | undefined): Promise<void> {
+    const attempts = Number(row.attempts) + 1;
+    const now = this.#d.clock.now();
+    this.#pending.delete(row.id);
+    this.#spoolBytes -= Number(row.bytes);
+    try {
+      await this.#d.store.updateFile(row.id, { state: 'uploaded', attempts, uploaded_at: now, last_error: null });
+      await rm(row.spool_path, { force: true });
+    } catch (e) {
+      this.#d.log.error({ err: e, sid: row.sid }, 'spool bookkeeping failed after upload');
+    }
+    if (s) s.configErrorReported = false;
+    this.#emit(row.sid, { kind: 'file-uploaded', sid: row.sid, fileName: row.key, bytes: Number(row.bytes), attempts });
+    await this.#maybeComplete(row.sid);
+  }
+
+  async #failed(row: FileRow, s: SessionState | undefined, e: unknown): Promise<void> {
+    const secrets = [s?.storage?.accessKey, s?.storage?.secretKey, s?.storage?.stsToken];
+    const err =
+      e instanceof UploadError
+        ? e
+        : new UploadError('transient', scrubSecrets(`upload failed: ${(e as Error)?.message ?? String(e)}`, secrets));
+    const configError = err.kind === 'config';
+    row.attempts = Number(row.attempts) + 1;
+    try {
+      await this.#d.store.updateFile(row.id, { attempts: row.attempts, last_error: err.message });
+    } catch (dbErr) {
+      this.#d.log.error({ err: dbErr, sid: row.sid }, 'spool bookkeeping failed after a failed upload');
+    }
+    const delay = retryDelay(row.attempts, this.#d.config.retryBaseMs, this.#d.config.retryMaxMs, configError);
+    this.#d.log.warn(
+      { sid: row.sid, key: row.key, attempt: row.attempts, retryInMs: delay, reason: err.message },
+      'upload failed; kept in the spool',
+    );
+    if (row.attempts === 1) this.#emit(row.sid, { kind: 'backuped', sid: row.sid, fileName: row.key, message: err.message });
+    if (configError && s && !s.configErrorReported) {
+      s.configErrorReported = true;
+      const where = s.storage ? describeStorage(s.storage) : 'storage';
+      this.#d.log.error({ sid: row.sid, storage: where, reason: err.message }, 'storage configuration error');
+      this.#emit(row.sid, { kind: 'storage-config-error', sid: row.sid, fileName: row.key, message: err.message });
+    }
+    this.#emit(row.sid, {
+      kind: 'upload-failed',
+      sid: row.sid,
+      fileName: row.key,
+      attempt: row.attempts,
+      retryInMs: delay,
+      configError,
+      message: err.message,
+    });
+    if (this.#closed) return;
+    const t = this.#d.clock.setTimeout(() => {
+      this.#timers.delete(row.id);
+      if (!this.#pending.has(row.id)) return;
+      this.#ready.add(row.id);
+      this.#pump();
+    }, delay);
+    this.#timers.set(row.id, t);
+  }
+
+  /** Wakes finish() callers once every file of the session was tried at least once. */
+  #settle(sid: string): void {
+    const s = this.#sessions.get(sid);
+    if (!s || s.waiters.length === 0) return;
+    const unsettled = this.#pendingOf(sid).some((r) => Number(r.attempts) === 0 || this.#inFlight.has(r.id));
+    if (unsettled) return;
+    const w = s.waiters;
+    s.waiters = [];
+    for (const f of w) f();
+  }
+
+  async #maybeComplete(sid: string): Promise<void> {
+    const s = this.#sessions.get(sid) ?? (await this.#state(sid));
+    if (!s || !s.finished || s.completed || this.#pendingOf(sid).length > 0) return;
+    s.completed = true;
+    try {
+      await this.#d.store.markCompleted(sid, this.#d.clock.now());
+      const files = latestPerKey(await this.#d.store.sessionFiles(sid));
+      this.#emit(sid, { kind: 'uploaded', sid, files });
+    } catch (e) {
+      this.#d.log.error({ err: e, sid }, 'could not record the completed upload');
+    }
+  }
+
+  async #updateStorage(sid: string, storage: StorageConfigInput): Promise<void> {
+    const s = await this.#state(sid);
+    if (!s) throw new Error(`upload session ${sid} is not open`);
+    await this.#d.store.setSessionStorage(sid, seal(JSON.stringify(storage), this.#d.sealKey));
+    s.uploader?.close();
+    s.uploader = undefined;
+    s.storage = storage;
+    s.configErrorReported = false;
+    // Files waiting out a backoff (often an expired token) are retried with the new settings now.
+    for (const r of this.#pendingOf(sid)) {
+      const t = this.#timers.get(r.id);
+      if (t) {
+        this.#d.clock.clearTimeout(t);
+        this.#timers.delete(r.id);
+        this.#ready.add(r.id);
+      }
+    }
+    this.#pump();
+  }
+
+  async #status(sid: string): Promise<SessionUploadStatus> {
+    const rows = await this.#d.store.sessionFiles(sid);
+    const pending = this.#pendingOf(sid);
+    return {
+      uploadingStatus: (await this.#state(sid)) ? (pending.length > 0 ? 'backuped' : 'uploaded') : 'unknown',
+      pending: pending.length,
+      uploaded: rows.filter((r) => r.state === 'uploaded').length,
+      pendingBytes: pending.reduce((n, r) => n + Number(r.bytes), 0),
+    };
+  }
+
+  async #finish(sid: string): Promise<FinishResult> {
+    const s = await this.#state(sid);
+    if (!s) throw new Error(`upload session ${sid} is not open`);
+    if (!s.finished) {
+      s.finished = true;
+      await this.#d.store.markFinished(sid, this.#d.clock.now());
+    }
+    await new Promise<void>((resolve) => {
+      s.waiters.push(resolve);
+      this.#settle(sid);
+    });
+    const files = latestPerKey(await this.#d.store.sessionFiles(sid));
+    const uploadingStatus = this.#pendingOf(sid).length > 0 ? 'backuped' : 'uploaded';
+    await this.#maybeComplete(sid);
+    return { uploadingStatus, files };
+  }
+}

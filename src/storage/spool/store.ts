@@ -1,0 +1,82 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/index.ts';
+import type { StorageFilesTable, StorageSessionsTable } from '../db.ts';
+import type { SpooledFile } from './types.ts';
+
+export type FileRow = StorageFilesTable;
+export type SessionRow = StorageSessionsTable;
+
+/** Persistence of the spool manifest (SQLite and PostgreSQL through one Kysely schema). */
+export class SpoolStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async upsertSession(row: SessionRow): Promise<void> {
+    await this.db
+      .insertInto('storage_sessions')
+      .values(row)
+      .onConflict((oc) => oc.column('sid').doUpdateSet({ storage: row.storage, finished_at: null, completed_at: null }))
+      .execute();
+  }
+
+  async session(sid: string): Promise<SessionRow | undefined> {
+    return this.db.selectFrom('storage_sessions').selectAll().where('sid', '=', sid).executeTakeFirst();
+  }
+
+  async setSessionStorage(sid: string, storage: string): Promise<void> {
+    await this.db.updateTable('storage_sessions').set({ storage }).where('sid', '=', sid).execute();
+  }
+
+  async markFinished(sid: string, at: number): Promise<void> {
+    await this.db.updateTable('storage_sessions').set({ finished_at: at }).where('sid', '=', sid).execute();
+  }
+
+  async markCompleted(sid: string, at: number): Promise<void> {
+    await this.db.updateTable('storage_sessions').set({ completed_at: at }).where('sid', '=', sid).execute();
+  }
+
+  async insertFile(row: FileRow): Promise<void> {
+    await this.db.insertInto('storage_files').values(row).execute();
+  }
+
+  async updateFile(id: string, patch: Partial<Omit<FileRow, 'id'>>): Promise<void> {
+    await this.db.updateTable('storage_files').set(patch).where('id', '=', id).execute();
+  }
+
+  async pendingFiles(): Promise<FileRow[]> {
+    return this.db
+      .selectFrom('storage_files')
+      .selectAll()
+      .where('state', '=', 'pending')
+      .orderBy('enqueued_at')
+      .orderBy('id')
+      .execute();
+  }
+
+  async sessionFiles(sid: string): Promise<FileRow[]> {
+    return this.db
+      .selectFrom('storage_files')
+      .selectAll()
+      .where('sid', '=', sid)
+      .orderBy('enqueued_at')
+      .orderBy('id')
+      .execute();
+  }
+}
+
+export function toSpooledFile(r: FileRow): SpooledFile {
+  return {
+    key: r.key,
+    bytes: Number(r.bytes),
+    state: r.state as SpooledFile['state'],
+    attempts: Number(r.attempts),
+    enqueuedAt: Number(r.enqueued_at),
+    uploadedAt: r.uploaded_at === null ? undefined : Number(r.uploaded_at),
+  };
+}
+
+/** Latest copy per key, in enqueue order of that copy; superseded copies left out. */
+export function latestPerKey(rows: readonly FileRow[]): SpooledFile[] {
+  const byKey = new Map<string, FileRow>();
+  for (const r of rows) if (r.state !== 'superseded') byKey.set(r.key, r);
+  return [...byKey.values()].map(toSpooledFile);
+}
