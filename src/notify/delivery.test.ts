@@ -219,3 +219,50 @@ test('a private webhook target is refused when private URLs are not allowed; no 
     await db.close();
   }
 });
+
+test('at most 32 requests are in flight at once; the rest follow as slots free up', async () => {
+  const db = await openTestDatabase('sqlite');
+  const clock = new ManualClock();
+  const rx = await startReceiver(() => 'hang');
+  const m = await startNotify({ database: db, clock, url: rx.url });
+  try {
+    for (let i = 0; i < 40; i++) await m.emit(event(`sid-${i}`, 40));
+    await waitFor('32 in flight', () => rx.received.length === 32);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(rx.received.length, 32);
+    rx.release();
+    await waitFor('the other 8 sent', () => rx.received.length === 40);
+    rx.release();
+    await waitFor('all delivered', async () => (await m.deliveries({})).every((d) => d.status === 'delivered'));
+  } finally {
+    await m.close();
+    await rx.close();
+    await db.close();
+  }
+});
+
+test('two processes on one PostgreSQL database send each event once, in order per session', async () => {
+  const db = await openTestDatabase('postgres');
+  const clock = new ManualClock();
+  const rx = await startReceiver();
+  const a = await startNotify({ database: db, clock, url: rx.url });
+  let b: Awaited<ReturnType<typeof startNotify>> | undefined;
+  try {
+    const emits: Promise<void>[] = [];
+    for (let i = 0; i < 12; i++) emits.push(a.emit(event(`sid-${i % 3}`, 40 + (i % 2))));
+    b = await startNotify({ database: db, clock, url: rx.url }); // resumes whatever is still pending meanwhile
+    await Promise.all(emits);
+    await waitFor('all delivered', async () => (await a.deliveries({})).every((d) => d.status === 'delivered'));
+    const bodies = rx.bodies();
+    assert.equal(bodies.length, 12);
+    assert.equal(new Set(bodies.map((x) => x.noticeId)).size, 12);
+    for (const sid of ['sid-0', 'sid-1', 'sid-2']) {
+      assert.deepEqual(bodies.filter((x) => x.payload.sid === sid).map((x) => x.payload.sequence), [0, 1, 2, 3]);
+    }
+  } finally {
+    await b?.close();
+    await a.close();
+    await rx.close();
+    await db.close();
+  }
+});

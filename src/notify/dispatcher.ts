@@ -32,6 +32,9 @@ const LEASE_MARGIN_MS = 30_000;
 // Every process with peers looks for pending work this often, so a crashed peer's events go out without a restart.
 export const SWEEP_INTERVAL_MS = 60_000;
 const PRUNE_EVERY_MS = 600_000;
+const ERROR_BACKOFF_MS = 30_000;
+// Requests in flight at once across all sessions, so a burst of sessions can't open thousands of sockets.
+const MAX_CONCURRENT_SENDS = 32;
 
 /** A URL for logs: scheme, host and path only (query strings and userinfo may carry tokens). */
 export function safeUrl(url: string): string {
@@ -58,6 +61,8 @@ export class Dispatcher {
   #sweep: TimerHandle | undefined;
   #sweeping: Promise<void> | undefined;
   #lastPrune = -Infinity;
+  #busy = 0;
+  readonly #waiting: (() => void)[] = [];
   #closed = false;
 
   constructor(o: DispatcherOptions) {
@@ -109,7 +114,9 @@ export class Dispatcher {
     this.#timers.delete(key);
     const run = this.#drain(key, appId, sid)
       .catch((e: unknown) => {
-        this.#o.log.error({ err: e, appId, sid }, 'notify: delivery loop failed; retrying on the next sweep');
+        // Typically the database was briefly unavailable; the events are stored, so try the session again later.
+        this.#o.log.error({ err: e, appId, sid }, 'notify: delivery loop failed; retrying the session shortly');
+        if (!this.#closed) this.#wake(key, appId, sid, this.#o.clock.now() + ERROR_BACKOFF_MS);
       })
       .finally(() => {
         this.#running.delete(key);
@@ -143,12 +150,32 @@ export class Dispatcher {
         await store.settle(row.notice_id, 'skipped', `no webhook configured for app ${appId}`);
         continue;
       }
-      if (!(await store.claim(row, this.#owner, now, now + this.#o.timeoutMs + LEASE_MARGIN_MS))) {
+      await this.#acquire();
+      try {
+        if (this.#closed) return;
+        const at = clock.now();
+        const leaseEnd = at + this.#o.timeoutMs + LEASE_MARGIN_MS;
         // Another process took it (or it changed under us): look again when its claim would have expired.
-        return this.#wake(key, appId, sid, now + this.#o.timeoutMs + LEASE_MARGIN_MS);
+        if (!(await store.claim(row, this.#owner, at, leaseEnd))) return this.#wake(key, appId, sid, leaseEnd);
+        await this.#attempt(row, target);
+      } finally {
+        this.#releaseSlot();
       }
-      await this.#attempt(row, target);
     }
+  }
+
+  async #acquire(): Promise<void> {
+    if (this.#busy < MAX_CONCURRENT_SENDS) {
+      this.#busy++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  }
+
+  #releaseSlot(): void {
+    const next = this.#waiting.shift();
+    if (next) next(); // the slot passes straight to the next waiter
+    else this.#busy--;
   }
 
   async #attempt(row: NotifyDeliveryRow, target: WebhookTarget): Promise<void> {
