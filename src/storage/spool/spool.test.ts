@@ -1,0 +1,278 @@
+// The backup spool against a real S3 server (s3rver) on loopback, on SQLite and PostgreSQL, with a test clock.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { ManualClock } from '../../clock/index.ts';
+import { createLogger } from '../../log/index.ts';
+import { openTestDatabase, TEST_DIALECTS, type TestDatabase } from '../../testing/index.ts';
+import type { StorageConfig } from '../config.ts';
+import { sealingKey } from '../seal.ts';
+import type { StorageConfigInput } from '../storage-config.ts';
+import { S3RVER_KEY, startTestS3Server, type TestS3Server } from '../testing/s3-server.ts';
+import { createUploader } from '../uploaders/factory.ts';
+import { UploadSpool } from './engine.ts';
+import { SpoolStore } from './store.ts';
+import type { StorageEvent } from './types.ts';
+
+let s3: TestS3Server;
+const work = mkdtempSync(join(tmpdir(), 'reeltime-spool-'));
+before(async () => {
+  s3 = await startTestS3Server(['recordings']);
+});
+after(async () => {
+  await s3.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+const storage = (over: Partial<StorageConfigInput> = {}): StorageConfigInput => ({
+  vendor: 1,
+  region: 0,
+  bucket: 'recordings',
+  accessKey: S3RVER_KEY,
+  secretKey: 'sEcReT-value-123',
+  fileNamePrefix: ['rec', 'x1'],
+  ...over,
+});
+
+function settings(dir: string, over: Partial<StorageConfig> = {}): StorageConfig {
+  return {
+    routeAllToLocal: false,
+    endpoints: { 1: s3.url },
+    bucketDir: join(dir, 'bucket'),
+    serveBucket: true,
+    spoolDir: join(dir, 'spool'),
+    spoolMaxBytes: 100 * 1024 * 1024,
+    concurrency: 3,
+    retryBaseMs: 1000,
+    retryMaxMs: 30_000,
+    partSizeBytes: 5 * 1024 * 1024,
+    ...over,
+  };
+}
+
+interface Rig {
+  spool: UploadSpool;
+  events: StorageEvent[];
+  clock: ManualClock;
+  dir: string;
+  config: StorageConfig;
+  db: TestDatabase;
+}
+
+function makeSpool(db: TestDatabase, dir: string, clock: ManualClock, over: Partial<StorageConfig> = {}): Rig {
+  const config = settings(dir, over);
+  const spool = new UploadSpool({
+    store: new SpoolStore(db.db),
+    config,
+    clock,
+    log: createLogger(process.env.REELTIME_TEST_LOG ?? 'silent'),
+    sealKey: sealingKey('5CFd2fd1755d40ecb72977518be15d3b'),
+  });
+  const events: StorageEvent[] = [];
+  spool.onEvent((e) => events.push(e));
+  return { spool, events, clock, dir, config, db };
+}
+
+async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+let fileNo = 0;
+function segment(dir: string, bytes: number): string {
+  const p = join(dir, `seg-${fileNo++}.ts`);
+  writeFileSync(p, Buffer.alloc(bytes, fileNo % 251));
+  return p;
+}
+
+const inBucket = (sid: string) => s3Objects(sid);
+async function s3Objects(prefix: string): Promise<string[]> {
+  const u = createUploader(storage(), settings(work), Date.now);
+  try {
+    return (await u.list(prefix)).map((o) => o.key).sort();
+  } finally {
+    u.close();
+  }
+}
+
+const spoolFiles = (dir: string): string[] =>
+  existsSync(join(dir, 'spool')) ? readdirSync(join(dir, 'spool'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name) : [];
+
+for (const dialect of TEST_DIALECTS) {
+  test(`${dialect}: files go through the spool to S3; a re-enqueued playlist uploads its newest copy`, async () => {
+    const db = await openTestDatabase(dialect);
+    const dir = mkdtempSync(join(work, 'a-'));
+    const r = makeSpool(db, dir, new ManualClock());
+    try {
+      await r.spool.start();
+      const sid = `sidA${dialect}`;
+      const session = await r.spool.openSession({ sid, appId: 'app', cname: 'c1', uid: '999', storage: storage({ fileNamePrefix: [sid] }) });
+      const key = (n: string) => session.objectKey(n);
+      assert.equal(key('a.ts'), `${sid}/a.ts`);
+      for (let i = 0; i < 3; i++) assert.ok((await session.enqueue(segment(dir, 300_000), key(`s${i}.ts`))).ok);
+      const playlist = join(dir, 'index.m3u8');
+      writeFileSync(playlist, '#EXTM3U\n');
+      assert.ok((await session.enqueue(playlist, key('index.m3u8'))).ok);
+      writeFileSync(playlist, '#EXTM3U\n#EXT-X-ENDLIST\n');
+      assert.ok((await session.enqueue(playlist, key('index.m3u8'))).ok);
+      const bad = await session.enqueue(playlist, '../escape.m3u8');
+      assert.equal(bad.ok, false);
+      const done = await session.finish();
+      assert.equal(done.uploadingStatus, 'uploaded');
+      assert.deepEqual(done.files.map((f) => f.key).sort(), [`${sid}/index.m3u8`, `${sid}/s0.ts`, `${sid}/s1.ts`, `${sid}/s2.ts`]);
+      assert.ok(done.files.every((f) => f.state === 'uploaded'));
+      assert.deepEqual(await inBucket(sid), done.files.map((f) => f.key).sort());
+      const u = createUploader(storage(), r.config, Date.now);
+      assert.equal((await u.get(`${sid}/index.m3u8`))?.toString(), '#EXTM3U\n#EXT-X-ENDLIST\n');
+      u.close();
+      assert.equal(s3.writes.filter((k) => k === `${sid}/index.m3u8`).length <= 2, true);
+      assert.deepEqual(spoolFiles(dir), []);
+      assert.equal(r.spool.spoolBytes, 0);
+      await waitFor('uploaded event', () => r.events.some((e) => e.kind === 'uploaded' && e.sid === sid));
+      assert.equal(await r.spool.uploadingStatus(sid), 'uploaded');
+      assert.equal(await r.spool.uploadingStatus('nope'), 'unknown');
+    } finally {
+      await r.spool.close();
+      await db.close();
+    }
+  });
+
+  test(`${dialect}: S3 outage: backuped, then after 60 s of test clock every file arrives exactly once`, async () => {
+    const db = await openTestDatabase(dialect);
+    const dir = mkdtempSync(join(work, 'b-'));
+    const r = makeSpool(db, dir, new ManualClock());
+    const sid = `sidB${dialect}`;
+    try {
+      await r.spool.start();
+      const session = await r.spool.openSession({ sid, appId: 'app', cname: 'c1', uid: '999', storage: storage({ fileNamePrefix: [sid] }) });
+      const statuses: string[] = [];
+      session.onEvent((e) => statuses.push(e.kind));
+      await s3.stop();
+      const keys = [0, 1, 2, 3, 4].map((i) => session.objectKey(`s${i}.ts`));
+      for (const k of keys) assert.ok((await session.enqueue(segment(dir, 200_000), k)).ok);
+      const done = await session.finish();
+      assert.equal(done.uploadingStatus, 'backuped');
+      assert.equal(await r.spool.uploadingStatus(sid), 'backuped');
+      assert.equal(r.events.filter((e) => e.kind === 'backuped').length, 5);
+      assert.ok(r.events.some((e) => e.kind === 'upload-failed' && !e.configError && /ECONNREFUSED/.test(e.message)));
+      assert.equal(spoolFiles(dir).length, 5, 'every file is kept in the spool');
+      await s3.restart();
+      r.clock.advance(60_000);
+      await waitFor('all uploaded', () => r.events.some((e) => e.kind === 'uploaded' && e.sid === sid));
+      assert.deepEqual(await inBucket(sid), [...keys].sort());
+      for (const k of keys) assert.equal(s3.writes.filter((w) => w === k).length, 1, `${k} written once`);
+      assert.equal(await r.spool.uploadingStatus(sid), 'uploaded');
+      assert.ok(statuses.indexOf('backuped') < statuses.lastIndexOf('uploaded'));
+      assert.deepEqual(spoolFiles(dir), []);
+    } finally {
+      if (!s3.port) await s3.restart();
+      await r.spool.close();
+      await db.close();
+    }
+  });
+
+  test(`${dialect}: restart: files left in the spool by a killed process arrive after start`, async () => {
+    const db = await openTestDatabase(dialect);
+    const dir = mkdtempSync(join(work, 'c-'));
+    const clock = new ManualClock();
+    const first = makeSpool(db, dir, clock);
+    const sid = `sidC${dialect}`;
+    const keys: string[] = [];
+    try {
+      await first.spool.start();
+      const session = await first.spool.openSession({ sid, appId: 'app', cname: 'c1', uid: '999', storage: storage({ fileNamePrefix: [sid] }) });
+      await s3.stop();
+      for (let i = 0; i < 4; i++) {
+        keys.push(session.objectKey(`s${i}.ts`));
+        assert.ok((await session.enqueue(segment(dir, 100_000), keys[i]!)).ok);
+      }
+      await waitFor('first attempts', () => first.events.filter((e) => e.kind === 'backuped').length === 4);
+    } finally {
+      await first.spool.close(); // "killed": never finished
+    }
+    await s3.restart();
+    const second = makeSpool(db, dir, clock);
+    try {
+      await second.spool.start();
+      await waitFor('uploads after restart', () => second.events.filter((e) => e.kind === 'file-uploaded').length === 4);
+      assert.deepEqual(await inBucket(sid), [...keys].sort());
+      const again = await second.spool.session(sid);
+      assert.ok(again);
+      const done = await again.finish();
+      assert.equal(done.uploadingStatus, 'uploaded');
+      assert.equal(done.files.length, 4);
+      assert.deepEqual(spoolFiles(dir), []);
+    } finally {
+      await second.spool.close();
+      await db.close();
+    }
+  });
+
+  test(`${dialect}: wrong credentials and a missing bucket: storage-config-error, nothing lost, fixed by updateStorage`, async () => {
+    const db = await openTestDatabase(dialect);
+    const dir = mkdtempSync(join(work, 'd-'));
+    const r = makeSpool(db, dir, new ManualClock());
+    try {
+      await r.spool.start();
+      for (const [name, wrong, re] of [
+        ['key', storage({ accessKey: 'WRONGKEY42' }), /access key is not known/],
+        ['bucket', storage({ bucket: 'missing-bucket' }), /bucket does not exist/],
+      ] as const) {
+        const sid = `sidD${name}${dialect}`;
+        const session = await r.spool.openSession({ sid, appId: 'app', cname: 'c1', uid: '9', storage: { ...wrong, fileNamePrefix: [sid] } });
+        await session.enqueue(segment(dir, 1000), session.objectKey('a.ts'));
+        await session.enqueue(segment(dir, 1000), session.objectKey('b.ts'));
+        const done = await session.finish();
+        assert.equal(done.uploadingStatus, 'backuped');
+        const errors = r.events.filter((e) => e.kind === 'storage-config-error' && e.sid === sid);
+        assert.equal(errors.length, 1, 'reported once per session');
+        assert.match((errors[0] as { message: string }).message, re);
+        assert.doesNotMatch(JSON.stringify(r.events), /sEcReT-value-123|WRONGKEY42/);
+        assert.equal((await session.status()).pending, 2);
+        await session.updateStorage(storage({ fileNamePrefix: [sid] }));
+        await waitFor('uploaded after fix', () => r.events.some((e) => e.kind === 'uploaded' && e.sid === sid));
+        assert.deepEqual(await inBucket(sid), [`${sid}/a.ts`, `${sid}/b.ts`]);
+      }
+      // The persisted storage config is sealed: the secret is not in the database in clear.
+      const rows = await db.db.selectFrom('storage_sessions').select('storage').execute();
+      assert.ok(rows.length >= 2);
+      for (const row of rows) assert.doesNotMatch(row.storage, /sEcReT|WRONGKEY/);
+    } finally {
+      await r.spool.close();
+      await db.close();
+    }
+  });
+}
+
+test('spool full: the caller gets an error result, an event is reported, nothing already spooled is deleted', async () => {
+  const db = await openTestDatabase('sqlite');
+  const dir = mkdtempSync(join(work, 'e-'));
+  const r = makeSpool(db, dir, new ManualClock(), { spoolMaxBytes: 250_000 });
+  try {
+    await r.spool.start();
+    await s3.stop();
+    const session = await r.spool.openSession({ sid: 'sidE', appId: 'app', cname: 'c', uid: '9', storage: storage({ fileNamePrefix: ['sidE'] }) });
+    assert.ok((await session.enqueue(segment(dir, 100_000), 'sidE/a.ts')).ok);
+    assert.ok((await session.enqueue(segment(dir, 100_000), 'sidE/b.ts')).ok);
+    const full = await session.enqueue(segment(dir, 100_000), 'sidE/c.ts');
+    assert.equal(full.ok, false);
+    assert.equal(!full.ok && full.reason, 'spool-full');
+    assert.ok(r.events.some((e) => e.kind === 'spool-full' && e.fileName === 'sidE/c.ts'));
+    assert.equal(spoolFiles(dir).length, 2);
+    await s3.restart();
+    r.clock.advance(60_000);
+    const done = await session.finish();
+    await waitFor('drained', () => r.events.filter((e) => e.kind === 'file-uploaded').length === 2);
+    assert.ok(['uploaded', 'backuped'].includes(done.uploadingStatus));
+    assert.deepEqual(await inBucket('sidE/'), ['sidE/a.ts', 'sidE/b.ts']);
+  } finally {
+    if (!s3.port) await s3.restart();
+    await r.spool.close();
+    await db.close();
+  }
+});
