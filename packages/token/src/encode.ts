@@ -1,6 +1,6 @@
 // Serialises, signs, compresses and Base64-encodes a token (notes §1, §3). Byte-identical to agora-token 2.0.6.
-import { deflateSync } from 'node:zlib';
 import { ByteWriter, TokenValueError } from './bytes.ts';
+import { deflateToBase64 } from './deflate.ts';
 import { writeService } from './service-codec.ts';
 import type { TokenService } from './services.ts';
 import { HEX32, sign } from './signing.ts';
@@ -55,7 +55,7 @@ export function encodeToken(fields: TokenFields, opts: BuildOptions = {}): strin
 
   const sig = sign(appCertificate, issueTs >>> 0, salt >>> 0, w.view(infoAt));
   sig.copy(w.buf, sigAt);
-  return VERSION + deflateSync(w.view()).toString('base64');
+  return VERSION + deflateToBase64(w.view());
 }
 
 /** Builds a token from arbitrary services; '' when any field is invalid (the official builders' contract). */

@@ -1,7 +1,7 @@
 // Strict AccessToken2 parser (notes §9, steps 1-6). Never throws; every failure is a named rejection.
-import { inflateSync } from 'node:zlib';
 import { decodeBase64Strict } from './base64.ts';
 import { ByteReader, TokenFormatError } from './bytes.ts';
+import { inflateCapped } from './inflate.ts';
 import { MAX_PAYLOAD_BYTES, VERSION } from './encode.ts';
 import type { TokenRejection } from './result.ts';
 import { readService, UnknownServiceError } from './service-codec.ts';
@@ -32,20 +32,6 @@ function reject(reason: TokenRejection['reason'], message: string): TokenRejecti
   return { ok: false, reason, message };
 }
 
-function inflateStrict(data: Buffer): Buffer | string {
-  try {
-    const { buffer, engine } = inflateSync(data, { maxOutputLength: MAX_PAYLOAD_BYTES, info: true }) as unknown as {
-      buffer: Buffer;
-      engine: { bytesWritten: number };
-    };
-    if (engine.bytesWritten !== data.length) return `${data.length - engine.bytesWritten} bytes after the zlib stream`;
-    return buffer;
-  } catch (e) {
-    const code = (e as { code?: unknown }).code;
-    return code === 'ERR_BUFFER_TOO_LARGE' ? `payload larger than ${MAX_PAYLOAD_BYTES} bytes` : 'not a complete zlib stream';
-  }
-}
-
 export function parseToken(token: string): ParseResult {
   if (typeof token !== 'string') return reject('malformed', 'token must be a string');
   if (token.length < VERSION.length) return reject('malformed', 'token is too short');
@@ -53,8 +39,9 @@ export function parseToken(token: string): ParseResult {
   if (token.length > MAX_TOKEN_CHARS) return reject('malformed', 'token is too long');
   const compressed = decodeBase64Strict(token.slice(VERSION.length));
   if (!compressed) return reject('malformed', 'token body is not standard padded Base64');
-  const payload = inflateStrict(compressed);
-  if (typeof payload === 'string') return reject('malformed', `token body: ${payload}`);
+  const inflated = inflateCapped(compressed, MAX_PAYLOAD_BYTES);
+  if (!inflated.ok) return reject('malformed', `token body: ${inflated.message}`);
+  const payload = inflated.data;
   try {
     const r = new ByteReader(payload);
     const signature = r.bytes('signature');

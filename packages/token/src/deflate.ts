@@ -1,0 +1,87 @@
+// zlib compression of token payloads, byte-identical to `zlib.deflateSync(payload)` (level 6, 32 KiB window).
+//
+// deflateSync builds and frees a ~270 KiB zlib state per call, which is most of the cost of building a token.
+// Node has no public synchronous API that reuses a state, so this keeps one Deflate object and drives its native
+// handle directly (deflateReset between calls). That handle is an internal of node:zlib, hence the guards: it is
+// feature-detected, checked once against deflateSync at first use, and any surprise switches permanently to
+// deflateSync. The compatibility tests compare the output with the official builder's on every run.
+import { constants, createDeflate, deflateSync } from 'node:zlib';
+
+interface NativeZlib {
+  writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void;
+  reset(): void;
+}
+
+interface Engine {
+  readonly handle: NativeZlib;
+  readonly state: Uint32Array;
+  out: Buffer;
+}
+
+let engine: Engine | undefined;
+let disabled = false;
+let calls = 0;
+const ZEROS = Buffer.alloc(66 * 1024);
+
+function openEngine(): Engine | undefined {
+  try {
+    const d = createDeflate() as unknown as { _handle?: Partial<NativeZlib>; _writeState?: unknown };
+    const h = d._handle;
+    const state = d._writeState;
+    if (!h || typeof h.writeSync !== 'function' || typeof h.reset !== 'function' || !(state instanceof Uint32Array) || state.length < 2) {
+      return undefined;
+    }
+    const e: Engine = { handle: h as NativeZlib, state, out: Buffer.allocUnsafe(4096) };
+    // Self-check on a sample with repeats (matches) and literals before trusting the engine.
+    const sample = Buffer.from('007 self-check 970CA35de60c44645bbae8a215061b33 970CA35de60c44645bbae8a215061b33 \u0000\u0001\u00ff');
+    const a = run(e, sample);
+    const b = run(e, sample);
+    return a !== undefined && a === b && a === deflateSync(sample).toString('base64') ? e : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Base64 of one complete zlib stream for input, or undefined when the engine did not finish as expected. */
+function run(e: Engine, input: Uint8Array): string | undefined {
+  // Room for the worst case (stored blocks) so one call finishes the stream.
+  const bound = input.length + (input.length >> 8) + 64;
+  if (e.out.length < bound) e.out = Buffer.allocUnsafe(Math.max(bound, e.out.length * 2));
+  e.handle.writeSync(constants.Z_FINISH, input, 0, input.length, e.out, 0, e.out.length);
+  const availOut = e.state[0]!;
+  const availIn = e.state[1]!;
+  e.handle.reset();
+  if (availIn !== 0 || availOut === 0) return undefined;
+  const result = e.out.subarray(0, e.out.length - availOut).toString('base64');
+  // deflateReset keeps the old window bytes, and the matcher peeks past the end of the input, so stale bytes
+  // change the output. Compressing zeros over the used part restores the zeroed window of a fresh state.
+  const n = Math.min(ZEROS.length, input.length + 1024);
+  e.handle.writeSync(constants.Z_FINISH, ZEROS, 0, n, e.out, 0, e.out.length);
+  e.handle.reset();
+  return result;
+}
+
+/** Base64 of the zlib (RFC 1950) stream of input at level 6: `deflateSync(input).toString('base64')`. */
+export function deflateToBase64(input: Uint8Array): string {
+  if (!disabled) {
+    engine ??= openEngine();
+    if (engine) {
+      try {
+        const out = run(engine, input);
+        // A sampled cross-check keeps watching for a zlib whose reset behaves differently from a fresh state.
+        if (out !== undefined && (++calls & 255) !== 0) return out;
+        if (out !== undefined && out === deflateSync(input).toString('base64')) return out;
+      } catch {
+        // fall through to the public API
+      }
+    }
+    disabled = true;
+    engine = undefined;
+  }
+  return deflateSync(input).toString('base64');
+}
+
+/** For tests and diagnostics: whether the reused native state is in use (false after a fallback). */
+export function deflateEngineActive(): boolean {
+  return !disabled && engine !== undefined;
+}
