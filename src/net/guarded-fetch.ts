@@ -12,6 +12,8 @@ export interface GuardedFetchInit {
   readonly signal?: AbortSignal;
   /** Redirects to follow for GET/HEAD, each target checked again; default 0 (a 3xx is returned as is). */
   readonly maxRedirects?: number;
+  /** PEM certificate(s) to trust for https instead of the system roots (private receivers, tests). */
+  readonly ca?: string;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -57,6 +59,7 @@ async function once(target: URL, address: string, family: 4 | 6, init: GuardedFe
         headers,
         lookup: pinnedLookup(address, family),
         agent: false,
+        ...(init.ca && target.protocol === 'https:' ? { ca: init.ca } : {}),
         ...(init.signal ? { signal: init.signal } : {}),
       },
       (res) => {
