@@ -7,44 +7,81 @@ import { createLocalUploader } from './local.ts';
 import { createS3Uploader, parseTag } from './s3.ts';
 import { UploadError, type Uploader } from './types.ts';
 
-/** Where a session's files go: the local bucket, or the vendor's API at its regional (or overridden) endpoint. */
-export function createUploader(storage: StorageConfigInput, config: StorageConfig, now: () => number): Uploader {
-  if (config.routeAllToLocal) return createLocalUploader(config.bucketDir, storage.bucket);
+/** Where a session's files go, without credentials (pure; tested per vendor and region). */
+export type Destination =
+  | { readonly api: 'local'; readonly root: string; readonly bucket: string }
+  | { readonly api: 'azure'; readonly serviceUrl: string; readonly container: string }
+  | {
+      readonly api: 's3';
+      readonly endpoint: string;
+      readonly signingRegion: string;
+      readonly forcePathStyle: boolean;
+      readonly bucket: string;
+      readonly useSts: boolean;
+      readonly sse: 'kms' | 'aes256' | undefined;
+      readonly tag: string | undefined;
+    };
+
+/** The local bucket when everything is routed there, else the vendor's API at its regional or overridden endpoint. */
+export function resolveDestination(storage: StorageConfigInput, config: StorageConfig): Destination {
+  if (config.routeAllToLocal) return { api: 'local', root: config.bucketDir, bucket: storage.bucket };
   const spec = vendorSpec(storage.vendor);
   const region = vendorRegion(storage.vendor, storage.region);
-  if (!spec || !region) throw new UploadError('config', `${describeStorage(storage)} is not a supported vendor/region`);
-  const override = config.endpoints[storage.vendor];
   const description = describeStorage(storage);
+  if (!spec || !region) throw new UploadError('config', `${description} is not a supported vendor/region`);
+  const override = config.endpoints[storage.vendor];
   if (spec.api === 'azure') {
-    return createAzureUploader({
+    return {
+      api: 'azure',
       // Overrides are path-style (Azurite): <endpoint>/<account>.
       serviceUrl: override
         ? `${override}/${encodeURIComponent(storage.accessKey)}`
         : `https://${storage.accessKey}.blob.core.windows.net`,
-      accountName: storage.accessKey,
-      accountKey: storage.secretKey,
       container: storage.bucket,
-      blockSize: config.partSizeBytes,
-      description,
-    });
+    };
   }
   const custom = storage.vendor === 11 ? endpointUrl(storage.extensionParams?.endpoint ?? '') : undefined;
   const endpoint = override ?? custom ?? region.endpoint;
   if (!endpoint) throw new UploadError('config', `${description}: extensionParams.endpoint is required for vendor 11`);
   const ext = storage.extensionParams;
-  return createS3Uploader({
+  return {
+    api: 's3',
     endpoint,
-    region: region.id,
+    signingRegion: region.id,
     forcePathStyle: override !== undefined || !spec.virtualHosted,
     bucket: storage.bucket,
+    useSts: spec.supportsSts && !!storage.stsToken,
+    sse: spec.supportsSse ? ext?.sse : undefined,
+    tag: spec.supportsTag ? ext?.tag : undefined,
+  };
+}
+
+/** Builds the uploader of a session's storage. */
+export function createUploader(storage: StorageConfigInput, config: StorageConfig, now: () => number): Uploader {
+  const d = resolveDestination(storage, config);
+  const description = describeStorage(storage);
+  if (d.api === 'local') return createLocalUploader(d.root, d.bucket);
+  if (d.api === 'azure') {
+    return createAzureUploader({
+      serviceUrl: d.serviceUrl,
+      accountName: storage.accessKey,
+      accountKey: storage.secretKey,
+      container: d.container,
+      blockSize: config.partSizeBytes,
+      description,
+    });
+  }
+  return createS3Uploader({
+    endpoint: d.endpoint,
+    region: d.signingRegion,
+    forcePathStyle: d.forcePathStyle,
+    bucket: d.bucket,
     accessKeyId: storage.accessKey,
     secretAccessKey: storage.secretKey,
-    ...(spec.supportsSts && storage.stsToken ? { sessionToken: storage.stsToken } : {}),
-    ...(spec.supportsSts && storage.stsToken && storage.stsExpiration
-      ? { sessionTokenExpiresAt: storage.stsExpiration * 1000 }
-      : {}),
-    ...(spec.supportsSse && ext?.sse ? { sse: ext.sse } : {}),
-    ...(spec.supportsTag && ext?.tag ? { tags: parseTag(ext.tag) } : {}),
+    ...(d.useSts ? { sessionToken: storage.stsToken! } : {}),
+    ...(d.useSts && storage.stsExpiration ? { sessionTokenExpiresAt: storage.stsExpiration * 1000 } : {}),
+    ...(d.sse ? { sse: d.sse } : {}),
+    ...(d.tag ? { tags: parseTag(d.tag) } : {}),
     partSize: config.partSizeBytes,
     now,
     description,
