@@ -68,7 +68,14 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
     sqlite.pragma('busy_timeout = 5000');
     db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   }
-  const migrator = new Migrator({ db, provider, allowUnorderedMigrations: true });
+  // Kysely looks for its bookkeeping tables in every schema unless told which one; without this, a concurrent
+  // test's private schema makes the migrator skip creating its own tables and fail.
+  const migrator = new Migrator({
+    db,
+    provider,
+    allowUnorderedMigrations: true,
+    ...(opts.url && opts.pgSchema ? { migrationTableSchema: opts.pgSchema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
