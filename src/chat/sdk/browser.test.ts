@@ -69,7 +69,7 @@ test('the SDK runs in a browser: fetches a token cross-origin, logs in, exchange
     assert.deepEqual([received[0]!.from, received[0]!.text], ['browseruser', 'hello from chromium']);
     await node.sendTextMessage('browseruser', 'hello browser');
     const inBrowser = await page.waitForFunction(
-      () => ((globalThis as Record<string, { messages: { text: string }[] }>).chat?.messages ?? []).map((m) => m.text).join('|'),
+      () => ((globalThis as unknown as Record<string, { messages: { text: string }[] }>).chat?.messages ?? []).map((m) => m.text).join('|'),
       undefined,
       { timeout: 20_000 },
     );
