@@ -1,0 +1,95 @@
+/**
+ * Supervises one ffmpeg child: spawn with a fixed argument list (never a shell), keep the tail of stderr for
+ * error reports, stop cleanly (SIGINT makes ffmpeg finish the current slice and write trailers), and kill it if
+ * it does not exit in time.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { Readable } from 'node:stream';
+
+export const FFMPEG_BIN = process.env.REELTIME_FFMPEG ?? 'ffmpeg';
+export const FFPROBE_BIN = process.env.REELTIME_FFPROBE ?? 'ffprobe';
+
+export interface FfmpegExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Exit after our own stop request (ffmpeg exits 255 on SIGINT) or a normal end of input. */
+  readonly clean: boolean;
+  readonly stderrTail: string;
+}
+
+export interface FfmpegOptions {
+  /** Extra pipes beyond stdio 0..2, readable from the parent (fd 3, 4, ...). */
+  readonly extraPipes?: number;
+  readonly cwd?: string;
+  /** Bytes of stderr kept for diagnostics. */
+  readonly stderrLimit?: number;
+}
+
+export class FfmpegProcess {
+  readonly child: ChildProcess;
+  readonly exited: Promise<FfmpegExit>;
+  private stderr = '';
+  private stopping = false;
+
+  constructor(
+    readonly args: readonly string[],
+    opts: FfmpegOptions = {},
+  ) {
+    const extra = opts.extraPipes ?? 0;
+    const stdio: ('ignore' | 'pipe')[] = ['ignore', 'ignore', 'pipe', ...Array<'pipe'>(extra).fill('pipe')];
+    this.child = spawn(FFMPEG_BIN, ['-hide_banner', '-nostdin', ...args], { stdio, cwd: opts.cwd });
+    const limit = opts.stderrLimit ?? 8192;
+    this.child.stderr?.setEncoding('utf8');
+    this.child.stderr?.on('data', (d: string) => {
+      this.stderr = (this.stderr + d).slice(-limit);
+    });
+    this.exited = new Promise((resolve) => {
+      let done = false;
+      const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
+        if (done) return;
+        done = true;
+        const clean = code === 0 || (this.stopping && (code === 255 || signal === 'SIGINT'));
+        resolve(Object.freeze({ code, signal, clean, stderrTail: this.stderr }));
+      };
+      this.child.on('error', (err) => {
+        this.stderr += `\nspawn failed: ${err.message}`;
+        finish(null, null);
+      });
+      this.child.on('close', finish);
+    });
+  }
+
+  /** fd 3, 4, ... as passed in extraPipes. */
+  pipe(fd: number): Readable {
+    const s = this.child.stdio[fd];
+    if (!s || !('on' in s)) throw new Error(`no pipe on fd ${fd}`);
+    return s as Readable;
+  }
+
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Asks ffmpeg to finish (SIGINT), escalating to SIGKILL after `graceMs`. */
+  async stop(graceMs = 10_000): Promise<FfmpegExit> {
+    this.stopping = true;
+    if (this.running) this.child.kill('SIGINT');
+    const timer = setTimeout(() => {
+      if (this.running) this.child.kill('SIGKILL');
+    }, graceMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** Runs ffmpeg to completion (remux, transcode, frame grab); rejects with the stderr tail on failure. */
+export async function runFfmpeg(args: readonly string[], opts: { cwd?: string; timeoutMs?: number } = {}): Promise<void> {
+  const p = new FfmpegProcess(['-loglevel', 'error', '-y', ...args], opts.cwd ? { cwd: opts.cwd } : {});
+  const timer = setTimeout(() => void p.stop(1000), opts.timeoutMs ?? 120_000);
+  const exit = await p.exited;
+  clearTimeout(timer);
+  if (exit.code !== 0) throw new Error(`ffmpeg failed (${exit.code ?? exit.signal}): ${exit.stderrTail.trim().slice(-500)}`);
+}

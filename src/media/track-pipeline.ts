@@ -1,0 +1,202 @@
+/**
+ * One received track of one user → closed slices on local disk, without transcoding video.
+ * RTP goes to ffmpeg over loopback UDP (a generated SDP); ffmpeg's segment muxer cuts slices per the slice
+ * policy and reports each closed slice on fd 3; optional JPEG snapshots come out of the same process.
+ * Packets that arrive before ffmpeg has bound its port are held (bounded) and then replayed, so the first
+ * keyframe is not lost.
+ */
+import { createSocket, type Socket } from 'node:dgram';
+import { mkdirSync, readdirSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import { FfmpegProcess, type FfmpegExit } from './ffmpeg.ts';
+import type { TrackKind } from './naming.ts';
+import { buildSdp, isVideoCodec, type RtpTrackDescription } from './sdp.ts';
+import { LineSplitter, parseSegmentLine } from './segment-list.ts';
+import { segmentArgs, slicePolicy } from './slice-policy.ts';
+import { allocateRtpPort, isPortBound, releaseRtpPort } from './udp-port.ts';
+
+/** Audio output: `transcode` → AAC in MPEG-TS (default/standard stream modes); `copy` → Opus in MPEG-TS (original). */
+export type AudioOutput = 'transcode' | 'copy';
+
+export interface TrackPipelineOptions {
+  readonly track: RtpTrackDescription;
+  readonly workDir: string;
+  readonly audioOutput?: AudioOutput;
+  /** Seconds between JPEG snapshots (video only); none when absent. */
+  readonly snapshotIntervalSec?: number | undefined;
+  readonly sliceSeconds?: number;
+  /** Wall-clock source for media timestamps (not a lifecycle timer). */
+  readonly now?: () => number;
+}
+
+export interface ClosedSlice {
+  readonly localPath: string;
+  readonly startMs: number;
+  readonly durationSec: number;
+  readonly container: 'ts' | 'webm';
+  readonly bytes: number;
+}
+
+export interface Snapshot {
+  readonly localPath: string;
+  readonly atMs: number;
+}
+
+export interface TrackPipelineEvents {
+  onSlice(slice: ClosedSlice): void;
+  onSnapshot?(snap: Snapshot): void;
+  /** ffmpeg ended on its own (not after stop()): the stream is broken. */
+  onFailure?(exit: FfmpegExit): void;
+}
+
+const PENDING_LIMIT = 2000;
+const BIND_WAIT_MS = 10_000;
+
+export class TrackPipeline {
+  readonly kind: TrackKind;
+  readonly container: 'ts' | 'webm';
+  private ffmpeg: FfmpegProcess | undefined;
+  private socket: Socket | undefined;
+  private port = 0;
+  private ready = false;
+  private pending: Buffer[] = [];
+  private firstPacketMs: number | undefined;
+  private firstSegmentSec: number | undefined;
+  private watcher: FSWatcher | undefined;
+  private snapshotsSeen = new Set<string>();
+  private stopped = false;
+  private readonly now: () => number;
+  packets = 0;
+
+  constructor(
+    private readonly opts: TrackPipelineOptions,
+    private readonly events: TrackPipelineEvents,
+  ) {
+    this.kind = isVideoCodec(opts.track.codec) ? 'video' : 'audio';
+    this.container = opts.track.codec === 'VP8' ? 'webm' : 'ts';
+    this.now = opts.now ?? Date.now;
+  }
+
+  async start(): Promise<void> {
+    mkdirSync(this.opts.workDir, { recursive: true });
+    this.port = await allocateRtpPort();
+    const sdpPath = join(this.opts.workDir, 'input.sdp');
+    writeFileSync(sdpPath, buildSdp(this.opts.track, this.port));
+    this.socket = createSocket('udp4');
+    await new Promise<void>((r) => this.socket!.bind(0, '127.0.0.1', r));
+    const snap = this.kind === 'video' && this.opts.snapshotIntervalSec ? this.opts.snapshotIntervalSec : undefined;
+    if (snap) this.watchSnapshots(snap);
+    this.ffmpeg = new FfmpegProcess(this.args(sdpPath, snap), { extraPipes: 1, cwd: this.opts.workDir });
+    const lines = new LineSplitter();
+    const fd3 = this.ffmpeg.pipe(3);
+    fd3.setEncoding('utf8');
+    fd3.on('data', (d: string) => lines.push(d).forEach((l) => this.segmentClosed(l)));
+    fd3.on('end', () => lines.flush().forEach((l) => this.segmentClosed(l)));
+    void this.ffmpeg.exited.then((exit) => {
+      if (!this.stopped) this.events.onFailure?.(exit);
+    });
+    await this.waitForBind();
+  }
+
+  private args(sdpPath: string, snapshotSec: number | undefined): string[] {
+    const policy = slicePolicy(this.kind, this.opts.sliceSeconds);
+    const codec =
+      this.kind === 'video' ? ['-map', '0:v', '-c:v', 'copy'] : this.opts.audioOutput === 'copy' ? ['-map', '0:a', '-c:a', 'copy'] : ['-map', '0:a', '-c:a', 'aac', '-b:a', '64k'];
+    const args = [
+      '-loglevel', 'error',
+      '-protocol_whitelist', 'file,udp,rtp',
+      '-i', sdpPath,
+      ...codec,
+      ...segmentArgs(policy),
+      '-segment_format', this.container === 'webm' ? 'webm' : 'mpegts',
+      '-segment_list', 'pipe:3', '-segment_list_type', 'csv',
+      `slice_%05d.${this.container}`,
+    ];
+    if (snapshotSec) {
+      args.push('-map', '0:v', '-vf', `fps=1/${snapshotSec}`, '-q:v', '3', '-atomic_writing', '1', '-f', 'image2', 'snap_%05d.jpg');
+    }
+    return args;
+  }
+
+  private async waitForBind(): Promise<void> {
+    const deadline = Date.now() + BIND_WAIT_MS;
+    while (Date.now() < deadline && this.ffmpeg?.running) {
+      if (await isPortBound(this.port)) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    releaseRtpPort(this.port);
+    this.ready = true;
+    for (const p of this.pending) this.send(p);
+    this.pending = [];
+  }
+
+  /** One RTP packet as received (header + payload). */
+  push(packet: Buffer): void {
+    if (this.stopped) return;
+    this.firstPacketMs ??= this.now();
+    this.packets++;
+    if (!this.ready) {
+      if (this.pending.length < PENDING_LIMIT) this.pending.push(packet);
+      return;
+    }
+    this.send(packet);
+  }
+
+  private send(packet: Buffer): void {
+    this.socket?.send(packet, this.port, '127.0.0.1');
+  }
+
+  private segmentClosed(line: string): void {
+    const seg = parseSegmentLine(line);
+    if (!seg) return;
+    const localPath = join(this.opts.workDir, seg.file);
+    let bytes = 0;
+    try {
+      bytes = statSync(localPath).size;
+    } catch {
+      return;
+    }
+    const durationSec = seg.endSec - seg.startSec;
+    // ffmpeg leaves an empty or header-only tail slice when stopped right after a cut.
+    if (bytes === 0 || durationSec < 0.05) return;
+    this.firstSegmentSec ??= seg.startSec;
+    const base = this.firstPacketMs ?? this.now();
+    const startMs = Math.round(base + (seg.startSec - this.firstSegmentSec) * 1000);
+    this.events.onSlice(Object.freeze({ localPath, startMs, durationSec, container: this.container, bytes }));
+  }
+
+  private watchSnapshots(intervalSec: number): void {
+    this.watcher = watch(this.opts.workDir, (_e, file) => {
+      if (file) this.snapshotMaybe(String(file), intervalSec);
+    });
+  }
+
+  private snapshotMaybe(file: string, intervalSec: number): void {
+    const m = /^snap_(\d{5})\.jpg$/.exec(file);
+    if (!m || this.snapshotsSeen.has(file)) return;
+    const localPath = join(this.opts.workDir, file);
+    try {
+      if (statSync(localPath).size === 0) return;
+    } catch {
+      return;
+    }
+    this.snapshotsSeen.add(file);
+    // The fps filter emits frame k for stream time (k-1)·interval.
+    const atMs = Math.round((this.firstPacketMs ?? this.now()) + (Number(m[1]) - 1) * intervalSec * 1000);
+    this.events.onSnapshot?.(Object.freeze({ localPath, atMs }));
+  }
+
+  /** Finishes the current slice, reports it, and releases the port. */
+  async stop(): Promise<FfmpegExit | undefined> {
+    if (this.stopped) return undefined;
+    this.stopped = true;
+    const exit = await this.ffmpeg?.stop();
+    this.watcher?.close();
+    const interval = this.opts.snapshotIntervalSec;
+    if (interval && this.kind === 'video') {
+      for (const f of readdirSync(this.opts.workDir).sort()) this.snapshotMaybe(f, interval);
+    }
+    this.socket?.close();
+    return exit;
+  }
+}

@@ -1,0 +1,1 @@
+export { createIndividualRecorder, type IndividualRecorderDeps } from './individual/index.ts';

@@ -1,0 +1,138 @@
+/**
+ * What the recorder sees of a channel: who is there and publishing (in-process membership of the channel
+ * module), and one publisher's media over WHEP as the task's uid with the task's token, like any other
+ * subscriber. Each received track is described (codec, payload type, fmtp) for the media pipeline.
+ */
+import type { RtpPacket } from 'werift';
+import type { ChannelEvent, ChannelModule, ChannelSnapshot, MediaKind, Profile } from '../../channel/index.ts';
+import { whepSubscribe, WhipHttpError, type WhepSubscriber } from '../../channel/index.ts';
+import type { RtpCodecName, RtpTrackDescription } from '../../media/sdp.ts';
+
+export interface MediaSubscription {
+  /** Called once per kind, with the first packet's track description, then for each packet. */
+  onPacket(cb: (kind: MediaKind, track: RtpTrackDescription, packet: Buffer) => void): void;
+  /** Asks the publisher for a keyframe (RTCP PLI), e.g. when a new slice pipeline starts mid-stream. */
+  requestKeyframe(): void;
+  close(): Promise<void>;
+}
+
+/** A refusal by the channel (token, profile, publisher gone) with its code, e.g. `token_expired`. */
+export class ChannelRefusal extends Error {
+  override readonly name = 'ChannelRefusal';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly reason: string,
+  ) {
+    super(`${status} ${code}: ${reason}`);
+  }
+}
+
+export interface ChannelSource {
+  snapshot(): ChannelSnapshot;
+  onEvent(cb: (e: ChannelEvent) => void): () => void;
+  /** Checks the token against the channel (401/403 → ChannelRefusal). */
+  authorize(): Promise<void>;
+  subscribe(publisher: number, kinds: readonly MediaKind[]): Promise<MediaSubscription>;
+}
+
+export interface ChannelSourceOptions {
+  readonly channel: ChannelModule;
+  readonly baseUrl: () => string;
+  readonly appId: string;
+  readonly cname: string;
+  readonly uid: string;
+  readonly token: string | undefined;
+  readonly profile: Profile;
+}
+
+async function refusalOf(res: Response): Promise<ChannelRefusal> {
+  let code = 'http_error';
+  let reason = res.statusText;
+  try {
+    const body = (await res.json()) as { error?: unknown; reason?: unknown };
+    if (typeof body.error === 'string') code = body.error;
+    if (typeof body.reason === 'string') reason = body.reason;
+  } catch {
+    /* not JSON */
+  }
+  return new ChannelRefusal(res.status, code, reason);
+}
+
+function codecName(mime: string): RtpCodecName | undefined {
+  const n = mime.toLowerCase().replace(/^(audio|video)\//, '');
+  if (n === 'vp8') return 'VP8';
+  if (n === 'h264') return 'H264';
+  if (n === 'opus') return 'opus';
+  return undefined;
+}
+
+function describe(sub: WhepSubscriber, kind: MediaKind, pt: number): RtpTrackDescription | undefined {
+  for (const t of sub.pc.getTransceivers()) {
+    if (t.kind !== kind) continue;
+    const c = t.codecs.find((x) => x.payloadType === pt) ?? t.codecs[0];
+    if (!c) continue;
+    const codec = codecName(c.mimeType);
+    if (!codec) return undefined;
+    return {
+      codec,
+      payloadType: pt,
+      clockRate: c.clockRate,
+      ...(c.channels ? { channels: c.channels } : {}),
+      ...(c.parameters ? { fmtp: c.parameters } : {}),
+    };
+  }
+  return undefined;
+}
+
+export function channelSource(o: ChannelSourceOptions): ChannelSource {
+  const base = () => `${o.baseUrl().replace(/\/+$/, '')}/rtc/v1/apps/${encodeURIComponent(o.appId)}/channels/${encodeURIComponent(o.cname)}`;
+  return {
+    snapshot: () => o.channel.snapshot(o.appId, o.cname),
+    onEvent(cb) {
+      return o.channel.onEvent((e) => {
+        if (e.appId === o.appId && e.cname === o.cname) cb(e);
+      });
+    },
+    async authorize() {
+      const q = new URLSearchParams({ uid: o.uid });
+      const res = await fetch(`${base()}?${q}`, { headers: o.token ? { authorization: `Bearer ${o.token}` } : {} });
+      if (!res.ok) throw await refusalOf(res);
+      await res.body?.cancel();
+    },
+    async subscribe(publisher, kinds) {
+      const q = new URLSearchParams({ uid: o.uid, publisher: String(publisher), profile: o.profile });
+      let sub: WhepSubscriber;
+      try {
+        sub = await whepSubscribe({ endpoint: `${base()}/whep?${q}`, token: o.token, kinds, keep: 0 });
+      } catch (e) {
+        if (e instanceof WhipHttpError) throw new ChannelRefusal(e.status, e.code, e.reason);
+        throw e;
+      }
+      const described = new Map<MediaKind, RtpTrackDescription | null>();
+      let videoSsrc: number | undefined;
+      const listeners: ((kind: MediaKind, track: RtpTrackDescription, packet: Buffer) => void)[] = [];
+      sub.onRtp((kind: MediaKind, p: RtpPacket) => {
+        let d = described.get(kind);
+        if (d === undefined) {
+          d = describe(sub, kind, p.header.payloadType) ?? null;
+          described.set(kind, d);
+        }
+        if (!d) return;
+        if (kind === 'video') videoSsrc = p.header.ssrc;
+        const bytes = p.serialize();
+        for (const l of listeners) l(kind, d, bytes);
+      });
+      return {
+        onPacket: (cb) => void listeners.push(cb),
+        requestKeyframe() {
+          if (videoSsrc === undefined) return;
+          for (const t of sub.pc.getTransceivers()) {
+            if (t.kind === 'video') void t.receiver.sendRtcpPLI(videoSsrc).catch(() => undefined);
+          }
+        },
+        close: () => sub.close().catch(() => undefined),
+      };
+    },
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * The individual recorder's settings, derived once from the validated start request with the hosted
+ * service's defaults (pure).
+ */
+import type { Profile } from '../../channel/index.ts';
+import type { AudioMixFormat } from '../../media/naming.ts';
+import type { RecordedFile, RecordingTask } from '../../recording/dispatch/index.ts';
+import { createSubscription, type Subscription } from './subscription.ts';
+
+export type StreamMode = 'default' | 'standard' | 'original';
+
+export type PostProcess =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'postponeTranscoding' }
+  | {
+      readonly kind: 'audioMix';
+      readonly format: AudioMixFormat;
+      readonly sampleRate: number;
+      readonly bitrate: number;
+      readonly channels: 1 | 2;
+    };
+
+export interface IndividualOptions {
+  readonly profile: Profile;
+  readonly subscription: Subscription;
+  readonly streamMode: StreamMode;
+  readonly maxIdleMs: number;
+  readonly hls: boolean;
+  readonly mp4: boolean;
+  /** Seconds between snapshots; undefined without snapshotConfig. */
+  readonly snapshotSec: number | undefined;
+  readonly postProcess: PostProcess;
+  /** `bak<n>_` generation of this recorder run; undefined for the first one. */
+  readonly backupIndex: number | undefined;
+}
+
+export const DEFAULT_MAX_IDLE_SECONDS = 30;
+export const DEFAULT_CAPTURE_INTERVAL = 10;
+
+/** Next `bak<n>_` index after a restart: one more than any already used. */
+export function nextBackupIndex(previous: readonly RecordedFile[]): number {
+  let max = -1;
+  for (const f of previous) {
+    const base = f.fileName.split('/').pop() ?? '';
+    const m = /^bak(\d+)_/.exec(base);
+    if (m) max = Math.max(max, Number(m[1]));
+  }
+  return max + 1;
+}
+
+export function individualOptions(task: RecordingTask): IndividualOptions {
+  const cr = task.clientRequest;
+  const rc = cr.recordingConfig;
+  const avFileType = cr.recordingFileConfig?.avFileType ?? ['hls'];
+  const snapshotOnly = cr.snapshotConfig !== undefined && cr.recordingFileConfig === undefined;
+  const t = cr.transcodeOptions;
+  let postProcess: PostProcess = { kind: 'none' };
+  if (task.scene === 2 && t) {
+    if (t.transConfig.transMode === 'postponeTranscoding') postProcess = { kind: 'postponeTranscoding' };
+    else {
+      const format = t.container?.format;
+      postProcess = {
+        kind: 'audioMix',
+        format: format === 'm4a' || format === 'aac' ? format : 'mp3',
+        sampleRate: Number(t.audio?.sampleRate ?? '48000'),
+        bitrate: Number(t.audio?.bitrate ?? '48000'),
+        channels: t.audio?.channels === '1' ? 1 : 2,
+      };
+    }
+  }
+  return Object.freeze({
+    profile: rc?.channelType === 1 ? 'live' : 'communication',
+    subscription: createSubscription(rc ?? {}),
+    streamMode: rc?.streamMode ?? 'default',
+    maxIdleMs: (rc?.maxIdleTime ?? DEFAULT_MAX_IDLE_SECONDS) * 1000,
+    hls: !snapshotOnly,
+    mp4: !snapshotOnly && avFileType.includes('mp4'),
+    snapshotSec: cr.snapshotConfig ? (cr.snapshotConfig.captureInterval ?? DEFAULT_CAPTURE_INTERVAL) : undefined,
+    postProcess,
+    backupIndex: task.resumed ? nextBackupIndex(task.previousFiles) : undefined,
+  });
+}

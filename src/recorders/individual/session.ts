@@ -1,0 +1,427 @@
+/**
+ * One individual-mode recording session: follows the channel, subscribes per user over WHEP, slices each
+ * track through a TrackPipeline, uploads slices and growing playlists through the storage session, reports
+ * status, files and events, and ends on stop or after maxIdleTime (injected clock).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ChannelEvent, MediaKind } from '../../channel/index.ts';
+import type { Clock, TimerHandle } from '../../clock/index.ts';
+import type { Logger } from '../../log/index.ts';
+import { endPlaylist, renderMergedIndex, renderPlaylist } from '../../media/m3u8.ts';
+import { mergedPlaylistName, playlistName, sliceName, snapshotName, userMp4Name, type SessionNaming } from '../../media/naming.ts';
+import type { RtpTrackDescription } from '../../media/sdp.ts';
+import { TrackPipeline, type ClosedSlice, type Snapshot } from '../../media/track-pipeline.ts';
+import type { RecordedFile, RecorderReport, RecordingTask, StopResult, UploadingStatus } from '../../recording/dispatch/index.ts';
+import type { UpdateClientRequest } from '../../recording/validation/types.ts';
+import type { UploadSession } from '../../storage/index.ts';
+import { ChannelRefusal, type ChannelSource, type MediaSubscription } from './channel-source.ts';
+import type { IndividualOptions } from './options.ts';
+import { runPostProcess } from './post-process.ts';
+import { applyUpdate, kindsFor, wants, type Subscription } from './subscription.ts';
+import { TrackRecording } from './track-recording.ts';
+
+/** `recorder_leave` leave codes (notes §2.5). */
+export const LEAVE_STOPPED = 2;
+export const LEAVE_IDLE = 4;
+
+/** Warning code of event 2 when the channel's profile is not the task's channelType (nothing is recorded). */
+export const WARN_PROFILE_MISMATCH = 1101;
+
+interface UserLink {
+  readonly uid: string;
+  kinds: readonly MediaKind[];
+  sub: MediaSubscription | undefined;
+  connecting: Promise<void> | undefined;
+}
+
+export interface SessionDeps {
+  readonly task: RecordingTask;
+  readonly options: IndividualOptions;
+  readonly report: RecorderReport;
+  readonly source: ChannelSource;
+  readonly upload: UploadSession;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly workDir: string;
+}
+
+export class IndividualSession {
+  private readonly naming: SessionNaming;
+  private subscription: Subscription;
+  private readonly tracks = new Map<string, TrackRecording>();
+  private readonly users = new Map<string, UserLink>();
+  private idleTimer: TimerHandle | undefined;
+  private unlisten: (() => void) | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private ending: Promise<StopResult> | undefined;
+  private firstUploaded = false;
+  private profileWarned = false;
+  private extraFiles: RecordedFile[] = [];
+  private readonly selfUid: number;
+
+  constructor(private readonly d: SessionDeps) {
+    this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.options.backupIndex };
+    this.subscription = d.options.subscription;
+    this.selfUid = Number(d.task.uid);
+  }
+
+  private event(eventType: number, serviceType: number, details: { msgName: string; [k: string]: unknown }): void {
+    this.d.report.event(eventType, serviceType, details);
+  }
+
+  /** Joins: checks the token, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */
+  async start(): Promise<void> {
+    const { report } = this.d;
+    report.status(2);
+    this.event(30, 2, { msgName: 'uploader_started', status: 0 });
+    report.status(3);
+    await this.d.source.authorize();
+    this.unlisten = this.d.source.onEvent((e) => this.onChannelEvent(e));
+    this.event(40, 1, { msgName: 'recorder_started', status: 0 });
+    report.status(4);
+    report.sliceStartTime(this.d.clock.now());
+    if (this.d.task.previousFiles.length > 0) report.files(this.d.task.previousFiles);
+    this.reconcile();
+  }
+
+  private onChannelEvent(e: ChannelEvent): void {
+    if (this.ending) return;
+    if (e.uid === this.selfUid) return;
+    if (e.kind === 'leave' || e.kind === 'unpublish') {
+      // The user's tracks ended: close their streams now so the next ones start a discontinuity.
+      void this.dropUser(String(e.uid));
+    }
+    this.reconcile();
+  }
+
+  /** Brings subscriptions in line with the channel membership and the subscription lists. */
+  private reconcile(): void {
+    if (this.ending) return;
+    const snap = this.d.source.snapshot();
+    const profileOk = snap.profile === undefined || snap.profile === this.d.options.profile;
+    if (!profileOk && !this.profileWarned) {
+      this.profileWarned = true;
+      this.event(2, 0, {
+        msgName: 'cloud_recording_warning',
+        module: 0,
+        warnCode: WARN_PROFILE_MISMATCH,
+        warnMsg: `channel profile is ${snap.profile} but channelType asks for ${this.d.options.profile}: nothing is recorded`,
+      });
+    }
+    const others = snap.participants.filter((p) => p.uid !== this.selfUid);
+    const broadcasters = this.d.options.profile === 'live' ? others.filter((p) => p.role === 'host') : others;
+    if (broadcasters.length === 0 || !profileOk) this.armIdle();
+    else this.disarmIdle();
+    const desired = new Map<string, MediaKind[]>();
+    if (profileOk) {
+      for (const p of others) {
+        const uid = String(p.uid);
+        const published = [...new Set(p.tracks.map((t) => t.kind))];
+        const recordable = published.filter((k) => this.subscription[k] !== null);
+        if (kindsFor(this.subscription, uid, recordable).length > 0) desired.set(uid, recordable);
+      }
+    }
+    for (const [uid, link] of this.users) {
+      const want = desired.get(uid);
+      if (!want || want.join() !== link.kinds.join()) void this.dropUser(uid);
+    }
+    for (const [uid, kinds] of desired) if (!this.users.has(uid)) this.connect(uid, kinds);
+    // Kinds switched off by update end their current stream.
+    for (const t of this.tracks.values()) {
+      if (t.pipeline && !wants(this.subscription, t.kind, t.uid)) void this.endStream(t);
+    }
+  }
+
+  private connect(uid: string, kinds: readonly MediaKind[]): void {
+    const link: UserLink = { uid, kinds, sub: undefined, connecting: undefined };
+    this.users.set(uid, link);
+    link.connecting = (async () => {
+      try {
+        const sub = await this.d.source.subscribe(Number(uid), kinds);
+        if (this.users.get(uid) !== link || this.ending) {
+          await sub.close();
+          return;
+        }
+        link.sub = sub;
+        sub.onPacket((kind, track, packet) => this.onPacket(link, kind, track, packet));
+      } catch (e) {
+        if (this.users.get(uid) === link) this.users.delete(uid);
+        if (e instanceof ChannelRefusal && (e.code === 'token_invalid' || e.code === 'token_expired' || e.code === 'token_missing')) {
+          void this.fail(e);
+          return;
+        }
+        // The publisher left between the event and the request, or a transient failure: a later event retries.
+        this.d.log.warn({ uid, err: (e as Error).message }, 'WHEP subscribe failed');
+        this.event(2, 0, { msgName: 'cloud_recording_warning', module: 0, warnCode: 1102, warnMsg: `subscribing to uid ${uid} failed` });
+      }
+    })();
+  }
+
+  private async dropUser(uid: string): Promise<void> {
+    const link = this.users.get(uid);
+    if (link) {
+      this.users.delete(uid);
+      await link.connecting;
+      await link.sub?.close();
+    }
+    await Promise.all([...this.tracks.values()].filter((t) => t.uid === uid).map((t) => this.endStream(t)));
+  }
+
+  private track(uid: string, kind: MediaKind): TrackRecording {
+    const key = `${uid}/${kind}`;
+    let t = this.tracks.get(key);
+    if (!t) {
+      t = new TrackRecording(uid, kind, this.d.workDir);
+      this.tracks.set(key, t);
+    }
+    return t;
+  }
+
+  private onPacket(link: UserLink, kind: MediaKind, desc: RtpTrackDescription, packet: Buffer): void {
+    if (this.ending || this.users.get(link.uid) !== link) return;
+    if (!wants(this.subscription, kind, link.uid)) return;
+    const t = this.track(link.uid, kind);
+    if (!t.pipeline) this.beginStream(t, desc, link);
+    t.pipeline?.push(packet);
+  }
+
+  private beginStream(t: TrackRecording, desc: RtpTrackDescription, link: UserLink): void {
+    t.streams++;
+    t.newStream = true;
+    t.codec = desc.codec;
+    const pipeline = new TrackPipeline(
+      {
+        track: desc,
+        workDir: t.streamDir(),
+        audioOutput: this.d.options.streamMode === 'original' ? 'copy' : 'transcode',
+        snapshotIntervalSec: this.d.options.snapshotSec,
+      },
+      {
+        onSlice: (s) => this.serial(() => this.sliceClosed(t, s)),
+        onSnapshot: (s) => this.serial(() => this.snapshotTaken(t, s)),
+        onFailure: (exit) => {
+          this.d.log.warn({ uid: t.uid, kind: t.kind, code: exit.code, stderr: exit.stderrTail.slice(-300) }, 'slicer exited');
+          this.event(1, 0, { msgName: 'cloud_recording_error', module: 0, errorLevel: 3, errorCode: 1103, stat: 0, errorMsg: `${t.kind} slicer of uid ${t.uid} stopped` });
+          if (t.pipeline === pipeline) t.pipeline = undefined;
+        },
+      },
+    );
+    t.pipeline = pipeline;
+    this.streamState(t, 0);
+    void pipeline.start().then(
+      () => {
+        if (t.kind === 'video') link.sub?.requestKeyframe();
+      },
+      (e: Error) => this.d.log.error({ err: e.message }, 'slicer did not start'),
+    );
+  }
+
+  private streamState(t: TrackRecording, state: 0 | 1): void {
+    this.event(t.kind === 'audio' ? 43 : 44, 1, {
+      msgName: t.kind === 'audio' ? 'recorder_audio_stream_state_changed' : 'recorder_video_stream_state_changed',
+      streamUid: t.uid,
+      state,
+      UtcMs: this.d.clock.now(),
+    });
+  }
+
+  private async endStream(t: TrackRecording): Promise<void> {
+    const p = t.pipeline;
+    if (!p) return;
+    t.pipeline = undefined;
+    await p.stop();
+    this.streamState(t, 1);
+    await this.chain;
+  }
+
+  /** Uploads happen in close order: a slice before the playlist that names it. */
+  private serial(fn: () => Promise<void>): void {
+    this.chain = this.chain.then(fn).catch((e: Error) => this.d.log.error({ err: e.message }, 'recording step failed'));
+  }
+
+  private async sliceClosed(t: TrackRecording, s: ClosedSlice): Promise<void> {
+    if (!this.d.options.hls) {
+      t.slices.push({ path: s.localPath, startMs: s.startMs });
+      return;
+    }
+    const name = sliceName(this.naming, t.uid, t.kind, s.startMs, s.container);
+    const key = this.d.upload.objectKey(name);
+    const res = await this.d.upload.enqueue(s.localPath, key);
+    if (!res.ok) {
+      this.event(1, 0, { msgName: 'cloud_recording_error', module: 1, errorLevel: 4, errorCode: 47, stat: 0, errorMsg: res.message });
+      return;
+    }
+    const startsStream = t.newStream;
+    const discontinueUtcMs = startsStream && t.lastEndMs !== undefined ? t.lastEndMs : s.startMs;
+    t.addSlice(name, s.localPath, s.startMs, s.durationSec);
+    if (startsStream) {
+      this.event(42, 1, {
+        msgName: 'recorder_slice_start',
+        startUtcMs: s.startMs,
+        discontinueUtcMs,
+        mixedAllUser: false,
+        streamUid: t.uid,
+        trackType: t.kind,
+      });
+    }
+    await this.uploadPlaylist(t);
+    this.reportFiles();
+  }
+
+  private playlistKey(t: TrackRecording): string {
+    return this.d.upload.objectKey(playlistName(this.naming, t.uid, t.kind));
+  }
+
+  private async uploadPlaylist(t: TrackRecording): Promise<void> {
+    const local = join(t.dir, 'playlist.m3u8');
+    writeFileSync(local, renderPlaylist(t.playlist));
+    const key = this.playlistKey(t);
+    const res = await this.d.upload.enqueue(local, key, { contentType: 'application/vnd.apple.mpegurl' });
+    if (!res.ok) return;
+    if (!t.fileInfosSent) {
+      t.fileInfosSent = true;
+      this.event(4, 0, { msgName: 'cloud_recording_file_infos', fileList: key });
+    }
+    if (!this.firstUploaded) {
+      this.firstUploaded = true;
+      this.d.report.status(5);
+    }
+    if (this.d.options.streamMode === 'standard') await this.uploadMergedIndex(t.uid);
+  }
+
+  private async uploadMergedIndex(uid: string): Promise<void> {
+    const a = this.tracks.get(`${uid}/audio`);
+    const v = this.tracks.get(`${uid}/video`);
+    const uri = (t: TrackRecording | undefined) => (t && t.slices.length > 0 ? playlistName(this.naming, uid, t.kind) : undefined);
+    const audioUri = uri(a);
+    const videoUri = uri(v);
+    if (!audioUri && !videoUri) return;
+    const local = join(this.d.workDir, `${uid}-merged.m3u8`);
+    writeFileSync(local, renderMergedIndex({ audioUri, videoUri }));
+    await this.d.upload.enqueue(local, this.d.upload.objectKey(mergedPlaylistName(this.naming, uid)), {
+      contentType: 'application/vnd.apple.mpegurl',
+    });
+  }
+
+  private async snapshotTaken(t: TrackRecording, s: Snapshot): Promise<void> {
+    const key = this.d.upload.objectKey(snapshotName(this.naming, t.uid, s.atMs));
+    const res = await this.d.upload.enqueue(s.localPath, key, { contentType: 'image/jpeg' });
+    if (!res.ok) {
+      // A snapshot fault never stops the recording.
+      this.event(2, 0, { msgName: 'cloud_recording_warning', module: 0, warnCode: 1104, warnMsg: res.message });
+      return;
+    }
+    this.event(45, 1, { msgName: 'recorder_snapshot_file', fileName: key });
+    if (!this.firstUploaded) {
+      this.firstUploaded = true;
+      this.d.report.status(5);
+    }
+  }
+
+  /** The per-user playlists (and MP4s once written), after whatever was recorded before a restart. */
+  files(): RecordedFile[] {
+    const out: RecordedFile[] = [...this.d.task.previousFiles];
+    if (this.d.options.hls) {
+      for (const t of this.tracks.values()) {
+        if (t.firstStartMs === undefined) continue;
+        out.push({ fileName: this.playlistKey(t), trackType: t.kind, uid: t.uid, mixedAllUser: false, isPlayable: true, sliceStartTime: t.firstStartMs });
+      }
+    }
+    return [...out, ...this.extraFiles];
+  }
+
+  private reportFiles(): void {
+    this.d.report.files(this.files());
+  }
+
+  private armIdle(): void {
+    if (this.idleTimer || this.ending) return;
+    this.idleTimer = this.d.clock.setTimeout(() => {
+      this.idleTimer = undefined;
+      void this.end('idle').then(
+        (r) => this.d.report.ended({ reason: 'idle', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything }),
+        (e: Error) => this.d.report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: false, message: e.message }),
+      );
+    }, this.d.options.maxIdleMs);
+  }
+
+  private disarmIdle(): void {
+    if (this.idleTimer) this.d.clock.clearTimeout(this.idleTimer);
+    this.idleTimer = undefined;
+  }
+
+  async update(req: UpdateClientRequest): Promise<void> {
+    if (req.storageConfig) await this.d.upload.updateStorage(req.storageConfig);
+    if (req.streamSubscribe) {
+      this.subscription = applyUpdate(this.subscription, req.streamSubscribe);
+      this.reconcile();
+    }
+  }
+
+  /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */
+  async fail(e: ChannelRefusal): Promise<void> {
+    if (this.ending) return;
+    const errorCode = e.code === 'token_expired' ? 109 : 110;
+    this.event(1, 0, { msgName: 'cloud_recording_error', module: 0, errorLevel: 5, errorCode, stat: 0, errorMsg: `${e.code}: ${e.reason}` });
+    this.d.report.status(20);
+    const r = await this.end('error');
+    this.d.report.ended({ reason: 'error', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything, message: e.code });
+  }
+
+  stop(): Promise<StopResult> {
+    return this.end('stopped');
+  }
+
+  private end(reason: 'stopped' | 'idle' | 'error'): Promise<StopResult> {
+    this.ending ??= this.finish(reason);
+    return this.ending;
+  }
+
+  private async finish(reason: 'stopped' | 'idle' | 'error'): Promise<StopResult> {
+    this.disarmIdle();
+    this.unlisten?.();
+    if (reason !== 'error') this.d.report.status(6);
+    this.event(41, 1, { msgName: 'recorder_leave', leaveCode: reason === 'idle' ? LEAVE_IDLE : LEAVE_STOPPED });
+    const links = [...this.users.values()];
+    this.users.clear();
+    await Promise.all(links.map(async (l) => { await l.connecting; await l.sub?.close(); }));
+    await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
+    await this.chain;
+    const recordedAnything = [...this.tracks.values()].some((t) => t.slices.length > 0);
+    if (this.d.options.hls) {
+      for (const t of this.tracks.values()) {
+        if (t.slices.length === 0) continue;
+        t.playlist = endPlaylist(t.playlist);
+        await this.uploadPlaylist(t);
+      }
+    }
+    if (recordedAnything) {
+      try {
+        this.extraFiles = await runPostProcess({
+          options: this.d.options,
+          naming: this.naming,
+          tracks: [...this.tracks.values()],
+          upload: this.d.upload,
+          workDir: this.d.workDir,
+          event: (t, s, dd) => this.event(t, s, dd),
+          mp4Name: (uid, track, startMs) => userMp4Name(this.naming, uid, track, startMs),
+        });
+      } catch (e) {
+        this.d.log.error({ err: (e as Error).message }, 'post-processing failed');
+        this.event(1, 0, { msgName: 'cloud_recording_error', module: 0, errorLevel: 3, errorCode: 1105, stat: 0, errorMsg: 'post-processing failed' });
+      }
+    }
+    const files = this.files();
+    this.d.report.files(files);
+    const fin = await this.d.upload.finish();
+    const uploadingStatus: UploadingStatus = fin.uploadingStatus;
+    this.event(uploadingStatus === 'uploaded' ? 31 : 32, 2, {
+      msgName: uploadingStatus === 'uploaded' ? 'uploaded' : 'backuped',
+      status: 0,
+      fileList: files.map((f) => ({ ...f })),
+    });
+    if (reason !== 'error') this.d.report.status(7);
+    return { uploadingStatus, files, recordedAnything };
+  }
+}
