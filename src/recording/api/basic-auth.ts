@@ -19,6 +19,8 @@ export interface Authenticator {
 /** HTTP Basic authentication of the recording API against the configured customers. */
 export function createAuthenticator(customers: readonly RecordingCustomer[], appIds: readonly string[]): Authenticator {
   const known = new Set(appIds);
+  // Configured credentials are hashed once; each request hashes only its own id and secret.
+  const hashed = customers.map((c) => ({ customer: c, id: digest(c.id), secret: digest(c.secret) }));
   return {
     customer(header) {
       if (header === undefined || header === '') throw new RecordingApiError('unauthorized');
@@ -27,13 +29,14 @@ export function createAuthenticator(customers: readonly RecordingCustomer[], app
       const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
       if (colon < 0) throw new RecordingApiError('invalidCredentials');
-      const id = decoded.slice(0, colon);
-      const secret = decoded.slice(colon + 1);
+      const id = digest(decoded.slice(0, colon));
+      const secret = digest(decoded.slice(colon + 1));
       let found: RecordingCustomer | undefined;
-      // Every customer is compared, so the time taken does not reveal which id exists.
-      for (const c of customers) {
-        const ok = safeEqual(c.id, id) && safeEqual(c.secret, secret);
-        if (ok && !found) found = c;
+      // Every customer is compared, both fields each time, so timing reveals neither which id exists nor the secret.
+      for (const c of hashed) {
+        const idOk = timingSafeEqual(c.id, id);
+        const secretOk = timingSafeEqual(c.secret, secret);
+        if (idOk && secretOk && !found) found = c.customer;
       }
       if (!found) throw new RecordingApiError('invalidCredentials');
       return found;

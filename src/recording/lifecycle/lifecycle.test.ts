@@ -101,7 +101,7 @@ test('stop: live → stopping (status 6, stopRecorder); again → invalidOperati
   assert.deepEqual(finish(e.task, { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, T0).effects, []);
   const err = finish(live(), { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, T0);
   assert.equal(err.task.kind === 'ended' && err.task.session.status, 20);
-  assert.equal((err.effects[0] as { details: { exitStatus: number } }).details.exitStatus, 1);
+  assert.deepEqual(err.effects[0], { kind: 'emit', eventType: 11, serviceType: 0, details: { msgName: 'session_exit', exitStatus: 1 } });
 });
 
 test('reports: status and files update sessions; a late status cannot hide a stop', () => {

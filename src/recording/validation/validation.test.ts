@@ -152,7 +152,7 @@ test('start clientRequest: a valid body comes back typed and without unknown fie
   const b = { ...startRequest('mix'), extra: 1 };
   const v = validateStartClientRequest(b, 'mix', 0);
   assert.equal(v.storageConfig.bucket, 'test-bucket');
-  assert.equal((v as Record<string, unknown>).extra, undefined);
+  assert.equal((v as unknown as Record<string, unknown>).extra, undefined);
 });
 
 test('scene and mode agree', () => {
