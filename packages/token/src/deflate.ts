@@ -16,12 +16,15 @@ interface Engine {
   readonly handle: NativeZlib;
   readonly state: Uint32Array;
   out: Buffer;
+  /** Length of the longest input since the window was last zeroed. */
+  dirty: number;
 }
 
 let engine: Engine | undefined;
 let disabled = false;
 let calls = 0;
-const ZEROS = Buffer.alloc(66 * 1024);
+// The payload cap is 64 KiB, so zeros of that size cover any window the builder used.
+const ZEROS = Buffer.alloc(64 * 1024);
 
 function openEngine(): Engine | undefined {
   try {
@@ -31,7 +34,7 @@ function openEngine(): Engine | undefined {
     if (!h || typeof h.writeSync !== 'function' || typeof h.reset !== 'function' || !(state instanceof Uint32Array) || state.length < 2) {
       return undefined;
     }
-    const e: Engine = { handle: h as NativeZlib, state, out: Buffer.allocUnsafe(4096) };
+    const e: Engine = { handle: h as NativeZlib, state, out: Buffer.allocUnsafe(4096), dirty: 0 };
     // Self-check on a sample with repeats (matches) and literals before trusting the engine.
     const sample = Buffer.from('007 self-check 970CA35de60c44645bbae8a215061b33 970CA35de60c44645bbae8a215061b33 \u0000\u0001\u00ff');
     const a = run(e, sample);
@@ -45,25 +48,28 @@ function openEngine(): Engine | undefined {
 /** Base64 of one complete zlib stream for input, or undefined when the engine did not finish as expected. */
 function run(e: Engine, input: Uint8Array): string | undefined {
   // Room for the worst case (stored blocks) so one call finishes the stream.
-  const bound = input.length + (input.length >> 8) + 64;
+  const bound = Math.max(input.length, e.dirty) + (input.length >> 8) + 64;
   if (e.out.length < bound) e.out = Buffer.allocUnsafe(Math.max(bound, e.out.length * 2));
+  // deflateReset keeps the old window bytes, and the matcher looks up to 258 bytes past the end of the input,
+  // where a fresh state has zeros. Window bytes beyond `dirty` are zero, so when an earlier input was longer,
+  // compressing zeros over it first restores the fresh state's view.
+  if (e.dirty > input.length) {
+    e.handle.writeSync(constants.Z_FINISH, ZEROS, 0, e.dirty, e.out, 0, e.out.length);
+    e.handle.reset();
+    e.dirty = 0;
+  }
+  e.dirty = input.length;
   e.handle.writeSync(constants.Z_FINISH, input, 0, input.length, e.out, 0, e.out.length);
   const availOut = e.state[0]!;
   const availIn = e.state[1]!;
   e.handle.reset();
   if (availIn !== 0 || availOut === 0) return undefined;
-  const result = e.out.subarray(0, e.out.length - availOut).toString('base64');
-  // deflateReset keeps the old window bytes, and the matcher peeks past the end of the input, so stale bytes
-  // change the output. Compressing zeros over the used part restores the zeroed window of a fresh state.
-  const n = Math.min(ZEROS.length, input.length + 1024);
-  e.handle.writeSync(constants.Z_FINISH, ZEROS, 0, n, e.out, 0, e.out.length);
-  e.handle.reset();
-  return result;
+  return e.out.subarray(0, e.out.length - availOut).toString('base64');
 }
 
 /** Base64 of the zlib (RFC 1950) stream of input at level 6: `deflateSync(input).toString('base64')`. */
 export function deflateToBase64(input: Uint8Array): string {
-  if (!disabled) {
+  if (!disabled && input.length <= ZEROS.length) {
     engine ??= openEngine();
     if (engine) {
       try {
