@@ -241,6 +241,14 @@ test('gateway: hostile frames are answered with errors naming the field; nothing
     for (let i = 0; i < 500; i++) c.send(Math.random().toString(36).repeat(i % 7));
     c.send({ type: 'ping' });
     await c.next('pong');
+    // A flood of frames faster than they are handled is cut off (1008) instead of buffered without bound.
+    const flood = await RawClient.connect(wsUrl(s));
+    flood.send({ type: 'login', user: 'alice', token });
+    await flood.next('login-ok');
+    const frame = JSON.stringify({ type: 'send', reqId: 'f', to: 'alice', text: 'flood' });
+    for (let i = 0; i < 5000; i++) flood.send(frame);
+    await waitFor('flood closed', () => flood.closed !== undefined, 60_000);
+    assert.equal(flood.closed!.code, CLOSE.FLOOD);
     // Oversized frames close the connection (1009), not the server.
     c.send('x'.repeat(70 * 1024));
     await waitFor('closed', () => c.closed !== undefined);

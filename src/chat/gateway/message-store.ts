@@ -20,19 +20,33 @@ export class MessageStore {
     return { id, from, to, text, timestamp };
   }
 
-  /** Undelivered messages for a user, oldest first. */
+  /** Undelivered messages for a user, oldest first, a page at a time. */
   async pending(to: string, limit = 1000): Promise<TextMessage[]> {
-    const rows = await this.db
-      .selectFrom('chat_messages')
-      .select(['id', 'from_user', 'to_user', 'body', 'created'])
-      .where('org', '=', this.org)
-      .where('app', '=', this.app)
-      .where('to_user', '=', to)
-      .where('delivered', '=', 0)
-      .orderBy('seq')
-      .limit(limit)
-      .execute();
-    return rows.map((r) => ({ id: r.id, from: r.from_user, to: r.to_user, text: r.body, timestamp: Number(r.created) }));
+    const out: TextMessage[] = [];
+    for await (const page of this.pendingPages(to, limit)) out.push(...page);
+    return out;
+  }
+
+  /** Pages of undelivered messages in delivery order, so a long backlog is never loaded at once. */
+  async *pendingPages(to: string, pageSize = 500): AsyncGenerator<TextMessage[]> {
+    let after = -1;
+    for (;;) {
+      const rows = await this.db
+        .selectFrom('chat_messages')
+        .select(['seq', 'id', 'from_user', 'to_user', 'body', 'created'])
+        .where('org', '=', this.org)
+        .where('app', '=', this.app)
+        .where('to_user', '=', to)
+        .where('delivered', '=', 0)
+        .where('seq', '>', after)
+        .orderBy('seq')
+        .limit(pageSize)
+        .execute();
+      if (rows.length === 0) return;
+      after = Number(rows[rows.length - 1]!.seq);
+      yield rows.map((r) => ({ id: r.id, from: r.from_user, to: r.to_user, text: r.body, timestamp: Number(r.created) }));
+      if (rows.length < pageSize) return;
+    }
   }
 
   /** Marks a message delivered; only its recipient can. */

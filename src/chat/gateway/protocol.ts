@@ -47,6 +47,8 @@ export const CLOSE = Object.freeze({
   TOKEN_EXPIRED: 4002,
   LOGIN_TIMEOUT: 4003,
   PROTOCOL: 4004,
+  /** Policy violation: more unhandled frames than the gateway buffers. */
+  FLOOD: 1008,
   GOING_AWAY: 1001,
 });
 

@@ -10,6 +10,7 @@ import { CLOSE, LOGIN_REASONS, parseClientFrame, type ChatErrorCode, type Client
 import { tokenTimes } from './token-times.ts';
 
 export const LOGIN_TIMEOUT_MS = 10_000;
+export const MAX_QUEUED_FRAMES = 1000;
 
 /** What a session needs from the gateway that owns it. */
 export interface SessionHost {
@@ -34,6 +35,7 @@ export class Session {
   #loginTimer: TimerHandle | undefined;
   /** Frames are handled one at a time, in arrival order. */
   #queue: Promise<void> = Promise.resolve();
+  #queued = 0;
 
   constructor(
     private readonly ws: WebSocket,
@@ -43,13 +45,16 @@ export class Session {
       if (!this.user) this.#fail('login_timeout', 'no login within 10 seconds', CLOSE.LOGIN_TIMEOUT);
     }, LOGIN_TIMEOUT_MS);
     ws.on('message', (data, isBinary) => {
+      // A client that sends faster than frames are handled is cut off rather than buffered without bound.
+      if (++this.#queued > MAX_QUEUED_FRAMES) return this.close(CLOSE.FLOOD, 'too many frames');
       const text = isBinary ? undefined : data.toString();
       this.#queue = this.#queue
         .then(() => (text === undefined ? this.send({ type: 'error', code: 'bad_request', reason: 'frames must be text' }) : this.#handle(text)))
         .catch((e: unknown) => {
           host.log.error({ err: (e as Error).message }, 'chat gateway frame failed');
           this.send({ type: 'error', code: 'internal', reason: 'internal error, please retry' });
-        });
+        })
+        .finally(() => this.#queued--);
     });
     ws.on('close', () => this.#cleanup());
     ws.on('error', () => this.#cleanup());
@@ -107,7 +112,10 @@ export class Session {
     this.host.online(this);
     this.send({ type: 'login-ok', user: found.username, uuid: found.uuid, expiresAt: v.expiresAt * 1000 });
     this.#schedule(v.issueTs, v.expiresAt);
-    for (const m of await this.host.messages.pending(found.username)) this.send({ type: 'message', ...m });
+    for await (const page of this.host.messages.pendingPages(found.username)) {
+      if (this.#closed) return;
+      for (const m of page) this.send({ type: 'message', ...m });
+    }
   }
 
   async #renew(reqId: string, token: string): Promise<void> {
