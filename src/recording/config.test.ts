@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConfigError, loadConfig } from '../config/index.ts';
+
+const env = {
+  REELTIME_APP_ID: '970CA35de60c44645bbae8a215061b33',
+  REELTIME_APP_CERTIFICATE: '5CFd2fd1755d40ecb72977518be15d3b',
+  REELTIME_CUSTOMER_ID: 'core',
+  REELTIME_CUSTOMER_SECRET: 'core-secret',
+  REELTIME_DATA_DIR: '/tmp/reeltime-config-test',
+};
+
+test('recording config: defaults, customers from file or environment, errors name the setting', () => {
+  const d = loadConfig({ env, values: {} }).recording;
+  assert.equal(d.rateLimitPerSecond, 10);
+  assert.equal(d.rateLimitBurst, 10);
+  assert.equal(d.maxConcurrentTasks, 50);
+  assert.equal(d.stopTimeoutMs, 20_000);
+  assert.equal(d.region, undefined);
+  assert.deepEqual(d.customers, [{ id: 'core', secret: 'core-secret', appIds: [env.REELTIME_APP_ID] }]);
+
+  const other = 'ab'.repeat(16);
+  const f = loadConfig({ env, values: { recording: { customers: [{ id: 'x', secret: 'y', appIds: [other] }], region: 'EU' } } }).recording;
+  assert.deepEqual(f.appIds, [env.REELTIME_APP_ID, other]);
+  assert.equal(f.region, 'EU');
+  const e = loadConfig({
+    env: { ...env, REELTIME_RECORDING_CUSTOMERS: JSON.stringify([{ id: 'z', secret: 's', appIds: [other] }]), REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0' },
+    values: {},
+  }).recording;
+  assert.equal(e.customers[1]!.id, 'z');
+  assert.equal(e.rateLimitPerSecond, 0);
+
+  const bad = (values: Record<string, unknown>, extraEnv: Record<string, string> = {}) =>
+    assert.throws(() => loadConfig({ env: { ...env, ...extraEnv }, values: values as never }), (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      return /recording|RECORDING/.test(err.setting);
+    });
+  bad({ recording: { customers: {} } });
+  bad({ recording: { customers: [{ id: 'a:b', secret: 's', appIds: [] }] } });
+  bad({ recording: { customers: [{ id: 'a', secret: 's', appIds: ['short'] }] } });
+  bad({ recording: { region: 'US' } });
+  bad({ recording: { maxConcurrentTasks: 0 } });
+  bad({}, { REELTIME_RECORDING_CUSTOMERS: '[not json' });
+});
