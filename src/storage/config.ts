@@ -12,7 +12,7 @@ export interface StorageConfig {
   readonly endpoints: Readonly<Partial<Record<StorageVendor, string>>>;
   /** Root of the local bucket: `<bucketDir>/<bucket>/<key>`. */
   readonly bucketDir: string;
-  /** Serve the local bucket read-only at /bucket/<bucket>/<key>. */
+  /** Serve the local bucket read-only (no auth) at /bucket/<bucket>/<key>; default: same as routeAllToLocal. */
   readonly serveBucket: boolean;
   readonly spoolDir: string;
   /** Upper bound of bytes waiting in the spool; enqueue beyond it is refused. */
@@ -67,16 +67,18 @@ function parseEndpoints(src: ConfigSource): Partial<Record<StorageVendor, string
 
 export function parseStorageConfig(src: ConfigSource, core: CoreConfig): StorageConfig {
   const dir = (key: string, env: string, fallback: string) => resolve(core.dataDir, src.string(key, env, fallback));
+  const routeAllToLocal = src.bool(
+    'storage.routeAllToLocal',
+    'REELTIME_STORAGE_ROUTE_ALL_TO_LOCAL',
+    core.env === 'development',
+  );
   const retryBaseMs = src.int('storage.retryBaseMs', 'REELTIME_STORAGE_RETRY_BASE_MS', 1000, { min: 10, max: 600_000 });
   return {
-    routeAllToLocal: src.bool(
-      'storage.routeAllToLocal',
-      'REELTIME_STORAGE_ROUTE_ALL_TO_LOCAL',
-      core.env === 'development',
-    ),
+    routeAllToLocal,
     endpoints: parseEndpoints(src),
     bucketDir: dir('storage.bucketDir', 'REELTIME_STORAGE_BUCKET_DIR', join(core.dataDir, 'bucket')),
-    serveBucket: src.bool('storage.serveBucket', 'REELTIME_STORAGE_SERVE_BUCKET', true),
+    // The bucket folder is public over HTTP; by default only when it is where recordings go.
+    serveBucket: src.bool('storage.serveBucket', 'REELTIME_STORAGE_SERVE_BUCKET', routeAllToLocal),
     spoolDir: dir('storage.spoolDir', 'REELTIME_STORAGE_SPOOL_DIR', join(core.dataDir, 'spool')),
     spoolMaxBytes: src.int('storage.spoolMaxBytes', 'REELTIME_STORAGE_SPOOL_MAX_BYTES', 10 * 1024 * MiB, { min: 1 }),
     concurrency: src.int('storage.concurrency', 'REELTIME_STORAGE_CONCURRENCY', 4, { min: 1, max: 64 }),

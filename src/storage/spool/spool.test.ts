@@ -61,13 +61,17 @@ interface Rig {
   db: TestDatabase;
 }
 
+/** Everything the spool logs, to check that secrets never reach the log. */
+const logLines: string[] = [];
+const logSink = { write: (line: string) => void logLines.push(line) };
+
 function makeSpool(db: TestDatabase, dir: string, clock: ManualClock, over: Partial<StorageConfig> = {}): Rig {
   const config = settings(dir, over);
   const spool = new UploadSpool({
     store: new SpoolStore(db.db),
     config,
     clock,
-    log: createLogger(process.env.REELTIME_TEST_LOG ?? 'silent'),
+    log: createLogger('info', logSink),
     sealKey: sealingKey('5CFd2fd1755d40ecb72977518be15d3b'),
   });
   const events: StorageEvent[] = [];
@@ -233,6 +237,8 @@ for (const dialect of TEST_DIALECTS) {
         assert.equal(errors.length, 1, 'reported once per session');
         assert.match((errors[0] as { message: string }).message, re);
         assert.doesNotMatch(JSON.stringify(r.events), /sEcReT-value-123|WRONGKEY42/);
+        assert.ok(logLines.some((l) => /storage configuration error/.test(l)));
+        assert.doesNotMatch(logLines.join(''), /sEcReT-value-123/);
         assert.equal((await session.status()).pending, 2);
         await session.updateStorage(storage({ fileNamePrefix: [sid] }));
         await waitFor('uploaded after fix', () => r.events.some((e) => e.kind === 'uploaded' && e.sid === sid));
