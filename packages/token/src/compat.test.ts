@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import * as T from './index.ts';
 import type { TokenService } from './services.ts';
+import { issueKey, signingKey } from './signing.ts';
 import { agoraBuild, agoraBuilders, agoraParse, agoraVerify } from './testing/oracle.ts';
 
 const RUNS = 500;
@@ -95,6 +96,9 @@ test('official vectors: byte-identical strings and the documented signature', ()
   );
   assert.equal(rtmRtc, rtcRtm);
 
+  // The worked example of the notes (§5): both intermediate keys and the signature.
+  assert.equal(issueKey(cert, 1111111).toString('hex'), 'e0f6141e54329d72102500478ec18e0020a5eeef53bbcccc442c6c2f7f178251');
+  assert.equal(signingKey(cert, 1111111, 1).toString('hex'), 'cee2fa8dcbe868c30ca8c959d97fad4a5049c634da48449f1b8f59c14fa61073');
   const p = T.parseToken(chatApp);
   assert.ok(p.ok);
   assert.equal(Buffer.from(p.token.signature).toString('hex'), '2d6e85c3436f1811bc2c43173bf34eaa047d5e896abd4ef54c654110c0fade50');

@@ -1,7 +1,7 @@
 // The strict parser: what it accepts from other zlib engines, and every way it refuses a token.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { constants, createDeflate, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import * as T from './index.ts';
 import { APP_ID, CERT, ISSUE, payloadOf, wrap } from './testing/fixtures.ts';
 
@@ -34,6 +34,21 @@ test('other zlib engines (stored blocks, level 9) are accepted and verify', () =
     assert.ok(r.ok, `level ${level}`);
     assert.equal(T.verifySignature(r.token, CERT), true);
   }
+});
+
+test('a Go-style stream (sync flush, then the final block) is accepted and verifies', async () => {
+  const d = createDeflate();
+  const chunks: Buffer[] = [];
+  d.on('data', (c: Buffer) => chunks.push(c));
+  const done = new Promise((resolve) => d.on('end', resolve));
+  d.write(payloadOf(rtc));
+  d.flush(constants.Z_SYNC_FLUSH, () => d.end());
+  await done;
+  const z = Buffer.concat(chunks);
+  assert.ok(z.includes(Buffer.from([0, 0, 0xff, 0xff])), 'has the empty stored block of a sync flush');
+  const r = T.parseToken('007' + z.toString('base64'));
+  assert.ok(r.ok);
+  assert.equal(T.verifySignature(r.token, CERT), true);
 });
 
 test('version and length: wrong_version or malformed', () => {

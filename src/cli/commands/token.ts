@@ -132,7 +132,9 @@ function inspectCertificate(values: Values, tokenAppId: string): string | undefi
 }
 
 function inspect(values: Values, positionals: readonly string[]): number {
-  const [token, ...extra] = positionals;
+  const [raw, ...extra] = positionals;
+  // Pasted tokens often carry a newline or spaces; the token alphabet has none, so trimming is safe.
+  const token = raw?.trim();
   if (token === undefined || extra.length > 0) throw new UsageError(`inspect takes exactly one TOKEN\n${USAGE}`);
   const now = u32(values, 'now', false);
   const parsed = parseToken(token);
