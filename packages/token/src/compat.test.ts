@@ -315,6 +315,9 @@ test('builders return "" like the official ones when inputs are invalid', () => 
   assert.equal(T.buildRtcTokenWithUid(appId, cert, 'ch', 1, 1, 600, -5), '');
   assert.equal(T.buildToken({ appId, appCertificate: cert, expire: 600, services: [] }), '');
   assert.equal(T.buildAppToken(appId, cert, 600, { salt: 2 ** 32 }), '');
+  const twice = [{ permissionType: 0, resources: ['a'] }, { permissionType: 0, resources: ['b'] }];
+  const rtm2: T.TokenService = { type: 8, name: 'rtm2', userId: 'u', privileges: new Map(), permissions: [{ resourceType: 0, permissions: twice }] };
+  assert.equal(T.buildToken({ appId, appCertificate: cert, expire: 600, services: [rtm2] }), '');
   // Defaults: salt in 1..99999999, issueTs is the current second.
   const before = Math.floor(Date.now() / 1000);
   const p = T.parseToken(T.buildAppToken(appId, cert, 600));

@@ -1,5 +1,5 @@
 // Encoding and decoding of one service record (notes §4). Records carry no length, so each type's layout is known here.
-import { ByteReader, ByteWriter, TokenFormatError } from './bytes.ts';
+import { ByteReader, ByteWriter, TokenFormatError, TokenValueError } from './bytes.ts';
 import type { Privileges, Rtm2ResourcePermissions, TokenService } from './services.ts';
 import { isServiceType, SERVICE_NAMES } from './services.ts';
 
@@ -9,11 +9,20 @@ function writePrivileges(w: ByteWriter, privileges: Privileges): void {
   for (const id of ids) w.u16(id).u32(privileges.get(id)!);
 }
 
+/** The format is a map (ascending keys, each once); a repeated key would be ambiguous, so it is refused. */
+function assertUnique(keys: readonly number[], what: string): void {
+  for (let i = 1; i < keys.length; i++) {
+    if (keys[i] === keys[i - 1]) throw new TokenValueError(`${what} ${keys[i]} given twice`);
+  }
+}
+
 function writeRtm2Permissions(w: ByteWriter, perms: readonly Rtm2ResourcePermissions[]): void {
   const resources = [...perms].sort((a, b) => a.resourceType - b.resourceType);
+  assertUnique(resources.map((r) => r.resourceType), 'rtm2 resource type');
   w.u16(resources.length);
   for (const r of resources) {
     const entries = [...r.permissions].sort((a, b) => a.permissionType - b.permissionType);
+    assertUnique(entries.map((e) => e.permissionType), 'rtm2 permission type');
     w.u16(r.resourceType).u16(entries.length);
     for (const e of entries) {
       w.u16(e.permissionType).u16(e.resources.length);
