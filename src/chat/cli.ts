@@ -14,13 +14,15 @@ const HELP = `usage: reeltime chat-token-server [--config file.properties]
 Runs the chat token server alone on server.port: GET /chat/app/token and GET /chat/user/{chatUserName}/token.
 Properties: server.port, server.address, appid, appcert, expire.second, appkey, domain
 (environment overrides: REELTIME_CHAT_SERVER_PORT, REELTIME_CHAT_APPID, REELTIME_CHAT_EXPIRE_SECOND, ...).
-Without --config the "chat" section of the reeltime JSON config is used.
+Without --config the "chat" section of the reeltime JSON config is used (domain defaults to its publicUrl).
 `;
 
 function settingsFrom(file: string | undefined): TokenServerSettings {
   if (file === undefined) {
-    const s = loadConfig().chat.tokenServer;
-    return s.domain === undefined ? { ...s, domain: '' } : s;
+    // Same config as a reeltime server: by default talk to that server's users API.
+    const config = loadConfig();
+    const s = config.chat.tokenServer;
+    return s.domain === undefined ? { ...s, domain: config.publicUrl } : s;
   }
   const path = resolve(file);
   if (!existsSync(path)) throw new ConfigError('--config', `file not found: ${path}`);
