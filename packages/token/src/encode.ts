@@ -1,13 +1,11 @@
 // Serialises, signs, compresses and Base64-encodes a token (notes §1, §3). Byte-identical to agora-token 2.0.6.
 import { ByteWriter, TokenValueError } from './bytes.ts';
 import { deflateToBase64 } from './deflate.ts';
+import { MAX_PAYLOAD_BYTES, SIGNATURE_BYTES, VERSION } from './format.ts';
 import { writeService } from './service-codec.ts';
 import type { TokenService } from './services.ts';
 import { HEX32, sign } from './signing.ts';
 
-export const VERSION = '007';
-/** The parser refuses larger payloads (zip-bomb cap), so the builder never makes one. */
-export const MAX_PAYLOAD_BYTES = 64 * 1024;
 
 export interface BuildOptions {
   /** u32 nonce; default random 1..99999999 like the official builders. */
@@ -24,7 +22,6 @@ export interface TokenFields {
   readonly services: readonly TokenService[];
 }
 
-const SIG_LEN = 32;
 // Building is synchronous, so one writer serves every call without intermediate buffers.
 const writer = new ByteWriter(1024);
 
@@ -44,8 +41,8 @@ export function encodeToken(fields: TokenFields, opts: BuildOptions = {}): strin
   const salt = Math.trunc(opts.salt ?? randomSalt());
 
   const w = writer.reset();
-  w.u16(SIG_LEN);
-  const sigAt = w.skip(SIG_LEN);
+  w.u16(SIGNATURE_BYTES);
+  const sigAt = w.skip(SIGNATURE_BYTES);
   const infoAt = w.pos;
   w.str(appId).u32(issueTs).u32(expire).u32(salt).u16(services.length);
   // Stable sort by type: same-type records keep their order (agora-token 2.0.6 behaviour).

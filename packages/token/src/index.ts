@@ -1,7 +1,8 @@
 // @reeltime/token: AccessToken2 ("007") builders, strict parser and verifiers. Re-exports only.
 export { ByteReader, ByteWriter, TokenFormatError, TokenValueError } from './bytes.ts';
 export { decodeBase64Strict } from './base64.ts';
-export { buildToken, encodeToken, MAX_PAYLOAD_BYTES, randomSalt, VERSION, type BuildOptions, type TokenFields } from './encode.ts';
+export { buildToken, encodeToken, randomSalt, type BuildOptions, type TokenFields } from './encode.ts';
+export { MAX_PAYLOAD_BYTES, SIGNATURE_BYTES, VERSION } from './format.ts';
 export {
   buildAppToken,
   buildRtcTokenWithAccount,

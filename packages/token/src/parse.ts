@@ -1,9 +1,9 @@
 // Strict AccessToken2 parser (notes §9, steps 1-6). Never throws; every failure is a named rejection.
 import { decodeBase64Strict } from './base64.ts';
 import { ByteReader, TokenFormatError } from './bytes.ts';
+import { MAX_PAYLOAD_BYTES, SIGNATURE_BYTES, VERSION } from './format.ts';
 import { inflateCapped } from './inflate.ts';
-import { MAX_PAYLOAD_BYTES, VERSION } from './encode.ts';
-import type { TokenRejection } from './result.ts';
+import { reject, type TokenRejection } from './result.ts';
 import { readService, UnknownServiceError } from './service-codec.ts';
 import type { TokenService } from './services.ts';
 
@@ -28,10 +28,6 @@ export type ParseResult = { readonly ok: true; readonly token: ParsedToken } | T
 // A 64 KiB payload compresses to at most a few bytes more; anything far longer is refused before decoding.
 const MAX_TOKEN_CHARS = 4 + Math.ceil(((MAX_PAYLOAD_BYTES + 1024) * 4) / 3);
 
-function reject(reason: TokenRejection['reason'], message: string): TokenRejection {
-  return { ok: false, reason, message };
-}
-
 export function parseToken(token: string): ParseResult {
   if (typeof token !== 'string') return reject('malformed', 'token must be a string');
   if (token.length < VERSION.length) return reject('malformed', 'token is too short');
@@ -45,7 +41,9 @@ export function parseToken(token: string): ParseResult {
   try {
     const r = new ByteReader(payload);
     const signature = r.bytes('signature');
-    if (signature.length !== 32) return reject('malformed', `signature is ${signature.length} bytes, expected 32`);
+    if (signature.length !== SIGNATURE_BYTES) {
+      return reject('malformed', `signature is ${signature.length} bytes, expected ${SIGNATURE_BYTES}`);
+    }
     const signedAt = r.pos;
     const appId = r.str('appId');
     const issueTs = r.u32('issueTs');

@@ -19,3 +19,7 @@ export interface TokenRejection {
   /** Says what was wrong; never contains the certificate. */
   readonly message: string;
 }
+
+export function reject(reason: TokenRejectionReason, message: string): TokenRejection {
+  return { ok: false, reason, message };
+}

@@ -1,6 +1,7 @@
 // Token verification (notes §9, steps 7-9): authenticity, expiry, then what the token allows.
+import { SIGNATURE_BYTES } from './format.ts';
 import { parseToken, type ParsedToken } from './parse.ts';
-import type { TokenRejection, TokenRejectionReason } from './result.ts';
+import { reject, type TokenRejection } from './result.ts';
 import { privilegeName, RtcPrivilege, type TokenService } from './services.ts';
 import { HEX32, sign, signatureMatches } from './signing.ts';
 
@@ -24,12 +25,8 @@ export interface VerifyContext {
 /** Recomputes the HMAC over the original signed bytes and compares in constant time. */
 export function verifySignature(parsed: ParsedToken, appCertificate: string): boolean {
   if (typeof appCertificate !== 'string' || !HEX32.test(appCertificate) || !HEX32.test(parsed.appId)) return false;
-  if (parsed.signature.length !== 32) return false;
+  if (parsed.signature.length !== SIGNATURE_BYTES) return false;
   return signatureMatches(sign(appCertificate, parsed.issueTs, parsed.salt, parsed.signedBytes), parsed.signature);
-}
-
-function reject(reason: TokenRejectionReason, message: string): TokenRejection {
-  return { ok: false, reason, message };
 }
 
 /** Parse, app, signature and token-level expiry: what every check shares. */
@@ -38,7 +35,9 @@ export function authenticateToken(token: string, ctx: VerifyContext): { readonly
   if (!parsed.ok) return parsed;
   const t = parsed.token;
   if (typeof ctx.appId !== 'string' || t.appId.toLowerCase() !== ctx.appId.toLowerCase()) {
-    return reject('wrong_app', `token belongs to app ${t.appId}, not to ${ctx.appId}`);
+    // The token's app id is unauthenticated text: echo it only when it has the expected shape.
+    const theirs = HEX32.test(t.appId) ? `app ${t.appId}` : 'an invalid app id';
+    return reject('wrong_app', `token belongs to ${theirs}, not to the expected app`);
   }
   if (!verifySignature(t, ctx.appCertificate)) return reject('bad_signature', 'token signature does not match the app certificate');
   const until = t.issueTs + t.expire;
