@@ -39,6 +39,9 @@ export async function recordingApi(app: FastifyInstance, deps: ApiDeps): Promise
       v1.addContentTypeParser('application/json', { parseAs: 'string' }, json);
       v1.addContentTypeParser('*', { parseAs: 'string' }, json);
       v1.setErrorHandler(createErrorHandler(deps.log));
+      // A pino child per request (with redaction) costs more than a query itself; these routes log through the
+      // module logger, so requests share the server logger.
+      v1.setChildLoggerFactory((logger) => logger);
       // Unknown paths and wrong methods under /v1 answer like the hosted gateway; other prefixes are untouched.
       v1.setNotFoundHandler((_req, reply) => {
         const { status, body } = errorResponse(new RecordingApiError('noRoute'));

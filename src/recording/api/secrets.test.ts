@@ -52,8 +52,8 @@ test('secrets of start requests never reach logs or responses, even on failures'
     const sid = st.body.sid as string;
     await waitFor(async () => (await api.query(rid, sid, 'mix')).status === 200, 'live');
     responses.push(JSON.stringify(await api.query(rid, sid, 'mix')));
-    responses.push(JSON.stringify(await api.update(rid, sid, 'mix', { cname: 's', uid: '1', clientRequest: { storageConfig: { ...(cr.storageConfig as object), stsToken: 'sts-token-value' } } })));
-    responses.push(JSON.stringify(await api.update(rid, sid, 'mix', { cname: 's', uid: '1', clientRequest: { storageConfig: { ...(cr.storageConfig as object), secretKey: 5 } } })));
+    responses.push(JSON.stringify(await api.update(rid, sid, 'mix', { cname: 's', uid: '1', clientRequest: { storageConfig: { ...(startRequest('mix').storageConfig as object), stsToken: 'sts-token-value' } } })));
+    responses.push(JSON.stringify(await api.update(rid, sid, 'mix', { cname: 's', uid: '1', clientRequest: { storageConfig: { ...(startRequest('mix').storageConfig as object), secretKey: 5 } } })));
     responses.push(JSON.stringify(await api.stop(rid, sid, 'mix', { cname: 's', uid: '1', clientRequest: {} })));
     const b = await api.acquire({ cname: 's', uid: '2' });
     responses.push(JSON.stringify(await api.start(b.body.resourceId as string, 'individual', { cname: 's', uid: '2', clientRequest: { ...startRequest('individual'), token: 'rtc-token-value' } })));
