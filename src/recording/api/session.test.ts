@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
 import { startTestServer, type TestServer } from '../../testing/index.ts';
+import type { NotifyModule } from '../../notify/index.ts';
 import { TaskStore } from '../store/index.ts';
 import { recordingClient, startRequest, waitFor, type RecordingClient } from '../testing/client.ts';
 import { RecorderDouble, type DoubleOptions } from '../testing/recorder-double.ts';
@@ -213,6 +214,12 @@ test('a recorder leaving on its own (idle) ends the session: later calls get 404
     assert.equal((await api.stop(s.rid, s.sid, 'individual', { ...s.id, clientRequest: {} })).status, 404);
     const events = await new TaskStore(server.context.database.db).events(s.sid);
     assert.deepEqual(events.map((e) => e.eventType).sort(), [11, 41]);
+    // Both went through the notify module (stored for delivery, with its per-session sequence).
+    const notify = server.modules.find((m) => m.name === 'notify') as unknown as NotifyModule;
+    await waitFor(async () => (await notify.deliveries({ sid: s.sid })).length === 2, 'notify stored both events');
+    const d = await notify.deliveries({ sid: s.sid });
+    assert.deepEqual(d.map((x) => x.msgName).sort(), ['recorder_leave', 'session_exit']);
+    assert.deepEqual(d.find((x) => x.eventType === 11)!.payload.details, { msgName: 'session_exit', exitStatus: 0 });
   });
 });
 
