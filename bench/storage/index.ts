@@ -69,6 +69,7 @@ const config = (concurrency: number): StorageConfig => ({
   retryBaseMs: 1000,
   retryMaxMs: 30_000,
   partSizeBytes: 8 * 1024 * 1024,
+  leaseMs: 60_000,
 });
 const storage: StorageConfigInput = { vendor: 1, region: 0, bucket: 'bench', accessKey: 'S3RVER', secretKey: 'S3RVER' };
 

@@ -24,6 +24,8 @@ export interface StorageConfig {
   readonly retryMaxMs: number;
   /** Multipart part (S3) / block (Azure) size. */
   readonly partSizeBytes: number;
+  /** How long a process's claim on spooled files lasts without renewal (a crashed process's files wait this long). */
+  readonly leaseMs: number;
 }
 
 const MiB = 1024 * 1024;
@@ -88,5 +90,6 @@ export function parseStorageConfig(src: ConfigSource, core: CoreConfig): Storage
       min: 5 * MiB,
       max: 512 * MiB,
     }),
+    leaseMs: src.int('storage.leaseMs', 'REELTIME_STORAGE_LEASE_MS', 60_000, { min: 1000, max: 3_600_000 }),
   };
 }

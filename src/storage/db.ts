@@ -27,6 +27,11 @@ export interface StorageFilesTable {
   last_error: string | null;
   enqueued_at: number;
   uploaded_at: number | null;
+  /** The spool holding the file (`<host>:<spoolDir>`): only a process there can upload it. */
+  node: string | null;
+  /** The process uploading it, and until when its claim holds (renewed while it lives). */
+  owner: string | null;
+  lease_until: number | null;
 }
 
 /** Tables owned by the storage module. Names are prefixed "storage_" so modules never collide. */
@@ -70,6 +75,21 @@ export const storageMigrations: Record<string, Migration> = {
     async down(db: Kysely<unknown>) {
       await db.schema.dropTable('storage_files').execute();
       await db.schema.dropTable('storage_sessions').execute();
+    },
+  },
+  // Several recorder processes on one PostgreSQL: each spooled file is uploaded by one live process of its node.
+  'storage-0002-lease': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('storage_files').addColumn('node', 'varchar(512)').execute();
+      await db.schema.alterTable('storage_files').addColumn('owner', 'varchar(64)').execute();
+      await db.schema.alterTable('storage_files').addColumn('lease_until', 'bigint').execute();
+      await db.schema.createIndex('storage_files_node').on('storage_files').columns(['node', 'state']).execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropIndex('storage_files_node').execute();
+      await db.schema.alterTable('storage_files').dropColumn('lease_until').execute();
+      await db.schema.alterTable('storage_files').dropColumn('owner').execute();
+      await db.schema.alterTable('storage_files').dropColumn('node').execute();
     },
   },
 };

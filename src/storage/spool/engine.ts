@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { copyFile, mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { extname, join } from 'node:path';
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
@@ -32,6 +33,8 @@ export interface SpoolDeps {
   readonly sealKey: Buffer;
   /** Tests may substitute the uploader factory. */
   readonly makeUploader?: typeof createUploader;
+  /** Where this spool lives; default `<hostname>:<spoolDir>`. Only processes of one node share files. */
+  readonly node?: string;
 }
 
 interface SessionState {
@@ -67,32 +70,84 @@ export class UploadSpool {
   #spoolBytes = 0;
   #counter = 0;
   #closed = false;
+  #tick: TimerHandle | undefined;
+  readonly #owner = randomBytes(8).toString('hex');
+  readonly #node: string;
 
   constructor(deps: SpoolDeps) {
     this.#d = deps;
+    this.#node = deps.node ?? `${hostname()}:${deps.config.spoolDir}`;
   }
 
   get spoolBytes(): number {
     return this.#spoolBytes;
   }
 
-  /** Picks up files a previous process left in the spool and starts uploading them. */
+  /** Picks up files a previous process left in this node's spool, then keeps its claims alive. */
   async start(): Promise<void> {
-    for (const row of await this.#d.store.pendingFiles()) {
+    await this.#claim();
+    this.#scheduleTick();
+  }
+
+  /**
+   * Stops uploading. Files still in the spool stay there (with their manifest rows) for the next process;
+   * `release: false` keeps this process's claims until their lease runs out, as a crash would.
+   */
+  async close(opts: { release?: boolean } = {}): Promise<void> {
+    this.#closed = true;
+    if (this.#tick) this.#d.clock.clearTimeout(this.#tick);
+    for (const t of this.#timers.values()) this.#d.clock.clearTimeout(t);
+    this.#timers.clear();
+    await Promise.allSettled([...this.#inFlight.values()]);
+    for (const s of this.#sessions.values()) s.uploader?.close();
+    if (opts.release !== false) {
+      try {
+        await this.#d.store.releaseLeases(this.#owner);
+      } catch (e) {
+        this.#d.log.warn({ err: e }, 'could not release spool leases; they expire by themselves');
+      }
+    }
+  }
+
+  async #claim(): Promise<void> {
+    const now = this.#d.clock.now();
+    const rows = await this.#d.store.claimOrphans(this.#node, this.#owner, now, now + this.#d.config.leaseMs);
+    for (const row of rows) {
       if (this.#pending.has(row.id)) continue;
       this.#pending.set(row.id, row);
       this.#spoolBytes += Number(row.bytes);
       this.#ready.add(row.id);
     }
+    if (rows.length > 0) this.#d.log.info({ files: rows.length }, 'resuming uploads left in the spool');
     this.#pump();
   }
 
-  async close(): Promise<void> {
-    this.#closed = true;
-    for (const t of this.#timers.values()) this.#d.clock.clearTimeout(t);
-    this.#timers.clear();
-    await Promise.allSettled([...this.#inFlight.values()]);
-    for (const s of this.#sessions.values()) s.uploader?.close();
+  #scheduleTick(): void {
+    if (this.#closed) return;
+    this.#tick = this.#d.clock.setTimeout(() => {
+      void this.#renewAndClaim().finally(() => this.#scheduleTick());
+    }, Math.floor(this.#d.config.leaseMs / 3));
+  }
+
+  /** Renews this process's claims, lets go of files another process took over, and adopts orphans. */
+  async #renewAndClaim(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      const held = await this.#d.store.renewLeases(this.#owner, this.#d.clock.now() + this.#d.config.leaseMs);
+      for (const [id, row] of this.#pending) {
+        if (held.has(id) || this.#inFlight.has(id)) continue;
+        // Someone else owns it now (this process stalled past its lease): stop, but keep the file.
+        this.#pending.delete(id);
+        this.#ready.delete(id);
+        const t = this.#timers.get(id);
+        if (t) this.#d.clock.clearTimeout(t);
+        this.#timers.delete(id);
+        this.#spoolBytes -= Number(row.bytes);
+      }
+      await this.#claim();
+    } catch (e) {
+      this.#d.log.warn({ err: e }, 'spool lease renewal failed; retrying');
+    }
   }
 
   onEvent(listener: StorageEventListener): () => void {
@@ -130,9 +185,10 @@ export class UploadSpool {
     return (await this.#state(sid)) ? this.#facade(sid) : undefined;
   }
 
+  /** From the database, so any process (an API-only one too) answers for sessions uploaded elsewhere. */
   async uploadingStatus(sid: string): Promise<UploadingStatus> {
-    if (!(await this.#state(sid))) return 'unknown';
-    return this.#pendingOf(sid).length > 0 ? 'backuped' : 'uploaded';
+    if (!(await this.#d.store.session(sid))) return 'unknown';
+    return (await this.#d.store.pendingCount(sid)) > 0 ? 'backuped' : 'uploaded';
   }
 
   #newState(sid: string, storage: StorageConfigInput | undefined): SessionState {
@@ -254,6 +310,9 @@ export class UploadSpool {
       last_error: null,
       enqueued_at: now,
       uploaded_at: null,
+      node: this.#node,
+      owner: this.#owner,
+      lease_until: now + this.#d.config.leaseMs,
     };
     try {
       await this.#d.store.insertFile(row);
@@ -409,8 +468,11 @@ export class UploadSpool {
   async #maybeComplete(sid: string): Promise<void> {
     const s = this.#sessions.get(sid) ?? (await this.#state(sid));
     if (!s || !s.finished || s.completed || this.#pendingOf(sid).length > 0) return;
-    s.completed = true;
     try {
+      // Files of this session may also wait in another node's spool.
+      if ((await this.#d.store.pendingCount(sid)) > 0) return;
+      if (s.completed) return;
+      s.completed = true;
       await this.#d.store.markCompleted(sid, this.#d.clock.now());
       const files = latestPerKey(await this.#d.store.sessionFiles(sid));
       this.#emit(sid, { kind: 'uploaded', sid, files });
@@ -441,7 +503,7 @@ export class UploadSpool {
 
   async #status(sid: string): Promise<SessionUploadStatus> {
     const rows = await this.#d.store.sessionFiles(sid);
-    const pending = this.#pendingOf(sid);
+    const pending = rows.filter((r) => r.state === 'pending');
     return {
       uploadingStatus: (await this.#state(sid)) ? (pending.length > 0 ? 'backuped' : 'uploaded') : 'unknown',
       pending: pending.length,
@@ -461,9 +523,9 @@ export class UploadSpool {
       s.waiters.push(resolve);
       this.#settle(sid);
     });
-    const files = latestPerKey(await this.#d.store.sessionFiles(sid));
-    const uploadingStatus = this.#pendingOf(sid).length > 0 ? 'backuped' : 'uploaded';
+    const rows = await this.#d.store.sessionFiles(sid);
+    const uploadingStatus = rows.some((r) => r.state === 'pending') ? 'backuped' : 'uploaded';
     await this.#maybeComplete(sid);
-    return { uploadingStatus, files };
+    return { uploadingStatus, files: latestPerKey(rows) };
   }
 }

@@ -48,6 +48,7 @@ function settings(dir: string, over: Partial<StorageConfig> = {}): StorageConfig
     retryBaseMs: 1000,
     retryMaxMs: 30_000,
     partSizeBytes: 5 * 1024 * 1024,
+    leaseMs: 60_000,
     ...over,
   };
 }
@@ -65,9 +66,10 @@ interface Rig {
 const logLines: string[] = [];
 const logSink = { write: (line: string) => void logLines.push(line) };
 
-function makeSpool(db: TestDatabase, dir: string, clock: ManualClock, over: Partial<StorageConfig> = {}): Rig {
+function makeSpool(db: TestDatabase, dir: string, clock: ManualClock, over: Partial<StorageConfig> = {}, node?: string): Rig {
   const config = settings(dir, over);
   const spool = new UploadSpool({
+    ...(node ? { node } : {}),
     store: new SpoolStore(db.db),
     config,
     clock,
@@ -213,6 +215,45 @@ for (const dialect of TEST_DIALECTS) {
       assert.deepEqual(spoolFiles(dir), []);
     } finally {
       await second.spool.close();
+      await db.close();
+    }
+  });
+
+  test(`${dialect}: crash: a live process's files are left alone; after its lease runs out the node's next process adopts them`, async () => {
+    const db = await openTestDatabase(dialect);
+    const dir = mkdtempSync(join(work, 'f-'));
+    const clock = new ManualClock();
+    const a = makeSpool(db, dir, clock);
+    const other = makeSpool(db, mkdtempSync(join(work, 'g-')), clock, {}, 'another-host:/spool');
+    const b = makeSpool(db, dir, clock);
+    const sid = `sidF${dialect}`;
+    try {
+      await a.spool.start();
+      await other.spool.start();
+      const session = await a.spool.openSession({ sid, appId: 'app', cname: 'c1', uid: '9', storage: storage({ fileNamePrefix: [sid] }) });
+      await s3.stop();
+      await session.enqueue(segment(dir, 5000), session.objectKey('a.ts'));
+      await session.enqueue(segment(dir, 5000), session.objectKey('b.ts'));
+      await waitFor('first attempts', () => a.events.filter((e) => e.kind === 'backuped').length === 2);
+      await a.spool.close({ release: false }); // a crash: its claims stay until the lease expires
+      await s3.restart();
+      await b.spool.start();
+      clock.advance(30_000);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(b.events.filter((e) => e.kind === 'file-uploaded').length, 0, 'lease still held');
+      assert.equal(await b.spool.uploadingStatus(sid), 'backuped');
+      for (let i = 0; i < 4 && b.events.filter((e) => e.kind === 'file-uploaded').length < 2; i++) {
+        clock.advance(20_000);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      await waitFor('adopted uploads', () => b.events.filter((e) => e.kind === 'file-uploaded').length === 2);
+      assert.equal(other.events.length, 0, 'a process of another node never touches these files');
+      assert.deepEqual(await inBucket(sid), [`${sid}/a.ts`, `${sid}/b.ts`]);
+      assert.equal(await b.spool.uploadingStatus(sid), 'uploaded');
+    } finally {
+      if (!s3.port) await s3.restart();
+      await b.spool.close();
+      await other.spool.close();
       await db.close();
     }
   });

@@ -14,8 +14,61 @@ export class SpoolStore {
     await this.db
       .insertInto('storage_sessions')
       .values(row)
-      .onConflict((oc) => oc.column('sid').doUpdateSet({ storage: row.storage, finished_at: null, completed_at: null }))
+      .onConflict((oc) =>
+        oc.column('sid').doUpdateSet({
+          storage: row.storage,
+          finished_at: null,
+          completed_at: null,
+        }),
+      )
       .execute();
+  }
+
+  /**
+   * Takes over pending files of this node that nobody holds: released by a closed process, or whose owner's
+   * lease ran out (it crashed). The conditional UPDATE is atomic per row, so two processes never both win.
+   */
+  async claimOrphans(node: string, owner: string, now: number, leaseUntil: number): Promise<FileRow[]> {
+    const rows = await this.db
+      .updateTable('storage_files')
+      .set({ owner, lease_until: leaseUntil })
+      .where('state', '=', 'pending')
+      .where('node', '=', node)
+      .where((eb) => eb.or([eb('owner', 'is', null), eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .returningAll()
+      .execute();
+    return rows.sort((a, b) => a.enqueued_at - b.enqueued_at || (a.id < b.id ? -1 : 1));
+  }
+
+  /** Extends this owner's leases; returns the ids it still holds. */
+  async renewLeases(owner: string, leaseUntil: number): Promise<Set<string>> {
+    const rows = await this.db
+      .updateTable('storage_files')
+      .set({ lease_until: leaseUntil })
+      .where('owner', '=', owner)
+      .where('state', '=', 'pending')
+      .returning('id')
+      .execute();
+    return new Set(rows.map((r) => r.id));
+  }
+
+  async releaseLeases(owner: string): Promise<void> {
+    await this.db
+      .updateTable('storage_files')
+      .set({ owner: null, lease_until: null })
+      .where('owner', '=', owner)
+      .where('state', '=', 'pending')
+      .execute();
+  }
+
+  async pendingCount(sid: string): Promise<number> {
+    const r = await this.db
+      .selectFrom('storage_files')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('sid', '=', sid)
+      .where('state', '=', 'pending')
+      .executeTakeFirst();
+    return Number(r?.n ?? 0);
   }
 
   async session(sid: string): Promise<SessionRow | undefined> {
@@ -40,16 +93,6 @@ export class SpoolStore {
 
   async updateFile(id: string, patch: Partial<Omit<FileRow, 'id'>>): Promise<void> {
     await this.db.updateTable('storage_files').set(patch).where('id', '=', id).execute();
-  }
-
-  async pendingFiles(): Promise<FileRow[]> {
-    return this.db
-      .selectFrom('storage_files')
-      .selectAll()
-      .where('state', '=', 'pending')
-      .orderBy('enqueued_at')
-      .orderBy('id')
-      .execute();
   }
 
   async sessionFiles(sid: string): Promise<FileRow[]> {

@@ -19,6 +19,7 @@ const config = (over: Partial<StorageConfig> = {}): StorageConfig => ({
   retryBaseMs: 1000,
   retryMaxMs: 30_000,
   partSizeBytes: 5 << 20,
+  leaseMs: 60_000,
   ...over,
 });
 const sc = (vendor: number, region: number, over: Partial<StorageConfigInput> = {}): StorageConfigInput =>
