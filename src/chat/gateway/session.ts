@@ -10,7 +10,8 @@ import { CLOSE, LOGIN_REASONS, parseClientFrame, type ChatErrorCode, type Client
 import { tokenTimes } from './token-times.ts';
 
 export const LOGIN_TIMEOUT_MS = 10_000;
-export const MAX_QUEUED_FRAMES = 1000;
+export const PAUSE_AT_FRAMES = 64;
+export const MAX_QUEUED_FRAMES = 20_000;
 
 /** What a session needs from the gateway that owns it. */
 export interface SessionHost {
@@ -45,8 +46,11 @@ export class Session {
       if (!this.user) this.#fail('login_timeout', 'no login within 10 seconds', CLOSE.LOGIN_TIMEOUT);
     }, LOGIN_TIMEOUT_MS);
     ws.on('message', (data, isBinary) => {
-      // A client that sends faster than frames are handled is cut off rather than buffered without bound.
+      // Backpressure: stop reading from a client that sends faster than frames are handled; resume once
+      // drained. Frames already read past the cap (one socket chunk) are still handled; beyond a hard cap the
+      // client is cut off rather than buffered without bound.
       if (++this.#queued > MAX_QUEUED_FRAMES) return this.close(CLOSE.FLOOD, 'too many frames');
+      if (this.#queued === PAUSE_AT_FRAMES) ws.pause();
       const text = isBinary ? undefined : data.toString();
       this.#queue = this.#queue
         .then(() => (text === undefined ? this.send({ type: 'error', code: 'bad_request', reason: 'frames must be text' }) : this.#handle(text)))
@@ -54,7 +58,9 @@ export class Session {
           host.log.error({ err: (e as Error).message }, 'chat gateway frame failed');
           this.send({ type: 'error', code: 'internal', reason: 'internal error, please retry' });
         })
-        .finally(() => this.#queued--);
+        .finally(() => {
+          if (--this.#queued === 0 && ws.isPaused) ws.resume();
+        });
     });
     ws.on('close', () => this.#cleanup());
     ws.on('error', () => this.#cleanup());
