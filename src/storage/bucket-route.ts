@@ -10,8 +10,9 @@ import { localObjectPath } from './uploaders/local.ts';
  * requests, content types by extension, CORS for players on other origins, nothing outside the bucket root.
  */
 export function registerBucketRoute(app: FastifyInstance, root: string): void {
-  const handler = async (req: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply) => {
-    const rest = req.params['*'] ?? '';
+  const handler = async (req: FastifyRequest, reply: FastifyReply) => {
+    // The raw path, decoded once per segment (the router's decoded wildcard would be decoded twice here).
+    const rest = req.url.split('?')[0]!.slice('/bucket/'.length);
     let parts: string[];
     try {
       parts = rest.split('/').map((p) => decodeURIComponent(p));

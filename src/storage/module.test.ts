@@ -105,11 +105,20 @@ test('development default: sessions land in the local bucket, served with ranges
       '/bucket/my-bucket/a/b',
       '/bucket/my-bucket/',
       '/bucket/%E0%A4%A/x',
+      '/bucket/my-bucket/%252e%252e/%252e%252e/secret.txt',
     ]) {
       const r = await rawGet(s.url, path);
       assert.ok([400, 404].includes(r.status), `${path} -> ${r.status}`);
       assert.doesNotMatch(r.body.toString(), /do not serve/);
     }
+    // Keys with spaces and non-ASCII characters round-trip through localObjectUrl.
+    const odd = join(work, 'odd.ts');
+    writeFileSync(odd, 'odd');
+    const s2 = await storage.openSession({ sid: 'sid2', appId: s.config.appId, cname: 'r', uid: '1', storage: { vendor: 1, region: 0, bucket: 'my-bucket', accessKey: 'ak', secretKey: 'sk' } });
+    assert.ok((await s2.enqueue(odd, 'dir/ü name.ts')).ok);
+    await s2.finish();
+    const oddRes = await fetch(storage.localObjectUrl('my-bucket', 'dir/ü name.ts'));
+    assert.equal(await oddRes.text(), 'odd');
     const missing = await fetch(`${s.url}/bucket/my-bucket/a/b/none.ts`);
     assert.equal(missing.status, 404);
   } finally {
