@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { extname, join } from 'node:path';
 import type { Clock, TimerHandle } from '../../clock/index.ts';
@@ -11,6 +11,7 @@ import { describeStorage, type StorageConfigInput } from '../storage-config.ts';
 import { createUploader } from '../uploaders/factory.ts';
 import { scrubSecrets, UploadError, type Uploader } from '../uploaders/types.ts';
 import { retryDelay } from './backoff.ts';
+import { placeInSpool, spoolDirName, spoolFileId } from './intake.ts';
 import { latestPerKey, type FileRow, type SessionRow, type SpoolStore } from './store.ts';
 import type {
   EnqueueOptions,
@@ -50,7 +51,6 @@ interface SessionState {
 }
 
 const order = (a: FileRow, b: FileRow) => a.enqueued_at - b.enqueued_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-const safeDir = (sid: string) => sid.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 128) || '_';
 
 /**
  * The backup spool: every file is copied here first and deleted only after the bucket confirmed it. Failed
@@ -276,27 +276,15 @@ export class UploadSpool {
     if (this.#spoolBytes + bytes > spoolMaxBytes) return this.#spoolFull(sid, key, bytes);
     this.#spoolBytes += bytes; // reserved before the copy so parallel enqueues cannot overshoot
     const now = this.#d.clock.now();
-    const id = `${now.toString(36).padStart(9, '0')}-${(this.#counter++).toString(36).padStart(6, '0')}-${randomBytes(3).toString('hex')}`;
-    const dir = join(this.#d.config.spoolDir, safeDir(sid));
-    const spoolPath = join(dir, `${id}${extname(key)}`);
+    const id = spoolFileId(now, this.#counter++);
+    const spoolPath = join(this.#d.config.spoolDir, spoolDirName(sid), `${id}${extname(key)}`);
     try {
-      await mkdir(dir, { recursive: true });
-      if (options.move) {
-        try {
-          await rename(localPath, spoolPath);
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== 'EXDEV') throw e;
-          await copyFile(localPath, spoolPath);
-          await unlink(localPath);
-        }
-      } else {
-        await copyFile(localPath, spoolPath);
-      }
+      await placeInSpool(localPath, spoolPath, options.move === true);
     } catch (e) {
       this.#spoolBytes -= bytes;
-      await rm(spoolPath, { force: true });
-      if ((e as NodeJS.ErrnoException).code === 'ENOSPC') return this.#spoolFull(sid, key, bytes, 'the disk is full');
-      return { ok: false, reason: 'unreadable', message: `cannot copy ${localPath} into the spool: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` };
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOSPC') return this.#spoolFull(sid, key, bytes, 'the disk holding the spool is full');
+      return { ok: false, reason: 'unreadable', message: `cannot copy ${localPath} into the spool: ${code ?? (e as Error).message}` };
     }
     const row: FileRow = {
       id,
