@@ -211,12 +211,24 @@ test('reeltime chat-token-server --config file.properties runs alone against a c
     assert.equal(await cli.exited, 0);
     await s.close();
   }
-  // Refused at start-up, naming the property.
+  // Refused at start-up, naming the property (in-process: the same CLI entry, without another cold start).
   writeFileSync(file, 'expire.second=90000\n');
-  const bad = runCli(['chat-token-server', '--config', file]);
-  assert.equal(await bad.exited, 2);
-  assert.match(bad.err(), /expire\.second.*at most 86400/);
-  const usage = runCli(['chat-token-server', '--bogus']);
-  assert.equal(await usage.exited, 2);
-  assert.match(usage.err(), /bogus/);
+  const bad = await mainCapturing(['chat-token-server', '--config', file]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.err, /expire\.second in .*token\.properties.*at most 86400/);
+  const usage = await mainCapturing(['chat-token-server', '--bogus']);
+  assert.equal(usage.code, 2);
+  assert.match(usage.err, /bogus/);
 });
+
+async function mainCapturing(argv: string[]): Promise<{ code: number; err: string }> {
+  const { main } = await import('../../cli/main.ts');
+  const write = process.stderr.write;
+  let err = '';
+  process.stderr.write = ((chunk: string | Uint8Array) => ((err += String(chunk)), true)) as typeof process.stderr.write;
+  try {
+    return { code: await main(argv), err };
+  } finally {
+    process.stderr.write = write;
+  }
+}
