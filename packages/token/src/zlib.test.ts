@@ -30,7 +30,7 @@ function payloads(n: number, seed: number): Buffer[] {
 }
 
 test('reused deflate state gives deflateSync output byte for byte, in any order of sizes', () => {
-  for (const p of payloads(2000, 1)) assert.equal(deflateToBase64(p), deflateSync(p).toString('base64'), `length ${p.length}`);
+  for (const p of payloads(1000, 1)) assert.equal(deflateToBase64(p), deflateSync(p).toString('base64'), `length ${p.length}`);
   // On this Node the fast path must be live, or the benchmark figures mean nothing.
   assert.equal(deflateEngineActive(), true, 'node:zlib internals changed: builds fall back to deflateSync (correct, but slower)');
 });
@@ -39,7 +39,7 @@ test('reused inflate state agrees with inflateSync on good, truncated, padded an
   const rnd = prng(2);
   const max = 64 * 1024;
   const cases: Buffer[] = [];
-  for (const p of payloads(1500, 3)) {
+  for (const p of payloads(600, 3)) {
     const z = deflateSync(p);
     cases.push(z, z.subarray(0, Math.floor(rnd() * z.length)), Buffer.concat([z, Buffer.from([Math.floor(rnd() * 256)])]));
     const flipped = Buffer.from(z);
