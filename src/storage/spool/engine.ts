@@ -492,11 +492,14 @@ export class UploadSpool {
   async #status(sid: string): Promise<SessionUploadStatus> {
     const rows = await this.#d.store.sessionFiles(sid);
     const pending = rows.filter((r) => r.state === 'pending');
+    const latest = latestPerKey(rows);
+    const arrived = latest.filter((f) => f.state === 'uploaded').length;
     return {
       uploadingStatus: (await this.#state(sid)) ? (pending.length > 0 ? 'backuped' : 'uploaded') : 'unknown',
       pending: pending.length,
       uploaded: rows.filter((r) => r.state === 'uploaded').length,
       pendingBytes: pending.reduce((n, r) => n + Number(r.bytes), 0),
+      progress: latest.length === 0 ? 10000 : Math.floor((arrived / latest.length) * 10000),
     };
   }
 

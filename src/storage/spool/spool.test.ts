@@ -121,6 +121,10 @@ for (const dialect of TEST_DIALECTS) {
       const key = (n: string) => session.objectKey(n);
       assert.equal(key('a.ts'), `${sid}/a.ts`);
       for (let i = 0; i < 3; i++) assert.ok((await session.enqueue(segment(dir, 300_000), key(`s${i}.ts`))).ok);
+      // move: the recorder's file is taken over by the spool.
+      const moved = segment(dir, 1000);
+      assert.ok((await session.enqueue(moved, key('moved.jpg'), { move: true, contentType: 'image/jpeg' })).ok);
+      assert.equal(existsSync(moved), false);
       const playlist = join(dir, 'index.m3u8');
       writeFileSync(playlist, '#EXTM3U\n');
       assert.ok((await session.enqueue(playlist, key('index.m3u8'))).ok);
@@ -130,7 +134,8 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(bad.ok, false);
       const done = await session.finish();
       assert.equal(done.uploadingStatus, 'uploaded');
-      assert.deepEqual(done.files.map((f) => f.key).sort(), [`${sid}/index.m3u8`, `${sid}/s0.ts`, `${sid}/s1.ts`, `${sid}/s2.ts`]);
+      assert.deepEqual(done.files.map((f) => f.key).sort(), [`${sid}/index.m3u8`, `${sid}/moved.jpg`, `${sid}/s0.ts`, `${sid}/s1.ts`, `${sid}/s2.ts`]);
+      assert.equal((await session.status()).progress, 10000);
       assert.ok(done.files.every((f) => f.state === 'uploaded'));
       assert.deepEqual(await inBucket(sid), done.files.map((f) => f.key).sort());
       const u = createUploader(storage(), r.config, Date.now);
@@ -280,7 +285,10 @@ for (const dialect of TEST_DIALECTS) {
         assert.doesNotMatch(JSON.stringify(r.events), /sEcReT-value-123|WRONGKEY42/);
         assert.ok(logLines.some((l) => /storage configuration error/.test(l)));
         assert.doesNotMatch(logLines.join(''), /sEcReT-value-123/);
-        assert.equal((await session.status()).pending, 2);
+        const st = await session.status();
+        assert.equal(st.pending, 2);
+        assert.equal(st.progress, 0);
+        assert.equal(st.uploadingStatus, 'backuped');
         await session.updateStorage(storage({ fileNamePrefix: [sid] }));
         await waitFor('uploaded after fix', () => r.events.some((e) => e.kind === 'uploaded' && e.sid === sid));
         assert.deepEqual(await inBucket(sid), [`${sid}/a.ts`, `${sid}/b.ts`]);

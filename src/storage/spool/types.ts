@@ -73,6 +73,8 @@ export interface SessionUploadStatus {
   readonly pending: number;
   readonly uploaded: number;
   readonly pendingBytes: number;
+  /** Files in the bucket per files recorded (latest copy per key) × 10000: `uploading_progress` (event 33). */
+  readonly progress: number;
 }
 
 export interface FinishResult {
