@@ -56,6 +56,8 @@ export class SessionRuntime {
   readonly #timers = new Map<string, TimerHandle>();
   /** Stop in progress per resource, so an API stop and an expiry share one recorder stop. */
   readonly #stops = new Map<string, Promise<StopOutcome>>();
+  /** Recorder reports waiting for their resource's lock, applied together. */
+  readonly #reports = new Map<string, ((t: Task) => Outcome)[]>();
   #closed = false;
 
   constructor(private readonly d: RuntimeDeps) {}
@@ -264,10 +266,27 @@ export class SessionRuntime {
   /** The report object a recorder gets: each call becomes a serialised transition (or a forwarded event). */
   #report(task: LiveTask): RecorderReport {
     const rid = task.resource.resourceId;
+    // Reports arriving together (status, slice start, files) are applied in one transaction, in order.
     const apply = (what: string, fn: (t: Task) => Outcome) => {
-      void this.mutate(rid, (t) => (t ? fn(t) : { task: t as never, effects: [] })).catch((e: Error) =>
-        this.d.log.error({ resourceId: rid, err: e.message }, `recorder report ${what} failed`),
-      );
+      const queued = this.#reports.get(rid);
+      if (queued) {
+        queued.push(fn);
+        return;
+      }
+      const batch = [fn];
+      this.#reports.set(rid, batch);
+      void this.mutate(rid, (t) => {
+        this.#reports.delete(rid);
+        if (!t) return { task: t as never, effects: [] };
+        let cur: Task = t;
+        const effects: Effect[] = [];
+        for (const f of batch) {
+          const o = f(cur);
+          cur = o.task;
+          effects.push(...o.effects);
+        }
+        return { task: cur, effects };
+      }).catch((e: Error) => this.d.log.error({ resourceId: rid, err: e.message }, `recorder report ${what} failed`));
     };
     return {
       status: (s) => apply('status', (t) => reportStatus(t, s)),
