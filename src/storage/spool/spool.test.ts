@@ -247,9 +247,11 @@ for (const dialect of TEST_DIALECTS) {
       await new Promise((r) => setTimeout(r, 300));
       assert.equal(b.events.filter((e) => e.kind === 'file-uploaded').length, 0, 'lease still held');
       assert.equal(await b.spool.uploadingStatus(sid), 'backuped');
-      for (let i = 0; i < 4 && b.events.filter((e) => e.kind === 'file-uploaded').length < 2; i++) {
+      // Lease renewal ticks run on the test clock; step it until the adopting tick has run (slow machines too).
+      const adopted = () => b.events.filter((e) => e.kind === 'file-uploaded').length === 2;
+      for (let i = 0; i < 30 && !adopted(); i++) {
         clock.advance(20_000);
-        await new Promise((r) => setTimeout(r, 200));
+        await waitFor('a tick', adopted, 1000).catch(() => undefined);
       }
       await waitFor('adopted uploads', () => b.events.filter((e) => e.kind === 'file-uploaded').length === 2);
       assert.equal(other.events.length, 0, 'a process of another node never touches these files');
