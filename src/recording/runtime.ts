@@ -30,10 +30,17 @@ import {
 import { KeyedLock } from './lock.ts';
 import type { RecordingNotifier } from './notifier.ts';
 import type { TaskStore } from './store/index.ts';
+import { within } from './within.ts';
 
 
 /** Node timers overflow past 2^31-1 ms; long deadlines are re-armed in steps of at most a day. */
 const MAX_TIMER_MS = 24 * 3600 * 1000;
+
+/**
+ * A recorder stop that has not finished after this long is given up: the task ends with uploadingStatus
+ * `unknown`, so a hung recorder cannot hold its cname+uid forever (uploads may still complete later).
+ */
+export const STOP_ABANDON_MS = 15 * 60 * 1000;
 
 export interface RuntimeDeps {
   readonly store: TaskStore;
@@ -144,9 +151,15 @@ export class SessionRuntime {
       let result: StopResult;
       try {
         const h = await this.#handles.get(rid);
-        result = h
-          ? await h.stop()
-          : { uploadingStatus: 'unknown', files: task.session.files, recordedAnything: task.session.files.length > 0 };
+        const stopped = h ? await within(this.d.clock, h.stop(), STOP_ABANDON_MS) : undefined;
+        if (h && !stopped) {
+          this.d.log.error({ resourceId: rid, sid: task.session.sid }, 'recorder stop did not finish; session ended as unknown');
+        }
+        result = stopped ?? {
+          uploadingStatus: 'unknown',
+          files: task.session.files,
+          recordedAnything: task.session.files.length > 0,
+        };
       } catch (e) {
         this.d.log.error({ resourceId: rid, sid: task.session.sid, err: (e as Error).message }, 'recorder stop failed');
         result = { uploadingStatus: 'unknown', files: task.session.files, recordedAnything: task.session.files.length > 0 };

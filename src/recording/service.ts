@@ -22,6 +22,7 @@ import { queryBody, stopBody } from './api/responses.ts';
 import type { SessionRuntime } from './runtime.ts';
 import { checkStorageRegion } from './storage-rules.ts';
 import { TaskConflictError, type TaskStore } from './store/index.ts';
+import { within } from './within.ts';
 import {
   acquireRequest,
   checkSceneMode,
@@ -203,7 +204,7 @@ export class RecordingService {
       void done.catch(() => undefined);
       return { status: 200, body: stopBody(stopping, 'unknown') };
     }
-    const outcome = await this.#within(done, this.d.config.stopTimeoutMs);
+    const outcome = await within(this.d.clock, done, this.d.config.stopTimeoutMs);
     if (outcome === undefined) {
       this.d.runtime.emitServiceEvent(stopping, 1, {
         msgName: 'cloud_recording_error',
@@ -231,23 +232,6 @@ export class RecordingService {
         sid: task.session.sid,
       });
     }
-  }
-
-  /** Resolves with the promise's value, or undefined once `ms` passed on the injected clock. */
-  #within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
-    return new Promise<T | undefined>((resolve, reject) => {
-      const timer = this.d.clock.setTimeout(() => resolve(undefined), ms);
-      p.then(
-        (v) => {
-          this.d.clock.clearTimeout(timer);
-          resolve(v);
-        },
-        (e: unknown) => {
-          this.d.clock.clearTimeout(timer);
-          reject(e instanceof Error ? e : new Error(String(e)));
-        },
-      );
-    });
   }
 }
 

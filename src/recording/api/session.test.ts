@@ -185,6 +185,22 @@ test('stop: a second stop while stopping is code 49; past the upload bound code 
   });
 });
 
+test('a recorder stop that never finishes is given up after 15 minutes, freeing the cname+uid', async () => {
+  await withServer(async ({ api, doubles, clock }) => {
+    const s = await begin(api, 'mix');
+    doubles.mix.holdStops();
+    assert.equal((await api.stop(s.rid, s.sid, 'mix', { ...s.id, clientRequest: { async_stop: true } })).status, 200);
+    await waitFor(() => doubles.mix.session(s.sid).stopCalls === 1, 'recorder stop called');
+    const again = async () => {
+      const rid = (await api.acquire({ ...s.id, clientRequest: {} })).body.resourceId as string;
+      return api.start(rid, 'mix', { ...s.id, clientRequest: startRequest('mix') });
+    };
+    assert.equal((await again()).body.code, 53);
+    clock.advance(15 * 60 * 1000);
+    await waitFor(async () => (await again()).status === 200, 'cname+uid free again');
+  });
+});
+
 test('stop: async_stop answers at once; nothing recorded answers 206 code 435', async () => {
   await withServer(
     async ({ api, doubles }) => {
