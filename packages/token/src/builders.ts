@@ -55,8 +55,8 @@ function rolePrivileges(role: number, privilegeExpire: number): Map<number, numb
 
 /**
  * RTC token for a numeric uid (0 = any uid). PUBLISHER gets join + the three publish privileges, any other role
- * join only. `privilegeExpire` defaults to `tokenExpire` (the official Node builder defaults it to 0, which a
- * verifier treats as already expired; pass 0 explicitly to reproduce that).
+ * join only. `privilegeExpire` defaults to 0 exactly as in the official builder, so omitted arguments still give
+ * byte-identical tokens; reeltime's verifier treats 0 as already expired, so callers should pass it.
  */
 export function buildRtcTokenWithUid(
   appId: string,
@@ -65,7 +65,7 @@ export function buildRtcTokenWithUid(
   uid: number,
   role: number,
   tokenExpire: number,
-  privilegeExpire: number = tokenExpire,
+  privilegeExpire: number = 0,
   opts?: BuildOptions,
 ): string {
   if (typeof uid !== 'number') return '';
@@ -80,7 +80,7 @@ export function buildRtcTokenWithAccount(
   account: string,
   role: number,
   tokenExpire: number,
-  privilegeExpire: number = tokenExpire,
+  privilegeExpire: number = 0,
   opts?: BuildOptions,
 ): string {
   return buildRtc(appId, appCertificate, channelName, account, tokenExpire, rolePrivileges(role, privilegeExpire), opts);
@@ -146,7 +146,7 @@ export function buildRtcTokenWithRtm(
   account: string,
   role: number,
   tokenExpire: number,
-  privilegeExpire: number = tokenExpire,
+  privilegeExpire: number = 0,
   opts?: BuildOptions,
 ): string {
   if (typeof channelName !== 'string' || typeof account !== 'string') return '';

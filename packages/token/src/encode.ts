@@ -37,7 +37,8 @@ export function encodeToken(fields: TokenFields, opts: BuildOptions = {}): strin
     throw new TokenValueError('appCertificate must be 32 hexadecimal characters');
   }
   if (services.length === 0) throw new TokenValueError('a token needs at least one service');
-  const issueTs = Math.trunc(opts.issueTs ?? Date.now() / 1000);
+  // As in the official builders, an issue time of 0 (or none) means now.
+  const issueTs = Math.trunc(opts.issueTs || Date.now() / 1000);
   const salt = Math.trunc(opts.salt ?? randomSalt());
 
   const w = writer.reset();
