@@ -333,12 +333,18 @@ export class UploadSpool {
         .sort(order)[0];
       if (!next) break;
       this.#ready.delete(next.id);
-      const p = this.#attempt(next).finally(() => {
-        this.#inFlight.delete(next.id);
-        this.#inFlightKeys.delete(`${next.sid}\0${next.key}`);
-        this.#settle(next.sid);
-        this.#pump();
-      });
+      const p = this.#attempt(next)
+        .catch((e: unknown) => {
+          // A bookkeeping failure (database) must never become an unhandled rejection: log, try again later.
+          this.#d.log.error({ err: e, sid: next.sid }, 'upload attempt bookkeeping failed');
+          this.#retryLater(next.id, this.#d.config.retryMaxMs);
+        })
+        .finally(() => {
+          this.#inFlight.delete(next.id);
+          this.#inFlightKeys.delete(`${next.sid}\0${next.key}`);
+          this.#settle(next.sid);
+          this.#pump();
+        });
       this.#inFlightKeys.add(`${next.sid}\0${next.key}`);
       this.#inFlight.set(next.id, p);
     }
@@ -432,14 +438,18 @@ export class UploadSpool {
       configError,
       message: err.message,
     });
-    if (this.#closed) return;
+    this.#retryLater(row.id, delay);
+  }
+
+  #retryLater(id: string, delay: number): void {
+    if (this.#closed || !this.#pending.has(id) || this.#timers.has(id)) return;
     const t = this.#d.clock.setTimeout(() => {
-      this.#timers.delete(row.id);
-      if (!this.#pending.has(row.id)) return;
-      this.#ready.add(row.id);
+      this.#timers.delete(id);
+      if (!this.#pending.has(id)) return;
+      this.#ready.add(id);
       this.#pump();
     }, delay);
-    this.#timers.set(row.id, t);
+    this.#timers.set(id, t);
   }
 
   /** Wakes finish() callers once every file of the session was tried at least once. */
