@@ -67,6 +67,9 @@ export class UploadSpool {
   readonly #sessions = new Map<string, SessionState>();
   readonly #loading = new Map<string, Promise<SessionState | undefined>>();
   readonly #global = new Set<StorageEventListener>();
+  /** Uploads running per uploader, so one replaced by new settings is closed only once it is idle. */
+  readonly #uses = new WeakMap<Uploader, number>();
+  readonly #retired = new Set<Uploader>();
   #spoolBytes = 0;
   #counter = 0;
   #closed = false;
@@ -100,6 +103,8 @@ export class UploadSpool {
     this.#timers.clear();
     await Promise.allSettled([...this.#inFlight.values()]);
     for (const s of this.#sessions.values()) s.uploader?.close();
+    for (const u of this.#retired) u.close();
+    this.#retired.clear();
     if (opts.release !== false) {
       try {
         await this.#d.store.releaseLeases(this.#owner);
@@ -169,8 +174,7 @@ export class UploadSpool {
     });
     const existing = this.#sessions.get(input.sid);
     if (existing) {
-      existing.uploader?.close();
-      existing.uploader = undefined;
+      this.#retire(existing);
       existing.storage = input.storage;
       existing.finished = false;
       existing.completed = false;
@@ -189,6 +193,15 @@ export class UploadSpool {
   async uploadingStatus(sid: string): Promise<UploadingStatus> {
     if (!(await this.#d.store.session(sid))) return 'unknown';
     return (await this.#d.store.pendingCount(sid)) > 0 ? 'backuped' : 'uploaded';
+  }
+
+  /** Drops a session's uploader (new settings); it is closed now, or when its running uploads end. */
+  #retire(s: SessionState): void {
+    const u = s.uploader;
+    s.uploader = undefined;
+    if (!u) return;
+    if ((this.#uses.get(u) ?? 0) === 0) u.close();
+    else this.#retired.add(u);
   }
 
   #newState(sid: string, storage: StorageConfigInput | undefined): SessionState {
@@ -380,7 +393,15 @@ export class UploadSpool {
         throw new UploadError('config', 'the stored storage settings of this session cannot be read (deployment secret changed?)');
       }
       if (!s.uploader) s.uploader = (this.#d.makeUploader ?? createUploader)(s.storage, this.#d.config, () => this.#d.clock.now());
-      await s.uploader.put({ key: row.key, body: { file: row.spool_path }, contentType: row.content_type });
+      const uploader = s.uploader;
+      this.#uses.set(uploader, (this.#uses.get(uploader) ?? 0) + 1);
+      try {
+        await uploader.put({ key: row.key, body: { file: row.spool_path }, contentType: row.content_type });
+      } finally {
+        const left = (this.#uses.get(uploader) ?? 1) - 1;
+        this.#uses.set(uploader, left);
+        if (left === 0 && this.#retired.delete(uploader)) uploader.close();
+      }
     } catch (e) {
       await this.#failed(row, s, e);
       return;
@@ -483,8 +504,7 @@ export class UploadSpool {
     const s = await this.#state(sid);
     if (!s) throw new Error(`upload session ${sid} is not open`);
     await this.#d.store.setSessionStorage(sid, seal(JSON.stringify(storage), this.#d.sealKey));
-    s.uploader?.close();
-    s.uploader = undefined;
+    this.#retire(s);
     s.storage = storage;
     s.configErrorReported = false;
     // Files waiting out a backoff (often an expired token) are retried with the new settings now.
