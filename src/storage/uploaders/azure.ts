@@ -1,6 +1,6 @@
 import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from '@azure/storage-blob';
 import { classifyError } from './classify.ts';
-import type { ObjectInfo, PutRequest, Uploader } from './types.ts';
+import { UploadError, type ObjectInfo, type PutRequest, type Uploader } from './types.ts';
 
 export interface AzureUploaderOptions {
   /** Service URL including the account: `https://<account>.blob.core.windows.net` or `http://127.0.0.1:10000/<account>`. */
@@ -28,9 +28,13 @@ export function createAzureUploader(o: AzureUploaderOptions): Uploader {
       } catch {
         throw classifyError({ code: 'InvalidAccessKey' }, 'signing', o.description, secrets);
       }
-      // The spool retries with its own backoff; the SDK's own retries (seconds apart) would hide outages.
-      const service = new BlobServiceClient(o.serviceUrl, cred, { retryOptions: { maxTries: 1, tryTimeoutInMs: 120_000 } });
-      container = service.getContainerClient(o.container);
+      try {
+        // The spool retries with its own backoff; the SDK's own retries (seconds apart) would hide outages.
+        const service = new BlobServiceClient(o.serviceUrl, cred, { retryOptions: { maxTries: 1, tryTimeoutInMs: 120_000 } });
+        container = service.getContainerClient(o.container);
+      } catch {
+        throw new UploadError('config', `${o.description}: the account name does not form a valid Azure URL`, 'InvalidAccountName');
+      }
     }
     return container;
   };

@@ -109,6 +109,15 @@ after(async () => {
   await s3.close();
 });
 
+test('vendor 11 uploads to the server named in extensionParams.endpoint, path-style', async () => {
+  const storage = sc(11, 0, { bucket: 'tagged', accessKey: S3RVER_KEY, secretKey: S3RVER_KEY, extensionParams: { endpoint: s3.url } });
+  const u = createUploader(storage, config(), Date.now);
+  await u.put({ key: 'v11/a.m3u8', body: { data: Buffer.from('#EXTM3U\n') }, contentType: 'application/vnd.apple.mpegurl' });
+  assert.equal((await u.get('v11/a.m3u8'))?.toString(), '#EXTM3U\n');
+  assert.equal((await u.head('v11/a.m3u8'))?.contentType, 'application/vnd.apple.mpegurl');
+  u.close();
+});
+
 test('vendor 1 sends SSE headers and tags the object (s3rver behind a recording proxy)', async () => {
   const storage = sc(1, 0, {
     bucket: 'tagged',
