@@ -16,6 +16,7 @@ import {
   updateSession,
   type LiveTask,
   type StoppingTask,
+  type Task,
 } from './lifecycle/index.ts';
 import type { RecordingConfig } from './config.ts';
 import { queryBody, stopBody } from './api/responses.ts';
@@ -40,6 +41,8 @@ import {
 export interface Reply {
   readonly status: number;
   readonly body: Record<string, unknown>;
+  /** `body` already serialised (memoised query answers); sent as is when present. */
+  readonly json?: string;
 }
 
 export interface ServiceDeps {
@@ -79,6 +82,8 @@ function parseMode(mode: string, echo: Echo): RecordingMode {
 const RESOURCE_ID = /^[A-Za-z0-9_-]{16,256}$/;
 
 export class RecordingService {
+  readonly #queryJson = new WeakMap<Task, string>();
+
   constructor(private readonly d: ServiceDeps) {}
 
   async acquire(appId: string, body: unknown): Promise<Reply> {
@@ -155,7 +160,13 @@ export class RecordingService {
     const mode = parseMode(modeText, echo);
     const task = accessSession(await this.d.runtime.get(resourceId), { appId, sid }, this.d.clock.now());
     this.#checkMode(task, mode);
-    return { status: 200, body: queryBody(task) };
+    // Tasks are immutable and replaced on every change, so a polled session is serialised once per change.
+    let json = this.#queryJson.get(task);
+    if (json === undefined) {
+      json = JSON.stringify(queryBody(task));
+      this.#queryJson.set(task, json);
+    }
+    return { status: 200, body: {}, json };
   }
 
   async update(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<Reply> {

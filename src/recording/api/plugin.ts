@@ -26,7 +26,10 @@ interface SessionParams extends ResourceParams {
   sid: string;
 }
 
-const send = (reply: FastifyReply, r: Reply) => reply.code(r.status).send(r.body);
+const send = (reply: FastifyReply, r: Reply) =>
+  r.json !== undefined
+    ? reply.code(r.status).type('application/json; charset=utf-8').send(r.json)
+    : reply.code(r.status).send(r.body);
 
 /** Routes of the recording API under /v1, with the gateway's auth, rate limit, 404 and error bodies. */
 export async function recordingApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
