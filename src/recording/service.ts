@@ -155,10 +155,15 @@ export class RecordingService {
     return { status: 200, body: { cname: env.cname, uid: env.uid, resourceId, sid } };
   }
 
+  /** The task of a well-formed resource ID (others cannot exist, and are never sent to the database). */
+  async #find(resourceId: string): Promise<Task | undefined> {
+    return RESOURCE_ID.test(resourceId) ? this.d.runtime.get(resourceId) : undefined;
+  }
+
   async query(appId: string, resourceId: string, sid: string, modeText: string): Promise<Reply> {
     const echo: Echo = { resourceId, sid };
     const mode = parseMode(modeText, echo);
-    const task = accessSession(await this.d.runtime.get(resourceId), { appId, sid }, this.d.clock.now());
+    const task = accessSession(await this.#find(resourceId), { appId, sid }, this.d.clock.now());
     this.#checkMode(task, mode);
     // Tasks are immutable and replaced on every change, so a polled session is serialised once per change.
     let json = this.#queryJson.get(task);
@@ -174,7 +179,7 @@ export class RecordingService {
     const mode = parseMode(modeText, echo);
     const req = validated(echo, () => updateRequest(body, ''));
     const ref = { appId, sid, cname: req.cname, uid: req.uid };
-    const current = accessSession(await this.d.runtime.get(resourceId), ref, this.d.clock.now());
+    const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
     this.#checkMode(current, mode);
     validated(echo, () => {
       checkUpdateMode(req.clientRequest, mode, current.session.rtmp.length > 0);
@@ -192,7 +197,7 @@ export class RecordingService {
     if (mode !== 'mix') throw apiError('invalidParameter', 'mode: updateLayout is only supported in mix mode', echo);
     const req = validated(echo, () => updateLayoutRequest(body, ''));
     const ref = { appId, sid, cname: req.cname, uid: req.uid };
-    const current = accessSession(await this.d.runtime.get(resourceId), ref, this.d.clock.now());
+    const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
     this.#checkMode(current, mode);
     await this.d.runtime.mutate(resourceId, (t) => updateLayout(accessSession(t, ref, this.d.clock.now()), req.clientRequest));
     const h = await this.d.runtime.handle(resourceId);
@@ -205,7 +210,7 @@ export class RecordingService {
     const mode = parseMode(modeText, echo);
     const req = validated(echo, () => stopRequest(body, ''));
     const ref = { appId, sid, cname: req.cname, uid: req.uid };
-    const current = accessSession(await this.d.runtime.get(resourceId), ref, this.d.clock.now());
+    const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
     this.#checkMode(current, mode);
     const { task: stopping } = await this.d.runtime.mutate(resourceId, (t) =>
       requestStop(accessSession(t, ref, this.d.clock.now()), this.d.clock.now()),
