@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock/index.ts';
 import type { Dispatcher } from './dispatch/types.ts';
-import { apiError, RecordingApiError, type Echo } from './errors.ts';
+import { apiError, type Echo } from './errors.ts';
 import {
   accessSession,
   assertStartable,
@@ -250,5 +250,3 @@ export class RecordingService {
     }
   }
 }
-
-export { RecordingApiError };

@@ -26,8 +26,9 @@ export function createErrorHandler(log: Logger) {
   return (err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
     let e = err instanceof RecordingApiError ? err : fromFastify(err);
     if (!e) {
-      // The message may quote request data; log only what identifies the failure.
-      log.error({ err: { name: err.name, code: err.code, stack: err.stack }, url: req.routeOptions.url }, 'recording API failure');
+      // The message may quote request data (storage keys included): log the type, code and frames, not the text.
+      const frames = (err.stack ?? '').split('\n').filter((l) => l.trimStart().startsWith('at ')).join('\n');
+      log.error({ err: { name: err.name, code: err.code, frames }, route: req.routeOptions.url }, 'recording API failure');
       e = new RecordingApiError('internalError');
     }
     const { status, body } = errorResponse(e);

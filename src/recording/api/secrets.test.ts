@@ -36,7 +36,7 @@ test('secrets of start requests never reach logs or responses, even on failures'
     clock,
     listen: false,
     log: createLogger('trace', sink),
-    recorders: [new RecorderDouble('mix'), new RecorderDouble('individual', { failStart: true })],
+    recorders: [new RecorderDouble('mix', { failUpdate: true }), new RecorderDouble('individual', { failStart: true })],
   });
   const responses: string[] = [];
   try {
@@ -57,7 +57,8 @@ test('secrets of start requests never reach logs or responses, even on failures'
     responses.push(JSON.stringify(await api.stop(rid, sid, 'mix', { cname: 's', uid: '1', clientRequest: {} })));
     const b = await api.acquire({ cname: 's', uid: '2' });
     responses.push(JSON.stringify(await api.start(b.body.resourceId as string, 'individual', { cname: 's', uid: '2', clientRequest: { ...startRequest('individual'), token: 'rtc-token-value' } })));
-    assert.ok(logged.length > 0, 'the failing launch was logged');
+    assert.ok(logged.includes('recording API failure'), 'the failing update was logged');
+    assert.ok(logged.includes('recorder failed to start'), 'the failing launch was logged');
     for (const secret of ['super-secret-key-value', 'AKIATESTKEY', 'rtc-token-value', 'decryption-secret-value', 'sts-token-value', 'test-secret']) {
       assert.ok(!logged.includes(secret), `log contains ${secret}`);
       for (const r of responses) assert.ok(!r.includes(secret), `response contains ${secret}: ${r}`);

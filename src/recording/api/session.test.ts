@@ -259,3 +259,17 @@ test('web maxRecordingHour stops the recording by itself', async () => {
     await waitFor(async () => (await api.query(s.rid, s.sid, 'web')).status === 404, 'ended');
   });
 });
+
+test('an unexpected recorder fault answers 500 internal_error without details', async () => {
+  await withServer(
+    async ({ api }) => {
+      const s = await begin(api, 'mix');
+      const r = await api.update(s.rid, s.sid, 'mix', { ...s.id, clientRequest: { storageConfig: startRequest('mix').storageConfig } });
+      assert.equal(r.status, 500);
+      assert.deepEqual(r.body, { code: 500, reason: 'internal_error' });
+      // The session itself is untouched.
+      assert.equal((await api.query(s.rid, s.sid, 'mix')).status, 200);
+    },
+    { failUpdate: true },
+  );
+});

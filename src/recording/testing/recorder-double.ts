@@ -27,6 +27,8 @@ export interface DoubleOptions {
   /** stop() reports nothing recorded. */
   readonly recordNothing?: boolean;
   readonly uploadingStatus?: UploadingStatus;
+  /** update() rejects (a recorder fault while recording). */
+  readonly failUpdate?: boolean;
 }
 
 export function sampleFiles(task: RecordingTask): RecordedFile[] {
@@ -83,7 +85,10 @@ export class RecorderDouble implements Recorder {
       if (!this.options.recordNothing) report.files(files);
     }
     return {
-      update: async (req) => void s.updates.push(req),
+      update: async (req) => {
+        if (this.options.failUpdate) throw new Error('double: update failed for secretKey=super-secret-key-value');
+        s.updates.push(req);
+      },
       updateLayout: async (req) => void s.layouts.push(req),
       stop: async (): Promise<StopResult> => {
         s.stopCalls++;
