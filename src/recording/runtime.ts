@@ -30,6 +30,7 @@ import {
 import { KeyedLock } from './lock.ts';
 import type { RecordingNotifier } from './notifier.ts';
 import type { TaskStore } from './store/index.ts';
+import { scrub } from './scrub.ts';
 import { within } from './within.ts';
 
 
@@ -119,7 +120,8 @@ export class SessionRuntime {
     try {
       return await p;
     } catch (e) {
-      this.d.log.error({ resourceId: rid, sid: task.session.sid, err: (e as Error).message }, 'recorder failed to start');
+      const err = scrub(String((e as Error)?.message ?? e), task.session.clientRequest);
+      this.d.log.error({ resourceId: rid, sid: task.session.sid, err }, 'recorder failed to start');
       this.#emit(task, 1, 0, {
         msgName: 'cloud_recording_error',
         module: 2,
@@ -161,7 +163,8 @@ export class SessionRuntime {
           recordedAnything: task.session.files.length > 0,
         };
       } catch (e) {
-        this.d.log.error({ resourceId: rid, sid: task.session.sid, err: (e as Error).message }, 'recorder stop failed');
+        const err = scrub(String((e as Error)?.message ?? e), task.session.clientRequest);
+        this.d.log.error({ resourceId: rid, sid: task.session.sid, err }, 'recorder stop failed');
         result = { uploadingStatus: 'unknown', files: task.session.files, recordedAnything: task.session.files.length > 0 };
       }
       const out = await this.mutate(rid, (t) =>

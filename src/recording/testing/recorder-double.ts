@@ -75,7 +75,7 @@ export class RecorderDouble implements Recorder {
   }
 
   async start(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle> {
-    if (this.options.failStart) throw new Error('double: cannot start');
+    if (this.options.failStart) throw new Error(`double: cannot start with key ${task.clientRequest.storageConfig.secretKey}`);
     const s: DoubleSession = { task, report, updates: [], layouts: [], stopCalls: 0 };
     this.sessions.set(task.sid, s);
     const files = sampleFiles(task);
