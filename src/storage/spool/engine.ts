@@ -365,21 +365,18 @@ export class UploadSpool {
     for (const id of this.#ready) if (!this.#pending.has(id)) this.#ready.delete(id);
   }
 
+  // Rows leave #pending only after the manifest says so: finish() reads the manifest once #pending is settled.
   async #drop(row: FileRow, state: 'superseded' | 'lost', lastError: string | null): Promise<void> {
+    await this.#d.store.updateFile(row.id, { state, last_error: lastError });
     this.#pending.delete(row.id);
     this.#spoolBytes -= Number(row.bytes);
-    await this.#d.store.updateFile(row.id, { state, last_error: lastError });
     await rm(row.spool_path, { force: true });
   }
 
   async #attempt(row: FileRow): Promise<void> {
     const newer = [...this.#pending.values()].some((r) => r.sid === row.sid && r.key === row.key && order(r, row) > 0);
-    try {
-      if (newer) return await this.#drop(row, 'superseded', null);
-    } catch (e) {
-      this.#d.log.error({ err: e, sid: row.sid }, 'spool bookkeeping failed');
-      return;
-    }
+    // A manifest failure here propagates to #pump, which logs it and retries the file later.
+    if (newer) return await this.#drop(row, 'superseded', null);
     const s = await this.#state(row.sid).catch(() => undefined);
     try {
       try {
@@ -412,14 +409,16 @@ export class UploadSpool {
   async #succeeded(row: FileRow, s: SessionState | undefined): Promise<void> {
     const attempts = Number(row.attempts) + 1;
     const now = this.#d.clock.now();
-    this.#pending.delete(row.id);
-    this.#spoolBytes -= Number(row.bytes);
     try {
       await this.#d.store.updateFile(row.id, { state: 'uploaded', attempts, uploaded_at: now, last_error: null });
-      await rm(row.spool_path, { force: true });
     } catch (e) {
+      // The object is in the bucket but the manifest still says pending: a later attempt re-uploads it (idempotent).
       this.#d.log.error({ err: e, sid: row.sid }, 'spool bookkeeping failed after upload');
+      throw e;
     }
+    this.#pending.delete(row.id);
+    this.#spoolBytes -= Number(row.bytes);
+    await rm(row.spool_path, { force: true }).catch(() => undefined);
     if (s) s.configErrorReported = false;
     this.#emit(row.sid, { kind: 'file-uploaded', sid: row.sid, fileName: row.key, bytes: Number(row.bytes), attempts });
     await this.#maybeComplete(row.sid);

@@ -133,7 +133,7 @@ for (const dialect of TEST_DIALECTS) {
       const bad = await session.enqueue(playlist, '../escape.m3u8');
       assert.equal(bad.ok, false);
       const done = await session.finish();
-      assert.equal(done.uploadingStatus, 'uploaded');
+      assert.equal(done.uploadingStatus, 'uploaded', JSON.stringify(r.events));
       assert.deepEqual(done.files.map((f) => f.key).sort(), [`${sid}/index.m3u8`, `${sid}/moved.jpg`, `${sid}/s0.ts`, `${sid}/s1.ts`, `${sid}/s2.ts`]);
       assert.equal((await session.status()).progress, 10000);
       assert.ok(done.files.every((f) => f.state === 'uploaded'));

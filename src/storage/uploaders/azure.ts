@@ -29,8 +29,10 @@ export function createAzureUploader(o: AzureUploaderOptions): Uploader {
         throw classifyError({ code: 'InvalidAccessKey' }, 'signing', o.description, secrets);
       }
       try {
-        // The spool retries with its own backoff; the SDK's own retries (seconds apart) would hide outages.
-        const service = new BlobServiceClient(o.serviceUrl, cred, { retryOptions: { maxTries: 1, tryTimeoutInMs: 120_000 } });
+        // One quick SDK retry absorbs a reset socket; longer outages are the spool's job (backoff on its clock).
+        const service = new BlobServiceClient(o.serviceUrl, cred, {
+          retryOptions: { maxTries: 2, retryDelayInMs: 100, maxRetryDelayInMs: 500, tryTimeoutInMs: 120_000 },
+        });
         container = service.getContainerClient(o.container);
       } catch {
         throw new UploadError('config', `${o.description}: the account name does not form a valid Azure URL`, 'InvalidAccountName');

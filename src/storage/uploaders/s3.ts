@@ -53,8 +53,9 @@ export function createS3Uploader(o: S3UploaderOptions): Uploader {
       secretAccessKey: o.secretAccessKey,
       ...(o.sessionToken ? { sessionToken: o.sessionToken } : {}),
     },
-    // The spool retries with its own backoff; one attempt per try keeps failures fast and countable.
-    maxAttempts: 1,
+    // One quick SDK retry absorbs a reset keep-alive socket or a single 503; anything longer is the spool's job
+    // (its backoff runs on the injected clock and every failure is reported).
+    maxAttempts: 2,
     // Flexible checksums (aws-chunked trailers) are not understood by most S3-compatible servers.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
