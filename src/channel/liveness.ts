@@ -2,7 +2,8 @@ import type { Clock, TimerHandle } from '../clock/index.ts';
 
 /**
  * Calls `onIdle` once when `touch()` has not been called for `timeoutMs` (counted from creation too, so a
- * peer that never connects is dropped as well). Runs on the injected clock.
+ * peer that never connects is dropped as well). `onIdle` may return false to excuse the silence and keep
+ * watching. Runs on the injected clock.
  */
 export class Liveness {
   #last: number;
@@ -12,7 +13,7 @@ export class Liveness {
   constructor(
     private readonly clock: Clock,
     private readonly timeoutMs: number,
-    private readonly onIdle: () => void,
+    private readonly onIdle: () => boolean | void,
   ) {
     this.#last = clock.now();
     this.#arm(timeoutMs);
@@ -32,8 +33,12 @@ export class Liveness {
       if (this.#stopped) return;
       const idle = this.clock.now() - this.#last;
       if (idle >= this.timeoutMs) {
+        if (this.onIdle() === false) {
+          this.#last = this.clock.now();
+          this.#arm(this.timeoutMs);
+          return;
+        }
         this.#stopped = true;
-        this.onIdle();
       } else {
         this.#arm(this.timeoutMs - idle);
       }

@@ -141,10 +141,12 @@ export class Membership {
     const p = ch?.participants.get(uid);
     if (!ch || !p || p.publishing !== 'live') return;
     const tracks = p.tracks;
+    // Events carry the role the participant had while publishing.
+    const role = this.#role(ch, p);
     p.publishing = 'none';
     p.tracks = [];
-    this.#emit(ch, p, 'unpublish', tracks, reason);
-    this.#leaveIfIdle(ch, p, reason);
+    this.#emit(ch, p, 'unpublish', tracks, reason, role);
+    this.#leaveIfIdle(ch, p, reason, role);
   }
 
   endSubscribe(appId: string, cname: string, uid: number, publisher: number, reason: LeaveReason): void {
@@ -191,9 +193,9 @@ export class Membership {
     this.#emit(ch, p, 'join', []);
   }
 
-  #leaveIfIdle(ch: Channel, p: Participant, reason: LeaveReason): void {
+  #leaveIfIdle(ch: Channel, p: Participant, reason: LeaveReason, role?: ParticipantRole): void {
     if (p.publishing !== 'none' || p.subscriptions.size > 0) return;
-    if (p.joined) this.#emit(ch, p, 'leave', [], reason);
+    if (p.joined) this.#emit(ch, p, 'leave', [], reason, role);
     this.#dropIfEmpty(ch, p);
   }
 
@@ -202,14 +204,21 @@ export class Membership {
     if (ch.participants.size === 0) this.#channels.delete(key(ch.appId, ch.cname));
   }
 
-  #emit(ch: Channel, p: Participant, kind: ChannelEventKind, tracks: readonly TrackInfo[], reason?: LeaveReason): void {
+  #emit(
+    ch: Channel,
+    p: Participant,
+    kind: ChannelEventKind,
+    tracks: readonly TrackInfo[],
+    reason?: LeaveReason,
+    role: ParticipantRole = this.#role(ch, p),
+  ): void {
     const event: ChannelEvent = Object.freeze({
       kind,
       seq: ++this.#seq,
       appId: ch.appId,
       cname: ch.cname,
       uid: p.uid,
-      role: this.#role(ch, p),
+      role,
       time: this.now(),
       tracks,
       ...(reason ? { reason } : {}),

@@ -24,11 +24,13 @@ export class PublishSession {
   readonly #liveness: Liveness;
   #closed = false;
   #lastSsrc = new Map<MediaKind, number>();
+  #lastRtpAt: number;
   /** Forwarded packets per kind (benchmark and tests). */
   readonly received = { audio: 0, video: 0 };
 
   constructor(private readonly opts: PublishSessionOptions) {
     this.pc = new RTCPeerConnection(opts.peerConfig);
+    this.#lastRtpAt = opts.clock.now();
     this.#liveness = new Liveness(opts.clock, opts.idleTimeoutMs, () => this.#end('timeout'));
     const seen = new Set<string>();
     this.pc.onTrack.subscribe((track) => {
@@ -62,6 +64,11 @@ export class PublishSession {
     await this.pc.close().catch(() => undefined);
   }
 
+  /** Whether RTP arrived within the last `withinMs`. */
+  sending(withinMs: number): boolean {
+    return !this.#closed && this.opts.clock.now() - this.#lastRtpAt < withinMs;
+  }
+
   get closed(): boolean {
     return this.#closed;
   }
@@ -76,6 +83,7 @@ export class PublishSession {
     const kind = track.kind as MediaKind;
     track.onReceiveRtp.subscribe((packet) => {
       this.#liveness.touch();
+      this.#lastRtpAt = this.opts.clock.now();
       const fan = this.tracks.get(kind);
       if (!fan) return;
       this.#lastSsrc.set(kind, packet.header.ssrc);

@@ -139,6 +139,7 @@ export class Sfu {
       clock: this.clock,
       idleTimeoutMs: this.cfg.idleTimeoutMs,
       sources,
+      publisherSending: (ms) => pub.session.sending(ms),
       onEnded: (reason) => void this.end(id, reason),
     });
     try {

@@ -13,6 +13,8 @@ export interface SubscribeSessionOptions {
   readonly idleTimeoutMs: number;
   /** The publisher's tracks by kind. */
   readonly sources: ReadonlyMap<MediaKind, ForwardSource>;
+  /** Whether the publisher is still sending; a subscriber of a silent publisher sends no RTCP either. */
+  readonly publisherSending: (withinMs: number) => boolean;
   readonly onEnded: (reason: LeaveReason) => void;
 }
 
@@ -36,7 +38,11 @@ export class SubscribeSession {
 
   constructor(private readonly opts: SubscribeSessionOptions) {
     this.pc = new RTCPeerConnection(opts.peerConfig);
-    this.#liveness = new Liveness(opts.clock, opts.idleTimeoutMs, () => this.#end('timeout'));
+    this.#liveness = new Liveness(opts.clock, opts.idleTimeoutMs, () => {
+      // Receivers report only on media they get: leave a silent publisher's subscribers to its own timeout.
+      if (opts.publisherSending(opts.idleTimeoutMs) === false && !this.#closed) return false;
+      this.#end('timeout');
+    });
     this.pc.connectionStateChange.subscribe((s) => {
       if (s === 'failed' || s === 'closed') this.#end('connection_failed');
       if (s === 'connected') this.#askKeyframe();
