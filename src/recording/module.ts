@@ -14,7 +14,7 @@ import { TaskStore } from './store/index.ts';
 
 export interface RecordingDeps {
   readonly storage: StorageModule;
-  readonly notify: NotifyModule & Partial<RecordingNotifier>;
+  readonly notify: NotifyModule;
   readonly channel: ChannelModule;
   /** One recorder per mode; a mode without one answers start with a clear code 2 naming the mode. */
   readonly recorders?: readonly Recorder[];
@@ -26,24 +26,12 @@ export interface RecordingModule extends ReeltimeModule {
   readonly service: RecordingService;
 }
 
-/** Falls back to dropping events (logged) when the notify module offers no emit. */
-function notifierOf(notify: RecordingDeps['notify'], ctx: ServerContext): RecordingNotifier {
-  return {
-    emit: (e) => {
-      if (typeof notify.emit === 'function') return notify.emit(e);
-      ctx.log.debug({ eventType: e.eventType, sid: e.sid }, 'no notifier: event not delivered');
-      return Promise.resolve();
-    },
-    ncsHosts: () => (typeof notify.ncsHosts === 'function' ? notify.ncsHosts() : []),
-  };
-}
-
 export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): RecordingModule {
   const log = ctx.log.child({ module: 'recording' });
   const cfg = ctx.config.recording;
   const store = new TaskStore(ctx.database.db);
   const dispatcher = deps.dispatcher ?? createInProcessDispatcher(deps.recorders ?? []);
-  const notifier = notifierOf(deps.notify, ctx);
+  const notifier: RecordingNotifier = deps.notify;
   const runtime = new SessionRuntime({ store, clock: ctx.clock, log, dispatcher, notifier });
   const service = new RecordingService({ config: cfg, clock: ctx.clock, store, runtime, dispatcher });
   const serveApi = ctx.roles.has('api');
