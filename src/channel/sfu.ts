@@ -106,7 +106,6 @@ export class Sfu {
   async subscribe(p: JoinParams & { readonly publisher: number }): Promise<SessionCreated> {
     const app = this.app(p.appId);
     authorizeJoin({ app, token: p.token, cname: p.cname, uid: p.uid, publish: false, nowSec: this.#nowSec() });
-    const sections = parseOffer(p.offer);
     const reservation = this.membership.reserveSubscribe(app.appId, p.cname, p.uid, p.publisher, p.profile);
     const pubId = this.#publishers.get(pubKey(app.appId, p.cname, p.publisher));
     const pub = pubId ? this.#sessions.get(pubId) : undefined;
@@ -118,6 +117,7 @@ export class Sfu {
     const kinds: MediaKind[] = [];
     let offer: string;
     try {
+      const sections = parseOffer(p.offer);
       offer = restrictOffer(p.offer, (s) => {
         if (s.kind !== 'audio' && s.kind !== 'video') return `media kind "${s.kind}" is not supported`;
         if (s.direction === 'sendonly' || s.direction === 'inactive') return `a WHEP offer must receive media (the ${s.kind} section is ${s.direction})`;
