@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os';
 import { useH264, useNACK, useOPUS, usePLI, useSdesMid, useVP8, type RTCPeerConnectionConfig } from 'werift';
 import type { ChannelConfig } from './config.ts';
 
@@ -17,7 +18,12 @@ export function sfuCodecs(): NonNullable<RTCPeerConnectionConfig['codecs']> {
  * addresses (iceUseIpv4/6 off stops werift gathering every interface; the extra addresses are gathered instead).
  */
 export function serverPeerConfig(cfg: ChannelConfig): RTCPeerConnectionConfig {
+  // Bind to the announced address when it is ours, so replies always come from the address the peer was told
+  // (a wildcard socket answers a check from another local interface with that interface's source address, which
+  // Chromium then drops). A 1:1-NAT public address is not local: bind the wildcard then.
+  const bind = cfg.iceAddresses.find((a) => localAddresses().has(a));
   return {
+    ...(bind ? { iceInterfaceAddresses: { udp4: bind } } : {}),
     codecs: sfuCodecs(),
     headerExtensions: { audio: [useSdesMid()], video: [useSdesMid()] },
     iceLite: true,
@@ -27,6 +33,10 @@ export function serverPeerConfig(cfg: ChannelConfig): RTCPeerConnectionConfig {
     iceAdditionalHostAddresses: [...cfg.iceAddresses],
     ...(cfg.udpPortRange ? { icePortRange: [cfg.udpPortRange[0], cfg.udpPortRange[1]] as [number, number] } : {}),
   };
+}
+
+function localAddresses(): Set<string> {
+  return new Set(Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address)));
 }
 
 /** Client peers (publishers, subscribers in tests): loopback only, STUN pointed at a loopback responder. */

@@ -1,1 +1,164 @@
-// placeholder
+// The reeltime call page: publish camera + microphone over WHIP, watch every other publisher over WHEP.
+// State for people and tests lives in window.reeltime.
+const $ = (id) => document.getElementById(id);
+const state = { joined: false, appId: '', uid: 0, cname: '', token: '', profile: 'communication', publish: null, remotes: {} };
+window.reeltime = state;
+
+function status(text, error = false) {
+  $('status').textContent = text;
+  $('status').className = error ? 'error' : '';
+}
+
+async function devToken(cname, uid) {
+  const res = await fetch('/rtc/v1/dev/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ cname, uid, role: 'publisher' }),
+  });
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.reason || `token endpoint: HTTP ${res.status}`);
+  return body;
+}
+
+function gathered(pc) {
+  if (pc.iceGatheringState === 'complete') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => pc.iceGatheringState === 'complete' && resolve();
+    pc.addEventListener('icegatheringstatechange', done);
+    setTimeout(resolve, 2000); // loopback gathering is quick; never hang on it
+  });
+}
+
+/** One WHIP or WHEP exchange: POST the offer, apply the answer; returns the session URL. */
+async function exchange(pc, url) {
+  await pc.setLocalDescription(await pc.createOffer());
+  await gathered(pc);
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/sdp', authorization: `Bearer ${state.token}` },
+    body: pc.localDescription.sdp,
+  });
+  const text = await res.text();
+  if (res.status !== 201) {
+    let reason = text;
+    try { reason = JSON.parse(text).reason; } catch {}
+    throw new Error(`HTTP ${res.status}: ${reason}`);
+  }
+  await pc.setRemoteDescription({ type: 'answer', sdp: text });
+  return new URL(res.headers.get('location'), location.href).toString();
+}
+
+function endpoint(kind, extra = '') {
+  const q = `uid=${state.uid}&profile=${state.profile}${extra}`;
+  return `/rtc/v1/apps/${state.appId}/channels/${encodeURIComponent(state.cname)}/${kind}?${q}`;
+}
+
+async function publish() {
+  const media = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 360 } });
+  $('localVideo').srcObject = media;
+  const pc = new RTCPeerConnection();
+  for (const track of media.getTracks()) pc.addTransceiver(track, { direction: 'sendonly', streams: [media] });
+  const session = await exchange(pc, endpoint('whip'));
+  state.publish = { pc, session, media };
+  pc.addEventListener('connectionstatechange', () => (state.publish && (state.publish.state = pc.connectionState)));
+}
+
+async function watch(uid) {
+  if (uid === state.uid || state.remotes[uid]) return;
+  const fig = document.createElement('figure');
+  fig.id = `remote-${uid}`;
+  const video = document.createElement('video');
+  video.autoplay = true;
+  video.playsInline = true;
+  video.muted = true; // autoplay policy; unmute by clicking the tile
+  fig.append(video, Object.assign(document.createElement('figcaption'), { textContent: `uid ${uid}` }));
+  fig.addEventListener('click', () => (video.muted = !video.muted));
+  $('tiles').append(fig);
+  const pc = new RTCPeerConnection();
+  pc.addTransceiver('audio', { direction: 'recvonly' });
+  pc.addTransceiver('video', { direction: 'recvonly' });
+  const stream = new MediaStream();
+  pc.addEventListener('track', (e) => {
+    stream.addTrack(e.track);
+    video.srcObject = stream;
+  });
+  const remote = { pc, video, session: null };
+  state.remotes[uid] = remote;
+  try {
+    remote.session = await exchange(pc, endpoint('whep', `&publisher=${uid}`));
+  } catch (e) {
+    status(`cannot watch uid ${uid}: ${e.message}`, true);
+    unwatch(uid);
+  }
+}
+
+function unwatch(uid) {
+  const r = state.remotes[uid];
+  if (!r) return;
+  delete state.remotes[uid];
+  r.pc.close();
+  if (r.session) fetch(r.session, { method: 'DELETE' }).catch(() => {});
+  $(`remote-${uid}`)?.remove();
+}
+
+function follow() {
+  const q = `uid=${state.uid}&token=${encodeURIComponent(state.token)}`;
+  const es = new EventSource(`/rtc/v1/apps/${state.appId}/channels/${encodeURIComponent(state.cname)}/events?${q}`);
+  es.addEventListener('snapshot', (e) => {
+    for (const p of JSON.parse(e.data).participants) if (p.tracks.length) watch(p.uid);
+  });
+  es.addEventListener('publish', (e) => watch(JSON.parse(e.data).uid));
+  es.addEventListener('unpublish', (e) => unwatch(JSON.parse(e.data).uid));
+  state.events = es;
+}
+
+async function join(ev) {
+  ev?.preventDefault();
+  $('joinBtn').disabled = true;
+  try {
+    state.cname = $('channel').value;
+    state.uid = Number($('uid').value);
+    state.profile = $('profile').value;
+    if ($('token').value) {
+      state.token = $('token').value;
+      state.appId = new URLSearchParams(location.search).get('appId') || '';
+      if (!state.appId) throw new Error('with your own token, open the page with ?appId=...');
+    } else {
+      const t = await devToken(state.cname, state.uid);
+      state.token = t.token;
+      state.appId = t.appId;
+    }
+    await publish();
+    follow();
+    state.joined = true;
+    $('leaveBtn').disabled = false;
+    status(`in channel "${state.cname}" as uid ${state.uid}`);
+  } catch (e) {
+    status(e.message, true);
+    $('joinBtn').disabled = false;
+  }
+}
+
+async function leave() {
+  state.events?.close();
+  for (const uid of Object.keys(state.remotes)) unwatch(Number(uid));
+  if (state.publish) {
+    state.publish.media.getTracks().forEach((t) => t.stop());
+    state.publish.pc.close();
+    await fetch(state.publish.session, { method: 'DELETE' }).catch(() => {});
+    state.publish = null;
+  }
+  state.joined = false;
+  $('joinBtn').disabled = false;
+  $('leaveBtn').disabled = true;
+  status('left');
+}
+
+const params = new URLSearchParams(location.search);
+$('channel').value = params.get('channel') || 'demo';
+$('uid').value = params.get('uid') || String(1000 + Math.floor(Math.random() * 9000));
+if (params.get('profile')) $('profile').value = params.get('profile');
+$('join').addEventListener('submit', join);
+$('leaveBtn').addEventListener('click', leave);
+addEventListener('pagehide', () => state.joined && leave());
+if (params.get('autojoin') === '1') join();
