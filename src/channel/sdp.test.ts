@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { h264StartsKeyframe, vp8StartsKeyframe } from './keyframe.ts';
+import { chooseSubscribeCodec, choosePublishCodec, keepCandidates, parseOffer, parseSdpFrag, restrictOffer } from './sdp.ts';
+
+const OFFER = [
+  'v=0',
+  'o=- 1 2 IN IP4 127.0.0.1',
+  's=-',
+  't=0 0',
+  'a=fingerprint:sha-256 AA:BB',
+  'm=audio 9 UDP/TLS/RTP/SAVPF 111 0',
+  'a=ice-ufrag:u',
+  'a=ice-pwd:p',
+  'a=mid:0',
+  'a=sendonly',
+  'a=rtpmap:111 opus/48000/2',
+  'a=fmtp:111 minptime=10',
+  'a=rtpmap:0 PCMU/8000',
+  'm=video 9 UDP/TLS/RTP/SAVPF 98 102 96 97',
+  'a=ice-ufrag:u',
+  'a=ice-pwd:p',
+  'a=mid:1',
+  'a=sendonly',
+  'a=rtpmap:98 VP9/90000',
+  'a=rtpmap:102 H264/90000',
+  'a=fmtp:102 profile-level-id=42001f;packetization-mode=0',
+  'a=rtpmap:96 VP8/90000',
+  'a=rtcp-fb:96 nack pli',
+  'a=rtpmap:97 rtx/90000',
+  'a=fmtp:97 apt=96',
+  'a=ssrc-group:FID 1 2',
+  'a=candidate:1 1 udp 1 192.0.2.2 5000 typ host',
+  'a=candidate:2 1 udp 1 127.0.0.1 5001 typ host',
+  '',
+].join('\r\n');
+
+test('sdp: parse, pick forwardable codecs, narrow the offer to one payload type, filter candidates', () => {
+  const [audio, video] = parseOffer(OFFER);
+  assert.equal(audio!.direction, 'sendonly');
+  assert.equal(choosePublishCodec(audio!)!.pt, 111);
+  assert.equal(choosePublishCodec(video!)!.pt, 96, 'VP9 and packetization-mode 0 H.264 are skipped');
+  const narrowed = restrictOffer(OFFER, (s) => choosePublishCodec(s)!.pt);
+  assert.match(narrowed, /^m=video 9 UDP\/TLS\/RTP\/SAVPF 96$/m);
+  assert.doesNotMatch(narrowed, /rtpmap:(97|98|102|0) /);
+  assert.doesNotMatch(narrowed, /ssrc-group/);
+  assert.match(narrowed, /a=rtcp-fb:96 nack pli/);
+  assert.throws(() => restrictOffer(OFFER, () => 'no'), /codec_unsupported/);
+  const kept = keepCandidates(OFFER, ['127.0.0.1']);
+  assert.doesNotMatch(kept, /192\.0\.2\.2/);
+  assert.match(kept, /127\.0\.0\.1 5001/);
+  const h264 = { mimeType: 'video/h264', clockRate: 90000, channels: undefined, fmtp: 'profile-level-id=42e01f;packetization-mode=1' };
+  const sub = parseOffer(OFFER.replace('packetization-mode=0', 'packetization-mode=1').replace(/a=sendonly/g, 'a=recvonly'))[1]!;
+  assert.equal(chooseSubscribeCodec(sub, h264)!.pt, 102);
+  assert.throws(() => parseOffer('hello'), /bad_sdp/);
+  assert.throws(() => parseOffer(OFFER.replace(/a=ice-pwd:p\r\n/g, '')), /ICE password/);
+  assert.deepEqual(parseSdpFrag('a=ice-ufrag:x\r\na=ice-pwd:y\r\na=mid:0\r\na=candidate:1 1 udp 1 127.0.0.1 9 typ host\r\n'), {
+    ufrag: 'x',
+    pwd: 'y',
+    candidates: [{ mid: '0', candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host' }],
+  });
+});
+
+test('keyframe detection: VP8 descriptor + P bit, H.264 SPS / IDR / STAP-A / FU-A start', () => {
+  assert.ok(vp8StartsKeyframe(Buffer.from([0x10, 0x00])), 'S=1, PID=0, P=0');
+  assert.ok(!vp8StartsKeyframe(Buffer.from([0x10, 0x01])), 'P=1 is an interframe');
+  assert.ok(!vp8StartsKeyframe(Buffer.from([0x00, 0x00])), 'not a partition start');
+  assert.ok(vp8StartsKeyframe(Buffer.from([0x90, 0x80, 0x81, 0x23, 0x00])), 'X with a 15-bit PictureID');
+  assert.ok(h264StartsKeyframe(Buffer.from([0x67, 0x42])), 'SPS');
+  assert.ok(h264StartsKeyframe(Buffer.from([0x65, 0x88])), 'IDR');
+  assert.ok(!h264StartsKeyframe(Buffer.from([0x41, 0x9a])), 'non-IDR slice');
+  assert.ok(h264StartsKeyframe(Buffer.from([0x78, 0x00, 0x05, 0x67, 0x42])), 'STAP-A with SPS first');
+  assert.ok(h264StartsKeyframe(Buffer.from([0x7c, 0x85, 0x00])), 'FU-A start of an IDR');
+  assert.ok(!h264StartsKeyframe(Buffer.from([0x7c, 0x05, 0x00])), 'FU-A middle');
+});
