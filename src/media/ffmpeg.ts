@@ -70,16 +70,23 @@ export class FfmpegProcess {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  /** Asks ffmpeg to finish (SIGINT), escalating to SIGKILL after `graceMs`. */
-  async stop(graceMs = 10_000): Promise<FfmpegExit> {
+  /**
+   * Asks ffmpeg to finish (SIGINT). ffmpeg only notices the first SIGINT between packets, so an input that has
+   * gone quiet needs a second one (which interrupts the blocked read); SIGKILL after `graceMs`.
+   */
+  async stop(graceMs = 10_000, secondSignalMs = 1500): Promise<FfmpegExit> {
     this.stopping = true;
     if (this.running) this.child.kill('SIGINT');
+    const again = setTimeout(() => {
+      if (this.running) this.child.kill('SIGINT');
+    }, secondSignalMs);
     const timer = setTimeout(() => {
       if (this.running) this.child.kill('SIGKILL');
     }, graceMs);
     try {
       return await this.exited;
     } finally {
+      clearTimeout(again);
       clearTimeout(timer);
     }
   }

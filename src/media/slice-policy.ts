@@ -1,7 +1,9 @@
 /**
- * When a slice closes (notes §4.3): audio every 15 s; video at the first keyframe once the slice is at least
- * 15 s long. The live pipeline hands this policy to ffmpeg's segment muxer (which cuts video only on keyframes);
- * `shouldCut` states the same rule as a pure function for tests and for any in-process slicer.
+ * When a slice closes (notes §4.3): audio every 15 s; video at a keyframe once 15 s have passed. Marks are
+ * counted on the stream's own clock (15 s, 30 s, 45 s ... after its first frame), as ffmpeg's segment muxer does:
+ * a video cut waits for the first keyframe at or after each mark, so a slice that ran long (late keyframe) is
+ * followed by a shorter one and slices never drift from the marks. The live pipeline hands this policy to
+ * ffmpeg; `shouldCut` states the same rule as a pure function for tests and any in-process slicer.
  */
 import type { TrackKind } from './naming.ts';
 
@@ -17,20 +19,39 @@ export function slicePolicy(track: TrackKind, sliceSeconds = SLICE_SECONDS): Sli
   return Object.freeze({ track, sliceSeconds });
 }
 
-/** Does a frame at `frameMs` start a new slice, given the current slice began at `sliceStartMs`? */
-export function shouldCut(policy: SlicePolicy, sliceStartMs: number, frameMs: number, keyframe: boolean): boolean {
-  const due = frameMs - sliceStartMs >= policy.sliceSeconds * 1000;
+/**
+ * Does a frame at `frameSec` (stream time) start slice number `closed + 1`, given `closed` slices were cut so far?
+ */
+export function shouldCut(policy: SlicePolicy, closed: number, frameSec: number, keyframe: boolean): boolean {
+  const due = frameSec >= (closed + 1) * policy.sliceSeconds;
   return policy.track === 'audio' ? due : due && keyframe;
 }
 
-/** Slices a stream of `durationSec` yields when video keyframes come every `gopSec` (audio: gopSec ignored). */
-export function expectedSliceCount(policy: SlicePolicy, durationSec: number, gopSec = 0): number {
+/** Remainders up to this long do not make a slice of their own (cuts fall on the first frame past the mark). */
+export const SLICE_SLACK_SECONDS = 0.1;
+
+/**
+ * Slices a stream of `durationSec` yields. Audio frames are treated as continuous; video keyframes come every
+ * `gopSec` starting at `phaseSec` (all frames are keyframes when gopSec is 0).
+ */
+export function expectedSliceCount(policy: SlicePolicy, durationSec: number, gopSec = 0, phaseSec = 0): number {
   if (durationSec <= 0) return 0;
-  const step = policy.track === 'audio' || gopSec <= 0 ? policy.sliceSeconds : Math.ceil(policy.sliceSeconds / gopSec) * gopSec;
-  return Math.ceil(durationSec / step - 1e-9);
+  const last = durationSec - SLICE_SLACK_SECONDS;
+  let closed = 0;
+  for (;;) {
+    const mark = (closed + 1) * policy.sliceSeconds;
+    let cut = mark;
+    if (policy.track === 'video' && gopSec > 0) cut = phaseSec + Math.ceil((mark - phaseSec) / gopSec - 1e-9) * gopSec;
+    if (cut >= last) return closed + 1;
+    closed++;
+  }
 }
 
-/** ffmpeg segment-muxer arguments that implement the policy. */
-export function segmentArgs(policy: SlicePolicy): string[] {
-  return ['-f', 'segment', '-segment_time', String(policy.sliceSeconds), '-reset_timestamps', '0'];
+/**
+ * ffmpeg segment-muxer arguments that implement the policy. MPEG-TS slices keep the stream's running timestamps
+ * (HLS players expect them continuous); each WebM slice starts at zero, because a Matroska file's duration is its
+ * last timestamp and a continued clock would make later slices look longer than they are.
+ */
+export function segmentArgs(policy: SlicePolicy, container: 'ts' | 'webm' = 'ts'): string[] {
+  return ['-f', 'segment', '-segment_time', String(policy.sliceSeconds), '-reset_timestamps', container === 'webm' ? '1' : '0'];
 }

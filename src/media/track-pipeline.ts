@@ -50,6 +50,24 @@ export interface TrackPipelineEvents {
 }
 
 const PENDING_LIMIT = 2000;
+const BYE_WAIT_MS = 4000;
+
+/**
+ * A compound RTCP packet, an empty receiver report then a BYE (RFC 3550 §6.6) for one source; ffmpeg needs at
+ * least an RTP header's length to look at a packet at all.
+ */
+export function rtcpBye(ssrc: number): Buffer {
+  const b = Buffer.alloc(16);
+  b[0] = 0x80;
+  b[1] = 201;
+  b.writeUInt16BE(1, 2);
+  b.writeUInt32BE(ssrc >>> 0, 4);
+  b[8] = 0x81;
+  b[9] = 203;
+  b.writeUInt16BE(1, 10);
+  b.writeUInt32BE(ssrc >>> 0, 12);
+  return b;
+}
 const BIND_WAIT_MS = 10_000;
 
 export class TrackPipeline {
@@ -65,6 +83,8 @@ export class TrackPipeline {
   private watcher: FSWatcher | undefined;
   private snapshotsSeen = new Set<string>();
   private stopped = false;
+  private closed = false;
+  private ssrc: number | undefined;
   private readonly now: () => number;
   packets = 0;
 
@@ -107,7 +127,7 @@ export class TrackPipeline {
       '-protocol_whitelist', 'file,udp,rtp',
       '-i', sdpPath,
       ...codec,
-      ...segmentArgs(policy),
+      ...segmentArgs(policy, this.container),
       '-segment_format', this.container === 'webm' ? 'webm' : 'mpegts',
       '-segment_list', 'pipe:3', '-segment_list_type', 'csv',
       `slice_%05d.${this.container}`,
@@ -132,14 +152,28 @@ export class TrackPipeline {
 
   /** One RTP packet as received (header + payload). */
   push(packet: Buffer): void {
-    if (this.stopped) return;
+    if (this.closed) return;
     this.firstPacketMs ??= this.now();
+    if (packet.length >= 12) this.ssrc = packet.readUInt32BE(8);
     this.packets++;
     if (!this.ready) {
       if (this.pending.length < PENDING_LIMIT) this.pending.push(packet);
       return;
     }
     this.send(packet);
+  }
+
+  private async endOfStream(): Promise<FfmpegExit | undefined> {
+    const ff = this.ffmpeg;
+    if (!ff) return undefined;
+    if (this.ready && this.ssrc !== undefined && ff.running) {
+      const bye = rtcpBye(this.ssrc);
+      this.socket?.send(bye, this.port + 1, '127.0.0.1');
+      this.socket?.send(bye, this.port, '127.0.0.1');
+      const exited = await Promise.race([ff.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), BYE_WAIT_MS))]);
+      if (exited) return ff.exited;
+    }
+    return ff.stop();
   }
 
   private send(packet: Buffer): void {
@@ -190,7 +224,10 @@ export class TrackPipeline {
   async stop(): Promise<FfmpegExit | undefined> {
     if (this.stopped) return undefined;
     this.stopped = true;
-    const exit = await this.ffmpeg?.stop();
+    // An RTCP BYE ends ffmpeg's RTP input like an end of file: the last slice and snapshot are flushed cleanly
+    // even when the sender has already gone quiet. Signals are the fallback (see FfmpegProcess.stop).
+    const exit = await this.endOfStream();
+    this.closed = true;
     this.watcher?.close();
     const interval = this.opts.snapshotIntervalSec;
     if (interval && this.kind === 'video') {

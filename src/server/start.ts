@@ -8,6 +8,7 @@ import { openDatabase, type DatabaseHandle } from '../db/index.ts';
 import { createLogger, type Logger } from '../log/index.ts';
 import { createNotifyModule } from '../notify/index.ts';
 import { createRecordingModule, type Recorder } from '../recording/index.ts';
+import { defaultRecorders } from '../recorders/index.ts';
 import { createStorageModule } from '../storage/index.ts';
 import { ALL_ROLES, type ReeltimeModule, type Role, type ServerContext } from './module.ts';
 
@@ -58,7 +59,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     storage,
     notify,
     channel,
-    ...(opts.recorders ? { recorders: opts.recorders } : {}),
+    recorders: opts.recorders ?? defaultRecorders(ctx, { channel, storage, baseUrl: () => url }),
   });
   const chat = createChatModule(ctx);
   const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat];

@@ -383,10 +383,15 @@ export class IndividualSession {
     this.unlisten?.();
     if (reason !== 'error') this.d.report.status(6);
     this.event(41, 1, { msgName: 'recorder_leave', leaveCode: reason === 'idle' ? LEAVE_IDLE : LEAVE_STOPPED });
+    await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
     const links = [...this.users.values()];
     this.users.clear();
-    await Promise.all(links.map(async (l) => { await l.connecting; await l.sub?.close(); }));
-    await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
+    await Promise.all(
+      links.map(async (l) => {
+        await l.connecting;
+        await l.sub?.close();
+      }),
+    );
     await this.chain;
     const recordedAnything = [...this.tracks.values()].some((t) => t.slices.length > 0);
     if (this.d.options.hls) {

@@ -1,0 +1,120 @@
+/**
+ * A whole reeltime with the real individual recorder, synthetic WHIP publishers, a signed-webhook receiver and
+ * helpers to drive the recording API over HTTP.
+ */
+import { createServer, type Server } from 'node:http';
+import { join } from 'node:path';
+import { buildRtcTokenWithUid } from '@reeltime/token';
+import { startSyntheticPublisher, type SyntheticPublisher } from '../../../channel/index.ts';
+import type { Clock } from '../../../clock/index.ts';
+import { verifySignature } from '../../../notify/index.ts';
+import { startTestServer, type TestServer } from '../../../testing/index.ts';
+
+export const APP = '970CA35de60c44645bbae8a215061b33';
+export const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
+export const AUTH = `Basic ${Buffer.from('test-customer:test-secret').toString('base64')}`;
+export const BUCKET = 'test-bucket';
+export const PREFIX = ['rec', 'ind'];
+const WEBHOOK_SECRET = 'webhook-test-secret';
+
+export function rtcToken(cname: string, uid: number, role: 1 | 2 = 1, expireSec = 3600, nowMs?: number): string {
+  void nowMs;
+  return buildRtcTokenWithUid(APP, CERT, cname, uid, role, expireSec, expireSec);
+}
+
+export interface WebhookEvent {
+  readonly eventType: number;
+  readonly payload: { sid: string; sequence: number; serviceType: number; details: { msgName: string; [k: string]: unknown } };
+  readonly signed: boolean;
+}
+
+export interface Harness {
+  readonly server: TestServer;
+  readonly events: WebhookEvent[];
+  readonly bucketDir: string;
+  publish(opts: { cname: string; uid: number; color: string; toneHz: number; codec?: 'vp8' | 'h264'; profile?: 'communication' | 'live' }): Promise<SyntheticPublisher>;
+  api(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+  startRecording(cname: string, uid: string, clientRequest: Record<string, unknown>, scene?: number): Promise<{ resourceId: string; sid: string }>;
+  path(resourceId: string, sid: string, op: string): string;
+  close(): Promise<void>;
+}
+
+export async function startHarness(opts: { clock?: Clock; dataDir?: string } = {}): Promise<Harness> {
+  const events: WebhookEvent[] = [];
+  const hook: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const signed = verifySignature(raw, WEBHOOK_SECRET, req.headers as Record<string, string>);
+      const body = JSON.parse(raw.toString('utf8')) as Omit<WebhookEvent, 'signed'>;
+      events.push({ ...body, signed });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+  const hookPort = (hook.address() as { port: number }).port;
+  const server = await startTestServer({
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    values: { recording: { rateLimitPerSecond: 0 } },
+    env: { REELTIME_NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${hookPort}/hook`, REELTIME_NOTIFY_WEBHOOK_SECRET: WEBHOOK_SECRET },
+  });
+  const publishers: SyntheticPublisher[] = [];
+  const api: Harness['api'] = async (method, path, body) => {
+    const res = await fetch(`${server.url}${path}`, {
+      method,
+      headers: { authorization: AUTH, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      parsed = { raw: text };
+    }
+    return { status: res.status, body: parsed };
+  };
+  const base = `/v1/apps/${APP}/cloud_recording`;
+  return {
+    server,
+    events,
+    bucketDir: join(server.dataDir, 'bucket', BUCKET),
+    async publish(p) {
+      const pub = await startSyntheticPublisher({
+        baseUrl: server.url,
+        appId: APP,
+        cname: p.cname,
+        uid: p.uid,
+        token: rtcToken(p.cname, p.uid),
+        color: p.color,
+        toneHz: p.toneHz,
+        codec: p.codec ?? 'vp8',
+        ...(p.profile ? { profile: p.profile } : {}),
+      });
+      publishers.push(pub);
+      await pub.ready;
+      return pub;
+    },
+    api,
+    async startRecording(cname, uid, clientRequest, scene) {
+      const acq = await api('POST', `${base}/acquire`, { cname, uid, clientRequest: scene !== undefined ? { scene } : {} });
+      if (acq.status !== 200) throw new Error(`acquire: ${acq.status} ${JSON.stringify(acq.body)}`);
+      const resourceId = String(acq.body.resourceId);
+      const st = await api('POST', `${base}/resourceid/${encodeURIComponent(resourceId)}/mode/individual/start`, { cname, uid, clientRequest });
+      if (st.status !== 200) throw new Error(`start: ${st.status} ${JSON.stringify(st.body)}`);
+      return { resourceId, sid: String(st.body.sid) };
+    },
+    path: (rid, sid, op) => `${base}/resourceid/${encodeURIComponent(rid)}/sid/${sid}/mode/individual/${op}`,
+    async close() {
+      await Promise.all(publishers.map((p) => p.stop().catch(() => undefined)));
+      await server.close();
+      await new Promise((r) => hook.close(r));
+    },
+  };
+}
+
+export function storageConfig(): Record<string, unknown> {
+  return { vendor: 1, region: 0, bucket: BUCKET, accessKey: 'AKIATESTKEY', secretKey: 'test-secret-key', fileNamePrefix: PREFIX };
+}

@@ -1,0 +1,82 @@
+/** What the tests check on recorded files: ffprobe facts and the colour of a decoded frame. */
+import { execFile } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { promisify } from 'node:util';
+import { FFMPEG_BIN, FFPROBE_BIN } from '../../../media/ffmpeg.ts';
+
+const run = promisify(execFile);
+
+export interface Probe {
+  readonly duration: number;
+  readonly codecs: readonly string[];
+  readonly width?: number;
+  readonly height?: number;
+  readonly sampleRate?: number;
+  readonly channels?: number;
+}
+
+export async function probe(file: string): Promise<Probe> {
+  const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'format=duration:stream=codec_name,width,height,sample_rate,channels', '-of', 'json', file]);
+  const j = JSON.parse(stdout) as {
+    format?: { duration?: string };
+    streams?: { codec_name: string; width?: number; height?: number; sample_rate?: string; channels?: number }[];
+  };
+  const streams = j.streams ?? [];
+  const v = streams.find((s) => s.width);
+  const a = streams.find((s) => s.sample_rate);
+  return {
+    duration: Number(j.format?.duration ?? NaN),
+    codecs: streams.map((s) => s.codec_name),
+    ...(v?.width ? { width: v.width, height: v.height } : {}),
+    ...(a?.sample_rate ? { sampleRate: Number(a.sample_rate), channels: a.channels } : {}),
+  };
+}
+
+/** RGB of the centre pixel of the frame at `atSec` (the frame counter sits in the top-left corner). */
+export async function centrePixel(file: string, atSec?: number): Promise<[number, number, number]> {
+  const { stdout } = await run(
+    FFMPEG_BIN,
+    ['-v', 'error', ...(atSec ? ['-ss', String(atSec)] : []), '-i', file, '-frames:v', '1', '-vf', 'crop=8:8:(iw-8)/2:(ih-8)/2,scale=1:1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'],
+    { encoding: 'buffer' },
+  );
+  const b = stdout as unknown as Buffer;
+  if (b.length < 3) throw new Error(`no frame decoded from ${file}`);
+  return [b[0]!, b[1]!, b[2]!];
+}
+
+export function isColour(rgb: readonly number[], want: readonly number[], tolerance = 48): boolean {
+  return rgb.every((v, i) => Math.abs(v - want[i]!) <= tolerance);
+}
+
+/** Every object key under a local bucket directory. */
+export function bucketKeys(bucketDir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      const p = join(d, n);
+      if (statSync(p).isDirectory()) walk(p);
+      else out.push(relative(bucketDir, p));
+    }
+  };
+  walk(bucketDir);
+  return out.sort();
+}
+
+export async function waitFor<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
