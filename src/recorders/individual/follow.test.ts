@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ManualClock } from '../../clock/index.ts';
+import { parsePlaylist } from '../../media/m3u8.ts';
+import { parseUserFileName } from '../../media/naming.ts';
+import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
+import { bucketKeys, probe, sleep, waitFor } from './testing/media-checks.ts';
+
+test('late join, early leave and rejoin, update unsubscribing audio: discontinuity and no new audio slices', async () => {
+  const h = await startHarness();
+  try {
+    const cname = 'ind-follow';
+    const a = await h.publish({ cname, uid: 201, color: 'green', toneHz: 500 });
+    const { resourceId, sid } = await h.startRecording(cname, '9002', {
+      token: rtcToken(cname, 9002, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
+      recordingFileConfig: { avFileType: ['hls'] },
+    });
+    await sleep(3000);
+    // Late join.
+    let b = await h.publish({ cname, uid: 202, color: 'yellow', toneHz: 700 });
+    await sleep(4000);
+    // Stop recording 201's audio from now on.
+    const tUpdate = Date.now();
+    const up = await h.api('POST', h.path(resourceId, sid, 'update'), {
+      cname,
+      uid: '9002',
+      clientRequest: { streamSubscribe: { audioUidList: { unsubscribeAudioUids: ['201'] } }, storageConfig: storageConfig() },
+    });
+    assert.equal(up.status, 200, JSON.stringify(up.body));
+    await sleep(2000);
+    // Early leave, then rejoin: 202's playlists get a discontinuity.
+    await b.stop();
+    await sleep(2000);
+    b = await h.publish({ cname, uid: 202, color: 'yellow', toneHz: 700 });
+    await sleep(5000);
+    const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9002', clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+    const sr = stop.body.serverResponse as { fileListMode: string; fileList: { fileName: string; uid: string; trackType: string; isPlayable: boolean; sliceStartTime: number }[] };
+    assert.equal(sr.fileListMode, 'json');
+    assert.deepEqual(sr.fileList.map((f) => `${f.uid}/${f.trackType}`).sort(), ['201/audio', '201/video', '202/audio', '202/video']);
+    void a;
+
+    const keys = bucketKeys(h.bucketDir);
+    const playlist = (uid: string, kind: 'audio' | 'video') => {
+      const key = keys.find((k) => {
+        const p = parseUserFileName(k.split('/').pop()!);
+        return p?.uid === uid && p.track === kind && p.extension === 'm3u8';
+      })!;
+      return { key, text: readFileSync(join(h.bucketDir, key), 'utf8') };
+    };
+    for (const kind of ['audio', 'video'] as const) {
+      const p202 = playlist('202', kind);
+      assert.equal((p202.text.match(/#EXT-X-DISCONTINUITY/g) ?? []).length, 1, `202 ${kind} playlist:\n${p202.text}`);
+      const pl = parsePlaylist(p202.text, kind);
+      assert.ok(pl.entries.length >= 2 && pl.ended);
+      // The playlist plays as a whole (ffmpeg reads across the discontinuity).
+      const pr = await probe(join(h.bucketDir, p202.key));
+      assert.ok(pr.duration > 5, `202 ${kind} playlist plays ${pr.duration} s`);
+    }
+    // 201's audio: no slice starts after the update (its stream was closed then).
+    const a201 = parsePlaylist(playlist('201', 'audio').text, 'audio');
+    const lastEnd = Math.max(...a201.entries.map((e) => e.startMs + e.durationSec * 1000));
+    assert.ok(lastEnd <= tUpdate + 1500, `201 audio ends ${lastEnd - tUpdate} ms after the update`);
+    assert.ok(a201.entries.every((e) => e.startMs < tUpdate));
+    const v201 = parsePlaylist(playlist('201', 'video').text, 'video');
+    const v201End = Math.max(...v201.entries.map((e) => e.startMs + e.durationSec * 1000));
+    assert.ok(v201End > tUpdate + 8000, '201 video kept recording after the update');
+    // 202 joined late: its first slice starts after 201's.
+    assert.ok(parsePlaylist(playlist('202', 'video').text, 'video').entries[0]!.startMs > v201.entries[0]!.startMs + 2000);
+    await waitFor(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 31), 20_000, 'uploaded event');
+    const states = h.events.filter((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.streamUid === '202');
+    assert.deepEqual(states.map((e) => e.payload.details.state), [0, 1, 0, 1], 'audio state of 202: receiving, gone, receiving, gone');
+  } finally {
+    await h.close();
+  }
+});
+
+test('maxIdleTime on the injected clock: leaves with code 4, uploads, later calls 404', async () => {
+  const clock = new ManualClock(Date.now());
+  const h = await startHarness({ clock });
+  try {
+    const cname = 'ind-idle';
+    const pub = await h.publish({ cname, uid: 301, color: 'red', toneHz: 440 });
+    const { resourceId, sid } = await h.startRecording(cname, '9003', {
+      token: rtcToken(cname, 9003, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0, subscribeUidGroup: 0, maxIdleTime: 5, streamTypes: 0 },
+    });
+    await sleep(4000);
+    await pub.stop();
+    // Nobody left: nothing happens until the clock passes maxIdleTime.
+    await waitFor(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.state === 1), 20_000, 'audio gone');
+    clock.advance(4000);
+    await sleep(300);
+    assert.equal((await h.api('GET', h.path(resourceId, sid, 'query'))).status, 200);
+    clock.advance(1500);
+    await waitFor(async () => (await h.api('GET', h.path(resourceId, sid, 'query'))).status === 404, 30_000, 'query 404 after idle exit');
+    const leave = h.events.find((e) => e.payload.sid === sid && e.eventType === 41);
+    assert.equal(leave?.payload.details.leaveCode, 4);
+    const keys = bucketKeys(h.bucketDir).filter((k) => k.includes(sid));
+    assert.ok(keys.some((k) => k.endsWith('__uid_e_audio.m3u8')));
+    assert.ok(keys.some((k) => k.endsWith('.ts')));
+    const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9003', clientRequest: {} });
+    assert.equal(stop.status, 404);
+  } finally {
+    await h.close();
+  }
+});
+
+test('a bad token ends the session with an error event; a profile mismatch records nothing and says so', async () => {
+  const h = await startHarness();
+  try {
+    const cname = 'ind-refuse';
+    await h.publish({ cname, uid: 401, color: 'red', toneHz: 440 });
+    const bad = await h.startRecording(cname, '9004', {
+      token: rtcToken('another-channel', 9004, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
+    });
+    const err = await waitFor(() => h.events.find((e) => e.payload.sid === bad.sid && e.eventType === 1), 20_000, 'error event');
+    assert.equal(err.payload.details.module, 0);
+    assert.match(String(err.payload.details.errorMsg), /token/);
+    await waitFor(async () => (await h.api('GET', h.path(bad.resourceId, bad.sid, 'query'))).status === 404, 20_000, 'session ended');
+
+    const live = await h.startRecording(cname, '9005', {
+      token: rtcToken(cname, 9005, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 1, subscribeUidGroup: 0 },
+    });
+    const warn = await waitFor(() => h.events.find((e) => e.payload.sid === live.sid && e.eventType === 2), 20_000, 'warning event');
+    assert.match(String(warn.payload.details.warnMsg), /profile/);
+    await sleep(2000);
+    const stop = await h.api('POST', h.path(live.resourceId, live.sid, 'stop'), { cname, uid: '9005', clientRequest: {} });
+    assert.ok(stop.status === 200 || stop.status === 206, JSON.stringify(stop.body));
+    assert.equal(bucketKeys(h.bucketDir).filter((k) => k.includes(live.sid)).length, 0, 'nothing recorded');
+  } finally {
+    await h.close();
+  }
+});
