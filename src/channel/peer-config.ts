@@ -45,6 +45,9 @@ export function loopbackClientConfig(stunUrl: string, extra: RTCPeerConnectionCo
     codecs: sfuCodecs(),
     headerExtensions: { audio: [useSdesMid()], video: [useSdesMid()] },
     iceServers: [{ urls: stunUrl }],
+    // One transport from the start: with the default policy werift opens a socket per m-line and never closes
+    // the ones BUNDLE makes redundant (they kept test processes alive).
+    bundlePolicy: 'max-bundle',
     iceUseIpv4: false,
     iceUseIpv6: false,
     iceAdditionalHostAddresses: ['127.0.0.1'],
