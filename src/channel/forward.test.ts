@@ -19,6 +19,8 @@ for (const [codec, color, expect] of [
     const s = await startTestServer();
     const cname = `fwd-${codec}`;
     const pub = await startSyntheticPublisher({ baseUrl: s.url, appId: APP, cname, uid: 1, token: tok(cname, 1), color, codec });
+    let plis = 0;
+    pub.whip.onKeyframeRequest(() => plis++);
     try {
       await pub.ready;
       const sub = await whepSubscribe({
@@ -29,6 +31,7 @@ for (const [codec, color, expect] of [
         await sub.ready;
         await sub.waitFor(() => sub.counts.audio > 20 && firstFramePackets(sub.packets.video).length > 0, 30000, 'media');
         assert.equal(sub.codecs.get('video'), codec);
+        assert.ok(plis >= 1, 'the publisher was asked for a keyframe when the subscriber joined');
         const first = sub.packets.video[0]!;
         assert.ok(startsKeyframe(codec, first.payload), 'the first video packet starts a keyframe');
         const f = frameFile(codec, firstFramePackets(sub.packets.video));

@@ -45,7 +45,7 @@ export class SubscribeSession {
     });
     this.pc.connectionStateChange.subscribe((s) => {
       if (s === 'failed' || s === 'closed') this.#end('connection_failed');
-      if (s === 'connected') this.#askKeyframe();
+      if (s === 'connected') this.#askKeyframe(true);
     });
   }
 
@@ -77,9 +77,11 @@ export class SubscribeSession {
     this.opts.onEnded(reason);
   }
 
-  #askKeyframe(): void {
-    if (this.#closed || !this.#waitingKeyframe) return;
+  /** On connect always (the PLI a joining viewer owes its publisher), then every second until a keyframe passed. */
+  #askKeyframe(first = false): void {
+    if (this.#closed || (!first && !this.#waitingKeyframe)) return;
     this.opts.sources.get('video')?.requestKeyframe();
+    if (!this.#waitingKeyframe) return;
     this.#retry = this.opts.clock.setTimeout(() => this.#askKeyframe(), KEYFRAME_RETRY_MS);
   }
 
