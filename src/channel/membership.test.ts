@@ -153,3 +153,22 @@ async function until(pred: () => boolean, timeoutMs: number, what: () => string)
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+test('membership: one uid with WHEP sessions to several publishers is one participant (one join, one leave)', () => {
+  const m = new Membership(() => 1);
+  const events: string[] = [];
+  m.subscribe((e) => events.push(`${e.kind}:${e.uid}`));
+  m.reservePublish('a', 'c', 1, 'communication').commit([{ kind: 'audio', codec: 'audio/opus' }]);
+  m.reservePublish('a', 'c', 3, 'communication').commit([{ kind: 'audio', codec: 'audio/opus' }]);
+  m.reserveSubscribe('a', 'c', 9, 1, 'communication').commit();
+  m.reserveSubscribe('a', 'c', 9, 3, 'communication').commit();
+  assert.throws(() => m.reserveSubscribe('a', 'c', 9, 3, 'communication'), /uid_taken/);
+  assert.deepEqual(m.snapshot('a', 'c').participants.find((p) => p.uid === 9)!.subscribedTo, [1, 3]);
+  m.endSubscribe('a', 'c', 9, 1, 'deleted');
+  assert.ok(m.snapshot('a', 'c').participants.some((p) => p.uid === 9));
+  m.endSubscribe('a', 'c', 9, 3, 'deleted');
+  assert.deepEqual(events, ['join:1', 'publish:1', 'join:3', 'publish:3', 'join:9', 'leave:9']);
+  // A cancelled reservation (failed negotiation) leaves no trace.
+  m.reservePublish('a', 'c', 5, 'communication').cancel();
+  assert.ok(!m.snapshot('a', 'c').participants.some((p) => p.uid === 5));
+});
