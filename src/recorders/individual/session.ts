@@ -92,7 +92,8 @@ export class IndividualSession {
       // The user's tracks ended: close their streams now so the next ones start a discontinuity.
       void this.dropUser(String(e.uid));
     }
-    this.reconcile();
+    // Membership announces a change before applying it: look at the channel once it has.
+    setImmediate(() => this.reconcile());
   }
 
   /** Brings subscriptions in line with the channel membership and the subscription lists. */

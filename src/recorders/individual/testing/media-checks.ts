@@ -17,7 +17,9 @@ export interface Probe {
 }
 
 export async function probe(file: string): Promise<Probe> {
-  const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'format=duration:stream=codec_name,width,height,sample_rate,channels', '-of', 'json', file]);
+  // WebM slices in an HLS playlist are the hosted service's format, outside ffmpeg's default extension list.
+  const hls = file.endsWith('.m3u8') ? ['-allowed_segment_extensions', 'ALL'] : [];
+  const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', ...hls, '-show_entries', 'format=duration:stream=codec_name,width,height,sample_rate,channels', '-of', 'json', file]);
   const j = JSON.parse(stdout) as {
     format?: { duration?: string };
     streams?: { codec_name: string; width?: number; height?: number; sample_rate?: string; channels?: number }[];
