@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RecordingTask } from '../../recording/dispatch/index.ts';
+import { individualOptions, nextBackupIndex } from './options.ts';
+import { applyUpdate, createSubscription, kindsFor, wants } from './subscription.ts';
+
+const storageConfig = { vendor: 1, region: 0, bucket: 'b', accessKey: 'k', secretKey: 's' } as RecordingTask['clientRequest']['storageConfig'];
+const task = (clientRequest: Partial<RecordingTask['clientRequest']>, extra: Partial<RecordingTask> = {}): RecordingTask => ({
+  appId: 'a',
+  cname: 'c',
+  uid: '1',
+  sid: 's',
+  resourceId: 'r',
+  mode: 'individual',
+  scene: 0,
+  clientRequest: { storageConfig, ...clientRequest },
+  startedAt: 0,
+  resumed: false,
+  previousFiles: [],
+  ...extra,
+});
+
+test('defaults: communication, audio+video for everybody, 30 s idle, HLS only, no snapshots', () => {
+  const o = individualOptions(task({ recordingFileConfig: { avFileType: ['hls'] } }));
+  assert.equal(o.profile, 'communication');
+  assert.equal(o.maxIdleMs, 30_000);
+  assert.equal(o.hls, true);
+  assert.equal(o.mp4, false);
+  assert.equal(o.snapshotSec, undefined);
+  assert.equal(o.streamMode, 'default');
+  assert.deepEqual(o.postProcess, { kind: 'none' });
+  assert.equal(o.backupIndex, undefined);
+});
+
+test('live, mp4, snapshots, snapshot-only, scene 2', () => {
+  const o = individualOptions(
+    task({ recordingConfig: { channelType: 1, maxIdleTime: 5, streamMode: 'original' }, recordingFileConfig: { avFileType: ['hls', 'mp4'] }, snapshotConfig: { fileType: ['jpg'] } }),
+  );
+  assert.equal(o.profile, 'live');
+  assert.equal(o.maxIdleMs, 5000);
+  assert.equal(o.mp4, true);
+  assert.equal(o.snapshotSec, 10);
+  assert.equal(o.streamMode, 'original');
+  const snapOnly = individualOptions(task({ snapshotConfig: { captureInterval: 5, fileType: ['jpg'] } }));
+  assert.equal(snapOnly.hls, false);
+  assert.equal(snapOnly.snapshotSec, 5);
+  const mix = individualOptions(
+    task({ transcodeOptions: { transConfig: { transMode: 'audioMix' }, container: { format: 'm4a' }, audio: { sampleRate: '16000', channels: '1', bitrate: '32000' } } }, { scene: 2 }),
+  );
+  assert.deepEqual(mix.postProcess, { kind: 'audioMix', format: 'm4a', sampleRate: 16000, bitrate: 32000, channels: 1 });
+  const defMix = individualOptions(task({ transcodeOptions: { transConfig: { transMode: 'audioMix' } } }, { scene: 2 }));
+  assert.deepEqual(defMix.postProcess, { kind: 'audioMix', format: 'mp3', sampleRate: 48000, bitrate: 48000, channels: 2 });
+  const pt = individualOptions(task({ transcodeOptions: { transConfig: { transMode: 'postponeTranscoding' } } }, { scene: 2 }));
+  assert.deepEqual(pt.postProcess, { kind: 'postponeTranscoding' });
+  assert.deepEqual(individualOptions(task({ transcodeOptions: { transConfig: { transMode: 'postponeTranscoding' } } })).postProcess, { kind: 'none' }, 'scene 0 ignores transcodeOptions');
+});
+
+test('a resumed task uses the next bak<n>_ index', () => {
+  const f = (fileName: string) => ({ fileName, trackType: 'audio' as const, uid: '2', mixedAllUser: false, isPlayable: true, sliceStartTime: 0 });
+  assert.equal(nextBackupIndex([]), 0);
+  assert.equal(nextBackupIndex([f('p/s_c__uid_s_2__uid_e_audio.m3u8')]), 0);
+  assert.equal(nextBackupIndex([f('p/bak0_s_c__uid_s_2__uid_e_audio.m3u8'), f('bak3_x.m3u8')]), 4);
+  assert.equal(individualOptions(task({}, { resumed: true, previousFiles: [f('s_c__uid_s_2__uid_e_audio.m3u8')] })).backupIndex, 0);
+});
+
+test('subscription lists, streamTypes and live updates', () => {
+  const all = createSubscription({});
+  assert.ok(wants(all, 'audio', '5') && wants(all, 'video', '5'));
+  const audioOnly = createSubscription({ streamTypes: 0 });
+  assert.deepEqual(kindsFor(audioOnly, '5', ['audio', 'video']), ['audio']);
+  const lists = createSubscription({ subscribeAudioUids: ['1', '2'], unsubscribeVideoUids: ['2'] });
+  assert.deepEqual(kindsFor(lists, '1', ['audio', 'video']), ['audio', 'video']);
+  assert.deepEqual(kindsFor(lists, '2', ['audio', 'video']), ['audio']);
+  assert.deepEqual(kindsFor(lists, '3', ['audio', 'video']), ['video']);
+  const upd = applyUpdate(lists, { audioUidList: { unsubscribeAudioUids: ['1'] } });
+  assert.ok(!wants(upd, 'audio', '1') && wants(upd, 'audio', '3') && !wants(upd, 'video', '2'), 'video lists unchanged');
+  const videoOff = createSubscription({ streamTypes: 0 });
+  assert.ok(!wants(applyUpdate(videoOff, { videoUidList: { subscribeVideoUids: ['1'] } }), 'video', '1'), 'streamTypes wins over update');
+});
