@@ -32,12 +32,16 @@ export async function userMp4(i: UserMp4Input): Promise<void> {
   const args: string[] = [];
   const maps: string[] = [];
   let n = 0;
+  // Video starts at its first keyframe, usually after audio: the later track is offset so both stay in sync.
+  const starts = [i.video[0]?.startMs, i.audio[0]?.startMs].filter((x): x is number => x !== undefined);
+  const t0 = Math.min(...starts);
+  const offset = (first: SliceFile) => ['-itsoffset', ((first.startMs - t0) / 1000).toFixed(3)];
   if (i.video.length > 0) {
-    args.push('-f', 'concat', '-safe', '0', '-i', concatList(i.workDir, 'video.txt', i.video));
+    args.push(...offset(i.video[0]!), '-f', 'concat', '-safe', '0', '-i', concatList(i.workDir, 'video.txt', i.video));
     maps.push('-map', `${n++}:v:0`);
   }
   if (i.audio.length > 0) {
-    args.push('-f', 'concat', '-safe', '0', '-i', concatList(i.workDir, 'audio.txt', i.audio));
+    args.push(...offset(i.audio[0]!), '-f', 'concat', '-safe', '0', '-i', concatList(i.workDir, 'audio.txt', i.audio));
     maps.push('-map', `${n++}:a:0`);
   }
   if (n === 0) throw new Error('no slices to put in an MP4');
