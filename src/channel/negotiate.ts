@@ -1,5 +1,6 @@
 import type { RTCPeerConnection } from 'werift';
 import { ChannelError } from './errors.ts';
+import { gatheringComplete } from './ice-gathering.ts';
 import { keepCandidates } from './sdp.ts';
 
 /** Applies an offer and returns the full (non-trickle) answer, with candidates only on `addresses`. */
@@ -11,16 +12,7 @@ export async function answerOffer(pc: RTCPeerConnection, offer: string, addresse
   } catch (e) {
     throw new ChannelError('negotiation_failed', `the offer could not be negotiated: ${(e as Error).message}`);
   }
-  if (pc.iceGatheringState !== 'complete') {
-    await new Promise<void>((resolve) => {
-      const { unSubscribe } = pc.iceGatheringStateChange.subscribe((s) => {
-        if (s === 'complete') {
-          unSubscribe();
-          resolve();
-        }
-      });
-    });
-  }
+  await gatheringComplete(pc);
   const sdp = pc.localDescription?.sdp;
   if (!sdp) throw new ChannelError('negotiation_failed', 'no answer was produced');
   return keepCandidates(sdp, addresses);

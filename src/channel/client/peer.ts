@@ -1,6 +1,8 @@
 import { RTCPeerConnection, useH264, useNACK, useOPUS, usePLI, useVP8 } from 'werift';
+import { gatheringComplete } from '../ice-gathering.ts';
 import { loopbackClientConfig } from '../peer-config.ts';
 import { sharedLoopbackStun } from './loopback-stun.ts';
+import { deleteSession, postOffer } from './whip-http.ts';
 
 export type VideoCodecName = 'vp8' | 'h264';
 
@@ -15,19 +17,41 @@ export async function loopbackPeer(opts: { stunUrl?: string; videoCodecs?: reado
 }
 
 /** Creates the offer and waits for gathering, so the POSTed offer carries its candidates (no trickle needed). */
-export async function completeOffer(pc: RTCPeerConnection): Promise<string> {
+async function completeOffer(pc: RTCPeerConnection): Promise<string> {
   await pc.setLocalDescription(await pc.createOffer());
-  if (pc.iceGatheringState !== 'complete') {
-    await new Promise<void>((resolve) => {
-      const { unSubscribe } = pc.iceGatheringStateChange.subscribe((s) => {
-        if (s === 'complete') {
-          unSubscribe();
-          resolve();
-        }
-      });
-    });
-  }
+  await gatheringComplete(pc);
   return pc.localDescription!.sdp;
+}
+
+/** A WHIP or WHEP session the server accepted. */
+export interface ClientSession {
+  readonly location: string;
+  /** DELETEs the session and closes the peer (once). */
+  close(): Promise<void>;
+}
+
+/** Offers `pc` to a WHIP/WHEP endpoint and applies the answer; the peer is closed if that fails. */
+export async function openSession(pc: RTCPeerConnection, endpoint: string, token: string | undefined): Promise<ClientSession> {
+  let location: string;
+  try {
+    const offer = await completeOffer(pc);
+    const res = await postOffer(endpoint, offer, token);
+    await pc.setRemoteDescription({ type: 'answer', sdp: res.answer });
+    location = res.location;
+  } catch (e) {
+    await pc.close().catch(() => undefined);
+    throw e;
+  }
+  let closed = false;
+  return {
+    location,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await deleteSession(location);
+      await pc.close().catch(() => undefined);
+    },
+  };
 }
 
 /** Resolves when the peer is connected; rejects on failure or after `timeoutMs`. */

@@ -1,7 +1,6 @@
 import type { RTCPeerConnection, RtpPacket } from 'werift';
 import type { MediaKind } from '../membership-types.ts';
-import { completeOffer, connected, loopbackPeer, type VideoCodecName } from './peer.ts';
-import { deleteSession, postOffer } from './whip-http.ts';
+import { connected, loopbackPeer, openSession, type VideoCodecName } from './peer.ts';
 
 export interface WhepSubscribeOptions {
   /** Full WHEP endpoint URL, query included (uid, publisher). */
@@ -50,49 +49,36 @@ export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSub
       for (const w of [...waiters]) w();
     });
   });
-  try {
-    const offer = await completeOffer(pc);
-    const res = await postOffer(opts.endpoint, offer, opts.token);
-    await pc.setRemoteDescription({ type: 'answer', sdp: res.answer });
-    const codecs = new Map<MediaKind, string>();
-    for (const t of pc.getTransceivers()) {
-      const c = t.codecs[0];
-      if (c) codecs.set(t.kind as MediaKind, c.name.toLowerCase());
-    }
-    let closed = false;
-    return {
-      pc,
-      location: res.location,
-      codecs,
-      packets,
-      counts,
-      ready: connected(pc),
-      onRtp: (cb) => void listeners.push(cb),
-      waitFor(pred, timeoutMs = 20000, what = 'condition') {
-        if (pred()) return Promise.resolve();
-        return new Promise((resolve, reject) => {
-          const check = () => {
-            if (!pred()) return;
-            clearTimeout(timer);
-            waiters.delete(check);
-            resolve();
-          };
-          const timer = setTimeout(() => {
-            waiters.delete(check);
-            reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what} (audio ${counts.audio}, video ${counts.video})`));
-          }, timeoutMs);
-          waiters.add(check);
-        });
-      },
-      async close() {
-        if (closed) return;
-        closed = true;
-        await deleteSession(res.location);
-        await pc.close().catch(() => undefined);
-      },
-    };
-  } catch (e) {
-    await pc.close().catch(() => undefined);
-    throw e;
+  const session = await openSession(pc, opts.endpoint, opts.token);
+  const codecs = new Map<MediaKind, string>();
+  for (const t of pc.getTransceivers()) {
+    const c = t.codecs[0];
+    if (c) codecs.set(t.kind as MediaKind, c.name.toLowerCase());
   }
+  return {
+    pc,
+    location: session.location,
+    codecs,
+    packets,
+    counts,
+    ready: connected(pc),
+    onRtp: (cb) => void listeners.push(cb),
+    waitFor(pred, timeoutMs = 20000, what = 'condition') {
+      if (pred()) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (!pred()) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what} (audio ${counts.audio}, video ${counts.video})`));
+        }, timeoutMs);
+        waiters.add(check);
+      });
+    },
+    close: session.close,
+  };
 }

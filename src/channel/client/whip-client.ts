@@ -1,6 +1,5 @@
 import { MediaStream, MediaStreamTrack, type RTCPeerConnection } from 'werift';
-import { completeOffer, connected, loopbackPeer, type VideoCodecName } from './peer.ts';
-import { deleteSession, postOffer } from './whip-http.ts';
+import { connected, loopbackPeer, openSession, type VideoCodecName } from './peer.ts';
 
 export interface WhipPublishOptions {
   /** Full WHIP endpoint URL, query included. */
@@ -38,29 +37,16 @@ export async function whipPublish(opts: WhipPublishOptions): Promise<WhipPublish
   const senders = [audio, video]
     .filter((t): t is MediaStreamTrack => t !== undefined)
     .map((t) => pc.addTransceiver(t, { direction: 'sendonly', streams: [stream] }).sender);
-  try {
-    const offer = await completeOffer(pc);
-    const res = await postOffer(opts.endpoint, offer, opts.token);
-    await pc.setRemoteDescription({ type: 'answer', sdp: res.answer });
-    let closed = false;
-    return {
-      pc,
-      location: res.location,
-      audio,
-      video,
-      ready: connected(pc),
-      onKeyframeRequest(cb) {
-        for (const s of senders) if (s.kind === 'video') s.onPictureLossIndication.subscribe(cb);
-      },
-      async close() {
-        if (closed) return;
-        closed = true;
-        await deleteSession(res.location);
-        await pc.close().catch(() => undefined);
-      },
-    };
-  } catch (e) {
-    await pc.close().catch(() => undefined);
-    throw e;
-  }
+  const session = await openSession(pc, opts.endpoint, opts.token);
+  return {
+    pc,
+    location: session.location,
+    audio,
+    video,
+    ready: connected(pc),
+    onKeyframeRequest(cb) {
+      for (const s of senders) if (s.kind === 'video') s.onPictureLossIndication.subscribe(cb);
+    },
+    close: session.close,
+  };
 }
