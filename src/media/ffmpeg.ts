@@ -25,6 +25,12 @@ export interface FfmpegOptions {
   readonly stderrLimit?: number;
 }
 
+/** Children still running; killed if this process exits without stopping them, so none outlives us. */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of live) c.kill('SIGKILL');
+});
+
 export class FfmpegProcess {
   readonly child: ChildProcess;
   readonly exited: Promise<FfmpegExit>;
@@ -38,6 +44,8 @@ export class FfmpegProcess {
     const extra = opts.extraPipes ?? 0;
     const stdio: ('ignore' | 'pipe')[] = ['ignore', 'ignore', 'pipe', ...Array<'pipe'>(extra).fill('pipe')];
     this.child = spawn(FFMPEG_BIN, ['-hide_banner', '-nostdin', ...args], { stdio, cwd: opts.cwd });
+    live.add(this.child);
+    this.child.once('close', () => live.delete(this.child));
     const limit = opts.stderrLimit ?? 8192;
     this.child.stderr?.setEncoding('utf8');
     this.child.stderr?.on('data', (d: string) => {

@@ -4,7 +4,7 @@
  * status, files and events, and ends on stop or after maxIdleTime (injected clock).
  */
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { ChannelEvent, MediaKind } from '../../channel/index.ts';
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
@@ -18,6 +18,7 @@ import type { UploadSession } from '../../storage/index.ts';
 import { ChannelRefusal, type ChannelSource, type MediaSubscription } from './channel-source.ts';
 import type { IndividualOptions } from './options.ts';
 import { runPostProcess } from './post-process.ts';
+import { recoverLeftovers } from './recovery.ts';
 import { applyUpdate, kindsFor, wants, type Subscription } from './subscription.ts';
 import { TrackRecording } from './track-recording.ts';
 
@@ -81,6 +82,16 @@ export class IndividualSession {
     this.event(40, 1, { msgName: 'recorder_started', status: 0 });
     report.status(4);
     report.sliceStartTime(this.d.clock.now());
+    if (this.d.task.resumed) {
+      const recovered = await recoverLeftovers({
+        sessionDir: dirname(this.d.workDir),
+        currentGeneration: basename(this.d.workDir),
+        naming: { sid: this.d.task.sid, cname: this.d.task.cname },
+        upload: this.d.upload,
+        playlistKey: (n, uid, kind) => playlistName(n, uid, kind),
+      });
+      if (recovered.length > 0) this.d.log.info({ recovered }, 'slices of the previous run recovered');
+    }
     if (this.d.task.previousFiles.length > 0) report.files(this.d.task.previousFiles);
     this.reconcile();
   }
