@@ -1,20 +1,14 @@
 import { RTCPeerConnection, type MediaStreamTrack, type RTCRtpTransceiver } from 'werift';
-import type { Clock } from '../clock/index.ts';
 import { TrackFanout } from './forward.ts';
 import { Liveness } from './liveness.ts';
 import type { LeaveReason, MediaKind, TrackInfo } from './membership-types.ts';
 import { answerOffer } from './negotiate.ts';
+import type { PeerSessionOptions } from './peer-session.ts';
 import type { TrackCodec } from './sdp.ts';
 
-export interface PublishSessionOptions {
-  readonly peerConfig: ConstructorParameters<typeof RTCPeerConnection>[0];
-  readonly iceAddresses: readonly string[];
-  readonly clock: Clock;
-  readonly idleTimeoutMs: number;
+export interface PublishSessionOptions extends PeerSessionOptions {
   /** The codec chosen per m-section kind (the offer was narrowed to it). */
   readonly codecs: ReadonlyMap<MediaKind, TrackCodec>;
-  /** Called once when the session ends on its own (timeout, connection failure). */
-  readonly onEnded: (reason: LeaveReason) => void;
 }
 
 /** One WHIP publisher: a receive-only peer whose tracks fan out to subscribers. */

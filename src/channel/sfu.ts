@@ -9,6 +9,7 @@ import type { LeaveReason, MediaKind } from './membership-types.ts';
 import { Membership } from './membership.ts';
 import type { Profile } from './params.ts';
 import { serverPeerConfig } from './peer-config.ts';
+import type { PeerSessionOptions } from './peer-session.ts';
 import { PublishSession } from './publish-session.ts';
 import { choosePublishCodec, chooseSubscribeCodec, codecOf, parseOffer, parseSdpFrag, restrictOffer, type TrackCodec } from './sdp.ts';
 import { SubscribeSession } from './subscribe-session.ts';
@@ -81,12 +82,8 @@ export class Sfu {
     const reservation = this.membership.reservePublish(app.appId, p.cname, p.uid, p.profile);
     const id = this.#newId();
     const session = new PublishSession({
-      peerConfig: serverPeerConfig(this.cfg),
-      iceAddresses: this.cfg.iceAddresses,
-      clock: this.clock,
-      idleTimeoutMs: this.cfg.idleTimeoutMs,
+      ...this.#peerOptions(id),
       codecs,
-      onEnded: (reason) => void this.end(id, reason),
     });
     try {
       const { answer, tracks } = await session.negotiate(offer);
@@ -134,13 +131,9 @@ export class Sfu {
     }
     const id = this.#newId();
     const session = new SubscribeSession({
-      peerConfig: serverPeerConfig(this.cfg),
-      iceAddresses: this.cfg.iceAddresses,
-      clock: this.clock,
-      idleTimeoutMs: this.cfg.idleTimeoutMs,
+      ...this.#peerOptions(id),
       sources,
       publisherSending: (ms) => pub.session.sending(ms),
-      onEnded: (reason) => void this.end(id, reason),
     });
     try {
       const answer = await session.negotiate(offer, kinds);
@@ -210,6 +203,17 @@ export class Sfu {
 
   #newId(): string {
     return randomBytes(16).toString('hex');
+  }
+
+  /** What the publish and subscribe sessions share; session `id` ends through `end`. */
+  #peerOptions(id: string): PeerSessionOptions {
+    return {
+      peerConfig: serverPeerConfig(this.cfg),
+      iceAddresses: this.cfg.iceAddresses,
+      clock: this.clock,
+      idleTimeoutMs: this.cfg.idleTimeoutMs,
+      onEnded: (reason) => void this.end(id, reason),
+    };
   }
 }
 

@@ -1,21 +1,17 @@
 import { RTCPeerConnection, RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift';
-import type { Clock, TimerHandle } from '../clock/index.ts';
+import type { TimerHandle } from '../clock/index.ts';
 import type { ForwardSource } from './forward.ts';
 import { startsKeyframe } from './keyframe.ts';
 import { Liveness } from './liveness.ts';
 import type { LeaveReason, MediaKind } from './membership-types.ts';
 import { answerOffer } from './negotiate.ts';
+import type { PeerSessionOptions } from './peer-session.ts';
 
-export interface SubscribeSessionOptions {
-  readonly peerConfig: ConstructorParameters<typeof RTCPeerConnection>[0];
-  readonly iceAddresses: readonly string[];
-  readonly clock: Clock;
-  readonly idleTimeoutMs: number;
+export interface SubscribeSessionOptions extends PeerSessionOptions {
   /** The publisher's tracks by kind. */
   readonly sources: ReadonlyMap<MediaKind, ForwardSource>;
   /** Whether the publisher is still sending; a subscriber of a silent publisher sends no RTCP either. */
   readonly publisherSending: (withinMs: number) => boolean;
-  readonly onEnded: (reason: LeaveReason) => void;
 }
 
 /** How often a subscriber still waiting for its first keyframe asks again. */
