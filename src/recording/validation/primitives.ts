@@ -30,31 +30,25 @@ export const cnameText: Check<string> = str({
   ],
 });
 
-export const httpUrl: Check<string> = str({
-  maxLength: 2048,
-  refine(v, path) {
-    let u: URL;
-    try {
-      u = new URL(v);
-    } catch {
-      return fail(path, 'must be an http or https URL');
-    }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') fail(path, 'must be an http or https URL');
-  },
-});
+/** A URL of at most 2048 characters whose scheme is `scheme` or its TLS form (`scheme` + "s"). */
+function urlOf(scheme: 'http' | 'rtmp'): Check<string> {
+  const rule = `must be an ${scheme} or ${scheme}s URL`;
+  return str({
+    maxLength: 2048,
+    refine(v, path) {
+      let u: URL;
+      try {
+        u = new URL(v);
+      } catch {
+        return fail(path, rule);
+      }
+      if (u.protocol !== `${scheme}:` && u.protocol !== `${scheme}s:`) fail(path, rule);
+    },
+  });
+}
 
-export const rtmpUrl: Check<string> = str({
-  maxLength: 2048,
-  refine(v, path) {
-    let u: URL;
-    try {
-      u = new URL(v);
-    } catch {
-      return fail(path, 'must be an rtmp or rtmps URL');
-    }
-    if (u.protocol !== 'rtmp:' && u.protocol !== 'rtmps:') fail(path, 'must be an rtmp or rtmps URL');
-  },
-});
+export const httpUrl: Check<string> = urlOf('http');
+export const rtmpUrl: Check<string> = urlOf('rtmp');
 
 export const hexColor: Check<string> = str({ pattern: [/^#[0-9a-fA-F]{6}$/, 'must be # followed by 6 hex digits'] });
 
