@@ -5,6 +5,7 @@ import type {
   UpdateClientRequest,
   UpdateLayoutClientRequest,
 } from '../validation/types.ts';
+import type { UploadingStatus } from '../../storage/index.ts';
 
 export type { RecordingMode } from '../validation/types.ts';
 
@@ -13,7 +14,8 @@ export type RecordingStatus = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 20;
 export const RECORDING_STATUSES: readonly RecordingStatus[] = Object.freeze([0, 1, 2, 3, 4, 5, 6, 7, 8, 20]);
 
 export type TrackType = 'audio' | 'video' | 'audio_and_video';
-export type UploadingStatus = 'uploaded' | 'backuped' | 'unknown';
+/** Whether a session's files reached the bucket: the storage module's verdict, passed through unchanged. */
+export type { UploadingStatus } from '../../storage/index.ts';
 
 /** One recorded file as the recorder reports it; query/stop derive their fileList from these. */
 export interface RecordedFile {

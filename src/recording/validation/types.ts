@@ -7,11 +7,14 @@ export type RecordingMode = 'individual' | 'mix' | 'web';
 export const RECORDING_MODES: readonly RecordingMode[] = Object.freeze(['individual', 'mix', 'web']);
 
 export type Scene = 0 | 1 | 2;
-export type Area = 'CN' | 'AP' | 'EU' | 'NA';
 
-/** storageConfig is validated by the storage module (vendor and region tables); its type is reused here. */
-export type { StorageConfigInput as StorageConfig, StorageExtensionParams as ExtensionParams } from '../../storage/index.ts';
-import type { StorageConfigInput as StorageConfig } from '../../storage/index.ts';
+/** storageConfig is validated by the storage module (vendor and region tables); its types are reused here. */
+export type {
+  StorageArea as Area,
+  StorageConfigInput as StorageConfig,
+  StorageExtensionParams as ExtensionParams,
+} from '../../storage/index.ts';
+import type { StorageArea as Area, StorageConfigInput as StorageConfig } from '../../storage/index.ts';
 
 export interface LayoutConfigEntry {
   readonly uid?: string;
