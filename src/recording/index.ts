@@ -17,4 +17,4 @@ export type {
   WebRecorderServiceParam,
   ExtensionServiceConfig,
 } from './validation/types.ts';
-export type { RecordingNotifier, RecordingEvent } from './notifier.ts';
+export type { RecordingNotifier } from './notifier.ts';
