@@ -27,6 +27,11 @@ function rejection(reason: TokenRejectionReason): ChatRestError {
   }
 }
 
+/** The token of an `Authorization: Bearer <token>` header; undefined when there is none. */
+function bearer(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+}
+
 /**
  * Checks `Authorization: Bearer <app token>`: signature with the app's certificate, expiry, the chat app
  * privilege and the app id of the org/app in the URL. Returns the error to send, or undefined when allowed.
@@ -37,9 +42,9 @@ export function checkAppBearer(
   nowMs: number,
   registering: boolean,
 ): ChatRestError | undefined {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  if (!m || !m[1]) return chatErrors.tokenMissing(registering);
-  const check = verifyChatApp(m[1], {
+  const token = bearer(header);
+  if (!token) return chatErrors.tokenMissing(registering);
+  const check = verifyChatApp(token, {
     appId: app.appId,
     appCertificate: app.appCertificate,
     now: Math.floor(nowMs / 1000),
@@ -57,9 +62,9 @@ export function checkUserBearer(
   uuid: string,
   nowMs: number,
 ): Extract<TokenCheck, { ok: true }> | ChatRestError {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  if (!m || !m[1]) return chatErrors.tokenMissing(false);
-  const check = verifyChatUser(m[1], {
+  const token = bearer(header);
+  if (!token) return chatErrors.tokenMissing(false);
+  const check = verifyChatUser(token, {
     appId: app.appId,
     appCertificate: app.appCertificate,
     now: Math.floor(nowMs / 1000),
