@@ -6,11 +6,7 @@
 // feature-detected, checked once against deflateSync at first use, and any surprise switches permanently to
 // deflateSync. The compatibility tests compare the output with the official builder's on every run.
 import { constants, createDeflate, deflateSync } from 'node:zlib';
-
-interface NativeZlib {
-  writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void;
-  reset(): void;
-}
+import { nativeZlib, type NativeZlib } from './zlib-handle.ts';
 
 interface Engine {
   readonly handle: NativeZlib;
@@ -28,13 +24,9 @@ const ZEROS = Buffer.alloc(64 * 1024);
 
 function openEngine(): Engine | undefined {
   try {
-    const d = createDeflate() as unknown as { _handle?: Partial<NativeZlib>; _writeState?: unknown };
-    const h = d._handle;
-    const state = d._writeState;
-    if (!h || typeof h.writeSync !== 'function' || typeof h.reset !== 'function' || !(state instanceof Uint32Array) || state.length < 2) {
-      return undefined;
-    }
-    const e: Engine = { handle: h as NativeZlib, state, out: Buffer.allocUnsafe(4096), dirty: 0 };
+    const native = nativeZlib(createDeflate());
+    if (!native) return undefined;
+    const e: Engine = { ...native, out: Buffer.allocUnsafe(4096), dirty: 0 };
     // Self-check on a sample with repeats (matches) and literals before trusting the engine.
     const sample = Buffer.from('007 self-check 970CA35de60c44645bbae8a215061b33 970CA35de60c44645bbae8a215061b33 \u0000\u0001\u00ff');
     const a = run(e, sample);

@@ -5,12 +5,7 @@
 // self-checked, and any surprise falls back to inflateSync, which gives the same answers. The bytes are decoded
 // by the same zlib either way; only the JavaScript wrapper differs.
 import { constants, createInflate, deflateSync, inflateSync } from 'node:zlib';
-
-interface NativeZlib {
-  writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void;
-  reset(): void;
-  onerror: (message: string, errno: number, code?: string) => void;
-}
+import { nativeZlib, type NativeZlib } from './zlib-handle.ts';
 
 interface Engine {
   readonly handle: NativeZlib;
@@ -28,13 +23,9 @@ let disabled = false;
 
 function openEngine(max: number): Engine | undefined {
   try {
-    const d = createInflate() as unknown as { _handle?: Partial<NativeZlib>; _writeState?: unknown };
-    const h = d._handle;
-    const state = d._writeState;
-    if (!h || typeof h.writeSync !== 'function' || typeof h.reset !== 'function' || !(state instanceof Uint32Array) || state.length < 2) {
-      return undefined;
-    }
-    const e: Engine = { handle: h as NativeZlib, state, out: Buffer.allocUnsafe(max + 1), error: undefined };
+    const native = nativeZlib(createInflate());
+    if (!native) return undefined;
+    const e: Engine = { ...native, out: Buffer.allocUnsafe(max + 1), error: undefined };
     // Errors arrive through this callback during writeSync; Node's own handler would destroy the stream.
     e.handle.onerror = (message: string) => {
       e.error = message;
