@@ -1,11 +1,8 @@
 import { verifyChatUser } from '@reeltime/token';
 import type { WebSocket } from 'ws';
-import type { Clock, TimerHandle } from '../../clock/index.ts';
-import type { Logger } from '../../log/index.ts';
-import type { ChatApp } from '../users/auth.ts';
-import type { ChatUserStore } from '../users/store.ts';
+import type { TimerHandle } from '../../clock/index.ts';
 import { checkUsername } from '../users/username.ts';
-import type { MessageStore } from './message-store.ts';
+import type { GatewayDeps } from './gateway.ts';
 import { CLOSE, LOGIN_REASONS, parseClientFrame, type ChatErrorCode, type ClientFrame, type ServerFrame, type TextMessage } from './protocol.ts';
 import { tokenTimes } from './token-times.ts';
 
@@ -14,12 +11,7 @@ export const PAUSE_AT_FRAMES = 64;
 export const MAX_QUEUED_FRAMES = 20_000;
 
 /** What a session needs from the gateway that owns it. */
-export interface SessionHost {
-  readonly app: ChatApp;
-  readonly users: ChatUserStore;
-  readonly messages: MessageStore;
-  readonly clock: Clock;
-  readonly log: Logger;
+export interface SessionHost extends GatewayDeps {
   online(session: Session): void;
   offline(session: Session): void;
   deliver(message: TextMessage): void;
