@@ -214,7 +214,14 @@ export class SessionRuntime {
     this.#emit(task, eventType, 0, details);
   }
 
-  #emit(task: Task, eventType: number, serviceType: number, details: { msgName: string; [k: string]: unknown }): void {
+  /** Stores the event and hands it to notify; `from` names the source in logs (a recorder's events are stored best-effort). */
+  #emit(
+    task: Task,
+    eventType: number,
+    serviceType: number,
+    details: { msgName: string; [k: string]: unknown },
+    from: 'recording' | 'recorder' = 'recording',
+  ): void {
     if (task.kind === 'issued') return;
     const ev = {
       appId: task.resource.appId,
@@ -228,10 +235,12 @@ export class SessionRuntime {
     const now = this.d.clock.now();
     void this.d.store
       .addEvent({ appId: ev.appId, resourceId: task.resource.resourceId, sid: ev.sid, eventType, serviceType, details, createdAt: now })
-      .catch((e: Error) => this.d.log.error({ err: e.message }, 'storing a recording event failed'));
+      .catch((e: Error) => {
+        if (from === 'recording') this.d.log.error({ err: e.message }, 'storing a recording event failed');
+      });
     void this.d.notifier
       .emit(ev)
-      .catch((e: Error) => this.d.log.error({ err: e.message, eventType }, 'notify rejected a recording event'));
+      .catch((e: Error) => this.d.log.error({ err: e.message, eventType }, `notify rejected a ${from} event`));
   }
 
   #run(task: Task, e: Effect): void {
@@ -309,30 +318,7 @@ export class SessionRuntime {
       files: (files: readonly RecordedFile[]) => apply('files', (t) => reportFiles(t, files)),
       sliceStartTime: (ms) => apply('sliceStartTime', (t) => reportSliceStart(t, ms)),
       rtmpStatus: (url, s) => apply('rtmpStatus', (t) => reportRtmp(t, url, s)),
-      event: (eventType, serviceType, details) => {
-        void this.d.store
-          .addEvent({
-            appId: task.resource.appId,
-            resourceId: rid,
-            sid: task.session.sid,
-            eventType,
-            serviceType,
-            details,
-            createdAt: this.d.clock.now(),
-          })
-          .catch(() => undefined);
-        void this.d.notifier
-          .emit({
-            appId: task.resource.appId,
-            sid: task.session.sid,
-            cname: task.resource.cname,
-            uid: task.resource.uid,
-            eventType,
-            serviceType,
-            details,
-          })
-          .catch((e: Error) => this.d.log.error({ err: e.message, eventType }, 'notify rejected a recorder event'));
-      },
+      event: (eventType, serviceType, details) => this.#emit(task, eventType, serviceType, details, 'recorder'),
       ended: (o) =>
         apply('ended', (t) => {
           if (t.kind === 'ended' || (t.kind === 'stopping' && this.#stops.has(rid))) return { task: t, effects: [] };
