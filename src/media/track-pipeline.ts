@@ -127,7 +127,10 @@ export class TrackPipeline {
       '-protocol_whitelist', 'file,udp,rtp',
       '-i', sdpPath,
       ...codec,
+      // Every packet reaches the disk at once: a crash loses at most what is in flight, not a 32 KiB buffer.
+      '-flush_packets', '1',
       ...segmentArgs(policy, this.container),
+      '-segment_format_options', 'flush_packets=1',
       '-segment_format', this.container === 'webm' ? 'webm' : 'mpegts',
       '-segment_list', 'pipe:3', '-segment_list_type', 'csv',
       `slice_%05d.${this.container}`,

@@ -8,7 +8,7 @@ import { buildRtcTokenWithUid } from '@reeltime/token';
 import { startSyntheticPublisher, type SyntheticPublisher } from '../../../channel/index.ts';
 import type { Clock } from '../../../clock/index.ts';
 import { verifySignature } from '../../../notify/index.ts';
-import { startTestServer, type TestServer } from '../../../testing/index.ts';
+import { startTestServer, type TestDatabase, type TestServer } from '../../../testing/index.ts';
 
 export const APP = '970CA35de60c44645bbae8a215061b33';
 export const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
@@ -39,7 +39,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(opts: { clock?: Clock; dataDir?: string } = {}): Promise<Harness> {
+export async function startHarness(opts: { clock?: Clock; dataDir?: string; database?: TestDatabase } = {}): Promise<Harness> {
   const events: WebhookEvent[] = [];
   const hook: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -57,6 +57,7 @@ export async function startHarness(opts: { clock?: Clock; dataDir?: string } = {
   const server = await startTestServer({
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(opts.database ? { database: opts.database } : {}),
     values: { recording: { rateLimitPerSecond: 0 } },
     env: { REELTIME_NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${hookPort}/hook`, REELTIME_NOTIFY_WEBHOOK_SECRET: WEBHOOK_SECRET },
   });
