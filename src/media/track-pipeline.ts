@@ -113,7 +113,13 @@ export class TrackPipeline {
     fd3.on('data', (d: string) => lines.push(d).forEach((l) => this.segmentClosed(l)));
     fd3.on('end', () => lines.flush().forEach((l) => this.segmentClosed(l)));
     void this.ffmpeg.exited.then((exit) => {
-      if (!this.stopped) this.events.onFailure?.(exit);
+      if (this.stopped) return;
+      // ffmpeg died on its own: release the socket and watcher now, nobody may call stop().
+      this.stopped = true;
+      this.closed = true;
+      this.watcher?.close();
+      this.socket?.close();
+      this.events.onFailure?.(exit);
     });
     await this.waitForBind();
   }

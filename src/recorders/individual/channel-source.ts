@@ -131,7 +131,8 @@ export function channelSource(o: ChannelSourceOptions): ChannelSource {
             if (t.kind === 'video') void t.receiver.sendRtcpPLI(videoSsrc).catch(() => undefined);
           }
         },
-        close: () => sub.close().catch(() => undefined),
+        // When the channel server is gone the WHEP DELETE fails and the peer would stay open: close it ourselves.
+        close: () => sub.close().catch(() => sub.pc.close().catch(() => undefined)),
       };
     },
   };
