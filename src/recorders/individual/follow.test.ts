@@ -66,11 +66,12 @@ test('late join, early leave and rejoin, update unsubscribing audio: discontinui
     // 201's audio: no slice starts after the update (its stream was closed then).
     const a201 = parsePlaylist(playlist('201', 'audio').text, 'audio');
     const lastEnd = Math.max(...a201.entries.map((e) => e.startMs + e.durationSec * 1000));
-    assert.ok(lastEnd <= tUpdate + 1500, `201 audio ends ${lastEnd - tUpdate} ms after the update`);
+    // Margins leave room for a loaded machine: audio stops about when the update lands, video goes on for ~9 s.
+    assert.ok(lastEnd <= tUpdate + 3000, `201 audio ends ${lastEnd - tUpdate} ms after the update`);
     assert.ok(a201.entries.every((e) => e.startMs < tUpdate));
     const v201 = parsePlaylist(playlist('201', 'video').text, 'video');
     const v201End = Math.max(...v201.entries.map((e) => e.startMs + e.durationSec * 1000));
-    assert.ok(v201End > tUpdate + 8000, '201 video kept recording after the update');
+    assert.ok(v201End > tUpdate + 5000, `201 video kept recording after the update (ends ${v201End - tUpdate} ms after it)`);
     // 202 joined late: its first slice starts after 201's.
     assert.ok(parsePlaylist(playlist('202', 'video').text, 'video').entries[0]!.startMs > v201.entries[0]!.startMs + 2000);
     await waitFor(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 31), 20_000, 'uploaded event');
