@@ -14,7 +14,7 @@ import type { RtpTrackDescription } from '../../media/sdp.ts';
 import { TrackPipeline, type ClosedSlice, type Snapshot } from '../../media/track-pipeline.ts';
 import type { RecordedFile, RecorderReport, RecordingTask, StopResult, UploadingStatus } from '../../recording/dispatch/index.ts';
 import type { UpdateClientRequest } from '../../recording/validation/types.ts';
-import type { UploadSession } from '../../storage/index.ts';
+import type { StorageEvent, UploadSession } from '../../storage/index.ts';
 import { ChannelRefusal, type ChannelSource, type MediaSubscription } from './channel-source.ts';
 import type { IndividualOptions } from './options.ts';
 import { runPostProcess } from './post-process.ts';
@@ -54,6 +54,8 @@ export class IndividualSession {
   private readonly users = new Map<string, UserLink>();
   private idleTimer: TimerHandle | undefined;
   private unlisten: (() => void) | undefined;
+  private unlistenUploads: (() => void) | undefined;
+  private storageErrorReported = false;
   private chain: Promise<unknown> = Promise.resolve();
   private ending: Promise<StopResult> | undefined;
   private firstUploaded = false;
@@ -79,6 +81,7 @@ export class IndividualSession {
     report.status(3);
     await this.d.source.authorize();
     this.unlisten = this.d.source.onEvent((e) => this.onChannelEvent(e));
+    this.unlistenUploads = this.d.upload.onEvent((e) => this.onUploadEvent(e));
     this.event(40, 1, { msgName: 'recorder_started', status: 0 });
     report.status(4);
     report.sliceStartTime(this.d.clock.now());
@@ -94,6 +97,21 @@ export class IndividualSession {
     }
     if (this.d.task.previousFiles.length > 0) report.files(this.d.task.previousFiles);
     this.reconcile();
+  }
+
+  /**
+   * Storage trouble becomes the notes' uploader warning 32 (a file went to the backup spool) and error 32 (storage
+   * config), module 1. Files stay in the spool meanwhile; the config error is reported again only after a success.
+   */
+  private onUploadEvent(e: StorageEvent): void {
+    if (e.kind === 'backuped') {
+      this.event(2, 0, { msgName: 'cloud_recording_warning', module: 1, warnCode: 32, warnMsg: `${e.fileName}: ${e.message}` });
+    } else if (e.kind === 'storage-config-error' && !this.storageErrorReported) {
+      this.storageErrorReported = true;
+      this.event(1, 0, { msgName: 'cloud_recording_error', module: 1, errorLevel: 4, errorCode: 32, stat: 0, errorMsg: e.message });
+    } else if (e.kind === 'file-uploaded') {
+      this.storageErrorReported = false;
+    }
   }
 
   private onChannelEvent(e: ChannelEvent): void {
@@ -393,6 +411,7 @@ export class IndividualSession {
   private async finish(reason: 'stopped' | 'idle' | 'error'): Promise<StopResult> {
     this.disarmIdle();
     this.unlisten?.();
+    this.unlistenUploads?.();
     if (reason !== 'error') this.d.report.status(6);
     this.event(41, 1, { msgName: 'recorder_leave', leaveCode: reason === 'idle' ? LEAVE_IDLE : LEAVE_STOPPED });
     await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));

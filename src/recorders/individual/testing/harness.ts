@@ -2,6 +2,7 @@
  * A whole reeltime with the real individual recorder, synthetic WHIP publishers, a signed-webhook receiver and
  * helpers to drive the recording API over HTTP.
  */
+import type { JsonObject } from '../../../config/index.ts';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { buildRtcTokenWithUid } from '@reeltime/token';
@@ -39,7 +40,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(opts: { clock?: Clock; dataDir?: string; database?: TestDatabase } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  readonly clock?: Clock;
+  readonly dataDir?: string;
+  readonly database?: TestDatabase;
+  /** Extra `storage` config section (e.g. a vendor endpoint override pointing at s3rver). */
+  readonly storage?: JsonObject;
+}
+
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const events: WebhookEvent[] = [];
   const hook: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -58,7 +67,7 @@ export async function startHarness(opts: { clock?: Clock; dataDir?: string; data
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.database ? { database: opts.database } : {}),
-    values: { recording: { rateLimitPerSecond: 0 } },
+    values: { recording: { rateLimitPerSecond: 0 }, ...(opts.storage ? { storage: opts.storage } : {}) },
     env: { REELTIME_NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${hookPort}/hook`, REELTIME_NOTIFY_WEBHOOK_SECRET: WEBHOOK_SECRET },
   });
   const publishers: SyntheticPublisher[] = [];

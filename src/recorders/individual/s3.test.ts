@@ -1,0 +1,61 @@
+// Individual recording into a real S3 API server (s3rver on loopback) instead of the local bucket, and the uploader
+// error event when the bucket is missing.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { startTestS3Server } from '../../storage/testing/s3-server.ts';
+import { BUCKET, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
+import { sleep, waitFor } from './testing/media-checks.ts';
+
+const request = (cname: string) => ({
+  token: rtcToken(cname, 9101, 2),
+  // s3rver's built-in credentials.
+  storageConfig: { ...storageConfig(), accessKey: 'S3RVER', secretKey: 'S3RVER' },
+  recordingConfig: { channelType: 0, subscribeUidGroup: 0, streamTypes: 0 },
+  recordingFileConfig: { avFileType: ['hls'] },
+});
+
+test('individual recording uploads slices and playlists to an S3 API server; a missing bucket gives uploader error 32', async () => {
+  const s3 = await startTestS3Server([BUCKET]);
+  const missing = await startTestS3Server(['some-other-bucket']);
+  try {
+    // 1. The bucket exists: objects land in S3, the stop answers uploaded.
+    const h = await startHarness({ storage: { routeAllToLocal: false, endpoints: { '1': s3.url } } });
+    try {
+      const cname = 'ind-s3';
+      await h.publish({ cname, uid: 111, color: 'red', toneHz: 440 });
+      const { resourceId, sid } = await h.startRecording(cname, '9101', request(cname));
+      await sleep(4000);
+      const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9101', clientRequest: {} });
+      assert.equal(stop.status, 200, JSON.stringify(stop.body));
+      assert.equal((stop.body.serverResponse as { uploadingStatus: string }).uploadingStatus, 'uploaded');
+      assert.ok(s3.writes.some((k) => k.includes(sid) && k.endsWith('.m3u8')), s3.writes.join('\n'));
+      assert.ok(s3.writes.some((k) => k.includes(sid) && k.endsWith('.ts')), s3.writes.join('\n'));
+    } finally {
+      await h.close();
+    }
+
+    // 2. The bucket is missing: error event 1 (module 1, errorCode 32) without secrets; files are kept, not lost.
+    const h2 = await startHarness({ storage: { routeAllToLocal: false, endpoints: { '1': missing.url } } });
+    try {
+      const cname = 'ind-s3-missing';
+      await h2.publish({ cname, uid: 112, color: 'blue', toneHz: 880 });
+      const { resourceId, sid } = await h2.startRecording(cname, '9101', request(cname));
+      const ev = await waitFor(
+        () => h2.events.find((e) => e.payload.sid === sid && e.eventType === 1 && e.payload.details.module === 1),
+        60_000,
+        'uploader error event',
+      );
+      assert.equal(ev.payload.details.errorCode, 32);
+      assert.ok(ev.signed);
+      assert.ok(!JSON.stringify(ev).includes('S3RVER'), 'no storage key in the event');
+      const stop = await h2.api('POST', h2.path(resourceId, sid, 'stop'), { cname, uid: '9101', clientRequest: { async_stop: true } });
+      assert.equal(stop.status, 200, JSON.stringify(stop.body));
+      assert.equal(missing.writes.filter((k) => k.includes(sid)).length, 0);
+    } finally {
+      await h2.close();
+    }
+  } finally {
+    await s3.close();
+    await missing.close();
+  }
+});
