@@ -7,7 +7,7 @@ With no command, every role runs in one process on embedded defaults.
 
 commands:
 ${Object.entries(COMMANDS)
-  .map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`)
+  .map(([name, c]) => `  ${name.padEnd(18)} ${c.summary}`)
   .join('\n')}
 `;
 
