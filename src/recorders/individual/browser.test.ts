@@ -1,0 +1,67 @@
+// A real browser publisher (headless Debian Chromium, fake camera and microphone, the /rtc/ call page over WHIP)
+// recorded in individual mode: whichever video codec Chromium sends lands in the bucket as slices that ffprobe reads.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { parseUserFileName } from '../../media/naming.ts';
+import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
+import { bucketKeys, probe, sleep } from './testing/media-checks.ts';
+
+test('a headless Chromium publisher is recorded: audio and video slices probe as the codecs it sent', async () => {
+  const h = await startHarness();
+  const dir = mkdtempSync(join(tmpdir(), 'reeltime-chromium-'));
+  const ctx = await chromium.launchPersistentContext(dir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--use-fake-device-for-media-stream',
+      '--use-fake-ui-for-media-stream',
+      '--allow-loopback-in-peer-connection',
+      '--disable-background-networking',
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  try {
+    const cname = 'ind-chromium';
+    const page = await ctx.newPage();
+    await page.goto(`${h.server.url}/rtc/?channel=${cname}&uid=401&autojoin=1`);
+    await page.waitForFunction('window.reeltime && window.reeltime.joined', undefined, { timeout: 30000 });
+    const { resourceId, sid } = await h.startRecording(cname, '9401', {
+      token: rtcToken(cname, 9401, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
+      recordingFileConfig: { avFileType: ['hls'] },
+    });
+    await sleep(8000);
+    const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9401', clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+    const sr = stop.body.serverResponse as { uploadingStatus: string; fileList: { uid: string; trackType: string }[] };
+    assert.equal(sr.uploadingStatus, 'uploaded');
+    assert.deepEqual(sr.fileList.map((f) => `${f.uid}/${f.trackType}`).sort(), ['401/audio', '401/video']);
+
+    const slices = bucketKeys(h.bucketDir).filter((k) => {
+      const p = parseUserFileName(k.split('/').pop()!);
+      return p?.uid === '401' && p.extension !== 'm3u8';
+    });
+    const video = slices.filter((k) => parseUserFileName(k.split('/').pop()!)?.track === 'video');
+    const audio = slices.filter((k) => parseUserFileName(k.split('/').pop()!)?.track === 'audio');
+    assert.ok(video.length >= 1 && audio.length >= 1, slices.join('\n'));
+    const v = await probe(join(h.bucketDir, video[0]!));
+    assert.ok(v.codecs.some((c) => c === 'vp8' || c === 'h264'), `video codecs ${v.codecs}`);
+    assert.ok((v.width ?? 0) > 0);
+    const a = await probe(join(h.bucketDir, audio[0]!));
+    assert.ok(a.codecs.length > 0 && (a.sampleRate ?? 0) > 0, `audio ${JSON.stringify(a)}`);
+  } finally {
+    await ctx.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+    await h.close();
+  }
+});
