@@ -98,6 +98,12 @@ test('maxIdleTime on the injected clock: leaves with code 4, uploads, later call
       recordingFileConfig: { avFileType: ['hls'] },
     });
     await sleep(4000);
+    // A minute on the injected clock: one uploading_progress event (33) with a 0..10000 progress.
+    clock.advance(60_000);
+    const progress = await waitFor(() => h.events.find((e) => e.payload.sid === sid && e.eventType === 33), 20_000, 'uploading_progress');
+    assert.equal(progress.payload.serviceType, 2);
+    const p = progress.payload.details.progress as number;
+    assert.ok(Number.isInteger(p) && p >= 0 && p <= 10000, `progress ${p}`);
     await pub.stop();
     // Nobody left: nothing happens until the clock passes maxIdleTime.
     await waitFor(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.state === 1), 20_000, 'audio gone');

@@ -25,6 +25,8 @@ import { TrackRecording } from './track-recording.ts';
 /** `recorder_leave` leave codes (notes §2.5). */
 export const LEAVE_STOPPED = 2;
 export const LEAVE_IDLE = 4;
+/** Event 33 `uploading_progress` is sent about once a minute (notes §2.5). */
+export const PROGRESS_INTERVAL_MS = 60_000;
 
 /** Warning code of event 2 when the channel's profile is not the task's channelType (nothing is recorded). */
 export const WARN_PROFILE_MISMATCH = 1101;
@@ -56,6 +58,7 @@ export class IndividualSession {
   private unlisten: (() => void) | undefined;
   private unlistenUploads: (() => void) | undefined;
   private storageErrorReported = false;
+  private progressTimer: TimerHandle | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private ending: Promise<StopResult> | undefined;
   private firstUploaded = false;
@@ -82,6 +85,7 @@ export class IndividualSession {
     await this.d.source.authorize();
     this.unlisten = this.d.source.onEvent((e) => this.onChannelEvent(e));
     this.unlistenUploads = this.d.upload.onEvent((e) => this.onUploadEvent(e));
+    this.armProgress();
     this.event(40, 1, { msgName: 'recorder_started', status: 0 });
     report.status(4);
     report.sliceStartTime(this.d.clock.now());
@@ -376,6 +380,22 @@ export class IndividualSession {
     }, this.d.options.maxIdleMs);
   }
 
+  /** Every minute on the injected clock: uploaded / recorded × 10000 from the storage session. */
+  private armProgress(): void {
+    this.progressTimer = this.d.clock.setTimeout(() => {
+      if (this.ending) return;
+      void this.d.upload
+        .status()
+        .then((st) => {
+          if (!this.ending) this.event(33, 2, { msgName: 'uploading_progress', progress: st.progress });
+        })
+        .catch((e: unknown) => this.d.log.warn({ err: (e as Error).message }, 'upload status unavailable'))
+        .finally(() => {
+          if (!this.ending) this.armProgress();
+        });
+    }, PROGRESS_INTERVAL_MS);
+  }
+
   private disarmIdle(): void {
     if (this.idleTimer) this.d.clock.clearTimeout(this.idleTimer);
     this.idleTimer = undefined;
@@ -412,6 +432,7 @@ export class IndividualSession {
     this.disarmIdle();
     this.unlisten?.();
     this.unlistenUploads?.();
+    if (this.progressTimer) this.d.clock.clearTimeout(this.progressTimer);
     if (reason !== 'error') this.d.report.status(6);
     this.event(41, 1, { msgName: 'recorder_leave', leaveCode: reason === 'idle' ? LEAVE_IDLE : LEAVE_STOPPED });
     await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
