@@ -1,46 +1,22 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { launchTestChromium } from '../testing/chromium.ts';
 import { startTestServer } from '../testing/index.ts';
 import { whepSubscribe } from './client/whep-client.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
 
-async function browser(): Promise<{ ctx: BrowserContext; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'reeltime-chromium-'));
-  const ctx = await chromium.launchPersistentContext(dir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-      '--allow-loopback-in-peer-connection',
-      '--disable-background-networking',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  return { ctx, dir };
-}
-
 /** Frames decoded by a remote tile's <video> (0 until media plays). */
 const framesOf = (uid: number) => `(() => { const v = document.querySelector('#remote-${uid} video'); return v && v.videoWidth > 0 ? v.getVideoPlaybackQuality().totalVideoFrames : 0; })()`;
 
 test('Chromium publishes through /rtc/ (WHIP), a werift subscriber receives its RTP, two browsers see each other', async () => {
   const s = await startTestServer();
-  const a = await browser();
-  const b = await browser();
+  const a = await launchTestChromium();
+  const b = await launchTestChromium();
   try {
-    const pageA = await a.ctx.newPage();
+    const pageA = await a.context.newPage();
     await pageA.goto(`${s.url}/rtc/?channel=call&uid=101&autojoin=1`);
     await pageA.waitForFunction('window.reeltime && window.reeltime.joined', undefined, { timeout: 30000 });
 
@@ -53,7 +29,7 @@ test('Chromium publishes through /rtc/ (WHIP), a werift subscriber receives its 
       await sub.close();
     }
 
-    const pageB = await b.ctx.newPage();
+    const pageB = await b.context.newPage();
     await pageB.goto(`${s.url}/rtc/?channel=call&uid=102&autojoin=1`);
     await pageB.waitForFunction('window.reeltime && window.reeltime.joined', undefined, { timeout: 30000 });
     await pageB.waitForFunction(`${framesOf(101)} > 10`, undefined, { timeout: 30000 });
@@ -61,10 +37,8 @@ test('Chromium publishes through /rtc/ (WHIP), a werift subscriber receives its 
     const status = await pageA.textContent('#status');
     assert.match(status ?? '', /in channel "call" as uid 101/);
   } finally {
-    await a.ctx.close().catch(() => undefined);
-    await b.ctx.close().catch(() => undefined);
-    rmSync(a.dir, { recursive: true, force: true });
-    rmSync(b.dir, { recursive: true, force: true });
+    await a.close();
+    await b.close();
     await s.close();
   }
 });

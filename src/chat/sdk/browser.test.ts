@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, normalize } from 'node:path';
 import { test } from 'node:test';
-import { chromium } from 'playwright-core';
 import ts from 'typescript';
+import { launchTestChromium } from '../../testing/chromium.ts';
 import { startTestServer } from '../../testing/index.ts';
 import { NodeWebSocket, waitFor } from '../gateway/test-helpers.ts';
 import { ChatTokenSession, type TextMessage } from './index.ts';
@@ -38,18 +37,13 @@ async function serveSdk(): Promise<{ server: Server; url: string }> {
 test('the SDK runs in a browser: fetches a token cross-origin, logs in, exchanges messages with a Node client', async () => {
   const s = await startTestServer();
   const sdk = await serveSdk();
-  const profile = mkdtempSync(join(tmpdir(), 'reeltime-chromium-'));
-  const browser = await chromium.launchPersistentContext(profile, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--disable-background-networking', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--no-sandbox'],
-  });
+  const browser = await launchTestChromium();
   const node = new ChatTokenSession({ tokenServerUrl: s.url, gatewayUrl: `${s.url.replace(/^http/, 'ws')}/chat/ws`, user: 'nodeuser', WebSocket: NodeWebSocket });
   const received: TextMessage[] = [];
   node.onTextMessage((m) => received.push(m));
   try {
     await node.start();
-    const page = browser.pages()[0] ?? (await browser.newPage());
+    const page = browser.context.pages()[0] ?? (await browser.context.newPage());
     await page.goto(sdk.url);
     const got = await page.evaluate(
       async ({ tokenServerUrl, gatewayUrl }) => {
@@ -77,7 +71,6 @@ test('the SDK runs in a browser: fetches a token cross-origin, logs in, exchange
   } finally {
     node.stop();
     await browser.close();
-    rmSync(profile, { recursive: true, force: true });
     sdk.server.close();
     await s.close();
   }

@@ -1,37 +1,19 @@
 // A real browser publisher (headless Debian Chromium, fake camera and microphone, the /rtc/ call page over WHIP)
 // recorded in individual mode: whichever video codec Chromium sends lands in the bucket as slices that ffprobe reads.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { chromium } from 'playwright-core';
 import { parseUserFileName } from '../../media/naming.ts';
+import { launchTestChromium } from '../../testing/chromium.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { bucketKeys, probe, sleep } from './testing/media-checks.ts';
 
 test('a headless Chromium publisher is recorded: audio and video slices probe as the codecs it sent', async () => {
   const h = await startHarness();
-  const dir = mkdtempSync(join(tmpdir(), 'reeltime-chromium-'));
-  const ctx = await chromium.launchPersistentContext(dir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--use-fake-device-for-media-stream',
-      '--use-fake-ui-for-media-stream',
-      '--allow-loopback-in-peer-connection',
-      '--disable-background-networking',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await launchTestChromium();
   try {
     const cname = 'ind-chromium';
-    const page = await ctx.newPage();
+    const page = await browser.context.newPage();
     await page.goto(`${h.server.url}/rtc/?channel=${cname}&uid=401&autojoin=1`);
     await page.waitForFunction('window.reeltime && window.reeltime.joined', undefined, { timeout: 30000 });
     const { resourceId, sid } = await h.startRecording(cname, '9401', {
@@ -60,8 +42,7 @@ test('a headless Chromium publisher is recorded: audio and video slices probe as
     const a = await probe(join(h.bucketDir, audio[0]!));
     assert.ok(a.codecs.length > 0 && (a.sampleRate ?? 0) > 0, `audio ${JSON.stringify(a)}`);
   } finally {
-    await ctx.close().catch(() => undefined);
-    rmSync(dir, { recursive: true, force: true });
+    await browser.close();
     await h.close();
   }
 });

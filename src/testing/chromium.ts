@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+
+/**
+ * Debian's headless Chromium with a fresh profile, fake camera and microphone, and no traffic beyond loopback
+ * (no background networking; every host name but 127.0.0.1 fails to resolve).
+ */
+export interface TestChromium {
+  readonly context: BrowserContext;
+  /** Closes the browser and removes its profile; safe to call twice. */
+  close(): Promise<void>;
+}
+
+export const CHROMIUM_TEST_ARGS: readonly string[] = Object.freeze([
+  '--use-fake-device-for-media-stream',
+  '--use-fake-ui-for-media-stream',
+  '--allow-loopback-in-peer-connection',
+  '--disable-background-networking',
+  '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+]);
+
+export async function launchTestChromium(): Promise<TestChromium> {
+  // playwright refuses a --user-data-dir argument; a persistent context takes the profile folder instead.
+  const dir = mkdtempSync(join(tmpdir(), 'reeltime-chromium-'));
+  const context = await chromium.launchPersistentContext(dir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [...CHROMIUM_TEST_ARGS],
+  });
+  return {
+    context,
+    async close() {
+      await context.close().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
