@@ -36,7 +36,12 @@ export function drawPlaneNearest(dst: Uint8Array, dstStride: number, src: Uint8A
 
 /** Draws a source plane through a bilinear map (8-bit fixed-point weights). */
 export function drawPlaneBilinear(dst: Uint8Array, dstStride: number, src: Uint8Array, map: PlaneMap, alpha: number): void {
+  if (map.samplesAreExact) {
+    drawPlaneNearest(dst, dstStride, src, map, alpha);
+    return;
+  }
   const { x, y, width, height, column0, column1, columnWeight, rowOffset0, rowOffset1, rowWeight } = map;
+  const opaque = alpha >= ALPHA_OPAQUE;
   const keep = ALPHA_OPAQUE - alpha;
   for (let j = 0; j < height; j++) {
     const top = rowOffset0[j]!;
@@ -44,15 +49,26 @@ export function drawPlaneBilinear(dst: Uint8Array, dstStride: number, src: Uint8
     const wy = rowWeight[j]!;
     const wyTop = 256 - wy;
     const out = (y + j) * dstStride + x;
-    for (let i = 0; i < width; i++) {
-      const left = column0[i]!;
-      const right = column1[i]!;
-      const wx = columnWeight[i]!;
-      const wxLeft = 256 - wx;
-      const upper = src[top + left]! * wxLeft + src[top + right]! * wx;
-      const lower = src[bottom + left]! * wxLeft + src[bottom + right]! * wx;
-      const value = (upper * wyTop + lower * wy + 32768) >> 16;
-      dst[out + i] = alpha >= ALPHA_OPAQUE ? value : (value * alpha + dst[out + i]! * keep + 128) >> 8;
+    // Two copies of the loop so the opaque case (nearly every frame) has no per-pixel branch.
+    if (opaque) {
+      for (let i = 0; i < width; i++) {
+        const left = column0[i]!;
+        const right = column1[i]!;
+        const wx = columnWeight[i]!;
+        const upper = src[top + left]! * (256 - wx) + src[top + right]! * wx;
+        const lower = src[bottom + left]! * (256 - wx) + src[bottom + right]! * wx;
+        dst[out + i] = (upper * wyTop + lower * wy + 32768) >> 16;
+      }
+    } else {
+      for (let i = 0; i < width; i++) {
+        const left = column0[i]!;
+        const right = column1[i]!;
+        const wx = columnWeight[i]!;
+        const upper = src[top + left]! * (256 - wx) + src[top + right]! * wx;
+        const lower = src[bottom + left]! * (256 - wx) + src[bottom + right]! * wx;
+        const value = (upper * wyTop + lower * wy + 32768) >> 16;
+        dst[out + i] = (value * alpha + dst[out + i]! * keep + 128) >> 8;
+      }
     }
   }
 }

@@ -21,7 +21,9 @@ export interface PlaneMap {
   readonly rowOffset0: Int32Array;
   readonly rowOffset1: Int32Array;
   readonly rowWeight: Int32Array;
-  /** Nearest at 1:1 horizontally: each output row is one contiguous source run starting at column0[0]. */
+  /** Every sample lands exactly on a source sample (1:1 or an exact bilinear position): nearest gives the same. */
+  readonly samplesAreExact: boolean;
+  /** Exact and 1:1 horizontally: each output row is one contiguous source run starting at column0[0]. */
   readonly rowIsCopy: boolean;
 }
 
@@ -76,7 +78,8 @@ function planeMap(
   const stride = srcPlane.width;
   const rowOffset0 = rows.index0.map((r) => r * stride);
   const rowOffset1 = rows.index1.map((r) => r * stride);
-  let rowIsCopy = method === 'nearest' && columns.index0[0]! + dst.width <= srcPlane.width;
+  const samplesAreExact = method === 'nearest' || (columns.weight.every((w) => w === 0) && rows.weight.every((w) => w === 0));
+  let rowIsCopy = samplesAreExact && columns.index0[0]! + dst.width <= srcPlane.width;
   for (let i = 1; rowIsCopy && i < dst.width; i++) rowIsCopy = columns.index0[i] === columns.index0[0]! + i;
   return {
     ...dst,
@@ -86,6 +89,7 @@ function planeMap(
     rowOffset0,
     rowOffset1,
     rowWeight: rows.weight,
+    samplesAreExact,
     rowIsCopy,
   };
 }
