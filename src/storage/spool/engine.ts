@@ -10,7 +10,7 @@ import { seal, unseal } from '../seal.ts';
 import { describeStorage, type StorageConfigInput } from '../storage-config.ts';
 import { createUploader } from '../uploaders/factory.ts';
 import { scrubSecrets, UploadError, type Uploader } from '../uploaders/types.ts';
-import { retryDelay } from './backoff.ts';
+import { fileTransition, type AttemptOutcome, type FileStep } from './file-transition.ts';
 import { placeInSpool, spoolDirName, spoolFileId } from './intake.ts';
 import { latestPerKey, type FileRow, type SessionRow, type SpoolStore } from './store.ts';
 import type {
@@ -365,27 +365,65 @@ export class UploadSpool {
     for (const id of this.#ready) if (!this.#pending.has(id)) this.#ready.delete(id);
   }
 
-  // Rows leave #pending only after the manifest says so: finish() reads the manifest once #pending is settled.
-  async #drop(row: FileRow, state: 'superseded' | 'lost', lastError: string | null): Promise<void> {
-    await this.#d.store.updateFile(row.id, { state, last_error: lastError });
-    this.#pending.delete(row.id);
-    this.#spoolBytes -= Number(row.bytes);
-    await rm(row.spool_path, { force: true });
+  async #attempt(row: FileRow): Promise<void> {
+    if (this.#hasNewerCopy(row)) return this.#apply(row, undefined, { kind: 'newer-copy' });
+    const s = await this.#state(row.sid).catch(() => undefined);
+    await this.#apply(row, s, await this.#tryUpload(row, s));
   }
 
-  async #attempt(row: FileRow): Promise<void> {
-    const newer = [...this.#pending.values()].some((r) => r.sid === row.sid && r.key === row.key && order(r, row) > 0);
-    // A manifest failure here propagates to #pump, which logs it and retries the file later.
-    if (newer) return await this.#drop(row, 'superseded', null);
-    const s = await this.#state(row.sid).catch(() => undefined);
-    try {
-      try {
-        await stat(row.spool_path);
-      } catch {
-        this.#d.log.error({ sid: row.sid, key: row.key }, 'spooled file vanished; it cannot be uploaded');
-        await this.#drop(row, 'lost', 'spool file missing');
+  /** Writes what the attempt did to the manifest, then frees the spool file, reports, or schedules the retry. */
+  async #apply(row: FileRow, s: SessionState | undefined, outcome: AttemptOutcome): Promise<void> {
+    const step = fileTransition(row, outcome, this.#d.config);
+    // Rows leave #pending only after the manifest says so: finish() reads the manifest once #pending is settled.
+    // A manifest failure propagates to #pump, which logs it and retries the file later.
+    switch (step.state) {
+      case 'superseded':
+      case 'lost':
+        if (step.state === 'lost') this.#d.log.error({ sid: row.sid, key: row.key }, 'spooled file vanished; it cannot be uploaded');
+        await this.#d.store.updateFile(row.id, step.patch);
+        this.#pending.delete(row.id);
+        this.#spoolBytes -= Number(row.bytes);
+        await rm(row.spool_path, { force: true });
         return;
-      }
+      case 'uploaded':
+        try {
+          await this.#d.store.updateFile(row.id, step.patch);
+        } catch (e) {
+          // The object is in the bucket but the manifest still says pending: a later attempt re-uploads it (idempotent).
+          this.#d.log.error({ err: e, sid: row.sid }, 'spool bookkeeping failed after upload');
+          throw e;
+        }
+        this.#pending.delete(row.id);
+        this.#spoolBytes -= Number(row.bytes);
+        await rm(row.spool_path, { force: true }).catch(() => undefined);
+        if (s) s.configErrorReported = false;
+        this.#emit(row.sid, { kind: 'file-uploaded', sid: row.sid, fileName: row.key, bytes: Number(row.bytes), attempts: step.attempts });
+        await this.#maybeComplete(row.sid);
+        return;
+      case 'pending':
+        row.attempts = step.attempts;
+        try {
+          await this.#d.store.updateFile(row.id, step.patch);
+        } catch (dbErr) {
+          this.#d.log.error({ err: dbErr, sid: row.sid }, 'spool bookkeeping failed after a failed upload');
+        }
+        this.#reportFailure(row, s, step);
+        this.#retryLater(row.id, step.retryInMs);
+        return;
+    }
+  }
+
+  #hasNewerCopy(row: FileRow): boolean {
+    return [...this.#pending.values()].some((r) => r.sid === row.sid && r.key === row.key && order(r, row) > 0);
+  }
+
+  async #tryUpload(row: FileRow, s: SessionState | undefined): Promise<AttemptOutcome> {
+    try {
+      await stat(row.spool_path);
+    } catch {
+      return { kind: 'file-missing' };
+    }
+    try {
       if (!s?.storage) {
         throw new UploadError('config', 'the stored storage settings of this session cannot be read (deployment secret changed?)');
       }
@@ -399,66 +437,38 @@ export class UploadSpool {
         this.#uses.set(uploader, left);
         if (left === 0 && this.#retired.delete(uploader)) uploader.close();
       }
+      return { kind: 'uploaded', at: this.#d.clock.now() };
     } catch (e) {
-      await this.#failed(row, s, e);
-      return;
+      const secrets = [s?.storage?.accessKey, s?.storage?.secretKey, s?.storage?.stsToken];
+      const err =
+        e instanceof UploadError
+          ? e
+          : new UploadError('transient', scrubSecrets(`upload failed: ${(e as Error)?.message ?? String(e)}`, secrets));
+      return { kind: 'failed', configError: err.kind === 'config', message: err.message };
     }
-    await this.#succeeded(row, s);
   }
 
-  async #succeeded(row: FileRow, s: SessionState | undefined): Promise<void> {
-    const attempts = Number(row.attempts) + 1;
-    const now = this.#d.clock.now();
-    try {
-      await this.#d.store.updateFile(row.id, { state: 'uploaded', attempts, uploaded_at: now, last_error: null });
-    } catch (e) {
-      // The object is in the bucket but the manifest still says pending: a later attempt re-uploads it (idempotent).
-      this.#d.log.error({ err: e, sid: row.sid }, 'spool bookkeeping failed after upload');
-      throw e;
-    }
-    this.#pending.delete(row.id);
-    this.#spoolBytes -= Number(row.bytes);
-    await rm(row.spool_path, { force: true }).catch(() => undefined);
-    if (s) s.configErrorReported = false;
-    this.#emit(row.sid, { kind: 'file-uploaded', sid: row.sid, fileName: row.key, bytes: Number(row.bytes), attempts });
-    await this.#maybeComplete(row.sid);
-  }
-
-  async #failed(row: FileRow, s: SessionState | undefined, e: unknown): Promise<void> {
-    const secrets = [s?.storage?.accessKey, s?.storage?.secretKey, s?.storage?.stsToken];
-    const err =
-      e instanceof UploadError
-        ? e
-        : new UploadError('transient', scrubSecrets(`upload failed: ${(e as Error)?.message ?? String(e)}`, secrets));
-    const configError = err.kind === 'config';
-    row.attempts = Number(row.attempts) + 1;
-    try {
-      await this.#d.store.updateFile(row.id, { attempts: row.attempts, last_error: err.message });
-    } catch (dbErr) {
-      this.#d.log.error({ err: dbErr, sid: row.sid }, 'spool bookkeeping failed after a failed upload');
-    }
-    const delay = retryDelay(row.attempts, this.#d.config.retryBaseMs, this.#d.config.retryMaxMs, configError);
+  #reportFailure(row: FileRow, s: SessionState | undefined, step: Extract<FileStep, { state: 'pending' }>): void {
     this.#d.log.warn(
-      { sid: row.sid, key: row.key, attempt: row.attempts, retryInMs: delay, reason: err.message },
+      { sid: row.sid, key: row.key, attempt: step.attempts, retryInMs: step.retryInMs, reason: step.message },
       'upload failed; kept in the spool',
     );
-    if (row.attempts === 1) this.#emit(row.sid, { kind: 'backuped', sid: row.sid, fileName: row.key, message: err.message });
-    if (configError && s && !s.configErrorReported) {
+    if (step.firstFailure) this.#emit(row.sid, { kind: 'backuped', sid: row.sid, fileName: row.key, message: step.message });
+    if (step.configError && s && !s.configErrorReported) {
       s.configErrorReported = true;
       const where = s.storage ? describeStorage(s.storage) : 'storage';
-      this.#d.log.error({ sid: row.sid, storage: where, reason: err.message }, 'storage configuration error');
-      this.#emit(row.sid, { kind: 'storage-config-error', sid: row.sid, fileName: row.key, message: err.message });
+      this.#d.log.error({ sid: row.sid, storage: where, reason: step.message }, 'storage configuration error');
+      this.#emit(row.sid, { kind: 'storage-config-error', sid: row.sid, fileName: row.key, message: step.message });
     }
     this.#emit(row.sid, {
       kind: 'upload-failed',
       sid: row.sid,
       fileName: row.key,
-      attempt: row.attempts,
-      retryInMs: delay,
-      configError,
-      message: err.message,
+      attempt: step.attempts,
+      retryInMs: step.retryInMs,
+      configError: step.configError,
+      message: step.message,
     });
-    this.#retryLater(row.id, delay);
   }
 
   #retryLater(id: string, delay: number): void {
