@@ -12,6 +12,7 @@ import { createUploader } from '../uploaders/factory.ts';
 import { scrubSecrets, UploadError, type Uploader } from '../uploaders/types.ts';
 import { fileTransition, type AttemptOutcome, type FileStep } from './file-transition.ts';
 import { placeInSpool, spoolDirName, spoolFileId } from './intake.ts';
+import { UploadQueue } from './queue.ts';
 import { latestPerKey, type FileRow, type SessionRow, type SpoolStore } from './store.ts';
 import type {
   EnqueueOptions,
@@ -50,8 +51,6 @@ interface SessionState {
   waiters: Array<() => void>;
 }
 
-const order = (a: FileRow, b: FileRow) => a.enqueued_at - b.enqueued_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
 /**
  * The backup spool: every file is copied here first and deleted only after the bucket confirmed it. Failed
  * uploads are retried with backoff on the injected clock; the manifest in the database lets a restarted
@@ -59,18 +58,15 @@ const order = (a: FileRow, b: FileRow) => a.enqueued_at - b.enqueued_at || (a.id
  */
 export class UploadSpool {
   readonly #d: SpoolDeps;
-  readonly #pending = new Map<string, FileRow>();
-  readonly #ready = new Set<string>();
-  readonly #timers = new Map<string, TimerHandle>();
-  readonly #inFlight = new Map<string, Promise<void>>();
-  readonly #inFlightKeys = new Set<string>();
+  readonly #queue: UploadQueue;
   readonly #sessions = new Map<string, SessionState>();
   readonly #loading = new Map<string, Promise<SessionState | undefined>>();
   readonly #global = new Set<StorageEventListener>();
   /** Uploads running per uploader, so one replaced by new settings is closed only once it is idle. */
   readonly #uses = new WeakMap<Uploader, number>();
   readonly #retired = new Set<Uploader>();
-  #spoolBytes = 0;
+  /** Bytes of files being copied into the spool, not yet held by the queue. */
+  #reserved = 0;
   #counter = 0;
   #closed = false;
   #tick: TimerHandle | undefined;
@@ -80,10 +76,21 @@ export class UploadSpool {
   constructor(deps: SpoolDeps) {
     this.#d = deps;
     this.#node = deps.node ?? `${hostname()}:${deps.config.spoolDir}`;
+    this.#queue = new UploadQueue({
+      clock: deps.clock,
+      concurrency: deps.config.concurrency,
+      attempt: (row) => this.#attempt(row),
+      onAttemptRejected: (row, e) => {
+        // A bookkeeping failure (database) must never become an unhandled rejection: log, try again later.
+        this.#d.log.error({ err: e, sid: row.sid }, 'upload attempt bookkeeping failed');
+        this.#queue.retryLater(row.id, this.#d.config.retryMaxMs);
+      },
+      afterAttempt: (row) => this.#settle(row.sid),
+    });
   }
 
   get spoolBytes(): number {
-    return this.#spoolBytes;
+    return this.#queue.bytes + this.#reserved;
   }
 
   /** Picks up files a previous process left in this node's spool, then keeps its claims alive. */
@@ -99,9 +106,7 @@ export class UploadSpool {
   async close(opts: { release?: boolean } = {}): Promise<void> {
     this.#closed = true;
     if (this.#tick) this.#d.clock.clearTimeout(this.#tick);
-    for (const t of this.#timers.values()) this.#d.clock.clearTimeout(t);
-    this.#timers.clear();
-    await Promise.allSettled([...this.#inFlight.values()]);
+    await this.#queue.close();
     for (const s of this.#sessions.values()) s.uploader?.close();
     for (const u of this.#retired) u.close();
     this.#retired.clear();
@@ -117,14 +122,8 @@ export class UploadSpool {
   async #claim(): Promise<void> {
     const now = this.#d.clock.now();
     const rows = await this.#d.store.claimOrphans(this.#node, this.#owner, now, now + this.#d.config.leaseMs);
-    for (const row of rows) {
-      if (this.#pending.has(row.id)) continue;
-      this.#pending.set(row.id, row);
-      this.#spoolBytes += Number(row.bytes);
-      this.#ready.add(row.id);
-    }
     if (rows.length > 0) this.#d.log.info({ files: rows.length }, 'resuming uploads left in the spool');
-    this.#pump();
+    this.#queue.add(rows);
   }
 
   #scheduleTick(): void {
@@ -139,16 +138,8 @@ export class UploadSpool {
     if (this.#closed) return;
     try {
       const held = await this.#d.store.renewLeases(this.#owner, this.#d.clock.now() + this.#d.config.leaseMs);
-      for (const [id, row] of this.#pending) {
-        if (held.has(id) || this.#inFlight.has(id)) continue;
-        // Someone else owns it now (this process stalled past its lease): stop, but keep the file.
-        this.#pending.delete(id);
-        this.#ready.delete(id);
-        const t = this.#timers.get(id);
-        if (t) this.#d.clock.clearTimeout(t);
-        this.#timers.delete(id);
-        this.#spoolBytes -= Number(row.bytes);
-      }
+      // Files someone else owns now (this process stalled past its lease): stop, but keep the file.
+      this.#queue.retain(held);
       await this.#claim();
     } catch (e) {
       this.#d.log.warn({ err: e }, 'spool lease renewal failed; retrying');
@@ -264,10 +255,6 @@ export class UploadSpool {
     }
   }
 
-  #pendingOf(sid: string): FileRow[] {
-    return [...this.#pending.values()].filter((r) => r.sid === sid);
-  }
-
   async #enqueue(sid: string, localPath: string, key: string, options: EnqueueOptions = {}): Promise<EnqueueResult> {
     if (this.#closed) return { ok: false, reason: 'closed', message: 'the storage module is closed' };
     const s = await this.#state(sid);
@@ -286,15 +273,15 @@ export class UploadSpool {
       return { ok: false, reason: 'unreadable', message: `cannot read ${localPath}` };
     }
     const { spoolMaxBytes } = this.#d.config;
-    if (this.#spoolBytes + bytes > spoolMaxBytes) return this.#spoolFull(sid, key, bytes);
-    this.#spoolBytes += bytes; // reserved before the copy so parallel enqueues cannot overshoot
+    if (this.spoolBytes + bytes > spoolMaxBytes) return this.#spoolFull(sid, key, bytes);
+    this.#reserved += bytes; // before the copy so parallel enqueues cannot overshoot
     const now = this.#d.clock.now();
     const id = spoolFileId(now, this.#counter++);
     const spoolPath = join(this.#d.config.spoolDir, spoolDirName(sid), `${id}${extname(key)}`);
     try {
       await placeInSpool(localPath, spoolPath, options.move === true);
     } catch (e) {
-      this.#spoolBytes -= bytes;
+      this.#reserved -= bytes;
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOSPC') return this.#spoolFull(sid, key, bytes, 'the disk holding the spool is full');
       return { ok: false, reason: 'unreadable', message: `cannot copy ${localPath} into the spool: ${code ?? (e as Error).message}` };
@@ -318,55 +305,26 @@ export class UploadSpool {
     try {
       await this.#d.store.insertFile(row);
     } catch (e) {
-      this.#spoolBytes -= bytes;
       await rm(spoolPath, { force: true });
       throw e;
+    } finally {
+      this.#reserved -= bytes;
     }
-    this.#pending.set(id, row);
-    this.#ready.add(id);
-    this.#pump();
+    this.#queue.add([row]);
     return { ok: true, key, bytes };
   }
 
   #spoolFull(sid: string, key: string, bytes: number, why?: string): EnqueueResult {
     const message =
       why ??
-      `the upload spool is full: ${this.#spoolBytes} of ${this.#d.config.spoolMaxBytes} bytes used, ${bytes} more refused`;
-    this.#d.log.error({ sid, key, spoolBytes: this.#spoolBytes }, 'upload spool full');
+      `the upload spool is full: ${this.spoolBytes} of ${this.#d.config.spoolMaxBytes} bytes used, ${bytes} more refused`;
+    this.#d.log.error({ sid, key, spoolBytes: this.spoolBytes }, 'upload spool full');
     this.#emit(sid, { kind: 'spool-full', sid, fileName: key, message });
     return { ok: false, reason: 'spool-full', message };
   }
 
-  #pump(): void {
-    if (this.#closed) return;
-    while (this.#inFlight.size < this.#d.config.concurrency) {
-      const next = [...this.#ready]
-        .map((id) => this.#pending.get(id))
-        .filter((r): r is FileRow => r !== undefined && !this.#inFlightKeys.has(`${r.sid}\0${r.key}`))
-        .sort(order)[0];
-      if (!next) break;
-      this.#ready.delete(next.id);
-      const p = this.#attempt(next)
-        .catch((e: unknown) => {
-          // A bookkeeping failure (database) must never become an unhandled rejection: log, try again later.
-          this.#d.log.error({ err: e, sid: next.sid }, 'upload attempt bookkeeping failed');
-          this.#retryLater(next.id, this.#d.config.retryMaxMs);
-        })
-        .finally(() => {
-          this.#inFlight.delete(next.id);
-          this.#inFlightKeys.delete(`${next.sid}\0${next.key}`);
-          this.#settle(next.sid);
-          this.#pump();
-        });
-      this.#inFlightKeys.add(`${next.sid}\0${next.key}`);
-      this.#inFlight.set(next.id, p);
-    }
-    // Drop ids whose rows are gone (uploaded, superseded).
-    for (const id of this.#ready) if (!this.#pending.has(id)) this.#ready.delete(id);
-  }
-
   async #attempt(row: FileRow): Promise<void> {
-    if (this.#hasNewerCopy(row)) return this.#apply(row, undefined, { kind: 'newer-copy' });
+    if (this.#queue.hasNewerCopy(row)) return this.#apply(row, undefined, { kind: 'newer-copy' });
     const s = await this.#state(row.sid).catch(() => undefined);
     await this.#apply(row, s, await this.#tryUpload(row, s));
   }
@@ -374,15 +332,14 @@ export class UploadSpool {
   /** Writes what the attempt did to the manifest, then frees the spool file, reports, or schedules the retry. */
   async #apply(row: FileRow, s: SessionState | undefined, outcome: AttemptOutcome): Promise<void> {
     const step = fileTransition(row, outcome, this.#d.config);
-    // Rows leave #pending only after the manifest says so: finish() reads the manifest once #pending is settled.
-    // A manifest failure propagates to #pump, which logs it and retries the file later.
+    // Rows leave the queue only after the manifest says so: finish() reads the manifest once the queue is settled.
+    // A manifest failure rejects the attempt; the queue reports it and the file is retried later.
     switch (step.state) {
       case 'superseded':
       case 'lost':
         if (step.state === 'lost') this.#d.log.error({ sid: row.sid, key: row.key }, 'spooled file vanished; it cannot be uploaded');
         await this.#d.store.updateFile(row.id, step.patch);
-        this.#pending.delete(row.id);
-        this.#spoolBytes -= Number(row.bytes);
+        this.#queue.remove(row.id);
         await rm(row.spool_path, { force: true });
         return;
       case 'uploaded':
@@ -393,28 +350,23 @@ export class UploadSpool {
           this.#d.log.error({ err: e, sid: row.sid }, 'spool bookkeeping failed after upload');
           throw e;
         }
-        this.#pending.delete(row.id);
-        this.#spoolBytes -= Number(row.bytes);
+        this.#queue.remove(row.id);
         await rm(row.spool_path, { force: true }).catch(() => undefined);
         if (s) s.configErrorReported = false;
         this.#emit(row.sid, { kind: 'file-uploaded', sid: row.sid, fileName: row.key, bytes: Number(row.bytes), attempts: step.attempts });
         await this.#maybeComplete(row.sid);
         return;
       case 'pending':
-        row.attempts = step.attempts;
+        this.#queue.setAttempts(row.id, step.attempts);
         try {
           await this.#d.store.updateFile(row.id, step.patch);
         } catch (dbErr) {
           this.#d.log.error({ err: dbErr, sid: row.sid }, 'spool bookkeeping failed after a failed upload');
         }
         this.#reportFailure(row, s, step);
-        this.#retryLater(row.id, step.retryInMs);
+        this.#queue.retryLater(row.id, step.retryInMs);
         return;
     }
-  }
-
-  #hasNewerCopy(row: FileRow): boolean {
-    return [...this.#pending.values()].some((r) => r.sid === row.sid && r.key === row.key && order(r, row) > 0);
   }
 
   async #tryUpload(row: FileRow, s: SessionState | undefined): Promise<AttemptOutcome> {
@@ -471,23 +423,11 @@ export class UploadSpool {
     });
   }
 
-  #retryLater(id: string, delay: number): void {
-    if (this.#closed || !this.#pending.has(id) || this.#timers.has(id)) return;
-    const t = this.#d.clock.setTimeout(() => {
-      this.#timers.delete(id);
-      if (!this.#pending.has(id)) return;
-      this.#ready.add(id);
-      this.#pump();
-    }, delay);
-    this.#timers.set(id, t);
-  }
-
   /** Wakes finish() callers once every file of the session was tried at least once. */
   #settle(sid: string): void {
     const s = this.#sessions.get(sid);
     if (!s || s.waiters.length === 0) return;
-    const unsettled = this.#pendingOf(sid).some((r) => Number(r.attempts) === 0 || this.#inFlight.has(r.id));
-    if (unsettled) return;
+    if (!this.#queue.settled(sid)) return;
     const w = s.waiters;
     s.waiters = [];
     for (const f of w) f();
@@ -495,7 +435,7 @@ export class UploadSpool {
 
   async #maybeComplete(sid: string): Promise<void> {
     const s = this.#sessions.get(sid) ?? (await this.#state(sid));
-    if (!s || !s.finished || s.completed || this.#pendingOf(sid).length > 0) return;
+    if (!s || !s.finished || s.completed || this.#queue.rowsOf(sid).length > 0) return;
     try {
       // Files of this session may also wait in another node's spool.
       if ((await this.#d.store.pendingCount(sid)) > 0) return;
@@ -517,15 +457,7 @@ export class UploadSpool {
     s.storage = storage;
     s.configErrorReported = false;
     // Files waiting out a backoff (often an expired token) are retried with the new settings now.
-    for (const r of this.#pendingOf(sid)) {
-      const t = this.#timers.get(r.id);
-      if (t) {
-        this.#d.clock.clearTimeout(t);
-        this.#timers.delete(r.id);
-        this.#ready.add(r.id);
-      }
-    }
-    this.#pump();
+    this.#queue.retryNow(sid);
   }
 
   async #status(sid: string): Promise<SessionUploadStatus> {
