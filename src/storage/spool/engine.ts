@@ -1,8 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { rm, stat } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { extname, join } from 'node:path';
-import type { Clock, TimerHandle } from '../../clock/index.ts';
+import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { StorageConfig } from '../config.ts';
 import { contentTypeFor, isSafeObjectKey, objectKey } from '../naming.ts';
@@ -12,6 +10,7 @@ import { createUploader } from '../uploaders/factory.ts';
 import { scrubSecrets, UploadError, type Uploader } from '../uploaders/types.ts';
 import { fileTransition, type AttemptOutcome, type FileStep } from './file-transition.ts';
 import { placeInSpool, spoolDirName, spoolFileId } from './intake.ts';
+import { SpoolLeases, spoolNode } from './leases.ts';
 import { UploadQueue } from './queue.ts';
 import { latestPerKey, type FileRow, type SessionRow, type SpoolStore } from './store.ts';
 import type {
@@ -69,13 +68,10 @@ export class UploadSpool {
   #reserved = 0;
   #counter = 0;
   #closed = false;
-  #tick: TimerHandle | undefined;
-  readonly #owner = randomBytes(8).toString('hex');
-  readonly #node: string;
+  readonly #leases: SpoolLeases;
 
   constructor(deps: SpoolDeps) {
     this.#d = deps;
-    this.#node = deps.node ?? `${hostname()}:${deps.config.spoolDir}`;
     this.#queue = new UploadQueue({
       clock: deps.clock,
       concurrency: deps.config.concurrency,
@@ -87,6 +83,15 @@ export class UploadSpool {
       },
       afterAttempt: (row) => this.#settle(row.sid),
     });
+    this.#leases = new SpoolLeases({
+      store: deps.store,
+      clock: deps.clock,
+      log: deps.log,
+      leaseMs: deps.config.leaseMs,
+      node: deps.node ?? spoolNode(deps.config.spoolDir),
+      adopt: (rows) => this.#queue.add(rows),
+      retain: (held) => this.#queue.retain(held),
+    });
   }
 
   get spoolBytes(): number {
@@ -95,8 +100,7 @@ export class UploadSpool {
 
   /** Picks up files a previous process left in this node's spool, then keeps its claims alive. */
   async start(): Promise<void> {
-    await this.#claim();
-    this.#scheduleTick();
+    await this.#leases.start();
   }
 
   /**
@@ -105,45 +109,12 @@ export class UploadSpool {
    */
   async close(opts: { release?: boolean } = {}): Promise<void> {
     this.#closed = true;
-    if (this.#tick) this.#d.clock.clearTimeout(this.#tick);
+    this.#leases.stop();
     await this.#queue.close();
     for (const s of this.#sessions.values()) s.uploader?.close();
     for (const u of this.#retired) u.close();
     this.#retired.clear();
-    if (opts.release !== false) {
-      try {
-        await this.#d.store.releaseLeases(this.#owner);
-      } catch (e) {
-        this.#d.log.warn({ err: e }, 'could not release spool leases; they expire by themselves');
-      }
-    }
-  }
-
-  async #claim(): Promise<void> {
-    const now = this.#d.clock.now();
-    const rows = await this.#d.store.claimOrphans(this.#node, this.#owner, now, now + this.#d.config.leaseMs);
-    if (rows.length > 0) this.#d.log.info({ files: rows.length }, 'resuming uploads left in the spool');
-    this.#queue.add(rows);
-  }
-
-  #scheduleTick(): void {
-    if (this.#closed) return;
-    this.#tick = this.#d.clock.setTimeout(() => {
-      void this.#renewAndClaim().finally(() => this.#scheduleTick());
-    }, Math.floor(this.#d.config.leaseMs / 3));
-  }
-
-  /** Renews this process's claims, lets go of files another process took over, and adopts orphans. */
-  async #renewAndClaim(): Promise<void> {
-    if (this.#closed) return;
-    try {
-      const held = await this.#d.store.renewLeases(this.#owner, this.#d.clock.now() + this.#d.config.leaseMs);
-      // Files someone else owns now (this process stalled past its lease): stop, but keep the file.
-      this.#queue.retain(held);
-      await this.#claim();
-    } catch (e) {
-      this.#d.log.warn({ err: e }, 'spool lease renewal failed; retrying');
-    }
+    if (opts.release !== false) await this.#leases.release();
   }
 
   onEvent(listener: StorageEventListener): () => void {
@@ -298,9 +269,7 @@ export class UploadSpool {
       last_error: null,
       enqueued_at: now,
       uploaded_at: null,
-      node: this.#node,
-      owner: this.#owner,
-      lease_until: now + this.#d.config.leaseMs,
+      ...this.#leases.claimNew(now),
     };
     try {
       await this.#d.store.insertFile(row);
