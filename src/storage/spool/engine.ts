@@ -1,14 +1,13 @@
 import { rm, stat } from 'node:fs/promises';
-import { extname, join } from 'node:path';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { StorageConfig } from '../config.ts';
-import { contentTypeFor, isSafeObjectKey, objectKey } from '../naming.ts';
+import { objectKey } from '../naming.ts';
 import { describeStorage } from '../storage-config.ts';
 import { createUploader } from '../uploaders/factory.ts';
 import { scrubSecrets, UploadError } from '../uploaders/types.ts';
 import { fileTransition, type AttemptOutcome, type FileStep } from './file-transition.ts';
-import { placeInSpool, spoolDirName, spoolFileId } from './intake.ts';
+import { SpoolIntake } from './intake.ts';
 import { SpoolLeases, spoolNode } from './leases.ts';
 import { UploadQueue } from './queue.ts';
 import { UploadSessions, type SessionState } from './sessions.ts';
@@ -42,17 +41,16 @@ type Retry = Extract<FileStep, { state: 'pending' }>;
 /**
  * The backup spool: every file is copied here first and deleted only after the bucket confirmed it. Failed
  * uploads are retried with backoff on the injected clock; the manifest in the database lets a restarted
- * process finish the job. This class wires the parts: the upload queue, the leases on manifest rows, the
- * sessions with their uploaders, and the file-row transition (docs/storage.md, "Inside the spool").
+ * process finish the job. This class wires the parts: intake into the spool, the upload queue, the leases on
+ * manifest rows, the sessions with their uploaders, and the file-row transition (docs/storage.md, "Inside the
+ * spool").
  */
 export class UploadSpool {
   readonly #d: SpoolDeps;
   readonly #queue: UploadQueue;
   readonly #leases: SpoolLeases;
   readonly #sessions: UploadSessions;
-  /** Bytes of files being copied into the spool, not yet held by the queue. */
-  #reserved = 0;
-  #counter = 0;
+  readonly #intake: SpoolIntake;
   #closed = false;
 
   constructor(deps: SpoolDeps) {
@@ -84,10 +82,18 @@ export class UploadSpool {
       adopt: (rows) => this.#queue.add(rows),
       retain: (held) => this.#queue.retain(held),
     });
+    this.#intake = new SpoolIntake({
+      spoolDir: deps.config.spoolDir,
+      spoolMaxBytes: deps.config.spoolMaxBytes,
+      now: () => deps.clock.now(),
+      heldBytes: () => this.#queue.bytes,
+      claimNew: (now) => this.#leases.claimNew(now),
+      insertFile: (row) => deps.store.insertFile(row),
+    });
   }
 
   get spoolBytes(): number {
-    return this.#queue.bytes + this.#reserved;
+    return this.#intake.usedBytes;
   }
 
   /** Picks up files a previous process left in this node's spool, then keeps its claims alive. */
@@ -149,63 +155,16 @@ export class UploadSpool {
     if (!s || s.finished) {
       return { ok: false, reason: 'finished', message: `upload session ${sid} is ${s ? 'finished' : 'not open'}` };
     }
-    if (!isSafeObjectKey(key)) {
-      return { ok: false, reason: 'invalid-key', message: `object key "${key}" is not a relative "/"-separated path` };
+    const taken = await this.#intake.take(sid, localPath, key, options);
+    if (!taken.ok) {
+      if (taken.reason === 'spool-full') {
+        this.#d.log.error({ sid, key, spoolBytes: this.spoolBytes }, 'upload spool full');
+        this.#sessions.emit(sid, { kind: 'spool-full', sid, fileName: key, message: taken.message });
+      }
+      return taken;
     }
-    let bytes: number;
-    try {
-      const st = await stat(localPath);
-      if (!st.isFile()) throw new Error('not a file');
-      bytes = st.size;
-    } catch {
-      return { ok: false, reason: 'unreadable', message: `cannot read ${localPath}` };
-    }
-    if (this.spoolBytes + bytes > this.#d.config.spoolMaxBytes) return this.#spoolFull(sid, key, bytes);
-    this.#reserved += bytes; // before the copy so parallel enqueues cannot overshoot
-    const now = this.#d.clock.now();
-    const id = spoolFileId(now, this.#counter++);
-    const spoolPath = join(this.#d.config.spoolDir, spoolDirName(sid), `${id}${extname(key)}`);
-    try {
-      await placeInSpool(localPath, spoolPath, options.move === true);
-    } catch (e) {
-      this.#reserved -= bytes;
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOSPC') return this.#spoolFull(sid, key, bytes, 'the disk holding the spool is full');
-      return { ok: false, reason: 'unreadable', message: `cannot copy ${localPath} into the spool: ${code ?? (e as Error).message}` };
-    }
-    const row: FileRow = {
-      id,
-      sid,
-      key,
-      spool_path: spoolPath,
-      content_type: options.contentType ?? contentTypeFor(key),
-      bytes,
-      state: 'pending',
-      attempts: 0,
-      last_error: null,
-      enqueued_at: now,
-      uploaded_at: null,
-      ...this.#leases.claimNew(now),
-    };
-    try {
-      await this.#d.store.insertFile(row);
-    } catch (e) {
-      await rm(spoolPath, { force: true });
-      throw e;
-    } finally {
-      this.#reserved -= bytes;
-    }
-    this.#queue.add([row]);
-    return { ok: true, key, bytes };
-  }
-
-  #spoolFull(sid: string, key: string, bytes: number, why?: string): EnqueueResult {
-    const message =
-      why ??
-      `the upload spool is full: ${this.spoolBytes} of ${this.#d.config.spoolMaxBytes} bytes used, ${bytes} more refused`;
-    this.#d.log.error({ sid, key, spoolBytes: this.spoolBytes }, 'upload spool full');
-    this.#sessions.emit(sid, { kind: 'spool-full', sid, fileName: key, message });
-    return { ok: false, reason: 'spool-full', message };
+    this.#queue.add([taken.row]);
+    return { ok: true, key, bytes: taken.row.bytes };
   }
 
   async #attempt(row: FileRow): Promise<void> {
