@@ -1,7 +1,7 @@
 import type { Logger } from '../../log/index.ts';
 import { seal, unseal } from '../seal.ts';
 import type { StorageConfigInput } from '../storage-config.ts';
-import { UploadError, type PutRequest, type Uploader } from '../uploaders/types.ts';
+import { UploadError, type PutRequest, type Uploader } from '../uploaders/index.ts';
 import type { SessionRow, SpoolStore } from './store.ts';
 import type { OpenSessionInput, StorageEvent, StorageEventListener } from './types.ts';
 import { UploaderPool } from './uploader-pool.ts';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { StorageConfigInput } from '../storage-config.ts';
-import type { Uploader } from '../uploaders/types.ts';
+import type { Uploader } from '../uploaders/index.ts';
 import { UploaderPool } from './uploader-pool.ts';
 
 interface Made {

@@ -1,5 +1,5 @@
 import type { StorageConfigInput } from '../storage-config.ts';
-import type { PutRequest, Uploader } from '../uploaders/types.ts';
+import type { PutRequest, Uploader } from '../uploaders/index.ts';
 
 /**
  * One uploader per session, made on first use from the session's storage settings. New settings retire it:
