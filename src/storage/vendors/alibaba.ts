@@ -26,7 +26,7 @@ export const alibabaOss = defineVendor({
     [15, 'AP_South_1', 'ap-south-1', 'AP'],
     [16, 'EU_Central_1', 'eu-central-1', 'EU'],
     [17, 'EU_West_1', 'eu-west-1', 'EU'],
-    // OSS calls its Dubai region me-east-1; the notes' label is EU_East_1.
+    // OSS calls its Dubai region me-east-1; the recording API's label is EU_East_1 (docs/storage.md).
     [18, 'EU_East_1', 'me-east-1', 'EU'],
     [19, 'AP_Southeast_6', 'ap-southeast-6', 'AP'],
     [20, 'CN_Heyuan', 'cn-heyuan', 'CN'],

@@ -1,6 +1,6 @@
 import { defineVendor } from './types.ts';
 
-/** Amazon S3 (vendor 1): region numbers from the notes' table §4.2; 17 and 23 are not in current docs. */
+/** Amazon S3 (vendor 1). 17 and 23 are not region numbers (docs/storage.md, appendix: region numbers). */
 export const amazonS3 = defineVendor({
   vendor: 1,
   name: 'Amazon S3',

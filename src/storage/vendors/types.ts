@@ -7,7 +7,7 @@ export type StorageVendor = 1 | 2 | 3 | 5 | 6 | 7 | 8 | 11;
 /** One region number of one vendor. */
 export interface VendorRegion {
   readonly number: number;
-  /** The name in the region table of the notes, e.g. `US_EAST_1`. */
+  /** The recording API's label of the region, e.g. `US_EAST_1` (docs/storage.md, appendix: region numbers). */
   readonly label: string;
   /** The provider's own region id, used for request signing, e.g. `us-east-1`. */
   readonly id: string;
