@@ -35,7 +35,7 @@ export interface SpoolDeps {
   readonly node?: string;
 }
 
-type Retry = Extract<FileStep, { state: 'pending' }>;
+type RetryStep = Extract<FileStep, { state: 'pending' }>;
 
 /**
  * The backup spool: every file is copied here first and deleted only after the bucket confirmed it. Failed
@@ -231,7 +231,7 @@ export class UploadSpool {
     }
   }
 
-  #reportFailure(row: FileRow, s: SessionState | undefined, step: Retry): void {
+  #reportFailure(row: FileRow, s: SessionState | undefined, step: RetryStep): void {
     const { sid, key } = row;
     this.#d.log.warn({ sid, key, attempt: step.attempts, retryInMs: step.retryInMs, reason: step.message }, 'upload failed; kept in the spool');
     if (step.firstFailure) this.#sessions.emit(sid, { kind: 'backuped', sid, fileName: key, message: step.message });
