@@ -112,13 +112,11 @@ export class UploadSessions {
   }
 
   /** No more files for the session. */
-  async markFinished(sid: string, now: number): Promise<SessionState> {
+  async markFinished(sid: string, now: number): Promise<void> {
     const e = await this.#entry(sid);
-    if (!e.finished) {
-      e.finished = true;
-      await this.#d.store.markFinished(sid, now);
-    }
-    return e;
+    if (e.finished) return;
+    e.finished = true;
+    await this.#d.store.markFinished(sid, now);
   }
 
   /** Every file arrived; false when it was already marked (by a concurrent call). */
