@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contentTypeFor } from './naming.ts';
 import { parseRange } from './range.ts';
-import { localObjectPath } from './uploaders/local.ts';
+import { localObjectPath } from './uploaders/index.ts';
 
 /**
  * Serves the local bucket read-only at /bucket/<bucket>/<key> so recordings play in a browser: range

@@ -1,8 +1,7 @@
 import { join, resolve } from 'node:path';
 import type { CoreConfig } from '../config/core.ts';
 import { ConfigError, type ConfigSource } from '../config/source.ts';
-import { isStorageVendor } from './vendors/table.ts';
-import type { StorageVendor } from './vendors/types.ts';
+import { isStorageVendor, type StorageVendor } from './vendors/index.ts';
 
 /** Settings of the storage module (file section "storage", environment overrides REELTIME_STORAGE_*). */
 export interface StorageConfig {

@@ -1,14 +1,20 @@
 export { createStorageModule, type StorageModule } from './module.ts';
 export type { StorageConfig } from './config.ts';
-export type { StorageArea, StorageVendor, VendorRegion, VendorSpec } from './vendors/types.ts';
-export { STORAGE_VENDORS, VENDORS, isStorageVendor, vendorSpec } from './vendors/table.ts';
 export {
+  STORAGE_VENDORS,
+  VENDORS,
   checkStorageRegionInArea,
+  isStorageVendor,
   storageRegionArea,
   validateStorageRegion,
   vendorRegion,
+  vendorSpec,
+  type StorageArea,
   type StorageConfigProblem,
-} from './vendors/region.ts';
+  type StorageVendor,
+  type VendorRegion,
+  type VendorSpec,
+} from './vendors/index.ts';
 export {
   MAX_PREFIX_LENGTH,
   describeStorage,
@@ -29,7 +35,5 @@ export type {
   StorageEventListener,
   UploadingStatus,
   UploadSession,
-} from './spool/types.ts';
-export type { ObjectInfo, PutRequest, UploadBody, Uploader } from './uploaders/types.ts';
-export { UploadError } from './uploaders/types.ts';
-export { createUploader } from './uploaders/factory.ts';
+} from './spool/index.ts';
+export { UploadError, createUploader, type ObjectInfo, type PutRequest, type UploadBody, type Uploader } from './uploaders/index.ts';

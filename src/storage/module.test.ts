@@ -8,8 +8,8 @@ import { after, test } from 'node:test';
 import { ConfigError, loadConfig } from '../config/index.ts';
 import { startTestServer } from '../testing/index.ts';
 import type { StorageModule } from './module.ts';
-import type { StorageEvent } from './spool/types.ts';
-import { AZURITE_ACCOUNT, AZURITE_KEY, startTestAzurite } from './testing/azurite.ts';
+import type { StorageEvent } from './spool/index.ts';
+import { AZURITE_ACCOUNT, AZURITE_KEY, startTestAzurite } from './testing/index.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'reeltime-storage-mod-'));
 after(() => rmSync(work, { recursive: true, force: true }));

@@ -1,9 +1,7 @@
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { registerBucketRoute } from './bucket-route.ts';
 import { sealingKey } from './seal.ts';
-import { UploadSpool } from './spool/engine.ts';
-import { SpoolStore } from './spool/store.ts';
-import type { OpenSessionInput, StorageEventListener, UploadingStatus, UploadSession } from './spool/types.ts';
+import { SpoolStore, UploadSpool, type OpenSessionInput, type StorageEventListener, type UploadingStatus, type UploadSession } from './spool/index.ts';
 
 export interface StorageModule extends ReeltimeModule {
   /** Opens (or re-opens, e.g. after a restart) the upload session of a recording; persisted with its storage. */

@@ -1,6 +1,4 @@
-import { vendorSpec } from './vendors/table.ts';
-import { validateStorageRegion, type StorageConfigProblem } from './vendors/region.ts';
-import type { StorageVendor } from './vendors/types.ts';
+import { validateStorageRegion, vendorSpec, type StorageConfigProblem, type StorageVendor } from './vendors/index.ts';
 
 /** `storageConfig.extensionParams`: `sse` and `tag` from the spec, `endpoint` for vendor 11. */
 export interface StorageExtensionParams {

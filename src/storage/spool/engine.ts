@@ -1,25 +1,22 @@
-import { randomBytes } from 'node:crypto';
 import { rm, stat } from 'node:fs/promises';
-import { hostname } from 'node:os';
-import { extname, join } from 'node:path';
-import type { Clock, TimerHandle } from '../../clock/index.ts';
+import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { StorageConfig } from '../config.ts';
-import { contentTypeFor, isSafeObjectKey, objectKey } from '../naming.ts';
-import { seal, unseal } from '../seal.ts';
-import { describeStorage, type StorageConfigInput } from '../storage-config.ts';
-import { createUploader } from '../uploaders/factory.ts';
-import { scrubSecrets, UploadError, type Uploader } from '../uploaders/types.ts';
-import { retryDelay } from './backoff.ts';
-import { placeInSpool, spoolDirName, spoolFileId } from './intake.ts';
-import { latestPerKey, type FileRow, type SessionRow, type SpoolStore } from './store.ts';
+import { objectKey } from '../naming.ts';
+import { describeStorage } from '../storage-config.ts';
+import { createUploader, scrubSecrets, UploadError } from '../uploaders/index.ts';
+import { fileTransition, type AttemptOutcome, type FileStep } from './file-transition.ts';
+import { SpoolIntake } from './intake.ts';
+import { SpoolLeases, spoolNode } from './leases.ts';
+import { UploadQueue } from './queue.ts';
+import { UploadSessions, type SessionState } from './sessions.ts';
+import { latestPerKey, type FileRow, type SpoolStore } from './store.ts';
 import type {
   EnqueueOptions,
   EnqueueResult,
   FinishResult,
   OpenSessionInput,
   SessionUploadStatus,
-  StorageEvent,
   StorageEventListener,
   UploadingStatus,
   UploadSession,
@@ -38,58 +35,69 @@ export interface SpoolDeps {
   readonly node?: string;
 }
 
-interface SessionState {
-  readonly sid: string;
-  /** Undefined when the persisted config cannot be unsealed (another deployment secret). */
-  storage: StorageConfigInput | undefined;
-  uploader: Uploader | undefined;
-  readonly listeners: Set<StorageEventListener>;
-  finished: boolean;
-  completed: boolean;
-  configErrorReported: boolean;
-  waiters: Array<() => void>;
-}
-
-const order = (a: FileRow, b: FileRow) => a.enqueued_at - b.enqueued_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+type RetryStep = Extract<FileStep, { state: 'pending' }>;
 
 /**
  * The backup spool: every file is copied here first and deleted only after the bucket confirmed it. Failed
  * uploads are retried with backoff on the injected clock; the manifest in the database lets a restarted
- * process finish the job.
+ * process finish the job. This class wires the parts: intake into the spool, the upload queue, the leases on
+ * manifest rows, the sessions with their uploaders, and the file-row transition (docs/storage.md, "Inside the
+ * spool").
  */
 export class UploadSpool {
   readonly #d: SpoolDeps;
-  readonly #pending = new Map<string, FileRow>();
-  readonly #ready = new Set<string>();
-  readonly #timers = new Map<string, TimerHandle>();
-  readonly #inFlight = new Map<string, Promise<void>>();
-  readonly #inFlightKeys = new Set<string>();
-  readonly #sessions = new Map<string, SessionState>();
-  readonly #loading = new Map<string, Promise<SessionState | undefined>>();
-  readonly #global = new Set<StorageEventListener>();
-  /** Uploads running per uploader, so one replaced by new settings is closed only once it is idle. */
-  readonly #uses = new WeakMap<Uploader, number>();
-  readonly #retired = new Set<Uploader>();
-  #spoolBytes = 0;
-  #counter = 0;
+  readonly #queue: UploadQueue;
+  readonly #leases: SpoolLeases;
+  readonly #sessions: UploadSessions;
+  readonly #intake: SpoolIntake;
   #closed = false;
-  #tick: TimerHandle | undefined;
-  readonly #owner = randomBytes(8).toString('hex');
-  readonly #node: string;
 
   constructor(deps: SpoolDeps) {
     this.#d = deps;
-    this.#node = deps.node ?? `${hostname()}:${deps.config.spoolDir}`;
+    const makeUploader = deps.makeUploader ?? createUploader;
+    this.#sessions = new UploadSessions({
+      store: deps.store,
+      log: deps.log,
+      sealKey: deps.sealKey,
+      makeUploader: (storage) => makeUploader(storage, deps.config, () => deps.clock.now()),
+    });
+    this.#queue = new UploadQueue({
+      clock: deps.clock,
+      concurrency: deps.config.concurrency,
+      attempt: (row) => this.#attempt(row),
+      onAttemptRejected: (row, e) => {
+        // A bookkeeping failure (database) must never become an unhandled rejection: log, try again later.
+        deps.log.error({ err: e, sid: row.sid }, 'upload attempt bookkeeping failed');
+        this.#queue.retryLater(row.id, deps.config.retryMaxMs);
+      },
+      afterAttempt: (row) => this.#settle(row.sid),
+    });
+    this.#leases = new SpoolLeases({
+      store: deps.store,
+      clock: deps.clock,
+      log: deps.log,
+      leaseMs: deps.config.leaseMs,
+      node: deps.node ?? spoolNode(deps.config.spoolDir),
+      adopt: (rows) => this.#queue.add(rows),
+      retain: (held) => this.#queue.retain(held),
+    });
+    this.#intake = new SpoolIntake({
+      spoolDir: deps.config.spoolDir,
+      spoolMaxBytes: deps.config.spoolMaxBytes,
+      now: () => deps.clock.now(),
+      heldBytes: () => this.#queue.bytes,
+      claimNew: (now) => this.#leases.claimNew(now),
+      insertFile: (row) => deps.store.insertFile(row),
+    });
   }
 
   get spoolBytes(): number {
-    return this.#spoolBytes;
+    return this.#intake.usedBytes;
   }
 
   /** Picks up files a previous process left in this node's spool, then keeps its claims alive. */
   async start(): Promise<void> {
-    await this.#claim();
-    this.#scheduleTick();
+    await this.#leases.start();
   }
 
   /**
@@ -98,95 +106,24 @@ export class UploadSpool {
    */
   async close(opts: { release?: boolean } = {}): Promise<void> {
     this.#closed = true;
-    if (this.#tick) this.#d.clock.clearTimeout(this.#tick);
-    for (const t of this.#timers.values()) this.#d.clock.clearTimeout(t);
-    this.#timers.clear();
-    await Promise.allSettled([...this.#inFlight.values()]);
-    for (const s of this.#sessions.values()) s.uploader?.close();
-    for (const u of this.#retired) u.close();
-    this.#retired.clear();
-    if (opts.release !== false) {
-      try {
-        await this.#d.store.releaseLeases(this.#owner);
-      } catch (e) {
-        this.#d.log.warn({ err: e }, 'could not release spool leases; they expire by themselves');
-      }
-    }
-  }
-
-  async #claim(): Promise<void> {
-    const now = this.#d.clock.now();
-    const rows = await this.#d.store.claimOrphans(this.#node, this.#owner, now, now + this.#d.config.leaseMs);
-    for (const row of rows) {
-      if (this.#pending.has(row.id)) continue;
-      this.#pending.set(row.id, row);
-      this.#spoolBytes += Number(row.bytes);
-      this.#ready.add(row.id);
-    }
-    if (rows.length > 0) this.#d.log.info({ files: rows.length }, 'resuming uploads left in the spool');
-    this.#pump();
-  }
-
-  #scheduleTick(): void {
-    if (this.#closed) return;
-    this.#tick = this.#d.clock.setTimeout(() => {
-      void this.#renewAndClaim().finally(() => this.#scheduleTick());
-    }, Math.floor(this.#d.config.leaseMs / 3));
-  }
-
-  /** Renews this process's claims, lets go of files another process took over, and adopts orphans. */
-  async #renewAndClaim(): Promise<void> {
-    if (this.#closed) return;
-    try {
-      const held = await this.#d.store.renewLeases(this.#owner, this.#d.clock.now() + this.#d.config.leaseMs);
-      for (const [id, row] of this.#pending) {
-        if (held.has(id) || this.#inFlight.has(id)) continue;
-        // Someone else owns it now (this process stalled past its lease): stop, but keep the file.
-        this.#pending.delete(id);
-        this.#ready.delete(id);
-        const t = this.#timers.get(id);
-        if (t) this.#d.clock.clearTimeout(t);
-        this.#timers.delete(id);
-        this.#spoolBytes -= Number(row.bytes);
-      }
-      await this.#claim();
-    } catch (e) {
-      this.#d.log.warn({ err: e }, 'spool lease renewal failed; retrying');
-    }
+    this.#leases.stop();
+    await this.#queue.close();
+    this.#sessions.close();
+    if (opts.release !== false) await this.#leases.release();
   }
 
   onEvent(listener: StorageEventListener): () => void {
-    this.#global.add(listener);
-    return () => this.#global.delete(listener);
+    return this.#sessions.onEvent(listener);
   }
 
   async openSession(input: OpenSessionInput): Promise<UploadSession> {
-    const now = this.#d.clock.now();
-    await this.#d.store.upsertSession({
-      sid: input.sid,
-      app_id: input.appId,
-      cname: input.cname,
-      uid: input.uid,
-      storage: seal(JSON.stringify(input.storage), this.#d.sealKey),
-      created_at: now,
-      finished_at: null,
-      completed_at: null,
-    });
-    const existing = this.#sessions.get(input.sid);
-    if (existing) {
-      this.#retire(existing);
-      existing.storage = input.storage;
-      existing.finished = false;
-      existing.completed = false;
-    } else {
-      this.#sessions.set(input.sid, this.#newState(input.sid, input.storage));
-    }
+    await this.#sessions.open(input, this.#d.clock.now());
     return this.#facade(input.sid);
   }
 
   /** The upload session of a sid opened earlier (by this or a previous process), if any. */
   async session(sid: string): Promise<UploadSession | undefined> {
-    return (await this.#state(sid)) ? this.#facade(sid) : undefined;
+    return (await this.#sessions.load(sid)) ? this.#facade(sid) : undefined;
   }
 
   /** From the database, so any process (an API-only one too) answers for sessions uploaded elsewhere. */
@@ -195,327 +132,142 @@ export class UploadSpool {
     return (await this.#d.store.pendingCount(sid)) > 0 ? 'backuped' : 'uploaded';
   }
 
-  /** Drops a session's uploader (new settings); it is closed now, or when its running uploads end. */
-  #retire(s: SessionState): void {
-    const u = s.uploader;
-    s.uploader = undefined;
-    if (!u) return;
-    if ((this.#uses.get(u) ?? 0) === 0) u.close();
-    else this.#retired.add(u);
-  }
-
-  #newState(sid: string, storage: StorageConfigInput | undefined): SessionState {
-    return {
-      sid,
-      storage,
-      uploader: undefined,
-      listeners: new Set(),
-      finished: false,
-      completed: false,
-      configErrorReported: false,
-      waiters: [],
-    };
-  }
-
-  async #state(sid: string): Promise<SessionState | undefined> {
-    const s = this.#sessions.get(sid);
-    if (s) return s;
-    let p = this.#loading.get(sid);
-    if (!p) {
-      p = this.#d.store.session(sid).then((row: SessionRow | undefined) => {
-        if (!row) return undefined;
-        const plain = unseal(row.storage, this.#d.sealKey);
-        const st = this.#sessions.get(sid) ?? this.#newState(sid, plain ? (JSON.parse(plain) as StorageConfigInput) : undefined);
-        st.finished = row.finished_at !== null;
-        st.completed = row.completed_at !== null;
-        this.#sessions.set(sid, st);
-        return st;
-      });
-      this.#loading.set(sid, p);
-      void p.finally(() => this.#loading.delete(sid));
-    }
-    return p;
-  }
-
   #facade(sid: string): UploadSession {
     return {
       sid,
       objectKey: (fileName) => objectKey(this.#sessions.get(sid)?.storage ?? {}, fileName),
       enqueue: (localPath, key, options) => this.#enqueue(sid, localPath, key, options),
-      updateStorage: (storage) => this.#updateStorage(sid, storage),
-      status: () => this.#status(sid),
-      onEvent: (listener) => {
-        const s = this.#sessions.get(sid);
-        s?.listeners.add(listener);
-        return () => s?.listeners.delete(listener);
+      updateStorage: async (storage) => {
+        await this.#sessions.setStorage(sid, storage);
+        // Files waiting out a backoff (often an expired token) are retried with the new settings now.
+        this.#queue.retryNow(sid);
       },
+      status: () => this.#status(sid),
+      onEvent: (listener) => this.#sessions.listen(sid, listener),
       finish: () => this.#finish(sid),
     };
   }
 
-  #emit(sid: string, event: StorageEvent): void {
-    const s = this.#sessions.get(sid);
-    for (const l of [...(s?.listeners ?? []), ...this.#global]) {
-      try {
-        l(event);
-      } catch (e) {
-        this.#d.log.error({ err: e, sid }, 'storage event listener failed');
-      }
-    }
-  }
-
-  #pendingOf(sid: string): FileRow[] {
-    return [...this.#pending.values()].filter((r) => r.sid === sid);
-  }
-
   async #enqueue(sid: string, localPath: string, key: string, options: EnqueueOptions = {}): Promise<EnqueueResult> {
     if (this.#closed) return { ok: false, reason: 'closed', message: 'the storage module is closed' };
-    const s = await this.#state(sid);
+    const s = await this.#sessions.load(sid);
     if (!s || s.finished) {
       return { ok: false, reason: 'finished', message: `upload session ${sid} is ${s ? 'finished' : 'not open'}` };
     }
-    if (!isSafeObjectKey(key)) {
-      return { ok: false, reason: 'invalid-key', message: `object key "${key}" is not a relative "/"-separated path` };
+    const taken = await this.#intake.take(sid, localPath, key, options);
+    if (!taken.ok) {
+      if (taken.reason === 'spool-full') {
+        this.#d.log.error({ sid, key, spoolBytes: this.spoolBytes }, 'upload spool full');
+        this.#sessions.emit(sid, { kind: 'spool-full', sid, fileName: key, message: taken.message });
+      }
+      return taken;
     }
-    let bytes: number;
-    try {
-      const st = await stat(localPath);
-      if (!st.isFile()) throw new Error('not a file');
-      bytes = st.size;
-    } catch {
-      return { ok: false, reason: 'unreadable', message: `cannot read ${localPath}` };
-    }
-    const { spoolMaxBytes } = this.#d.config;
-    if (this.#spoolBytes + bytes > spoolMaxBytes) return this.#spoolFull(sid, key, bytes);
-    this.#spoolBytes += bytes; // reserved before the copy so parallel enqueues cannot overshoot
-    const now = this.#d.clock.now();
-    const id = spoolFileId(now, this.#counter++);
-    const spoolPath = join(this.#d.config.spoolDir, spoolDirName(sid), `${id}${extname(key)}`);
-    try {
-      await placeInSpool(localPath, spoolPath, options.move === true);
-    } catch (e) {
-      this.#spoolBytes -= bytes;
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOSPC') return this.#spoolFull(sid, key, bytes, 'the disk holding the spool is full');
-      return { ok: false, reason: 'unreadable', message: `cannot copy ${localPath} into the spool: ${code ?? (e as Error).message}` };
-    }
-    const row: FileRow = {
-      id,
-      sid,
-      key,
-      spool_path: spoolPath,
-      content_type: options.contentType ?? contentTypeFor(key),
-      bytes,
-      state: 'pending',
-      attempts: 0,
-      last_error: null,
-      enqueued_at: now,
-      uploaded_at: null,
-      node: this.#node,
-      owner: this.#owner,
-      lease_until: now + this.#d.config.leaseMs,
-    };
-    try {
-      await this.#d.store.insertFile(row);
-    } catch (e) {
-      this.#spoolBytes -= bytes;
-      await rm(spoolPath, { force: true });
-      throw e;
-    }
-    this.#pending.set(id, row);
-    this.#ready.add(id);
-    this.#pump();
-    return { ok: true, key, bytes };
-  }
-
-  #spoolFull(sid: string, key: string, bytes: number, why?: string): EnqueueResult {
-    const message =
-      why ??
-      `the upload spool is full: ${this.#spoolBytes} of ${this.#d.config.spoolMaxBytes} bytes used, ${bytes} more refused`;
-    this.#d.log.error({ sid, key, spoolBytes: this.#spoolBytes }, 'upload spool full');
-    this.#emit(sid, { kind: 'spool-full', sid, fileName: key, message });
-    return { ok: false, reason: 'spool-full', message };
-  }
-
-  #pump(): void {
-    if (this.#closed) return;
-    while (this.#inFlight.size < this.#d.config.concurrency) {
-      const next = [...this.#ready]
-        .map((id) => this.#pending.get(id))
-        .filter((r): r is FileRow => r !== undefined && !this.#inFlightKeys.has(`${r.sid}\0${r.key}`))
-        .sort(order)[0];
-      if (!next) break;
-      this.#ready.delete(next.id);
-      const p = this.#attempt(next)
-        .catch((e: unknown) => {
-          // A bookkeeping failure (database) must never become an unhandled rejection: log, try again later.
-          this.#d.log.error({ err: e, sid: next.sid }, 'upload attempt bookkeeping failed');
-          this.#retryLater(next.id, this.#d.config.retryMaxMs);
-        })
-        .finally(() => {
-          this.#inFlight.delete(next.id);
-          this.#inFlightKeys.delete(`${next.sid}\0${next.key}`);
-          this.#settle(next.sid);
-          this.#pump();
-        });
-      this.#inFlightKeys.add(`${next.sid}\0${next.key}`);
-      this.#inFlight.set(next.id, p);
-    }
-    // Drop ids whose rows are gone (uploaded, superseded).
-    for (const id of this.#ready) if (!this.#pending.has(id)) this.#ready.delete(id);
-  }
-
-  // Rows leave #pending only after the manifest says so: finish() reads the manifest once #pending is settled.
-  async #drop(row: FileRow, state: 'superseded' | 'lost', lastError: string | null): Promise<void> {
-    await this.#d.store.updateFile(row.id, { state, last_error: lastError });
-    this.#pending.delete(row.id);
-    this.#spoolBytes -= Number(row.bytes);
-    await rm(row.spool_path, { force: true });
+    this.#queue.add([taken.row]);
+    return { ok: true, key, bytes: taken.row.bytes };
   }
 
   async #attempt(row: FileRow): Promise<void> {
-    const newer = [...this.#pending.values()].some((r) => r.sid === row.sid && r.key === row.key && order(r, row) > 0);
-    // A manifest failure here propagates to #pump, which logs it and retries the file later.
-    if (newer) return await this.#drop(row, 'superseded', null);
-    const s = await this.#state(row.sid).catch(() => undefined);
+    if (this.#queue.hasNewerCopy(row)) return this.#apply(row, undefined, { kind: 'newer-copy' });
+    const s = await this.#sessions.load(row.sid).catch(() => undefined);
+    await this.#apply(row, s, await this.#tryUpload(row, s));
+  }
+
+  async #tryUpload(row: FileRow, s: SessionState | undefined): Promise<AttemptOutcome> {
     try {
-      try {
-        await stat(row.spool_path);
-      } catch {
-        this.#d.log.error({ sid: row.sid, key: row.key }, 'spooled file vanished; it cannot be uploaded');
-        await this.#drop(row, 'lost', 'spool file missing');
+      await stat(row.spool_path);
+    } catch {
+      return { kind: 'file-missing' };
+    }
+    try {
+      await this.#sessions.upload(row.sid, { key: row.key, body: { file: row.spool_path }, contentType: row.content_type });
+      return { kind: 'uploaded', at: this.#d.clock.now() };
+    } catch (e) {
+      const secrets = [s?.storage?.accessKey, s?.storage?.secretKey, s?.storage?.stsToken];
+      const err =
+        e instanceof UploadError
+          ? e
+          : new UploadError('transient', scrubSecrets(`upload failed: ${(e as Error)?.message ?? String(e)}`, secrets));
+      return { kind: 'failed', configError: err.kind === 'config', message: err.message };
+    }
+  }
+
+  /** Writes what the attempt did to the manifest, then frees the spool file, reports, or schedules the retry. */
+  async #apply(row: FileRow, s: SessionState | undefined, outcome: AttemptOutcome): Promise<void> {
+    const step = fileTransition(row, outcome, this.#d.config);
+    // Rows leave the queue only after the manifest says so: finish() reads the manifest once the queue is settled.
+    // A manifest failure rejects the attempt; the queue reports it and the file is retried later.
+    switch (step.state) {
+      case 'superseded':
+      case 'lost':
+        if (step.state === 'lost') this.#d.log.error({ sid: row.sid, key: row.key }, 'spooled file vanished; it cannot be uploaded');
+        await this.#d.store.updateFile(row.id, step.patch);
+        this.#queue.remove(row.id);
+        await rm(row.spool_path, { force: true });
         return;
-      }
-      if (!s?.storage) {
-        throw new UploadError('config', 'the stored storage settings of this session cannot be read (deployment secret changed?)');
-      }
-      if (!s.uploader) s.uploader = (this.#d.makeUploader ?? createUploader)(s.storage, this.#d.config, () => this.#d.clock.now());
-      const uploader = s.uploader;
-      this.#uses.set(uploader, (this.#uses.get(uploader) ?? 0) + 1);
-      try {
-        await uploader.put({ key: row.key, body: { file: row.spool_path }, contentType: row.content_type });
-      } finally {
-        const left = (this.#uses.get(uploader) ?? 1) - 1;
-        this.#uses.set(uploader, left);
-        if (left === 0 && this.#retired.delete(uploader)) uploader.close();
-      }
-    } catch (e) {
-      await this.#failed(row, s, e);
-      return;
+      case 'uploaded':
+        try {
+          await this.#d.store.updateFile(row.id, step.patch);
+        } catch (e) {
+          // The object is in the bucket but the manifest still says pending: a later attempt re-uploads it (idempotent).
+          this.#d.log.error({ err: e, sid: row.sid }, 'spool bookkeeping failed after upload');
+          throw e;
+        }
+        this.#queue.remove(row.id);
+        await rm(row.spool_path, { force: true }).catch(() => undefined);
+        this.#sessions.uploadSucceeded(row.sid);
+        this.#sessions.emit(row.sid, { kind: 'file-uploaded', sid: row.sid, fileName: row.key, bytes: Number(row.bytes), attempts: step.attempts });
+        await this.#maybeComplete(row.sid);
+        return;
+      case 'pending':
+        this.#queue.setAttempts(row.id, step.attempts);
+        try {
+          await this.#d.store.updateFile(row.id, step.patch);
+        } catch (dbErr) {
+          this.#d.log.error({ err: dbErr, sid: row.sid }, 'spool bookkeeping failed after a failed upload');
+        }
+        this.#reportFailure(row, s, step);
+        this.#queue.retryLater(row.id, step.retryInMs);
+        return;
     }
-    await this.#succeeded(row, s);
   }
 
-  async #succeeded(row: FileRow, s: SessionState | undefined): Promise<void> {
-    const attempts = Number(row.attempts) + 1;
-    const now = this.#d.clock.now();
-    try {
-      await this.#d.store.updateFile(row.id, { state: 'uploaded', attempts, uploaded_at: now, last_error: null });
-    } catch (e) {
-      // The object is in the bucket but the manifest still says pending: a later attempt re-uploads it (idempotent).
-      this.#d.log.error({ err: e, sid: row.sid }, 'spool bookkeeping failed after upload');
-      throw e;
-    }
-    this.#pending.delete(row.id);
-    this.#spoolBytes -= Number(row.bytes);
-    await rm(row.spool_path, { force: true }).catch(() => undefined);
-    if (s) s.configErrorReported = false;
-    this.#emit(row.sid, { kind: 'file-uploaded', sid: row.sid, fileName: row.key, bytes: Number(row.bytes), attempts });
-    await this.#maybeComplete(row.sid);
-  }
-
-  async #failed(row: FileRow, s: SessionState | undefined, e: unknown): Promise<void> {
-    const secrets = [s?.storage?.accessKey, s?.storage?.secretKey, s?.storage?.stsToken];
-    const err =
-      e instanceof UploadError
-        ? e
-        : new UploadError('transient', scrubSecrets(`upload failed: ${(e as Error)?.message ?? String(e)}`, secrets));
-    const configError = err.kind === 'config';
-    row.attempts = Number(row.attempts) + 1;
-    try {
-      await this.#d.store.updateFile(row.id, { attempts: row.attempts, last_error: err.message });
-    } catch (dbErr) {
-      this.#d.log.error({ err: dbErr, sid: row.sid }, 'spool bookkeeping failed after a failed upload');
-    }
-    const delay = retryDelay(row.attempts, this.#d.config.retryBaseMs, this.#d.config.retryMaxMs, configError);
-    this.#d.log.warn(
-      { sid: row.sid, key: row.key, attempt: row.attempts, retryInMs: delay, reason: err.message },
-      'upload failed; kept in the spool',
-    );
-    if (row.attempts === 1) this.#emit(row.sid, { kind: 'backuped', sid: row.sid, fileName: row.key, message: err.message });
-    if (configError && s && !s.configErrorReported) {
-      s.configErrorReported = true;
+  #reportFailure(row: FileRow, s: SessionState | undefined, step: RetryStep): void {
+    const { sid, key } = row;
+    this.#d.log.warn({ sid, key, attempt: step.attempts, retryInMs: step.retryInMs, reason: step.message }, 'upload failed; kept in the spool');
+    if (step.firstFailure) this.#sessions.emit(sid, { kind: 'backuped', sid, fileName: key, message: step.message });
+    if (step.configError && s && this.#sessions.configErrorDue(sid)) {
       const where = s.storage ? describeStorage(s.storage) : 'storage';
-      this.#d.log.error({ sid: row.sid, storage: where, reason: err.message }, 'storage configuration error');
-      this.#emit(row.sid, { kind: 'storage-config-error', sid: row.sid, fileName: row.key, message: err.message });
+      this.#d.log.error({ sid, storage: where, reason: step.message }, 'storage configuration error');
+      this.#sessions.emit(sid, { kind: 'storage-config-error', sid, fileName: key, message: step.message });
     }
-    this.#emit(row.sid, {
+    this.#sessions.emit(sid, {
       kind: 'upload-failed',
-      sid: row.sid,
-      fileName: row.key,
-      attempt: row.attempts,
-      retryInMs: delay,
-      configError,
-      message: err.message,
+      sid,
+      fileName: key,
+      attempt: step.attempts,
+      retryInMs: step.retryInMs,
+      configError: step.configError,
+      message: step.message,
     });
-    this.#retryLater(row.id, delay);
-  }
-
-  #retryLater(id: string, delay: number): void {
-    if (this.#closed || !this.#pending.has(id) || this.#timers.has(id)) return;
-    const t = this.#d.clock.setTimeout(() => {
-      this.#timers.delete(id);
-      if (!this.#pending.has(id)) return;
-      this.#ready.add(id);
-      this.#pump();
-    }, delay);
-    this.#timers.set(id, t);
   }
 
   /** Wakes finish() callers once every file of the session was tried at least once. */
   #settle(sid: string): void {
-    const s = this.#sessions.get(sid);
-    if (!s || s.waiters.length === 0) return;
-    const unsettled = this.#pendingOf(sid).some((r) => Number(r.attempts) === 0 || this.#inFlight.has(r.id));
-    if (unsettled) return;
-    const w = s.waiters;
-    s.waiters = [];
-    for (const f of w) f();
+    if (this.#sessions.waiting(sid) && this.#queue.settled(sid)) this.#sessions.wake(sid);
   }
 
   async #maybeComplete(sid: string): Promise<void> {
-    const s = this.#sessions.get(sid) ?? (await this.#state(sid));
-    if (!s || !s.finished || s.completed || this.#pendingOf(sid).length > 0) return;
+    const s = await this.#sessions.load(sid);
+    if (!s || !s.finished || s.completed || this.#queue.rowsOf(sid).length > 0) return;
     try {
       // Files of this session may also wait in another node's spool.
       if ((await this.#d.store.pendingCount(sid)) > 0) return;
-      if (s.completed) return;
-      s.completed = true;
-      await this.#d.store.markCompleted(sid, this.#d.clock.now());
+      if (!(await this.#sessions.markCompleted(sid, this.#d.clock.now()))) return;
       const files = latestPerKey(await this.#d.store.sessionFiles(sid));
-      this.#emit(sid, { kind: 'uploaded', sid, files });
+      this.#sessions.emit(sid, { kind: 'uploaded', sid, files });
     } catch (e) {
       this.#d.log.error({ err: e, sid }, 'could not record the completed upload');
     }
-  }
-
-  async #updateStorage(sid: string, storage: StorageConfigInput): Promise<void> {
-    const s = await this.#state(sid);
-    if (!s) throw new Error(`upload session ${sid} is not open`);
-    await this.#d.store.setSessionStorage(sid, seal(JSON.stringify(storage), this.#d.sealKey));
-    this.#retire(s);
-    s.storage = storage;
-    s.configErrorReported = false;
-    // Files waiting out a backoff (often an expired token) are retried with the new settings now.
-    for (const r of this.#pendingOf(sid)) {
-      const t = this.#timers.get(r.id);
-      if (t) {
-        this.#d.clock.clearTimeout(t);
-        this.#timers.delete(r.id);
-        this.#ready.add(r.id);
-      }
-    }
-    this.#pump();
   }
 
   async #status(sid: string): Promise<SessionUploadStatus> {
@@ -524,7 +276,7 @@ export class UploadSpool {
     const latest = latestPerKey(rows);
     const arrived = latest.filter((f) => f.state === 'uploaded').length;
     return {
-      uploadingStatus: (await this.#state(sid)) ? (pending.length > 0 ? 'backuped' : 'uploaded') : 'unknown',
+      uploadingStatus: (await this.#sessions.load(sid)) ? (pending.length > 0 ? 'backuped' : 'uploaded') : 'unknown',
       pending: pending.length,
       uploaded: rows.filter((r) => r.state === 'uploaded').length,
       pendingBytes: pending.reduce((n, r) => n + Number(r.bytes), 0),
@@ -533,16 +285,10 @@ export class UploadSpool {
   }
 
   async #finish(sid: string): Promise<FinishResult> {
-    const s = await this.#state(sid);
-    if (!s) throw new Error(`upload session ${sid} is not open`);
-    if (!s.finished) {
-      s.finished = true;
-      await this.#d.store.markFinished(sid, this.#d.clock.now());
-    }
-    await new Promise<void>((resolve) => {
-      s.waiters.push(resolve);
-      this.#settle(sid);
-    });
+    await this.#sessions.markFinished(sid, this.#d.clock.now());
+    const settled = this.#sessions.whenSettled(sid);
+    this.#settle(sid);
+    await settled;
     const rows = await this.#d.store.sessionFiles(sid);
     const uploadingStatus = rows.some((r) => r.state === 'pending') ? 'backuped' : 'uploaded';
     await this.#maybeComplete(sid);

@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, rename, rm, unlink } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { copyFile, mkdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { dirname, extname, join } from 'node:path';
+import { contentTypeFor, isSafeObjectKey } from '../naming.ts';
+import type { FileRow } from './store.ts';
+import type { EnqueueOptions, EnqueueResult } from './types.ts';
 
 /** Ids sort by enqueue time, then by a per-process counter, so the manifest keeps recording order. */
 export function spoolFileId(now: number, counter: number): string {
@@ -30,5 +33,94 @@ export async function placeInSpool(localPath: string, spoolPath: string, move: b
   } catch (e) {
     await rm(spoolPath, { force: true });
     throw e;
+  }
+}
+
+export type IntakeRefusal = Extract<EnqueueResult, { ok: false }>;
+
+export interface SpoolIntakeDeps {
+  readonly spoolDir: string;
+  readonly spoolMaxBytes: number;
+  readonly now: () => number;
+  /** Bytes of the spool files already held (by the upload queue). */
+  readonly heldBytes: () => number;
+  /** The lease columns of a new row (its node and this process as owner). */
+  readonly claimNew: (now: number) => Pick<FileRow, 'node' | 'owner' | 'lease_until'>;
+  readonly insertFile: (row: FileRow) => Promise<void>;
+}
+
+/**
+ * Takes a closed file into the spool and the manifest, within the spool's byte limit: space is reserved before
+ * the copy, so parallel intakes cannot overshoot it. Refusals are results; only a manifest failure throws (and
+ * then the spooled copy is removed).
+ */
+export class SpoolIntake {
+  readonly #d: SpoolIntakeDeps;
+  /** Bytes of files being copied in, not yet held. */
+  #reserved = 0;
+  #counter = 0;
+
+  constructor(deps: SpoolIntakeDeps) {
+    this.#d = deps;
+  }
+
+  /** Bytes the spool holds or has promised. */
+  get usedBytes(): number {
+    return this.#d.heldBytes() + this.#reserved;
+  }
+
+  async take(sid: string, localPath: string, key: string, options: EnqueueOptions): Promise<{ readonly ok: true; readonly row: FileRow } | IntakeRefusal> {
+    if (!isSafeObjectKey(key)) {
+      return { ok: false, reason: 'invalid-key', message: `object key "${key}" is not a relative "/"-separated path` };
+    }
+    let bytes: number;
+    try {
+      const st = await stat(localPath);
+      if (!st.isFile()) throw new Error('not a file');
+      bytes = st.size;
+    } catch {
+      return { ok: false, reason: 'unreadable', message: `cannot read ${localPath}` };
+    }
+    if (this.usedBytes + bytes > this.#d.spoolMaxBytes) {
+      const message = `the upload spool is full: ${this.usedBytes} of ${this.#d.spoolMaxBytes} bytes used, ${bytes} more refused`;
+      return { ok: false, reason: 'spool-full', message };
+    }
+    this.#reserved += bytes;
+    try {
+      const now = this.#d.now();
+      const id = spoolFileId(now, this.#counter++);
+      const spoolPath = join(this.#d.spoolDir, spoolDirName(sid), `${id}${extname(key)}`);
+      try {
+        await placeInSpool(localPath, spoolPath, options.move === true);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ENOSPC') return { ok: false, reason: 'spool-full', message: 'the disk holding the spool is full' };
+        return { ok: false, reason: 'unreadable', message: `cannot copy ${localPath} into the spool: ${code ?? (e as Error).message}` };
+      }
+      const row: FileRow = {
+        id,
+        sid,
+        key,
+        spool_path: spoolPath,
+        content_type: options.contentType ?? contentTypeFor(key),
+        bytes,
+        state: 'pending',
+        attempts: 0,
+        last_error: null,
+        enqueued_at: now,
+        uploaded_at: null,
+        ...this.#d.claimNew(now),
+      };
+      try {
+        await this.#d.insertFile(row);
+      } catch (e) {
+        await rm(spoolPath, { force: true });
+        throw e;
+      }
+      return { ok: true, row };
+    } finally {
+      // The caller hands the row to the queue at once, which then holds its bytes.
+      this.#reserved -= bytes;
+    }
   }
 }

@@ -25,9 +25,9 @@ export interface SpooledFile {
 }
 
 /**
- * What the storage reports about a session's uploads; the recorder turns these into webhook events
- * (30s of the notes' table) and query fields. `fileName` is the object key (prefix included), as in the
- * notes' fileList and snapshot events. Messages never contain secrets.
+ * What the storage reports about a session's uploads; the recorder turns these into webhook events (uploader
+ * events 31–33 and codes, see docs/storage.md "Events → webhooks") and query fields. `fileName` is the object key
+ * (prefix included), as in the webhooks' fileList and snapshot events. Messages never contain secrets.
  */
 export type StorageEvent =
   /** A file is in the bucket. */

@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import { GetObjectTaggingCommand, S3Client } from '@aws-sdk/client-s3';
 import type { StorageConfig } from '../config.ts';
 import type { StorageConfigInput } from '../storage-config.ts';
-import { S3RVER_KEY, startTestS3Server, type TestS3Server } from '../testing/s3-server.ts';
+import { S3RVER_KEY, startTestS3Server, type TestS3Server } from '../testing/index.ts';
 import { createUploader, resolveDestination } from './factory.ts';
 import { UploadError } from './types.ts';
 

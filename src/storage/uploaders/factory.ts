@@ -1,7 +1,6 @@
 import type { StorageConfig } from '../config.ts';
 import { endpointUrl, describeStorage, type StorageConfigInput } from '../storage-config.ts';
-import { vendorRegion } from '../vendors/region.ts';
-import { vendorSpec } from '../vendors/table.ts';
+import { vendorRegion, vendorSpec } from '../vendors/index.ts';
 import { createAzureUploader } from './azure.ts';
 import { createLocalUploader } from './local.ts';
 import { createS3Uploader, parseTag } from './s3.ts';

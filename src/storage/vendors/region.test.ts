@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { checkStorageRegionInArea, storageRegionArea, validateStorageRegion, vendorRegion } from './region.ts';
 import { STORAGE_VENDORS, VENDORS } from './table.ts';
 
-test('region areas follow the notes table', () => {
+test('region areas follow the region table', () => {
   assert.equal(storageRegionArea(1, 0), 'NA');
   assert.equal(storageRegionArea(1, 7), 'EU');
   assert.equal(storageRegionArea(1, 15), 'CN');
@@ -62,4 +63,14 @@ test('checkStorageRegionInArea refuses a storage region outside the acquire regi
   const p = checkStorageRegionInArea(1, 7, 'NA');
   assert.equal(p?.field, 'storageConfig.region');
   assert.match(p!.reason, /EU_CENTRAL_1.*area EU.*region NA/);
+});
+
+test('the region table of docs/storage.md lists exactly the regions of the code', () => {
+  const doc = readFileSync(new URL('../../../docs/storage.md', import.meta.url), 'utf8');
+  const appendix = doc.slice(doc.indexOf('## Appendix: region numbers'));
+  const documented = [...appendix.matchAll(/^\| (\d+) \| (\d+) \| `([^`]+)` \| `([^`]+)` \| (CN|AP|EU|NA|any) \|$/gm)].map((m) => m.slice(1).join(' '));
+  const coded = [...VENDORS.values()].flatMap((spec) =>
+    [...spec.regions.values()].map((r) => `${spec.vendor} ${r.number} ${r.label} ${r.id} ${r.area ?? 'any'}`),
+  );
+  assert.deepEqual(documented, coded);
 });

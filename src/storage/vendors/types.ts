@@ -7,7 +7,7 @@ export type StorageVendor = 1 | 2 | 3 | 5 | 6 | 7 | 8 | 11;
 /** One region number of one vendor. */
 export interface VendorRegion {
   readonly number: number;
-  /** The name in the region table of the notes, e.g. `US_EAST_1`. */
+  /** The recording API's label of the region, e.g. `US_EAST_1` (docs/storage.md, appendix: region numbers). */
   readonly label: string;
   /** The provider's own region id, used for request signing, e.g. `us-east-1`. */
   readonly id: string;
@@ -30,12 +30,38 @@ export interface VendorSpec {
   readonly supportsTag: boolean;
 }
 
-/** Builds a region map from `[number, label, id, area]` rows and an endpoint template. */
-export function regionTable(
-  rows: ReadonlyArray<readonly [number, string, string, StorageArea | undefined]>,
-  endpoint: (id: string) => string,
-): ReadonlyMap<number, VendorRegion> {
-  return new Map(
-    rows.map(([number, label, id, area]) => [number, Object.freeze({ number, label, id, area, endpoint: endpoint(id) })]),
+/** A region row: `[number, label, provider region id, area]`. */
+export type RegionRow = readonly [number: number, label: string, id: string, area: StorageArea | undefined];
+
+/** Options of a storageConfig that only some vendors accept. */
+export type VendorOption = 'sts' | 'sse' | 'tag';
+
+/** One vendor as data. Defaults: the S3 API, virtual-hosted buckets, none of the options. */
+export interface VendorDefinition {
+  readonly vendor: StorageVendor;
+  readonly name: string;
+  readonly api?: 's3' | 'azure';
+  readonly virtualHosted?: boolean;
+  readonly options?: readonly VendorOption[];
+  /** The provider's public endpoint for a region id. */
+  readonly endpoint: (regionId: string) => string;
+  readonly regions: readonly RegionRow[];
+}
+
+/** The frozen VendorSpec of a definition, with its region map. */
+export function defineVendor(d: VendorDefinition): VendorSpec {
+  const options = new Set(d.options ?? []);
+  const regions = new Map(
+    d.regions.map(([number, label, id, area]) => [number, Object.freeze({ number, label, id, area, endpoint: d.endpoint(id) })]),
   );
+  return Object.freeze({
+    vendor: d.vendor,
+    name: d.name,
+    api: d.api ?? 's3',
+    virtualHosted: d.virtualHosted ?? true,
+    regions,
+    supportsSts: options.has('sts'),
+    supportsSse: options.has('sse'),
+    supportsTag: options.has('tag'),
+  });
 }
