@@ -28,6 +28,7 @@ import {
   acquireRequest,
   checkSceneMode,
   checkUpdateMode,
+  RESOURCE_ID_PATTERN,
   startEnvelope,
   stopRequest,
   updateLayoutRequest,
@@ -79,7 +80,7 @@ function parseMode(mode: string, echo: Echo): RecordingMode {
   return mode as RecordingMode;
 }
 
-const RESOURCE_ID = /^[A-Za-z0-9_-]{16,256}$/;
+const RESOURCE_ID = RESOURCE_ID_PATTERN;
 
 export class RecordingService {
   readonly #queryJson = new WeakMap<Task, string>();

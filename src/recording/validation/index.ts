@@ -3,3 +3,4 @@ export * from './tables.ts';
 export { checkSceneMode, checkUpdateMode, validateStartClientRequest } from './rules.ts';
 export type * from './types.ts';
 export { RECORDING_MODES } from './types.ts';
+export { echoable, RESOURCE_ID_PATTERN, SID_PATTERN, type Identifiers } from './identifiers.ts';
