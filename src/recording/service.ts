@@ -27,6 +27,7 @@ import { within } from './within.ts';
 import {
   acquireRequest,
   checkSceneMode,
+  checkStorageUnchanged,
   checkUpdateMode,
   RESOURCE_ID_PATTERN,
   startEnvelope,
@@ -184,7 +185,11 @@ export class RecordingService {
     this.#checkMode(current, mode);
     validated(echo, () => {
       checkUpdateMode(req.clientRequest, mode, current.session.rtmp.length > 0);
-      checkStorageRegion(req.clientRequest.storageConfig, current.resource.region, 'clientRequest.storageConfig');
+      const storage = req.clientRequest.storageConfig;
+      if (storage) {
+        checkStorageRegion(storage, current.resource.region, 'clientRequest.storageConfig');
+        checkStorageUnchanged(storage, current.session.clientRequest.storageConfig, 'clientRequest.storageConfig');
+      }
     });
     await this.d.runtime.mutate(resourceId, (t) => updateSession(accessSession(t, ref, this.d.clock.now()), req.clientRequest));
     const h = await this.d.runtime.handle(resourceId);

@@ -11,6 +11,12 @@ export const uidText: Check<string> = str({
   },
 });
 
+/** The wildcard of a subscription list that names every user of the channel (docs/recording-api.md). */
+export const ALL_STREAMS = '#allstream#';
+
+/** An entry of a subscribe/unsubscribe list: a uid, or the wildcard (alone; see allStreamsAlone in rules.ts). */
+export const subscriptionUid: Check<string> = (v, path) => (v === ALL_STREAMS ? ALL_STREAMS : uidText(v, path));
+
 /** A uid in a layout entry: 32-bit unsigned integer text (0 allowed there: it never names a real user). */
 export const uint32Text: Check<string> = str({
   refine(v, path) {
@@ -20,7 +26,7 @@ export const uint32Text: Check<string> = str({
   },
 });
 
-/** cname: 1..1024 bytes (spec); the character set is the RTC channel-name set (notes §1.4, code 1013). */
+/** cname: 1..1024 bytes (spec); the character set is the RTC channel-name set (docs/recording-api.md, validation). */
 export const cnameText: Check<string> = str({
   minLength: 1,
   maxBytes: 1024,

@@ -18,10 +18,19 @@ export type Check<T> = (value: unknown, path: string) => T;
 export interface Field<T> {
   readonly check: Check<T>;
   readonly required: boolean;
+  /** A second spelling of the key that clients send (read when the key itself is absent). */
+  readonly alias?: string;
+  /** A value typed SDKs send for "not set" (Go's zero values): treated as absent. */
+  readonly unset?: string | number;
+}
+
+export interface OptOptions {
+  readonly alias?: string;
+  readonly unset?: string | number;
 }
 
 export const req = <T>(check: Check<T>): Field<T> => ({ check, required: true });
-export const opt = <T>(check: Check<T>): Field<T | undefined> => ({ check, required: false });
+export const opt = <T>(check: Check<T>, o: OptOptions = {}): Field<T | undefined> => ({ check, required: false, ...o });
 
 export function fail(path: string, rule: string): never {
   throw new ValidationError(path, rule);
@@ -129,10 +138,16 @@ export function obj<T>(shape: Shape, refine?: (v: T, path: string) => void): Che
     if (!isPlainObject(v)) fail(path || 'body', 'must be a JSON object');
     const out: Record<string, unknown> = {};
     for (const [key, field] of entries) {
-      const p = join(path, key);
-      const x = Object.hasOwn(v, key) ? v[key] : undefined;
+      let name = key;
+      let x = Object.hasOwn(v, key) ? v[key] : undefined;
+      if (field.alias !== undefined && Object.hasOwn(v, field.alias) && v[field.alias] !== null) {
+        if (x !== undefined && x !== null) fail(join(path, field.alias), `must not be set together with ${key} (two spellings of one field)`);
+        name = field.alias;
+        x = v[field.alias];
+      }
+      const p = join(path, name);
       // null counts as absent for optional fields: clients serialising optional values as null are common.
-      if (x === undefined || x === null) {
+      if (x === undefined || x === null || (field.unset !== undefined && x === field.unset)) {
         if (field.required) fail(p, 'is required');
         continue;
       }

