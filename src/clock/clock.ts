@@ -17,16 +17,24 @@ export interface Clock {
 let nextId = 1;
 const live = new Map<number, NodeJS.Timeout>();
 
+/** Node fires a longer timeout at once (TimeoutOverflowWarning); 30-day idle or 720-hour timers are chained. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 export const systemClock: Clock = Object.freeze({
   now: () => Date.now(),
   setTimeout(fn: () => void, ms: number): TimerHandle {
     const id = nextId++;
-    const t = setTimeout(() => {
-      live.delete(id);
-      fn();
-    }, Math.max(0, ms));
-    t.unref?.();
-    live.set(id, t);
+    const arm = (left: number): void => {
+      const step = Math.min(left, MAX_TIMEOUT_MS);
+      const t = setTimeout(() => {
+        if (left > step) return arm(left - step);
+        live.delete(id);
+        fn();
+      }, step);
+      t.unref?.();
+      live.set(id, t);
+    };
+    arm(Math.max(0, ms));
     return { id };
   },
   clearTimeout(handle: TimerHandle): void {

@@ -27,7 +27,9 @@ import { within } from './within.ts';
 import {
   acquireRequest,
   checkSceneMode,
+  checkStorageUnchanged,
   checkUpdateMode,
+  RESOURCE_ID_PATTERN,
   startEnvelope,
   stopRequest,
   updateLayoutRequest,
@@ -79,7 +81,7 @@ function parseMode(mode: string, echo: Echo): RecordingMode {
   return mode as RecordingMode;
 }
 
-const RESOURCE_ID = /^[A-Za-z0-9_-]{16,256}$/;
+const RESOURCE_ID = RESOURCE_ID_PATTERN;
 
 export class RecordingService {
   readonly #queryJson = new WeakMap<Task, string>();
@@ -183,7 +185,11 @@ export class RecordingService {
     this.#checkMode(current, mode);
     validated(echo, () => {
       checkUpdateMode(req.clientRequest, mode, current.session.rtmp.length > 0);
-      checkStorageRegion(req.clientRequest.storageConfig, current.resource.region, 'clientRequest.storageConfig');
+      const storage = req.clientRequest.storageConfig;
+      if (storage) {
+        checkStorageRegion(storage, current.resource.region, 'clientRequest.storageConfig');
+        checkStorageUnchanged(storage, current.session.clientRequest.storageConfig, 'clientRequest.storageConfig');
+      }
     });
     await this.d.runtime.mutate(resourceId, (t) => updateSession(accessSession(t, ref, this.d.clock.now()), req.clientRequest));
     const h = await this.d.runtime.handle(resourceId);

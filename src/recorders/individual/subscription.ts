@@ -4,6 +4,7 @@
  * lists when it names them.
  */
 import type { MediaKind } from '../../channel/index.ts';
+import { ALL_STREAMS } from '../../recording/validation/index.ts';
 
 export interface UidFilter {
   readonly include?: readonly string[] | undefined;
@@ -34,8 +35,9 @@ export function createSubscription(i: SubscriptionInput): Subscription {
 export function wants(s: Subscription, kind: MediaKind, uid: string): boolean {
   const f = s[kind];
   if (!f) return false;
-  if (f.include) return f.include.includes(uid);
-  if (f.exclude) return !f.exclude.includes(uid);
+  // `["#allstream#"]` names every user (docs/recording-api.md).
+  if (f.include) return f.include.includes(ALL_STREAMS) || f.include.includes(uid);
+  if (f.exclude) return !(f.exclude.includes(ALL_STREAMS) || f.exclude.includes(uid));
   return true;
 }
 

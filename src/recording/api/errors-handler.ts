@@ -1,6 +1,8 @@
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../log/index.ts';
 import { errorResponse, RecordingApiError } from '../errors.ts';
+import { echoable } from '../validation/index.ts';
 
 /** Body-parsing failures Fastify raises before a handler runs, as catalogue errors naming what was wrong. */
 function fromFastify(err: FastifyError): RecordingApiError | undefined {
@@ -21,9 +23,37 @@ function fromFastify(err: FastifyError): RecordingApiError | undefined {
   }
 }
 
-/** The one error handler of /v1: catalogue errors as they are; anything else is a 500 without internals. */
+/** Past this many discarded bytes an oversized upload is cut off (the client may then see a reset). */
+const MAX_DISCARDED_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Reads and drops the rest of a refused body. Answering while the client still sends and then closing (Fastify
+ * closes after a body error) resets the connection under the client's feet, so it never reads the 413.
+ */
+function discardRest(req: IncomingMessage): Promise<void> {
+  const declared = Number(req.headers['content-length']);
+  if (req.readableEnded || req.destroyed || declared > MAX_DISCARDED_BYTES) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = () => {
+      req.off('data', onData).off('end', done).off('close', done).off('error', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > MAX_DISCARDED_BYTES) done();
+    };
+    req.on('data', onData).once('end', done).once('close', done).once('error', done);
+    req.resume();
+  });
+}
+
+/**
+ * The one error handler of /v1: catalogue errors as they are, echoing only identifiers that pass their own rule;
+ * anything else is a 500 without internals.
+ */
 export function createErrorHandler(log: Logger) {
-  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
+  return async (err: FastifyError, req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     let e = err instanceof RecordingApiError ? err : fromFastify(err);
     if (!e) {
       // The message may quote request data (storage keys included): log the type, code and frames, not the text.
@@ -31,7 +61,8 @@ export function createErrorHandler(log: Logger) {
       log.error({ err: { name: err.name, code: err.code, frames }, route: req.routeOptions.url }, 'recording API failure');
       e = new RecordingApiError('internalError');
     }
-    const { status, body } = errorResponse(e);
-    void reply.code(status).send(body);
+    if (e.key === 'bodyTooLarge') await discardRest(req.raw);
+    const { status, body } = errorResponse(new RecordingApiError(e.key, e.detail, echoable(e.echo)));
+    return reply.code(status).send(body);
   };
 }

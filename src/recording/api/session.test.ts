@@ -144,7 +144,7 @@ test('web: query shows extensionServiceState, update toggles onhold, stop lists 
     r = await api.update(s.rid, s.sid, 'web', { ...s.id, clientRequest: { storageConfig, streamSubscribe: {} } });
     assert.equal(r.body.reason, 'clientRequest.streamSubscribe: is only allowed in individual and mix modes, not web');
     r = await api.update(s.rid, s.sid, 'web', { ...s.id, clientRequest: { webRecordingConfig: { onhold: false } } });
-    assert.equal(r.body.reason, 'clientRequest.storageConfig: is required');
+    assert.equal(r.status, 200, 'update without storageConfig');
 
     const stop = await api.stop(s.rid, s.sid, 'web', { ...s.id, clientRequest: { async_stop: false } });
     assert.equal(stop.status, 200);

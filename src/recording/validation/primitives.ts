@@ -1,56 +1,36 @@
-import { fail, str, type Check } from './schema.ts';
+/** Field types shared by several tables, as TypeBox schemas. */
+import { Type, type TUnsafe } from '@sinclair/typebox';
 
-const MAX_UID = 4294967295;
-
-/** A uid: integer text 1..2^32-1, no sign, no leading zero, never 0. */
-export const uidText: Check<string> = str({
-  refine(v, path) {
-    if (!/^[1-9][0-9]{0,9}$/.test(v) || Number(v) > MAX_UID) {
-      fail(path, 'must be integer text between 1 and 4294967295');
-    }
-  },
-});
-
-/** A uid in a layout entry: 32-bit unsigned integer text (0 allowed there: it never names a real user). */
-export const uint32Text: Check<string> = str({
-  refine(v, path) {
-    if (!/^(0|[1-9][0-9]{0,9})$/.test(v) || Number(v) > MAX_UID) {
-      fail(path, 'must be integer text between 0 and 4294967295');
-    }
-  },
-});
-
-/** cname: 1..1024 bytes (spec); the character set is the RTC channel-name set (notes §1.4, code 1013). */
-export const cnameText: Check<string> = str({
-  minLength: 1,
-  maxBytes: 1024,
-  pattern: [
-    /^[a-zA-Z0-9 !#$%&()+\-:;<=.>?@[\]^_{}|~,]+$/,
-    'must use only a-z, A-Z, 0-9, space and !#$%&()+-:;<=.>?@[]^_{}|~,',
-  ],
-});
-
-/** A URL of at most 2048 characters whose scheme is `scheme` or its TLS form (`scheme` + "s"). */
-function urlOf(scheme: 'http' | 'rtmp'): Check<string> {
-  const rule = `must be an ${scheme} or ${scheme}s URL`;
-  return str({
-    maxLength: 2048,
-    refine(v, path) {
-      let u: URL;
-      try {
-        u = new URL(v);
-      } catch {
-        return fail(path, rule);
-      }
-      if (u.protocol !== `${scheme}:` && u.protocol !== `${scheme}s:`) fail(path, rule);
-    },
-  });
+/** An enumeration of numbers or strings, as JSON Schema `enum` with its literal union as the static type. */
+export function oneOf<const T extends readonly (number | string)[]>(values: T, options: Record<string, unknown> = {}): TUnsafe<T[number]> {
+  const type = values.every((v) => typeof v === 'number') ? (values.every(Number.isInteger) ? 'integer' : 'number') : 'string';
+  return Type.Unsafe<T[number]>({ ...options, type, enum: [...values] });
 }
 
-export const httpUrl: Check<string> = urlOf('http');
-export const rtmpUrl: Check<string> = urlOf('rtmp');
+/** uid: integer text 1..4294967295 (acquire, start, update, stop; maxResolutionUid; backgroundConfig). */
+export const Uid = Type.String({ format: 'uid', description: 'Integer text 1..4294967295, never 0.' });
 
-export const hexColor: Check<string> = str({ pattern: [/^#[0-9a-fA-F]{6}$/, 'must be # followed by 6 hex digits'] });
+/** An entry of a subscribe/unsubscribe list: a uid or `#allstream#` (every user). */
+export const SubscriptionUid = Type.String({ format: 'subscription-uid', description: 'A uid, or "#allstream#" for every user.' });
+
+/** A uid in a layout entry: 0 allowed. */
+export const Uint32Text = Type.String({ format: 'uint32', description: 'Integer text 0..4294967295.' });
+
+/** cname: 1..1024 bytes of the RTC channel-name characters (docs/recording-api.md, validation choices). */
+export const Cname = Type.String({
+  minLength: 1,
+  'x-maxBytes': 1024,
+  pattern: '^[a-zA-Z0-9 !#$%&()+\\-:;<=.>?@[\\]^_{}|~,]+$',
+  'x-rule': 'must use only a-z, A-Z, 0-9, space and !#$%&()+-:;<=.>?@[]^_{}|~,',
+});
+
+const url = (format: 'http-url' | 'rtmp-url') => Type.String({ maxLength: 2048, format });
+/** An http or https URL of at most 2048 characters. */
+export const HttpUrl = url('http-url');
+/** An rtmp or rtmps URL of at most 2048 characters. */
+export const RtmpUrl = url('rtmp-url');
+
+export const HexColor = Type.String({ pattern: '^#[0-9a-fA-F]{6}$', 'x-rule': 'must be # followed by 6 hex digits' });
 
 /** At most this many pixels for any output (mix canvas, web page). */
 export const MAX_PIXELS = 1920 * 1080;

@@ -1,21 +1,41 @@
-/** One schema per table of the spec, built once at load (the API calls them per request). */
-import { cnameText, hexColor, httpUrl, MAX_PIXELS, rtmpUrl, uidText, uint32Text } from './primitives.ts';
-import { arr, bool, fail, int, join, num, obj, opt, req, str, type Check } from './schema.ts';
-import { validateStorageConfig } from '../../storage/index.ts';
-import type * as T from './types.ts';
+/**
+ * One TypeBox schema per table of the spec: the only declaration of each request shape. The TypeScript types
+ * (`Out<typeof …Schema>`), the JSON Schemas (json-schema.ts) and the checkers below all derive from these.
+ * Mode and scene rules of a whole request are in rules.ts; rules across fields of one object in cross-field.ts.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import {
+  allStreamsAlone,
+  canvasSize,
+  customLayout,
+  decryptionKeys,
+  exclusiveAudioLists,
+  exclusiveVideoLists,
+  oneOfEachService,
+  originalStreamMode,
+  pageSize,
+  transcodeOptionsByMode,
+  webRecorderIncluded,
+  windowsInsideCanvas,
+} from './cross-field.ts';
+import { Cname, HexColor, HttpUrl, oneOf, RtmpUrl, SubscriptionUid, Uid, Uint32Text } from './primitives.ts';
+import { annotate, checkedBy, checkerFor, fail, join, withRules, type Check, type Out } from './schema.ts';
+import { validateStorageConfig, type StorageConfigInput } from '../../storage/index.ts';
 
-const uidList = arr(uidText, { maxItems: 32 });
+/** A subscribe/unsubscribe list: at most 32 uids, or `["#allstream#"]` for every user. */
+const UidList = withRules(Type.Array(SubscriptionUid, { maxItems: 32 }), allStreamsAlone);
 
-function exclusive(v: object, path: string, a: string, b: string): void {
-  const o = v as Record<string, unknown>;
-  if (o[a] !== undefined && o[b] !== undefined) fail(join(path, b), `must not be set together with ${a}`);
-}
+/** The blacklists are also read under the spelling of the subscription guide and older references. */
+const DenyList = (alias: string) => Type.Optional(annotate(UidList, { 'x-alias': alias }));
+
+/** Go's clients send `""` for strings left unset (fields without `omitempty`): read as absent. */
+const unsetEmpty = <S extends TSchema>(s: S) => Type.Optional(annotate(s, { 'x-unset': '' }));
 
 /**
  * storageConfig: the storage module owns the vendor rules (region tables, which options apply to which vendor);
  * its field name is re-rooted under our path and its reason reduced to the rule.
  */
-export const storageConfig: Check<T.StorageConfig> = (v, path) => {
+const checkStorage: Check<StorageConfigInput> = (v, path) => {
   const r = validateStorageConfig(v);
   if (r.ok) return r.value;
   const field = r.field.startsWith('storageConfig') ? `${path}${r.field.slice('storageConfig'.length)}` : join(path, r.field);
@@ -23,276 +43,230 @@ export const storageConfig: Check<T.StorageConfig> = (v, path) => {
   return fail(field, rule);
 };
 
-const unit = num({ min: 0, max: 1 });
+export const StorageConfigSchema = checkedBy(
+  Type.Unsafe<StorageConfigInput>({
+    type: 'object',
+    description: 'Third-party storage (vendor, region, bucket, keys, prefix); checked by the storage module, see docs/storage.md.',
+  }),
+  checkStorage,
+);
 
-export const layoutConfigEntry: Check<T.LayoutConfigEntry> = obj({
-  uid: opt(uint32Text),
-  x_axis: req(unit),
-  y_axis: req(unit),
-  width: req(unit),
-  height: req(unit),
-  alpha: opt(unit),
-  render_mode: opt(int({ enum: [0, 1] as const })),
+const Unit = Type.Number({ minimum: 0, maximum: 1 });
+const RenderMode = oneOf([0, 1] as const);
+
+export const LayoutConfigEntrySchema = Type.Object({
+  uid: unsetEmpty(Uint32Text),
+  x_axis: Unit,
+  y_axis: Unit,
+  width: Unit,
+  height: Unit,
+  alpha: Type.Optional(Unit),
+  render_mode: Type.Optional(RenderMode),
 });
 
-export const backgroundConfigEntry: Check<T.BackgroundConfigEntry> = obj({
-  uid: req(uidText),
-  image_url: req(httpUrl),
-  render_mode: opt(int({ enum: [0, 1] as const })),
+export const BackgroundConfigEntrySchema = Type.Object({
+  uid: Uid,
+  image_url: HttpUrl,
+  render_mode: Type.Optional(RenderMode),
 });
 
-const layoutShape = {
-  maxResolutionUid: opt(uidText),
-  mixedVideoLayout: opt(int({ enum: [0, 1, 2, 3] as const })),
-  backgroundColor: opt(hexColor),
-  backgroundImage: opt(httpUrl),
-  defaultUserBackgroundImage: opt(httpUrl),
-  layoutConfig: opt(arr(layoutConfigEntry, { maxItems: 17 })),
-  backgroundConfig: opt(arr(backgroundConfigEntry, { maxItems: 32 })),
+/** The layout part shared by transcodingConfig and updateLayout. */
+const layoutFields = {
+  maxResolutionUid: Type.Optional(Uid),
+  mixedVideoLayout: Type.Optional(oneOf([0, 1, 2, 3] as const)),
+  backgroundColor: Type.Optional(HexColor),
+  backgroundImage: Type.Optional(HttpUrl),
+  defaultUserBackgroundImage: Type.Optional(HttpUrl),
+  layoutConfig: Type.Optional(Type.Array(LayoutConfigEntrySchema, { maxItems: 17 })),
+  backgroundConfig: Type.Optional(Type.Array(BackgroundConfigEntrySchema, { maxItems: 32 })),
 };
 
-function layoutRules(v: T.LayoutFields, path: string): void {
-  const layout = v.mixedVideoLayout ?? 0;
-  if (v.layoutConfig !== undefined && layout !== 3) {
-    fail(join(path, 'layoutConfig'), 'is only allowed with mixedVideoLayout 3 (custom)');
-  }
-  if (layout === 3 && v.layoutConfig === undefined) fail(join(path, 'layoutConfig'), 'is required with mixedVideoLayout 3');
-  if (v.maxResolutionUid !== undefined && layout !== 2) {
-    fail(join(path, 'maxResolutionUid'), 'is only allowed with mixedVideoLayout 2 (vertical)');
-  }
-  v.layoutConfig?.forEach((e, i) => {
-    const p = `${join(path, 'layoutConfig')}[${i}]`;
-    if (e.x_axis + e.width > 1 + 1e-6) fail(join(p, 'width'), 'x_axis + width must be at most 1');
-    if (e.y_axis + e.height > 1 + 1e-6) fail(join(p, 'height'), 'y_axis + height must be at most 1');
-  });
-}
+export const LayoutFieldsSchema = withRules(Type.Object(layoutFields), customLayout, windowsInsideCanvas);
 
-export const transcodingConfig: Check<T.TranscodingConfig> = obj<T.TranscodingConfig>(
-  {
-    width: opt(int({ min: 16, max: 1920 })),
-    height: opt(int({ min: 16, max: 1920 })),
-    fps: opt(int({ min: 1, max: 60 })),
-    bitrate: opt(int({ min: 1, max: 6500 })),
-    ...layoutShape,
-  },
-  (v, path) => {
-    const w = v.width ?? 360;
-    const h = v.height ?? 640;
-    if (w * h > MAX_PIXELS) fail(join(path, v.width !== undefined ? 'width' : 'height'), 'width x height must be at most 1920 x 1080');
-    layoutRules(v, path);
-  },
+export const TranscodingConfigSchema = withRules(
+  Type.Object({
+    width: Type.Optional(Type.Integer({ minimum: 16, maximum: 1920 })),
+    height: Type.Optional(Type.Integer({ minimum: 16, maximum: 1920 })),
+    fps: Type.Optional(Type.Integer({ minimum: 1, maximum: 60 })),
+    bitrate: Type.Optional(Type.Integer({ minimum: 1, maximum: 6500 })),
+    ...layoutFields,
+  }),
+  canvasSize,
+  customLayout,
+  windowsInsideCanvas,
 );
 
-export const updateLayoutClientRequest: Check<T.UpdateLayoutClientRequest> = obj<T.UpdateLayoutClientRequest>(
-  layoutShape,
-  layoutRules,
-);
+export const UpdateLayoutClientRequestSchema = LayoutFieldsSchema;
 
 /**
- * maxIdleTime: the spec states [5,259200] and also "not above 30 days" (2592000 s). We keep the stated range:
- * 259200 s (3 days) is the number written in the range, and a recorder idling 30 days is never wanted.
+ * maxIdleTime: the spec states [5,259200] and also "not above 30 days"; the hosted reference and its clients give
+ * [5,2592000] (30 days), so that is the range (docs/recording-api.md, accepted forms).
  */
-export const MAX_IDLE_TIME_RANGE = Object.freeze({ min: 5, max: 259200 });
+export const MAX_IDLE_TIME_RANGE = Object.freeze({ minimum: 5, maximum: 2592000 });
 
-export const recordingConfig: Check<T.RecordingConfig> = obj<T.RecordingConfig>(
-  {
-    channelType: req(int({ enum: [0, 1] as const })),
-    decryptionMode: opt(int({ enum: [0, 1, 2, 3, 4, 5, 6, 7, 8] })),
-    secret: opt(str({ minLength: 1, maxLength: 1024 })),
-    salt: opt(str({ pattern: [/^[A-Za-z0-9+/]{43}=$/, 'must be Base64 of 32 bytes'] })),
-    maxIdleTime: opt(int(MAX_IDLE_TIME_RANGE)),
-    streamTypes: opt(int({ enum: [0, 1, 2] as const })),
-    videoStreamType: opt(int({ enum: [0, 1] as const })),
-    subscribeAudioUids: opt(uidList),
-    unsubscribeAudioUids: opt(uidList),
-    subscribeVideoUids: opt(uidList),
-    unsubscribeVideoUids: opt(uidList),
-    subscribeUidGroup: opt(int({ enum: [0, 1, 2, 3, 4, 5] as const })),
-    streamMode: opt(str({ enum: ['default', 'standard', 'original'] as const })),
-    audioProfile: opt(int({ enum: [0, 1, 2] as const })),
-    transcodingConfig: opt(transcodingConfig),
-  },
-  (v, path) => {
-    exclusive(v, path, 'subscribeAudioUids', 'unsubscribeAudioUids');
-    exclusive(v, path, 'subscribeVideoUids', 'unsubscribeVideoUids');
-    const mode = v.decryptionMode ?? 0;
-    if (mode !== 0 && v.secret === undefined) fail(join(path, 'secret'), 'is required when decryptionMode is not 0');
-    if (mode === 0 && v.secret !== undefined) fail(join(path, 'secret'), 'must only be set when decryptionMode is not 0');
-    if ((mode === 7 || mode === 8) && v.salt === undefined) fail(join(path, 'salt'), 'is required when decryptionMode is 7 or 8');
-    if (mode !== 7 && mode !== 8 && v.salt !== undefined) {
-      fail(join(path, 'salt'), 'must only be set when decryptionMode is 7 or 8');
-    }
-    if (v.streamMode === 'original' && (v.streamTypes ?? 2) !== 0) {
-      fail(join(path, 'streamMode'), '"original" requires streamTypes 0 (audio only)');
-    }
-  },
+export const RecordingConfigSchema = withRules(
+  Type.Object({
+    channelType: oneOf([0, 1] as const),
+    decryptionMode: Type.Optional(oneOf([0, 1, 2, 3, 4, 5, 6, 7, 8] as const)),
+    secret: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+    salt: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$', 'x-rule': 'must be Base64 of 32 bytes' })),
+    maxIdleTime: Type.Optional(Type.Integer(MAX_IDLE_TIME_RANGE)),
+    streamTypes: Type.Optional(oneOf([0, 1, 2] as const)),
+    videoStreamType: Type.Optional(oneOf([0, 1] as const)),
+    subscribeAudioUids: Type.Optional(UidList),
+    unsubscribeAudioUids: DenyList('unSubscribeAudioUids'),
+    subscribeVideoUids: Type.Optional(UidList),
+    unsubscribeVideoUids: DenyList('unSubscribeVideoUids'),
+    subscribeUidGroup: Type.Optional(oneOf([0, 1, 2, 3, 4, 5] as const)),
+    streamMode: Type.Optional(oneOf(['default', 'standard', 'original'] as const)),
+    audioProfile: Type.Optional(oneOf([0, 1, 2] as const)),
+    transcodingConfig: Type.Optional(TranscodingConfigSchema),
+  }),
+  exclusiveAudioLists,
+  exclusiveVideoLists,
+  decryptionKeys,
+  originalStreamMode,
 );
 
-export const recordingFileConfig: Check<T.RecordingFileConfig> = obj({
-  avFileType: opt(arr(str({ enum: ['hls', 'mp4'] as const }), { minItems: 1, maxItems: 2, unique: true })),
+export const RecordingFileConfigSchema = Type.Object({
+  avFileType: Type.Optional(Type.Array(oneOf(['hls', 'mp4'] as const), { minItems: 1, maxItems: 2, uniqueItems: true })),
 });
 
-export const snapshotConfig: Check<T.SnapshotConfig> = obj({
-  captureInterval: opt(int({ min: 5, max: 3600 })),
-  fileType: req(
-    arr(str({ enum: ['jpg'] as const }), { minItems: 1, maxItems: 1 }),
-  ),
+export const SnapshotConfigSchema = Type.Object({
+  captureInterval: Type.Optional(Type.Integer({ minimum: 5, maximum: 3600 })),
+  fileType: Type.Array(oneOf(['jpg'] as const), { minItems: 1, maxItems: 1 }),
 });
 
-export const webRecorderServiceParam: Check<T.WebRecorderServiceParam> = obj<T.WebRecorderServiceParam>(
-  {
-    url: req(httpUrl),
-    audioProfile: req(int({ enum: [0, 1, 2] as const })),
-    videoWidth: req(int({ min: 240, max: 1920 })),
-    videoHeight: req(int({ min: 240, max: 1920 })),
-    maxRecordingHour: req(int({ min: 1, max: 720 })),
-    videoBitrate: opt(int({ min: 50, max: 8000 })),
-    videoFps: opt(int({ min: 5, max: 60 })),
-    mobile: opt(bool()),
-    maxVideoDuration: opt(int({ min: 30, max: 240 })),
-    onhold: opt(bool()),
-    readyTimeout: opt(int({ min: 0, max: 60 })),
-  },
-  (v, path) => {
-    if (v.videoWidth * v.videoHeight > MAX_PIXELS) {
-      fail(join(path, 'videoHeight'), 'videoWidth x videoHeight must be at most 1920 x 1080');
-    }
-  },
+export const WebRecorderServiceParamSchema = withRules(
+  Type.Object({
+    url: HttpUrl,
+    audioProfile: oneOf([0, 1, 2] as const),
+    videoWidth: Type.Integer({ minimum: 240, maximum: 1920 }),
+    videoHeight: Type.Integer({ minimum: 240, maximum: 1920 }),
+    maxRecordingHour: Type.Integer({ minimum: 1, maximum: 720 }),
+    videoBitrate: Type.Optional(Type.Integer({ minimum: 50, maximum: 8000 })),
+    videoFps: Type.Optional(Type.Integer({ minimum: 5, maximum: 60 })),
+    mobile: Type.Optional(Type.Boolean()),
+    maxVideoDuration: Type.Optional(Type.Integer({ minimum: 30, maximum: 240 })),
+    onhold: Type.Optional(Type.Boolean()),
+    readyTimeout: Type.Optional(Type.Integer({ minimum: 0, maximum: 60 })),
+  }),
+  pageSize,
 );
 
-const rtmpOutput: Check<T.RtmpOutput> = obj({ rtmpUrl: req(rtmpUrl) });
+export const RtmpOutputSchema = Type.Object({ rtmpUrl: RtmpUrl });
 
-export const rtmpPublishServiceParam: Check<T.RtmpPublishServiceParam> = obj({
-  outputs: req(arr(rtmpOutput, { minItems: 1, maxItems: 1 })),
-});
+export const RtmpPublishServiceParamSchema = Type.Object({ outputs: Type.Array(RtmpOutputSchema, { minItems: 1, maxItems: 1 }) });
 
-const serviceHead = obj<{ serviceName: string; errorHandlePolicy?: string }>({
-  serviceName: req(str({ enum: ['web_recorder_service', 'rtmp_publish_service'] as const })),
-  errorHandlePolicy: opt(str()),
-});
+/** The only policy each service takes; `""` (Go's unset string) means the default. */
+const policy = <const P extends string>(value: P, service: string) =>
+  unsetEmpty(oneOf([value] as const, { 'x-rule': `must be ${JSON.stringify(value)} for ${service}` }));
 
-export const extensionService: Check<T.ExtensionService> = (v, path) => {
-  const head = serviceHead(v, path);
-  const raw = v as Record<string, unknown>;
-  const pp = join(path, 'serviceParam');
-  if (raw.serviceParam === undefined || raw.serviceParam === null) fail(pp, 'is required');
-  if (head.serviceName === 'web_recorder_service') {
-    if (head.errorHandlePolicy !== undefined && head.errorHandlePolicy !== 'error_abort') {
-      fail(join(path, 'errorHandlePolicy'), 'must be "error_abort" for web_recorder_service');
-    }
-    return {
-      serviceName: 'web_recorder_service',
-      ...(head.errorHandlePolicy ? { errorHandlePolicy: 'error_abort' as const } : {}),
-      serviceParam: webRecorderServiceParam(raw.serviceParam, pp),
-    };
-  }
-  if (head.errorHandlePolicy !== undefined && head.errorHandlePolicy !== 'error_ignore') {
-    fail(join(path, 'errorHandlePolicy'), 'must be "error_ignore" for rtmp_publish_service');
-  }
-  return {
-    serviceName: 'rtmp_publish_service',
-    ...(head.errorHandlePolicy ? { errorHandlePolicy: 'error_ignore' as const } : {}),
-    serviceParam: rtmpPublishServiceParam(raw.serviceParam, pp),
-  };
-};
-
-export const extensionServiceConfig: Check<T.ExtensionServiceConfig> = obj<T.ExtensionServiceConfig>(
-  {
-    errorHandlePolicy: opt(str({ enum: ['error_abort'] as const })),
-    extensionServices: req(arr(extensionService, { minItems: 1, maxItems: 2 })),
-  },
-  (v, path) => {
-    const names = v.extensionServices.map((s) => s.serviceName);
-    names.forEach((n, i) => {
-      if (names.indexOf(n) !== i) fail(`${join(path, 'extensionServices')}[${i}].serviceName`, 'must not repeat a service');
-    });
-    if (!names.includes('web_recorder_service')) {
-      fail(join(path, 'extensionServices'), 'must include web_recorder_service');
-    }
-  },
+export const ExtensionServiceSchema = Type.Union(
+  [
+    Type.Object({
+      serviceName: Type.Literal('web_recorder_service'),
+      errorHandlePolicy: policy('error_abort', 'web_recorder_service'),
+      serviceParam: WebRecorderServiceParamSchema,
+    }),
+    Type.Object({
+      serviceName: Type.Literal('rtmp_publish_service'),
+      errorHandlePolicy: policy('error_ignore', 'rtmp_publish_service'),
+      serviceParam: RtmpPublishServiceParamSchema,
+    }),
+  ],
+  { discriminator: { propertyName: 'serviceName' } },
 );
 
-export const appsCollection: Check<T.AppsCollection> = obj({
-  combinationPolicy: opt(str({ enum: ['postpone_transcoding', 'default'] as const })),
+export const ExtensionServiceConfigSchema = withRules(
+  Type.Object({
+    errorHandlePolicy: Type.Optional(oneOf(['error_abort'] as const)),
+    extensionServices: Type.Array(ExtensionServiceSchema, { minItems: 1, maxItems: 2 }),
+  }),
+  oneOfEachService,
+  webRecorderIncluded,
+);
+
+export const AppsCollectionSchema = Type.Object({
+  combinationPolicy: Type.Optional(oneOf(['postpone_transcoding', 'default'] as const)),
 });
 
-export const transcodeOptions: Check<T.TranscodeOptions> = obj<T.TranscodeOptions>(
-  {
-    transConfig: req(obj({ transMode: req(str({ enum: ['postponeTranscoding', 'audioMix'] as const })) })),
-    container: opt(obj({ format: opt(str({ enum: ['mp4', 'mp3', 'm4a', 'aac'] as const })) })),
-    audio: opt(
-      obj({
-        sampleRate: opt(str({ enum: ['48000', '32000', '16000'] as const })),
-        bitrate: opt(str({ pattern: [/^[1-9][0-9]{3,6}$/, 'must be integer text (bits per second)'] })),
-        channels: opt(str({ enum: ['1', '2'] as const })),
+export const TranscodeOptionsSchema = withRules(
+  Type.Object({
+    transConfig: Type.Object({ transMode: oneOf(['postponeTranscoding', 'audioMix'] as const) }),
+    container: Type.Optional(Type.Object({ format: unsetEmpty(oneOf(['mp4', 'mp3', 'm4a', 'aac'] as const)) })),
+    audio: Type.Optional(
+      Type.Object({
+        sampleRate: unsetEmpty(oneOf(['48000', '32000', '16000'] as const)),
+        bitrate: unsetEmpty(Type.String({ pattern: '^[1-9][0-9]{3,6}$', 'x-rule': 'must be integer text (bits per second)' })),
+        channels: unsetEmpty(oneOf(['1', '2'] as const)),
       }),
     ),
-  },
-  (v, path) => {
-    const mode = v.transConfig.transMode;
-    const fmt = v.container?.format;
-    if (mode === 'postponeTranscoding' && fmt !== undefined && fmt !== 'mp4') {
-      fail(join(path, 'container.format'), 'must be "mp4" with transMode postponeTranscoding');
-    }
-    if (mode === 'audioMix' && fmt === 'mp4') fail(join(path, 'container.format'), 'must be mp3, m4a or aac with transMode audioMix');
-    if (mode !== 'audioMix' && v.audio !== undefined) fail(join(path, 'audio'), 'is only allowed with transMode audioMix');
-  },
+  }),
+  transcodeOptionsByMode,
 );
 
-/** Structure of a start clientRequest; mode-dependent rules are in rules.ts. */
-export const startClientRequest: Check<T.StartClientRequest> = obj({
-  token: opt(str({ minLength: 1, maxLength: 2048 })),
-  storageConfig: req(storageConfig),
-  recordingConfig: opt(recordingConfig),
-  recordingFileConfig: opt(recordingFileConfig),
-  snapshotConfig: opt(snapshotConfig),
-  extensionServiceConfig: opt(extensionServiceConfig),
-  appsCollection: opt(appsCollection),
-  transcodeOptions: opt(transcodeOptions),
+/** `clientRequest` of start (and `startParameter` of acquire); mode-dependent rules are in rules.ts. */
+export const StartClientRequestSchema = Type.Object({
+  token: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  storageConfig: StorageConfigSchema,
+  recordingConfig: Type.Optional(RecordingConfigSchema),
+  recordingFileConfig: Type.Optional(RecordingFileConfigSchema),
+  snapshotConfig: Type.Optional(SnapshotConfigSchema),
+  extensionServiceConfig: Type.Optional(ExtensionServiceConfigSchema),
+  appsCollection: Type.Optional(AppsCollectionSchema),
+  transcodeOptions: Type.Optional(TranscodeOptionsSchema),
 });
 
-export const acquireClientRequest: Check<T.AcquireClientRequest> = obj<T.AcquireClientRequest>({
-  scene: opt(int({ enum: [0, 1, 2] as const })),
-  resourceExpiredHour: opt(int({ min: 1, max: 720 })),
-  startParameter: opt((v: unknown) => v),
-  excludeResourceIds: opt(arr(str({ minLength: 1, maxLength: 1024 }), { maxItems: 32 })),
-  region: opt(str({ enum: ['CN', 'AP', 'EU', 'NA'] as const })),
+export const AREAS = ['CN', 'AP', 'EU', 'NA'] as const;
+
+export const AcquireClientRequestSchema = Type.Object({
+  scene: Type.Optional(oneOf([0, 1, 2] as const)),
+  /** Go clients send 0 when the caller left it unset: the default then applies. */
+  resourceExpiredHour: Type.Optional(Type.Integer({ minimum: 1, maximum: 720, 'x-unset': 0 })),
+  /** Kept raw: an invalid startParameter must not fail acquire (it fails the later start instead). */
+  startParameter: Type.Optional(Type.Unknown({ description: 'The clientRequest of the later start, compared with it.' })),
+  excludeResourceIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { maxItems: 32 })),
+  region: Type.Optional(oneOf(AREAS)),
 });
 
-const identity = { cname: req(cnameText), uid: req(uidText) };
+const identity = { cname: Cname, uid: Uid };
 
-export const acquireRequest: Check<T.AcquireRequest> = obj({ ...identity, clientRequest: opt(acquireClientRequest) });
+export const AcquireRequestSchema = Type.Object({ ...identity, clientRequest: Type.Optional(AcquireClientRequestSchema) });
 
-/** Start body with the clientRequest left raw: it is checked against the mode afterwards (rules.ts). */
-export const startEnvelope: Check<{ cname: string; uid: string; clientRequest: unknown }> = obj({
-  ...identity,
-  clientRequest: req((v: unknown) => v),
-});
+/** The start body as documented (the JSON Schema of start). */
+export const StartRequestSchema = Type.Object({ ...identity, clientRequest: StartClientRequestSchema });
 
-const audioUidList = obj<NonNullable<NonNullable<T.UpdateClientRequest['streamSubscribe']>['audioUidList']>>(
-  { subscribeAudioUids: opt(uidList), unsubscribeAudioUids: opt(uidList) },
-  (v, path) => exclusive(v, path, 'subscribeAudioUids', 'unsubscribeAudioUids'),
+/** The start body with clientRequest left raw: it is checked against the path mode afterwards (rules.ts). */
+export const StartEnvelopeSchema = Type.Object({ ...identity, clientRequest: Type.Unknown() });
+
+const AudioUidListSchema = withRules(
+  Type.Object({ subscribeAudioUids: Type.Optional(UidList), unsubscribeAudioUids: DenyList('unSubscribeAudioUids') }),
+  exclusiveAudioLists,
 );
-const videoUidList = obj<NonNullable<NonNullable<T.UpdateClientRequest['streamSubscribe']>['videoUidList']>>(
-  { subscribeVideoUids: opt(uidList), unsubscribeVideoUids: opt(uidList) },
-  (v, path) => exclusive(v, path, 'subscribeVideoUids', 'unsubscribeVideoUids'),
+const VideoUidListSchema = withRules(
+  Type.Object({ subscribeVideoUids: Type.Optional(UidList), unsubscribeVideoUids: DenyList('unSubscribeVideoUids') }),
+  exclusiveVideoLists,
 );
 
-export const updateClientRequest: Check<T.UpdateClientRequest> = obj({
-  streamSubscribe: opt(obj({ audioUidList: opt(audioUidList), videoUidList: opt(videoUidList) })),
-  webRecordingConfig: opt(obj({ onhold: opt(bool()) })),
-  rtmpPublishConfig: opt(obj({ outputs: opt(arr(rtmpOutput, { maxItems: 1 })) })),
-  storageConfig: req(storageConfig),
+export const UpdateClientRequestSchema = Type.Object({
+  streamSubscribe: Type.Optional(Type.Object({ audioUidList: Type.Optional(AudioUidListSchema), videoUidList: Type.Optional(VideoUidListSchema) })),
+  webRecordingConfig: Type.Optional(Type.Object({ onhold: Type.Optional(Type.Boolean()) })),
+  rtmpPublishConfig: Type.Optional(Type.Object({ outputs: Type.Optional(Type.Array(RtmpOutputSchema, { maxItems: 1 })) })),
+  /** Optional (a deliberate reading of the spec): when sent, the start's storage with refreshed credentials. */
+  storageConfig: Type.Optional(StorageConfigSchema),
 });
 
-export const updateRequest: Check<T.UpdateRequest> = obj({ ...identity, clientRequest: req(updateClientRequest) });
+export const UpdateRequestSchema = Type.Object({ ...identity, clientRequest: UpdateClientRequestSchema });
 
-export const updateLayoutRequest: Check<T.UpdateLayoutRequest> = obj({
-  ...identity,
-  clientRequest: req(updateLayoutClientRequest),
-});
+export const UpdateLayoutRequestSchema = Type.Object({ ...identity, clientRequest: UpdateLayoutClientRequestSchema });
 
-export const stopRequest: Check<T.StopRequest> = obj({
-  ...identity,
-  clientRequest: req(obj({ async_stop: opt(bool()) })),
-});
+export const StopRequestSchema = Type.Object({ ...identity, clientRequest: Type.Object({ async_stop: Type.Optional(Type.Boolean()) }) });
+
+export const acquireRequest: Check<Out<typeof AcquireRequestSchema>> = checkerFor(AcquireRequestSchema);
+export const startEnvelope: Check<Out<typeof StartEnvelopeSchema>> = checkerFor(StartEnvelopeSchema);
+/** Structure of a start clientRequest; validateStartClientRequest (rules.ts) adds the mode and scene rules. */
+export const startClientRequest: Check<Out<typeof StartClientRequestSchema>> = checkerFor(StartClientRequestSchema);
+export const updateRequest: Check<Out<typeof UpdateRequestSchema>> = checkerFor(UpdateRequestSchema);
+export const updateLayoutRequest: Check<Out<typeof UpdateLayoutRequestSchema>> = checkerFor(UpdateLayoutRequestSchema);
+export const stopRequest: Check<Out<typeof StopRequestSchema>> = checkerFor(StopRequestSchema);

@@ -62,7 +62,7 @@ test('acquire body: cname, uid and clientRequest rules', () => {
   assert.equal(a({ cname: 'c', uid: '01' }), 'uid: must be integer text between 1 and 4294967295');
   assert.equal(a({ cname: 'c', uid: 1 }), 'uid: must be a string');
   assert.equal(a({ cname: 'c', uid: '1', clientRequest: { scene: 3 } }), 'clientRequest.scene: must be one of 0, 1, 2');
-  assert.equal(a({ cname: 'c', uid: '1', clientRequest: { resourceExpiredHour: 0 } }), 'clientRequest.resourceExpiredHour: must be between 1 and 720');
+  assert.equal(a({ cname: 'c', uid: '1', clientRequest: { resourceExpiredHour: 0 } }), undefined, 'Go clients send 0 for "not set"');
   assert.equal(a({ cname: 'c', uid: '1', clientRequest: { resourceExpiredHour: 721 } }), 'clientRequest.resourceExpiredHour: must be between 1 and 720');
   assert.equal(a({ cname: 'c', uid: '1', clientRequest: { region: 'US' } }), 'clientRequest.region: must be one of "CN", "AP", "EU", "NA"');
   assert.equal(a({ cname: 'c', uid: '1', clientRequest: { excludeResourceIds: 'x' } }), 'clientRequest.excludeResourceIds: must be an array');
@@ -73,7 +73,7 @@ test('update, updateLayout and stop bodies', () => {
   const storageConfig = startRequest('mix').storageConfig;
   const u = (cr: unknown) => reasonOf(() => updateRequest({ cname: 'c', uid: '1', clientRequest: cr }, ''));
   assert.equal(u({ storageConfig }), undefined);
-  assert.equal(u({}), 'clientRequest.storageConfig: is required');
+  assert.equal(u({}), undefined, 'storageConfig is optional on update');
   assert.equal(
     u({ storageConfig, streamSubscribe: { audioUidList: { subscribeAudioUids: ['1'], unsubscribeAudioUids: ['2'] } } }),
     'clientRequest.streamSubscribe.audioUidList.unsubscribeAudioUids: must not be set together with subscribeAudioUids',
