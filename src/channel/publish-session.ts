@@ -17,7 +17,6 @@ export class PublishSession {
   readonly tracks = new Map<MediaKind, TrackFanout>();
   readonly #liveness: Liveness;
   #closed = false;
-  #lastSsrc = new Map<MediaKind, number>();
   #lastRtpAt: number;
   /** Forwarded packets per kind (benchmark and tests). */
   readonly received = { audio: 0, video: 0 };
@@ -42,7 +41,7 @@ export class PublishSession {
     for (const [kind, codec] of this.opts.codecs) {
       this.tracks.set(
         kind,
-        new TrackFanout(kind, codec, () => this.#sendPli(kind), () => this.opts.clock.now()),
+        new TrackFanout(kind, codec, (ssrc) => this.#sendPli(kind, ssrc), () => this.opts.clock.now()),
       );
     }
     const answer = await answerOffer(this.pc, offer, this.opts.iceAddresses);
@@ -80,7 +79,6 @@ export class PublishSession {
       this.#lastRtpAt = this.opts.clock.now();
       const fan = this.tracks.get(kind);
       if (!fan) return;
-      this.#lastSsrc.set(kind, packet.header.ssrc);
       this.received[kind]++;
       fan.push(packet);
     });
@@ -90,10 +88,8 @@ export class PublishSession {
     t.receiver.onRtcp.subscribe(() => this.#liveness.touch());
   }
 
-  #sendPli(kind: MediaKind): void {
-    const ssrc = this.#lastSsrc.get(kind);
+  #sendPli(kind: MediaKind, ssrc: number): void {
     const t = this.pc.getTransceivers().find((x) => x.kind === kind);
-    if (ssrc === undefined || !t) return;
-    t.receiver.sendRtcpPLI(ssrc).catch(() => undefined);
+    t?.receiver.sendRtcpPLI(ssrc).catch(() => undefined);
   }
 }
