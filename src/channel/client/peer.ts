@@ -1,4 +1,5 @@
 import { RTCPeerConnection, useH264, useNACK, useOPUS, usePLI, useVP8 } from 'werift';
+import { tolerateRepeatedHelloVerify } from '../dtls-guard.ts';
 import { gatheringComplete } from '../ice-gathering.ts';
 import { loopbackClientConfig } from '../peer-config.ts';
 import { sharedLoopbackStun } from './loopback-stun.ts';
@@ -19,6 +20,7 @@ export async function loopbackPeer(opts: { stunUrl?: string; videoCodecs?: reado
 /** Creates the offer and waits for gathering, so the POSTed offer carries its candidates (no trickle needed). */
 async function completeOffer(pc: RTCPeerConnection): Promise<string> {
   await pc.setLocalDescription(await pc.createOffer());
+  tolerateRepeatedHelloVerify(pc);
   await gatheringComplete(pc);
   return pc.localDescription!.sdp;
 }
