@@ -56,7 +56,8 @@ for (const [codec, color, expect] of [
   ['h264', 'blue', [0, 0, 255]],
 ] as const) {
   test(`synthetic ${codec} publisher -> SFU -> WHEP subscriber: keyframe first, colour ${color} decodes`, async () => {
-    const s = await startTestServer();
+    // Dead-peer timeouts are not under test here (membership.test.ts covers them).
+    const s = await startTestServer({ values: { channel: { idleTimeoutMs: 60000 } } });
     const cname = `fwd-${codec}`;
     const pub = await startSyntheticPublisher({ baseUrl: s.url, appId: APP, cname, uid: 1, token: tok(cname, 1), color, codec });
     let plis = 0;

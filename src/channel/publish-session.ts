@@ -32,6 +32,8 @@ export class PublishSession {
       this.#attach(track);
     });
     this.pc.connectionStateChange.subscribe((s) => {
+      // Connecting is the peer's first sign of life: the idle window starts again from here.
+      if (s === 'connected') this.#liveness.touch();
       if (s === 'failed' || s === 'closed') this.#end('connection_failed');
     });
   }

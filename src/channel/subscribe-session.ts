@@ -41,7 +41,11 @@ export class SubscribeSession {
     });
     this.pc.connectionStateChange.subscribe((s) => {
       if (s === 'failed' || s === 'closed') this.#end('connection_failed');
-      if (s === 'connected') this.#askKeyframe(true);
+      if (s === 'connected') {
+        // Connecting is the peer's first sign of life: the idle window starts again from here.
+        this.#liveness.touch();
+        this.#askKeyframe(true);
+      }
     });
   }
 
