@@ -18,5 +18,5 @@ export { startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublish
 export { whipPublish, type WhipPublisher, type WhipPublishOptions } from './client/whip-client.ts';
 export { whepSubscribe, type WhepSubscriber, type WhepSubscribeOptions } from './client/whep-client.ts';
 export { WhipHttpError } from './client/whip-http.ts';
-export { startLoopbackStun, type LoopbackStun } from './testing/stun.ts';
+export { startLoopbackStun, type LoopbackStun } from './client/stun-responder.ts';
 export { loopbackClientConfig } from './peer-config.ts';
