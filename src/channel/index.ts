@@ -11,9 +11,9 @@ export type {
   MediaKind,
   ParticipantRole,
   ParticipantSnapshot,
+  Profile,
   TrackInfo,
-} from './membership-types.ts';
-export type { Profile } from './params.ts';
+} from './membership/index.ts';
 export { startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublisherOptions } from './publisher/synthetic.ts';
 export { whipPublish, type WhipPublisher, type WhipPublishOptions } from './client/whip-client.ts';
 export { whepSubscribe, type WhepSubscriber, type WhepSubscribeOptions } from './client/whep-client.ts';

@@ -1,6 +1,6 @@
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { configuredApps, type AppLookup } from './apps.ts';
-import type { ChannelEventListener, ChannelSnapshot } from './membership-types.ts';
+import type { ChannelEventListener, ChannelSnapshot } from './membership/index.ts';
 import { registerPageRoutes } from './page-routes.ts';
 import { registerChannelRoutes } from './routes.ts';
 import { Sfu } from './sfu.ts';

@@ -3,7 +3,7 @@ import type { Clock } from '../clock/index.ts';
 import type { Logger } from '../log/index.ts';
 import { bearerToken } from './auth.ts';
 import { ChannelError, isChannelError } from './errors.ts';
-import type { ChannelEvent } from './membership-types.ts';
+import type { ChannelEvent } from './membership/index.ts';
 import { parseCname, parseProfile, parseUid } from './params.ts';
 import { authorizeRead } from './routes-auth.ts';
 import type { Sfu } from './sfu.ts';

@@ -3,7 +3,7 @@ import type { TimerHandle } from '../clock/index.ts';
 import type { ForwardSource } from './forward.ts';
 import { startsKeyframe } from './keyframe.ts';
 import { Liveness } from './liveness.ts';
-import type { LeaveReason, MediaKind } from './membership-types.ts';
+import type { LeaveReason, MediaKind } from './membership/index.ts';
 import { answerOffer } from './negotiate.ts';
 import type { PeerSessionOptions } from './peer-session.ts';
 
