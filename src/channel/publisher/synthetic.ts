@@ -35,8 +35,11 @@ interface RtpInput {
   track: MediaStreamTrack | undefined;
 }
 
+/** ffmpeg's RTP has no retransmission: room for a few seconds of it while a busy event loop is not reading. */
+const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
+
 async function rtpInput(onPacket: () => void): Promise<RtpInput> {
-  const sock = createSocket('udp4');
+  const sock = createSocket({ type: 'udp4', recvBufferSize: RECV_BUFFER_BYTES });
   const input: RtpInput = { sock, track: undefined };
   sock.on('message', (msg) => {
     // RTCP (payload types 200-204 with the marker bit) shares the port; the werift sender makes its own.
