@@ -19,4 +19,4 @@ export { whipPublish, type WhipPublisher, type WhipPublishOptions } from './clie
 export { whepSubscribe, type WhepSubscriber, type WhepSubscribeOptions } from './client/whep-client.ts';
 export { WhipHttpError } from './client/whip-http.ts';
 export { startLoopbackStun, type LoopbackStun } from './client/stun-responder.ts';
-export { loopbackClientConfig } from './peer-config.ts';
+export { loopbackClientConfig } from './webrtc/index.ts';

@@ -6,11 +6,19 @@ import { authorizeJoin } from './auth.ts';
 import type { ChannelConfig } from './config.ts';
 import { ChannelError } from './errors.ts';
 import { Membership, type LeaveReason, type MediaKind, type Profile } from './membership/index.ts';
-import { serverPeerConfig } from './peer-config.ts';
-import type { PeerSessionOptions } from './peer-session.ts';
-import { PublishSession } from './publish-session.ts';
-import { choosePublishCodec, chooseSubscribeCodec, codecOf, parseOffer, parseSdpFrag, restrictOffer, type TrackCodec } from './sdp.ts';
-import { SubscribeSession } from './subscribe-session.ts';
+import {
+  choosePublishCodec,
+  chooseSubscribeCodec,
+  codecOf,
+  parseOffer,
+  parseSdpFrag,
+  PublishSession,
+  restrictOffer,
+  serverPeerConfig,
+  SubscribeSession,
+  type PeerSessionOptions,
+  type TrackCodec,
+} from './webrtc/index.ts';
 
 export interface JoinParams {
   readonly appId: string;

@@ -1,7 +1,5 @@
 import { RTCPeerConnection, useH264, useNACK, useOPUS, usePLI, useVP8 } from 'werift';
-import { tolerateRepeatedHelloVerify } from '../dtls-guard.ts';
-import { gatheringComplete } from '../ice-gathering.ts';
-import { loopbackClientConfig } from '../peer-config.ts';
+import { gatheringComplete, loopbackClientConfig, tolerateRepeatedHelloVerify } from '../webrtc/index.ts';
 import { sharedLoopbackStun } from './loopback-stun.ts';
 import { deleteSession, postOffer } from './whip-http.ts';
 

@@ -1,6 +1,6 @@
 import type { RTCPeerConnection } from 'werift';
-import type { Clock } from '../clock/index.ts';
-import type { LeaveReason } from './membership/index.ts';
+import type { Clock } from '../../clock/index.ts';
+import type { LeaveReason } from '../membership/index.ts';
 
 /** What every server-side peer session (WHIP publisher, WHEP subscriber) is built from. */
 export interface PeerSessionOptions {

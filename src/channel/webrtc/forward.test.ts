@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { RtpHeader, RtpPacket } from 'werift';
-import { startTestServer } from '../testing/index.ts';
-import { whepSubscribe } from './client/whep-client.ts';
-import { startSyntheticPublisher } from './publisher/synthetic.ts';
-import { decodePixel, firstFramePackets, frameFile } from './testing/decode.ts';
+import { startTestServer } from '../../testing/index.ts';
+import { whepSubscribe } from '../client/whep-client.ts';
+import { startSyntheticPublisher } from '../publisher/synthetic.ts';
+import { decodePixel, firstFramePackets, frameFile } from '../testing/decode.ts';
 import { TrackFanout } from './forward.ts';
 import { startsKeyframe } from './keyframe.ts';
 

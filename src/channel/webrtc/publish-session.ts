@@ -1,7 +1,7 @@
 import { RTCPeerConnection, type MediaStreamTrack, type RTCRtpTransceiver } from 'werift';
 import { TrackFanout } from './forward.ts';
 import { Liveness } from './liveness.ts';
-import type { LeaveReason, MediaKind, TrackInfo } from './membership/index.ts';
+import type { LeaveReason, MediaKind, TrackInfo } from '../membership/index.ts';
 import { answerOffer } from './negotiate.ts';
 import type { PeerSessionOptions } from './peer-session.ts';
 import type { TrackCodec } from './sdp.ts';

@@ -1,9 +1,9 @@
 import { RTCPeerConnection, RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift';
-import type { TimerHandle } from '../clock/index.ts';
+import type { TimerHandle } from '../../clock/index.ts';
 import type { ForwardSource } from './forward.ts';
 import { startsKeyframe } from './keyframe.ts';
 import { Liveness } from './liveness.ts';
-import type { LeaveReason, MediaKind } from './membership/index.ts';
+import type { LeaveReason, MediaKind } from '../membership/index.ts';
 import { answerOffer } from './negotiate.ts';
 import type { PeerSessionOptions } from './peer-session.ts';
 

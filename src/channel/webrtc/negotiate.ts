@@ -1,6 +1,6 @@
 import type { RTCPeerConnection } from 'werift';
 import { tolerateRepeatedHelloVerify } from './dtls-guard.ts';
-import { ChannelError } from './errors.ts';
+import { ChannelError } from '../errors.ts';
 import { gatheringComplete } from './ice-gathering.ts';
 import { keepCandidates } from './sdp.ts';
 

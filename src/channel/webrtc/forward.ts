@@ -1,5 +1,5 @@
 import type { RtpPacket } from 'werift';
-import type { MediaKind } from './membership/index.ts';
+import type { MediaKind } from '../membership/index.ts';
 import type { TrackCodec } from './sdp.ts';
 
 /** Receives every RTP packet of a published track; must not mutate it (it is shared by all sinks). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DtlsClient, type RTCPeerConnection } from 'werift';
-import { loopbackPeer } from './client/peer.ts';
+import { loopbackPeer } from '../client/peer.ts';
 import { tolerateRepeatedHelloVerify } from './dtls-guard.ts';
 import { gatheringComplete } from './ice-gathering.ts';
 
