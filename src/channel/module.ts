@@ -1,8 +1,7 @@
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { configuredApps, type AppLookup } from './apps.ts';
 import type { ChannelEventListener, ChannelSnapshot } from './membership/index.ts';
-import { registerPageRoutes } from './page-routes.ts';
-import { registerChannelRoutes } from './routes.ts';
+import { registerChannelRoutes, registerPageRoutes } from './http/index.ts';
 import { Sfu } from './sfu.ts';
 
 /** The channel module as other modules in the same process see it. */

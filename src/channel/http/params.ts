@@ -1,5 +1,5 @@
-import { ChannelError } from './errors.ts';
-import { PROFILES, type Profile } from './membership/index.ts';
+import { ChannelError } from '../errors.ts';
+import { PROFILES, type Profile } from '../membership/index.ts';
 
 /** Agora's channel-name alphabet, at most 64 bytes. */
 const CNAME = /^[A-Za-z0-9 !#$%&()+\-:;<=.>?@[\]^_{|}~,]{1,64}$/;

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Clock } from '../clock/index.ts';
-import type { Logger } from '../log/index.ts';
-import { bearerToken } from './auth.ts';
-import { ChannelError, isChannelError } from './errors.ts';
-import type { ChannelEvent } from './membership/index.ts';
+import type { Clock } from '../../clock/index.ts';
+import type { Logger } from '../../log/index.ts';
+import { bearerToken } from '../auth.ts';
+import { ChannelError, isChannelError } from '../errors.ts';
+import type { ChannelEvent } from '../membership/index.ts';
 import { parseCname, parseProfile, parseUid } from './params.ts';
 import { authorizeRead } from './routes-auth.ts';
-import type { Sfu } from './sfu.ts';
+import type { Sfu } from '../sfu.ts';
 
 export interface RouteDeps {
   readonly sfu: Sfu;
