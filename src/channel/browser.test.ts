@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { launchTestChromium } from '../testing/chromium.ts';
 import { startTestServer } from '../testing/index.ts';
-import { whepSubscribe } from './client/whep-client.ts';
+import { whepSubscribe } from './client/index.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import type { MediaStreamTrack } from 'werift';
-import { whipPublish, type WhipPublisher } from '../client/whip-client.ts';
+import { whipPublish, type WhipPublisher } from '../client/index.ts';
 import { COLOR, syntheticFfmpegArgs, type SyntheticMedia } from './ffmpeg-args.ts';
 
 export interface SyntheticPublisherOptions extends Partial<SyntheticMedia> {
