@@ -10,8 +10,6 @@ export interface ChannelModule extends ReeltimeModule {
   snapshot(appId: string, cname: string): ChannelSnapshot;
   /** Every join/leave/publish/unpublish of every channel, in order; returns the unsubscribe function. */
   onEvent(listener: ChannelEventListener): () => void;
-  /** The SFU itself (benchmarks and tests). */
-  readonly sfu: Sfu;
 }
 
 export interface ChannelModuleOptions {
@@ -26,7 +24,6 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
   const enabled = ctx.roles.has('channel');
   return {
     name: 'channel',
-    sfu,
     snapshot: (appId, cname) => sfu.membership.snapshot(appId, cname),
     onEvent: (listener) => sfu.membership.subscribe(listener),
     async register(app) {

@@ -170,10 +170,6 @@ export class Sfu {
     }
   }
 
-  etagOf(id: string): string | undefined {
-    return this.#sessions.get(id)?.etag;
-  }
-
   /** Ends a session (DELETE, timeout, failure); a publisher's end also ends everyone subscribed to it. */
   async end(id: string, reason: LeaveReason): Promise<boolean> {
     const rec = this.#sessions.get(id);
@@ -192,11 +188,6 @@ export class Sfu {
     );
     for (const [sid] of followers) await this.end(sid, 'publisher_left');
     return true;
-  }
-
-  /** Live session objects (benchmarks, tests). */
-  sessions(): ReadonlyMap<string, SessionRecord> {
-    return this.#sessions;
   }
 
   async close(): Promise<void> {

@@ -34,10 +34,6 @@ export class TrackFanout implements ForwardSource {
     private readonly minPliIntervalMs = 300,
   ) {}
 
-  get sinkCount(): number {
-    return this.#sinks.size;
-  }
-
   addSink(sink: RtpSink): () => void {
     this.#sinks.add(sink);
     return () => this.#sinks.delete(sink);

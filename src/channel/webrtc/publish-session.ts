@@ -13,8 +13,6 @@ export interface PublishSessionOptions extends PeerSessionOptions {
 export class PublishSession extends PeerSession {
   readonly tracks = new Map<MediaKind, TrackFanout>();
   #lastRtpAt: number;
-  /** Forwarded packets per kind (benchmark and tests). */
-  readonly received = { audio: 0, video: 0 };
 
   constructor(private readonly opts: PublishSessionOptions) {
     super(opts);
@@ -53,7 +51,6 @@ export class PublishSession extends PeerSession {
       this.#lastRtpAt = this.opts.clock.now();
       const fan = this.tracks.get(kind);
       if (!fan) return;
-      this.received[kind]++;
       fan.push(packet);
     });
   }

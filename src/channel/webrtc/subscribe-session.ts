@@ -24,8 +24,6 @@ export class SubscribeSession extends PeerSession {
   readonly #detach: (() => void)[] = [];
   #retry: TimerHandle | undefined;
   #waitingKeyframe = true;
-  /** Packets handed to werift senders, per kind. */
-  readonly sent = { audio: 0, video: 0 };
 
   constructor(private readonly opts: SubscribeSessionOptions) {
     super(opts);
@@ -95,7 +93,6 @@ export class SubscribeSession extends PeerSession {
           csrc: [],
           extensions: [],
         });
-        this.sent[kind]++;
         sender.sendRtp(new RtpPacket(header, packet.payload)).catch(() => undefined);
       }),
     );
