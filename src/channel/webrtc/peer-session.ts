@@ -49,8 +49,11 @@ export abstract class PeerSession {
   }
 
   /** Applies the (already narrowed) offer; returns the full answer with candidates on the configured addresses. */
-  protected answer(offer: string): Promise<string> {
-    return answerOffer(this.pc, offer, this.peer.iceAddresses);
+  protected async answer(offer: string): Promise<string> {
+    const answer = await answerOffer(this.pc, offer, this.peer.iceAddresses);
+    // The peer can do nothing before it has the answer: a slow negotiation does not count against it.
+    this.#liveness.touch();
+    return answer;
   }
 
   /** Traffic from the peer (RTP, RTCP) postpones the idle timeout. */
