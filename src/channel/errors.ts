@@ -1,6 +1,7 @@
 /**
  * Every refusal of the channel HTTP surface: a stable code, its status, and a readable reason.
- * Bodies are `{ "error": code, "reason": text }`; docs/channel.md lists the codes.
+ * Bodies are `{ "error": code, "reason": text }`; docs/channel.md lists the codes (errors.test.ts keeps the two
+ * in step). `bad_request` carries the 4xx status Fastify chose for a request it could not read (400, 413, ...).
  */
 export const CHANNEL_ERRORS = Object.freeze({
   bad_request: 400,
@@ -27,6 +28,7 @@ export const CHANNEL_ERRORS = Object.freeze({
   etag_mismatch: 412,
   negotiation_failed: 422,
   not_enabled: 404,
+  internal: 500,
 } as const);
 
 export type ChannelErrorCode = keyof typeof CHANNEL_ERRORS;

@@ -11,12 +11,19 @@ export type {
   MediaKind,
   ParticipantRole,
   ParticipantSnapshot,
+  Profile,
   TrackInfo,
-} from './membership-types.ts';
-export type { Profile } from './params.ts';
-export { startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublisherOptions } from './publisher/synthetic.ts';
-export { whipPublish, type WhipPublisher, type WhipPublishOptions } from './client/whip-client.ts';
-export { whepSubscribe, type WhepSubscriber, type WhepSubscribeOptions } from './client/whep-client.ts';
-export { WhipHttpError } from './client/whip-http.ts';
-export { startLoopbackStun, type LoopbackStun } from './testing/stun.ts';
-export { loopbackClientConfig } from './peer-config.ts';
+} from './membership/index.ts';
+export { startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublisherOptions } from './publisher/index.ts';
+export {
+  startLoopbackStun,
+  whepSubscribe,
+  whipPublish,
+  WhipHttpError,
+  type LoopbackStun,
+  type WhepSubscriber,
+  type WhepSubscribeOptions,
+  type WhipPublisher,
+  type WhipPublishOptions,
+} from './client/index.ts';
+export { loopbackClientConfig } from './webrtc/index.ts';

@@ -1,8 +1,7 @@
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { configuredApps, type AppLookup } from './apps.ts';
-import type { ChannelEventListener, ChannelSnapshot } from './membership-types.ts';
-import { registerPageRoutes } from './page-routes.ts';
-import { registerChannelRoutes } from './routes.ts';
+import type { ChannelEventListener, ChannelSnapshot } from './membership/index.ts';
+import { registerChannelRoutes, registerPageRoutes } from './http/index.ts';
 import { Sfu } from './sfu.ts';
 
 /** The channel module as other modules in the same process see it. */
@@ -11,8 +10,6 @@ export interface ChannelModule extends ReeltimeModule {
   snapshot(appId: string, cname: string): ChannelSnapshot;
   /** Every join/leave/publish/unpublish of every channel, in order; returns the unsubscribe function. */
   onEvent(listener: ChannelEventListener): () => void;
-  /** The SFU itself (benchmarks and tests). */
-  readonly sfu: Sfu;
 }
 
 export interface ChannelModuleOptions {
@@ -27,7 +24,6 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
   const enabled = ctx.roles.has('channel');
   return {
     name: 'channel',
-    sfu,
     snapshot: (appId, cname) => sfu.membership.snapshot(appId, cname),
     onEvent: (listener) => sfu.membership.subscribe(listener),
     async register(app) {

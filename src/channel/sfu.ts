@@ -5,14 +5,20 @@ import type { AppLookup, ChannelApp } from './apps.ts';
 import { authorizeJoin } from './auth.ts';
 import type { ChannelConfig } from './config.ts';
 import { ChannelError } from './errors.ts';
-import type { LeaveReason, MediaKind } from './membership-types.ts';
-import { Membership } from './membership.ts';
-import type { Profile } from './params.ts';
-import { serverPeerConfig } from './peer-config.ts';
-import type { PeerSessionOptions } from './peer-session.ts';
-import { PublishSession } from './publish-session.ts';
-import { choosePublishCodec, chooseSubscribeCodec, codecOf, parseOffer, parseSdpFrag, restrictOffer, type TrackCodec } from './sdp.ts';
-import { SubscribeSession } from './subscribe-session.ts';
+import { Membership, type LeaveReason, type MediaKind, type Profile } from './membership/index.ts';
+import {
+  choosePublishCodec,
+  chooseSubscribeCodec,
+  codecOf,
+  parseOffer,
+  parseSdpFrag,
+  PublishSession,
+  restrictOffer,
+  serverPeerConfig,
+  SubscribeSession,
+  type PeerSessionOptions,
+  type TrackCodec,
+} from './webrtc/index.ts';
 
 export interface JoinParams {
   readonly appId: string;
@@ -164,10 +170,6 @@ export class Sfu {
     }
   }
 
-  etagOf(id: string): string | undefined {
-    return this.#sessions.get(id)?.etag;
-  }
-
   /** Ends a session (DELETE, timeout, failure); a publisher's end also ends everyone subscribed to it. */
   async end(id: string, reason: LeaveReason): Promise<boolean> {
     const rec = this.#sessions.get(id);
@@ -186,11 +188,6 @@ export class Sfu {
     );
     for (const [sid] of followers) await this.end(sid, 'publisher_left');
     return true;
-  }
-
-  /** Live session objects (benchmarks, tests). */
-  sessions(): ReadonlyMap<string, SessionRecord> {
-    return this.#sessions;
   }
 
   async close(): Promise<void> {

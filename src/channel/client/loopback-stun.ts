@@ -1,4 +1,4 @@
-import { startLoopbackStun, type LoopbackStun } from '../testing/stun.ts';
+import { startLoopbackStun, type LoopbackStun } from './stun-responder.ts';
 
 let shared: Promise<LoopbackStun> | undefined;
 

@@ -1,6 +1,5 @@
 import { RTCPeerConnection, useH264, useNACK, useOPUS, usePLI, useVP8 } from 'werift';
-import { gatheringComplete } from '../ice-gathering.ts';
-import { loopbackClientConfig } from '../peer-config.ts';
+import { gatheringComplete, loopbackClientConfig, tolerateRepeatedHelloVerify } from '../webrtc/index.ts';
 import { sharedLoopbackStun } from './loopback-stun.ts';
 import { deleteSession, postOffer } from './whip-http.ts';
 
@@ -19,6 +18,7 @@ export async function loopbackPeer(opts: { stunUrl?: string; videoCodecs?: reado
 /** Creates the offer and waits for gathering, so the POSTed offer carries its candidates (no trickle needed). */
 async function completeOffer(pc: RTCPeerConnection): Promise<string> {
   await pc.setLocalDescription(await pc.createOffer());
+  tolerateRepeatedHelloVerify(pc);
   await gatheringComplete(pc);
   return pc.localDescription!.sdp;
 }

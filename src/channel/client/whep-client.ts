@@ -1,5 +1,5 @@
 import type { RTCPeerConnection, RtpPacket } from 'werift';
-import type { MediaKind } from '../membership-types.ts';
+import type { MediaKind } from '../membership/index.ts';
 import { connected, loopbackPeer, openSession, type VideoCodecName } from './peer.ts';
 
 export interface WhepSubscribeOptions {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import type { MediaStreamTrack } from 'werift';
-import { whipPublish, type WhipPublisher } from '../client/whip-client.ts';
+import { whipPublish, type WhipPublisher } from '../client/index.ts';
 import { COLOR, syntheticFfmpegArgs, type SyntheticMedia } from './ffmpeg-args.ts';
 
 export interface SyntheticPublisherOptions extends Partial<SyntheticMedia> {
@@ -29,21 +29,33 @@ export interface SyntheticPublisher {
   kill(): Promise<void>;
 }
 
-async function rtpSocket(track: MediaStreamTrack | undefined, onPacket: () => void): Promise<Socket> {
-  const sock = createSocket('udp4');
+/** A loopback port ffmpeg sends one kind's RTP to; packets go to `track` once it is set. */
+interface RtpInput {
+  readonly sock: Socket;
+  track: MediaStreamTrack | undefined;
+}
+
+/** ffmpeg's RTP has no retransmission: room for a few seconds of it while a busy event loop is not reading. */
+const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
+
+async function rtpInput(onPacket: () => void): Promise<RtpInput> {
+  const sock = createSocket({ type: 'udp4', recvBufferSize: RECV_BUFFER_BYTES });
+  const input: RtpInput = { sock, track: undefined };
   sock.on('message', (msg) => {
     // RTCP (payload types 200-204 with the marker bit) shares the port; the werift sender makes its own.
     if (msg.length < 12 || (msg[1]! >= 200 && msg[1]! <= 204)) return;
     onPacket();
-    track?.writeRtp(msg);
+    input.track?.writeRtp(msg);
   });
   await new Promise<void>((resolve) => sock.bind(0, '127.0.0.1', resolve));
-  return sock;
+  return input;
 }
 
 /**
  * A synthetic WHIP publisher: ffmpeg renders a solid colour with a frame counter and a sine tone, encodes VP8 or
  * H.264 and Opus, and sends RTP to loopback ports that a werift client peer reads and forwards over WHIP.
+ * ffmpeg starts first and the WHIP session opens once both kinds flow, so the server gets media as soon as the
+ * peer connects (a slow ffmpeg start on a busy machine would otherwise count against the server's idle timeout).
  */
 export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): Promise<SyntheticPublisher> {
   const media: SyntheticMedia = {
@@ -57,40 +69,65 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
   if (!COLOR.test(media.color)) throw new Error(`color must be a name like "red" or hex like "#ff0000", got "${media.color}"`);
   const q = new URLSearchParams({ uid: String(opts.uid), ...(opts.profile ? { profile: opts.profile } : {}) });
   const endpoint = `${opts.baseUrl.replace(/\/+$/, '')}/rtc/v1/apps/${encodeURIComponent(opts.appId)}/channels/${encodeURIComponent(opts.cname)}/whip?${q}`;
-  const whip = await whipPublish({
-    endpoint,
-    token: opts.token,
-    video: media.codec,
-    ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}),
-  });
   const packets = { audio: 0, video: 0 };
-  const vsock = await rtpSocket(whip.video, () => packets.video++);
-  const asock = await rtpSocket(whip.audio, () => packets.audio++);
-  const ff: ChildProcess = spawn('ffmpeg', syntheticFfmpegArgs(media, vsock.address().port, asock.address().port), {
+  let flowing: () => void = () => undefined;
+  const bothFlowing = new Promise<void>((resolve) => (flowing = resolve));
+  const count = (kind: 'audio' | 'video') => () => {
+    packets[kind]++;
+    if (packets.audio > 0 && packets.video > 0) flowing();
+  };
+  const video = await rtpInput(count('video'));
+  const audio = await rtpInput(count('audio'));
+  const ff: ChildProcess = spawn('ffmpeg', syntheticFfmpegArgs(media, video.sock.address().port, audio.sock.address().port), {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   ff.stderr?.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-2000);
   });
-  const exited = new Promise<void>((resolve) => ff.once('exit', () => resolve()));
+  ff.once('error', (e) => {
+    stderr += String(e);
+  });
+  // A failed spawn emits 'error' and no 'exit'.
+  const exited = new Promise<void>((resolve) => {
+    ff.once('exit', () => resolve());
+    ff.once('error', () => resolve());
+  });
+  let whip: WhipPublisher | undefined;
   let stopped = false;
   const shutdown = async (leave: boolean) => {
     if (stopped) return;
     stopped = true;
     if (ff.exitCode === null && ff.signalCode === null) ff.kill('SIGKILL');
     await exited;
-    vsock.close();
-    asock.close();
+    video.sock.close();
+    audio.sock.close();
+    if (!whip) return;
     if (leave) await whip.close();
     else await whip.pc.close().catch(() => undefined);
   };
-  ff.once('error', (e) => {
-    stderr += String(e);
-  });
+  const started = await Promise.race([bothFlowing.then(() => true), exited.then(() => false)]);
+  if (!started) {
+    await shutdown(false);
+    throw new Error(`ffmpeg exited before sending media: ${stderr.trim() || `exit code ${ff.exitCode}`}`);
+  }
+  try {
+    whip = await whipPublish({
+      endpoint,
+      token: opts.token,
+      video: media.codec,
+      ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}),
+    });
+  } catch (e) {
+    await shutdown(false);
+    throw e;
+  }
+  video.track = whip.video;
+  audio.track = whip.audio;
+  const session = whip;
   return {
-    whip,
-    ready: whip.ready,
+    whip: session,
+    ready: session.ready,
     packets,
     exited: exited.then(() => {
       if (!stopped && stderr) throw new Error(`ffmpeg exited: ${stderr.trim()}`);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config/index.ts';
-import { ChannelError } from './errors.ts';
+import type { Config } from '../../config/index.ts';
+import { ChannelError } from '../errors.ts';
 import { parseCname, parseUid } from './params.ts';
 
 const asset = (name: string) => readFileSync(new URL(`./page/${name}`, import.meta.url), 'utf8');

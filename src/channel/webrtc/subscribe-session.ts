@@ -1,11 +1,9 @@
-import { RTCPeerConnection, RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift';
-import type { TimerHandle } from '../clock/index.ts';
+import { RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift';
+import type { TimerHandle } from '../../clock/index.ts';
+import type { MediaKind } from '../membership/index.ts';
 import type { ForwardSource } from './forward.ts';
 import { startsKeyframe } from './keyframe.ts';
-import { Liveness } from './liveness.ts';
-import type { LeaveReason, MediaKind } from './membership-types.ts';
-import { answerOffer } from './negotiate.ts';
-import type { PeerSessionOptions } from './peer-session.ts';
+import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
 
 export interface SubscribeSessionOptions extends PeerSessionOptions {
   /** The publisher's tracks by kind. */
@@ -22,60 +20,42 @@ const KEYFRAME_RETRY_MS = 1000;
  * a keyframe so the subscriber's first frame decodes; the publisher is asked for one when the peer connects and
  * whenever the subscriber sends a PLI. NACKs are answered from the werift sender's packet history.
  */
-export class SubscribeSession {
-  readonly pc: RTCPeerConnection;
-  readonly #liveness: Liveness;
+export class SubscribeSession extends PeerSession {
   readonly #detach: (() => void)[] = [];
-  #closed = false;
   #retry: TimerHandle | undefined;
   #waitingKeyframe = true;
-  /** Packets handed to werift senders, per kind. */
-  readonly sent = { audio: 0, video: 0 };
 
   constructor(private readonly opts: SubscribeSessionOptions) {
-    this.pc = new RTCPeerConnection(opts.peerConfig);
-    this.#liveness = new Liveness(opts.clock, opts.idleTimeoutMs, () => {
-      // Receivers report only on media they get: leave a silent publisher's subscribers to its own timeout.
-      if (opts.publisherSending(opts.idleTimeoutMs) === false && !this.#closed) return false;
-      this.#end('timeout');
-    });
-    this.pc.connectionStateChange.subscribe((s) => {
-      if (s === 'failed' || s === 'closed') this.#end('connection_failed');
-      if (s === 'connected') this.#askKeyframe(true);
-    });
+    super(opts);
   }
 
   async negotiate(offer: string, kinds: readonly MediaKind[]): Promise<string> {
     // Send-only transceivers made before the offer is applied take its m-sections of the same kind.
     this.#waitingKeyframe = kinds.includes('video') && this.opts.sources.has('video');
     const transceivers = kinds.map((k) => this.pc.addTransceiver(k, { direction: 'sendonly' }));
-    const answer = await answerOffer(this.pc, offer, this.opts.iceAddresses);
+    const answer = await this.answer(offer);
     for (const t of transceivers) this.#wire(t);
     return answer;
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#liveness.stop();
+  protected override idle(): boolean | void {
+    // Receivers report only on media they get: leave a silent publisher's subscribers to its own timeout.
+    if (this.opts.publisherSending(this.opts.idleTimeoutMs) === false && !this.closed) return false;
+    return super.idle();
+  }
+
+  protected override connected(): void {
+    this.#askKeyframe(true);
+  }
+
+  protected override closing(): void {
     if (this.#retry) this.opts.clock.clearTimeout(this.#retry);
     for (const d of this.#detach) d();
-    await this.pc.close().catch(() => undefined);
-  }
-
-  get closed(): boolean {
-    return this.#closed;
-  }
-
-  #end(reason: LeaveReason): void {
-    if (this.#closed) return;
-    void this.close();
-    this.opts.onEnded(reason);
   }
 
   /** On connect always (the PLI a joining viewer owes its publisher), then every second until a keyframe passed. */
   #askKeyframe(first = false): void {
-    if (this.#closed || (!first && !this.#waitingKeyframe)) return;
+    if (this.closed || (!first && !this.#waitingKeyframe)) return;
     this.opts.sources.get('video')?.requestKeyframe();
     if (!this.#waitingKeyframe) return;
     this.#retry = this.opts.clock.setTimeout(() => this.#askKeyframe(), KEYFRAME_RETRY_MS);
@@ -84,7 +64,7 @@ export class SubscribeSession {
   #wire(t: RTCRtpTransceiver): void {
     const kind = t.kind as MediaKind;
     const sender = t.sender;
-    sender.onRtcp.subscribe(() => this.#liveness.touch());
+    sender.onRtcp.subscribe(() => this.touch());
     const source = this.opts.sources.get(kind);
     if (!source) return;
     if (kind === 'video') {
@@ -113,7 +93,6 @@ export class SubscribeSession {
           csrc: [],
           extensions: [],
         });
-        this.sent[kind]++;
         sender.sendRtp(new RtpPacket(header, packet.payload)).catch(() => undefined);
       }),
     );

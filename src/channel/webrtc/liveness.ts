@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../clock/index.ts';
+import type { Clock, TimerHandle } from '../../clock/index.ts';
 
 /**
  * Calls `onIdle` once when `touch()` has not been called for `timeoutMs` (counted from creation too, so a

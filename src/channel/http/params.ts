@@ -1,7 +1,5 @@
-import { ChannelError } from './errors.ts';
-
-export type Profile = 'communication' | 'live';
-export const PROFILES: readonly Profile[] = ['communication', 'live'];
+import { ChannelError } from '../errors.ts';
+import { PROFILES, type Profile } from '../membership/index.ts';
 
 /** Agora's channel-name alphabet, at most 64 bytes. */
 const CNAME = /^[A-Za-z0-9 !#$%&()+\-:;<=.>?@[\]^_{|}~,]{1,64}$/;

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Clock } from '../clock/index.ts';
-import type { Logger } from '../log/index.ts';
-import { bearerToken } from './auth.ts';
-import { ChannelError, isChannelError } from './errors.ts';
-import type { ChannelEvent } from './membership-types.ts';
+import type { Clock } from '../../clock/index.ts';
+import type { Logger } from '../../log/index.ts';
+import { bearerToken } from '../auth.ts';
+import { ChannelError, isChannelError, type ChannelErrorCode } from '../errors.ts';
+import type { ChannelEvent } from '../membership/index.ts';
 import { parseCname, parseProfile, parseUid } from './params.ts';
 import { authorizeRead } from './routes-auth.ts';
-import type { Sfu } from './sfu.ts';
+import type { Sfu } from '../sfu.ts';
 
 export interface RouteDeps {
   readonly sfu: Sfu;
@@ -45,10 +45,11 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
       return sendError(reply, new ChannelError('unsupported_media_type', 'Content-Type must be application/sdp'));
     }
     if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
-      return reply.code(e.statusCode).headers(CORS).send({ error: 'bad_request', reason: e.message ?? 'bad request' });
+      const code: ChannelErrorCode = 'bad_request';
+      return reply.code(e.statusCode).headers(CORS).send({ error: code, reason: e.message ?? 'bad request' });
     }
     deps.log.error({ err }, 'channel: request failed');
-    return reply.code(500).headers(CORS).send({ error: 'internal', reason: 'internal error; see the server log' });
+    return sendError(reply, new ChannelError('internal', 'internal error; see the server log'));
   });
 
   const sdpBody = (req: FastifyRequest): string => {

@@ -1,5 +1,6 @@
 import type { RTCPeerConnection } from 'werift';
-import { ChannelError } from './errors.ts';
+import { tolerateRepeatedHelloVerify } from './dtls-guard.ts';
+import { ChannelError } from '../errors.ts';
 import { gatheringComplete } from './ice-gathering.ts';
 import { keepCandidates } from './sdp.ts';
 
@@ -9,6 +10,7 @@ export async function answerOffer(pc: RTCPeerConnection, offer: string, addresse
     await pc.setRemoteDescription({ type: 'offer', sdp: offer });
     const answer = await pc.createAnswer();
     await pc.setLocalDescription(answer);
+    tolerateRepeatedHelloVerify(pc);
   } catch (e) {
     throw new ChannelError('negotiation_failed', `the offer could not be negotiated: ${(e as Error).message}`);
   }

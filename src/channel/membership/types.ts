@@ -1,4 +1,6 @@
-import type { Profile } from './params.ts';
+/** The channel profile, set by its first participant. */
+export type Profile = 'communication' | 'live';
+export const PROFILES: readonly Profile[] = ['communication', 'live'];
 
 export type MediaKind = 'audio' | 'video';
 

@@ -1,4 +1,4 @@
-import { ChannelError } from './errors.ts';
+import { ChannelError } from '../errors.ts';
 import type {
   ChannelEvent,
   ChannelEventKind,
@@ -7,8 +7,8 @@ import type {
   LeaveReason,
   ParticipantRole,
   TrackInfo,
-} from './membership-types.ts';
-import type { Profile } from './params.ts';
+  Profile,
+} from './types.ts';
 
 interface Participant {
   readonly uid: number;

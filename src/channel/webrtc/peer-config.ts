@@ -1,6 +1,6 @@
 import { networkInterfaces } from 'node:os';
 import { useH264, useNACK, useOPUS, usePLI, useSdesMid, useVP8, type RTCPeerConnectionConfig } from 'werift';
-import type { ChannelConfig } from './config.ts';
+import type { ChannelConfig } from '../config.ts';
 
 /** Codecs the SFU negotiates; offers are first narrowed to one payload type per section (see sdp.ts). */
 export function sfuCodecs(): NonNullable<RTCPeerConnectionConfig['codecs']> {

@@ -1,8 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import type { ChannelApp } from './apps.ts';
-import { authorizeJoin, bearerToken } from './auth.ts';
-import { ChannelError } from './errors.ts';
+import type { ChannelApp } from '../apps.ts';
+import { authorizeJoin, bearerToken } from '../auth.ts';
+import { ChannelError } from '../errors.ts';
 import { parseUid } from './params.ts';
 
 function same(a: string, b: string): boolean {

@@ -1,4 +1,4 @@
-import { ChannelError } from './errors.ts';
+import { ChannelError } from '../errors.ts';
 
 /** One payload type of an m-section. */
 export interface SdpCodec {

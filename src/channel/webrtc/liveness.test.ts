@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../clock/index.ts';
+import { ManualClock } from '../../clock/index.ts';
 import { Liveness } from './liveness.ts';
 
 test('liveness: fires once after the timeout without touches, touches postpone it, false excuses the silence', () => {

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { startTestServer } from '../testing/index.ts';
-import { whipPublish } from './client/whip-client.ts';
-import { WhipHttpError } from './client/whip-http.ts';
+import { startTestServer } from '../../testing/index.ts';
+import { whipPublish, WhipHttpError } from '../client/index.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';

@@ -1,0 +1,2 @@
+export { registerPageRoutes } from './page-routes.ts';
+export { registerChannelRoutes, type RouteDeps } from './routes.ts';

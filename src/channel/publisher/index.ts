@@ -1,0 +1,2 @@
+export { COLOR } from './ffmpeg-args.ts';
+export { startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublisherOptions } from './synthetic.ts';

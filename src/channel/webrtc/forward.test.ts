@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildRtcTokenWithUid } from '@reeltime/token';
+import { RtpHeader, RtpPacket } from 'werift';
+import { startTestServer } from '../../testing/index.ts';
+import { whepSubscribe } from '../client/index.ts';
+import { startSyntheticPublisher } from '../publisher/index.ts';
+import { decodePixel, firstFramePackets, frameFile } from '../testing/decode.ts';
+import { TrackFanout } from './forward.ts';
+import { startsKeyframe } from './keyframe.ts';
+
+const APP = '970CA35de60c44645bbae8a215061b33';
+const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
+const tok = (cname: string, uid: number, role: 1 | 2 = 1) => buildRtcTokenWithUid(APP, CERT, cname, uid, role, 600, 600);
+
+const VP8 = { mimeType: 'video/vp8', clockRate: 90000, channels: undefined, fmtp: '' };
+const OPUS = { mimeType: 'audio/opus', clockRate: 48000, channels: 2, fmtp: '' };
+const rtp = (ssrc: number, seq: number) =>
+  new RtpPacket(new RtpHeader({ ssrc, sequenceNumber: seq, payloadType: 96 }), Buffer.from([0x10, 0x00]));
+
+test('fan-out: a keyframe request before the first packet waits for its SSRC; PLIs coalesce per interval; audio never asks', () => {
+  let now = 0;
+  const plis: number[] = [];
+  const video = new TrackFanout('video', VP8, (ssrc) => plis.push(ssrc), () => now);
+  const got: number[] = [];
+  video.addSink((p) => got.push(p.header.sequenceNumber));
+  // A viewer connects before the publisher's media reached the SFU: nothing to address yet, nothing lost.
+  video.requestKeyframe();
+  assert.deepEqual(plis, []);
+  video.push(rtp(1234, 1));
+  assert.deepEqual(plis, [1234], 'the pending request goes out with the first packet');
+  assert.deepEqual(got, [1]);
+  video.push(rtp(1234, 2));
+  assert.deepEqual(plis, [1234], 'sent once');
+  now = 299;
+  video.requestKeyframe();
+  assert.deepEqual(plis, [1234], 'coalesced within 300 ms');
+  now = 300;
+  video.requestKeyframe();
+  video.requestKeyframe();
+  assert.deepEqual(plis, [1234, 1234]);
+  video.push(rtp(777, 3)); // the publisher's SSRC changed (encoder restart)
+  now = 700;
+  video.requestKeyframe();
+  assert.deepEqual(plis, [1234, 1234, 777]);
+
+  const audioPlis: number[] = [];
+  const audio = new TrackFanout('audio', OPUS, (ssrc) => audioPlis.push(ssrc), () => now);
+  audio.requestKeyframe();
+  audio.push(rtp(5, 1));
+  assert.deepEqual(audioPlis, []);
+});
+
+for (const [codec, color, expect] of [
+  ['vp8', 'red', [255, 0, 0]],
+  ['h264', 'blue', [0, 0, 255]],
+] as const) {
+  test(`synthetic ${codec} publisher -> SFU -> WHEP subscriber: keyframe first, colour ${color} decodes`, async () => {
+    // Dead-peer timeouts are not under test here (membership.test.ts covers them).
+    const s = await startTestServer({ values: { channel: { idleTimeoutMs: 60000 } } });
+    const cname = `fwd-${codec}`;
+    const pub = await startSyntheticPublisher({ baseUrl: s.url, appId: APP, cname, uid: 1, token: tok(cname, 1), color, codec });
+    let plis = 0;
+    pub.whip.onKeyframeRequest(() => plis++);
+    try {
+      await pub.ready;
+      const sub = await whepSubscribe({
+        endpoint: `${s.url}/rtc/v1/apps/${APP}/channels/${cname}/whep?uid=2&publisher=1`,
+        token: tok(cname, 2, 2),
+      });
+      try {
+        await sub.ready;
+        await sub.waitFor(() => sub.counts.audio > 20 && firstFramePackets(sub.packets.video).length > 0, 30000, 'media');
+        assert.equal(sub.codecs.get('video'), codec);
+        // The join's PLI is sent even when the encoder's own keyframe opened the viewer first (the fan-out test
+        // below pins why), so this waits for an event that always comes, not for a race to be won.
+        await sub.waitFor(() => plis >= 1, 15000, 'the publisher was asked for a keyframe when the subscriber joined');
+        const first = sub.packets.video[0]!;
+        assert.ok(startsKeyframe(codec, first.payload), 'the first video packet starts a keyframe');
+        const f = frameFile(codec, firstFramePackets(sub.packets.video));
+        assert.ok(f.isKeyframe);
+        const [r, g, b] = await decodePixel(f.data, f.format);
+        for (const [got, want] of [[r, expect[0]], [g, expect[1]], [b, expect[2]]] as const) {
+          assert.ok(Math.abs(got - want) < 40, `pixel ${[r, g, b]} is ${color}`);
+        }
+      } finally {
+        await sub.close();
+      }
+    } finally {
+      await pub.stop();
+      await s.close();
+    }
+  });
+}
