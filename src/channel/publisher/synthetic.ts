@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import type { MediaStreamTrack } from 'werift';
+import { spawnChild } from '../../process/index.ts';
 import { whipPublish, type WhipPublisher } from '../client/whip-client.ts';
 import { COLOR, syntheticFfmpegArgs, type SyntheticMedia } from './ffmpeg-args.ts';
 
@@ -66,7 +67,7 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
   const packets = { audio: 0, video: 0 };
   const vsock = await rtpSocket(whip.video, () => packets.video++);
   const asock = await rtpSocket(whip.audio, () => packets.audio++);
-  const ff: ChildProcess = spawn('ffmpeg', syntheticFfmpegArgs(media, vsock.address().port, asock.address().port), {
+  const ff: ChildProcess = spawnChild('ffmpeg', syntheticFfmpegArgs(media, vsock.address().port, asock.address().port), {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
