@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createChannelModule } from '../channel/index.ts';
 import { createChatModule } from '../chat/index.ts';
 import { systemClock, type Clock } from '../clock/index.ts';
-import type { Config } from '../config/index.ts';
+import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from '../db/index.ts';
 import { createLogger, type Logger } from '../log/index.ts';
 import { createNotifyModule } from '../notify/index.ts';

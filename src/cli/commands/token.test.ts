@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildAppToken, buildRtcTokenWithUid, parseToken, verifyRtcJoin } from '@reeltime/token';
-import { UsageError } from '../main.ts';
+import { UsageError } from '../command.ts';
 import { token } from './token.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/reeltime.mjs', import.meta.url));
