@@ -13,6 +13,10 @@ export interface CoreConfig {
   readonly dataDir: string;
   /** PostgreSQL URL; SQLite in dataDir when absent. */
   readonly databaseUrl: string | undefined;
+  /**
+   * Reserved for multi-process dispatch (Redis + BullMQ, docs/configuration.md): checked, then only answered with a
+   * start-up warning, because this version runs every role in one process.
+   */
   readonly redisUrl: string | undefined;
   readonly logLevel: string;
   /** The primary app: RTC/chat tokens are signed with its certificate. */
@@ -77,6 +81,9 @@ export function parseCoreConfig(src: ConfigSource, cwd: string): CoreConfig {
     throw new ConfigError('DATABASE_URL (databaseUrl)', 'must be a postgres:// URL');
   }
   const redisUrl = src.string('redisUrl', 'REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\/[^/]/.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL (redisUrl)', 'must be a redis:// or rediss:// URL');
+  }
   const logLevel = parseLogLevel(src);
 
   let appId = src.string('appId', 'REELTIME_APP_ID');
