@@ -77,7 +77,13 @@ export const publish: CommandRunner = {
     }).catch((e: Error) => {
       throw new UsageError(`could not publish to ${baseUrl}: ${e.message}`);
     });
-    await pub.ready;
+    try {
+      await pub.ready;
+    } catch (e) {
+      await pub.kill();
+      process.stderr.write(`reeltime publish: the connection to ${baseUrl} did not come up: ${(e as Error).message}\n`);
+      return 1;
+    }
     process.stdout.write(`publishing uid ${uid} to channel "${values.channel}" (${values.codec}, ${values.color}, ${values.tone} Hz)\n`);
     await new Promise<void>((resolve) => {
       const done = () => resolve();
