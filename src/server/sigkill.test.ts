@@ -137,7 +137,9 @@ test('SIGKILL of the server kills its ffmpeg children; a new server resumes and 
         () => PUBLISHERS.every((p) => bucketKeys(bucketDir).some((k) => k.includes(`/bak0_${sid}_`) && k.includes(`__uid_s_${p.uid}__uid_e_audio`) && isSlice(k))),
         120_000,
         'bak0_ slices of both publishers after the restart',
-      );
+      ).catch((e: Error) => {
+        throw new Error(`${e.message}\nbucket: ${bucketKeys(bucketDir).join(' ')}\nserver output:\n${second.output()}`);
+      });
       const stop = await recordingClient(second.url).api('POST', client.path(resourceId, sid, 'stop'), { cname: CNAME, uid: '9301', clientRequest: {} });
       assert.equal(stop.status, 200, JSON.stringify(stop.body));
       const list = (stop.body.serverResponse as { fileList: { fileName: string }[] }).fileList.map((f) => f.fileName);
