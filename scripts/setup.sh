@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what reeltime needs on a fresh Debian machine: ffmpeg and Chromium from Debian (when missing),
-# then the npm dependencies (when missing or stale). Safe to run again.
+# Installs what reeltime needs on a fresh Debian machine: ffmpeg, Chromium and util-linux's setpriv (every child
+# process is started through it so it dies with reeltime) from Debian when missing, then the npm dependencies
+# (when missing or stale). Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,6 +9,7 @@ missing=()
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+[ -x /usr/bin/setpriv ] || [ -x /bin/setpriv ] || missing+=(util-linux)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""

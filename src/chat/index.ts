@@ -3,7 +3,7 @@ export type { ChatConfig } from './config.ts';
 export { DEFAULT_APP_KEY } from './config.ts';
 export { parseProperties } from './token-server/properties.ts';
 export { ChatTokenService, TOKEN_SERVER_MESSAGES, PLACEHOLDER_PASSWORD, splitAppKey } from './token-server/token-service.ts';
-export type { TokenServerSettings } from './token-server/settings.ts';
+export { parseTokenServerSettings, propertiesReader, type TokenServerSettings } from './token-server/settings.ts';
 export { startTokenServer, type StandaloneTokenServer } from './token-server/standalone.ts';
 export { GATEWAY_PATH } from './gateway/gateway.ts';
 export type { ChatUser } from './users/store.ts';

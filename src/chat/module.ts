@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
+import { RateLimiter } from '../http/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { ChatGateway } from './gateway/gateway.ts';
 import { MessageStore } from './gateway/message-store.ts';
 import { registerTokenRoutes } from './token-server/routes.ts';
 import { ChatTokenService, splitAppKey } from './token-server/token-service.ts';
 import type { ChatApp } from './users/auth.ts';
-import { RateLimiter } from './users/rate-limit.ts';
 import { registerUsersRoutes } from './users/routes.ts';
 import { ChatUserStore } from './users/store.ts';
 
@@ -52,7 +52,7 @@ export function createChatModule(ctx: ServerContext): ChatModule {
     async register(app) {
       if (!enabled) return;
       registerTokenRoutes(app, tokens);
-      const limiter = new RateLimiter(config.chat.restRateLimit, clock);
+      const limiter = new RateLimiter(() => clock.now(), config.chat.restRateLimit);
       await registerUsersRoutes(app, {
         store: users,
         clock,

@@ -1,4 +1,5 @@
 import { ConfigError } from '../config/index.ts';
+import { UsageError } from './command.ts';
 import { COMMANDS } from './commands/index.ts';
 
 export const USAGE = `usage: reeltime [command] [options]
@@ -34,9 +35,4 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     throw e;
   }
-}
-
-/** A bad flag or argument: printed without a stack trace, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
 }

@@ -13,6 +13,10 @@ export interface CoreConfig {
   readonly dataDir: string;
   /** PostgreSQL URL; SQLite in dataDir when absent. */
   readonly databaseUrl: string | undefined;
+  /**
+   * Reserved for multi-process dispatch (Redis + BullMQ, docs/configuration.md): checked, then only answered with a
+   * start-up warning, because this version runs every role in one process.
+   */
   readonly redisUrl: string | undefined;
   readonly logLevel: string;
   /** The primary app: RTC/chat tokens are signed with its certificate. */
@@ -49,6 +53,15 @@ function devCredentials(dataDir: string): DevCredentials {
   return creds;
 }
 
+/** `logLevel` / REELTIME_LOG_LEVEL: a pino level. */
+export function parseLogLevel(src: ConfigSource): string {
+  const logLevel = src.string('logLevel', 'REELTIME_LOG_LEVEL', 'info');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('REELTIME_LOG_LEVEL (logLevel)', `unknown level "${logLevel}"`);
+  }
+  return logLevel;
+}
+
 export function parseCoreConfig(src: ConfigSource, cwd: string): CoreConfig {
   const envName = src.string('env', 'REELTIME_ENV', 'development');
   if (envName !== 'development' && envName !== 'production') {
@@ -68,10 +81,10 @@ export function parseCoreConfig(src: ConfigSource, cwd: string): CoreConfig {
     throw new ConfigError('DATABASE_URL (databaseUrl)', 'must be a postgres:// URL');
   }
   const redisUrl = src.string('redisUrl', 'REDIS_URL');
-  const logLevel = src.string('logLevel', 'REELTIME_LOG_LEVEL', 'info');
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    throw new ConfigError('REELTIME_LOG_LEVEL (logLevel)', `unknown level "${logLevel}"`);
+  if (redisUrl !== undefined && !/^rediss?:\/\/[^/]/.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL (redisUrl)', 'must be a redis:// or rediss:// URL');
   }
+  const logLevel = parseLogLevel(src);
 
   let appId = src.string('appId', 'REELTIME_APP_ID');
   let appCertificate = src.string('appCertificate', 'REELTIME_APP_CERTIFICATE');

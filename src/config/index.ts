@@ -1,4 +1,5 @@
-export type { CoreConfig } from './core.ts';
-export { ConfigError, ConfigSource, HEX32 } from './source.ts';
-export type { JsonObject } from './source.ts';
-export { loadConfig, type Config, type LoadConfigOptions } from './load.ts';
+// The configuration's leaf: reading the environment and the file, core settings, errors naming a setting.
+// Modules parse their own sections with these; src/server/config.ts assembles the whole `Config`.
+export { parseCoreConfig, parseLogLevel, type CoreConfig } from './core.ts';
+export { deepFreeze, environmentSource, readConfigSource, type ReadConfigOptions } from './read.ts';
+export { ConfigError, ConfigSource, HEX32, type JsonObject } from './source.ts';

@@ -1,13 +1,16 @@
 /**
- * Supervises one ffmpeg child: spawn with a fixed argument list (never a shell), keep the tail of stderr for
- * error reports, stop cleanly (SIGINT makes ffmpeg finish the current slice and write trailers), and kill it if
- * it does not exit in time.
+ * Supervises one ffmpeg child: spawn with a fixed argument list (never a shell) through the project's one spawn
+ * helper (the child dies with this process, even on SIGKILL), keep the tail of stderr for error reports, stop
+ * cleanly (SIGINT makes ffmpeg finish the current slice and write trailers), and kill it if it does not exit in
+ * time.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import { spawnChild } from '../process/index.ts';
 
-export const FFMPEG_BIN = process.env.REELTIME_FFMPEG ?? 'ffmpeg';
-export const FFPROBE_BIN = process.env.REELTIME_FFPROBE ?? 'ffprobe';
+/** ffmpeg and ffprobe are found on PATH (docs/configuration.md): PATH is how an operator picks another build. */
+export const FFMPEG_BIN = 'ffmpeg';
+export const FFPROBE_BIN = 'ffprobe';
 
 export interface FfmpegExit {
   readonly code: number | null;
@@ -25,12 +28,6 @@ export interface FfmpegOptions {
   readonly stderrLimit?: number;
 }
 
-/** Children still running; killed if this process exits without stopping them, so none outlives us. */
-const live = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const c of live) c.kill('SIGKILL');
-});
-
 export class FfmpegProcess {
   readonly child: ChildProcess;
   readonly exited: Promise<FfmpegExit>;
@@ -43,9 +40,7 @@ export class FfmpegProcess {
   ) {
     const extra = opts.extraPipes ?? 0;
     const stdio: ('ignore' | 'pipe')[] = ['ignore', 'ignore', 'pipe', ...Array<'pipe'>(extra).fill('pipe')];
-    this.child = spawn(FFMPEG_BIN, ['-hide_banner', '-nostdin', ...args], { stdio, cwd: opts.cwd });
-    live.add(this.child);
-    this.child.once('close', () => live.delete(this.child));
+    this.child = spawnChild(FFMPEG_BIN, ['-hide_banner', '-nostdin', ...args], { stdio, cwd: opts.cwd });
     const limit = opts.stderrLimit ?? 8192;
     this.child.stderr?.setEncoding('utf8');
     this.child.stderr?.on('data', (d: string) => {

@@ -3,7 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig, type JsonObject } from '../config/index.ts';
+import { ConfigError, type JsonObject } from '../config/index.ts';
+import { loadConfig } from '../server/config.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const creds = {

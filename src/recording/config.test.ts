@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from '../config/index.ts';
+import { ConfigError } from '../config/index.ts';
+import { loadConfig } from '../server/config.ts';
 
 const env = {
   REELTIME_APP_ID: '970CA35de60c44645bbae8a215061b33',

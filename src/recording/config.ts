@@ -1,6 +1,6 @@
 import type { CoreConfig } from '../config/core.ts';
 import { ConfigError, HEX32, type ConfigSource } from '../config/source.ts';
-import type { Area } from './validation/types.ts';
+import type { StorageArea as Area } from '../storage/vendors/types.ts';
 
 export interface RecordingCustomer {
   readonly id: string;

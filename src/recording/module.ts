@@ -1,10 +1,10 @@
 import type { ChannelModule } from '../channel/index.ts';
+import { RateLimiter } from '../http/index.ts';
 import type { NotifyModule } from '../notify/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import type { StorageModule } from '../storage/index.ts';
 import { createAuthenticator } from './api/basic-auth.ts';
 import { recordingApi } from './api/plugin.ts';
-import { RateLimiter } from './api/rate-limit.ts';
 import { createInProcessDispatcher } from './dispatch/in-process.ts';
 import type { Dispatcher, Recorder } from './dispatch/types.ts';
 import type { RecordingNotifier } from './notifier.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock/index.ts';
-import type { Config } from '../config/index.ts';
+import type { Config } from './config.ts';
 import type { DatabaseHandle } from '../db/index.ts';
 import type { Logger } from '../log/index.ts';
 

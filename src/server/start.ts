@@ -3,7 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createChannelModule } from '../channel/index.ts';
 import { createChatModule } from '../chat/index.ts';
 import { systemClock, type Clock } from '../clock/index.ts';
-import type { Config } from '../config/index.ts';
+import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from '../db/index.ts';
 import { createLogger, type Logger } from '../log/index.ts';
 import { createNotifyModule } from '../notify/index.ts';
@@ -44,6 +44,13 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     (await openDatabase(
       config.databaseUrl ? { url: config.databaseUrl } : { sqlitePath: join(config.dataDir, 'reeltime.sqlite') },
     ));
+  if (config.redisUrl !== undefined) {
+    // Reserved setting (docs/configuration.md): say so rather than let an operator believe Redis is in use.
+    log.warn(
+      { setting: 'REDIS_URL (redisUrl)' },
+      'REDIS_URL is set but not used yet: this version runs every role in this process (multi-process dispatch is not built)',
+    );
+  }
   const ctx: ServerContext = {
     config,
     log,

@@ -1,2 +1,3 @@
 export { openTestDatabase, TEST_DIALECTS, TEST_PG_URL, type TestDatabase } from './db.ts';
-export { startTestServer, type TestServer } from './server.ts';
+export { startTestServer, testServerEnv, type TestServer } from './server.ts';
+export { startServerProcess, type ServerProcess, type ServerProcessOptions } from './server-process.ts';

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../clock/index.ts';
-import { loadConfig, type Config, type JsonObject } from '../config/index.ts';
+import type { JsonObject } from '../config/index.ts';
+import { loadConfig, type Config } from '../server/config.ts';
 import type { DialectName } from '../db/index.ts';
 import { createLogger } from '../log/index.ts';
 import type { Recorder } from '../recording/index.ts';
@@ -30,6 +31,19 @@ export interface TestServerOptions {
   readonly recorders?: readonly Recorder[];
 }
 
+/** Environment of a test server: loopback, an ephemeral port, the data dir and fixed test credentials. */
+export function testServerEnv(dataDir: string): Record<string, string> {
+  return {
+    REELTIME_PORT: '0',
+    REELTIME_HOST: '127.0.0.1',
+    REELTIME_DATA_DIR: dataDir,
+    REELTIME_APP_ID: '970CA35de60c44645bbae8a215061b33',
+    REELTIME_APP_CERTIFICATE: '5CFd2fd1755d40ecb72977518be15d3b',
+    REELTIME_CUSTOMER_ID: 'test-customer',
+    REELTIME_CUSTOMER_SECRET: 'test-secret',
+  };
+}
+
 /**
  * A whole reeltime on 127.0.0.1 with an ephemeral port, a temp data dir, fixed test credentials and a fresh
  * database. Logs are silent unless REELTIME_TEST_LOG is set.
@@ -39,16 +53,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const config = loadConfig({
     cwd: dataDir,
     values: { ...opts.values },
-    env: {
-      REELTIME_PORT: '0',
-      REELTIME_HOST: '127.0.0.1',
-      REELTIME_DATA_DIR: dataDir,
-      REELTIME_APP_ID: '970CA35de60c44645bbae8a215061b33',
-      REELTIME_APP_CERTIFICATE: '5CFd2fd1755d40ecb72977518be15d3b',
-      REELTIME_CUSTOMER_ID: 'test-customer',
-      REELTIME_CUSTOMER_SECRET: 'test-secret',
-      ...opts.env,
-    },
+    env: { ...testServerEnv(dataDir), ...opts.env },
   });
   const database = opts.database ?? (await openTestDatabase(opts.dialect ?? 'sqlite'));
   const log = createLogger(process.env.REELTIME_TEST_LOG ?? 'silent');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../../config/index.ts';
+import type { Config } from '../../server/config.ts';
 import { ChannelError } from '../errors.ts';
 import { parseCname, parseUid } from './params.ts';
 

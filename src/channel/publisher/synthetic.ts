@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import type { MediaStreamTrack } from 'werift';
+import { spawnChild } from '../../process/index.ts';
 import { whipPublish, type WhipPublisher } from '../client/index.ts';
 import { COLOR, syntheticFfmpegArgs, type SyntheticMedia } from './ffmpeg-args.ts';
 
@@ -78,7 +79,7 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
   };
   const video = await rtpInput(count('video'));
   const audio = await rtpInput(count('audio'));
-  const ff: ChildProcess = spawn('ffmpeg', syntheticFfmpegArgs(media, video.sock.address().port, audio.sock.address().port), {
+  const ff: ChildProcess = spawnChild('ffmpeg', syntheticFfmpegArgs(media, video.sock.address().port, audio.sock.address().port), {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { dePacketizeRtpPackets, type RtpPacket } from 'werift';
+import { spawnChild } from '../../process/index.ts';
 
 /** The packets of the first complete frame (same timestamp, in sequence order, through the marker bit). */
 export function firstFramePackets(packets: readonly RtpPacket[]): RtpPacket[] {
@@ -35,7 +35,7 @@ export function frameFile(codec: 'vp8' | 'h264', packets: RtpPacket[]): { data: 
 
 /** Decodes the first frame with ffmpeg, scaled to 16x16, and returns the RGB of pixel (12, 12) (away from the counter). */
 export async function decodePixel(data: Buffer, format: string): Promise<[number, number, number]> {
-  const ff = spawn('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', format, '-i', 'pipe:0', '-frames:v', '1', '-vf', 'scale=16:16', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
+  const ff = spawnChild('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-f', format, '-i', 'pipe:0', '-frames:v', '1', '-vf', 'scale=16:16', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const out: Buffer[] = [];

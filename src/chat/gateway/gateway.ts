@@ -7,18 +7,10 @@ import type { ChatApp } from '../users/auth.ts';
 import type { ChatUserStore } from '../users/store.ts';
 import type { MessageStore } from './message-store.ts';
 import { CLOSE, type TextMessage } from './protocol.ts';
-import { Session, type SessionHost } from './session.ts';
+import { Session, type GatewayDeps, type SessionHost } from './session.ts';
 
 export const GATEWAY_PATH = '/chat/ws';
 const MAX_FRAME_BYTES = 64 * 1024;
-
-export interface GatewayDeps {
-  readonly app: ChatApp;
-  readonly users: ChatUserStore;
-  readonly messages: MessageStore;
-  readonly clock: Clock;
-  readonly log: Logger;
-}
 
 /** The chat gateway: WebSocket upgrades on /chat/ws of the shared HTTP server, and who is online. */
 export class ChatGateway implements SessionHost {

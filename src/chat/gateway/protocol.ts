@@ -52,7 +52,7 @@ export const CLOSE = Object.freeze({
   GOING_AWAY: 1001,
 });
 
-/** The reason texts the chat service sends at login (notes §3.1). */
+/** The reason texts the chat service sends at login (docs/chat.md, "Gateway protocol"). */
 export const LOGIN_REASONS = Object.freeze({
   expired: 'Sorry, token expired',
   mismatch: 'Sorry, token or password does not match login info',

@@ -1,14 +1,26 @@
 import { verifyChatUser } from '@reeltime/token';
 import type { WebSocket } from 'ws';
-import type { TimerHandle } from '../../clock/index.ts';
+import type { Clock, TimerHandle } from '../../clock/index.ts';
+import type { Logger } from '../../log/index.ts';
+import type { ChatApp } from '../users/auth.ts';
+import type { ChatUserStore } from '../users/store.ts';
 import { checkUsername } from '../users/username.ts';
-import type { GatewayDeps } from './gateway.ts';
+import type { MessageStore } from './message-store.ts';
 import { CLOSE, LOGIN_REASONS, parseClientFrame, type ChatErrorCode, type ClientFrame, type ServerFrame, type TextMessage } from './protocol.ts';
 import { tokenTimes } from './token-times.ts';
 
 export const LOGIN_TIMEOUT_MS = 10_000;
 export const PAUSE_AT_FRAMES = 64;
 export const MAX_QUEUED_FRAMES = 20_000;
+
+/** What a gateway is built from (and every session reads through it). */
+export interface GatewayDeps {
+  readonly app: ChatApp;
+  readonly users: ChatUserStore;
+  readonly messages: MessageStore;
+  readonly clock: Clock;
+  readonly log: Logger;
+}
 
 /** What a session needs from the gateway that owns it. */
 export interface SessionHost extends GatewayDeps {

@@ -3,7 +3,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from '../../config/index.ts';
+import { ConfigError } from '../../config/index.ts';
+import { loadConfig } from '../../server/config.ts';
 import { parseProperties } from './properties.ts';
 import { parseTokenServerSettings, propertiesReader } from './settings.ts';
 

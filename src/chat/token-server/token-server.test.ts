@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +7,7 @@ import { test } from 'node:test';
 import { parseToken, verifyChatApp, verifyChatUser } from '@reeltime/token';
 import { ManualClock } from '../../clock/index.ts';
 import type { JsonObject } from '../../config/index.ts';
+import { spawnChild } from '../../process/index.ts';
 import { startTestServer } from '../../testing/index.ts';
 import type { ChatModule } from '../module.ts';
 
@@ -164,15 +164,15 @@ test('token server: the app token cache is refreshed before its token expires (M
 });
 
 function runCli(args: string[], env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/reeltime.mjs'), ...args], {
+  const child = spawnChild(process.execPath, [join(ROOT, 'bin/reeltime.mjs'), ...args], {
     cwd: mkdtempSync(join(tmpdir(), 'reeltime-cli-')),
     env: { ...process.env, REELTIME_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<number>((r) => child.on('exit', (code) => r(code ?? -1)));
   return { child, exited, out: () => out, err: () => err };
 }

@@ -19,7 +19,7 @@ export const TOKEN_SERVER_MESSAGES = Object.freeze({
   userName: 'chatUserName is not empty',
 });
 
-/** Fixed placeholder password the sample registers users with (notes §1.6). */
+/** Fixed placeholder password the sample token server registers users with (docs/chat.md, "Token server"). */
 export const PLACEHOLDER_PASSWORD = '123';
 const NAME_MAX = 64;
 

@@ -6,7 +6,7 @@ import Fastify from 'fastify';
 import { ManualClock } from '../../clock/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { startTestServer } from '../../testing/index.ts';
-import { RateLimiter } from './rate-limit.ts';
+import { RateLimiter } from '../../http/index.ts';
 import { registerUsersRoutes } from './routes.ts';
 import { ChatUserStore } from './store.ts';
 import type { ChatApp } from './auth.ts';
@@ -132,7 +132,7 @@ test('users API routes do not swallow other modules\' routes', async () => {
       store: new ChatUserStore(h.db, clock),
       clock,
       log: createLogger('silent'),
-      limiter: new RateLimiter(0, clock),
+      limiter: new RateLimiter(() => clock.now(), 0),
       findApp: (o, a) => (o === 'o' && a === 'a' ? chatApp : undefined),
     });
     const cases: [string, string, string][] = [

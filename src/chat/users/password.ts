@@ -1,4 +1,4 @@
-import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt } from 'node:crypto';
 
 const KEY_LEN = 32;
 
@@ -8,17 +8,12 @@ function derive(password: string, salt: Buffer): Promise<Buffer> {
   );
 }
 
-/** `scrypt$<salt b64>$<key b64>`: self-describing so the parameters can change later. */
+/**
+ * `scrypt$<salt b64>$<key b64>` (docs/chat.md): self-describing so the parameters can change later. Nothing checks a
+ * password yet (logins use tokens); the hash is kept for a later password grant.
+ */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
   const key = await derive(password, salt);
   return `scrypt$${salt.toString('base64')}$${key.toString('base64')}`;
-}
-
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const [kind, salt, key] = stored.split('$');
-  if (kind !== 'scrypt' || !salt || !key) return false;
-  const expected = Buffer.from(key, 'base64');
-  const actual = await derive(password, Buffer.from(salt, 'base64'));
-  return expected.length === actual.length && timingSafeEqual(expected, actual);
 }

@@ -4,7 +4,7 @@ import type { Logger } from '../../log/index.ts';
 import { checkAppBearer, checkUserBearer, type ChatApp } from './auth.ts';
 import { usersEnvelope } from './envelope.ts';
 import { ChatRestError, chatErrors, errorBody } from './errors.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import type { RateLimiter } from '../../http/index.ts';
 import type { ChatUser, ChatUserStore } from './store.ts';
 import { checkNewUser, checkUsername, type NewUserInput } from './username.ts';
 
@@ -54,7 +54,7 @@ export async function registerUsersRoutes(app: FastifyInstance, deps: UsersRoute
     const { org, app: appName } = req.params as OrgAppParams;
     const chatApp = deps.findApp(org, appName);
     if (!chatApp) throw chatErrors.appNotFound(org, appName, requestUri(req));
-    if (!deps.limiter.take(`${org}#${appName}`)) throw chatErrors.rateLimited();
+    if (!deps.limiter.allow(`${org}#${appName}`)) throw chatErrors.rateLimited();
     return chatApp;
   }
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
+import { scryptSync } from 'node:crypto';
 import { test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
 import { openTestDatabase, TEST_DIALECTS } from '../../testing/index.ts';
 import { MessageStore } from '../gateway/message-store.ts';
-import { verifyPassword } from './password.ts';
 import { ChatUserStore } from './store.ts';
 
 for (const dialect of TEST_DIALECTS) {
@@ -37,8 +37,12 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(race.filter((x) => x.kind === 'created').length, 1);
       const row = await h.db.selectFrom('chat_users').select('password_hash').where('username', '=', 'alice').where('app', '=', 'app').executeTakeFirstOrThrow();
       assert.ok(row.password_hash && !row.password_hash.includes('123'));
-      assert.equal(await verifyPassword('123', row.password_hash), true);
-      assert.equal(await verifyPassword('124', row.password_hash), false);
+      // The documented format, checked independently: scrypt$<salt>$<key>, N=16384, r=8, p=1, 32-byte key.
+      const [kind, salt, key] = row.password_hash.split('$');
+      assert.equal(kind, 'scrypt');
+      const derive = (pw: string) => scryptSync(pw, Buffer.from(salt!, 'base64'), 32, { N: 16384, r: 8, p: 1 }).toString('base64');
+      assert.equal(derive('123'), key);
+      assert.notEqual(derive('124'), key);
     } finally {
       await h.close();
     }

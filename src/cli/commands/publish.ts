@@ -3,9 +3,8 @@ import { parseArgs } from 'node:util';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { startSyntheticPublisher } from '../../channel/index.ts';
 import { COLOR } from '../../channel/publisher/ffmpeg-args.ts';
-import { loadConfig } from '../../config/index.ts';
-import type { Command } from '../command.ts';
-import { UsageError } from '../main.ts';
+import { loadConfig } from '../../server/config.ts';
+import { UsageError, type CommandRunner } from '../command.ts';
 
 const USAGE = `usage: reeltime publish --channel C --uid N [--app-id A] [--token T] [--color red] [--tone 440]
                         [--codec vp8|h264] [--seconds S] [--server URL] [--profile communication|live]
@@ -37,8 +36,7 @@ function int(name: string, v: string | undefined, min: number, max: number): num
   return Number(v);
 }
 
-export const publish: Command = {
-  summary: 'publish a synthetic test stream (colour + tone) into a channel over WHIP',
+export const publish: CommandRunner = {
   async run(args) {
     let values;
     try {
@@ -79,7 +77,13 @@ export const publish: Command = {
     }).catch((e: Error) => {
       throw new UsageError(`could not publish to ${baseUrl}: ${e.message}`);
     });
-    await pub.ready;
+    try {
+      await pub.ready;
+    } catch (e) {
+      await pub.kill();
+      process.stderr.write(`reeltime publish: the connection to ${baseUrl} did not come up: ${(e as Error).message}\n`);
+      return 1;
+    }
     process.stdout.write(`publishing uid ${uid} to channel "${values.channel}" (${values.codec}, ${values.color}, ${values.tone} Hz)\n`);
     await new Promise<void>((resolve) => {
       const done = () => resolve();

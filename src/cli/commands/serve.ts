@@ -1,6 +1,6 @@
-import { loadConfig, type Config } from '../../config/index.ts';
+import { loadConfig, type Config } from '../../server/config.ts';
 import { startReeltime, type Role } from '../../server/index.ts';
-import type { Command } from '../command.ts';
+import type { CommandRunner } from '../command.ts';
 
 function banner(config: Config, url: string, roles: readonly Role[] | undefined): string {
   const lines = [
@@ -40,11 +40,10 @@ async function runServer(roles: readonly Role[] | undefined): Promise<number> {
   return 0;
 }
 
-export const serve: Command = {
-  summary: 'run every role in one process (the default)',
+export const serve: CommandRunner = {
   run: () => runServer(undefined),
 };
 
-export function roleCommand(role: Role, summary: string): Command {
-  return { summary, run: () => runServer([role]) };
+export function roleCommand(role: Role): CommandRunner {
+  return { run: () => runServer([role]) };
 }

@@ -1,13 +1,13 @@
 // `reeltime token` end to end: real processes through bin/reeltime.mjs (each spawn costs ~0.5 s, so few).
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildAppToken, buildRtcTokenWithUid, parseToken, verifyRtcJoin } from '@reeltime/token';
-import { UsageError } from '../main.ts';
+import { runChild } from '../../process/index.ts';
+import { UsageError } from '../command.ts';
 import { token } from './token.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/reeltime.mjs', import.meta.url));
@@ -20,16 +20,15 @@ interface Run {
   readonly stderr: string;
 }
 
-function cli(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
+async function cli(args: readonly string[], env: Record<string, string> = {}): Promise<Run> {
   const cwd = mkdtempSync(join(tmpdir(), 'reeltime-token-cli-'));
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('REELTIME_') && k !== 'DATABASE_URL'));
-  return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'token', ...args], { cwd, env: { ...clean, ...env }, timeout: 60_000 }, (err, stdout, stderr) => {
-      rmSync(cwd, { recursive: true, force: true });
-      const code = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
+  try {
+    const r = await runChild(process.execPath, [BIN, 'token', ...args], { cwd, env: { ...clean, ...env }, timeoutMs: 60_000 });
+    return { code: r.code ?? 1, stdout: r.stdout.toString(), stderr: r.stderr };
+  } finally {
+    rmSync(cwd, { recursive: true, force: true });
+  }
 }
 
 /** Runs the command in-process (no spawn), capturing what it prints. */

@@ -11,9 +11,8 @@ import {
   RtcRole,
   type BuildOptions,
 } from '@reeltime/token';
-import { loadConfig } from '../../config/index.ts';
-import type { Command } from '../command.ts';
-import { UsageError } from '../main.ts';
+import { loadConfig } from '../../server/config.ts';
+import { UsageError, type CommandRunner } from '../command.ts';
 
 const USAGE = `usage:
   reeltime token chat-app  [--app-id A --app-certificate C] --expire S [--salt N --issue-ts T]
@@ -158,8 +157,7 @@ function print(token: string): number {
   return 0;
 }
 
-export const token: Command = {
-  summary: 'build or inspect AccessToken2 tokens (chat-app, chat-user, rtc, inspect)',
+export const token: CommandRunner = {
   async run(args) {
     const [sub, ...rest] = args;
     const { values, positionals } = parse(rest);

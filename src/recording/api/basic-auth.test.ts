@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RecordingApiError } from '../errors.ts';
 import { createAuthenticator, safeEqual } from './basic-auth.ts';
-import { take } from './rate-limit.ts';
+import { take } from '../../http/index.ts';
 
 const A = 'a'.repeat(32);
 const B = 'b'.repeat(32);

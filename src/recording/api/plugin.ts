@@ -5,7 +5,7 @@ import type { RecordingNotifier } from '../notifier.ts';
 import type { Reply, RecordingService } from '../service.ts';
 import type { Authenticator } from './basic-auth.ts';
 import { createErrorHandler } from './errors-handler.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import type { RateLimiter } from '../../http/index.ts';
 
 export interface ApiDeps {
   readonly service: RecordingService;

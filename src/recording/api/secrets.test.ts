@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
-import { loadConfig } from '../../config/index.ts';
+import { loadConfig } from '../../server/config.ts';
 import { createLogger } from '../../log/index.ts';
 import { startReeltime } from '../../server/index.ts';
 import { openTestDatabase } from '../../testing/index.ts';

@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { spawnChild } from '../../process/index.ts';
 
 /** Azurite's well-known development account. */
 export const AZURITE_ACCOUNT = 'devstoreaccount1';
@@ -27,7 +28,7 @@ async function freePort(): Promise<number> {
 export async function startTestAzurite(): Promise<TestAzurite> {
   const port = await freePort();
   const bin = join(process.cwd(), 'node_modules', '.bin', 'azurite-blob');
-  const child: ChildProcess = spawn(
+  const child: ChildProcess = spawnChild(
     bin,
     [
       '--blobHost', '127.0.0.1', '--blobPort', String(port), '--inMemoryPersistence', '--disableTelemetry',

@@ -71,22 +71,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     env: { REELTIME_NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${hookPort}/hook`, REELTIME_NOTIFY_WEBHOOK_SECRET: WEBHOOK_SECRET },
   });
   const publishers: SyntheticPublisher[] = [];
-  const api: Harness['api'] = async (method, path, body) => {
-    const res = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { authorization: AUTH, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    let parsed: Record<string, unknown>;
-    try {
-      parsed = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      parsed = { raw: text };
-    }
-    return { status: res.status, body: parsed };
-  };
-  const base = `/v1/apps/${APP}/cloud_recording`;
+  const client = recordingClient(server.url);
   return {
     server,
     events,
@@ -107,6 +92,36 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       await pub.ready;
       return pub;
     },
+    ...client,
+    async close() {
+      await Promise.all(publishers.map((p) => p.stop().catch(() => undefined)));
+      await server.close();
+      await new Promise((r) => hook.close(r));
+    },
+  };
+}
+
+export type RecordingClient = Pick<Harness, 'api' | 'startRecording' | 'path'>;
+
+/** The recording API of the reeltime at `baseUrl` over HTTP, as the test customer (also for servers in child processes). */
+export function recordingClient(baseUrl: string): RecordingClient {
+  const api: Harness['api'] = async (method, path, body) => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: AUTH, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      parsed = { raw: text };
+    }
+    return { status: res.status, body: parsed };
+  };
+  const base = `/v1/apps/${APP}/cloud_recording`;
+  return {
     api,
     async startRecording(cname, uid, clientRequest, scene) {
       const acq = await api('POST', `${base}/acquire`, { cname, uid, clientRequest: scene !== undefined ? { scene } : {} });
@@ -117,11 +132,6 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       return { resourceId, sid: String(st.body.sid) };
     },
     path: (rid, sid, op) => `${base}/resourceid/${encodeURIComponent(rid)}/sid/${sid}/mode/individual/${op}`,
-    async close() {
-      await Promise.all(publishers.map((p) => p.stop().catch(() => undefined)));
-      await server.close();
-      await new Promise((r) => hook.close(r));
-    },
   };
 }
 

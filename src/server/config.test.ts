@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ConfigError, loadConfig } from './index.ts';
+import { ConfigError } from '../config/index.ts';
+import { loadConfig } from './config.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'reeltime-cfg-'));
 

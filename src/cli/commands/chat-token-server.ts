@@ -1,13 +1,12 @@
+// `reeltime chat-token-server`: the chat token server alone, from the reeltime config or a `.properties` file.
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { Command } from '../cli/command.ts';
-import { UsageError } from '../cli/main.ts';
-import { ConfigError, loadConfig } from '../config/index.ts';
-import { createLogger } from '../log/index.ts';
-import { parseProperties } from './token-server/properties.ts';
-import { parseTokenServerSettings, propertiesReader, type TokenServerSettings } from './token-server/settings.ts';
-import { startTokenServer } from './token-server/standalone.ts';
+import { parseProperties, parseTokenServerSettings, propertiesReader, startTokenServer, type TokenServerSettings } from '../../chat/index.ts';
+import { ConfigError, environmentSource, parseLogLevel } from '../../config/index.ts';
+import { createLogger } from '../../log/index.ts';
+import { loadConfig } from '../../server/config.ts';
+import { UsageError, type CommandRunner } from '../command.ts';
 
 const HELP = `usage: reeltime chat-token-server [--config file.properties]
 
@@ -17,21 +16,22 @@ Properties: server.port, server.address, appid, appcert, expire.second, appkey, 
 Without --config the "chat" section of the reeltime JSON config is used (domain defaults to its publicUrl).
 `;
 
-function settingsFrom(file: string | undefined): TokenServerSettings {
+/** The token server's settings and log level, from the reeltime config or from a properties file. */
+function settingsFrom(file: string | undefined): { settings: TokenServerSettings; logLevel: string } {
   if (file === undefined) {
     // Same config as a reeltime server: by default talk to that server's users API.
     const config = loadConfig();
     const s = config.chat.tokenServer;
-    return s.domain === undefined ? { ...s, domain: config.publicUrl } : s;
+    return { settings: s.domain === undefined ? { ...s, domain: config.publicUrl } : s, logLevel: config.logLevel };
   }
   const path = resolve(file);
   if (!existsSync(path)) throw new ConfigError('--config', `file not found: ${path}`);
   const props = parseProperties(readFileSync(path, 'utf8'));
-  return parseTokenServerSettings(propertiesReader(props, process.env, file));
+  const env = environmentSource();
+  return { settings: parseTokenServerSettings(propertiesReader(props, env.env, file)), logLevel: parseLogLevel(env) };
 }
 
-export const chatTokenServer: Command = {
-  summary: 'run the chat token server alone (--config file.properties)',
+export const chatTokenServer: CommandRunner = {
   async run(args) {
     let values: { config?: string | undefined; help?: boolean | undefined };
     try {
@@ -48,8 +48,8 @@ export const chatTokenServer: Command = {
       process.stdout.write(HELP);
       return 0;
     }
-    const settings = settingsFrom(values.config);
-    const log = createLogger(process.env.REELTIME_LOG_LEVEL ?? 'info');
+    const { settings, logLevel } = settingsFrom(values.config);
+    const log = createLogger(logLevel);
     const server = await startTokenServer(settings, { log });
     process.stdout.write(
       `chat token server at ${server.url}\n  ${server.url}/chat/app/token\n  ${server.url}/chat/user/{chatUserName}/token\n` +

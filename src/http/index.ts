@@ -1,0 +1,1 @@
+export { RateLimiter, take, type Bucket } from './rate-limit.ts';

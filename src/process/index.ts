@@ -1,0 +1,3 @@
+export { childrenOf, isRunning, processInfo, processTable, type ProcessInfo } from './proc-table.ts';
+export { runChild, type ChildResult, type RunChildOptions } from './run-child.ts';
+export { childCommandLine, spawnChild, type ChildSpawnOptions } from './spawn-child.ts';

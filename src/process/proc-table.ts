@@ -1,0 +1,47 @@
+/** Reads Linux's /proc: which processes run, their parent, state and command line (tests and diagnostics). */
+import { readdirSync, readFileSync } from 'node:fs';
+
+export interface ProcessInfo {
+  readonly pid: number;
+  readonly ppid: number;
+  /** One letter from /proc/<pid>/stat: R, S, D, Z (zombie: dead, waiting to be reaped), ... */
+  readonly state: string;
+  /** Clock ticks after boot; with the pid it names one process even when pids are reused. */
+  readonly startTime: number;
+  readonly argv: readonly string[];
+}
+
+/** One process, or undefined when it has gone (or /proc is not there). */
+export function processInfo(pid: number): ProcessInfo | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name in parentheses may itself hold spaces and parentheses: split after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    if (argv.at(-1) === '') argv.pop();
+    return { pid, ppid: Number(fields[1]), state: fields[0]!, startTime: Number(fields[19]), argv };
+  } catch {
+    return undefined;
+  }
+}
+
+export function processTable(): ProcessInfo[] {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return [];
+  }
+  return pids.map((p) => processInfo(Number(p))).filter((p): p is ProcessInfo => p !== undefined);
+}
+
+/** True while that very process (same pid and start time) exists and is not a zombie. */
+export function isRunning(p: Pick<ProcessInfo, 'pid' | 'startTime'>): boolean {
+  const now = processInfo(p.pid);
+  return now !== undefined && now.startTime === p.startTime && now.state !== 'Z';
+}
+
+/** The direct children of `pid`. */
+export function childrenOf(pid: number): ProcessInfo[] {
+  return processTable().filter((p) => p.ppid === pid);
+}

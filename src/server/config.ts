@@ -1,0 +1,31 @@
+import { parseChannelConfig, type ChannelConfig } from '../channel/config.ts';
+import { parseChatConfig, type ChatConfig } from '../chat/config.ts';
+import { deepFreeze, parseCoreConfig, readConfigSource, type CoreConfig, type ReadConfigOptions } from '../config/index.ts';
+import { parseNotifyConfig, type NotifyConfig } from '../notify/config.ts';
+import { parseRecordingConfig, type RecordingConfig } from '../recording/config.ts';
+import { parseStorageConfig, type StorageConfig } from '../storage/config.ts';
+
+/** The whole configuration: the core settings and one section per module, assembled here at the root. */
+export interface Config extends CoreConfig {
+  readonly chat: ChatConfig;
+  readonly channel: ChannelConfig;
+  readonly recording: RecordingConfig;
+  readonly storage: StorageConfig;
+  readonly notify: NotifyConfig;
+}
+
+export type LoadConfigOptions = ReadConfigOptions;
+
+/** Reads the configuration once; the result is frozen and passed down. Throws ConfigError naming the setting. */
+export function loadConfig(opts: LoadConfigOptions = {}): Config {
+  const { source, cwd } = readConfigSource(opts);
+  const core = parseCoreConfig(source, cwd);
+  return deepFreeze({
+    ...core,
+    chat: parseChatConfig(source, core),
+    channel: parseChannelConfig(source, core),
+    recording: parseRecordingConfig(source, core),
+    storage: parseStorageConfig(source, core),
+    notify: parseNotifyConfig(source, core),
+  });
+}
