@@ -14,6 +14,7 @@ import {
   startSession,
   updateLayout,
   updateSession,
+  uploadTimedOut,
   type LiveTask,
   type StoppingTask,
   type Task,
@@ -133,7 +134,7 @@ export class RecordingService {
     }
     if (await this.d.store.hasActive(appId, env.cname, env.uid)) throw apiError('taskConflict', undefined, echo);
     const sid = randomBytes(16).toString('hex');
-    let live: LiveTask;
+    let launched: Promise<Task>;
     try {
       const out = await this.d.runtime.mutate(resourceId, (t) =>
         startSession(
@@ -142,13 +143,13 @@ export class RecordingService {
           this.d.clock.now(),
         ),
       );
-      live = out.task;
+      launched = out.done;
     } catch (e) {
       if (e instanceof TaskConflictError) throw apiError('taskConflict', undefined, echo);
       throw e;
     }
     try {
-      await this.d.runtime.launch(live, false);
+      await launched;
     } catch {
       throw apiError('allocateFailed', undefined, { ...echo, sid });
     }
@@ -185,9 +186,10 @@ export class RecordingService {
       checkUpdateMode(req.clientRequest, mode, current.session.rtmp.length > 0);
       checkStorageRegion(req.clientRequest.storageConfig, current.resource.region, 'clientRequest.storageConfig');
     });
-    await this.d.runtime.mutate(resourceId, (t) => updateSession(accessSession(t, ref, this.d.clock.now()), req.clientRequest));
-    const h = await this.d.runtime.handle(resourceId);
-    await h?.update(req.clientRequest);
+    const { done } = await this.d.runtime.mutate(resourceId, (t) =>
+      updateSession(accessSession(t, ref, this.d.clock.now()), req.clientRequest),
+    );
+    await done;
     return { status: 200, body: { cname: req.cname, uid: req.uid, resourceId, sid } };
   }
 
@@ -199,9 +201,10 @@ export class RecordingService {
     const ref = { appId, sid, cname: req.cname, uid: req.uid };
     const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
     this.#checkMode(current, mode);
-    await this.d.runtime.mutate(resourceId, (t) => updateLayout(accessSession(t, ref, this.d.clock.now()), req.clientRequest));
-    const h = await this.d.runtime.handle(resourceId);
-    await h?.updateLayout?.(req.clientRequest);
+    const { done } = await this.d.runtime.mutate(resourceId, (t) =>
+      updateLayout(accessSession(t, ref, this.d.clock.now()), req.clientRequest),
+    );
+    await done;
     return { status: 200, body: { cname: req.cname, uid: req.uid, resourceId, sid } };
   }
 
@@ -212,30 +215,18 @@ export class RecordingService {
     const ref = { appId, sid, cname: req.cname, uid: req.uid };
     const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
     this.#checkMode(current, mode);
-    const { task: stopping } = await this.d.runtime.mutate(resourceId, (t) =>
+    const { task: stopping, done } = await this.d.runtime.mutate(resourceId, (t) =>
       requestStop(accessSession(t, ref, this.d.clock.now()), this.d.clock.now()),
     );
-    const done = this.d.runtime.stopAndFinish(stopping, 'stopped');
-    if (req.clientRequest.async_stop === true) {
-      void done.catch(() => undefined);
-      return { status: 200, body: stopBody(stopping, 'unknown') };
-    }
-    const outcome = await within(this.d.clock, done, this.d.config.stopTimeoutMs);
-    if (outcome === undefined) {
-      this.d.runtime.emitServiceEvent(stopping, 1, {
-        msgName: 'cloud_recording_error',
-        module: 2,
-        errorLevel: 4,
-        errorCode: 50,
-        stat: 0,
-        errorMsg: 'timeout uploading recorded files',
-      });
+    if (req.clientRequest.async_stop === true) return { status: 200, body: stopBody(stopping, 'unknown') };
+    const ended = await within(this.d.clock, done, this.d.config.stopTimeoutMs);
+    if (ended === undefined) {
+      await this.d.runtime.mutate(resourceId, (t) => uploadTimedOut(t ?? stopping));
       throw apiError('uploadTimeout', undefined, { ...echo, cname: req.cname, uid: req.uid });
     }
-    if (!outcome.result.recordedAnything) throw apiError('noRecordedData', undefined, { ...echo, cname: req.cname, uid: req.uid });
-    const ended = outcome.task;
-    if (ended.kind === 'issued') throw apiError('internalError');
-    return { status: 200, body: stopBody(ended, outcome.result.uploadingStatus) };
+    if (ended.kind !== 'ended') throw apiError('internalError');
+    if (!ended.recordedAnything) throw apiError('noRecordedData', undefined, { ...echo, cname: req.cname, uid: req.uid });
+    return { status: 200, body: stopBody(ended, ended.uploadingStatus) };
   }
 
   /** The path mode must be the session's own. */

@@ -8,14 +8,17 @@ import {
   canonicalJson,
   createIssuedTask,
   finish,
+  launchFailed,
   reportFiles,
   reportStatus,
   requestStop,
   RESOURCE_TTL_MS,
+  resumeSession,
   startSession,
   timerFired,
   updateLayout,
   updateSession,
+  uploadTimedOut,
   type LiveTask,
   type Resource,
   type Task,
@@ -57,7 +60,7 @@ test('start: issued → live with launch and the expiry timer; refusals by kind 
   assert.equal(out.task.kind, 'live');
   assert.equal(out.task.session.status, 0);
   assert.equal(out.task.session.apiExpiresAt, T0 + 1000 + 2 * HOUR);
-  assert.deepEqual(out.effects, [{ kind: 'launch' }, { kind: 'schedule', at: T0 + 1000 + 2 * HOUR }]);
+  assert.deepEqual(out.effects, [{ kind: 'launch', resumed: false }, { kind: 'schedule', at: T0 + 1000 + 2 * HOUR }]);
   assert.equal(errKey(() => startSession(out.task, ev, T0 + 2000)), 'alreadyStarted');
   assert.equal(errKey(() => startSession(createIssuedTask(resource()), ev, T0 + RESOURCE_TTL_MS)), 'resourceExpired');
   assert.equal(errKey(() => startSession(createIssuedTask(resource()), { ...ev, uid: '2' }, T0)), 'resourceMismatch');
@@ -137,4 +140,29 @@ test('updateLayout: mix only, replaces the layout; update keeps web onhold', () 
   assert.equal(errKey(() => updateLayout(ind, {})), 'invalidParameter');
   const u = updateSession(t, { storageConfig: cr.storageConfig, webRecordingConfig: { onhold: true } });
   assert.equal(u.task.session.onhold, true);
+});
+
+test('recorder effects: update and updateLayout carry the request; resume relaunches live sessions only', () => {
+  const t = live();
+  const req = { storageConfig: cr.storageConfig };
+  assert.deepEqual(updateSession(t, req).effects, [{ kind: 'update', request: req }]);
+  assert.deepEqual(updateLayout(t, { backgroundColor: '#000000' }).effects, [{ kind: 'updateLayout', request: { backgroundColor: '#000000' } }]);
+  const r = resumeSession(t);
+  assert.equal(r.task, t);
+  assert.deepEqual(r.effects, [{ kind: 'launch', resumed: true }, { kind: 'schedule', at: t.session.apiExpiresAt }]);
+  assert.deepEqual(resumeSession(requestStop(t, T0).task).effects, []);
+});
+
+test('launch failure ends the session with event 1 code 52 before session_exit; upload timeout emits code 50', () => {
+  const f = launchFailed(live(), T0 + 2000);
+  assert.equal(f.task.kind === 'ended' && f.task.session.status, 20);
+  assert.deepEqual(
+    f.effects.map((e) => (e.kind === 'emit' ? [e.eventType, e.details.msgName, e.details.errorCode] : [e.kind])),
+    [[1, 'cloud_recording_error', 52], [11, 'session_exit', undefined], ['release']],
+  );
+  assert.deepEqual(launchFailed(f.task, T0 + 3000).effects, []);
+  const s = requestStop(live(), T0).task;
+  const u = uploadTimedOut(s);
+  assert.equal(u.task, s);
+  assert.deepEqual(u.effects.map((e) => e.kind === 'emit' && e.details.errorCode), [50]);
 });

@@ -83,8 +83,19 @@ export function startSession(task: Task, ev: StartEvent, now: number): Outcome<L
   };
   return {
     task: { kind: 'live', resource: r, session },
-    effects: [Effects.launch(), Effects.schedule(Math.min(apiExpiresAt, recordingEndsAt ?? Infinity))],
+    effects: [Effects.launch(false), Effects.schedule(dueAt(session))],
   };
+}
+
+/** When the control plane ends a live session by itself: resourceExpiredHour, or (web) maxRecordingHour. */
+function dueAt(s: Session): number {
+  return Math.min(s.apiExpiresAt, s.recordingEndsAt ?? Infinity);
+}
+
+/** After a restart, a live session goes back to a recorder (resumed) with its expiry timer re-armed. */
+export function resumeSession(task: Task): Outcome {
+  if (task.kind !== 'live') return { task, effects: [] };
+  return { task, effects: [Effects.launch(true), Effects.schedule(dueAt(task.session))] };
 }
 
 export interface SessionRef {
@@ -134,7 +145,7 @@ export function updateSession(task: LiveTask | StoppingTask, req: UpdateClientRe
   if (req.rtmpPublishConfig?.outputs) {
     patch.rtmp = req.rtmpPublishConfig.outputs.map((o) => ({ rtmpUrl: o.rtmpUrl, status: 'connecting' as const }));
   }
-  return { task: withSession(task, patch), effects: [{ kind: 'update', request: req }] };
+  return { task: withSession(task, patch), effects: [Effects.update(req)] };
 }
 
 export function updateLayout(task: LiveTask | StoppingTask, req: UpdateLayoutClientRequest): Outcome<LiveTask> {
@@ -143,13 +154,13 @@ export function updateLayout(task: LiveTask | StoppingTask, req: UpdateLayoutCli
   }
   if (task.kind === 'stopping') throw apiError('invalidOperation', undefined, echoOf(task));
   // Each call replaces the whole layout: omitted fields revert to their defaults.
-  return { task: withSession(task, { layout: req }), effects: [{ kind: 'updateLayout', request: req }] };
+  return { task: withSession(task, { layout: req }), effects: [Effects.updateLayout(req)] };
 }
 
 /** A clock timer fired: resourceExpiredHour or (web) maxRecordingHour reached. */
 export function timerFired(task: Task, now: number): Outcome {
   if (task.kind !== 'live') return { task, effects: [] };
-  const due = Math.min(task.session.apiExpiresAt, task.session.recordingEndsAt ?? Infinity);
+  const due = dueAt(task.session);
   if (now < due) return { task, effects: [Effects.schedule(due)] };
   return {
     task: { ...withSession(task, { status: 6 }), kind: 'stopping', stopRequestedAt: now, reason: 'expired' },
@@ -204,4 +215,32 @@ export function finish(task: Task, ev: FinishEvent, now: number): Outcome {
     task: ended,
     effects: [Effects.emit(11, 0, { msgName: 'session_exit', exitStatus: abnormal ? 1 : 0 }), Effects.release()],
   };
+}
+
+/** The recorder could not take the session: it ends as an error (event 1, code 52, before session_exit). */
+export function launchFailed(task: Task, now: number): Outcome {
+  const out = finish(task, { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, now);
+  if (out.task === task) return out;
+  const failed = Effects.emit(1, 0, {
+    msgName: 'cloud_recording_error',
+    module: 2,
+    errorLevel: 5,
+    errorCode: 52,
+    stat: 0,
+    errorMsg: 'failed to start the recording service',
+  });
+  return { task: out.task, effects: [failed, ...out.effects] };
+}
+
+/** A synchronous stop waited its bound for the uploads (event 1, code 50); the stop itself goes on. */
+export function uploadTimedOut(task: Task): Outcome {
+  const timedOut = Effects.emit(1, 0, {
+    msgName: 'cloud_recording_error',
+    module: 2,
+    errorLevel: 4,
+    errorCode: 50,
+    stat: 0,
+    errorMsg: 'timeout uploading recorded files',
+  });
+  return { task, effects: [timedOut] };
 }
