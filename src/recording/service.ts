@@ -1,4 +1,7 @@
-/** The API operations of the control plane: validate, apply the lifecycle, answer. Independent of Fastify. */
+/**
+ * The API operations of the control plane: validate, apply the lifecycle, return the resulting task (or stop
+ * outcome). Independent of HTTP: `api/` builds every body from these results.
+ */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock/index.ts';
 import type { Dispatcher } from './dispatch/types.ts';
@@ -15,12 +18,13 @@ import {
   updateLayout,
   updateSession,
   uploadTimedOut,
+  type EndedTask,
+  type IssuedTask,
   type LiveTask,
   type StoppingTask,
   type Task,
 } from './lifecycle/index.ts';
 import type { RecordingConfig } from './config.ts';
-import { queryBody, stopBody } from './api/responses.ts';
 import type { SessionRuntime } from './runtime.ts';
 import { checkStorageRegion } from './storage-rules.ts';
 import { TaskConflictError, type TaskStore } from './store/index.ts';
@@ -39,12 +43,14 @@ import {
   type RecordingMode,
 } from './validation/index.ts';
 
-export interface Reply {
-  readonly status: number;
-  readonly body: Record<string, unknown>;
-  /** `body` already serialised (memoised query answers); sent as is when present. */
-  readonly json?: string;
-}
+/** How a stop request ended. */
+export type StopOutcome =
+  /** `async_stop`: answered before the recorder finished (the stop goes on). */
+  | { readonly kind: 'accepted'; readonly task: StoppingTask }
+  /** The uploads did not finish within `stopTimeoutMs` (the stop goes on, the session ends later). */
+  | { readonly kind: 'timedOut'; readonly task: StoppingTask }
+  /** The recorder stopped: the ended task holds the files, uploadingStatus and whether anything was recorded. */
+  | { readonly kind: 'ended'; readonly task: EndedTask };
 
 export interface ServiceDeps {
   readonly config: RecordingConfig;
@@ -83,11 +89,9 @@ function parseMode(mode: string, echo: Echo): RecordingMode {
 const RESOURCE_ID = /^[A-Za-z0-9_-]{16,256}$/;
 
 export class RecordingService {
-  readonly #queryJson = new WeakMap<Task, string>();
-
   constructor(private readonly d: ServiceDeps) {}
 
-  async acquire(appId: string, body: unknown): Promise<Reply> {
+  async acquire(appId: string, body: unknown): Promise<IssuedTask> {
     const echo = rawEcho(body);
     const req = validated(echo, () => acquireRequest(body, ''));
     const now = this.d.clock.now();
@@ -110,10 +114,10 @@ export class RecordingService {
       expiresAt: now + RESOURCE_TTL_MS,
     });
     await this.d.store.insert(task, now);
-    return { status: 200, body: { cname: req.cname, uid: req.uid, resourceId } };
+    return task;
   }
 
-  async start(appId: string, resourceId: string, modeText: string, body: unknown): Promise<Reply> {
+  async start(appId: string, resourceId: string, modeText: string, body: unknown): Promise<LiveTask> {
     const echo: Echo = { ...rawEcho(body), resourceId };
     const mode = parseMode(modeText, echo);
     const env = validated(echo, () => startEnvelope(body, ''));
@@ -134,6 +138,7 @@ export class RecordingService {
     }
     if (await this.d.store.hasActive(appId, env.cname, env.uid)) throw apiError('taskConflict', undefined, echo);
     const sid = randomBytes(16).toString('hex');
+    let live: LiveTask;
     let launched: Promise<Task>;
     try {
       const out = await this.d.runtime.mutate(resourceId, (t) =>
@@ -143,6 +148,7 @@ export class RecordingService {
           this.d.clock.now(),
         ),
       );
+      live = out.task;
       launched = out.done;
     } catch (e) {
       if (e instanceof TaskConflictError) throw apiError('taskConflict', undefined, echo);
@@ -153,7 +159,7 @@ export class RecordingService {
     } catch {
       throw apiError('allocateFailed', undefined, { ...echo, sid });
     }
-    return { status: 200, body: { cname: env.cname, uid: env.uid, resourceId, sid } };
+    return live;
   }
 
   /** The task of a well-formed resource ID (others cannot exist, and are never sent to the database). */
@@ -161,21 +167,15 @@ export class RecordingService {
     return RESOURCE_ID.test(resourceId) ? this.d.runtime.get(resourceId) : undefined;
   }
 
-  async query(appId: string, resourceId: string, sid: string, modeText: string): Promise<Reply> {
+  async query(appId: string, resourceId: string, sid: string, modeText: string): Promise<LiveTask | StoppingTask> {
     const echo: Echo = { resourceId, sid };
     const mode = parseMode(modeText, echo);
     const task = accessSession(await this.#find(resourceId), { appId, sid }, this.d.clock.now());
     this.#checkMode(task, mode);
-    // Tasks are immutable and replaced on every change, so a polled session is serialised once per change.
-    let json = this.#queryJson.get(task);
-    if (json === undefined) {
-      json = JSON.stringify(queryBody(task));
-      this.#queryJson.set(task, json);
-    }
-    return { status: 200, body: {}, json };
+    return task;
   }
 
-  async update(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<Reply> {
+  async update(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<LiveTask> {
     const echo: Echo = { ...rawEcho(body), resourceId, sid };
     const mode = parseMode(modeText, echo);
     const req = validated(echo, () => updateRequest(body, ''));
@@ -186,14 +186,14 @@ export class RecordingService {
       checkUpdateMode(req.clientRequest, mode, current.session.rtmp.length > 0);
       checkStorageRegion(req.clientRequest.storageConfig, current.resource.region, 'clientRequest.storageConfig');
     });
-    const { done } = await this.d.runtime.mutate(resourceId, (t) =>
+    const { task, done } = await this.d.runtime.mutate(resourceId, (t) =>
       updateSession(accessSession(t, ref, this.d.clock.now()), req.clientRequest),
     );
     await done;
-    return { status: 200, body: { cname: req.cname, uid: req.uid, resourceId, sid } };
+    return task;
   }
 
-  async updateLayout(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<Reply> {
+  async updateLayout(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<LiveTask> {
     const echo: Echo = { ...rawEcho(body), resourceId, sid };
     const mode = parseMode(modeText, echo);
     if (mode !== 'mix') throw apiError('invalidParameter', 'mode: updateLayout is only supported in mix mode', echo);
@@ -201,14 +201,14 @@ export class RecordingService {
     const ref = { appId, sid, cname: req.cname, uid: req.uid };
     const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
     this.#checkMode(current, mode);
-    const { done } = await this.d.runtime.mutate(resourceId, (t) =>
+    const { task, done } = await this.d.runtime.mutate(resourceId, (t) =>
       updateLayout(accessSession(t, ref, this.d.clock.now()), req.clientRequest),
     );
     await done;
-    return { status: 200, body: { cname: req.cname, uid: req.uid, resourceId, sid } };
+    return task;
   }
 
-  async stop(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<Reply> {
+  async stop(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<StopOutcome> {
     const echo: Echo = { ...rawEcho(body), resourceId, sid };
     const mode = parseMode(modeText, echo);
     const req = validated(echo, () => stopRequest(body, ''));
@@ -218,15 +218,15 @@ export class RecordingService {
     const { task: stopping, done } = await this.d.runtime.mutate(resourceId, (t) =>
       requestStop(accessSession(t, ref, this.d.clock.now()), this.d.clock.now()),
     );
-    if (req.clientRequest.async_stop === true) return { status: 200, body: stopBody(stopping, 'unknown') };
+    if (req.clientRequest.async_stop === true) return { kind: 'accepted', task: stopping };
     const ended = await within(this.d.clock, done, this.d.config.stopTimeoutMs);
     if (ended === undefined) {
       await this.d.runtime.mutate(resourceId, (t) => uploadTimedOut(t ?? stopping));
-      throw apiError('uploadTimeout', undefined, { ...echo, cname: req.cname, uid: req.uid });
+      return { kind: 'timedOut', task: stopping };
     }
-    if (ended.kind !== 'ended') throw apiError('internalError');
-    if (!ended.recordedAnything) throw apiError('noRecordedData', undefined, { ...echo, cname: req.cname, uid: req.uid });
-    return { status: 200, body: stopBody(ended, ended.uploadingStatus) };
+    // Ending a stopping task always yields an ended one.
+    if (ended.kind !== 'ended') throw new Error(`stop ended in state ${ended.kind}`);
+    return { kind: 'ended', task: ended };
   }
 
   /** The path mode must be the session's own. */

@@ -1,11 +1,12 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from '../../log/index.ts';
 import { errorResponse, RecordingApiError } from '../errors.ts';
 import type { RecordingNotifier } from '../notifier.ts';
-import type { Reply, RecordingService } from '../service.ts';
+import type { RecordingService } from '../service.ts';
 import type { Authenticator } from './basic-auth.ts';
 import { createErrorHandler } from './errors-handler.ts';
 import type { RateLimiter } from './rate-limit.ts';
+import { acquireBody, queryJson, sessionBody, stopAnswer } from './responses.ts';
 
 export interface ApiDeps {
   readonly service: RecordingService;
@@ -25,11 +26,6 @@ interface ResourceParams extends AppParams {
 interface SessionParams extends ResourceParams {
   sid: string;
 }
-
-const send = (reply: FastifyReply, r: Reply) =>
-  r.json !== undefined
-    ? reply.code(r.status).type('application/json; charset=utf-8').send(r.json)
-    : reply.code(r.status).send(r.body);
 
 /** Routes of the recording API under /v1, with the gateway's auth, rate limit, 404 and error bodies. */
 export async function recordingApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
@@ -70,26 +66,29 @@ export async function recordingApi(app: FastifyInstance, deps: ApiDeps): Promise
         }));
 
         r.post<{ Params: AppParams }>(`${base}/acquire`, async (req, reply) =>
-          send(reply, await service.acquire(req.params.appid, req.body)),
+          reply.send(acquireBody(await service.acquire(req.params.appid, req.body))),
         );
-        r.post<{ Params: ResourceParams }>(`${base}/resourceid/:resourceid/mode/:mode/start`, async (req, reply) =>
-          send(reply, await service.start(req.params.appid, req.params.resourceid, req.params.mode, req.body)),
-        );
+        r.post<{ Params: ResourceParams }>(`${base}/resourceid/:resourceid/mode/:mode/start`, async (req, reply) => {
+          const p = req.params;
+          return reply.send(sessionBody(await service.start(p.appid, p.resourceid, p.mode, req.body)));
+        });
         r.get<{ Params: SessionParams }>(`${session}/query`, async (req, reply) => {
           const p = req.params;
-          return send(reply, await service.query(p.appid, p.resourceid, p.sid, p.mode));
+          const task = await service.query(p.appid, p.resourceid, p.sid, p.mode);
+          return reply.type('application/json; charset=utf-8').send(queryJson(task));
         });
         r.post<{ Params: SessionParams }>(`${session}/update`, async (req, reply) => {
           const p = req.params;
-          return send(reply, await service.update(p.appid, p.resourceid, p.sid, p.mode, req.body));
+          return reply.send(sessionBody(await service.update(p.appid, p.resourceid, p.sid, p.mode, req.body)));
         });
         r.post<{ Params: SessionParams }>(`${session}/updateLayout`, async (req, reply) => {
           const p = req.params;
-          return send(reply, await service.updateLayout(p.appid, p.resourceid, p.sid, p.mode, req.body));
+          return reply.send(sessionBody(await service.updateLayout(p.appid, p.resourceid, p.sid, p.mode, req.body)));
         });
         r.post<{ Params: SessionParams }>(`${session}/stop`, async (req, reply) => {
           const p = req.params;
-          return send(reply, await service.stop(p.appid, p.resourceid, p.sid, p.mode, req.body));
+          const { status, body } = stopAnswer(await service.stop(p.appid, p.resourceid, p.sid, p.mode, req.body));
+          return reply.code(status).send(body);
         });
       });
     },
