@@ -5,16 +5,23 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock/index.ts';
 import type { Dispatcher } from './dispatch/types.ts';
-import { apiError, type Echo } from './errors.ts';
 import {
   accessSession,
+  assertMode,
   assertStartable,
   canonicalJson,
   createIssuedTask,
   DEFAULT_RESOURCE_EXPIRED_HOUR,
+  LaunchFailedError,
+  LayoutNotSupportedError,
+  RecorderUnavailableError,
   requestStop,
   RESOURCE_TTL_MS,
+  sessionSubject,
   startSession,
+  TaskConflictError,
+  TooManyTasksError,
+  UnknownResourceError,
   updateLayout,
   updateSession,
   uploadTimedOut,
@@ -27,7 +34,7 @@ import {
 import type { RecordingConfig } from './config.ts';
 import type { SessionRuntime } from './runtime.ts';
 import { checkStorageRegion } from './storage-rules.ts';
-import { TaskConflictError, type TaskStore } from './store/index.ts';
+import type { TaskStore } from './store/index.ts';
 import { within } from './within.ts';
 import {
   acquireRequest,
@@ -60,48 +67,27 @@ export interface ServiceDeps {
   readonly dispatcher: Dispatcher;
 }
 
-/** Identifiers of a raw body, echoed in its errors when they are strings. */
-function rawEcho(body: unknown): Echo {
-  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
-  return {
-    cname: typeof b.cname === 'string' ? b.cname : undefined,
-    uid: typeof b.uid === 'string' ? b.uid : undefined,
-  };
-}
-
-/** Runs validators, turning a ValidationError into code 2 with "path: rule" and the known identifiers. */
-function validated<T>(echo: Echo, fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof ValidationError) throw apiError('invalidParameter', e.message, echo);
-    throw e;
-  }
-}
-
-function parseMode(mode: string, echo: Echo): RecordingMode {
-  if (!RECORDING_MODES.includes(mode as RecordingMode)) {
-    throw apiError('invalidParameter', 'mode: must be one of individual, mix, web', echo);
-  }
+function parseMode(mode: string): RecordingMode {
+  if (!RECORDING_MODES.includes(mode as RecordingMode)) throw new ValidationError('mode', 'must be one of individual, mix, web');
   return mode as RecordingMode;
 }
 
 const RESOURCE_ID = /^[A-Za-z0-9_-]{16,256}$/;
 
+/**
+ * Each operation validates its input, applies the lifecycle through the runtime and returns the resulting task or
+ * stop outcome. Refusals are thrown as ValidationError or a named refusal (lifecycle/errors.ts).
+ */
 export class RecordingService {
   constructor(private readonly d: ServiceDeps) {}
 
   async acquire(appId: string, body: unknown): Promise<IssuedTask> {
-    const echo = rawEcho(body);
-    const req = validated(echo, () => acquireRequest(body, ''));
+    const req = acquireRequest(body, '');
     const now = this.d.clock.now();
     const cr = req.clientRequest ?? {};
-    if ((await this.d.store.countActive(appId, now)) >= this.d.config.maxConcurrentTasks) {
-      throw apiError('vendorOverLoad', undefined, echo);
-    }
-    const resourceId = randomBytes(48).toString('base64url');
+    if ((await this.d.store.countActive(appId, now)) >= this.d.config.maxConcurrentTasks) throw new TooManyTasksError();
     const task = createIssuedTask({
-      resourceId,
+      resourceId: randomBytes(48).toString('base64url'),
       appId,
       cname: req.cname,
       uid: req.uid,
@@ -118,46 +104,32 @@ export class RecordingService {
   }
 
   async start(appId: string, resourceId: string, modeText: string, body: unknown): Promise<LiveTask> {
-    const echo: Echo = { ...rawEcho(body), resourceId };
-    const mode = parseMode(modeText, echo);
-    const env = validated(echo, () => startEnvelope(body, ''));
-    if (!RESOURCE_ID.test(resourceId)) throw apiError('resourceInvalid', undefined, echo);
+    const mode = parseMode(modeText);
+    const env = startEnvelope(body, '');
+    if (!RESOURCE_ID.test(resourceId)) throw new UnknownResourceError();
     const existing = await this.d.runtime.get(resourceId);
-    if (!existing) throw apiError('resourceInvalid', undefined, echo);
+    if (!existing) throw new UnknownResourceError();
     const now = this.d.clock.now();
     assertStartable(existing, { appId, cname: env.cname, uid: env.uid }, now);
     const scene = existing.resource.scene;
-    const clientRequest = validated(echo, () => {
-      checkSceneMode(scene, mode);
-      const cr = validateStartClientRequest(env.clientRequest, mode, scene);
-      checkStorageRegion(cr.storageConfig, existing.resource.region, 'clientRequest.storageConfig');
-      return cr;
-    });
-    if (!this.d.dispatcher.supports(mode)) {
-      throw apiError('invalidParameter', `mode: no ${mode} recorder is available on this server`, echo);
-    }
-    if (await this.d.store.hasActive(appId, env.cname, env.uid)) throw apiError('taskConflict', undefined, echo);
+    checkSceneMode(scene, mode);
+    const clientRequest = validateStartClientRequest(env.clientRequest, mode, scene);
+    checkStorageRegion(clientRequest.storageConfig, existing.resource.region, 'clientRequest.storageConfig');
+    if (!this.d.dispatcher.supports(mode)) throw new RecorderUnavailableError(mode);
+    if (await this.d.store.hasActive(appId, env.cname, env.uid)) throw new TaskConflictError();
     const sid = randomBytes(16).toString('hex');
-    let live: LiveTask;
-    let launched: Promise<Task>;
+    // The store refuses a second active session of the same cname+uid (TaskConflictError) in a race.
+    const { task: live, done } = await this.d.runtime.mutate(resourceId, (t) =>
+      startSession(
+        t ?? existing,
+        { appId, cname: env.cname, uid: env.uid, sid, mode, clientRequest, canonical: canonicalJson(env.clientRequest) },
+        this.d.clock.now(),
+      ),
+    );
     try {
-      const out = await this.d.runtime.mutate(resourceId, (t) =>
-        startSession(
-          t ?? existing,
-          { appId, cname: env.cname, uid: env.uid, sid, mode, clientRequest, canonical: canonicalJson(env.clientRequest) },
-          this.d.clock.now(),
-        ),
-      );
-      live = out.task;
-      launched = out.done;
-    } catch (e) {
-      if (e instanceof TaskConflictError) throw apiError('taskConflict', undefined, echo);
-      throw e;
-    }
-    try {
-      await launched;
+      await done;
     } catch {
-      throw apiError('allocateFailed', undefined, { ...echo, sid });
+      throw new LaunchFailedError(sessionSubject(live));
     }
     return live;
   }
@@ -168,24 +140,20 @@ export class RecordingService {
   }
 
   async query(appId: string, resourceId: string, sid: string, modeText: string): Promise<LiveTask | StoppingTask> {
-    const echo: Echo = { resourceId, sid };
-    const mode = parseMode(modeText, echo);
+    const mode = parseMode(modeText);
     const task = accessSession(await this.#find(resourceId), { appId, sid }, this.d.clock.now());
-    this.#checkMode(task, mode);
+    assertMode(task, mode);
     return task;
   }
 
   async update(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<LiveTask> {
-    const echo: Echo = { ...rawEcho(body), resourceId, sid };
-    const mode = parseMode(modeText, echo);
-    const req = validated(echo, () => updateRequest(body, ''));
+    const mode = parseMode(modeText);
+    const req = updateRequest(body, '');
     const ref = { appId, sid, cname: req.cname, uid: req.uid };
     const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
-    this.#checkMode(current, mode);
-    validated(echo, () => {
-      checkUpdateMode(req.clientRequest, mode, current.session.rtmp.length > 0);
-      checkStorageRegion(req.clientRequest.storageConfig, current.resource.region, 'clientRequest.storageConfig');
-    });
+    assertMode(current, mode);
+    checkUpdateMode(req.clientRequest, mode, current.session.rtmp.length > 0);
+    checkStorageRegion(req.clientRequest.storageConfig, current.resource.region, 'clientRequest.storageConfig');
     const { task, done } = await this.d.runtime.mutate(resourceId, (t) =>
       updateSession(accessSession(t, ref, this.d.clock.now()), req.clientRequest),
     );
@@ -194,13 +162,12 @@ export class RecordingService {
   }
 
   async updateLayout(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<LiveTask> {
-    const echo: Echo = { ...rawEcho(body), resourceId, sid };
-    const mode = parseMode(modeText, echo);
-    if (mode !== 'mix') throw apiError('invalidParameter', 'mode: updateLayout is only supported in mix mode', echo);
-    const req = validated(echo, () => updateLayoutRequest(body, ''));
+    const mode = parseMode(modeText);
+    if (mode !== 'mix') throw new LayoutNotSupportedError();
+    const req = updateLayoutRequest(body, '');
     const ref = { appId, sid, cname: req.cname, uid: req.uid };
     const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
-    this.#checkMode(current, mode);
+    assertMode(current, mode);
     const { task, done } = await this.d.runtime.mutate(resourceId, (t) =>
       updateLayout(accessSession(t, ref, this.d.clock.now()), req.clientRequest),
     );
@@ -209,12 +176,11 @@ export class RecordingService {
   }
 
   async stop(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<StopOutcome> {
-    const echo: Echo = { ...rawEcho(body), resourceId, sid };
-    const mode = parseMode(modeText, echo);
-    const req = validated(echo, () => stopRequest(body, ''));
+    const mode = parseMode(modeText);
+    const req = stopRequest(body, '');
     const ref = { appId, sid, cname: req.cname, uid: req.uid };
     const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
-    this.#checkMode(current, mode);
+    assertMode(current, mode);
     const { task: stopping, done } = await this.d.runtime.mutate(resourceId, (t) =>
       requestStop(accessSession(t, ref, this.d.clock.now()), this.d.clock.now()),
     );
@@ -227,17 +193,5 @@ export class RecordingService {
     // Ending a stopping task always yields an ended one.
     if (ended.kind !== 'ended') throw new Error(`stop ended in state ${ended.kind}`);
     return { kind: 'ended', task: ended };
-  }
-
-  /** The path mode must be the session's own. */
-  #checkMode(task: LiveTask | StoppingTask, mode: RecordingMode): void {
-    if (task.session.mode !== mode) {
-      throw apiError('invalidParameter', `mode: must be ${task.session.mode}, the mode this session was started in`, {
-        cname: task.resource.cname,
-        uid: task.resource.uid,
-        resourceId: task.resource.resourceId,
-        sid: task.session.sid,
-      });
-    }
   }
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from '../../log/index.ts';
-import { errorResponse, RecordingApiError } from '../errors.ts';
+import { errorResponse, fromDomainError, RecordingApiError, type Echo } from '../errors.ts';
 import type { RecordingNotifier } from '../notifier.ts';
 import type { RecordingService } from '../service.ts';
 import type { Authenticator } from './basic-auth.ts';
@@ -25,6 +25,27 @@ interface ResourceParams extends AppParams {
 }
 interface SessionParams extends ResourceParams {
   sid: string;
+}
+
+/** Identifiers the request names (body cname and uid when strings, path resourceId and sid), echoed in its errors. */
+function requestEcho(req: FastifyRequest): Echo {
+  const b = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+  const p = req.params as Partial<SessionParams>;
+  return {
+    cname: typeof b.cname === 'string' ? b.cname : undefined,
+    uid: typeof b.uid === 'string' ? b.uid : undefined,
+    resourceId: p.resourceid,
+    sid: p.sid,
+  };
+}
+
+/** Runs a service call; a domain refusal becomes its catalogue error (other faults reach the error handler as they are). */
+async function serve<T>(req: FastifyRequest, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    throw fromDomainError(e, requestEcho(req)) ?? e;
+  }
 }
 
 /** Routes of the recording API under /v1, with the gateway's auth, rate limit, 404 and error bodies. */
@@ -65,29 +86,31 @@ export async function recordingApi(app: FastifyInstance, deps: ApiDeps): Promise
           data: { service: { hosts: deps.notifier.ncsHosts().map((primaryIP) => ({ primaryIP })) } },
         }));
 
-        r.post<{ Params: AppParams }>(`${base}/acquire`, async (req, reply) =>
-          reply.send(acquireBody(await service.acquire(req.params.appid, req.body))),
-        );
+        r.post<{ Params: AppParams }>(`${base}/acquire`, async (req, reply) => {
+          const task = await serve(req, () => service.acquire(req.params.appid, req.body));
+          return reply.send(acquireBody(task));
+        });
         r.post<{ Params: ResourceParams }>(`${base}/resourceid/:resourceid/mode/:mode/start`, async (req, reply) => {
           const p = req.params;
-          return reply.send(sessionBody(await service.start(p.appid, p.resourceid, p.mode, req.body)));
+          return reply.send(sessionBody(await serve(req, () => service.start(p.appid, p.resourceid, p.mode, req.body))));
         });
         r.get<{ Params: SessionParams }>(`${session}/query`, async (req, reply) => {
           const p = req.params;
-          const task = await service.query(p.appid, p.resourceid, p.sid, p.mode);
+          const task = await serve(req, () => service.query(p.appid, p.resourceid, p.sid, p.mode));
           return reply.type('application/json; charset=utf-8').send(queryJson(task));
         });
         r.post<{ Params: SessionParams }>(`${session}/update`, async (req, reply) => {
           const p = req.params;
-          return reply.send(sessionBody(await service.update(p.appid, p.resourceid, p.sid, p.mode, req.body)));
+          return reply.send(sessionBody(await serve(req, () => service.update(p.appid, p.resourceid, p.sid, p.mode, req.body))));
         });
         r.post<{ Params: SessionParams }>(`${session}/updateLayout`, async (req, reply) => {
           const p = req.params;
-          return reply.send(sessionBody(await service.updateLayout(p.appid, p.resourceid, p.sid, p.mode, req.body)));
+          const task = await serve(req, () => service.updateLayout(p.appid, p.resourceid, p.sid, p.mode, req.body));
+          return reply.send(sessionBody(task));
         });
         r.post<{ Params: SessionParams }>(`${session}/stop`, async (req, reply) => {
           const p = req.params;
-          const { status, body } = stopAnswer(await service.stop(p.appid, p.resourceid, p.sid, p.mode, req.body));
+          const { status, body } = stopAnswer(await serve(req, () => service.stop(p.appid, p.resourceid, p.sid, p.mode, req.body)));
           return reply.code(status).send(body);
         });
       });

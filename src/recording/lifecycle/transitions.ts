@@ -1,9 +1,8 @@
 /**
  * The lifecycle as pure functions of (task, event, now): each returns the next task and the effects to run, or
- * throws the catalogue error for a refused request. Named by intent, as Egress names its transitions.
+ * throws a named refusal (./errors.ts). Named by intent, as Egress names its transitions.
  */
 import type { RecordedFile, RecorderOutcome, RecordingStatus, RtmpStatus } from '../dispatch/types.ts';
-import { apiError } from '../errors.ts';
 import type {
   RecordingMode,
   StartClientRequest,
@@ -11,6 +10,17 @@ import type {
   UpdateLayoutClientRequest,
 } from '../validation/types.ts';
 import { Effects, type Effect } from './effects.ts';
+import {
+  AlreadyStartedError,
+  LayoutNotSupportedError,
+  ModeMismatchError,
+  ResourceExpiredError,
+  ResourceMismatchError,
+  SessionNotFoundError,
+  SessionStoppingError,
+  sessionSubject,
+  StartParameterMismatchError,
+} from './errors.ts';
 import {
   hasSession,
   isEnded,
@@ -37,10 +47,10 @@ export interface Identity {
 /** Refusals of start that need only the stored resource: wrong owner, used twice, expired. */
 export function assertStartable(task: Task, who: Identity, now: number): void {
   const r = task.resource;
-  const echo = { cname: who.cname, uid: who.uid, resourceId: r.resourceId };
-  if (r.appId !== who.appId || r.cname !== who.cname || r.uid !== who.uid) throw apiError('resourceMismatch', undefined, echo);
-  if (hasSession(task)) throw apiError('alreadyStarted', undefined, { ...echo, sid: task.session.sid });
-  if (isEnded(task) || now >= r.expiresAt) throw apiError('resourceExpired', undefined, echo);
+  const subject = { cname: who.cname, uid: who.uid, resourceId: r.resourceId };
+  if (r.appId !== who.appId || r.cname !== who.cname || r.uid !== who.uid) throw new ResourceMismatchError(subject);
+  if (hasSession(task)) throw new AlreadyStartedError({ ...subject, sid: task.session.sid });
+  if (isEnded(task) || now >= r.expiresAt) throw new ResourceExpiredError(subject);
 }
 
 export interface StartEvent extends Identity {
@@ -55,7 +65,7 @@ export function startSession(task: Task, ev: StartEvent, now: number): Outcome<L
   assertStartable(task, ev, now);
   const r = task.resource;
   if (r.startParameter !== undefined && r.startParameter !== ev.canonical) {
-    throw apiError('requestHashMismatch', undefined, { cname: ev.cname, uid: ev.uid, resourceId: r.resourceId });
+    throw new StartParameterMismatchError({ cname: ev.cname, uid: ev.uid, resourceId: r.resourceId });
   }
   const web = ev.clientRequest.extensionServiceConfig?.extensionServices;
   const webParam = web?.find((s) => s.serviceName === 'web_recorder_service');
@@ -105,9 +115,8 @@ export interface SessionRef {
   readonly uid?: string | undefined;
 }
 
-/** query/update/updateLayout/stop find their session here, or get 404 "failed to find worker". */
+/** query/update/updateLayout/stop find their session here (the resource is named only when it exists). */
 export function accessSession(task: Task | undefined, ref: SessionRef, now: number): LiveTask | StoppingTask {
-  const echo = { cname: ref.cname, uid: ref.uid, resourceId: task?.resource.resourceId, sid: ref.sid };
   if (
     !task ||
     !hasSession(task) ||
@@ -117,21 +126,23 @@ export function accessSession(task: Task | undefined, ref: SessionRef, now: numb
     (ref.cname !== undefined && ref.cname !== task.resource.cname) ||
     (ref.uid !== undefined && ref.uid !== task.resource.uid)
   ) {
-    throw apiError('workerNotFound', undefined, echo);
+    throw new SessionNotFoundError({ cname: ref.cname, uid: ref.uid, resourceId: task?.resource.resourceId, sid: ref.sid });
   }
   return task;
 }
 
-function echoOf(task: LiveTask | StoppingTask) {
-  return { cname: task.resource.cname, uid: task.resource.uid, resourceId: task.resource.resourceId, sid: task.session.sid };
+/** The mode a call names (its path) must be the one the session was started in. */
+export function assertMode(task: LiveTask | StoppingTask, mode: RecordingMode): void {
+  if (task.session.mode !== mode) throw new ModeMismatchError(task.session.mode, sessionSubject(task));
 }
+
 
 function withSession<T extends LiveTask | StoppingTask>(task: T, patch: Partial<Session>): T {
   return { ...task, session: { ...task.session, ...patch } };
 }
 
 export function requestStop(task: LiveTask | StoppingTask, now: number): Outcome<StoppingTask> {
-  if (task.kind === 'stopping') throw apiError('invalidOperation', undefined, echoOf(task));
+  if (task.kind === 'stopping') throw new SessionStoppingError(sessionSubject(task));
   return {
     task: { ...withSession(task, { status: 6 }), kind: 'stopping', stopRequestedAt: now, reason: 'stopped' },
     effects: [Effects.stopRecorder('stopped')],
@@ -139,7 +150,7 @@ export function requestStop(task: LiveTask | StoppingTask, now: number): Outcome
 }
 
 export function updateSession(task: LiveTask | StoppingTask, req: UpdateClientRequest): Outcome<LiveTask> {
-  if (task.kind === 'stopping') throw apiError('invalidOperation', undefined, echoOf(task));
+  if (task.kind === 'stopping') throw new SessionStoppingError(sessionSubject(task));
   const patch: { onhold?: boolean; rtmp?: Session['rtmp'] } = {};
   if (req.webRecordingConfig?.onhold !== undefined) patch.onhold = req.webRecordingConfig.onhold;
   if (req.rtmpPublishConfig?.outputs) {
@@ -149,10 +160,8 @@ export function updateSession(task: LiveTask | StoppingTask, req: UpdateClientRe
 }
 
 export function updateLayout(task: LiveTask | StoppingTask, req: UpdateLayoutClientRequest): Outcome<LiveTask> {
-  if (task.session.mode !== 'mix') {
-    throw apiError('invalidParameter', 'mode: updateLayout is only supported in mix mode', echoOf(task));
-  }
-  if (task.kind === 'stopping') throw apiError('invalidOperation', undefined, echoOf(task));
+  if (task.session.mode !== 'mix') throw new LayoutNotSupportedError(sessionSubject(task));
+  if (task.kind === 'stopping') throw new SessionStoppingError(sessionSubject(task));
   // Each call replaces the whole layout: omitted fields revert to their defaults.
   return { task: withSession(task, { layout: req }), effects: [Effects.updateLayout(req)] };
 }
