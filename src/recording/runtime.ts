@@ -44,7 +44,7 @@ const MAX_TIMER_MS = 24 * 3600 * 1000;
  * A recorder stop that has not finished after this long is given up: the task ends with uploadingStatus
  * `unknown`, so a hung recorder cannot hold its cname+uid forever (uploads may still complete later).
  */
-export const STOP_ABANDON_MS = 15 * 60 * 1000;
+const STOP_ABANDON_MS = 15 * 60 * 1000;
 
 export interface RuntimeDeps {
   readonly store: TaskStore;

@@ -59,7 +59,7 @@ function ids(t: Task & { session: Session }) {
   return { resourceId: t.resource.resourceId, sid: t.session.sid, cname: t.resource.cname, uid: t.resource.uid };
 }
 
-export function queryBody(t: LiveTask | StoppingTask): Record<string, unknown> {
+function queryBody(t: LiveTask | StoppingTask): Record<string, unknown> {
   const s = t.session;
   let serverResponse: Record<string, unknown>;
   if (s.mode === 'web') {
@@ -83,7 +83,7 @@ export function queryBody(t: LiveTask | StoppingTask): Record<string, unknown> {
  * Stop body. Web mode lists `upload_service` and `web_recorder_service`; the spec names the inner object
  * `playload` while current hosted docs say `payload`, so both keys carry the same object.
  */
-export function stopBody(t: SessionTask, uploadingStatus: UploadingStatus): Record<string, unknown> {
+function stopBody(t: SessionTask, uploadingStatus: UploadingStatus): Record<string, unknown> {
   const s = t.session;
   let serverResponse: Record<string, unknown>;
   if (s.mode === 'web') {
