@@ -60,7 +60,8 @@ export interface Applied<T extends Task> {
   /**
    * The recorder's part of the transition: resolves with the task once the recorder has launched, applied the
    * update or layout, or stopped (then the ended task); rejects when it failed. Resolves at once when the
-   * transition has no recorder effect. Nobody needs to await it: failures are handled here.
+   * transition has no recorder effect. Awaiting it is optional: an unawaited failure is no unhandled rejection,
+   * and a failed launch or stop still ends the task here.
    */
   readonly done: Promise<Task>;
 }
@@ -100,7 +101,7 @@ export class SessionRuntime {
     for (const e of out.effects) {
       const recorder = this.#run(out.task, e);
       if (recorder) {
-        // Handled here (each path logs or ends the task); whoever awaits `done` still sees the failure.
+        // No unhandled rejection when nobody awaits `done`; whoever does still sees the failure.
         recorder.catch(() => undefined);
         done = recorder;
       }
