@@ -1,8 +1,26 @@
 /**
  * The one catalogue of every failure the recording API answers. Gateway failures have a `message` body (as the
  * hosted gateway does); service failures have `{code, reason}` plus the identifiers known at that point.
- * docs/errors.md lists the same entries; errors.test.ts keeps the two in step.
+ * docs/errors.md lists the same entries; errors.test.ts keeps the two in step. `DOMAIN_ERRORS` is the one place
+ * where the control plane's named refusals meet this catalogue.
  */
+import {
+  AlreadyStartedError,
+  LaunchFailedError,
+  LayoutNotSupportedError,
+  ModeMismatchError,
+  RecorderUnavailableError,
+  RecordingRefusal,
+  ResourceExpiredError,
+  ResourceMismatchError,
+  SessionNotFoundError,
+  SessionStoppingError,
+  StartParameterMismatchError,
+  TaskConflictError,
+  TooManyTasksError,
+  UnknownResourceError,
+} from './lifecycle/errors.ts';
+import { ValidationError } from './validation/index.ts';
 
 export interface GatewayErrorSpec {
   readonly kind: 'gateway';
@@ -72,14 +90,41 @@ export class RecordingApiError extends Error {
   ) {
     super(detail ?? key);
   }
-
-  withEcho(echo: Echo): RecordingApiError {
-    return new RecordingApiError(this.key, this.detail, { ...echo, ...this.echo });
-  }
 }
 
-export const apiError = (key: ServiceKey, detail?: string, echo?: Echo): RecordingApiError =>
-  new RecordingApiError(key, detail, echo);
+/**
+ * Each domain failure and its catalogue entry. Entries whose reason is `null` take the error's message, which
+ * names the field and rule (`mode: ...`, or a ValidationError's `path: rule`).
+ */
+export const DOMAIN_ERRORS: readonly (readonly [abstract new (...args: never[]) => Error, ServiceKey])[] = [
+  [ValidationError, 'invalidParameter'],
+  [ModeMismatchError, 'invalidParameter'],
+  [LayoutNotSupportedError, 'invalidParameter'],
+  [RecorderUnavailableError, 'invalidParameter'],
+  [StartParameterMismatchError, 'requestHashMismatch'],
+  [AlreadyStartedError, 'alreadyStarted'],
+  [SessionStoppingError, 'invalidOperation'],
+  [TaskConflictError, 'taskConflict'],
+  [TooManyTasksError, 'vendorOverLoad'],
+  [ResourceMismatchError, 'resourceMismatch'],
+  [ResourceExpiredError, 'resourceExpired'],
+  [SessionNotFoundError, 'workerNotFound'],
+  [LaunchFailedError, 'allocateFailed'],
+  [UnknownResourceError, 'resourceInvalid'],
+];
+
+/**
+ * The catalogue error for a domain failure, echoing the refusal's own subject when it has one and else the
+ * identifiers the request named; undefined for anything else (an unexpected fault).
+ */
+export function fromDomainError(err: unknown, requestEcho: Echo): RecordingApiError | undefined {
+  for (const [type, key] of DOMAIN_ERRORS) {
+    if (!(err instanceof type)) continue;
+    const subject = err instanceof RecordingRefusal ? err.subject : undefined;
+    return new RecordingApiError(key, err.message, subject ?? requestEcho);
+  }
+  return undefined;
+}
 
 /** Status and JSON body of an error; echo fields come first, as in observed responses. */
 export function errorResponse(err: RecordingApiError): { status: number; body: Record<string, unknown> } {

@@ -1,8 +1,6 @@
-import type { ChannelModule } from '../channel/index.ts';
 import { RateLimiter } from '../http/index.ts';
 import type { NotifyModule } from '../notify/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
-import type { StorageModule } from '../storage/index.ts';
 import { createAuthenticator } from './api/basic-auth.ts';
 import { recordingApi } from './api/plugin.ts';
 import { createInProcessDispatcher } from './dispatch/in-process.ts';
@@ -13,18 +11,14 @@ import { RecordingService } from './service.ts';
 import { TaskStore } from './store/index.ts';
 
 export interface RecordingDeps {
-  readonly storage: StorageModule;
   readonly notify: NotifyModule;
-  readonly channel: ChannelModule;
   /** One recorder per mode; a mode without one answers start with a clear code 2 naming the mode. */
   readonly recorders?: readonly Recorder[];
   /** Replaces the in-process dispatcher (e.g. a queue-backed one); `recorders` is then ignored. */
   readonly dispatcher?: Dispatcher;
 }
 
-export interface RecordingModule extends ReeltimeModule {
-  readonly service: RecordingService;
-}
+export type RecordingModule = ReeltimeModule;
 
 export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): RecordingModule {
   const log = ctx.log.child({ module: 'recording' });
@@ -37,7 +31,6 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
   const serveApi = ctx.roles.has('api');
   return {
     name: 'recording',
-    service,
     async register(app) {
       if (!serveApi) return;
       await recordingApi(app, {

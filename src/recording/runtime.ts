@@ -1,6 +1,7 @@
 /**
  * The running side of the control plane: applies lifecycle transitions under a per-resource lock, persists them,
- * runs their effects (launch, stop, timers, events) and receives recorder reports. No HTTP here.
+ * carries out every effect they return (launch, update, updateLayout, stop, timers, events) and receives recorder
+ * reports. No HTTP here; callers that answer with a recorder's outcome await `Applied.done`.
  */
 import type { Clock, TimerHandle } from '../clock/index.ts';
 import type { Logger } from '../log/index.ts';
@@ -16,10 +17,12 @@ import type {
 import {
   finish,
   hasSession,
+  launchFailed,
   reportFiles,
   reportRtmp,
   reportSliceStart,
   reportStatus,
+  resumeSession,
   timerFired,
   type Effect,
   type LiveTask,
@@ -41,7 +44,7 @@ const MAX_TIMER_MS = 24 * 3600 * 1000;
  * A recorder stop that has not finished after this long is given up: the task ends with uploadingStatus
  * `unknown`, so a hung recorder cannot hold its cname+uid forever (uploads may still complete later).
  */
-export const STOP_ABANDON_MS = 15 * 60 * 1000;
+const STOP_ABANDON_MS = 15 * 60 * 1000;
 
 export interface RuntimeDeps {
   readonly store: TaskStore;
@@ -51,9 +54,16 @@ export interface RuntimeDeps {
   readonly notifier: RecordingNotifier;
 }
 
-export interface StopOutcome {
-  readonly task: Task;
-  readonly result: StopResult;
+/** A persisted transition whose effects are under way. */
+export interface Applied<T extends Task> {
+  readonly task: T;
+  /**
+   * The recorder's part of the transition: resolves with the task once the recorder has launched, applied the
+   * update or layout, or stopped (then the ended task); rejects when it failed. Resolves at once when the
+   * transition has no recorder effect. Awaiting it is optional: an unawaited failure is no unhandled rejection,
+   * and a failed launch or stop still ends the task here.
+   */
+  readonly done: Promise<Task>;
 }
 
 export class SessionRuntime {
@@ -63,7 +73,7 @@ export class SessionRuntime {
   readonly #handles = new Map<string, Promise<RecorderHandle | undefined>>();
   readonly #timers = new Map<string, TimerHandle>();
   /** Stop in progress per resource, so an API stop and an expiry share one recorder stop. */
-  readonly #stops = new Map<string, Promise<StopOutcome>>();
+  readonly #stops = new Map<string, Promise<Task>>();
   /** Recorder reports waiting for their resource's lock, applied together. */
   readonly #reports = new Map<string, ((t: Task) => Outcome)[]>();
   #closed = false;
@@ -76,7 +86,7 @@ export class SessionRuntime {
   }
 
   /** Applies `fn` to the current task under the resource's lock, persists the result and runs its effects. */
-  async mutate<T extends Task>(resourceId: string, fn: (task: Task | undefined) => Outcome<T>): Promise<Outcome<T>> {
+  async mutate<T extends Task>(resourceId: string, fn: (task: Task | undefined) => Outcome<T>): Promise<Applied<T>> {
     const out = await this.#lock.run(resourceId, async () => {
       const before = await this.get(resourceId);
       const o = fn(before);
@@ -87,17 +97,20 @@ export class SessionRuntime {
       }
       return o;
     });
-    for (const e of out.effects) this.#run(out.task, e);
-    return out;
+    let done: Promise<Task> = Promise.resolve(out.task);
+    for (const e of out.effects) {
+      const recorder = this.#run(out.task, e);
+      if (recorder) {
+        // No unhandled rejection when nobody awaits `done`; whoever does still sees the failure.
+        recorder.catch(() => undefined);
+        done = recorder;
+      }
+    }
+    return { task: out.task, done };
   }
 
-  /** Puts a freshly started session in memory (the insert/save was done by the caller's transition). */
-  remember(task: Task): void {
-    if (hasSession(task)) this.#cache.set(task.resource.resourceId, task);
-  }
-
-  /** Hands a live session to its recorder. Resolves with the handle, or ends the task and rethrows. */
-  async launch(task: LiveTask, resumed: boolean): Promise<RecorderHandle> {
+  /** Hands a live session to its recorder. Resolves once launched, or ends the task (event 1, code 52) and rethrows. */
+  async #launch(task: LiveTask, resumed: boolean): Promise<Task> {
     const rid = task.resource.resourceId;
     const rt: RecordingTask = {
       appId: task.resource.appId,
@@ -118,34 +131,29 @@ export class SessionRuntime {
       p.catch(() => undefined),
     );
     try {
-      return await p;
+      await p;
+      return task;
     } catch (e) {
       const err = scrub(String((e as Error)?.message ?? e), task.session.clientRequest);
       this.d.log.error({ resourceId: rid, sid: task.session.sid, err }, 'recorder failed to start');
-      this.#emit(task, 1, 0, {
-        msgName: 'cloud_recording_error',
-        module: 2,
-        errorLevel: 5,
-        errorCode: 52,
-        stat: 0,
-        errorMsg: 'failed to start the recording service',
-      });
-      await this.mutate(rid, (t) =>
-        finish(t ?? task, { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, this.d.clock.now()),
-      );
+      await this.mutate(rid, (t) => launchFailed(t ?? task, this.d.clock.now()));
       throw e;
     }
   }
 
-  async handle(resourceId: string): Promise<RecorderHandle | undefined> {
-    return this.#handles.get(resourceId);
+  /** Runs a control call on the session's recorder once it is launched (none when the launch failed). */
+  async #control(task: Task, call: (h: RecorderHandle) => Promise<void> | undefined): Promise<Task> {
+    const h = await this.#handles.get(task.resource.resourceId);
+    if (h) await call(h);
+    return task;
   }
 
   /**
-   * Stops the recorder of a task already moved to `stopping` and ends the task. Shared by API stops and expiry;
-   * a recorder failure still ends the task (uploadingStatus unknown) so no session is left dangling.
+   * Stops the recorder of a task already moved to `stopping` and ends the task; resolves with the ended task.
+   * Shared by API stops and expiry; a recorder failure still ends the task (uploadingStatus unknown) so no
+   * session is left dangling.
    */
-  stopAndFinish(task: StoppingTask, reason: EndReason): Promise<StopOutcome> {
+  #stop(task: StoppingTask, reason: EndReason): Promise<Task> {
     const rid = task.resource.resourceId;
     const running = this.#stops.get(rid);
     if (running) return running;
@@ -170,7 +178,7 @@ export class SessionRuntime {
       const out = await this.mutate(rid, (t) =>
         finish(t ?? task, { reason, ...result, files: result.files }, this.d.clock.now()),
       );
-      return { task: out.task, result };
+      return out.task;
     })();
     this.#stops.set(rid, p);
     void p.finally(() => this.#stops.delete(rid)).catch(() => undefined);
@@ -192,14 +200,14 @@ export class SessionRuntime {
         continue;
       }
       if (t.kind !== 'live') continue;
-      this.#schedule(t.resource.resourceId, Math.min(t.session.apiExpiresAt, t.session.recordingEndsAt ?? Infinity));
       if (!this.d.dispatcher.supports(t.session.mode)) {
         await this.mutate(t.resource.resourceId, (cur) =>
           finish(cur ?? t, { reason: 'error', uploadingStatus: 'unknown', recordedAnything: t.session.files.length > 0 }, this.d.clock.now()),
         );
         continue;
       }
-      await this.launch(t, true).catch(() => undefined);
+      const { done } = await this.mutate(t.resource.resourceId, (cur) => resumeSession(cur ?? t));
+      await done.catch(() => undefined);
     }
   }
 
@@ -207,11 +215,6 @@ export class SessionRuntime {
     this.#closed = true;
     for (const t of this.#timers.values()) this.d.clock.clearTimeout(t);
     this.#timers.clear();
-  }
-
-  /** Emits a cloud-recording-service event (serviceType 0): persisted here, delivered by notify. */
-  emitServiceEvent(task: Task, eventType: number, details: { msgName: string; [k: string]: unknown }): void {
-    this.#emit(task, eventType, 0, details);
   }
 
   /** Stores the event and hands it to notify; `from` names the source in logs (a recorder's events are stored best-effort). */
@@ -243,32 +246,32 @@ export class SessionRuntime {
       .catch((e: Error) => this.d.log.error({ err: e.message, eventType }, `notify rejected a ${from} event`));
   }
 
-  #run(task: Task, e: Effect): void {
+  /** Carries out one effect; recorder effects return their completion (see `Applied.done`). */
+  #run(task: Task, e: Effect): Promise<Task> | undefined {
     const rid = task.resource.resourceId;
     switch (e.kind) {
+      case 'launch':
+        return task.kind === 'live' ? this.#launch(task, e.resumed) : undefined;
+      case 'update':
+        return this.#control(task, (h) => h.update(e.request));
+      case 'updateLayout':
+        return this.#control(task, (h) => h.updateLayout?.(e.request));
+      case 'stopRecorder':
+        return task.kind === 'stopping' ? this.#stop(task, e.reason) : undefined;
       case 'schedule':
         this.#schedule(rid, e.at);
-        break;
+        return undefined;
       case 'emit':
         this.#emit(task, e.eventType, e.serviceType, e.details);
-        break;
+        return undefined;
       case 'release': {
         const t = this.#timers.get(rid);
         if (t) this.d.clock.clearTimeout(t);
         this.#timers.delete(rid);
         this.#handles.delete(rid);
         this.#cache.delete(rid);
-        break;
+        return undefined;
       }
-      case 'stopRecorder':
-        // API stops drive stopAndFinish themselves (they answer with its result); expiry is driven from here.
-        if (e.reason !== 'stopped' && task.kind === 'stopping') void this.stopAndFinish(task, e.reason).catch(() => undefined);
-        break;
-      case 'launch':
-      case 'update':
-      case 'updateLayout':
-        // Awaited by the API operation that caused them (it answers with their outcome).
-        break;
     }
   }
 

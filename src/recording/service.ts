@@ -1,28 +1,40 @@
-/** The API operations of the control plane: validate, apply the lifecycle, answer. Independent of Fastify. */
+/**
+ * The API operations of the control plane: validate, apply the lifecycle, return the resulting task (or stop
+ * outcome). Independent of HTTP: `api/` builds every body from these results.
+ */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock/index.ts';
 import type { Dispatcher } from './dispatch/types.ts';
-import { apiError, type Echo } from './errors.ts';
 import {
   accessSession,
+  assertMode,
   assertStartable,
   canonicalJson,
   createIssuedTask,
   DEFAULT_RESOURCE_EXPIRED_HOUR,
+  LaunchFailedError,
+  LayoutNotSupportedError,
+  RecorderUnavailableError,
   requestStop,
   RESOURCE_TTL_MS,
+  sessionSubject,
   startSession,
+  TaskConflictError,
+  TooManyTasksError,
+  UnknownResourceError,
   updateLayout,
   updateSession,
+  uploadTimedOut,
+  type EndedTask,
+  type IssuedTask,
   type LiveTask,
   type StoppingTask,
   type Task,
 } from './lifecycle/index.ts';
 import type { RecordingConfig } from './config.ts';
-import { queryBody, stopBody } from './api/responses.ts';
 import type { SessionRuntime } from './runtime.ts';
 import { checkStorageRegion } from './storage-rules.ts';
-import { TaskConflictError, type TaskStore } from './store/index.ts';
+import type { TaskStore } from './store/index.ts';
 import { within } from './within.ts';
 import {
   acquireRequest,
@@ -40,12 +52,14 @@ import {
   type RecordingMode,
 } from './validation/index.ts';
 
-export interface Reply {
-  readonly status: number;
-  readonly body: Record<string, unknown>;
-  /** `body` already serialised (memoised query answers); sent as is when present. */
-  readonly json?: string;
-}
+/** How a stop request ended. */
+export type StopOutcome =
+  /** `async_stop`: answered before the recorder finished (the stop goes on). */
+  | { readonly kind: 'accepted'; readonly task: StoppingTask }
+  /** The uploads did not finish within `stopTimeoutMs` (the stop goes on, the session ends later). */
+  | { readonly kind: 'timedOut'; readonly task: StoppingTask }
+  /** The recorder stopped: the ended task holds the files, uploadingStatus and whether anything was recorded. */
+  | { readonly kind: 'ended'; readonly task: EndedTask };
 
 export interface ServiceDeps {
   readonly config: RecordingConfig;
@@ -55,50 +69,27 @@ export interface ServiceDeps {
   readonly dispatcher: Dispatcher;
 }
 
-/** Identifiers of a raw body, echoed in its errors when they are strings. */
-function rawEcho(body: unknown): Echo {
-  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
-  return {
-    cname: typeof b.cname === 'string' ? b.cname : undefined,
-    uid: typeof b.uid === 'string' ? b.uid : undefined,
-  };
-}
-
-/** Runs validators, turning a ValidationError into code 2 with "path: rule" and the known identifiers. */
-function validated<T>(echo: Echo, fn: () => T): T {
-  try {
-    return fn();
-  } catch (e) {
-    if (e instanceof ValidationError) throw apiError('invalidParameter', e.message, echo);
-    throw e;
-  }
-}
-
-function parseMode(mode: string, echo: Echo): RecordingMode {
-  if (!RECORDING_MODES.includes(mode as RecordingMode)) {
-    throw apiError('invalidParameter', 'mode: must be one of individual, mix, web', echo);
-  }
+function parseMode(mode: string): RecordingMode {
+  if (!RECORDING_MODES.includes(mode as RecordingMode)) throw new ValidationError('mode', 'must be one of individual, mix, web');
   return mode as RecordingMode;
 }
 
 const RESOURCE_ID = RESOURCE_ID_PATTERN;
 
+/**
+ * Each operation validates its input, applies the lifecycle through the runtime and returns the resulting task or
+ * stop outcome. Refusals are thrown as ValidationError or a named refusal (lifecycle/errors.ts).
+ */
 export class RecordingService {
-  readonly #queryJson = new WeakMap<Task, string>();
-
   constructor(private readonly d: ServiceDeps) {}
 
-  async acquire(appId: string, body: unknown): Promise<Reply> {
-    const echo = rawEcho(body);
-    const req = validated(echo, () => acquireRequest(body, ''));
+  async acquire(appId: string, body: unknown): Promise<IssuedTask> {
+    const req = acquireRequest(body, '');
     const now = this.d.clock.now();
     const cr = req.clientRequest ?? {};
-    if ((await this.d.store.countActive(appId, now)) >= this.d.config.maxConcurrentTasks) {
-      throw apiError('vendorOverLoad', undefined, echo);
-    }
-    const resourceId = randomBytes(48).toString('base64url');
+    if ((await this.d.store.countActive(appId, now)) >= this.d.config.maxConcurrentTasks) throw new TooManyTasksError();
     const task = createIssuedTask({
-      resourceId,
+      resourceId: randomBytes(48).toString('base64url'),
       appId,
       cname: req.cname,
       uid: req.uid,
@@ -111,50 +102,38 @@ export class RecordingService {
       expiresAt: now + RESOURCE_TTL_MS,
     });
     await this.d.store.insert(task, now);
-    return { status: 200, body: { cname: req.cname, uid: req.uid, resourceId } };
+    return task;
   }
 
-  async start(appId: string, resourceId: string, modeText: string, body: unknown): Promise<Reply> {
-    const echo: Echo = { ...rawEcho(body), resourceId };
-    const mode = parseMode(modeText, echo);
-    const env = validated(echo, () => startEnvelope(body, ''));
-    if (!RESOURCE_ID.test(resourceId)) throw apiError('resourceInvalid', undefined, echo);
+  async start(appId: string, resourceId: string, modeText: string, body: unknown): Promise<LiveTask> {
+    const mode = parseMode(modeText);
+    const env = startEnvelope(body, '');
+    if (!RESOURCE_ID.test(resourceId)) throw new UnknownResourceError();
     const existing = await this.d.runtime.get(resourceId);
-    if (!existing) throw apiError('resourceInvalid', undefined, echo);
+    if (!existing) throw new UnknownResourceError();
     const now = this.d.clock.now();
     assertStartable(existing, { appId, cname: env.cname, uid: env.uid }, now);
     const scene = existing.resource.scene;
-    const clientRequest = validated(echo, () => {
-      checkSceneMode(scene, mode);
-      const cr = validateStartClientRequest(env.clientRequest, mode, scene);
-      checkStorageRegion(cr.storageConfig, existing.resource.region, 'clientRequest.storageConfig');
-      return cr;
-    });
-    if (!this.d.dispatcher.supports(mode)) {
-      throw apiError('invalidParameter', `mode: no ${mode} recorder is available on this server`, echo);
-    }
-    if (await this.d.store.hasActive(appId, env.cname, env.uid)) throw apiError('taskConflict', undefined, echo);
+    checkSceneMode(scene, mode);
+    const clientRequest = validateStartClientRequest(env.clientRequest, mode, scene);
+    checkStorageRegion(clientRequest.storageConfig, existing.resource.region, 'clientRequest.storageConfig');
+    if (!this.d.dispatcher.supports(mode)) throw new RecorderUnavailableError(mode);
+    if (await this.d.store.hasActive(appId, env.cname, env.uid)) throw new TaskConflictError();
     const sid = randomBytes(16).toString('hex');
-    let live: LiveTask;
+    // The store refuses a second active session of the same cname+uid (TaskConflictError) in a race.
+    const { task: live, done } = await this.d.runtime.mutate(resourceId, (t) =>
+      startSession(
+        t ?? existing,
+        { appId, cname: env.cname, uid: env.uid, sid, mode, clientRequest, canonical: canonicalJson(env.clientRequest) },
+        this.d.clock.now(),
+      ),
+    );
     try {
-      const out = await this.d.runtime.mutate(resourceId, (t) =>
-        startSession(
-          t ?? existing,
-          { appId, cname: env.cname, uid: env.uid, sid, mode, clientRequest, canonical: canonicalJson(env.clientRequest) },
-          this.d.clock.now(),
-        ),
-      );
-      live = out.task;
-    } catch (e) {
-      if (e instanceof TaskConflictError) throw apiError('taskConflict', undefined, echo);
-      throw e;
-    }
-    try {
-      await this.d.runtime.launch(live, false);
+      await done;
     } catch {
-      throw apiError('allocateFailed', undefined, { ...echo, sid });
+      throw new LaunchFailedError(sessionSubject(live));
     }
-    return { status: 200, body: { cname: env.cname, uid: env.uid, resourceId, sid } };
+    return live;
   }
 
   /** The task of a well-formed resource ID (others cannot exist, and are never sent to the database). */
@@ -162,97 +141,63 @@ export class RecordingService {
     return RESOURCE_ID.test(resourceId) ? this.d.runtime.get(resourceId) : undefined;
   }
 
-  async query(appId: string, resourceId: string, sid: string, modeText: string): Promise<Reply> {
-    const echo: Echo = { resourceId, sid };
-    const mode = parseMode(modeText, echo);
+  async query(appId: string, resourceId: string, sid: string, modeText: string): Promise<LiveTask | StoppingTask> {
+    const mode = parseMode(modeText);
     const task = accessSession(await this.#find(resourceId), { appId, sid }, this.d.clock.now());
-    this.#checkMode(task, mode);
-    // Tasks are immutable and replaced on every change, so a polled session is serialised once per change.
-    let json = this.#queryJson.get(task);
-    if (json === undefined) {
-      json = JSON.stringify(queryBody(task));
-      this.#queryJson.set(task, json);
+    assertMode(task, mode);
+    return task;
+  }
+
+  async update(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<LiveTask> {
+    const mode = parseMode(modeText);
+    const req = updateRequest(body, '');
+    const ref = { appId, sid, cname: req.cname, uid: req.uid };
+    const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
+    assertMode(current, mode);
+    checkUpdateMode(req.clientRequest, mode, current.session.rtmp.length > 0);
+    const storage = req.clientRequest.storageConfig;
+    if (storage) {
+      checkStorageRegion(storage, current.resource.region, 'clientRequest.storageConfig');
+      checkStorageUnchanged(storage, current.session.clientRequest.storageConfig, 'clientRequest.storageConfig');
     }
-    return { status: 200, body: {}, json };
+    const { task, done } = await this.d.runtime.mutate(resourceId, (t) =>
+      updateSession(accessSession(t, ref, this.d.clock.now()), req.clientRequest),
+    );
+    await done;
+    return task;
   }
 
-  async update(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<Reply> {
-    const echo: Echo = { ...rawEcho(body), resourceId, sid };
-    const mode = parseMode(modeText, echo);
-    const req = validated(echo, () => updateRequest(body, ''));
+  async updateLayout(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<LiveTask> {
+    const mode = parseMode(modeText);
+    if (mode !== 'mix') throw new LayoutNotSupportedError();
+    const req = updateLayoutRequest(body, '');
     const ref = { appId, sid, cname: req.cname, uid: req.uid };
     const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
-    this.#checkMode(current, mode);
-    validated(echo, () => {
-      checkUpdateMode(req.clientRequest, mode, current.session.rtmp.length > 0);
-      const storage = req.clientRequest.storageConfig;
-      if (storage) {
-        checkStorageRegion(storage, current.resource.region, 'clientRequest.storageConfig');
-        checkStorageUnchanged(storage, current.session.clientRequest.storageConfig, 'clientRequest.storageConfig');
-      }
-    });
-    await this.d.runtime.mutate(resourceId, (t) => updateSession(accessSession(t, ref, this.d.clock.now()), req.clientRequest));
-    const h = await this.d.runtime.handle(resourceId);
-    await h?.update(req.clientRequest);
-    return { status: 200, body: { cname: req.cname, uid: req.uid, resourceId, sid } };
+    assertMode(current, mode);
+    const { task, done } = await this.d.runtime.mutate(resourceId, (t) =>
+      updateLayout(accessSession(t, ref, this.d.clock.now()), req.clientRequest),
+    );
+    await done;
+    return task;
   }
 
-  async updateLayout(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<Reply> {
-    const echo: Echo = { ...rawEcho(body), resourceId, sid };
-    const mode = parseMode(modeText, echo);
-    if (mode !== 'mix') throw apiError('invalidParameter', 'mode: updateLayout is only supported in mix mode', echo);
-    const req = validated(echo, () => updateLayoutRequest(body, ''));
+  async stop(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<StopOutcome> {
+    const mode = parseMode(modeText);
+    const req = stopRequest(body, '');
     const ref = { appId, sid, cname: req.cname, uid: req.uid };
     const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
-    this.#checkMode(current, mode);
-    await this.d.runtime.mutate(resourceId, (t) => updateLayout(accessSession(t, ref, this.d.clock.now()), req.clientRequest));
-    const h = await this.d.runtime.handle(resourceId);
-    await h?.updateLayout?.(req.clientRequest);
-    return { status: 200, body: { cname: req.cname, uid: req.uid, resourceId, sid } };
-  }
-
-  async stop(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<Reply> {
-    const echo: Echo = { ...rawEcho(body), resourceId, sid };
-    const mode = parseMode(modeText, echo);
-    const req = validated(echo, () => stopRequest(body, ''));
-    const ref = { appId, sid, cname: req.cname, uid: req.uid };
-    const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
-    this.#checkMode(current, mode);
-    const { task: stopping } = await this.d.runtime.mutate(resourceId, (t) =>
+    assertMode(current, mode);
+    const { task: stopping, done } = await this.d.runtime.mutate(resourceId, (t) =>
       requestStop(accessSession(t, ref, this.d.clock.now()), this.d.clock.now()),
     );
-    const done = this.d.runtime.stopAndFinish(stopping, 'stopped');
-    if (req.clientRequest.async_stop === true) {
-      void done.catch(() => undefined);
-      return { status: 200, body: stopBody(stopping, 'unknown') };
+    if (req.clientRequest.async_stop === true) return { kind: 'accepted', task: stopping };
+    const ended = await within(this.d.clock, done, this.d.config.stopTimeoutMs);
+    if (ended === undefined) {
+      await this.d.runtime.mutate(resourceId, (t) => uploadTimedOut(t ?? stopping));
+      return { kind: 'timedOut', task: stopping };
     }
-    const outcome = await within(this.d.clock, done, this.d.config.stopTimeoutMs);
-    if (outcome === undefined) {
-      this.d.runtime.emitServiceEvent(stopping, 1, {
-        msgName: 'cloud_recording_error',
-        module: 2,
-        errorLevel: 4,
-        errorCode: 50,
-        stat: 0,
-        errorMsg: 'timeout uploading recorded files',
-      });
-      throw apiError('uploadTimeout', undefined, { ...echo, cname: req.cname, uid: req.uid });
-    }
-    if (!outcome.result.recordedAnything) throw apiError('noRecordedData', undefined, { ...echo, cname: req.cname, uid: req.uid });
-    const ended = outcome.task;
-    if (ended.kind === 'issued') throw apiError('internalError');
-    return { status: 200, body: stopBody(ended, outcome.result.uploadingStatus) };
-  }
-
-  /** The path mode must be the session's own. */
-  #checkMode(task: LiveTask | StoppingTask, mode: RecordingMode): void {
-    if (task.session.mode !== mode) {
-      throw apiError('invalidParameter', `mode: must be ${task.session.mode}, the mode this session was started in`, {
-        cname: task.resource.cname,
-        uid: task.resource.uid,
-        resourceId: task.resource.resourceId,
-        sid: task.session.sid,
-      });
-    }
+    // Ending a stopping task always yields an ended one.
+    if (ended.kind !== 'ended') throw new Error(`stop ended in state ${ended.kind}`);
+    return { kind: 'ended', task: ended };
   }
 }

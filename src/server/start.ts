@@ -63,9 +63,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
   const notify = createNotifyModule(ctx);
   const channel = createChannelModule(ctx);
   const recording = createRecordingModule(ctx, {
-    storage,
     notify,
-    channel,
     recorders: opts.recorders ?? defaultRecorders(ctx, { channel, storage, baseUrl: () => url }),
   });
   const chat = createChatModule(ctx);

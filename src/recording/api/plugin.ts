@@ -1,11 +1,12 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from '../../log/index.ts';
-import { errorResponse, RecordingApiError } from '../errors.ts';
+import { errorResponse, fromDomainError, RecordingApiError, type Echo } from '../errors.ts';
 import type { RecordingNotifier } from '../notifier.ts';
-import type { Reply, RecordingService } from '../service.ts';
+import type { RecordingService } from '../service.ts';
 import type { Authenticator } from './basic-auth.ts';
 import { createErrorHandler } from './errors-handler.ts';
 import type { RateLimiter } from '../../http/index.ts';
+import { acquireBody, queryJson, sessionBody, stopAnswer } from './responses.ts';
 
 export interface ApiDeps {
   readonly service: RecordingService;
@@ -26,10 +27,26 @@ interface SessionParams extends ResourceParams {
   sid: string;
 }
 
-const send = (reply: FastifyReply, r: Reply) =>
-  r.json !== undefined
-    ? reply.code(r.status).type('application/json; charset=utf-8').send(r.json)
-    : reply.code(r.status).send(r.body);
+/** Identifiers the request names (body cname and uid when strings, path resourceId and sid), echoed in its errors. */
+function requestEcho(req: FastifyRequest): Echo {
+  const b = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+  const p = req.params as Partial<SessionParams>;
+  return {
+    cname: typeof b.cname === 'string' ? b.cname : undefined,
+    uid: typeof b.uid === 'string' ? b.uid : undefined,
+    resourceId: p.resourceid,
+    sid: p.sid,
+  };
+}
+
+/** Runs a service call; a domain refusal becomes its catalogue error (other faults reach the error handler as they are). */
+async function serve<T>(req: FastifyRequest, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    throw fromDomainError(e, requestEcho(req)) ?? e;
+  }
+}
 
 /** Routes of the recording API under /v1, with the gateway's auth, rate limit, 404 and error bodies. */
 export async function recordingApi(app: FastifyInstance, deps: ApiDeps): Promise<void> {
@@ -69,27 +86,32 @@ export async function recordingApi(app: FastifyInstance, deps: ApiDeps): Promise
           data: { service: { hosts: deps.notifier.ncsHosts().map((primaryIP) => ({ primaryIP })) } },
         }));
 
-        r.post<{ Params: AppParams }>(`${base}/acquire`, async (req, reply) =>
-          send(reply, await service.acquire(req.params.appid, req.body)),
-        );
-        r.post<{ Params: ResourceParams }>(`${base}/resourceid/:resourceid/mode/:mode/start`, async (req, reply) =>
-          send(reply, await service.start(req.params.appid, req.params.resourceid, req.params.mode, req.body)),
-        );
+        r.post<{ Params: AppParams }>(`${base}/acquire`, async (req, reply) => {
+          const task = await serve(req, () => service.acquire(req.params.appid, req.body));
+          return reply.send(acquireBody(task));
+        });
+        r.post<{ Params: ResourceParams }>(`${base}/resourceid/:resourceid/mode/:mode/start`, async (req, reply) => {
+          const p = req.params;
+          return reply.send(sessionBody(await serve(req, () => service.start(p.appid, p.resourceid, p.mode, req.body))));
+        });
         r.get<{ Params: SessionParams }>(`${session}/query`, async (req, reply) => {
           const p = req.params;
-          return send(reply, await service.query(p.appid, p.resourceid, p.sid, p.mode));
+          const task = await serve(req, () => service.query(p.appid, p.resourceid, p.sid, p.mode));
+          return reply.type('application/json; charset=utf-8').send(queryJson(task));
         });
         r.post<{ Params: SessionParams }>(`${session}/update`, async (req, reply) => {
           const p = req.params;
-          return send(reply, await service.update(p.appid, p.resourceid, p.sid, p.mode, req.body));
+          return reply.send(sessionBody(await serve(req, () => service.update(p.appid, p.resourceid, p.sid, p.mode, req.body))));
         });
         r.post<{ Params: SessionParams }>(`${session}/updateLayout`, async (req, reply) => {
           const p = req.params;
-          return send(reply, await service.updateLayout(p.appid, p.resourceid, p.sid, p.mode, req.body));
+          const task = await serve(req, () => service.updateLayout(p.appid, p.resourceid, p.sid, p.mode, req.body));
+          return reply.send(sessionBody(task));
         });
         r.post<{ Params: SessionParams }>(`${session}/stop`, async (req, reply) => {
           const p = req.params;
-          return send(reply, await service.stop(p.appid, p.resourceid, p.sid, p.mode, req.body));
+          const { status, body } = stopAnswer(await serve(req, () => service.stop(p.appid, p.resourceid, p.sid, p.mode, req.body)));
+          return reply.code(status).send(body);
         });
       });
     },

@@ -1,6 +1,16 @@
-/** Pure builders of query and stop bodies (spec "query-response", "stop-response"). Never include clientRequest. */
+/**
+ * Every HTTP body of the recording API's successful (and 206) answers, built from the service's results (spec
+ * "query-response", "stop-response"). Never include clientRequest.
+ */
 import type { RecordedFile, UploadingStatus } from '../dispatch/types.ts';
-import type { EndedTask, LiveTask, Session, StoppingTask, Task } from '../lifecycle/task.ts';
+import { errorResponse, RecordingApiError } from '../errors.ts';
+import type { EndedTask, IssuedTask, LiveTask, Session, StoppingTask, Task } from '../lifecycle/task.ts';
+import type { StopOutcome } from '../service.ts';
+
+export interface Answer {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+}
 
 type SessionTask = LiveTask | StoppingTask | EndedTask;
 
@@ -49,7 +59,7 @@ function ids(t: Task & { session: Session }) {
   return { resourceId: t.resource.resourceId, sid: t.session.sid, cname: t.resource.cname, uid: t.resource.uid };
 }
 
-export function queryBody(t: LiveTask | StoppingTask): Record<string, unknown> {
+function queryBody(t: LiveTask | StoppingTask): Record<string, unknown> {
   const s = t.session;
   let serverResponse: Record<string, unknown>;
   if (s.mode === 'web') {
@@ -73,7 +83,7 @@ export function queryBody(t: LiveTask | StoppingTask): Record<string, unknown> {
  * Stop body. Web mode lists `upload_service` and `web_recorder_service`; the spec names the inner object
  * `playload` while current hosted docs say `payload`, so both keys carry the same object.
  */
-export function stopBody(t: SessionTask, uploadingStatus: UploadingStatus): Record<string, unknown> {
+function stopBody(t: SessionTask, uploadingStatus: UploadingStatus): Record<string, unknown> {
   const s = t.session;
   let serverResponse: Record<string, unknown>;
   if (s.mode === 'web') {
@@ -91,4 +101,41 @@ export function stopBody(t: SessionTask, uploadingStatus: UploadingStatus): Reco
     serverResponse = { ...fileListFields(s), uploadingStatus };
   }
   return { ...ids(t), serverResponse };
+}
+
+/** acquire: the new resource. */
+export function acquireBody(t: IssuedTask): Record<string, unknown> {
+  return { cname: t.resource.cname, uid: t.resource.uid, resourceId: t.resource.resourceId };
+}
+
+/** start, update and updateLayout: the session's identifiers. */
+export function sessionBody(t: LiveTask | StoppingTask): Record<string, unknown> {
+  return { cname: t.resource.cname, uid: t.resource.uid, resourceId: t.resource.resourceId, sid: t.session.sid };
+}
+
+// Tasks are immutable and replaced on every change, so a polled session is serialised once per change.
+const queryJsonCache = new WeakMap<Task, string>();
+
+/** The query body, serialised. */
+export function queryJson(t: LiveTask | StoppingTask): string {
+  let json = queryJsonCache.get(t);
+  if (json === undefined) {
+    json = JSON.stringify(queryBody(t));
+    queryJsonCache.set(t, json);
+  }
+  return json;
+}
+
+/** Status and body of a stop: 200 with the file list, or 206 code 50 (upload timeout) / code 435 (nothing recorded). */
+export function stopAnswer(o: StopOutcome): Answer {
+  const ids = { cname: o.task.resource.cname, uid: o.task.resource.uid, resourceId: o.task.resource.resourceId, sid: o.task.session.sid };
+  switch (o.kind) {
+    case 'accepted':
+      return { status: 200, body: stopBody(o.task, 'unknown') };
+    case 'timedOut':
+      return errorResponse(new RecordingApiError('uploadTimeout', undefined, ids));
+    case 'ended':
+      if (!o.task.recordedAnything) return errorResponse(new RecordingApiError('noRecordedData', undefined, ids));
+      return { status: 200, body: stopBody(o.task, o.task.uploadingStatus) };
+  }
 }

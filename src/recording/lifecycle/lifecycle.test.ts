@@ -1,21 +1,25 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RecordingApiError } from '../errors.ts';
 import { startRequest } from '../testing/client.ts';
 import { validateStartClientRequest } from '../validation/index.ts';
 import {
   accessSession,
+  assertMode,
   canonicalJson,
   createIssuedTask,
   finish,
+  RecordingRefusal,
+  launchFailed,
   reportFiles,
   reportStatus,
   requestStop,
   RESOURCE_TTL_MS,
+  resumeSession,
   startSession,
   timerFired,
   updateLayout,
   updateSession,
+  uploadTimedOut,
   type LiveTask,
   type Resource,
   type Task,
@@ -40,13 +44,14 @@ const resource = (over: Partial<Resource> = {}): Resource => ({
 const cr = validateStartClientRequest(startRequest('mix'), 'mix', 0);
 const ev = { appId: 'app', cname: 'c', uid: '1', sid: 's1', mode: 'mix' as const, clientRequest: cr, canonical: canonicalJson(startRequest('mix')) };
 
-function errKey(fn: () => unknown): string | undefined {
+/** The name of the refusal `fn` throws. */
+function refusal(fn: () => unknown): string | undefined {
   try {
     fn();
     return undefined;
   } catch (e) {
-    assert.ok(e instanceof RecordingApiError);
-    return e.key;
+    assert.ok(e instanceof RecordingRefusal);
+    return e.name;
   }
 }
 
@@ -57,12 +62,12 @@ test('start: issued → live with launch and the expiry timer; refusals by kind 
   assert.equal(out.task.kind, 'live');
   assert.equal(out.task.session.status, 0);
   assert.equal(out.task.session.apiExpiresAt, T0 + 1000 + 2 * HOUR);
-  assert.deepEqual(out.effects, [{ kind: 'launch' }, { kind: 'schedule', at: T0 + 1000 + 2 * HOUR }]);
-  assert.equal(errKey(() => startSession(out.task, ev, T0 + 2000)), 'alreadyStarted');
-  assert.equal(errKey(() => startSession(createIssuedTask(resource()), ev, T0 + RESOURCE_TTL_MS)), 'resourceExpired');
-  assert.equal(errKey(() => startSession(createIssuedTask(resource()), { ...ev, uid: '2' }, T0)), 'resourceMismatch');
-  assert.equal(errKey(() => startSession(createIssuedTask(resource()), { ...ev, appId: 'other' }, T0)), 'resourceMismatch');
-  assert.equal(errKey(() => startSession(createIssuedTask(resource({ startParameter: '{}' })), ev, T0)), 'requestHashMismatch');
+  assert.deepEqual(out.effects, [{ kind: 'launch', resumed: false }, { kind: 'schedule', at: T0 + 1000 + 2 * HOUR }]);
+  assert.equal(refusal(() => startSession(out.task, ev, T0 + 2000)), 'AlreadyStartedError');
+  assert.equal(refusal(() => startSession(createIssuedTask(resource()), ev, T0 + RESOURCE_TTL_MS)), 'ResourceExpiredError');
+  assert.equal(refusal(() => startSession(createIssuedTask(resource()), { ...ev, uid: '2' }, T0)), 'ResourceMismatchError');
+  assert.equal(refusal(() => startSession(createIssuedTask(resource()), { ...ev, appId: 'other' }, T0)), 'ResourceMismatchError');
+  assert.equal(refusal(() => startSession(createIssuedTask(resource({ startParameter: '{}' })), ev, T0)), 'StartParameterMismatchError');
   assert.equal(startSession(createIssuedTask(resource({ startParameter: ev.canonical })), ev, T0).task.kind, 'live');
 });
 
@@ -75,12 +80,34 @@ test('access: only live or stopping sessions of the right app, sid, cname and ui
   const t = live();
   const ref = { appId: 'app', sid: 's1' };
   assert.equal(accessSession(t, ref, T0 + 2000).kind, 'live');
-  assert.equal(errKey(() => accessSession(undefined, ref, T0)), 'workerNotFound');
-  assert.equal(errKey(() => accessSession(createIssuedTask(resource()), ref, T0)), 'workerNotFound');
-  assert.equal(errKey(() => accessSession(t, { ...ref, sid: 'x' }, T0)), 'workerNotFound');
-  assert.equal(errKey(() => accessSession(t, { ...ref, appId: 'x' }, T0)), 'workerNotFound');
-  assert.equal(errKey(() => accessSession(t, { ...ref, cname: 'other' }, T0)), 'workerNotFound');
-  assert.equal(errKey(() => accessSession(t, ref, t.session.apiExpiresAt)), 'workerNotFound');
+  assert.equal(refusal(() => accessSession(undefined, ref, T0)), 'SessionNotFoundError');
+  assert.equal(refusal(() => accessSession(createIssuedTask(resource()), ref, T0)), 'SessionNotFoundError');
+  assert.equal(refusal(() => accessSession(t, { ...ref, sid: 'x' }, T0)), 'SessionNotFoundError');
+  assert.equal(refusal(() => accessSession(t, { ...ref, appId: 'x' }, T0)), 'SessionNotFoundError');
+  assert.equal(refusal(() => accessSession(t, { ...ref, cname: 'other' }, T0)), 'SessionNotFoundError');
+  assert.equal(refusal(() => accessSession(t, ref, t.session.apiExpiresAt)), 'SessionNotFoundError');
+});
+
+test('refusals name their subject: the running sid for a second start, the resource only when it exists', () => {
+  const t = live();
+  const subject = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (e) {
+      return (e as RecordingRefusal).subject;
+    }
+    return undefined;
+  };
+  assert.deepEqual(subject(() => startSession(t, ev, T0 + 2000)), { cname: 'c', uid: '1', resourceId: t.resource.resourceId, sid: 's1' });
+  assert.deepEqual(subject(() => accessSession(t, { appId: 'app', sid: 'x', cname: 'c' }, T0)), {
+    cname: 'c',
+    uid: undefined,
+    resourceId: t.resource.resourceId,
+    sid: 'x',
+  });
+  assert.equal(subject(() => accessSession(undefined, { appId: 'app', sid: 'x' }, T0))?.resourceId, undefined);
+  assert.equal(refusal(() => assertMode(t, 'web')), 'ModeMismatchError');
+  assert.equal(subject(() => assertMode(t, 'web'))?.uid, '1');
 });
 
 test('stop: live → stopping (status 6, stopRecorder); again → invalidOperation; finish → ended with session_exit', () => {
@@ -88,8 +115,8 @@ test('stop: live → stopping (status 6, stopRecorder); again → invalidOperati
   assert.equal(s.task.kind, 'stopping');
   assert.equal(s.task.session.status, 6);
   assert.deepEqual(s.effects, [{ kind: 'stopRecorder', reason: 'stopped' }]);
-  assert.equal(errKey(() => requestStop(s.task, T0 + 6000)), 'invalidOperation');
-  assert.equal(errKey(() => updateSession(s.task, { storageConfig: cr.storageConfig })), 'invalidOperation');
+  assert.equal(refusal(() => requestStop(s.task, T0 + 6000)), 'SessionStoppingError');
+  assert.equal(refusal(() => updateSession(s.task, { storageConfig: cr.storageConfig })), 'SessionStoppingError');
   const e = finish(s.task, { reason: 'stopped', uploadingStatus: 'backuped', recordedAnything: true, files: [] }, T0 + 7000);
   assert.equal(e.task.kind, 'ended');
   assert.equal(e.task.kind === 'ended' && e.task.uploadingStatus, 'backuped');
@@ -134,7 +161,32 @@ test('updateLayout: mix only, replaces the layout; update keeps web onhold', () 
     { ...ev, mode: 'individual', clientRequest: validateStartClientRequest(startRequest('individual'), 'individual', 0) },
     T0,
   ).task;
-  assert.equal(errKey(() => updateLayout(ind, {})), 'invalidParameter');
+  assert.equal(refusal(() => updateLayout(ind, {})), 'LayoutNotSupportedError');
   const u = updateSession(t, { storageConfig: cr.storageConfig, webRecordingConfig: { onhold: true } });
   assert.equal(u.task.session.onhold, true);
+});
+
+test('recorder effects: update and updateLayout carry the request; resume relaunches live sessions only', () => {
+  const t = live();
+  const req = { storageConfig: cr.storageConfig };
+  assert.deepEqual(updateSession(t, req).effects, [{ kind: 'update', request: req }]);
+  assert.deepEqual(updateLayout(t, { backgroundColor: '#000000' }).effects, [{ kind: 'updateLayout', request: { backgroundColor: '#000000' } }]);
+  const r = resumeSession(t);
+  assert.equal(r.task, t);
+  assert.deepEqual(r.effects, [{ kind: 'launch', resumed: true }, { kind: 'schedule', at: t.session.apiExpiresAt }]);
+  assert.deepEqual(resumeSession(requestStop(t, T0).task).effects, []);
+});
+
+test('launch failure ends the session with event 1 code 52 before session_exit; upload timeout emits code 50', () => {
+  const f = launchFailed(live(), T0 + 2000);
+  assert.equal(f.task.kind === 'ended' && f.task.session.status, 20);
+  assert.deepEqual(
+    f.effects.map((e) => (e.kind === 'emit' ? [e.eventType, e.details.msgName, e.details.errorCode] : [e.kind])),
+    [[1, 'cloud_recording_error', 52], [11, 'session_exit', undefined], ['release']],
+  );
+  assert.deepEqual(launchFailed(f.task, T0 + 3000).effects, []);
+  const s = requestStop(live(), T0).task;
+  const u = uploadTimedOut(s);
+  assert.equal(u.task, s);
+  assert.deepEqual(u.effects.map((e) => e.kind === 'emit' && e.details.errorCode), [50]);
 });

@@ -75,11 +75,7 @@ export interface EndedTask {
 }
 
 export type Task = IssuedTask | LiveTask | StoppingTask | EndedTask;
-export type TaskKind = Task['kind'];
 
-export const isIssued = (t: Task): t is IssuedTask => t.kind === 'issued';
-export const isLive = (t: Task): t is LiveTask => t.kind === 'live';
-export const isStopping = (t: Task): t is StoppingTask => t.kind === 'stopping';
 export const isEnded = (t: Task): t is EndedTask => t.kind === 'ended';
 /** Live or stopping: a recorder holds the session. */
 export const hasSession = (t: Task): t is LiveTask | StoppingTask => t.kind === 'live' || t.kind === 'stopping';

@@ -1,9 +1,8 @@
 /**
  * The lifecycle as pure functions of (task, event, now): each returns the next task and the effects to run, or
- * throws the catalogue error for a refused request. Named by intent, as Egress names its transitions.
+ * throws a named refusal (./errors.ts). Named by intent, as Egress names its transitions.
  */
 import type { RecordedFile, RecorderOutcome, RecordingStatus, RtmpStatus } from '../dispatch/types.ts';
-import { apiError } from '../errors.ts';
 import type {
   RecordingMode,
   StartClientRequest,
@@ -11,6 +10,17 @@ import type {
   UpdateLayoutClientRequest,
 } from '../validation/types.ts';
 import { Effects, type Effect } from './effects.ts';
+import {
+  AlreadyStartedError,
+  LayoutNotSupportedError,
+  ModeMismatchError,
+  ResourceExpiredError,
+  ResourceMismatchError,
+  SessionNotFoundError,
+  SessionStoppingError,
+  sessionSubject,
+  StartParameterMismatchError,
+} from './errors.ts';
 import {
   hasSession,
   isEnded,
@@ -37,10 +47,10 @@ export interface Identity {
 /** Refusals of start that need only the stored resource: wrong owner, used twice, expired. */
 export function assertStartable(task: Task, who: Identity, now: number): void {
   const r = task.resource;
-  const echo = { cname: who.cname, uid: who.uid, resourceId: r.resourceId };
-  if (r.appId !== who.appId || r.cname !== who.cname || r.uid !== who.uid) throw apiError('resourceMismatch', undefined, echo);
-  if (hasSession(task)) throw apiError('alreadyStarted', undefined, { ...echo, sid: task.session.sid });
-  if (isEnded(task) || now >= r.expiresAt) throw apiError('resourceExpired', undefined, echo);
+  const subject = { cname: who.cname, uid: who.uid, resourceId: r.resourceId };
+  if (r.appId !== who.appId || r.cname !== who.cname || r.uid !== who.uid) throw new ResourceMismatchError(subject);
+  if (hasSession(task)) throw new AlreadyStartedError({ ...subject, sid: task.session.sid });
+  if (isEnded(task) || now >= r.expiresAt) throw new ResourceExpiredError(subject);
 }
 
 export interface StartEvent extends Identity {
@@ -55,7 +65,7 @@ export function startSession(task: Task, ev: StartEvent, now: number): Outcome<L
   assertStartable(task, ev, now);
   const r = task.resource;
   if (r.startParameter !== undefined && r.startParameter !== ev.canonical) {
-    throw apiError('requestHashMismatch', undefined, { cname: ev.cname, uid: ev.uid, resourceId: r.resourceId });
+    throw new StartParameterMismatchError({ cname: ev.cname, uid: ev.uid, resourceId: r.resourceId });
   }
   const web = ev.clientRequest.extensionServiceConfig?.extensionServices;
   const webParam = web?.find((s) => s.serviceName === 'web_recorder_service');
@@ -83,8 +93,19 @@ export function startSession(task: Task, ev: StartEvent, now: number): Outcome<L
   };
   return {
     task: { kind: 'live', resource: r, session },
-    effects: [Effects.launch(), Effects.schedule(Math.min(apiExpiresAt, recordingEndsAt ?? Infinity))],
+    effects: [Effects.launch(false), Effects.schedule(dueAt(session))],
   };
+}
+
+/** When the control plane ends a live session by itself: resourceExpiredHour, or (web) maxRecordingHour. */
+function dueAt(s: Session): number {
+  return Math.min(s.apiExpiresAt, s.recordingEndsAt ?? Infinity);
+}
+
+/** After a restart, a live session goes back to a recorder (resumed) with its expiry timer re-armed. */
+export function resumeSession(task: Task): Outcome {
+  if (task.kind !== 'live') return { task, effects: [] };
+  return { task, effects: [Effects.launch(true), Effects.schedule(dueAt(task.session))] };
 }
 
 export interface SessionRef {
@@ -94,9 +115,8 @@ export interface SessionRef {
   readonly uid?: string | undefined;
 }
 
-/** query/update/updateLayout/stop find their session here, or get 404 "failed to find worker". */
+/** query/update/updateLayout/stop find their session here (the resource is named only when it exists). */
 export function accessSession(task: Task | undefined, ref: SessionRef, now: number): LiveTask | StoppingTask {
-  const echo = { cname: ref.cname, uid: ref.uid, resourceId: task?.resource.resourceId, sid: ref.sid };
   if (
     !task ||
     !hasSession(task) ||
@@ -106,21 +126,23 @@ export function accessSession(task: Task | undefined, ref: SessionRef, now: numb
     (ref.cname !== undefined && ref.cname !== task.resource.cname) ||
     (ref.uid !== undefined && ref.uid !== task.resource.uid)
   ) {
-    throw apiError('workerNotFound', undefined, echo);
+    throw new SessionNotFoundError({ cname: ref.cname, uid: ref.uid, resourceId: task?.resource.resourceId, sid: ref.sid });
   }
   return task;
 }
 
-function echoOf(task: LiveTask | StoppingTask) {
-  return { cname: task.resource.cname, uid: task.resource.uid, resourceId: task.resource.resourceId, sid: task.session.sid };
+/** The mode a call names (its path) must be the one the session was started in. */
+export function assertMode(task: LiveTask | StoppingTask, mode: RecordingMode): void {
+  if (task.session.mode !== mode) throw new ModeMismatchError(task.session.mode, sessionSubject(task));
 }
+
 
 function withSession<T extends LiveTask | StoppingTask>(task: T, patch: Partial<Session>): T {
   return { ...task, session: { ...task.session, ...patch } };
 }
 
 export function requestStop(task: LiveTask | StoppingTask, now: number): Outcome<StoppingTask> {
-  if (task.kind === 'stopping') throw apiError('invalidOperation', undefined, echoOf(task));
+  if (task.kind === 'stopping') throw new SessionStoppingError(sessionSubject(task));
   return {
     task: { ...withSession(task, { status: 6 }), kind: 'stopping', stopRequestedAt: now, reason: 'stopped' },
     effects: [Effects.stopRecorder('stopped')],
@@ -128,28 +150,26 @@ export function requestStop(task: LiveTask | StoppingTask, now: number): Outcome
 }
 
 export function updateSession(task: LiveTask | StoppingTask, req: UpdateClientRequest): Outcome<LiveTask> {
-  if (task.kind === 'stopping') throw apiError('invalidOperation', undefined, echoOf(task));
+  if (task.kind === 'stopping') throw new SessionStoppingError(sessionSubject(task));
   const patch: { onhold?: boolean; rtmp?: Session['rtmp'] } = {};
   if (req.webRecordingConfig?.onhold !== undefined) patch.onhold = req.webRecordingConfig.onhold;
   if (req.rtmpPublishConfig?.outputs) {
     patch.rtmp = req.rtmpPublishConfig.outputs.map((o) => ({ rtmpUrl: o.rtmpUrl, status: 'connecting' as const }));
   }
-  return { task: withSession(task, patch), effects: [{ kind: 'update', request: req }] };
+  return { task: withSession(task, patch), effects: [Effects.update(req)] };
 }
 
 export function updateLayout(task: LiveTask | StoppingTask, req: UpdateLayoutClientRequest): Outcome<LiveTask> {
-  if (task.session.mode !== 'mix') {
-    throw apiError('invalidParameter', 'mode: updateLayout is only supported in mix mode', echoOf(task));
-  }
-  if (task.kind === 'stopping') throw apiError('invalidOperation', undefined, echoOf(task));
+  if (task.session.mode !== 'mix') throw new LayoutNotSupportedError(sessionSubject(task));
+  if (task.kind === 'stopping') throw new SessionStoppingError(sessionSubject(task));
   // Each call replaces the whole layout: omitted fields revert to their defaults.
-  return { task: withSession(task, { layout: req }), effects: [{ kind: 'updateLayout', request: req }] };
+  return { task: withSession(task, { layout: req }), effects: [Effects.updateLayout(req)] };
 }
 
 /** A clock timer fired: resourceExpiredHour or (web) maxRecordingHour reached. */
 export function timerFired(task: Task, now: number): Outcome {
   if (task.kind !== 'live') return { task, effects: [] };
-  const due = Math.min(task.session.apiExpiresAt, task.session.recordingEndsAt ?? Infinity);
+  const due = dueAt(task.session);
   if (now < due) return { task, effects: [Effects.schedule(due)] };
   return {
     task: { ...withSession(task, { status: 6 }), kind: 'stopping', stopRequestedAt: now, reason: 'expired' },
@@ -204,4 +224,32 @@ export function finish(task: Task, ev: FinishEvent, now: number): Outcome {
     task: ended,
     effects: [Effects.emit(11, 0, { msgName: 'session_exit', exitStatus: abnormal ? 1 : 0 }), Effects.release()],
   };
+}
+
+/** The recorder could not take the session: it ends as an error (event 1, code 52, before session_exit). */
+export function launchFailed(task: Task, now: number): Outcome {
+  const out = finish(task, { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, now);
+  if (out.task === task) return out;
+  const failed = Effects.emit(1, 0, {
+    msgName: 'cloud_recording_error',
+    module: 2,
+    errorLevel: 5,
+    errorCode: 52,
+    stat: 0,
+    errorMsg: 'failed to start the recording service',
+  });
+  return { task: out.task, effects: [failed, ...out.effects] };
+}
+
+/** A synchronous stop waited its bound for the uploads (event 1, code 50); the stop itself goes on. */
+export function uploadTimedOut(task: Task): Outcome {
+  const timedOut = Effects.emit(1, 0, {
+    msgName: 'cloud_recording_error',
+    module: 2,
+    errorLevel: 4,
+    errorCode: 50,
+    stat: 0,
+    errorMsg: 'timeout uploading recorded files',
+  });
+  return { task, effects: [timedOut] };
 }

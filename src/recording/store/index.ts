@@ -1,1 +1,1 @@
-export { TaskConflictError, TaskStore, type StoredEvent } from './task-store.ts';
+export { TaskStore, type StoredEvent } from './task-store.ts';

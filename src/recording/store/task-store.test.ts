@@ -1,10 +1,19 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { openTestDatabase, TEST_DIALECTS } from '../../testing/index.ts';
-import { canonicalJson, createIssuedTask, finish, requestStop, RESOURCE_TTL_MS, startSession, type Resource } from '../lifecycle/index.ts';
+import {
+  canonicalJson,
+  createIssuedTask,
+  finish,
+  requestStop,
+  RESOURCE_TTL_MS,
+  startSession,
+  TaskConflictError,
+  type Resource,
+} from '../lifecycle/index.ts';
 import { startRequest } from '../testing/client.ts';
 import { validateStartClientRequest } from '../validation/index.ts';
-import { TaskConflictError, TaskStore } from './index.ts';
+import { TaskStore } from './index.ts';
 
 const T0 = 1_700_000_000_000;
 /** Stored as JSON: undefined fields come back absent. */

@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/index.ts';
+import { TaskConflictError } from '../lifecycle/errors.ts';
 import { hasSession, type Task } from '../lifecycle/task.ts';
-
-export class TaskConflictError extends Error {
-  override readonly name = 'TaskConflictError';
-}
 
 export interface StoredEvent {
   readonly appId: string;
@@ -63,7 +60,7 @@ export class TaskStore {
         .where('resource_id', '=', task.resource.resourceId)
         .execute();
     } catch (e) {
-      if (isUniqueViolation(e)) throw new TaskConflictError('another session records this cname and uid');
+      if (isUniqueViolation(e)) throw new TaskConflictError();
       throw e;
     }
   }
