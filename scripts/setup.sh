@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what reeltime needs on a fresh Debian machine: ffmpeg, Chromium and util-linux's setpriv (every child
+# Installs what reeltime needs on a fresh Debian machine: ffmpeg, Chromium, Xvfb, PulseAudio and util-linux's setpriv (every child
 # process is started through it so it dies with reeltime) from Debian when missing, then the npm dependencies
 # (when missing or stale). Safe to run again.
 set -euo pipefail
@@ -9,6 +9,10 @@ missing=()
 command -v ffmpeg >/dev/null 2>&1 || missing+=(ffmpeg)
 command -v ffprobe >/dev/null 2>&1 || missing+=(ffmpeg)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+# web mode: a virtual display and a virtual sound card per session (docs/recording-web.md)
+command -v Xvfb >/dev/null 2>&1 || missing+=(xvfb)
+command -v pulseaudio >/dev/null 2>&1 || missing+=(pulseaudio)
+command -v xdpyinfo >/dev/null 2>&1 || missing+=(x11-utils)
 [ -x /usr/bin/setpriv ] || [ -x /bin/setpriv ] || missing+=(util-linux)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 if [ ${#missing[@]} -gt 0 ]; then
