@@ -37,7 +37,8 @@ export type StreamStart = (payload: Buffer) => readonly Buffer[] | undefined;
  * Where a subscriber may start a codec's stream. VP8: a keyframe's first partition. H.264: the first slice of an
  * IDR picture; when its SPS and PPS are not in that same packet (they went by before the viewer joined, or the
  * publisher sent them once), the publisher's latest ones are sent first as a STAP-A; with none known, no start.
- * Anything else (Opus) starts anywhere.
+ * Anything else (Opus) starts anywhere. Why inject rather than wait for in-band ones: docs/channel.md, "H.264
+ * parameter sets: injected, not waited for".
  */
 export function streamStartFor(codec: string, parameterSets: () => H264ParameterSetPair | undefined): StreamStart {
   if (codec === 'vp8') return (p) => (vp8StartsKeyframe(p) ? [] : undefined);
@@ -64,7 +65,7 @@ const seqAfter = (a: number, b: number) => a !== b && u16(a - b) < 0x8000;
  * are kept (injected packets take the numbers just before, those of packets the viewer never got). When the
  * publisher's SSRC changes (a new encoder stream, new numbering) the gate closes again until the new stream's
  * keyframe, then continues the subscriber's sequence numbers where they stopped and its timestamps by the time
- * elapsed on the injected clock. Pure: no I/O, time comes in as an argument.
+ * elapsed on the injected clock (docs/channel.md, "Numbering"). Pure: no I/O, time comes in as an argument.
  */
 export class SubscriberGate {
   #open = false;
