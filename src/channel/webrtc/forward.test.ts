@@ -7,6 +7,7 @@ import { whepSubscribe } from '../client/index.ts';
 import { startSyntheticPublisher } from '../publisher/index.ts';
 import { decodePixel, firstFramePackets, frameFile } from '../testing/decode.ts';
 import { TrackFanout } from './forward.ts';
+import { h264Nals, stapA } from './h264.ts';
 import { startsKeyframe } from './keyframe.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
@@ -18,7 +19,7 @@ const OPUS = { mimeType: 'audio/opus', clockRate: 48000, channels: 2, fmtp: '' }
 const rtp = (ssrc: number, seq: number) =>
   new RtpPacket(new RtpHeader({ ssrc, sequenceNumber: seq, payloadType: 96 }), Buffer.from([0x10, 0x00]));
 
-test('fan-out: a keyframe request before the first packet waits for its SSRC; PLIs coalesce per interval; audio never asks', () => {
+test('fan-out: a keyframe request before the first packet waits for its SSRC; PLIs coalesce per interval; audio never asks; H.264 parameter sets kept', () => {
   let now = 0;
   const plis: number[] = [];
   const video = new TrackFanout('video', VP8, (ssrc) => plis.push(ssrc), () => now);
@@ -43,6 +44,16 @@ test('fan-out: a keyframe request before the first packet waits for its SSRC; PL
   now = 700;
   video.requestKeyframe();
   assert.deepEqual(plis, [1234, 1234, 777]);
+
+  const h264 = new TrackFanout('video', { ...VP8, mimeType: 'video/h264' }, () => undefined, () => now);
+  assert.equal(h264.parameterSets(), undefined);
+  const sps = Buffer.from([0x67, 0x42]);
+  const pps = Buffer.from([0x68, 0xce]);
+  const seen: (Buffer | undefined)[] = [];
+  h264.addSink(() => seen.push(h264.parameterSets()?.pps));
+  h264.push(new RtpPacket(new RtpHeader({ ssrc: 1, sequenceNumber: 1 }), stapA([sps, pps])));
+  assert.deepEqual(seen, [pps], "a packet's parameter sets are kept before its sinks run");
+  assert.equal(video.parameterSets(), undefined, 'VP8 has none');
 
   const audioPlis: number[] = [];
   const audio = new TrackFanout('audio', OPUS, (ssrc) => audioPlis.push(ssrc), () => now);
@@ -75,9 +86,19 @@ for (const [codec, color, expect] of [
         // The join's PLI is sent even when the encoder's own keyframe opened the viewer first (the fan-out test
         // below pins why), so this waits for an event that always comes, not for a race to be won.
         await sub.waitFor(() => plis >= 1, 15000, 'the publisher was asked for a keyframe when the subscriber joined');
-        const first = sub.packets.video[0]!;
-        assert.ok(startsKeyframe(codec, first.payload), 'the first video packet starts a keyframe');
-        const f = frameFile(codec, firstFramePackets(sub.packets.video));
+        const frame = firstFramePackets(sub.packets.video);
+        frame.forEach((p, i) => assert.equal(p.header.sequenceNumber, (frame[0]!.header.sequenceNumber + i) & 0xffff, 'no gap'));
+        if (codec === 'h264') {
+          // The parameter sets the decoder needs come first (in band or injected), then the IDR's first slice.
+          const units = frame.flatMap((p) => h264Nals(p.payload));
+          const slice = units.findIndex((n) => n.type === 1 || n.type === 5);
+          assert.ok(units[slice]?.type === 5 && units[slice].firstSlice, "the first slice is an IDR's first");
+          const before = units.slice(0, slice).map((n) => n.type);
+          assert.ok(before.includes(7) && before.includes(8), `SPS and PPS before it (${before})`);
+        } else {
+          assert.ok(startsKeyframe(codec, frame[0]!.payload), 'the first video packet starts a keyframe');
+        }
+        const f = frameFile(codec, frame);
         assert.ok(f.isKeyframe);
         const [r, g, b] = await decodePixel(f.data, f.format);
         for (const [got, want] of [[r, expect[0]], [g, expect[1]], [b, expect[2]]] as const) {

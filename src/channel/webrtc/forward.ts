@@ -1,6 +1,7 @@
 import type { RtpPacket } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
-import type { TrackCodec } from './sdp.ts';
+import { H264ParameterSets, type H264ParameterSetPair } from './h264.ts';
+import { fmtpParam, type TrackCodec } from './sdp.ts';
 
 /** Receives every RTP packet of a published track; must not mutate it (it is shared by all sinks). */
 export type RtpSink = (packet: RtpPacket) => void;
@@ -12,19 +13,23 @@ export interface ForwardSource {
   addSink(sink: RtpSink): () => void;
   /** Asks the publisher for a keyframe (rate-limited). */
   requestKeyframe(): void;
+  /** H.264: the publisher's latest SPS and PPS (from its packets or its offer); undefined otherwise. */
+  parameterSets(): H264ParameterSetPair | undefined;
 }
 
 /**
  * Fan-out of one incoming track. Keyframe requests become PLIs to the publisher's SSRC, coalesced to one per
  * `minPliIntervalMs`. A request made before the first packet (a viewer that connects before the publisher's media
  * reaches the SFU) is kept and sent with that packet's SSRC, so every join asks the publisher exactly once even
- * when its encoder's own keyframe would open the viewer first (docs/channel.md, "Clean starts").
+ * when its encoder's own keyframe would open the viewer first (docs/channel.md, "Clean starts"). An H.264 track
+ * also remembers the publisher's latest parameter sets for viewers that start after they went by.
  */
 export class TrackFanout implements ForwardSource {
   readonly #sinks = new Set<RtpSink>();
   #ssrc: number | undefined;
   #pendingPli = false;
   #lastPli = -Infinity;
+  readonly #h264: H264ParameterSets | undefined;
 
   constructor(
     readonly kind: MediaKind,
@@ -32,7 +37,9 @@ export class TrackFanout implements ForwardSource {
     private readonly sendPli: (mediaSsrc: number) => void,
     private readonly now: () => number,
     private readonly minPliIntervalMs = 300,
-  ) {}
+  ) {
+    this.#h264 = codec.mimeType === 'video/h264' ? new H264ParameterSets(fmtpParam(codec.fmtp, 'sprop-parameter-sets')) : undefined;
+  }
 
   addSink(sink: RtpSink): () => void {
     this.#sinks.add(sink);
@@ -45,7 +52,13 @@ export class TrackFanout implements ForwardSource {
       this.#pendingPli = false;
       this.requestKeyframe();
     }
+    // Before the sinks: a viewer starting at this packet's IDR needs the parameter sets sent just before it.
+    this.#h264?.observe(packet.payload);
     for (const s of this.#sinks) s(packet);
+  }
+
+  parameterSets(): H264ParameterSetPair | undefined {
+    return this.#h264?.latest();
   }
 
   requestKeyframe(): void {

@@ -1,14 +1,16 @@
+import { h264IdrStart } from './h264.ts';
+
 /**
- * Whether an RTP payload begins a keyframe a decoder can start from. A new subscriber's video is held back
- * until one arrives, so its first frame (and a recording's) decodes cleanly.
+ * Whether an RTP payload begins a picture a decoder can start from (VP8 keyframe, H.264 IDR first slice).
+ * A new subscriber's video is held back until one arrives (gate.ts), so its first frame decodes cleanly.
  */
 export function startsKeyframe(codec: 'vp8' | 'h264' | string, payload: Buffer): boolean {
   if (codec === 'vp8') return vp8StartsKeyframe(payload);
-  if (codec === 'h264') return h264StartsKeyframe(payload);
+  if (codec === 'h264') return h264IdrStart(payload) !== undefined;
   return true;
 }
 
-/** RFC 7741: S=1 and PID=0 start a frame; the VP8 payload header's P bit is 0 on keyframes. */
+/** RFC 7741: S=1 and PID=0 start a frame's first partition; the VP8 payload header's P bit is 0 on keyframes. */
 export function vp8StartsKeyframe(p: Buffer): boolean {
   if (p.length < 1) return false;
   const x = (p[0]! & 0x80) !== 0;
@@ -26,22 +28,4 @@ export function vp8StartsKeyframe(p: Buffer): boolean {
   }
   if (p.length <= i) return false;
   return (p[i]! & 0x01) === 0;
-}
-
-/** RFC 6184: an SPS (decoders need it first), or an IDR slice start, alone, aggregated (STAP-A) or fragmented (FU-A). */
-export function h264StartsKeyframe(p: Buffer): boolean {
-  if (p.length < 2) return false;
-  const type = p[0]! & 0x1f;
-  if (type === 7 || type === 5) return true;
-  if (type === 24) {
-    // STAP-A: 16-bit size, then the first aggregated NAL unit.
-    if (p.length < 4) return false;
-    const inner = p[3]! & 0x1f;
-    return inner === 7 || inner === 5;
-  }
-  if (type === 28) {
-    const start = (p[1]! & 0x80) !== 0;
-    return start && (p[1]! & 0x1f) === 5;
-  }
-  return false;
 }

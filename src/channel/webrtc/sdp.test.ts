@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { h264StartsKeyframe, vp8StartsKeyframe } from './keyframe.ts';
 import { chooseSubscribeCodec, choosePublishCodec, keepCandidates, parseOffer, parseSdpFrag, restrictOffer } from './sdp.ts';
 
 const OFFER = [
@@ -59,17 +58,4 @@ test('sdp: parse, pick forwardable codecs, narrow the offer to one payload type,
     pwd: 'y',
     candidates: [{ mid: '0', candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host' }],
   });
-});
-
-test('keyframe detection: VP8 descriptor + P bit, H.264 SPS / IDR / STAP-A / FU-A start', () => {
-  assert.ok(vp8StartsKeyframe(Buffer.from([0x10, 0x00])), 'S=1, PID=0, P=0');
-  assert.ok(!vp8StartsKeyframe(Buffer.from([0x10, 0x01])), 'P=1 is an interframe');
-  assert.ok(!vp8StartsKeyframe(Buffer.from([0x00, 0x00])), 'not a partition start');
-  assert.ok(vp8StartsKeyframe(Buffer.from([0x90, 0x80, 0x81, 0x23, 0x00])), 'X with a 15-bit PictureID');
-  assert.ok(h264StartsKeyframe(Buffer.from([0x67, 0x42])), 'SPS');
-  assert.ok(h264StartsKeyframe(Buffer.from([0x65, 0x88])), 'IDR');
-  assert.ok(!h264StartsKeyframe(Buffer.from([0x41, 0x9a])), 'non-IDR slice');
-  assert.ok(h264StartsKeyframe(Buffer.from([0x78, 0x00, 0x05, 0x67, 0x42])), 'STAP-A with SPS first');
-  assert.ok(h264StartsKeyframe(Buffer.from([0x7c, 0x85, 0x00])), 'FU-A start of an IDR');
-  assert.ok(!h264StartsKeyframe(Buffer.from([0x7c, 0x05, 0x00])), 'FU-A middle');
 });

@@ -87,10 +87,12 @@ export function parseOffer(sdp: string): SdpSection[] {
   });
 }
 
-function h264Param(fmtp: string, key: string): string | undefined {
+/** One `key=value` of an a=fmtp line (the value may itself hold "=", as base64 does). */
+export function fmtpParam(fmtp: string, key: string): string | undefined {
   for (const kv of fmtp.split(';')) {
-    const [k, v] = kv.trim().split('=');
-    if (k?.toLowerCase() === key) return v?.trim();
+    const eq = kv.indexOf('=');
+    if (eq < 0) continue;
+    if (kv.slice(0, eq).trim().toLowerCase() === key) return kv.slice(eq + 1).trim();
   }
   return undefined;
 }
@@ -98,7 +100,7 @@ function h264Param(fmtp: string, key: string): string | undefined {
 export function isForwardableVideo(c: SdpCodec): boolean {
   const name = c.name.toUpperCase();
   if (name === 'VP8') return true;
-  return name === 'H264' && h264Param(c.fmtp, 'packetization-mode') === '1';
+  return name === 'H264' && fmtpParam(c.fmtp, 'packetization-mode') === '1';
 }
 
 export function codecOf(c: SdpCodec, kind: string): TrackCodec {
@@ -117,8 +119,8 @@ export function chooseSubscribeCodec(section: SdpSection, published: TrackCodec)
   const name = published.mimeType.split('/')[1]!;
   const same = section.codecs.filter((c) => c.name.toLowerCase() === name && (section.kind === 'audio' || isForwardableVideo(c)));
   if (name !== 'h264') return same[0];
-  const profile = (h264Param(published.fmtp, 'profile-level-id') ?? '42e01f').slice(0, 4).toLowerCase();
-  return same.find((c) => (h264Param(c.fmtp, 'profile-level-id') ?? '42e01f').slice(0, 4).toLowerCase() === profile) ?? same[0];
+  const profile = (fmtpParam(published.fmtp, 'profile-level-id') ?? '42e01f').slice(0, 4).toLowerCase();
+  return same.find((c) => (fmtpParam(c.fmtp, 'profile-level-id') ?? '42e01f').slice(0, 4).toLowerCase() === profile) ?? same[0];
 }
 
 /**

@@ -2,7 +2,7 @@ import { RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift';
 import type { TimerHandle } from '../../clock/index.ts';
 import type { MediaKind } from '../membership/index.ts';
 import type { ForwardSource } from './forward.ts';
-import { startsKeyframe } from './keyframe.ts';
+import { streamStartFor, SubscriberGate } from './gate.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
 
 export interface SubscribeSessionOptions extends PeerSessionOptions {
@@ -16,14 +16,16 @@ export interface SubscribeSessionOptions extends PeerSessionOptions {
 const KEYFRAME_RETRY_MS = 1000;
 
 /**
- * One WHEP session: a send-only peer fed from a publisher's tracks without transcoding. Video is held back until
- * a keyframe so the subscriber's first frame decodes; the publisher is asked for one when the peer connects and
- * whenever the subscriber sends a PLI. NACKs are answered from the werift sender's packet history.
+ * One WHEP session: a send-only peer fed from a publisher's tracks without transcoding. Each track passes a
+ * `SubscriberGate`: video is held back until a keyframe the decoder can start at (H.264 with its parameter sets),
+ * with continuous sequence numbers. The publisher is asked for a keyframe when the peer connects, every second
+ * while the video gate waits, and whenever the subscriber sends a PLI. NACKs are answered from the werift
+ * sender's packet history.
  */
 export class SubscribeSession extends PeerSession {
   readonly #detach: (() => void)[] = [];
   #retry: TimerHandle | undefined;
-  #waitingKeyframe = true;
+  #videoGate: SubscriberGate | undefined;
 
   constructor(private readonly opts: SubscribeSessionOptions) {
     super(opts);
@@ -31,7 +33,6 @@ export class SubscribeSession extends PeerSession {
 
   async negotiate(offer: string, kinds: readonly MediaKind[]): Promise<string> {
     // Send-only transceivers made before the offer is applied take its m-sections of the same kind.
-    this.#waitingKeyframe = kinds.includes('video') && this.opts.sources.has('video');
     const transceivers = kinds.map((k) => this.pc.addTransceiver(k, { direction: 'sendonly' }));
     const answer = await this.answer(offer);
     for (const t of transceivers) this.#wire(t);
@@ -53,11 +54,13 @@ export class SubscribeSession extends PeerSession {
     for (const d of this.#detach) d();
   }
 
-  /** On connect always (the PLI a joining viewer owes its publisher), then every second until a keyframe passed. */
+  /** On connect always (the PLI a joining viewer owes its publisher), then every second while the video gate waits. */
   #askKeyframe(first = false): void {
-    if (this.closed || (!first && !this.#waitingKeyframe)) return;
+    this.#retry = undefined;
+    const waiting = this.#videoGate?.waiting ?? false;
+    if (this.closed || (!first && !waiting)) return;
     this.opts.sources.get('video')?.requestKeyframe();
-    if (!this.#waitingKeyframe) return;
+    if (!waiting) return;
     this.#retry = this.opts.clock.setTimeout(() => this.#askKeyframe(), KEYFRAME_RETRY_MS);
   }
 
@@ -71,22 +74,27 @@ export class SubscribeSession extends PeerSession {
       sender.onPictureLossIndication.subscribe(() => source.requestKeyframe());
     }
     const codec = source.codec.mimeType.split('/')[1]!;
-    let open = kind !== 'video';
+    const gate = new SubscriberGate(streamStartFor(codec, () => source.parameterSets()), source.codec.clockRate);
+    if (kind === 'video') this.#videoGate = gate;
     this.#detach.push(
       source.addSink((packet) => {
         if (sender.dtlsTransport.state !== 'connected') return;
-        if (!open) {
-          if (!startsKeyframe(codec, packet.payload)) return;
-          open = true;
-          this.#waitingKeyframe = false;
-        }
-        // A fresh header per subscriber: werift's sender rewrites SSRC, payload type and extensions in place.
         const h = packet.header;
+        const wasOpen = !gate.waiting;
+        const r = gate.admit({ ssrc: h.ssrc, seq: h.sequenceNumber, timestamp: h.timestamp, payload: packet.payload }, this.opts.clock.now());
+        // The publisher's stream changed (new SSRC): this viewer waits for its keyframe, so ask for one.
+        if (kind === 'video' && wasOpen && gate.waiting && !this.#retry) this.#askKeyframe(true);
+        // Fresh headers per subscriber: werift's sender rewrites SSRC, payload type and extensions in place.
+        for (const x of r.inject) {
+          const header = new RtpHeader({ payloadType: h.payloadType, sequenceNumber: x.seq, timestamp: x.timestamp, ssrc: h.ssrc, csrc: [], extensions: [] });
+          sender.sendRtp(new RtpPacket(header, x.payload)).catch(() => undefined);
+        }
+        if (!r.forward) return;
         const header = new RtpHeader({
           marker: h.marker,
           payloadType: h.payloadType,
-          sequenceNumber: h.sequenceNumber,
-          timestamp: h.timestamp,
+          sequenceNumber: r.forward.seq,
+          timestamp: r.forward.timestamp,
           ssrc: h.ssrc,
           padding: h.padding,
           paddingSize: h.paddingSize,
