@@ -1,6 +1,6 @@
 import { validateStorageRegion, vendorSpec, type StorageConfigProblem, type StorageVendor } from './vendors/index.ts';
 
-/** `storageConfig.extensionParams`: `sse` and `tag` from the spec, `endpoint` for vendor 11. */
+/** `storageConfig.extensionParams`: `sse` and `tag` from the spec (an empty string is "not set"), `endpoint` for vendor 11. */
 export interface StorageExtensionParams {
   readonly sse?: 'kms' | 'aes256';
   readonly tag?: string;
@@ -76,10 +76,15 @@ export function validateStorageConfig(input: unknown): StorageConfigCheck {
       return fail('fileNamePrefix', `joined with "/" must be at most ${MAX_PREFIX_LENGTH} characters`);
     }
   }
-  const ext = o.extensionParams;
-  if (ext !== undefined) {
-    if (!ext || typeof ext !== 'object' || Array.isArray(ext)) return fail('extensionParams', 'must be an object');
-    const e = ext as Record<string, unknown>;
+  let ext: StorageExtensionParams | undefined;
+  if (o.extensionParams !== undefined) {
+    const given = o.extensionParams;
+    if (!given || typeof given !== 'object' || Array.isArray(given)) return fail('extensionParams', 'must be an object');
+    // Clients send "" for an option they do not use (the Go REST client's `sse: ""`): that is "not set".
+    const e = Object.fromEntries(
+      Object.entries(given).filter(([k, v]) => !((k === 'sse' || k === 'tag') && v === '')),
+    ) as Record<string, unknown>;
+    ext = e as StorageExtensionParams;
     if (e.sse !== undefined) {
       if (e.sse !== 'kms' && e.sse !== 'aes256') return fail('extensionParams.sse', 'must be "kms" or "aes256"');
       if (!spec.supportsSse) return fail('extensionParams.sse', `applies to vendor 1 only, not ${spec.vendor}`);
@@ -95,7 +100,7 @@ export function validateStorageConfig(input: unknown): StorageConfigCheck {
       }
     }
   }
-  if (spec.vendor === 11 && !(ext as StorageExtensionParams | undefined)?.endpoint) {
+  if (spec.vendor === 11 && !ext?.endpoint) {
     return fail('extensionParams.endpoint', 'is required for vendor 11 (S3-compatible storage)');
   }
   const value: StorageConfigInput = {
@@ -107,7 +112,7 @@ export function validateStorageConfig(input: unknown): StorageConfigCheck {
     ...(o.stsToken !== undefined ? { stsToken: o.stsToken as string } : {}),
     ...(o.stsExpiration !== undefined ? { stsExpiration: o.stsExpiration as number } : {}),
     ...(o.fileNamePrefix !== undefined ? { fileNamePrefix: [...(o.fileNamePrefix as string[])] } : {}),
-    ...(ext !== undefined ? { extensionParams: { ...(ext as StorageExtensionParams) } } : {}),
+    ...(ext !== undefined ? { extensionParams: { ...ext } } : {}),
   };
   return { ok: true, value };
 }
