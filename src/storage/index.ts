@@ -16,7 +16,11 @@ export {
   type VendorSpec,
 } from './vendors/index.ts';
 export {
+  BUCKET_NAME,
+  MAX_BUCKET_LENGTH,
   MAX_PREFIX_LENGTH,
+  PREFIX_ELEMENT,
+  SSE_MODES,
   describeStorage,
   validateStorageConfig,
   type StorageConfigCheck,

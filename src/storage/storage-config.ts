@@ -26,8 +26,14 @@ export type StorageConfigCheck =
   | { readonly ok: true; readonly value: StorageConfigInput }
   | ({ readonly ok: false } & StorageConfigProblem);
 
-const PREFIX_ELEMENT = /^[a-zA-Z0-9]+$/;
+/** One element of `fileNamePrefix`. */
+export const PREFIX_ELEMENT = /^[a-zA-Z0-9]+$/;
 export const MAX_PREFIX_LENGTH = 128;
+/** A bucket name (1-255 characters in all). */
+export const BUCKET_NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
+export const MAX_BUCKET_LENGTH = 255;
+/** The values of `extensionParams.sse`. */
+export const SSE_MODES = Object.freeze(['kms', 'aes256'] as const);
 
 function fail(field: string, reason: string): StorageConfigCheck {
   return { ok: false, field: `storageConfig.${field}`, reason: `storageConfig.${field} ${reason}` };
@@ -50,7 +56,7 @@ export function validateStorageConfig(input: unknown): StorageConfigCheck {
   if (regionProblem) return { ok: false, ...regionProblem };
   const spec = vendorSpec(o.vendor)!;
   if (!isString(o.bucket) || o.bucket.length === 0) return fail('bucket', 'must be a non-empty string');
-  if (o.bucket.length > 255 || !/^[a-zA-Z0-9][a-zA-Z0-9._-]*$/.test(o.bucket)) {
+  if (o.bucket.length > MAX_BUCKET_LENGTH || !BUCKET_NAME.test(o.bucket)) {
     return fail('bucket', 'must be 1-255 letters, digits, ".", "_" or "-", starting with a letter or digit');
   }
   if (!isString(o.accessKey) || o.accessKey.length === 0) return fail('accessKey', 'must be a non-empty string');
@@ -86,7 +92,7 @@ export function validateStorageConfig(input: unknown): StorageConfigCheck {
     ) as Record<string, unknown>;
     ext = e as StorageExtensionParams;
     if (e.sse !== undefined) {
-      if (e.sse !== 'kms' && e.sse !== 'aes256') return fail('extensionParams.sse', 'must be "kms" or "aes256"');
+      if (!SSE_MODES.includes(e.sse as never)) return fail('extensionParams.sse', 'must be "kms" or "aes256"');
       if (!spec.supportsSse) return fail('extensionParams.sse', `applies to vendor 1 only, not ${spec.vendor}`);
     }
     if (e.tag !== undefined) {
