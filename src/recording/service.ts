@@ -31,7 +31,7 @@ import {
   type StoppingTask,
   type Task,
 } from './lifecycle/index.ts';
-import type { RecordingConfig } from './config.ts';
+import type { RecordingSettings } from './config.ts';
 import type { SessionRuntime } from './runtime.ts';
 import { checkStorageRegion } from './storage-rules.ts';
 import type { TaskStore } from './store/index.ts';
@@ -62,7 +62,7 @@ export type StopOutcome =
   | { readonly kind: 'ended'; readonly task: EndedTask };
 
 export interface ServiceDeps {
-  readonly config: RecordingConfig;
+  readonly config: RecordingSettings;
   readonly clock: Clock;
   readonly store: TaskStore;
   readonly runtime: SessionRuntime;

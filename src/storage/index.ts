@@ -1,5 +1,5 @@
 export { createStorageModule, type StorageModule } from './module.ts';
-export type { StorageConfig } from './config.ts';
+export type { StorageSettings } from './config.ts';
 export {
   STORAGE_VENDORS,
   VENDORS,
@@ -24,7 +24,7 @@ export {
   describeStorage,
   validateStorageConfig,
   type StorageConfigCheck,
-  type StorageConfigInput,
+  type StorageConfig,
   type StorageExtensionParams,
 } from './storage-config.ts';
 export { contentTypeFor, isSafeObjectKey, objectKey } from './naming.ts';

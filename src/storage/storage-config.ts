@@ -9,7 +9,7 @@ export interface StorageExtensionParams {
 }
 
 /** A validated `storageConfig` of a start request. Holds secrets: never log or return it whole. */
-export interface StorageConfigInput {
+export interface StorageConfig {
   readonly vendor: StorageVendor;
   readonly region: number;
   readonly bucket: string;
@@ -23,7 +23,7 @@ export interface StorageConfigInput {
 }
 
 export type StorageConfigCheck =
-  | { readonly ok: true; readonly value: StorageConfigInput }
+  | { readonly ok: true; readonly value: StorageConfig }
   | ({ readonly ok: false } & StorageConfigProblem);
 
 /** One element of `fileNamePrefix`. */
@@ -109,7 +109,7 @@ export function validateStorageConfig(input: unknown): StorageConfigCheck {
   if (spec.vendor === 11 && !ext?.endpoint) {
     return fail('extensionParams.endpoint', 'is required for vendor 11 (S3-compatible storage)');
   }
-  const value: StorageConfigInput = {
+  const value: StorageConfig = {
     vendor: spec.vendor,
     region: o.region,
     bucket: o.bucket,
@@ -137,6 +137,6 @@ export function endpointUrl(endpoint: string): string | undefined {
 }
 
 /** The storage settings with secrets replaced, for logs and error reports. */
-export function describeStorage(s: StorageConfigInput): string {
+export function describeStorage(s: StorageConfig): string {
   return `vendor ${s.vendor} region ${s.region} bucket "${s.bucket}"`;
 }

@@ -28,7 +28,7 @@ import {
   SSE_MODES,
   STORAGE_VENDORS,
   validateStorageConfig,
-  type StorageConfigInput,
+  type StorageConfig,
 } from '../../storage/index.ts';
 
 /** A subscribe/unsubscribe list: at most 32 uids, or `["#allstream#"]` for every user. */
@@ -44,7 +44,7 @@ const unsetEmpty = <S extends TSchema>(s: S) => Type.Optional(annotate(s, { 'x-u
  * storageConfig: the storage module owns the vendor rules (region tables, which options apply to which vendor);
  * its field name is re-rooted under our path and its reason reduced to the rule.
  */
-const checkStorage: Check<StorageConfigInput> = (v, path) => {
+const checkStorage: Check<StorageConfig> = (v, path) => {
   const r = validateStorageConfig(v);
   if (r.ok) return r.value;
   const field = r.field.startsWith('storageConfig') ? `${path}${r.field.slice('storageConfig'.length)}` : join(path, r.field);
@@ -60,7 +60,7 @@ const NonEmpty = Type.String({ minLength: 1 });
  * takes `sse`, `tag`, `stsToken`, `endpoint`) are in docs/storage.md.
  */
 export const StorageConfigSchema = checkedBy(
-  Type.Unsafe<StorageConfigInput>(
+  Type.Unsafe<StorageConfig>(
     Type.Object(
       {
         vendor: Type.Integer({ enum: [...STORAGE_VENDORS], description: 'Storage vendor number (docs/storage.md).' }),
