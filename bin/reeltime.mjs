@@ -7,6 +7,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.env.TSX_TSCONFIG_PATH ??= join(root, 'tsconfig.json');
 const { register } = await import('tsx/esm/api');
 register();
-const { main } = await import(join(root, 'src/cli/main.ts'));
+const { main } = await import(join(root, 'src/cli/index.ts'));
 const code = await main(process.argv.slice(2));
 if (typeof code === 'number') process.exitCode = code;

@@ -7,8 +7,7 @@
 import perfHooks from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import Fastify from 'fastify';
-import { recordingClient, startRequest, TEST_APP_ID, TEST_AUTH } from '../../src/recording/testing/client.ts';
-import { allDoubles } from '../../src/recording/testing/recorder-double.ts';
+import { allDoubles, recordingClient, startRequest, TEST_APP_ID, TEST_AUTH } from '../../src/recording/testing/index.ts';
 import { startTestServer } from '../../src/testing/index.ts';
 import { runLoad } from './load.ts';
 

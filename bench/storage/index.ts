@@ -15,11 +15,11 @@ import { parseArgs } from 'node:util';
 import { systemClock } from '../../src/clock/index.ts';
 import { openDatabase } from '../../src/db/index.ts';
 import { createLogger } from '../../src/log/index.ts';
-import type { StorageConfig } from '../../src/storage/config.ts';
+import type { StorageSettings } from '../../src/storage/config.ts';
 import { sealingKey } from '../../src/storage/seal.ts';
 import { UploadSpool } from '../../src/storage/spool/engine.ts';
 import { SpoolStore } from '../../src/storage/spool/store.ts';
-import type { StorageConfigInput } from '../../src/storage/storage-config.ts';
+import type { StorageConfig } from '../../src/storage/storage-config.ts';
 import { createUploader } from '../../src/storage/uploaders/factory.ts';
 
 const { values } = parseArgs({
@@ -58,7 +58,7 @@ for (let i = 0; ; i++) {
   }
 }
 
-const config = (concurrency: number): StorageConfig => ({
+const config = (concurrency: number): StorageSettings => ({
   routeAllToLocal: false,
   endpoints: { 1: endpoint },
   bucketDir: join(work, 'bucket'),
@@ -71,7 +71,7 @@ const config = (concurrency: number): StorageConfig => ({
   partSizeBytes: 8 * 1024 * 1024,
   leaseMs: 60_000,
 });
-const storage: StorageConfigInput = { vendor: 1, region: 0, bucket: 'bench', accessKey: 'S3RVER', secretKey: 'S3RVER' };
+const storage: StorageConfig = { vendor: 1, region: 0, bucket: 'bench', accessKey: 'S3RVER', secretKey: 'S3RVER' };
 
 // Segment files of 250 KB - 1 MB (2 s of 1-4 Mbit/s video), written once and reused.
 const segments = Array.from({ length: 24 }, (_, i) => {

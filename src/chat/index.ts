@@ -1,10 +1,18 @@
+// The chat module as the server and the CLI see it. The client SDK is its own entry: src/chat/sdk/index.ts.
 export { createChatModule, type ChatModule } from './module.ts';
 export type { ChatConfig } from './config.ts';
 export { DEFAULT_APP_KEY } from './config.ts';
-export { parseProperties } from './token-server/properties.ts';
-export { ChatTokenService, TOKEN_SERVER_MESSAGES, PLACEHOLDER_PASSWORD, splitAppKey } from './token-server/token-service.ts';
-export { parseTokenServerSettings, propertiesReader, type TokenServerSettings } from './token-server/settings.ts';
-export { startTokenServer, type StandaloneTokenServer } from './token-server/standalone.ts';
-export { GATEWAY_PATH } from './gateway/gateway.ts';
-export type { ChatUser } from './users/store.ts';
-export * from './sdk/index.ts';
+export {
+  ChatTokenService,
+  parseProperties,
+  parseTokenServerSettings,
+  PLACEHOLDER_PASSWORD,
+  propertiesReader,
+  splitAppKey,
+  startTokenServer,
+  TOKEN_SERVER_MESSAGES,
+  type StandaloneTokenServer,
+  type TokenServerSettings,
+} from './token-server/index.ts';
+export { GATEWAY_PATH } from './gateway/index.ts';
+export type { ChatUser } from './users/index.ts';

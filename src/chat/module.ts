@@ -1,13 +1,9 @@
 import { createHash } from 'node:crypto';
 import { RateLimiter } from '../http/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
-import { ChatGateway } from './gateway/gateway.ts';
-import { MessageStore } from './gateway/message-store.ts';
-import { registerTokenRoutes } from './token-server/routes.ts';
-import { ChatTokenService, splitAppKey } from './token-server/token-service.ts';
-import type { ChatApp } from './users/auth.ts';
-import { registerUsersRoutes } from './users/routes.ts';
-import { ChatUserStore } from './users/store.ts';
+import { ChatGateway, MessageStore } from './gateway/index.ts';
+import { ChatTokenService, registerTokenRoutes, splitAppKey } from './token-server/index.ts';
+import { ChatUserStore, registerUsersRoutes, type ChatApp } from './users/index.ts';
 
 export interface ChatModule extends ReeltimeModule {
   /** The app the users API and gateway serve; undefined when `chat.appkey` is not `org#app`. */

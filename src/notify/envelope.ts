@@ -1,6 +1,6 @@
 import type { RecordingEventInput } from './types.ts';
 
-/** NCS product id of Cloud Recording (notes §2.3). */
+/** NCS product id of Cloud Recording (docs/notify.md, "What the receiver gets"). */
 export const PRODUCT_ID_CLOUD_RECORDING = 3;
 
 /**
@@ -22,7 +22,7 @@ export function encodePayload(event: RecordingEventInput, sequence: number, send
 }
 
 /**
- * The request body of one delivery attempt. `notifyMs` changes on every resend (notes §2.2), so the body is built per
+ * The request body of one delivery attempt. `notifyMs` changes on every resend (docs/notify.md), so the body is built per
  * attempt around the stored payload text; signatures are computed over exactly these bytes.
  */
 export function encodeEnvelope(noticeId: string, eventType: number, notifyMs: number, payloadJson: string): string {

@@ -3,7 +3,7 @@ export type AfterFailure = { readonly kind: 'retry'; readonly atMs: number } | {
 
 /**
  * `attempts` is how many sends have been made, the failed one included. The first retry follows at once and later
- * ones wait longer (notes §2.2); `delaysMs` holds one delay per retry.
+ * ones wait longer (docs/notify.md, "Delivery rules"); `delaysMs` holds one delay per retry.
  */
 export function afterFailure(attempts: number, delaysMs: readonly number[], nowMs: number): AfterFailure {
   const delay = delaysMs[attempts - 1];

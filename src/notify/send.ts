@@ -22,7 +22,7 @@ export interface SendOptions {
   readonly controller: AbortController;
 }
 
-/** One POST of a signed envelope. Only a 200 within the timeout counts as delivered (notes §2.2). */
+/** One POST of a signed envelope. Only a 200 within the timeout counts as delivered (docs/notify.md, "Delivery rules"). */
 export async function sendOnce(o: SendOptions): Promise<AttemptResult> {
   const started = o.clock.now();
   let timedOut = false;

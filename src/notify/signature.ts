@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** The two NCS signature headers: lower-case hex HMAC-SHA1 and HMAC-SHA256 of the raw body bytes (notes §2.1). */
+/** The two NCS signature headers: lower-case hex HMAC-SHA1 and HMAC-SHA256 of the raw body bytes (docs/notify.md). */
 export function signatureHeaders(body: string | Uint8Array, secret: string): { 'Agora-Signature': string; 'Agora-Signature-V2': string } {
   return {
     'Agora-Signature': createHmac('sha1', secret).update(body).digest('hex'),

@@ -1,10 +1,10 @@
-/** What a module hands to the notifier: one cloud-recording event (notes §2.4, §2.5). */
+/** What a module hands to the notifier: one cloud-recording event (docs/notify.md, "Event and service types"). */
 export interface RecordingEventInput {
   readonly appId: string;
   readonly sid: string;
   readonly cname: string;
   readonly uid: string;
-  /** Event type per the notes' table (40, 41, 30, 31, 32, 33, 4, 11, 1, 2, 45, 80, 81, 1001, ...). */
+  /** Event type (docs/notify.md, "Event and service types"): 40, 41, 30, 31, 32, 33, 4, 11, 1, 2, 45, 80, 81, 1001, ... */
   readonly eventType: number;
   /** 0 cloud recording service, 1 recorder, 2 uploader, 4 extension services, 6 web page recorder, 8 download. */
   readonly serviceType: number;

@@ -9,7 +9,7 @@ export interface RecordingCustomer {
 }
 
 /** Settings of the recording module (file section "recording", environment overrides REELTIME_RECORDING_*). */
-export interface RecordingConfig {
+export interface RecordingSettings {
   /** Basic-auth customers: the core customerId/customerSecret (for appId) first, then recording.customers. */
   readonly customers: readonly RecordingCustomer[];
   /** Every app ID some customer may use; others get 400 "appid is invalid". */
@@ -55,7 +55,7 @@ function parseCustomers(src: ConfigSource): RecordingCustomer[] {
   });
 }
 
-export function parseRecordingConfig(src: ConfigSource, core: CoreConfig): RecordingConfig {
+export function parseRecordingSettings(src: ConfigSource, core: CoreConfig): RecordingSettings {
   const customers = [
     { id: core.customerId, secret: core.customerSecret, appIds: [core.appId] },
     ...parseCustomers(src),

@@ -77,4 +77,20 @@ export const recordingMigrations: Record<string, Migration> = {
       await db.schema.dropTable('recording_tasks').execute();
     },
   },
+  // The concurrency count (TaskStore.countActive) on every acquire reads expires_at of each issued resource: with
+  // it in the index the count reads the index alone instead of one table row per resource.
+  'recording-0002-active-count-index': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createIndex('recording_tasks_app_kind_expiry')
+        .on('recording_tasks')
+        .columns(['app_id', 'kind', 'expires_at'])
+        .execute();
+      await db.schema.dropIndex('recording_tasks_app_kind').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.createIndex('recording_tasks_app_kind').on('recording_tasks').columns(['app_id', 'kind']).execute();
+      await db.schema.dropIndex('recording_tasks_app_kind_expiry').execute();
+    },
+  },
 };

@@ -55,6 +55,7 @@ export const ERRORS = Object.freeze({
   requestHashMismatch: service(400, 2, 'request_hash mismatch!'),
   badRequestFormat: service(400, 8, null),
   bodyTooLarge: service(413, 8, null),
+  uriTooLong: service(414, 8, null),
   alreadyStarted: service(201, 7, 'already started'),
   invalidOperation: service(400, 49, 'invalid operation'),
   uploadTimeout: service(206, 50, 'upload timeout'),

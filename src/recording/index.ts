@@ -1,18 +1,18 @@
 export { createRecordingModule, type RecordingDeps, type RecordingModule } from './module.ts';
-export type { RecordingConfig, RecordingCustomer } from './config.ts';
+export type { RecordingSettings, RecordingCustomer } from './config.ts';
 export * from './dispatch/index.ts';
 export type {
   RecordingMode,
   Scene,
   StartClientRequest,
-  StorageConfig as RecordingStorageConfig,
+  StorageConfig,
   UpdateClientRequest,
   UpdateLayoutClientRequest,
   LayoutFields,
   LayoutConfigEntry,
   BackgroundConfigEntry,
   TranscodingConfig,
-  RecordingConfig as RecordingConfigRequest,
+  RecordingConfig,
   SnapshotConfig,
   WebRecorderServiceParam,
   ExtensionServiceConfig,

@@ -1,8 +1,7 @@
 import { RateLimiter } from '../http/index.ts';
 import type { NotifyModule } from '../notify/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
-import { createAuthenticator } from './api/basic-auth.ts';
-import { recordingApi } from './api/plugin.ts';
+import { createAuthenticator, recordingApi, wordRecordingRefusal } from './api/index.ts';
 import { createInProcessDispatcher } from './dispatch/in-process.ts';
 import type { Dispatcher, Recorder } from './dispatch/types.ts';
 import type { RecordingNotifier } from './notifier.ts';
@@ -31,6 +30,7 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
   const serveApi = ctx.roles.has('api');
   return {
     name: 'recording',
+    ...(serveApi ? { wordRefusal: wordRecordingRefusal } : {}),
     async register(app) {
       if (!serveApi) return;
       await recordingApi(app, {

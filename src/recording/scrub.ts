@@ -1,7 +1,7 @@
 import type { StartClientRequest } from './validation/types.ts';
 
 /** The secret values of a start request (storage keys, STS token, RTC token, decryption key and salt). */
-export function secretValues(cr: StartClientRequest): string[] {
+function secretValues(cr: StartClientRequest): string[] {
   const s = cr.storageConfig;
   const r = cr.recordingConfig;
   return [s.accessKey, s.secretKey, s.stsToken, cr.token, r?.secret, r?.salt].filter(

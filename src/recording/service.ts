@@ -29,9 +29,10 @@ import {
   type IssuedTask,
   type LiveTask,
   type StoppingTask,
+  type SessionRef,
   type Task,
 } from './lifecycle/index.ts';
-import type { RecordingConfig } from './config.ts';
+import type { RecordingSettings } from './config.ts';
 import type { SessionRuntime } from './runtime.ts';
 import { checkStorageRegion } from './storage-rules.ts';
 import type { TaskStore } from './store/index.ts';
@@ -62,7 +63,7 @@ export type StopOutcome =
   | { readonly kind: 'ended'; readonly task: EndedTask };
 
 export interface ServiceDeps {
-  readonly config: RecordingConfig;
+  readonly config: RecordingSettings;
   readonly clock: Clock;
   readonly store: TaskStore;
   readonly runtime: SessionRuntime;
@@ -141,19 +142,25 @@ export class RecordingService {
     return RESOURCE_ID.test(resourceId) ? this.d.runtime.get(resourceId) : undefined;
   }
 
+  /**
+   * The live or stopping session a call names (app, resource, sid and, from the body, cname and uid), checked
+   * against the path's mode; `ref` finds it again inside a mutation.
+   */
+  async #named(resourceId: string, ref: SessionRef, mode: RecordingMode): Promise<LiveTask | StoppingTask> {
+    const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
+    assertMode(current, mode);
+    return current;
+  }
+
   async query(appId: string, resourceId: string, sid: string, modeText: string): Promise<LiveTask | StoppingTask> {
-    const mode = parseMode(modeText);
-    const task = accessSession(await this.#find(resourceId), { appId, sid }, this.d.clock.now());
-    assertMode(task, mode);
-    return task;
+    return this.#named(resourceId, { appId, sid }, parseMode(modeText));
   }
 
   async update(appId: string, resourceId: string, sid: string, modeText: string, body: unknown): Promise<LiveTask> {
     const mode = parseMode(modeText);
     const req = updateRequest(body, '');
     const ref = { appId, sid, cname: req.cname, uid: req.uid };
-    const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
-    assertMode(current, mode);
+    const current = await this.#named(resourceId, ref, mode);
     checkUpdateMode(req.clientRequest, mode, current.session.rtmp.length > 0);
     const storage = req.clientRequest.storageConfig;
     if (storage) {
@@ -172,8 +179,7 @@ export class RecordingService {
     if (mode !== 'mix') throw new LayoutNotSupportedError();
     const req = updateLayoutRequest(body, '');
     const ref = { appId, sid, cname: req.cname, uid: req.uid };
-    const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
-    assertMode(current, mode);
+    await this.#named(resourceId, ref, mode);
     const { task, done } = await this.d.runtime.mutate(resourceId, (t) =>
       updateLayout(accessSession(t, ref, this.d.clock.now()), req.clientRequest),
     );
@@ -185,8 +191,7 @@ export class RecordingService {
     const mode = parseMode(modeText);
     const req = stopRequest(body, '');
     const ref = { appId, sid, cname: req.cname, uid: req.uid };
-    const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
-    assertMode(current, mode);
+    await this.#named(resourceId, ref, mode);
     const { task: stopping, done } = await this.d.runtime.mutate(resourceId, (t) =>
       requestStop(accessSession(t, ref, this.d.clock.now()), this.d.clock.now()),
     );

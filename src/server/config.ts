@@ -2,15 +2,15 @@ import { parseChannelConfig, type ChannelConfig } from '../channel/config.ts';
 import { parseChatConfig, type ChatConfig } from '../chat/config.ts';
 import { deepFreeze, parseCoreConfig, readConfigSource, type CoreConfig, type ReadConfigOptions } from '../config/index.ts';
 import { parseNotifyConfig, type NotifyConfig } from '../notify/config.ts';
-import { parseRecordingConfig, type RecordingConfig } from '../recording/config.ts';
-import { parseStorageConfig, type StorageConfig } from '../storage/config.ts';
+import { parseRecordingSettings, type RecordingSettings } from '../recording/config.ts';
+import { parseStorageSettings, type StorageSettings } from '../storage/config.ts';
 
 /** The whole configuration: the core settings and one section per module, assembled here at the root. */
 export interface Config extends CoreConfig {
   readonly chat: ChatConfig;
   readonly channel: ChannelConfig;
-  readonly recording: RecordingConfig;
-  readonly storage: StorageConfig;
+  readonly recording: RecordingSettings;
+  readonly storage: StorageSettings;
   readonly notify: NotifyConfig;
 }
 
@@ -24,8 +24,8 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     ...core,
     chat: parseChatConfig(source, core),
     channel: parseChannelConfig(source, core),
-    recording: parseRecordingConfig(source, core),
-    storage: parseStorageConfig(source, core),
+    recording: parseRecordingSettings(source, core),
+    storage: parseStorageSettings(source, core),
     notify: parseNotifyConfig(source, core),
   });
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../clock/index.ts';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from '../db/index.ts';
 import type { Logger } from '../log/index.ts';
+import type { RefusalWording } from './framework-errors.ts';
 
 /** The roles one process can play; `reeltime` alone plays all of them. */
 export type Role = 'api' | 'recorder' | 'channel' | 'chat';
@@ -26,4 +27,6 @@ export interface ReeltimeModule {
   start?(baseUrl: string): Promise<void> | void;
   /** Stops background work and releases resources; must not lose data. */
   close(): Promise<void> | void;
+  /** The module's body for requests refused before routing (bad URL, unknown path) under the paths it owns. */
+  readonly wordRefusal?: RefusalWording;
 }

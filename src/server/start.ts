@@ -10,6 +10,7 @@ import { createNotifyModule } from '../notify/index.ts';
 import { createRecordingModule, type Recorder } from '../recording/index.ts';
 import { defaultRecorders } from '../recorders/index.ts';
 import { createStorageModule } from '../storage/index.ts';
+import { frameworkErrorOptions, installRootHandlers } from './framework-errors.ts';
 import { ALL_ROLES, type ReeltimeModule, type Role, type ServerContext } from './module.ts';
 
 export interface StartOptions {
@@ -69,13 +70,16 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
   const chat = createChatModule(ctx);
   const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat];
 
+  const wordings = () => modules.flatMap((m) => (m.wordRefusal ? [m.wordRefusal] : []));
   const app: FastifyInstance = Fastify({
+    ...frameworkErrorOptions(wordings),
     // Per-request info logs would drown the rest; errors still come through.
     loggerInstance: log.child({ component: 'http' }, { level: 'warn' }) as FastifyBaseLogger,
     bodyLimit: 1024 * 1024,
     // Request ids in logs, never bodies (they carry storage secrets).
     requestIdHeader: false,
   });
+  installRootHandlers(app, wordings, log);
   app.get('/healthz', async () => ({ status: 'ok', roles: [...ctx.roles] }));
   for (const m of modules) await m.register(app);
 

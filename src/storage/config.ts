@@ -4,7 +4,7 @@ import { ConfigError, type ConfigSource } from '../config/source.ts';
 import { isStorageVendor, type StorageVendor } from './vendors/index.ts';
 
 /** Settings of the storage module (file section "storage", environment overrides REELTIME_STORAGE_*). */
-export interface StorageConfig {
+export interface StorageSettings {
   /** Send every session to the local bucket whatever its vendor (the embedded default in development). */
   readonly routeAllToLocal: boolean;
   /** Endpoint overrides per vendor (path-style), e.g. a loopback S3 server for vendor 1. */
@@ -66,7 +66,7 @@ function parseEndpoints(src: ConfigSource): Partial<Record<StorageVendor, string
   return out;
 }
 
-export function parseStorageConfig(src: ConfigSource, core: CoreConfig): StorageConfig {
+export function parseStorageSettings(src: ConfigSource, core: CoreConfig): StorageSettings {
   const dir = (key: string, env: string, fallback: string) => resolve(core.dataDir, src.string(key, env, fallback));
   const routeAllToLocal = src.bool(
     'storage.routeAllToLocal',

@@ -1,5 +1,5 @@
 export { createStorageModule, type StorageModule } from './module.ts';
-export type { StorageConfig } from './config.ts';
+export type { StorageSettings } from './config.ts';
 export {
   STORAGE_VENDORS,
   VENDORS,
@@ -16,11 +16,15 @@ export {
   type VendorSpec,
 } from './vendors/index.ts';
 export {
+  BUCKET_NAME,
+  MAX_BUCKET_LENGTH,
   MAX_PREFIX_LENGTH,
+  PREFIX_ELEMENT,
+  SSE_MODES,
   describeStorage,
   validateStorageConfig,
   type StorageConfigCheck,
-  type StorageConfigInput,
+  type StorageConfig,
   type StorageExtensionParams,
 } from './storage-config.ts';
 export { contentTypeFor, isSafeObjectKey, objectKey } from './naming.ts';

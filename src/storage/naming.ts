@@ -1,7 +1,7 @@
-import type { StorageConfigInput } from './storage-config.ts';
+import type { StorageConfig } from './storage-config.ts';
 
 /** The object key of a recorded file: `fileNamePrefix` elements joined with "/", then the file name. */
-export function objectKey(storage: Pick<StorageConfigInput, 'fileNamePrefix'>, fileName: string): string {
+export function objectKey(storage: Pick<StorageConfig, 'fileNamePrefix'>, fileName: string): string {
   const prefix = storage.fileNamePrefix?.join('/') ?? '';
   return prefix ? `${prefix}/${fileName}` : fileName;
 }

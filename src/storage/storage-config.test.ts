@@ -63,3 +63,10 @@ test('object keys, key safety and content types', () => {
   assert.equal(endpointUrl('http://127.0.0.1:9000/'), 'http://127.0.0.1:9000');
   assert.equal(endpointUrl('http://u:p@h'), undefined);
 });
+
+test('an empty sse or tag is "not set" (the Go REST client sends sse: "" for every vendor)', () => {
+  const r = validateStorageConfig({ ...base, vendor: 2, region: 3, extensionParams: { sse: '', tag: '' } });
+  assert.ok(r.ok, JSON.stringify(r));
+  assert.deepEqual(r.value.extensionParams, {});
+  assert.equal(problem({ ...base, vendor: 2, region: 3, extensionParams: { sse: 'kms' } }).field, 'storageConfig.extensionParams.sse');
+});

@@ -1,6 +1,6 @@
 import { validateStorageRegion, vendorSpec, type StorageConfigProblem, type StorageVendor } from './vendors/index.ts';
 
-/** `storageConfig.extensionParams`: `sse` and `tag` from the spec, `endpoint` for vendor 11. */
+/** `storageConfig.extensionParams`: `sse` and `tag` from the spec (an empty string is "not set"), `endpoint` for vendor 11. */
 export interface StorageExtensionParams {
   readonly sse?: 'kms' | 'aes256';
   readonly tag?: string;
@@ -9,7 +9,7 @@ export interface StorageExtensionParams {
 }
 
 /** A validated `storageConfig` of a start request. Holds secrets: never log or return it whole. */
-export interface StorageConfigInput {
+export interface StorageConfig {
   readonly vendor: StorageVendor;
   readonly region: number;
   readonly bucket: string;
@@ -23,11 +23,17 @@ export interface StorageConfigInput {
 }
 
 export type StorageConfigCheck =
-  | { readonly ok: true; readonly value: StorageConfigInput }
+  | { readonly ok: true; readonly value: StorageConfig }
   | ({ readonly ok: false } & StorageConfigProblem);
 
-const PREFIX_ELEMENT = /^[a-zA-Z0-9]+$/;
+/** One element of `fileNamePrefix`. */
+export const PREFIX_ELEMENT = /^[a-zA-Z0-9]+$/;
 export const MAX_PREFIX_LENGTH = 128;
+/** A bucket name (1-255 characters in all). */
+export const BUCKET_NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
+export const MAX_BUCKET_LENGTH = 255;
+/** The values of `extensionParams.sse`. */
+export const SSE_MODES = Object.freeze(['kms', 'aes256'] as const);
 
 function fail(field: string, reason: string): StorageConfigCheck {
   return { ok: false, field: `storageConfig.${field}`, reason: `storageConfig.${field} ${reason}` };
@@ -50,7 +56,7 @@ export function validateStorageConfig(input: unknown): StorageConfigCheck {
   if (regionProblem) return { ok: false, ...regionProblem };
   const spec = vendorSpec(o.vendor)!;
   if (!isString(o.bucket) || o.bucket.length === 0) return fail('bucket', 'must be a non-empty string');
-  if (o.bucket.length > 255 || !/^[a-zA-Z0-9][a-zA-Z0-9._-]*$/.test(o.bucket)) {
+  if (o.bucket.length > MAX_BUCKET_LENGTH || !BUCKET_NAME.test(o.bucket)) {
     return fail('bucket', 'must be 1-255 letters, digits, ".", "_" or "-", starting with a letter or digit');
   }
   if (!isString(o.accessKey) || o.accessKey.length === 0) return fail('accessKey', 'must be a non-empty string');
@@ -76,12 +82,17 @@ export function validateStorageConfig(input: unknown): StorageConfigCheck {
       return fail('fileNamePrefix', `joined with "/" must be at most ${MAX_PREFIX_LENGTH} characters`);
     }
   }
-  const ext = o.extensionParams;
-  if (ext !== undefined) {
-    if (!ext || typeof ext !== 'object' || Array.isArray(ext)) return fail('extensionParams', 'must be an object');
-    const e = ext as Record<string, unknown>;
+  let ext: StorageExtensionParams | undefined;
+  if (o.extensionParams !== undefined) {
+    const given = o.extensionParams;
+    if (!given || typeof given !== 'object' || Array.isArray(given)) return fail('extensionParams', 'must be an object');
+    // Clients send "" for an option they do not use (the Go REST client's `sse: ""`): that is "not set".
+    const e = Object.fromEntries(
+      Object.entries(given).filter(([k, v]) => !((k === 'sse' || k === 'tag') && v === '')),
+    ) as Record<string, unknown>;
+    ext = e as StorageExtensionParams;
     if (e.sse !== undefined) {
-      if (e.sse !== 'kms' && e.sse !== 'aes256') return fail('extensionParams.sse', 'must be "kms" or "aes256"');
+      if (!SSE_MODES.includes(e.sse as never)) return fail('extensionParams.sse', 'must be "kms" or "aes256"');
       if (!spec.supportsSse) return fail('extensionParams.sse', `applies to vendor 1 only, not ${spec.vendor}`);
     }
     if (e.tag !== undefined) {
@@ -95,10 +106,10 @@ export function validateStorageConfig(input: unknown): StorageConfigCheck {
       }
     }
   }
-  if (spec.vendor === 11 && !(ext as StorageExtensionParams | undefined)?.endpoint) {
+  if (spec.vendor === 11 && !ext?.endpoint) {
     return fail('extensionParams.endpoint', 'is required for vendor 11 (S3-compatible storage)');
   }
-  const value: StorageConfigInput = {
+  const value: StorageConfig = {
     vendor: spec.vendor,
     region: o.region,
     bucket: o.bucket,
@@ -107,7 +118,7 @@ export function validateStorageConfig(input: unknown): StorageConfigCheck {
     ...(o.stsToken !== undefined ? { stsToken: o.stsToken as string } : {}),
     ...(o.stsExpiration !== undefined ? { stsExpiration: o.stsExpiration as number } : {}),
     ...(o.fileNamePrefix !== undefined ? { fileNamePrefix: [...(o.fileNamePrefix as string[])] } : {}),
-    ...(ext !== undefined ? { extensionParams: { ...(ext as StorageExtensionParams) } } : {}),
+    ...(ext !== undefined ? { extensionParams: { ...ext } } : {}),
   };
   return { ok: true, value };
 }
@@ -126,6 +137,6 @@ export function endpointUrl(endpoint: string): string | undefined {
 }
 
 /** The storage settings with secrets replaced, for logs and error reports. */
-export function describeStorage(s: StorageConfigInput): string {
+export function describeStorage(s: StorageConfig): string {
   return `vendor ${s.vendor} region ${s.region} bucket "${s.bucket}"`;
 }

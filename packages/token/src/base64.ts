@@ -1,5 +1,5 @@
 // Strict standard Base64 (RFC 4648 §4): alphabet A-Z a-z 0-9 + /, '=' padding to a multiple of 4, zero pad bits.
-// Node's own decoder silently accepts URL-safe characters, missing padding and trailing junk (notes §6).
+// Node's own decoder silently accepts URL-safe characters, missing padding and trailing junk (docs/token.md, Format: "Envelope").
 
 const STRICT = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

@@ -1,4 +1,4 @@
-// The official builders' operations (notes §8). Each returns '' when it cannot build, never throws.
+// The official builders' operations (docs/token.md, Format: "What the builders write"). Each returns '' when it cannot build, never throws.
 import { buildToken, type BuildOptions } from './encode.ts';
 import { ChatPrivilege, RtcPrivilege, RtmPrivilege, type RtcService } from './services.ts';
 
@@ -21,7 +21,7 @@ export function buildUserToken(appId: string, appCertificate: string, uuid: stri
   );
 }
 
-/** The number 0 means "any uid" and is stored as ''; other numbers as decimal text (notes §8). */
+/** The number 0 means "any uid" and is stored as ''; other numbers as decimal text (docs/token.md, Format: "What the builders write"). */
 export function uidToAccount(uid: number): string {
   return uid === 0 ? '' : `${uid}`;
 }

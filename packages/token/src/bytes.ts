@@ -1,4 +1,4 @@
-// Little-endian byte codec of the AccessToken2 payload (notes §2). Pure, no I/O.
+// Little-endian byte codec of the AccessToken2 payload (docs/token.md, Format: "Primitives"). Pure, no I/O.
 
 import { isUtf8 } from 'node:buffer';
 

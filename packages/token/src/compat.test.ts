@@ -28,7 +28,7 @@ function ourPlain(s: TokenService): Record<string, unknown> {
     case 6:
       return { ...base, channel_name: s.channelName, account: s.account };
     case 7:
-      // The official parser reads the role back unsigned (notes §10).
+      // The official parser reads the role back unsigned (docs/token.md, Format: "What the builders write").
       return { ...base, room_uuid: s.roomUuid, user_uuid: s.userUuid, role: s.role & 0xffff };
     case 8:
       return { ...base, user_id: s.userId };
@@ -235,7 +235,8 @@ const service: fc.Arbitrary<TokenService> = fc.oneof(
     privileges,
     roomUuid: text,
     userUuid: text,
-    // The official builder writes role 0 as -1 (notes §10), so 0 is left out of the comparison.
+    // The official builder writes role 0 as -1 (docs/token.md, Format: "What the builders write"), so 0 is left
+    // out of the comparison.
     role: fc.integer({ min: -0x8000, max: 0x7fff }).filter((r) => r !== 0),
   }),
   fc.record({

@@ -1,4 +1,4 @@
-// Serialises, signs, compresses and Base64-encodes a token (notes §1, §3). Byte-identical to agora-token 2.0.6.
+// Serialises, signs, compresses and Base64-encodes a token (docs/token.md, Format: "Envelope", "Payload"). Byte-identical to agora-token 2.0.6.
 import { ByteWriter, TokenValueError } from './bytes.ts';
 import { deflateToBase64 } from './deflate.ts';
 import { MAX_PAYLOAD_BYTES, SIGNATURE_BYTES, VERSION } from './format.ts';

@@ -1,4 +1,4 @@
-// Strict AccessToken2 parser (notes §9, steps 1-6). Never throws; every failure is a named rejection.
+// Strict AccessToken2 parser (docs/token.md, Format: "Reading and checking", steps 1-6). Never throws; every failure is a named rejection.
 import { decodeBase64Strict } from './base64.ts';
 import { ByteReader, TokenFormatError } from './bytes.ts';
 import { MAX_PAYLOAD_BYTES, SIGNATURE_BYTES, VERSION } from './format.ts';

@@ -1,4 +1,4 @@
-// Encoding and decoding of one service record (notes §4). Records carry no length, so each type's layout is known here.
+// Encoding and decoding of one service record (docs/token.md, Format: "Service records"). Records carry no length, so each type's layout is known here.
 import { ByteReader, ByteWriter, TokenFormatError, TokenValueError } from './bytes.ts';
 import type { Privileges, Rtm2ResourcePermissions, TokenService } from './services.ts';
 import { isServiceType, SERVICE_NAMES } from './services.ts';

@@ -1,4 +1,4 @@
-// Service records of an AccessToken2 (notes §4): type ids, names, privilege ids and the readonly shapes.
+// Service records of an AccessToken2 (docs/token.md, Format: "Service records"): type ids, names, privilege ids and the readonly shapes.
 
 export const ServiceType = {
   RTC: 1,
@@ -23,7 +23,7 @@ export const FcdnPrivilege = { PUBLISH: 1, PLAY: 2 } as const;
 export const ApaasPrivilege = { ROOM_USER: 1, USER: 2, APP: 3 } as const;
 export const Rtm2Privilege = { LOGIN: 1 } as const;
 
-/** RTM2 permission vocabulary (notes §4). */
+/** RTM2 permission vocabulary (docs/token.md, Format: "Service records"). */
 export const Rtm2ResourceType = { MESSAGE_CHANNELS: 0, STREAM_CHANNELS: 1, GROUP_CHANNELS: 2, SERVER_GROUPS: 3, USERS: 4 } as const;
 export const Rtm2PermissionType = { READ: 0, WRITE: 1 } as const;
 

@@ -1,4 +1,4 @@
-// AccessToken2 signing (notes §5): signing_key = HMAC(u32le(salt), HMAC(u32le(issueTs), certificate)).
+// AccessToken2 signing (docs/token.md, Format: "Signing"): signing_key = HMAC(u32le(salt), HMAC(u32le(issueTs), certificate)).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const HEX32 = /^[0-9a-fA-F]{32}$/;

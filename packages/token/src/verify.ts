@@ -1,4 +1,4 @@
-// Token verification (notes §9, steps 7-9): authenticity, expiry, then what the token allows.
+// Token verification (docs/token.md, Format: "Reading and checking", steps 7-9): authenticity, expiry, then what the token allows.
 import { SIGNATURE_BYTES } from './format.ts';
 import { parseToken, type ParsedToken } from './parse.ts';
 import { reject, type TokenRejection } from './result.ts';

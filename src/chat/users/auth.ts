@@ -1,5 +1,5 @@
 import { verifyChatApp, verifyChatUser, type TokenCheck, type TokenRejectionReason } from '@reeltime/token';
-import { chatErrors, type ChatRestError } from './errors.ts';
+import { chatErrors, ChatRestError } from './errors.ts';
 
 /** The app credentials behind one `org#app` app key. */
 export interface ChatApp {
@@ -32,6 +32,25 @@ function bearer(header: string | undefined): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
 }
 
+/** The bearer token checked by `verify`: the passed check, or the error to send (missing, expired, foreign...). */
+function checkBearer(
+  header: string | undefined,
+  registering: boolean,
+  verify: (token: string) => TokenCheck,
+): Extract<TokenCheck, { ok: true }> | ChatRestError {
+  const token = bearer(header);
+  if (!token) return chatErrors.tokenMissing(registering);
+  const check = verify(token);
+  return check.ok ? check : rejection(check.reason);
+}
+
+/** What every chat token check needs of the app: its id and certificate, and the time in seconds. */
+const verifying = (app: ChatApp, nowMs: number) => ({
+  appId: app.appId,
+  appCertificate: app.appCertificate,
+  now: Math.floor(nowMs / 1000),
+});
+
 /**
  * Checks `Authorization: Bearer <app token>`: signature with the app's certificate, expiry, the chat app
  * privilege and the app id of the org/app in the URL. Returns the error to send, or undefined when allowed.
@@ -42,14 +61,8 @@ export function checkAppBearer(
   nowMs: number,
   registering: boolean,
 ): ChatRestError | undefined {
-  const token = bearer(header);
-  if (!token) return chatErrors.tokenMissing(registering);
-  const check = verifyChatApp(token, {
-    appId: app.appId,
-    appCertificate: app.appCertificate,
-    now: Math.floor(nowMs / 1000),
-  });
-  return check.ok ? undefined : rejection(check.reason);
+  const r = checkBearer(header, registering, (token) => verifyChatApp(token, verifying(app, nowMs)));
+  return r instanceof ChatRestError ? r : undefined;
 }
 
 /**
@@ -62,13 +75,5 @@ export function checkUserBearer(
   uuid: string,
   nowMs: number,
 ): Extract<TokenCheck, { ok: true }> | ChatRestError {
-  const token = bearer(header);
-  if (!token) return chatErrors.tokenMissing(false);
-  const check = verifyChatUser(token, {
-    appId: app.appId,
-    appCertificate: app.appCertificate,
-    now: Math.floor(nowMs / 1000),
-    uuid,
-  });
-  return check.ok ? check : rejection(check.reason);
+  return checkBearer(header, false, (token) => verifyChatUser(token, { ...verifying(app, nowMs), uuid }));
 }

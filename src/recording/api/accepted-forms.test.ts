@@ -171,6 +171,11 @@ test('start mix: docs, Postman, Go and Python forms', async () => {
     recordingFileConfig: { avFileType: ['hls'] },
     storageConfig: storage(),
   });
+  // Go client: storageConfig.extensionParams always sent, `sse` "" when unset (and `tag` "" likewise), any vendor.
+  for (const extensionParams of [{ sse: '' }, { sse: '', tag: '' }, { tag: '' }]) {
+    const go = await started('mix', { ...mixRequest(), storageConfig: { ...docsStorage(), extensionParams } });
+    assert.deepEqual(doubles.mix.session(go.sid).task.clientRequest.storageConfig?.extensionParams, {}, 'empty sse/tag are "not set"');
+  }
   // Python client: no recordingConfig at all; the defaults apply.
   const py = await started('mix', { token: 't0k3n', storageConfig: storage(), recordingFileConfig: { avFileType: ['hls', 'mp4'] } });
   assert.deepEqual(doubles.mix.session(py.sid).task.clientRequest.recordingConfig, { channelType: 0, streamTypes: 2, maxIdleTime: 30 });

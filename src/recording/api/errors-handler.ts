@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '../../log/index.ts';
+import type { Refusal, RefusalAnswer } from '../../server/framework-errors.ts';
 import { errorResponse, RecordingApiError } from '../errors.ts';
 import { echoable } from '../validation/index.ts';
 
@@ -65,4 +66,18 @@ export function createErrorHandler(log: Logger) {
     const { status, body } = errorResponse(new RecordingApiError(e.key, e.detail, echoable(e.echo)));
     return reply.code(status).send(body);
   };
+}
+
+const REFUSALS: Readonly<Record<Refusal, RecordingApiError>> = {
+  badUrl: new RecordingApiError('badRequestFormat', 'url: must be valid percent-encoding'),
+  uriTooLong: new RecordingApiError('uriTooLong', 'url: path segments must be at most 1024 characters'),
+  notFound: new RecordingApiError('noRoute'),
+  badRequest: new RecordingApiError('badRequestFormat', 'request: could not be read'),
+  internal: new RecordingApiError('internalError'),
+};
+
+/** Requests under /v1 the router refused before this API ran, in the catalogue's bodies (nothing echoed). */
+export function wordRecordingRefusal(path: string, refusal: Refusal): RefusalAnswer | undefined {
+  if (path !== '/v1' && !path.startsWith('/v1/')) return undefined;
+  return errorResponse(REFUSALS[refusal]);
 }

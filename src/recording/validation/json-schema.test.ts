@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Ajv } from 'ajv';
-import { startRequest } from '../testing/client.ts';
+import { startRequest, storage } from '../testing/client.ts';
 import { editedStart, START_RULE_CASES } from '../testing/start-rule-cases.ts';
 import { FORMATS } from './formats.ts';
 import { REQUEST_BODY_NAMES, requestBodyJsonSchema, startClientRequest, ValidationError } from './index.ts';
@@ -58,4 +58,32 @@ test('the JSON Schemas accept the bodies the checkers accept, and refuse structu
   assert.deepEqual(disagree, []);
   for (const mode of ['individual', 'mix', 'web'] as const) assert.ok(valid('start', { ...id, clientRequest: startRequest(mode) }), mode);
   assert.ok(!valid('start', { ...id, clientRequest: { ...startRequest('mix'), recordingConfig: { channelType: 2 } } }));
+});
+
+test('storageConfig in the JSON Schema names its fields; the storage module still words the errors', () => {
+  const start = requestBodyJsonSchema('start') as {
+    properties: { clientRequest: { properties: { storageConfig: { properties: Record<string, unknown>; required: string[] } } } };
+  };
+  const schema = start.properties.clientRequest.properties.storageConfig;
+  assert.deepEqual(Object.keys(schema.properties), [
+    'vendor',
+    'region',
+    'bucket',
+    'accessKey',
+    'secretKey',
+    'stsToken',
+    'stsExpiration',
+    'fileNamePrefix',
+    'extensionParams',
+  ]);
+  assert.deepEqual(schema.required, ['vendor', 'region', 'bucket', 'accessKey', 'secretKey']);
+  const valid = ajv().compile(requestBodyJsonSchema('start'));
+  const withStorage = (s: Record<string, unknown>) => ({ ...id, clientRequest: { ...startRequest('mix'), storageConfig: { ...storage(), ...s } } });
+  assert.ok(valid(withStorage({ extensionParams: { sse: '', tag: '' } })), 'Go client: sse ""');
+  assert.ok(!valid(withStorage({ fileNamePrefix: ['a/b'] })));
+  assert.ok(!valid(withStorage({ bucket: '' })));
+  assert.throws(
+    () => startClientRequest({ ...startRequest('mix'), storageConfig: { ...storage(), bucket: '' } }, 'clientRequest'),
+    { message: 'clientRequest.storageConfig.bucket: must be a non-empty string' },
+  );
 });

@@ -20,7 +20,16 @@ import {
 } from './cross-field.ts';
 import { Cname, HexColor, HttpUrl, oneOf, RtmpUrl, SubscriptionUid, Uid, Uint32Text } from './primitives.ts';
 import { annotate, checkedBy, checkerFor, fail, join, withRules, type Check, type Out } from './schema.ts';
-import { validateStorageConfig, type StorageConfigInput } from '../../storage/index.ts';
+import {
+  BUCKET_NAME,
+  MAX_BUCKET_LENGTH,
+  MAX_PREFIX_LENGTH,
+  PREFIX_ELEMENT,
+  SSE_MODES,
+  STORAGE_VENDORS,
+  validateStorageConfig,
+  type StorageConfig,
+} from '../../storage/index.ts';
 
 /** A subscribe/unsubscribe list: at most 32 uids, or `["#allstream#"]` for every user. */
 const UidList = withRules(Type.Array(SubscriptionUid, { maxItems: 32 }), allStreamsAlone);
@@ -35,7 +44,7 @@ const unsetEmpty = <S extends TSchema>(s: S) => Type.Optional(annotate(s, { 'x-u
  * storageConfig: the storage module owns the vendor rules (region tables, which options apply to which vendor);
  * its field name is re-rooted under our path and its reason reduced to the rule.
  */
-const checkStorage: Check<StorageConfigInput> = (v, path) => {
+const checkStorage: Check<StorageConfig> = (v, path) => {
   const r = validateStorageConfig(v);
   if (r.ok) return r.value;
   const field = r.field.startsWith('storageConfig') ? `${path}${r.field.slice('storageConfig'.length)}` : join(path, r.field);
@@ -43,11 +52,42 @@ const checkStorage: Check<StorageConfigInput> = (v, path) => {
   return fail(field, rule);
 };
 
+const NonEmpty = Type.String({ minLength: 1 });
+
+/**
+ * The fields of storageConfig as data, for the JSON Schema and its readers; the storage module's check (above)
+ * decides, so its messages stay the ones docs/storage.md lists. Vendor rules (regions per vendor, which vendor
+ * takes `sse`, `tag`, `stsToken`, `endpoint`) are in docs/storage.md.
+ */
 export const StorageConfigSchema = checkedBy(
-  Type.Unsafe<StorageConfigInput>({
-    type: 'object',
-    description: 'Third-party storage (vendor, region, bucket, keys, prefix); checked by the storage module, see docs/storage.md.',
-  }),
+  Type.Unsafe<StorageConfig>(
+    Type.Object(
+      {
+        vendor: Type.Integer({ enum: [...STORAGE_VENDORS], description: 'Storage vendor number (docs/storage.md).' }),
+        region: Type.Integer({ minimum: 0, description: "Region number in the vendor's own table (docs/storage.md)." }),
+        bucket: Type.String({ minLength: 1, maxLength: MAX_BUCKET_LENGTH, pattern: BUCKET_NAME.source }),
+        accessKey: annotate(NonEmpty, { writeOnly: true }),
+        secretKey: annotate(NonEmpty, { writeOnly: true }),
+        stsToken: Type.Optional(annotate(NonEmpty, { writeOnly: true, description: 'Vendors 1, 2 and 3.' })),
+        stsExpiration: Type.Optional(Type.Integer({ minimum: 0, description: 'UNIX seconds; needs stsToken.' })),
+        fileNamePrefix: Type.Optional(
+          Type.Array(Type.String({ pattern: PREFIX_ELEMENT.source }), {
+            description: `Joined with "/", at most ${MAX_PREFIX_LENGTH} characters.`,
+          }),
+        ),
+        extensionParams: Type.Optional(
+          Type.Object({
+            sse: Type.Optional(
+              Type.String({ enum: [...SSE_MODES, ''], description: 'Vendor 1; "" is "not set" (Go client).' }),
+            ),
+            tag: Type.Optional(Type.String({ description: 'Vendors 1 and 2; "" is "not set".' })),
+            endpoint: Type.Optional(Type.String({ minLength: 1, description: 'Vendor 11 (required there): host or http(s) URL.' })),
+          }),
+        ),
+      },
+      { description: 'Third-party storage; checked by the storage module, see docs/storage.md.' },
+    ),
+  ),
   checkStorage,
 );
 

@@ -13,7 +13,7 @@ export type Scene = Out<typeof S.AcquireClientRequestSchema>['scene'] & {};
 /** storageConfig is validated by the storage module (vendor and region tables); its types are reused here. */
 export type {
   StorageArea as Area,
-  StorageConfigInput as StorageConfig,
+  StorageConfig,
   StorageExtensionParams as ExtensionParams,
 } from '../../storage/index.ts';
 

@@ -1,7 +1,7 @@
 import { rm, stat } from 'node:fs/promises';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import type { StorageConfig } from '../config.ts';
+import type { StorageSettings } from '../config.ts';
 import { objectKey } from '../naming.ts';
 import { describeStorage } from '../storage-config.ts';
 import { createUploader, scrubSecrets, UploadError } from '../uploaders/index.ts';
@@ -24,7 +24,7 @@ import type {
 
 export interface SpoolDeps {
   readonly store: SpoolStore;
-  readonly config: StorageConfig;
+  readonly config: StorageSettings;
   readonly clock: Clock;
   readonly log: Logger;
   /** Key that seals persisted storage configs. */

@@ -1,6 +1,6 @@
 import type { Logger } from '../../log/index.ts';
 import { seal, unseal } from '../seal.ts';
-import type { StorageConfigInput } from '../storage-config.ts';
+import type { StorageConfig } from '../storage-config.ts';
 import { UploadError, type PutRequest, type Uploader } from '../uploaders/index.ts';
 import type { SessionRow, SpoolStore } from './store.ts';
 import type { OpenSessionInput, StorageEvent, StorageEventListener } from './types.ts';
@@ -10,14 +10,14 @@ import { UploaderPool } from './uploader-pool.ts';
 export interface SessionState {
   readonly sid: string;
   /** Undefined when the persisted config cannot be unsealed (another deployment secret). */
-  readonly storage: StorageConfigInput | undefined;
+  readonly storage: StorageConfig | undefined;
   readonly finished: boolean;
   readonly completed: boolean;
 }
 
 interface Entry {
   readonly sid: string;
-  storage: StorageConfigInput | undefined;
+  storage: StorageConfig | undefined;
   finished: boolean;
   completed: boolean;
   /** A storage-config-error was reported since the settings last changed or an upload last succeeded. */
@@ -32,7 +32,7 @@ export interface UploadSessionsDeps {
   readonly log: Logger;
   /** Key that seals persisted storage configs. */
   readonly sealKey: Buffer;
-  readonly makeUploader: (storage: StorageConfigInput) => Uploader;
+  readonly makeUploader: (storage: StorageConfig) => Uploader;
 }
 
 /**
@@ -90,7 +90,7 @@ export class UploadSessions {
       p = this.#d.store.session(sid).then((row: SessionRow | undefined) => {
         if (!row) return undefined;
         const plain = unseal(row.storage, this.#d.sealKey);
-        const e = this.#entries.get(sid) ?? newEntry(sid, plain ? (JSON.parse(plain) as StorageConfigInput) : undefined);
+        const e = this.#entries.get(sid) ?? newEntry(sid, plain ? (JSON.parse(plain) as StorageConfig) : undefined);
         e.finished = row.finished_at !== null;
         e.completed = row.completed_at !== null;
         this.#entries.set(sid, e);
@@ -103,7 +103,7 @@ export class UploadSessions {
   }
 
   /** New settings (e.g. a fresh stsToken): persisted, and the next upload uses a new uploader. */
-  async setStorage(sid: string, storage: StorageConfigInput): Promise<void> {
+  async setStorage(sid: string, storage: StorageConfig): Promise<void> {
     const e = await this.#entry(sid);
     await this.#d.store.setSessionStorage(sid, this.#seal(storage));
     this.#uploaders.retire(sid);
@@ -201,11 +201,11 @@ export class UploadSessions {
     return this.#entries.get(sid)!;
   }
 
-  #seal(storage: StorageConfigInput): string {
+  #seal(storage: StorageConfig): string {
     return seal(JSON.stringify(storage), this.#d.sealKey);
   }
 }
 
-function newEntry(sid: string, storage: StorageConfigInput | undefined): Entry {
+function newEntry(sid: string, storage: StorageConfig | undefined): Entry {
   return { sid, storage, finished: false, completed: false, configErrorReported: false, listeners: new Set(), waiters: [] };
 }

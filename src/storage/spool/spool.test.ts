@@ -7,9 +7,9 @@ import { after, before, test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { openTestDatabase, TEST_DIALECTS, type TestDatabase } from '../../testing/index.ts';
-import type { StorageConfig } from '../config.ts';
+import type { StorageSettings } from '../config.ts';
 import { sealingKey } from '../seal.ts';
-import type { StorageConfigInput } from '../storage-config.ts';
+import type { StorageConfig } from '../storage-config.ts';
 import { S3RVER_KEY, startTestS3Server, type TestS3Server } from '../testing/s3-server.ts';
 import { createUploader } from '../uploaders/factory.ts';
 import { UploadSpool } from './engine.ts';
@@ -26,7 +26,7 @@ after(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-const storage = (over: Partial<StorageConfigInput> = {}): StorageConfigInput => ({
+const storage = (over: Partial<StorageConfig> = {}): StorageConfig => ({
   vendor: 1,
   region: 0,
   bucket: 'recordings',
@@ -36,7 +36,7 @@ const storage = (over: Partial<StorageConfigInput> = {}): StorageConfigInput => 
   ...over,
 });
 
-function settings(dir: string, over: Partial<StorageConfig> = {}): StorageConfig {
+function settings(dir: string, over: Partial<StorageSettings> = {}): StorageSettings {
   return {
     routeAllToLocal: false,
     endpoints: { 1: s3.url },
@@ -58,7 +58,7 @@ interface Rig {
   events: StorageEvent[];
   clock: ManualClock;
   dir: string;
-  config: StorageConfig;
+  config: StorageSettings;
   db: TestDatabase;
 }
 
@@ -66,7 +66,7 @@ interface Rig {
 const logLines: string[] = [];
 const logSink = { write: (line: string) => void logLines.push(line) };
 
-function makeSpool(db: TestDatabase, dir: string, clock: ManualClock, over: Partial<StorageConfig> = {}, node?: string): Rig {
+function makeSpool(db: TestDatabase, dir: string, clock: ManualClock, over: Partial<StorageSettings> = {}, node?: string): Rig {
   const config = settings(dir, over);
   const spool = new UploadSpool({
     ...(node ? { node } : {}),

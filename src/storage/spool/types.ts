@@ -1,4 +1,4 @@
-import type { StorageConfigInput } from '../storage-config.ts';
+import type { StorageConfig } from '../storage-config.ts';
 
 /** The recording API's `uploadingStatus`. */
 export type UploadingStatus = 'uploaded' | 'backuped' | 'unknown';
@@ -10,7 +10,7 @@ export interface OpenSessionInput {
   /** The recording bot uid. */
   readonly uid: string;
   /** The validated storageConfig of the start request (see validateStorageConfig). */
-  readonly storage: StorageConfigInput;
+  readonly storage: StorageConfig;
 }
 
 /** One file of a session as the spool knows it. */
@@ -96,7 +96,7 @@ export interface UploadSession {
    */
   enqueue(localPath: string, key: string, options?: EnqueueOptions): Promise<EnqueueResult>;
   /** Replaces the storage settings (e.g. a new stsToken from update); failed files are retried at once. */
-  updateStorage(storage: StorageConfigInput): Promise<void>;
+  updateStorage(storage: StorageConfig): Promise<void>;
   status(): Promise<SessionUploadStatus>;
   /** Listens to this session's events; returns the unsubscribe function. */
   onEvent(listener: StorageEventListener): () => void;

@@ -1,7 +1,7 @@
 // The uploader pool's lifecycle with uploaders whose puts the test ends by hand (no bucket needed).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { StorageConfigInput } from '../storage-config.ts';
+import type { StorageConfig } from '../storage-config.ts';
 import type { Uploader } from '../uploaders/index.ts';
 import { UploaderPool } from './uploader-pool.ts';
 
@@ -31,7 +31,7 @@ function rig() {
   return { pool, made };
 }
 
-const storage = (bucket: string) => ({ vendor: 1, region: 0, bucket, accessKey: 'a', secretKey: 's' }) as StorageConfigInput;
+const storage = (bucket: string) => ({ vendor: 1, region: 0, bucket, accessKey: 'a', secretKey: 's' }) as StorageConfig;
 const req = { key: 'k.ts', body: { data: new Uint8Array(1) }, contentType: 'video/mp2t' };
 const tick = () => new Promise((r) => setImmediate(r));
 

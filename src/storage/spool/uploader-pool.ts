@@ -1,4 +1,4 @@
-import type { StorageConfigInput } from '../storage-config.ts';
+import type { StorageConfig } from '../storage-config.ts';
 import type { PutRequest, Uploader } from '../uploaders/index.ts';
 
 /**
@@ -6,18 +6,18 @@ import type { PutRequest, Uploader } from '../uploaders/index.ts';
  * a retired uploader is closed once its running uploads end, never under them.
  */
 export class UploaderPool {
-  readonly #create: (storage: StorageConfigInput) => Uploader;
+  readonly #create: (storage: StorageConfig) => Uploader;
   readonly #current = new Map<string, Uploader>();
   /** Uploads running per uploader. */
   readonly #uses = new Map<Uploader, number>();
   readonly #retired = new Set<Uploader>();
 
-  constructor(create: (storage: StorageConfigInput) => Uploader) {
+  constructor(create: (storage: StorageConfig) => Uploader) {
     this.#create = create;
   }
 
   /** Puts one object with the session's uploader. Throws what the uploader throws (UploadError). */
-  async put(sid: string, storage: StorageConfigInput, req: PutRequest): Promise<void> {
+  async put(sid: string, storage: StorageConfig, req: PutRequest): Promise<void> {
     let uploader = this.#current.get(sid);
     if (!uploader) {
       uploader = this.#create(storage);

@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
 import { GetObjectTaggingCommand, S3Client } from '@aws-sdk/client-s3';
-import type { StorageConfig } from '../config.ts';
-import type { StorageConfigInput } from '../storage-config.ts';
+import type { StorageSettings } from '../config.ts';
+import type { StorageConfig } from '../storage-config.ts';
 import { S3RVER_KEY, startTestS3Server, type TestS3Server } from '../testing/index.ts';
 import { createUploader, resolveDestination } from './factory.ts';
 import { UploadError } from './types.ts';
 
-const config = (over: Partial<StorageConfig> = {}): StorageConfig => ({
+const config = (over: Partial<StorageSettings> = {}): StorageSettings => ({
   routeAllToLocal: false,
   endpoints: {},
   bucketDir: '/data/bucket',
@@ -22,11 +22,11 @@ const config = (over: Partial<StorageConfig> = {}): StorageConfig => ({
   leaseMs: 60_000,
   ...over,
 });
-const sc = (vendor: number, region: number, over: Partial<StorageConfigInput> = {}): StorageConfigInput =>
-  ({ vendor, region, bucket: 'bkt', accessKey: 'acct', secretKey: 'c2VjcmV0', ...over }) as StorageConfigInput;
+const sc = (vendor: number, region: number, over: Partial<StorageConfig> = {}): StorageConfig =>
+  ({ vendor, region, bucket: 'bkt', accessKey: 'acct', secretKey: 'c2VjcmV0', ...over }) as StorageConfig;
 
 test('each vendor resolves to its real regional endpoint (pure; nothing contacted)', () => {
-  const cases: Array<[StorageConfigInput, string, string, boolean]> = [
+  const cases: Array<[StorageConfig, string, string, boolean]> = [
     [sc(1, 3), 'https://s3.us-west-2.amazonaws.com', 'us-west-2', false],
     [sc(1, 15), 'https://s3.cn-north-1.amazonaws.com.cn', 'cn-north-1', false],
     [sc(2, 0), 'https://oss-cn-hangzhou.aliyuncs.com', 'cn-hangzhou', false],

@@ -1,5 +1,5 @@
-import type { StorageConfig } from '../config.ts';
-import { endpointUrl, describeStorage, type StorageConfigInput } from '../storage-config.ts';
+import type { StorageSettings } from '../config.ts';
+import { endpointUrl, describeStorage, type StorageConfig } from '../storage-config.ts';
 import { vendorRegion, vendorSpec } from '../vendors/index.ts';
 import { createAzureUploader } from './azure.ts';
 import { createLocalUploader } from './local.ts';
@@ -22,7 +22,7 @@ export type Destination =
     };
 
 /** The local bucket when everything is routed there, else the vendor's API at its regional or overridden endpoint. */
-export function resolveDestination(storage: StorageConfigInput, config: StorageConfig): Destination {
+export function resolveDestination(storage: StorageConfig, config: StorageSettings): Destination {
   if (config.routeAllToLocal) return { api: 'local', root: config.bucketDir, bucket: storage.bucket };
   const spec = vendorSpec(storage.vendor);
   const region = vendorRegion(storage.vendor, storage.region);
@@ -56,7 +56,7 @@ export function resolveDestination(storage: StorageConfigInput, config: StorageC
 }
 
 /** Builds the uploader of a session's storage. */
-export function createUploader(storage: StorageConfigInput, config: StorageConfig, now: () => number): Uploader {
+export function createUploader(storage: StorageConfig, config: StorageSettings, now: () => number): Uploader {
   const d = resolveDestination(storage, config);
   const description = describeStorage(storage);
   if (d.api === 'local') return createLocalUploader(d.root, d.bucket);

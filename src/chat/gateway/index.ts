@@ -1,0 +1,4 @@
+// The chat WebSocket gateway: sessions, login, text messages and their store (docs/chat.md).
+export { ChatGateway, GATEWAY_PATH } from './gateway.ts';
+export { MessageStore } from './message-store.ts';
+export type { ChatErrorCode, ClientFrame, ServerFrame, TextMessage } from './protocol.ts';

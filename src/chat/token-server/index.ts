@@ -1,0 +1,6 @@
+// The chat token server: app and user tokens, its settings (properties file or config) and the standalone server.
+export { parseProperties } from './properties.ts';
+export { registerTokenRoutes } from './routes.ts';
+export { parseTokenServerSettings, propertiesReader, type TokenServerSettings } from './settings.ts';
+export { startTokenServer, type StandaloneTokenServer } from './standalone.ts';
+export { ChatTokenService, PLACEHOLDER_PASSWORD, splitAppKey, TOKEN_SERVER_MESSAGES } from './token-service.ts';
