@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from '../db/index.ts';
 import { createLogger, type Logger } from '../log/index.ts';
 import { createNotifyModule } from '../notify/index.ts';
+import { inProcessBus, openRedis, redisBus } from '../redis/index.ts';
 import { createRecordingModule, type Recorder } from '../recording/index.ts';
 import { defaultRecorders } from '../recorders/index.ts';
 import { createStorageModule } from '../storage/index.ts';
@@ -44,19 +45,16 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     (await openDatabase(
       config.databaseUrl ? { url: config.databaseUrl } : { sqlitePath: join(config.dataDir, 'reeltime.sqlite') },
     ));
-  if (config.redisUrl !== undefined) {
-    // Reserved setting (docs/configuration.md): say so rather than let an operator believe Redis is in use.
-    log.warn(
-      { setting: 'REDIS_URL (redisUrl)' },
-      'REDIS_URL is set but not used yet: this version runs every role in this process (multi-process dispatch is not built)',
-    );
-  }
+  // With REDIS_URL, processes coordinate through Redis (docs/deployment.md); without it, in this process.
+  const redis = config.redis.url !== undefined ? openRedis({ ...config.redis, url: config.redis.url }, log) : undefined;
   const ctx: ServerContext = {
     config,
     log,
     database,
     clock: opts.clock ?? systemClock,
     roles: new Set(opts.roles ?? ALL_ROLES),
+    redis,
+    bus: redis ? redisBus(redis) : inProcessBus(),
   };
 
   const storage = createStorageModule(ctx);
@@ -103,6 +101,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
       closed = true;
       for (const m of [...modules].reverse()) await m.close();
       await app.close();
+      await redis?.close();
       if (ownDb) await database.close();
     },
   };
