@@ -5,6 +5,7 @@ import { createChatModule } from '../chat/index.ts';
 import { systemClock, type Clock } from '../clock/index.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from '../db/index.ts';
+import { databaseCheck, redisCheck, registerHealthRoutes, storageCheck } from '../health/index.ts';
 import { createLogger, type Logger } from '../log/index.ts';
 import { createNotifyModule } from '../notify/index.ts';
 import { inProcessBus, openRedis, redisBus } from '../redis/index.ts';
@@ -34,6 +35,9 @@ export interface Reeltime {
   readonly modules: readonly ReeltimeModule[];
   close(): Promise<void>;
 }
+
+/** How long /readyz waits for each dependency: well under a load balancer's usual probe timeout. */
+const READY_TIMEOUT_MS = 2000;
 
 /** The composition root: builds every module for the given roles on one Fastify server. */
 export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
@@ -74,7 +78,16 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     // Request ids in logs, never bodies (they carry storage secrets).
     requestIdHeader: false,
   });
-  app.get('/healthz', async () => ({ status: 'ok', roles: [...ctx.roles] }));
+  registerHealthRoutes(app, {
+    roles: [...ctx.roles],
+    checks: [
+      databaseCheck(database.db),
+      ...(redis ? [redisCheck(redis, READY_TIMEOUT_MS)] : []),
+      ...(ctx.roles.has('recorder') ? [storageCheck(config.storage, READY_TIMEOUT_MS)] : []),
+    ],
+    timeoutMs: READY_TIMEOUT_MS,
+    log,
+  });
   for (const m of modules) await m.register(app);
 
   let url = config.publicUrl;
