@@ -61,9 +61,9 @@ export interface PrivateRedis {
   kill(): Promise<void>;
 }
 
-/** A redis-server of its own on a free loopback port, no persistence, dying with the test process. */
-export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const port = await freePort();
+/** A redis-server of its own on a free loopback port (or `port`, to restart one), no persistence, dying with the test process. */
+export async function startPrivateRedis(port?: number): Promise<PrivateRedis> {
+  port ??= await freePort();
   const child: ChildProcess = spawnChild(
     'redis-server',
     ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'yes'],

@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../redis/testing.ts';
+import { Redis } from 'ioredis';
+import { deleteTestKeys, requireTestRedis, startPrivateRedis, TEST_REDIS_URL, testRedisPrefix } from '../../redis/testing.ts';
 import { openTestDatabase, startServerProcess, TEST_PG_URL, type ServerProcess, type TestDatabase } from '../../testing/index.ts';
 import { ChatTokenSession, type TextMessage } from '../sdk/index.ts';
 import { NodeWebSocket, waitFor } from './test-helpers.ts';
@@ -29,7 +30,7 @@ after(async () => {
   await deleteTestKeys(prefix);
 });
 
-async function gateway(): Promise<ServerProcess> {
+async function gateway(extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-chat-gw-'));
   dirs.push(dataDir);
   const p = await startServerProcess({
@@ -39,6 +40,7 @@ async function gateway(): Promise<ServerProcess> {
       DATABASE_URL: `${TEST_PG_URL}?schema=${db.location.pgSchema}`,
       REDIS_URL: TEST_REDIS_URL,
       REELTIME_REDIS_PREFIX: prefix,
+      ...extraEnv,
     },
   });
   procs.push(p);
@@ -88,5 +90,42 @@ test('a message from a user on gateway A reaches a user on gateway B, and back; 
   } finally {
     alice.sess.stop();
     bob.sess.stop();
+  }
+});
+
+test('Redis restarted between two messages: gateways resubscribe and live delivery resumes', async () => {
+  let redis = await startPrivateRedis();
+  const env = { REDIS_URL: redis.url };
+  const [a, b] = await Promise.all([gateway(env), gateway(env)]);
+  const carol = client(a, 'carol');
+  const dave = client(b, 'dave');
+  const probe = new Redis(redis.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+  probe.on('error', () => undefined);
+  // Dave's gateway holds one subscription for him; wait for it on whichever Redis runs now.
+  const daveSubscribed = async () => {
+    for (let i = 0; i < 400; i++) {
+      const r = (await probe.call('PUBSUB', 'NUMSUB', `${prefix}bus:chat:reeltime#default:user:dave`).catch(() => [])) as [string, number] | [];
+      if (Number(r[1] ?? 0) >= 1) return;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    throw new Error('dave never resubscribed');
+  };
+  try {
+    await carol.sess.start();
+    await dave.sess.start();
+    await carol.sess.sendTextMessage('dave', 'before');
+    await waitFor('before', () => dave.received.length === 1);
+
+    await redis.kill();
+    redis = await startPrivateRedis(redis.port);
+    await daveSubscribed();
+    await carol.sess.sendTextMessage('dave', 'after');
+    await waitFor('after', () => dave.received.length === 2);
+    assert.deepEqual(dave.received.map((m) => m.text), ['before', 'after']);
+  } finally {
+    carol.sess.stop();
+    dave.sess.stop();
+    probe.disconnect();
+    await redis.kill();
   }
 });
