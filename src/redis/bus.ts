@@ -72,7 +72,13 @@ export function redisBus(redis: RedisConnection): MessageBus {
         });
       }
       if (topics.add(topic, handler)) active.set(topic, sub.subscribe(channel(topic)));
-      await active.get(topic);
+      try {
+        await active.get(topic);
+      } catch (e) {
+        // Not subscribed after all: forget it, so the next subscriber of the topic tries again.
+        if (topics.remove(topic, handler)) active.delete(topic);
+        throw e;
+      }
       return async () => {
         if (!topics.remove(topic, handler)) return;
         active.delete(topic);

@@ -8,8 +8,8 @@ import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { deleteTestKeys, requireTestRedis, startPrivateRedis, TEST_REDIS_URL, testRedisPrefix } from '../../redis/testing.ts';
 import { openTestDatabase, startServerProcess, TEST_PG_URL, type ServerProcess, type TestDatabase } from '../../testing/index.ts';
-import { ChatTokenSession, type TextMessage } from '../sdk/index.ts';
-import { NodeWebSocket, waitFor } from './test-helpers.ts';
+import { ChatTokenSession, fetchUserToken, type TextMessage } from '../sdk/index.ts';
+import { NodeWebSocket, RawClient, waitFor } from './test-helpers.ts';
 
 const prefix = testRedisPrefix();
 let db: TestDatabase;
@@ -126,6 +126,33 @@ test('Redis restarted between two messages: gateways resubscribe and live delive
     carol.sess.stop();
     dave.sess.stop();
     probe.disconnect();
+    await redis.kill();
+  }
+});
+
+test('a login while Redis is down is refused (internal, close 1001) and succeeds once Redis is back', async () => {
+  let redis = await startPrivateRedis();
+  const a = await gateway({ REDIS_URL: redis.url });
+  const wsUrl = `${a.url.replace(/^http/, 'ws')}/chat/ws`;
+  const token = await fetchUserToken(a.url, 'erin');
+  try {
+    await redis.kill();
+    const refused = await RawClient.connect(wsUrl);
+    refused.send({ type: 'login', user: 'erin', token });
+    const failed = await refused.next('login-failed');
+    assert.equal(failed.code, 'internal');
+    await waitFor('closed', () => refused.closed !== undefined);
+    assert.equal(refused.closed!.code, 1001);
+
+    redis = await startPrivateRedis(redis.port);
+    const accepted = await RawClient.connect(wsUrl);
+    try {
+      accepted.send({ type: 'login', user: 'erin', token });
+      assert.equal((await accepted.next('login-ok')).user, 'erin');
+    } finally {
+      accepted.ws.close();
+    }
+  } finally {
     await redis.kill();
   }
 });

@@ -73,10 +73,15 @@ export class ChatGateway implements SessionHost {
     const set = this.#online.get(s.user!) ?? new Set<Session>();
     set.add(s);
     this.#online.set(s.user!, set);
-    return this.bus.subscribe(this.#topic(s.user!), (raw) => {
-      const m = JSON.parse(raw) as TextMessage;
-      s.send({ type: 'message', ...m });
-    });
+    try {
+      return await this.bus.subscribe(this.#topic(s.user!), (raw) => {
+        const m = JSON.parse(raw) as TextMessage;
+        s.send({ type: 'message', ...m });
+      });
+    } catch (e) {
+      this.offline(s);
+      throw e;
+    }
   }
 
   offline(s: Session): void {

@@ -125,7 +125,15 @@ export class Session {
     this.user = found.username;
     this.uuid = found.uuid;
     // Subscribed before the backlog is read, so a message stored meanwhile arrives live rather than not at all.
-    this.#unsubscribe = await this.host.online(this);
+    try {
+      this.#unsubscribe = await this.host.online(this);
+    } catch (e) {
+      // No live delivery (Redis unreachable): refuse the login rather than half-serve it; the client retries.
+      this.host.log.warn({ err: (e as Error).message }, 'chat login: cannot subscribe to live messages');
+      this.user = undefined;
+      this.uuid = undefined;
+      return this.#fail('internal', 'chat is briefly unavailable, please log in again', CLOSE.GOING_AWAY);
+    }
     if (this.#closed) return void this.#unsubscribe();
     this.send({ type: 'login-ok', user: found.username, uuid: found.uuid, expiresAt: v.expiresAt * 1000 });
     this.#schedule(v.issueTs, v.expiresAt);
