@@ -82,6 +82,16 @@ test('WHIP and WHEP to the wrong node get 307 to the owner; a dead owner’s cha
     assert.equal(raw.headers.get('location'), `${a.url}/rtc/v1/apps/${APP}/channels/${cname}/whip?uid=7`);
     await raw.body?.cancel();
 
+    // A werift publisher posting WHIP to B is sent to A and publishes there.
+    const wrongNode = await startSyntheticPublisher({ baseUrl: b.url, appId: APP, cname, uid: 3, token: tok(cname, 3), width: 160, height: 120, fps: 10 });
+    try {
+      await wrongNode.ready;
+      assert.ok(wrongNode.whip.location.startsWith(`${a.url}/`), wrongNode.whip.location);
+      assert.deepEqual((await participants(a, cname)).sort(), [1, 3]);
+    } finally {
+      await wrongNode.stop();
+    }
+
     // A werift viewer posting WHEP to B is sent to A and receives the publisher's media there.
     const viewer = await whepSubscribe({ endpoint: `${b.url}/rtc/v1/apps/${APP}/channels/${cname}/whep?uid=2&publisher=1`, token: tok(cname, 2, 2) });
     try {
