@@ -106,15 +106,18 @@ export function redisDirectory(opts: RedisDirectoryOptions): ChannelDirectory {
   return {
     async claim(appId, cname, join) {
       const key = keyOf(appId, cname);
-      const placement = await take(key);
-      if (placement.kind === 'elsewhere') return join(placement);
+      // Counted before the lease is taken, so a renewal round running meanwhile cannot release it under the join.
       const o = owned.get(key) ?? { appId, cname, joinsInFlight: 0 };
       owned.set(key, o);
       o.joinsInFlight++;
+      let placement: Placement | undefined;
       try {
+        placement = await take(key);
         return await join(placement);
       } finally {
         o.joinsInFlight--;
+        // Not ours (or Redis failed): nothing to renew unless people are still here from before.
+        if (placement?.kind !== 'here' && shouldRelease(opts.participants(appId, cname), o.joinsInFlight)) owned.delete(key);
       }
     },
     async owner(appId, cname) {
