@@ -81,6 +81,8 @@ wait_ready() {
 cmd_start() {
   redis-cli -u "$RD_URL" ping >/dev/null 2>&1 || die "Redis is not answering at $RD_URL (scripts/services.sh starts it)"
   pg_isready -q -d "${DB_URL%%\?*}" || die "PostgreSQL is not answering at ${DB_URL%%\?*}"
+  # A start that fails half-way leaves nothing running.
+  trap 'echo "cluster: start failed, stopping what was started" >&2; cmd_stop >&2' EXIT
   # The first process creates the schema and runs the migrations alone; the others then find them done.
   local first=(${PROCESSES[0]})
   start_one "${first[@]}"
@@ -90,6 +92,7 @@ cmd_start() {
     local a=($p)
     wait_ready "${a[0]}" $((BASE_PORT + a[2]))
   done
+  trap - EXIT
   echo "cluster: ready (logs and data in $DIR, credentials in $DIR/credentials.env)"
 }
 
