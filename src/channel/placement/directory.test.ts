@@ -94,3 +94,29 @@ test('a join while Redis is down is refused with 503 placement_unavailable, not 
     await redis.kill();
   }
 });
+
+test('lease lost with Redis (restart without data): the owner takes it back; taken by another node: let go', async () => {
+  const clock = new ManualClock();
+  const n1 = redisDirectory({ redis: conn, selfUrl: () => 'http://n1', leaseMs: 60_000, clock, log, participants: () => 1 });
+  try {
+    await n1.claim('app', 'lost', async (p) => p);
+    await raw.del(key('lost'));
+    clock.advance(20_000);
+    await until('taken back', async () => (await raw.get(key('lost'))) === 'http://n1');
+
+    // Another node got it meanwhile (a partition longer than the lease): n1 stops renewing it.
+    await until('next round armed', async () => clock.pendingCount === 1);
+    await raw.set(key('lost'), 'http://n3', 'PX', 60_000);
+    clock.advance(20_000);
+    await until('next round armed', async () => clock.pendingCount === 1);
+    await raw.pexpire(key('lost'), 5000);
+    clock.advance(20_000);
+    await until('next round armed', async () => clock.pendingCount === 1);
+    assert.equal(await raw.get(key('lost')), 'http://n3');
+    assert.ok((await raw.pttl(key('lost'))) <= 5000, 'n1 no longer renews a lease that is not its own');
+  } finally {
+    await n1.close();
+  }
+  assert.equal(await raw.get(key('lost')), 'http://n3', 'closing n1 leaves n3’s lease alone');
+  await raw.del(key('lost'));
+});
