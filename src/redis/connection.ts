@@ -31,9 +31,8 @@ function client(url: string, log: Logger, name: string): Redis {
     connectionName: name,
     // Commands wait for a reconnect rather than fail at once; bounded so a request never hangs for long.
     maxRetriesPerRequest: 3,
+    // Reconnect for ever, at most every 2 s: Redis coming back must need no restart of reeltime.
     retryStrategy: (times) => Math.min(times * 200, 2000),
-    // No DNS beyond what the URL names; the URL is operator configuration.
-    lazyConnect: false,
   });
   let down = false;
   r.on('error', (e: Error) => {
