@@ -7,7 +7,7 @@ const core = { env: 'development' } as Parameters<typeof parseChannelConfig>[1];
 
 test('channel config: defaults, env overrides, errors name the setting', () => {
   const d = parseChannelConfig(new ConfigSource({}, {}), core);
-  assert.deepEqual(d, { iceAddresses: ['127.0.0.1'], udpPortRange: undefined, idleTimeoutMs: 5000, devTokenEndpoint: true });
+  assert.deepEqual(d, { iceAddresses: ['127.0.0.1'], udpPortRange: undefined, idleTimeoutMs: 5000, devTokenEndpoint: true, leaseMs: 15_000 });
   const e = parseChannelConfig(
     new ConfigSource({ channel: { udpPortMin: 40000, udpPortMax: 40100 } }, { REELTIME_CHANNEL_ICE_ADDRESSES: '127.0.0.1, 10.0.0.5' }),
     { ...core, env: 'production' },

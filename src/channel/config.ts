@@ -12,6 +12,8 @@ export interface ChannelConfig {
   readonly idleTimeoutMs: number;
   /** Serve `POST /rtc/v1/dev/token` (mints tokens for the primary app); on by default only in development. */
   readonly devTokenEndpoint: boolean;
+  /** With Redis: how long a node's claim on a channel outlives its last renewal (a dead node's channels move after it). */
+  readonly leaseMs: number;
 }
 
 export function parseChannelConfig(src: ConfigSource, core: CoreConfig): ChannelConfig {
@@ -37,5 +39,6 @@ export function parseChannelConfig(src: ConfigSource, core: CoreConfig): Channel
     udpPortRange: min === 0 ? undefined : [min, max],
     idleTimeoutMs: src.int('channel.idleTimeoutMs', 'REELTIME_CHANNEL_IDLE_TIMEOUT_MS', 5000, { min: 500 }),
     devTokenEndpoint: src.bool('channel.devTokenEndpoint', 'REELTIME_CHANNEL_DEV_TOKEN_ENDPOINT', core.env === 'development'),
+    leaseMs: src.int('channel.leaseMs', 'REELTIME_CHANNEL_LEASE_MS', 15_000, { min: 1000, max: 600_000 }),
   };
 }

@@ -29,6 +29,7 @@ export const CHANNEL_ERRORS = Object.freeze({
   negotiation_failed: 422,
   not_enabled: 404,
   internal: 500,
+  placement_unavailable: 503,
 } as const);
 
 export type ChannelErrorCode = keyof typeof CHANNEL_ERRORS;

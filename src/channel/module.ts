@@ -2,6 +2,7 @@ import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { configuredApps, type AppLookup } from './apps.ts';
 import type { ChannelEventListener, ChannelSnapshot } from './membership/index.ts';
 import { registerChannelRoutes, registerPageRoutes } from './http/index.ts';
+import { advertisedUrl, localDirectory, redisDirectory, type ChannelDirectory } from './placement/index.ts';
 import { Sfu } from './sfu.ts';
 
 /** The channel module as other modules in the same process see it. */
@@ -22,6 +23,19 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
   const sfu = new Sfu(ctx.config.channel, ctx.clock, log, opts.apps ?? configuredApps(ctx.config));
   const streams = new Set<() => void>();
   const enabled = ctx.roles.has('channel');
+  let selfUrl = ctx.config.publicUrl;
+  // With Redis every channel lives on one channel node (docs/deployment.md); without it, here.
+  const directory: ChannelDirectory =
+    enabled && ctx.redis
+      ? redisDirectory({
+          redis: ctx.redis,
+          selfUrl: () => selfUrl,
+          leaseMs: ctx.config.channel.leaseMs,
+          clock: ctx.clock,
+          log,
+          participants: (appId, cname) => sfu.membership.snapshot(appId, cname).participants.length,
+        })
+      : localDirectory();
   return {
     name: 'channel',
     snapshot: (appId, cname) => sfu.membership.snapshot(appId, cname),
@@ -35,13 +49,18 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
           log,
           customer: { id: ctx.config.customerId, secret: ctx.config.customerSecret },
           streams,
+          directory,
         });
         registerPageRoutes(child, ctx.config);
       });
     },
+    start(url) {
+      selfUrl = advertisedUrl(ctx.config.publicUrl, url);
+    },
     async close() {
       for (const stop of [...streams]) stop();
       await sfu.close();
+      await directory.close();
     },
   };
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { RateLimiter } from '../http/index.ts';
+import { inProcessBus } from '../redis/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { ChatGateway, MessageStore } from './gateway/index.ts';
 import { ChatTokenService, registerTokenRoutes, splitAppKey } from './token-server/index.ts';
@@ -35,7 +36,14 @@ export function createChatModule(ctx: ServerContext): ChatModule {
     applicationUuid: applicationUuid(config.appId, key.org, key.app),
   };
   const gateway = chatApp
-    ? new ChatGateway({ app: chatApp, users, messages: new MessageStore(database.db, chatApp.org, chatApp.app), clock, log })
+    ? new ChatGateway({
+        app: chatApp,
+        users,
+        messages: new MessageStore(database.db, chatApp.org, chatApp.app),
+        clock,
+        log,
+        bus: ctx.bus ?? inProcessBus(),
+      })
     : undefined;
   const enabled = ctx.roles.has('chat');
 

@@ -13,10 +13,7 @@ export interface CoreConfig {
   readonly dataDir: string;
   /** PostgreSQL URL; SQLite in dataDir when absent. */
   readonly databaseUrl: string | undefined;
-  /**
-   * Reserved for multi-process dispatch (Redis + BullMQ, docs/configuration.md): checked, then only answered with a
-   * start-up warning, because this version runs every role in one process.
-   */
+  /** Redis URL: processes coordinate through it (docs/deployment.md); everything stays in-process when absent. */
   readonly redisUrl: string | undefined;
   readonly logLevel: string;
   /** The primary app: RTC/chat tokens are signed with its certificate. */

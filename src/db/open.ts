@@ -40,8 +40,22 @@ export interface OpenDatabaseOptions {
   readonly pgSchema?: string;
 }
 
+/**
+ * `postgres://...?schema=name` names the schema in the URL itself (the convention of other tools), so separate
+ * processes of one deployment or of one test share it through DATABASE_URL alone.
+ */
+function schemaFromUrl(opts: OpenDatabaseOptions): OpenDatabaseOptions {
+  if (!opts.url || opts.pgSchema) return opts;
+  const u = new URL(opts.url);
+  const schema = u.searchParams.get('schema');
+  if (schema === null) return opts;
+  u.searchParams.delete('schema');
+  return { ...opts, url: u.toString(), pgSchema: schema };
+}
+
 /** Opens SQLite or PostgreSQL and applies all pending migrations. */
-export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseHandle> {
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  const opts = schemaFromUrl(options);
   let db: Kysely<Database>;
   let dialect: DialectName;
   if (opts.url) {
@@ -50,8 +64,14 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<DatabaseH
       if (!/^[a-z_][a-z0-9_]*$/.test(opts.pgSchema)) throw new Error(`bad schema name ${opts.pgSchema}`);
       const c = new pg.Client({ connectionString: opts.url });
       await c.connect();
-      await c.query(`CREATE SCHEMA IF NOT EXISTS ${opts.pgSchema}`);
-      await c.end();
+      try {
+        await c.query(`CREATE SCHEMA IF NOT EXISTS ${opts.pgSchema}`);
+      } catch (e) {
+        // Two processes starting together both try; the loser sees a duplicate and the schema exists anyway.
+        if (!['23505', '42P06'].includes((e as { code?: string }).code ?? '')) throw e;
+      } finally {
+        await c.end();
+      }
     }
     const pool = new pg.Pool({
       connectionString: opts.url,

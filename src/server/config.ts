@@ -2,6 +2,7 @@ import { parseChannelConfig, type ChannelConfig } from '../channel/config.ts';
 import { parseChatConfig, type ChatConfig } from '../chat/config.ts';
 import { deepFreeze, parseCoreConfig, readConfigSource, type CoreConfig, type ReadConfigOptions } from '../config/index.ts';
 import { parseNotifyConfig, type NotifyConfig } from '../notify/config.ts';
+import { parseRedisConfig, type RedisConfig } from '../redis/config.ts';
 import { parseRecordingSettings, type RecordingSettings } from '../recording/config.ts';
 import { parseStorageSettings, type StorageSettings } from '../storage/config.ts';
 
@@ -12,6 +13,7 @@ export interface Config extends CoreConfig {
   readonly recording: RecordingSettings;
   readonly storage: StorageSettings;
   readonly notify: NotifyConfig;
+  readonly redis: RedisConfig;
 }
 
 export type LoadConfigOptions = ReadConfigOptions;
@@ -27,5 +29,6 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     recording: parseRecordingSettings(source, core),
     storage: parseStorageSettings(source, core),
     notify: parseNotifyConfig(source, core),
+    redis: parseRedisConfig(source, core),
   });
 }

@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import type { DatabaseHandle } from '../db/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { RefusalWording } from './framework-errors.ts';
+import type { MessageBus, RedisConnection } from '../redis/index.ts';
 
 /** The roles one process can play; `reeltime` alone plays all of them. */
 export type Role = 'api' | 'recorder' | 'channel' | 'chat';
@@ -16,6 +17,10 @@ export interface ServerContext {
   readonly database: DatabaseHandle;
   readonly clock: Clock;
   readonly roles: ReadonlySet<Role>;
+  /** Open when REDIS_URL is set; undefined in the embedded default. */
+  readonly redis?: RedisConnection | undefined;
+  /** Messages between processes (Redis pub/sub), or within this one when there is no Redis. */
+  readonly bus?: MessageBus | undefined;
 }
 
 /** A module contributes routes to the one HTTP server and owns its background work. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { createLogger } from '../log/index.ts';
+import { startPrivateRedis } from '../redis/testing.ts';
 import { openTestDatabase, startTestServer, testServerEnv } from '../testing/index.ts';
 import { loadConfig } from './config.ts';
 import { startReeltime } from './start.ts';
@@ -20,9 +21,11 @@ test('the embedded server answers /healthz with every role', async () => {
   }
 });
 
-test('REDIS_URL is checked and, being reserved, answered with a warning that does not print the URL', async () => {
+test('REDIS_URL is checked and used; its password never reaches the logs, even while Redis is unreachable', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-redis-url-'));
-  const env = { ...testServerEnv(dataDir), REDIS_URL: 'redis://:hunter2@127.0.0.1:6379/0' };
+  const redis = await startPrivateRedis();
+  await redis.kill();
+  const env = { ...testServerEnv(dataDir), REDIS_URL: `redis://:hunter2@127.0.0.1:${redis.port}/0` };
   assert.throws(() => loadConfig({ values: {}, env: { ...env, REDIS_URL: '127.0.0.1:6379' } }), /REDIS_URL \(redisUrl\): must be a redis/);
   const lines: string[] = [];
   const sink = new Writable({
@@ -34,7 +37,9 @@ test('REDIS_URL is checked and, being reserved, answered with a warning that doe
   const database = await openTestDatabase('sqlite');
   const server = await startReeltime({ config: loadConfig({ values: {}, env }), database, log: createLogger('warn', sink), listen: false });
   try {
-    const warning = lines.find((l) => l.includes('REDIS_URL is set but not used yet'));
+    assert.ok(server.context.redis, 'a Redis connection is opened');
+    assert.equal(await server.context.redis.ping(1000), false);
+    const warning = lines.find((l) => l.includes('redis connection error'));
     assert.ok(warning, lines.join(''));
     assert.ok(!lines.join('').includes('hunter2'));
   } finally {

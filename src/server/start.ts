@@ -5,8 +5,10 @@ import { createChatModule } from '../chat/index.ts';
 import { systemClock, type Clock } from '../clock/index.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from '../db/index.ts';
+import { databaseCheck, redisCheck, registerHealthRoutes, storageCheck } from '../health/index.ts';
 import { createLogger, type Logger } from '../log/index.ts';
 import { createNotifyModule } from '../notify/index.ts';
+import { inProcessBus, openRedis, redisBus } from '../redis/index.ts';
 import { createRecordingModule, type Recorder } from '../recording/index.ts';
 import { defaultRecorders } from '../recorders/index.ts';
 import { createStorageModule } from '../storage/index.ts';
@@ -35,6 +37,9 @@ export interface Reeltime {
   close(): Promise<void>;
 }
 
+/** How long /readyz waits for each dependency: well under a load balancer's usual probe timeout. */
+const READY_TIMEOUT_MS = 2000;
+
 /** The composition root: builds every module for the given roles on one Fastify server. */
 export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
   const { config } = opts;
@@ -45,19 +50,16 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     (await openDatabase(
       config.databaseUrl ? { url: config.databaseUrl } : { sqlitePath: join(config.dataDir, 'reeltime.sqlite') },
     ));
-  if (config.redisUrl !== undefined) {
-    // Reserved setting (docs/configuration.md): say so rather than let an operator believe Redis is in use.
-    log.warn(
-      { setting: 'REDIS_URL (redisUrl)' },
-      'REDIS_URL is set but not used yet: this version runs every role in this process (multi-process dispatch is not built)',
-    );
-  }
+  // With REDIS_URL, processes coordinate through Redis (docs/deployment.md); without it, in this process.
+  const redis = config.redis.url !== undefined ? openRedis({ ...config.redis, url: config.redis.url }, log) : undefined;
   const ctx: ServerContext = {
     config,
     log,
     database,
     clock: opts.clock ?? systemClock,
     roles: new Set(opts.roles ?? ALL_ROLES),
+    redis,
+    bus: redis ? redisBus(redis) : inProcessBus(),
   };
 
   const storage = createStorageModule(ctx);
@@ -80,7 +82,16 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     requestIdHeader: false,
   });
   installRootHandlers(app, wordings, log);
-  app.get('/healthz', async () => ({ status: 'ok', roles: [...ctx.roles] }));
+  registerHealthRoutes(app, {
+    roles: [...ctx.roles],
+    checks: [
+      databaseCheck(database.db),
+      ...(redis ? [redisCheck(redis, READY_TIMEOUT_MS)] : []),
+      ...(ctx.roles.has('recorder') ? [storageCheck(config.storage, READY_TIMEOUT_MS)] : []),
+    ],
+    timeoutMs: READY_TIMEOUT_MS,
+    log,
+  });
   for (const m of modules) await m.register(app);
 
   let url = config.publicUrl;
@@ -107,6 +118,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
       closed = true;
       for (const m of [...modules].reverse()) await m.close();
       await app.close();
+      await redis?.close();
       if (ownDb) await database.close();
     },
   };

@@ -31,8 +31,10 @@ export interface ServerProcessOptions {
 }
 
 export async function startServerProcess(opts: ServerProcessOptions): Promise<ServerProcess> {
-  // Only what the test sets: no REELTIME_* or DATABASE_URL leaks in from the shell running the tests.
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('REELTIME_') && k !== 'DATABASE_URL'));
+  // Only what the test sets: no REELTIME_*, DATABASE_URL or REDIS_URL leaks in from the shell running the tests.
+  const inherited = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('REELTIME_') && k !== 'DATABASE_URL' && k !== 'REDIS_URL'),
+  );
   const child = spawnChild(process.execPath, [BIN, ...(opts.args ?? [])], {
     cwd: opts.dataDir,
     env: { ...inherited, REELTIME_LOG_LEVEL: 'warn', ...testServerEnv(opts.dataDir), ...opts.env },

@@ -17,13 +17,33 @@ export interface WhipExchange {
   readonly etag: string | undefined;
 }
 
-/** POSTs an SDP offer to a WHIP or WHEP endpoint (RFC 9725 section 4.2). */
+/** Redirects followed per POST: one is what a cluster of channel nodes gives (docs/deployment.md). */
+const MAX_REDIRECTS = 3;
+
+/**
+ * POSTs an SDP offer to a WHIP or WHEP endpoint (RFC 9725 section 4.2). A 307/308 to the node hosting the
+ * channel is followed here rather than by fetch, which would drop the Authorization header on the way to
+ * another origin; the token goes only to http(s) targets of the same service.
+ */
 export async function postOffer(endpoint: string, offer: string, token: string | undefined): Promise<WhipExchange> {
-  const res = await fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/sdp', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: offer,
-  });
+  let url = endpoint;
+  let res: Response;
+  for (let hops = 0; ; hops++) {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/sdp', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: offer,
+      redirect: 'manual',
+    });
+    const to = res.headers.get('location');
+    if ((res.status !== 307 && res.status !== 308) || !to) break;
+    await res.body?.cancel();
+    const next = new URL(to, url);
+    if (hops >= MAX_REDIRECTS || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
+      throw new WhipHttpError(res.status, 'bad_redirect', `refusing to follow a redirect to ${next.origin}`);
+    }
+    url = next.toString();
+  }
   const text = await res.text();
   if (res.status !== 201) {
     let code = 'http_error';
@@ -39,7 +59,7 @@ export async function postOffer(endpoint: string, offer: string, token: string |
   }
   const location = res.headers.get('location');
   if (!location) throw new WhipHttpError(res.status, 'no_location', 'the 201 response has no Location header');
-  return { answer: text, location: new URL(location, endpoint).toString(), etag: res.headers.get('etag') ?? undefined };
+  return { answer: text, location: new URL(location, url).toString(), etag: res.headers.get('etag') ?? undefined };
 }
 
 /** Ends a session; a session the server already ended is not an error. */

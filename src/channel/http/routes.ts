@@ -4,6 +4,7 @@ import type { Logger } from '../../log/index.ts';
 import { bearerToken } from '../auth.ts';
 import { ChannelError, isChannelError, type ChannelErrorCode } from '../errors.ts';
 import type { ChannelEvent } from '../membership/index.ts';
+import { redirectLocation, type ChannelDirectory, type Placement } from '../placement/index.ts';
 import { parseCname, parseProfile, parseUid } from './params.ts';
 import { authorizeRead } from './routes-auth.ts';
 import type { Sfu } from '../sfu.ts';
@@ -15,6 +16,8 @@ export interface RouteDeps {
   readonly customer: { readonly id: string; readonly secret: string };
   /** Open event streams, ended when the module closes. */
   readonly streams: Set<() => void>;
+  /** Which node hosts each channel (always this one without Redis). */
+  readonly directory: ChannelDirectory;
 }
 
 type Params = { appId: string; cname: string };
@@ -72,6 +75,53 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
       })
       .send(s.answer);
 
+  /** 307 to the node that hosts the channel (RFC 9725 allows redirecting WHIP and WHEP POSTs). */
+  const redirect = (req: FastifyRequest, reply: FastifyReply, ownerUrl: string): FastifyReply => {
+    const location = redirectLocation(ownerUrl, req.url);
+    if (!location) throw new ChannelError('internal', 'the channel is hosted by a node with an unusable URL');
+    return reply.code(307).headers({ ...CORS, location }).send();
+  };
+
+  const unavailable = (reply: FastifyReply, err: unknown): ChannelError => {
+    deps.log.warn({ err: (err as Error)?.message }, 'channel: directory unreachable');
+    reply.header('retry-after', '2');
+    return new ChannelError('placement_unavailable', 'cannot tell which node hosts this channel now; retry shortly');
+  };
+
+  /** Joins here when this node hosts (or now takes) the channel, otherwise redirects to the node that does. */
+  const onOwner = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    appId: string,
+    cname: string,
+    join: () => Promise<FastifyReply>,
+  ): Promise<FastifyReply> => {
+    let joining = false;
+    try {
+      return await deps.directory.claim(appId, cname, async (p: Placement) => {
+        if (p.kind === 'elsewhere') return redirect(req, reply, p.ownerUrl);
+        joining = true;
+        return join();
+      });
+    } catch (e) {
+      if (joining) throw e;
+      throw unavailable(reply, e);
+    }
+  };
+
+  /** Reads go to the owner too; a channel nobody hosts is answered here (it is empty). */
+  const readElsewhere = async (req: FastifyRequest, reply: FastifyReply, appId: string, cname: string): Promise<boolean> => {
+    let p: Placement | undefined;
+    try {
+      p = await deps.directory.owner(appId, cname);
+    } catch (e) {
+      throw unavailable(reply, e);
+    }
+    if (p?.kind !== 'elsewhere') return false;
+    redirect(req, reply, p.ownerUrl);
+    return true;
+  };
+
   const options = async (_req: FastifyRequest, reply: FastifyReply) =>
     reply.code(204).headers({ ...CORS, 'accept-post': 'application/sdp' }).send();
 
@@ -85,15 +135,17 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
     const uid = parseUid(q.uid);
     const profile = parseProfile(q.profile);
     const offer = sdpBody(req);
-    const s = await sfu.publish({
-      appId: req.params.appId,
-      cname,
-      uid,
-      profile,
-      token: bearerToken(req.headers.authorization, q.token),
-      offer,
+    return onOwner(req, reply, req.params.appId, cname, async () => {
+      const s = await sfu.publish({
+        appId: req.params.appId,
+        cname,
+        uid,
+        profile,
+        token: bearerToken(req.headers.authorization, q.token),
+        offer,
+      });
+      return created(reply, s);
     });
-    return created(reply, s);
   });
 
   app.post<{ Params: Params }>('/rtc/v1/apps/:appId/channels/:cname/whep', async (req, reply) => {
@@ -103,22 +155,24 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
     const publisher = parseUid(q.publisher, 'publisher');
     const profile = parseProfile(q.profile);
     const offer = sdpBody(req);
-    try {
-      const s = await sfu.subscribe({
-        appId: req.params.appId,
-        cname,
-        uid,
-        publisher,
-        profile,
-        token: bearerToken(req.headers.authorization, q.token),
-        offer,
-      });
-      return created(reply, s);
-    } catch (e) {
-      // WHEP: nothing published yet is a 409 the player may retry.
-      if (isChannelError(e) && e.code === 'publisher_not_found') reply.header('retry-after', '2');
-      throw e;
-    }
+    return onOwner(req, reply, req.params.appId, cname, async () => {
+      try {
+        const s = await sfu.subscribe({
+          appId: req.params.appId,
+          cname,
+          uid,
+          publisher,
+          profile,
+          token: bearerToken(req.headers.authorization, q.token),
+          offer,
+        });
+        return created(reply, s);
+      } catch (e) {
+        // WHEP: nothing published yet is a 409 the player may retry.
+        if (isChannelError(e) && e.code === 'publisher_not_found') reply.header('retry-after', '2');
+        throw e;
+      }
+    });
   });
 
   app.patch<{ Params: SessionParams }>('/rtc/v1/sessions/:id', async (req, reply) => {
@@ -141,6 +195,7 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
     const cname = parseCname(req.params.cname);
     const chApp = sfu.app(req.params.appId);
     authorizeRead(req, chApp, cname, deps.customer, Math.floor(deps.clock.now() / 1000));
+    if (await readElsewhere(req, reply, chApp.appId, cname)) return reply;
     return reply.headers(CORS).send(publicSnapshot(sfu, chApp.appId, cname));
   });
 
@@ -148,6 +203,7 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
     const cname = parseCname(req.params.cname);
     const chApp = sfu.app(req.params.appId);
     authorizeRead(req, chApp, cname, deps.customer, Math.floor(deps.clock.now() / 1000));
+    if (await readElsewhere(req, reply, chApp.appId, cname)) return reply;
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
+import type { MessageBus } from '../../redis/index.ts';
 import type { ChatApp } from '../users/auth.ts';
 import type { ChatUserStore } from '../users/store.ts';
 import type { MessageStore } from './message-store.ts';
@@ -19,6 +20,7 @@ export class ChatGateway implements SessionHost {
   readonly messages: MessageStore;
   readonly clock: Clock;
   readonly log: Logger;
+  readonly bus: MessageBus;
   readonly #wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
   readonly #sessions = new Set<Session>();
   readonly #online = new Map<string, Set<Session>>();
@@ -30,6 +32,12 @@ export class ChatGateway implements SessionHost {
     this.messages = deps.messages;
     this.clock = deps.clock;
     this.log = deps.log;
+    this.bus = deps.bus;
+  }
+
+  /** One topic per user: only gateways holding one of the user's connections are subscribed (docs/chat.md). */
+  #topic(user: string): string {
+    return `chat:${this.app.org}#${this.app.app}:user:${user}`;
   }
 
   readonly #onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
@@ -60,10 +68,20 @@ export class ChatGateway implements SessionHost {
     server.on('upgrade', this.#onUpgrade);
   }
 
-  online(s: Session): void {
+  /** Resolves once messages published to the user from any process reach this session. */
+  async online(s: Session): Promise<() => Promise<void>> {
     const set = this.#online.get(s.user!) ?? new Set<Session>();
     set.add(s);
     this.#online.set(s.user!, set);
+    try {
+      return await this.bus.subscribe(this.#topic(s.user!), (raw) => {
+        const m = JSON.parse(raw) as TextMessage;
+        s.send({ type: 'message', ...m });
+      });
+    } catch (e) {
+      this.offline(s);
+      throw e;
+    }
   }
 
   offline(s: Session): void {
@@ -72,8 +90,13 @@ export class ChatGateway implements SessionHost {
     if (set && set.size === 0) this.#online.delete(s.user!);
   }
 
-  deliver(m: TextMessage): void {
-    for (const s of this.#online.get(m.to) ?? []) s.send({ type: 'message', ...m });
+  /** The message is already stored: if the bus fails, the recipient still gets it at the next login. */
+  async deliver(m: TextMessage): Promise<void> {
+    try {
+      await this.bus.publish(this.#topic(m.to), JSON.stringify(m));
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message }, 'chat live delivery failed; the message waits in the database');
+    }
   }
 
   isOnline(user: string): boolean {

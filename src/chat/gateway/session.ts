@@ -2,6 +2,7 @@ import { verifyChatUser } from '@reeltime/token';
 import type { WebSocket } from 'ws';
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
+import type { MessageBus } from '../../redis/index.ts';
 import type { ChatApp } from '../users/auth.ts';
 import type { ChatUserStore } from '../users/store.ts';
 import { checkUsername } from '../users/username.ts';
@@ -20,13 +21,16 @@ export interface GatewayDeps {
   readonly messages: MessageStore;
   readonly clock: Clock;
   readonly log: Logger;
+  /** Carries messages to the gateway process holding the recipient (Redis pub/sub, or in-process). */
+  readonly bus: MessageBus;
 }
 
 /** What a session needs from the gateway that owns it. */
 export interface SessionHost extends GatewayDeps {
-  online(session: Session): void;
+  /** Subscribes the session to its user's messages; returns the unsubscribe function. */
+  online(session: Session): Promise<() => Promise<void>>;
   offline(session: Session): void;
-  deliver(message: TextMessage): void;
+  deliver(message: TextMessage): Promise<void>;
 }
 
 type Verified = { ok: true; issueTs: number; expiresAt: number } | { ok: false; code: 'token_expired' | 'invalid_token'; reason: string };
@@ -38,6 +42,7 @@ export class Session {
   #closed = false;
   #timers: TimerHandle[] = [];
   #loginTimer: TimerHandle | undefined;
+  #unsubscribe: (() => Promise<void>) | undefined;
   /** Frames are handled one at a time, in arrival order. */
   #queue: Promise<void> = Promise.resolve();
   #queued = 0;
@@ -119,7 +124,17 @@ export class Session {
     if (this.#loginTimer) this.host.clock.clearTimeout(this.#loginTimer);
     this.user = found.username;
     this.uuid = found.uuid;
-    this.host.online(this);
+    // Subscribed before the backlog is read, so a message stored meanwhile arrives live rather than not at all.
+    try {
+      this.#unsubscribe = await this.host.online(this);
+    } catch (e) {
+      // No live delivery (Redis unreachable): refuse the login rather than half-serve it; the client retries.
+      this.host.log.warn({ err: (e as Error).message }, 'chat login: cannot subscribe to live messages');
+      this.user = undefined;
+      this.uuid = undefined;
+      return this.#fail('internal', 'chat is briefly unavailable, please log in again', CLOSE.GOING_AWAY);
+    }
+    if (this.#closed) return void this.#unsubscribe();
     this.send({ type: 'login-ok', user: found.username, uuid: found.uuid, expiresAt: v.expiresAt * 1000 });
     this.#schedule(v.issueTs, v.expiresAt);
     for await (const page of this.host.messages.pendingPages(found.username)) {
@@ -141,7 +156,7 @@ export class Session {
     if (!recipient) return this.send({ type: 'error', reqId, code: 'user_not_found', reason: `user ${rawTo} not found` });
     const m = await this.host.messages.save(this.user!, recipient.username, text, this.host.clock.now());
     this.send({ type: 'sent', reqId, id: m.id, timestamp: m.timestamp });
-    this.host.deliver(m);
+    await this.host.deliver(m);
   }
 
   /** (Re)arms the will-expire and expired timers for the current token. */
@@ -176,5 +191,6 @@ export class Session {
     this.#clearTimers();
     if (this.#loginTimer) this.host.clock.clearTimeout(this.#loginTimer);
     if (this.user) this.host.offline(this);
+    void this.#unsubscribe?.();
   }
 }

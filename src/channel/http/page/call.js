@@ -45,11 +45,14 @@ async function exchange(pc, url) {
     throw new Error(`HTTP ${res.status}: ${reason}`);
   }
   await pc.setRemoteDescription({ type: 'answer', sdp: text });
-  return new URL(res.headers.get('location'), location.href).toString();
+  // Relative to where the POST ended up: another channel node when this one redirected it.
+  return new URL(res.headers.get('location'), res.url).toString();
 }
 
 function endpoint(kind, extra = '') {
-  const q = `uid=${state.uid}&profile=${state.profile}${extra}`;
+  // The token also rides in the query: a browser drops the Authorization header when a 307 sends the POST to the
+  // channel node that hosts the channel (another origin).
+  const q = `uid=${state.uid}&profile=${state.profile}&token=${encodeURIComponent(state.token)}${extra}`;
   return `/rtc/v1/apps/${state.appId}/channels/${encodeURIComponent(state.cname)}/${kind}?${q}`;
 }
 

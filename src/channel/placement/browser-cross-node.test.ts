@@ -1,0 +1,72 @@
+// Chromium on the call page of channel node B joins a channel hosted by node A: its WHIP and WHEP POSTs and its
+// event stream follow the 307s to A (docs/deployment.md, "Channels across nodes").
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { buildRtcTokenWithUid } from '@reeltime/token';
+import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../redis/testing.ts';
+import { launchTestChromium } from '../../testing/chromium.ts';
+import { startServerProcess, type ServerProcess } from '../../testing/index.ts';
+import { startSyntheticPublisher } from '../publisher/index.ts';
+
+const APP = '970CA35de60c44645bbae8a215061b33';
+const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
+const prefix = testRedisPrefix();
+const dirs: string[] = [];
+const procs: ServerProcess[] = [];
+
+before(() => requireTestRedis());
+after(async () => {
+  for (const p of procs) await p.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await deleteTestKeys(prefix);
+});
+
+async function channelNode(): Promise<ServerProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-channel-node-'));
+  dirs.push(dataDir);
+  const p = await startServerProcess({
+    dataDir,
+    args: ['channel'],
+    env: { REDIS_URL: TEST_REDIS_URL, REELTIME_REDIS_PREFIX: prefix, REELTIME_CHANNEL_IDLE_TIMEOUT_MS: '60000' },
+  });
+  procs.push(p);
+  return p;
+}
+
+const framesOf = (uid: number) =>
+  `(() => { const v = document.querySelector('#remote-${uid} video'); return v && v.videoWidth > 0 ? v.getVideoPlaybackQuality().totalVideoFrames : 0; })()`;
+
+test('Chromium on node B joins a channel hosted by node A through the 307s and sees A’s publisher', async () => {
+  const [a, b] = await Promise.all([channelNode(), channelNode()]);
+  const cname = 'browser-spread';
+  const pub = await startSyntheticPublisher({
+    baseUrl: a.url,
+    appId: APP,
+    cname,
+    uid: 1,
+    token: buildRtcTokenWithUid(APP, CERT, cname, 1, 1, 600, 600),
+    width: 160,
+    height: 120,
+    fps: 10,
+  });
+  const browser = await launchTestChromium();
+  try {
+    await pub.ready;
+    const page = await browser.context.newPage();
+    await page.goto(`${b.url}/rtc/?channel=${cname}&uid=101&autojoin=1`);
+    await page.waitForFunction('window.reeltime && window.reeltime.joined', undefined, { timeout: 60_000 });
+    const session = await page.evaluate('window.reeltime.publish.session');
+    assert.ok(String(session).startsWith(`${a.url}/`), `the browser's WHIP session is on A: ${String(session)}`);
+    await page.waitForFunction(`${framesOf(1)} > 10`, undefined, { timeout: 60_000 });
+    const res = await fetch(`${a.url}/rtc/v1/apps/${APP}/channels/${cname}?uid=9&token=${encodeURIComponent(buildRtcTokenWithUid(APP, CERT, cname, 9, 2, 600, 600))}`);
+    const body = (await res.json()) as { participants: { uid: number; tracks: unknown[] }[] };
+    const browserUid = body.participants.find((p) => p.uid === 101);
+    assert.ok(browserUid && browserUid.tracks.length > 0, JSON.stringify(body));
+  } finally {
+    await browser.close();
+    await pub.stop();
+  }
+});

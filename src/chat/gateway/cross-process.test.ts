@@ -1,0 +1,158 @@
+// Two real chat gateway processes on one PostgreSQL and one Redis: a message reaches the recipient's connection
+// whichever process holds it (docs/chat.md, "Across processes").
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { deleteTestKeys, requireTestRedis, startPrivateRedis, TEST_REDIS_URL, testRedisPrefix } from '../../redis/testing.ts';
+import { openTestDatabase, startServerProcess, TEST_PG_URL, type ServerProcess, type TestDatabase } from '../../testing/index.ts';
+import { ChatTokenSession, fetchUserToken, type TextMessage } from '../sdk/index.ts';
+import { NodeWebSocket, RawClient, waitFor } from './test-helpers.ts';
+
+const prefix = testRedisPrefix();
+let db: TestDatabase;
+const dirs: string[] = [];
+const procs: ServerProcess[] = [];
+
+before(async () => {
+  await requireTestRedis();
+  db = await openTestDatabase('postgres').catch((e: Error) => {
+    throw new Error(`this test needs PostgreSQL at ${TEST_PG_URL}: ${e.message}`);
+  });
+});
+
+after(async () => {
+  for (const p of procs) await p.close();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await db?.close();
+  await deleteTestKeys(prefix);
+});
+
+async function gateway(extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-chat-gw-'));
+  dirs.push(dataDir);
+  const p = await startServerProcess({
+    dataDir,
+    args: ['chat'],
+    env: {
+      DATABASE_URL: `${TEST_PG_URL}?schema=${db.location.pgSchema}`,
+      REDIS_URL: TEST_REDIS_URL,
+      REELTIME_REDIS_PREFIX: prefix,
+      ...extraEnv,
+    },
+  });
+  procs.push(p);
+  return p;
+}
+
+function client(server: ServerProcess, user: string) {
+  const received: TextMessage[] = [];
+  const sess = new ChatTokenSession({
+    tokenServerUrl: server.url,
+    gatewayUrl: `${server.url.replace(/^http/, 'ws')}/chat/ws`,
+    user,
+    WebSocket: NodeWebSocket,
+    listeners: { onTextMessage: (m) => received.push(m) },
+  });
+  return { sess, received };
+}
+
+test('a message from a user on gateway A reaches a user on gateway B, and back; offline messages wait in PostgreSQL', async () => {
+  const [a, b] = await Promise.all([gateway(), gateway()]);
+  const alice = client(a, 'alice');
+  const bob = client(b, 'bob');
+  try {
+    await alice.sess.start();
+    await bob.sess.start();
+    const sent = await alice.sess.sendTextMessage('bob', 'hello from A');
+    await waitFor('bob on B receives', () => bob.received.length === 1);
+    assert.deepEqual(bob.received[0], { id: sent.id, from: 'alice', to: 'bob', text: 'hello from A', timestamp: sent.timestamp });
+    await bob.sess.sendTextMessage('alice', 'hello from B');
+    await waitFor('alice on A receives', () => alice.received.length === 1);
+    assert.equal(alice.received[0]!.text, 'hello from B');
+
+    // Bob leaves B; what alice sends meanwhile is stored, and reaches him when he logs in on A.
+    bob.sess.stop();
+    await alice.sess.sendTextMessage('bob', 'while you were away');
+    const bobOnA = client(a, 'bob');
+    try {
+      await bobOnA.sess.start();
+      await waitFor('stored message', () => bobOnA.received.length === 1);
+      assert.equal(bobOnA.received[0]!.text, 'while you were away');
+    } finally {
+      bobOnA.sess.stop();
+    }
+    // The users API of both processes reads one PostgreSQL: both users exist exactly once there.
+    const rows = await db.db.selectFrom('chat_users').select('username').orderBy('username').execute();
+    assert.deepEqual(rows.map((r) => r.username), ['alice', 'bob']);
+  } finally {
+    alice.sess.stop();
+    bob.sess.stop();
+  }
+});
+
+test('Redis restarted between two messages: gateways resubscribe and live delivery resumes', async () => {
+  let redis = await startPrivateRedis();
+  const env = { REDIS_URL: redis.url };
+  const [a, b] = await Promise.all([gateway(env), gateway(env)]);
+  const carol = client(a, 'carol');
+  const dave = client(b, 'dave');
+  const probe = new Redis(redis.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
+  probe.on('error', () => undefined);
+  // Dave's gateway holds one subscription for him; wait for it on whichever Redis runs now.
+  const daveSubscribed = async () => {
+    for (let i = 0; i < 400; i++) {
+      const r = (await probe.call('PUBSUB', 'NUMSUB', `${prefix}bus:chat:reeltime#default:user:dave`).catch(() => [])) as [string, number] | [];
+      if (Number(r[1] ?? 0) >= 1) return;
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    throw new Error('dave never resubscribed');
+  };
+  try {
+    await carol.sess.start();
+    await dave.sess.start();
+    await carol.sess.sendTextMessage('dave', 'before');
+    await waitFor('before', () => dave.received.length === 1);
+
+    await redis.kill();
+    redis = await startPrivateRedis(redis.port);
+    await daveSubscribed();
+    await carol.sess.sendTextMessage('dave', 'after');
+    await waitFor('after', () => dave.received.length === 2);
+    assert.deepEqual(dave.received.map((m) => m.text), ['before', 'after']);
+  } finally {
+    carol.sess.stop();
+    dave.sess.stop();
+    probe.disconnect();
+    await redis.kill();
+  }
+});
+
+test('a login while Redis is down is refused (internal, close 1001) and succeeds once Redis is back', async () => {
+  let redis = await startPrivateRedis();
+  const a = await gateway({ REDIS_URL: redis.url });
+  const wsUrl = `${a.url.replace(/^http/, 'ws')}/chat/ws`;
+  const token = await fetchUserToken(a.url, 'erin');
+  try {
+    await redis.kill();
+    const refused = await RawClient.connect(wsUrl);
+    refused.send({ type: 'login', user: 'erin', token });
+    const failed = await refused.next('login-failed');
+    assert.equal(failed.code, 'internal');
+    await waitFor('closed', () => refused.closed !== undefined);
+    assert.equal(refused.closed!.code, 1001);
+
+    redis = await startPrivateRedis(redis.port);
+    const accepted = await RawClient.connect(wsUrl);
+    try {
+      accepted.send({ type: 'login', user: 'erin', token });
+      assert.equal((await accepted.next('login-ok')).user, 'erin');
+    } finally {
+      accepted.ws.close();
+    }
+  } finally {
+    await redis.kill();
+  }
+});
