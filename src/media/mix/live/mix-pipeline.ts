@@ -14,6 +14,7 @@ import type { ClosedSlice } from '../../track-pipeline.ts';
 import type { MixAudioProfile } from '../audio-profile.ts';
 import type { MixLayoutSettings } from '../layout-settings.ts';
 import type { CanvasSize } from '../region.ts';
+import { EMPTY_ROSTER, type MixRoster } from '../roster.ts';
 import type { ScalingMethod } from '../scaling-plan.ts';
 import { UserAudioDecoder } from './audio-decoder.ts';
 import { FrameClock } from './frame-clock.ts';
@@ -80,6 +81,11 @@ export class MixPipeline {
   /** Wall-clock time of output frame 0 (the recording's start), once started. */
   get originMs(): number | undefined {
     return this.#engine?.originMs;
+  }
+
+  /** Who is in and what the compositor knows of their video (join order). */
+  get roster(): MixRoster {
+    return this.#engine?.roster ?? EMPTY_ROSTER;
   }
 
   /** Output frames composed so far. */
