@@ -88,6 +88,13 @@ export class MixPipeline {
     return this.#engine?.roster ?? EMPTY_ROSTER;
   }
 
+  /** Frames the users' video decoders have written so far (diagnostics, benchmarks). */
+  get decodedVideoFrames(): number {
+    let n = 0;
+    for (const m of this.#users.values()) n += m.video?.frames ?? 0;
+    return n;
+  }
+
   /** Output frames composed so far. */
   get framesWritten(): number {
     return this.#frameClock?.emitted ?? 0;

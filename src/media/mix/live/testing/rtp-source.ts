@@ -16,6 +16,8 @@ export interface RtpSourceOptions {
   readonly width?: number;
   readonly height?: number;
   readonly fps?: number;
+  /** Send this file's video (VP8 in WebM) as is, looped, instead of encoding a colour. */
+  readonly file?: string;
 }
 
 export interface RtpSource {
@@ -39,11 +41,14 @@ export async function startRtpSource(
   const size = `${o.width ?? 320}x${o.height ?? 180}`;
   let args: string[];
   let track: RtpTrackDescription;
-  if (o.kind === 'opus') {
-    args = ['-f', 'lavfi', '-i', `sine=f=${o.toneHz ?? 440}:r=48000`, '-c:a', 'libopus', '-b:a', '32k', '-ac', '2', '-payload_type', '111'];
+  if (o.file) {
+    args = ['-stream_loop', '-1', '-re', '-i', o.file, '-an', '-c:v', 'copy', '-payload_type', '96'];
+    track = { codec: 'VP8', payloadType: 96, clockRate: 90000 };
+  } else if (o.kind === 'opus') {
+    args = ['-re', '-f', 'lavfi', '-i', `sine=f=${o.toneHz ?? 440}:r=48000`, '-c:a', 'libopus', '-b:a', '32k', '-ac', '2', '-payload_type', '111'];
     track = { codec: 'opus', payloadType: 111, clockRate: 48000, channels: 2 };
   } else {
-    const input = ['-f', 'lavfi', '-i', `color=c=${o.color ?? 'red'}:s=${size}:r=${fps}`];
+    const input = ['-re', '-f', 'lavfi', '-i', `color=c=${o.color ?? 'red'}:s=${size}:r=${fps}`];
     args =
       o.kind === 'vp8'
         ? [...input, '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '200k', '-g', String(fps * 2), '-payload_type', '96']
@@ -53,7 +58,7 @@ export async function startRtpSource(
         ? { codec: 'VP8', payloadType: 96, clockRate: 90000 }
         : { codec: 'H264', payloadType: 102, clockRate: 90000, fmtp: 'packetization-mode=1;profile-level-id=42e01f' };
   }
-  const ffmpeg = new FfmpegProcess(['-loglevel', 'error', '-re', ...args, '-f', 'rtp', `rtp://127.0.0.1:${port}?rtcpport=${port}&pkt_size=1200`]);
+  const ffmpeg = new FfmpegProcess(['-loglevel', 'error', ...args, '-f', 'rtp', `rtp://127.0.0.1:${port}?rtcpport=${port}&pkt_size=1200`]);
   return {
     track,
     async stop() {
