@@ -34,7 +34,7 @@ function harness() {
     audioProfile: mixAudioProfile(0),
     originMs: clock.now(),
     settings: completeMixLayoutSettings({ kind: MIX_LAYOUT.bestFit }),
-    audioLatencyMs: 200,
+    latencyMs: 200,
   });
   const frames: MixOutputFrame[] = [];
   const ticker = new FrameClock(clock, clock.now(), 15, (index) => frames.push(engine.frame(index)));
@@ -79,7 +79,9 @@ test('a stalled user keeps its last frame for 3.5 s, then the background shows; 
   ticker.stop();
   const at = (ms: number): MixOutputFrame => frames[Math.round((ms * 15) / 1000)]!;
   assert.deepEqual(centreColour(at(4000).video, regionOf(at(4000), 'b')), BLUE, 'held under 3.5 s');
-  assert.deepEqual(centreColour(at(4600).video, regionOf(at(4600), 'b')), GREEN, 'background after 3.5 s');
+  // b's last frame was sent just before 1 s and shown 200 ms later (the latency): the background from 4.7 s.
+  assert.deepEqual(centreColour(at(4600).video, regionOf(at(4600), 'b')), BLUE, 'held under 3.5 s');
+  assert.deepEqual(centreColour(at(4800).video, regionOf(at(4800), 'b')), GREEN, 'background after 3.5 s');
   for (const ms of [500, 4000, 5900]) assert.deepEqual(centreColour(at(ms).video, regionOf(at(ms), 'a')), RED);
   assert.equal(frames.length, 91);
 });

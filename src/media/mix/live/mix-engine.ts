@@ -1,9 +1,11 @@
 /**
  * The mix's state between the decoders and the encoder, without I/O (docs/recording-mix.md, "Live pipeline"):
- * who is in (join order, video state), each user's latest decoded frame, the audio timeline, the layout. The
- * caller's frame clock asks for output frame n; the engine composes it from whatever it has at that instant (last
- * frame held, the 3.5 s rule, background) and pulls exactly the audio that belongs to that frame's duration, so
- * nothing a decoder does or fails to do can delay or skip an output frame.
+ * who is in (join order, video state), each user's decoded frames, the audio timeline, the layout. The caller's
+ * frame clock asks for output frame n; the engine composes it from whatever it has at that instant (last frame
+ * held, the 3.5 s rule, background) and pulls exactly the audio that belongs to that frame's duration, so nothing a
+ * decoder does or fails to do can delay or skip an output frame. Video and audio both run on the senders' clocks,
+ * `latencyMs` behind: output frame n at time T shows each user's newest frame sent by T − latency and carries the
+ * audio sent around T − latency, so a flash and a beep sent together come out together.
  */
 import { ActiveSpeakerSelector, rmsDbfs } from '../active-speaker.ts';
 import { type MixAudioProfile, MIX_SAMPLE_RATE } from '../audio-profile.ts';
@@ -27,10 +29,10 @@ export interface MixEngineOptions {
   readonly originMs: number;
   readonly settings: MixLayoutSettings;
   /**
-   * How far behind real time audio is mixed: the jitter window in which users' decoded audio must have arrived
-   * (default 400 ms). Audio for an output frame is the audio whose sender time falls in that frame's slot.
+   * How far behind real time the mix runs on the senders' clocks: the window in which users' decoded audio and
+   * video must have arrived (default 400 ms). Later media is dropped (audio) or shown late (video).
    */
-  readonly audioLatencyMs?: number;
+  readonly latencyMs?: number;
   readonly scaling?: ScalingMethod;
 }
 
@@ -53,16 +55,24 @@ export interface MixOutputFrame {
   readonly regions: readonly MixRegion[];
 }
 
-const DEFAULT_AUDIO_LATENCY_MS = 400;
+const DEFAULT_LATENCY_MS = 400;
+/** Frames waiting for their display time per user; beyond it the oldest is shown early rather than kept. */
+const QUEUE_LIMIT = 30;
+
+interface QueuedFrame {
+  readonly frame: I420Frame;
+  readonly senderTimeMs: number;
+}
 
 export class MixEngine {
   readonly canvas: CanvasSize;
   readonly fps: number;
   readonly originMs: number;
-  readonly audioLatencyMs: number;
+  readonly latencyMs: number;
   readonly #compositor: MixCompositor;
   readonly #timeline: AudioTimeline;
   readonly #latest = new Map<string, I420Frame>();
+  readonly #queued = new Map<string, QueuedFrame[]>();
   readonly #speaker = new ActiveSpeakerSelector();
   #roster: MixRoster = EMPTY_ROSTER;
   #settings: MixLayoutSettings;
@@ -75,9 +85,9 @@ export class MixEngine {
     this.canvas = options.canvas;
     this.fps = options.fps;
     this.originMs = options.originMs;
-    this.audioLatencyMs = options.audioLatencyMs ?? DEFAULT_AUDIO_LATENCY_MS;
+    this.latencyMs = options.latencyMs ?? DEFAULT_LATENCY_MS;
     this.#compositor = new MixCompositor(options.canvas, options.scaling);
-    this.#timeline = new AudioTimeline({ originMs: options.originMs - this.audioLatencyMs, channels: options.audioProfile.channels });
+    this.#timeline = new AudioTimeline({ originMs: options.originMs - this.latencyMs, channels: options.audioProfile.channels });
     this.#settings = options.settings;
     this.#background = hexToYuv(options.settings.backgroundColor);
   }
@@ -94,16 +104,16 @@ export class MixEngine {
     this.#roster = rosterLeave(this.#roster, uid, atMs);
     this.#timeline.forget(uid);
     this.#speaker.remove(uid);
+    this.#queued.delete(uid);
   }
 
-  /**
-   * The user's newest decoded frame. The engine keeps only this reference: the decoder may refill any buffer it
-   * handed over earlier, never the latest one.
-   */
-  videoFrame(uid: string, frame: I420Frame, atMs: number): void {
+  /** A decoded frame stamped with its sender's wall-clock time; shown from output time senderTimeMs + latency. */
+  videoFrame(uid: string, frame: I420Frame, senderTimeMs: number): void {
     if (!this.#roster.some((e) => e.uid === uid && e.video.kind !== 'left')) return;
-    this.#roster = rosterVideoFrame(this.#roster, uid, atMs);
-    this.#latest.set(uid, frame);
+    let queue = this.#queued.get(uid);
+    if (!queue) this.#queued.set(uid, (queue = []));
+    queue.push({ frame, senderTimeMs });
+    if (queue.length > QUEUE_LIMIT) this.#latest.set(uid, queue.shift()!.frame);
   }
 
   /** Decoded audio stamped with its sender's wall-clock time. */
@@ -143,8 +153,9 @@ export class MixEngine {
     const atMs = this.frameTimeMs(index);
     this.#roster = rosterPrune(this.#roster, atMs);
     for (const uid of this.#latest.keys()) if (!this.#roster.some((e) => e.uid === uid)) this.#latest.delete(uid);
+    this.#showDueFrames(atMs);
     const users = rosterLayoutUsers(this.#roster, atMs);
-    const speaker = this.#settings.kind === MIX_LAYOUT.activeSpeaker ? this.#speaker.update(atMs - this.audioLatencyMs) : null;
+    const speaker = this.#settings.kind === MIX_LAYOUT.activeSpeaker ? this.#speaker.update(atMs - this.latencyMs) : null;
     const regions = layout(this.#settings.kind, this.canvas, users, {
       maxResolutionUid: this.#settings.maxResolutionUid,
       customRegions: this.#settings.customRegions,
@@ -160,6 +171,18 @@ export class MixEngine {
     const video = this.#compositor.compose(canvas ?? this.#compositor.createCanvasFrame(), composition);
     const audio = this.#timeline.pull(this.audioFramesOf(index), 's16') as Int16Array;
     return { index, atMs, video, audio, regions };
+  }
+
+  /** Each user's newest frame sent by atMs − latency becomes the one shown; the 3.5 s rule counts from here. */
+  #showDueFrames(atMs: number): void {
+    const due = atMs - this.latencyMs;
+    for (const [uid, queue] of this.#queued) {
+      let shown: I420Frame | undefined;
+      while (queue.length > 0 && queue[0]!.senderTimeMs <= due) shown = queue.shift()!.frame;
+      if (!shown) continue;
+      this.#latest.set(uid, shown);
+      this.#roster = rosterVideoFrame(this.#roster, uid, atMs);
+    }
   }
 
   createCanvasFrame(): I420Frame {

@@ -47,7 +47,7 @@ test('three live publishers: composed at fps through a stall and a layout change
       audioProfile: mixAudioProfile(0),
       settings: completeMixLayoutSettings({ kind: MIX_LAYOUT.bestFit }),
       sliceSeconds: 2,
-      audioLatencyMs: 300,
+      latencyMs: 300,
     },
     {
       onSlice: (s) => slices.push(s),

@@ -37,7 +37,8 @@ export interface MixPipelineOptions {
   /** streamTypes: 0 audio only, 1 video only, 2 both (default). */
   readonly streams?: { readonly audio: boolean; readonly video: boolean };
   readonly sliceSeconds?: number;
-  readonly audioLatencyMs?: number;
+  /** The jitter window audio and video are mixed behind real time (MixEngine's latencyMs). */
+  readonly latencyMs?: number;
   /** Largest decoded frame per user (default: the canvas). */
   readonly decodeBound?: VideoSize;
   readonly scaling?: ScalingMethod;
@@ -57,6 +58,7 @@ interface UserMedia {
   video?: UserVideoDecoder;
   audio?: UserAudioDecoder;
   readonly audioClock: SenderClock;
+  readonly videoClock: SenderClock;
 }
 
 export class MixPipeline {
@@ -111,7 +113,7 @@ export class MixPipeline {
       audioProfile: o.audioProfile,
       originMs,
       settings: this.#settings,
-      ...(o.audioLatencyMs !== undefined ? { audioLatencyMs: o.audioLatencyMs } : {}),
+      ...(o.latencyMs !== undefined ? { latencyMs: o.latencyMs } : {}),
       ...(o.scaling ? { scaling: o.scaling } : {}),
     });
     if (this.#images) engine.setImages(this.#images);
@@ -136,7 +138,7 @@ export class MixPipeline {
 
   join(uid: string): void {
     if (this.#stopped || this.#users.has(uid)) return;
-    this.#users.set(uid, { audioClock: new SenderClock(48_000) });
+    this.#users.set(uid, { audioClock: new SenderClock(48_000), videoClock: new SenderClock(90_000) });
     this.#engine?.join(uid);
   }
 
@@ -155,7 +157,7 @@ export class MixPipeline {
     const media = this.#users.get(uid);
     if (!media || this.#stopped || !this.#streams[kind]) return;
     if (kind === 'video') {
-      media.video ??= this.#videoDecoder(uid, track);
+      media.video ??= this.#videoDecoder(uid, track, media.videoClock);
       media.video.push(packet);
     } else {
       media.audio ??= this.#audioDecoder(uid, track, media.audioClock);
@@ -165,7 +167,8 @@ export class MixPipeline {
 
   /** An RTCP sender report of a user's track (werift: `senderReportOf(receiver's RtcpSrPacket)`). */
   pushSenderReport(uid: string, kind: MixMediaKind, report: SenderReport): void {
-    if (kind === 'audio') this.#users.get(uid)?.audioClock.senderReport(report);
+    const media = this.#users.get(uid);
+    if (media) (kind === 'audio' ? media.audioClock : media.videoClock).senderReport(report);
   }
 
   /** A new layout (updateLayout): from the next composed frame, the encoder keeps running. */
@@ -202,14 +205,15 @@ export class MixPipeline {
     this.events.onFrame?.(frame);
   }
 
-  #videoDecoder(uid: string, track: RtpTrackDescription): UserVideoDecoder {
+  #videoDecoder(uid: string, track: RtpTrackDescription, clock: SenderClock): UserVideoDecoder {
     return new UserVideoDecoder({
       uid,
       track,
+      clock,
       workDir: join(this.options.workDir, 'decoders'),
       bound: this.options.decodeBound ?? this.options.canvas,
       now: () => this.options.clock.now(),
-      onFrame: (frame, atMs) => this.#engine?.videoFrame(uid, frame, atMs),
+      onFrame: (frame, senderTimeMs) => this.#engine?.videoFrame(uid, frame, senderTimeMs),
       onKeyframeNeeded: () => this.events.onKeyframeNeeded?.(uid),
     });
   }

@@ -14,12 +14,15 @@ import { allocateRtpPort, isPortBound, releaseRtpPort } from '../../udp-port.ts'
 const PENDING_LIMIT = 2000;
 const BIND_WAIT_MS = 10_000;
 
-/** Input arguments that make ffmpeg's RTP demuxer start fast and hold little: the sender is on loopback. */
+/**
+ * Input arguments that make ffmpeg's RTP demuxer start fast and hold little: the sender is on loopback. Not
+ * `-fflags nobuffer`: it throws away the packets read while probing, and the decoders rely on every packet they
+ * are given coming out (video frames are matched to RTP timestamps in order, audio samples are counted).
+ */
 export function rtpInputArgs(sdpPath: string): string[] {
   return [
     '-loglevel', 'error',
     '-protocol_whitelist', 'file,udp,rtp',
-    '-fflags', 'nobuffer',
     '-flags', 'low_delay',
     '-probesize', '32768',
     '-analyzeduration', '500000',

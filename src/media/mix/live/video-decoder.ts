@@ -3,12 +3,14 @@
  * stream and writes rawvideo yuv420p to a pipe at a fixed size: the source size read from the keyframe
  * (VP8 header or H.264 SPS), scaled down to fit the bound (the canvas) when larger. A keyframe that announces a
  * new size starts a new decoder from that keyframe on; the old one is dropped, the last frame stays on screen
- * meanwhile. Only the latest frame is kept (two buffers swapped), so a slow reader never queues frames.
+ * meanwhile. Each decoded frame is handed over with the RTP timestamp it was sent with, so the engine can show it
+ * on the sender's clock, in step with the audio.
  */
 import { type I420Frame, i420ByteLength, i420FromBytes } from '../i420.ts';
 import type { RtpTrackDescription } from '../../sdp.ts';
 import { RtpDecoderProcess, safeName } from './rtp-decoder.ts';
 import { readRtpHeader } from './rtp-header.ts';
+import type { SenderClock } from './sender-clock.ts';
 import { decodeSize, keyframeSize, type VideoSize } from './video-size.ts';
 
 export interface UserVideoDecoderOptions {
@@ -18,7 +20,14 @@ export interface UserVideoDecoderOptions {
   /** The largest frame worth decoding: the canvas. */
   readonly bound: VideoSize;
   readonly now: () => number;
-  readonly onFrame: (frame: I420Frame, atMs: number) => void;
+  /** This user's video sender clock (RTCP sender reports go there). */
+  readonly clock: SenderClock;
+  /**
+   * A decoded frame and when its sender captured it: the RTP timestamp of the frame it was decoded from (matched
+   * in order: VP8 and the H.264 WebRTC profiles do not reorder frames) through the sender clock, never later
+   * than its arrival and at most MAX_TRANSIT_MS before it.
+   */
+  readonly onFrame: (frame: I420Frame, senderTimeMs: number) => void;
   /** No keyframe to start from yet: ask the sender for one (RTCP PLI). Called at most once a second. */
   readonly onKeyframeNeeded?: () => void;
 }
@@ -29,11 +38,23 @@ interface Running {
   /** Undefined while the child is starting; packets wait in `held` meanwhile. */
   process: RtpDecoderProcess | undefined;
   readonly held: Buffer[];
+  /** The frames given to this child and not yet decoded, oldest first. */
+  readonly inFlight: { readonly rtpTimestamp: number; readonly pushedAtMs: number }[];
   readonly source: VideoSize;
   readonly size: VideoSize;
 }
 
 const HELD_LIMIT = 2000;
+/** A sender time further back than this from arrival is a clock mismatch, not transit. */
+export const MAX_TRANSIT_MS = 2000;
+/**
+ * A frame given to the child this long before a decoded frame came out is taken as dropped by the decoder (a
+ * corrupt frame after packet loss), so one lost frame cannot shift every later timestamp. Decoding takes
+ * milliseconds; only a decoder starved of CPU for longer makes this skip frames that were not lost, and then
+ * its frames are stamped late by at most its own lag.
+ */
+const STALE_IN_FLIGHT_MS = 500;
+const IN_FLIGHT_LIMIT = 120;
 
 export class UserVideoDecoder {
   #running: Running | undefined;
@@ -53,15 +74,18 @@ export class UserVideoDecoder {
     if (this.#stopped) return;
     const header = readRtpHeader(packet);
     if (!header || header.payloadType !== this.options.track.payloadType) return;
+    this.options.clock.packetArrived(header.timestamp, this.options.now());
     const source = keyframeSize(this.options.track.codec, packet.subarray(header.payloadOffset, header.payloadEnd));
     const running = this.#running;
     if (source && (!running || running.source.width !== source.width || running.source.height !== source.height)) {
       this.#restart(source, packet);
+      if (header.marker) this.#frameSent(this.#running!, header.timestamp);
       return;
     }
-    if (!running) this.#askForKeyframe();
-    else if (running.process) running.process.push(packet);
+    if (!running) return this.#askForKeyframe();
+    if (running.process) running.process.push(packet);
     else if (running.held.length < HELD_LIMIT) running.held.push(packet);
+    if (header.marker) this.#frameSent(running, header.timestamp);
   }
 
   async stop(): Promise<void> {
@@ -82,7 +106,7 @@ export class UserVideoDecoder {
     void this.#running?.process?.stop();
     const size = decodeSize(source, this.options.bound);
     const generation = ++this.#generation;
-    const running: Running = { process: undefined, held: [keyframePacket], source, size };
+    const running: Running = { process: undefined, held: [keyframePacket], inFlight: [], source, size };
     this.#running = running;
     const args = ['-an', '-threads', '1', '-vf', `scale=${size.width}:${size.height}:flags=bilinear`, '-pix_fmt', 'yuv420p', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:3'];
     void RtpDecoderProcess.start(this.options.track, this.options.workDir, `video-${safeName(this.options.uid)}-${generation}`, args).then((process) => {
@@ -91,15 +115,28 @@ export class UserVideoDecoder {
         return;
       }
       running.process = process;
-      this.#readFrames(process, size);
+      this.#readFrames(process, running);
       for (const p of running.held.splice(0)) process.push(p);
     });
   }
 
-  #readFrames(process: RtpDecoderProcess, size: VideoSize): void {
+  #frameSent(running: Running, rtpTimestamp: number): void {
+    running.inFlight.push({ rtpTimestamp, pushedAtMs: this.options.now() });
+    if (running.inFlight.length > IN_FLIGHT_LIMIT) running.inFlight.shift();
+  }
+
+  /** The RTP timestamp of the frame that just came out of the decoder. */
+  #decodedFrameTimestamp(running: Running, arrivalMs: number): number | undefined {
+    const queue = running.inFlight;
+    while (queue.length > 1 && queue[0]!.pushedAtMs < arrivalMs - STALE_IN_FLIGHT_MS) queue.shift();
+    return queue.shift()?.rtpTimestamp;
+  }
+
+  /** Each frame gets its own buffer: the engine may hold several per user while they wait for their display time. */
+  #readFrames(process: RtpDecoderProcess, running: Running): void {
+    const { size } = running;
     const length = i420ByteLength(size.width, size.height);
     let filling = new Uint8Array(length);
-    let spare = new Uint8Array(length);
     let filled = 0;
     process.output.on('data', (chunk: Buffer) => {
       let at = 0;
@@ -111,11 +148,14 @@ export class UserVideoDecoder {
         if (filled < length) break;
         filled = 0;
         const done = filling;
-        filling = spare;
-        spare = done;
-        if (this.#stopped || this.#running?.process !== process) continue;
+        filling = new Uint8Array(length);
+        if (this.#stopped || this.#running !== running) continue;
         this.frames++;
-        this.options.onFrame(i420FromBytes(done, size.width, size.height), this.options.now());
+        const arrival = this.options.now();
+        const rtp = this.#decodedFrameTimestamp(running, arrival);
+        const sent = rtp === undefined ? undefined : this.options.clock.wallTimeOf(rtp);
+        const senderTime = sent === undefined ? arrival : Math.min(arrival, Math.max(arrival - MAX_TRANSIT_MS, sent));
+        this.options.onFrame(i420FromBytes(done, size.width, size.height), senderTime);
       }
     });
   }

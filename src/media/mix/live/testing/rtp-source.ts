@@ -6,8 +6,13 @@ import { createSocket } from 'node:dgram';
 import { RtcpPacketConverter, RtcpSrPacket } from 'werift';
 import { FfmpegProcess } from '../../../ffmpeg.ts';
 import type { RtpTrackDescription } from '../../../sdp.ts';
-import { isRtcp } from '../rtp-header.ts';
-import { type SenderReport, senderReportOf } from '../sender-clock.ts';
+import { isRtcp, readRtpHeader } from '../rtp-header.ts';
+import { rtpTimestampDelta, type SenderReport, senderReportOf, unixMsToNtp } from '../sender-clock.ts';
+
+function once(fn: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () => (done ??= fn());
+}
 
 export interface RtpSourceOptions {
   readonly kind: 'vp8' | 'h264' | 'opus';
@@ -61,9 +66,74 @@ export async function startRtpSource(
   const ffmpeg = new FfmpegProcess(['-loglevel', 'error', ...args, '-f', 'rtp', `rtp://127.0.0.1:${port}?rtcpport=${port}&pkt_size=1200`]);
   return {
     track,
-    async stop() {
+    stop: once(async () => {
       await ffmpeg.stop(2000, 200);
       socket.close();
-    },
+    }),
+  };
+}
+
+export interface FlashBeepSource {
+  readonly video: RtpTrackDescription;
+  readonly audio: RtpTrackDescription;
+  stop(): Promise<void>;
+}
+
+/**
+ * One publisher whose picture turns white and whose 1 kHz tone sounds for the first `pulseSec` of every second,
+ * both from one ffmpeg (one lavfi timeline), sent as VP8 and Opus RTP: for A/V sync checks. ffmpeg's own sender
+ * reports date each stream from when its first packet left, and its video leaves about half a second behind its
+ * audio, so they do not describe one capture clock as a browser's do. This source sends its own instead: both
+ * streams' first packets stand for timeline 0, stamped with the first arrival of either.
+ */
+export async function startFlashBeepSource(
+  onPacket: (kind: 'audio' | 'video', packet: Buffer) => void,
+  onSenderReport: (kind: 'audio' | 'video', report: SenderReport) => void,
+  pulseSec = 0.2,
+): Promise<FlashBeepSource> {
+  let originMs: number | undefined;
+  const first = new Map<'audio' | 'video', number>();
+  const lastReportMs = new Map<'audio' | 'video', number>();
+  const rate = { audio: 48_000, video: 90_000 };
+  const sockets = await Promise.all(
+    (['video', 'audio'] as const).map(async (kind) => {
+      const socket = createSocket('udp4');
+      socket.on('message', (m) => {
+        if (isRtcp(m)) return;
+        const header = readRtpHeader(m);
+        if (!header) return;
+        const now = Date.now();
+        originMs ??= now;
+        if (!first.has(kind)) first.set(kind, header.timestamp);
+        if (now - (lastReportMs.get(kind) ?? -Infinity) >= 1000) {
+          lastReportMs.set(kind, now);
+          const senderMs = originMs + (rtpTimestampDelta(header.timestamp, first.get(kind)!) * 1000) / rate[kind];
+          onSenderReport(kind, { ssrc: header.ssrc, ntpTimestamp: unixMsToNtp(senderMs), rtpTimestamp: header.timestamp });
+        }
+        onPacket(kind, m);
+      });
+      await new Promise<void>((r) => socket.bind(0, '127.0.0.1', r));
+      return socket;
+    }),
+  );
+  const [videoPort, audioPort] = sockets.map((s) => s.address().port);
+  const on = `lt(mod(t\\,1)\\,${pulseSec})`;
+  const ffmpeg = new FfmpegProcess([
+    '-loglevel', 'error',
+    '-re', '-f', 'lavfi', '-i', 'color=c=black:s=320x180:r=15',
+    '-re', '-f', 'lavfi', '-i', 'sine=f=1000:r=48000',
+    '-filter_complex', `[0:v]drawbox=x=0:y=0:w=iw:h=ih:color=white:t=fill:enable='${on}'[v];[1:a]volume=volume=0:enable='not(${on})'[a]`,
+    '-map', '[v]', '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '200k', '-g', '30', '-payload_type', '96',
+    '-f', 'rtp', `rtp://127.0.0.1:${videoPort}?rtcpport=${videoPort}&pkt_size=1200`,
+    '-map', '[a]', '-c:a', 'libopus', '-b:a', '32k', '-ac', '2', '-payload_type', '111',
+    '-f', 'rtp', `rtp://127.0.0.1:${audioPort}?rtcpport=${audioPort}&pkt_size=1200`,
+  ]);
+  return {
+    video: { codec: 'VP8', payloadType: 96, clockRate: 90000 },
+    audio: { codec: 'opus', payloadType: 111, clockRate: 48000, channels: 2 },
+    stop: once(async () => {
+      await ffmpeg.stop(2000, 200);
+      for (const s of sockets) s.close();
+    }),
   };
 }
