@@ -6,7 +6,7 @@
  * the same run: one ffmpeg that reads the same N files in real time and composes them with scale + xstack into
  * the same geometry with the same encoder settings (the single-graph design ARCHITECTURE.md measured).
  *
- *   npm run bench:mix-pipeline [-- N ...]        (default 4 17; BENCH_SECONDS=20)
+ *   npm run bench:mix-pipeline [-- N ... [--no-baseline]]        (default 4 17; BENCH_SECONDS=20)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +21,8 @@ import { childrenOf } from '../../src/process/index.ts';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const WARMUP_SECONDS = 3;
 const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
+/** `--no-baseline`: the pipeline alone (for profiling it). */
+const WITH_BASELINE = !process.argv.includes('--no-baseline');
 const NS = counts.length > 0 ? counts : [4, 17];
 const CANVAS = { width: 640, height: 360 };
 const FPS = 15;
@@ -29,15 +31,14 @@ const TICK = 100; // USER_HZ
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** CPU seconds of this process's children whose command line passes `keep`, by pid. */
-function childCpu(keep: (argv: readonly string[]) => boolean): Map<number, number> {
+/** utime + stime (s) of each of these processes that still runs. */
+function cpuOf(pids: readonly number[]): Map<number, number> {
   const out = new Map<number, number>();
-  for (const child of childrenOf(process.pid)) {
-    if (!keep(child.argv)) continue;
+  for (const pid of pids) {
     try {
-      const stat = readFileSync(`/proc/${child.pid}/stat`, 'utf8');
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(child.pid, (Number(f[11]) + Number(f[12])) / TICK);
+      out.set(pid, (Number(f[11]) + Number(f[12])) / TICK);
     } catch {
       /* gone */
     }
@@ -50,26 +51,55 @@ const ownCpu = (): number => {
   return (u.user + u.system) / 1e6;
 };
 
-/** Cores used over `seconds` by this process (optional) and the matching children, sampled while they run. */
-async function measure(seconds: number, keep: (argv: readonly string[]) => boolean, includeSelf: boolean): Promise<number> {
-  const start = childCpu(keep);
+type Part = 'node' | 'decoders' | 'encoder' | 'baseline';
+
+function partOf(argv: readonly string[]): Part | undefined {
+  if (argv.some((a) => a.includes('xstack'))) return 'baseline';
+  if (argv.includes('rtp') && argv.includes('copy')) return undefined; // the test senders
+  if (argv.some((a) => a.endsWith('.sdp'))) return 'decoders';
+  if (argv.includes('pipe:3') && argv.includes('libx264')) return 'encoder';
+  return undefined;
+}
+
+/**
+ * Cores used over `seconds` by this process and its children, by part. The process table is scanned only at the
+ * start and the end (scanning it costs this process CPU too); children found at the start are read every 2 s so
+ * that one that exits meanwhile still counts up to its last reading.
+ */
+async function measure(seconds: number): Promise<Record<Part, number>> {
+  const scan = (): Map<number, Part> => {
+    const out = new Map<number, Part>();
+    for (const c of childrenOf(process.pid)) {
+      const part = partOf(c.argv);
+      if (part) out.set(c.pid, part);
+    }
+    return out;
+  };
+  const parts = scan();
+  const start = cpuOf([...parts.keys()]);
   const self0 = ownCpu();
   const t0 = performance.now();
   const last = new Map(start);
   const until = t0 + seconds * 1000;
   while (performance.now() < until) {
-    await sleep(500);
-    for (const [pid, cpu] of childCpu(keep)) last.set(pid, cpu);
+    await sleep(Math.min(2000, Math.max(0, until - performance.now())));
+    for (const [pid, cpu] of cpuOf([...parts.keys()])) last.set(pid, cpu);
   }
+  for (const [pid, part] of scan()) if (!parts.has(pid)) parts.set(pid, part); // started meanwhile (a restart)
+  for (const [pid, cpu] of cpuOf([...parts.keys()])) last.set(pid, cpu);
   const elapsed = (performance.now() - t0) / 1000;
-  let cpu = includeSelf ? ownCpu() - self0 : 0;
-  for (const [pid, value] of last) cpu += value - (start.get(pid) ?? 0);
-  return cpu / elapsed;
+  const cores: Record<Part, number> = { node: (ownCpu() - self0) / elapsed, decoders: 0, encoder: 0, baseline: 0 };
+  for (const [pid, cpu] of last) cores[parts.get(pid)!] += (cpu - (start.get(pid) ?? 0)) / elapsed;
+  return cores;
 }
 
-const isSender = (argv: readonly string[]): boolean => argv.includes('rtp') && argv.includes('copy');
+interface PipelineFigures {
+  readonly parts: Record<Part, number>;
+  readonly decodedFps: number;
+  readonly outputFps: number;
+}
 
-async function pipelineRun(n: number, input: string, dir: string): Promise<{ cores: number; decodedFps: number; outputFps: number }> {
+async function pipelineRun(n: number, input: string, dir: string): Promise<PipelineFigures> {
   const pipeline = new MixPipeline(
     {
       workDir: join(dir, `pipeline-${n}`),
@@ -98,9 +128,9 @@ async function pipelineRun(n: number, input: string, dir: string): Promise<{ cor
     const decoded0 = pipeline.decodedVideoFrames;
     const frames0 = pipeline.framesWritten;
     const t0 = performance.now();
-    const cores = await measure(SECONDS, (argv) => !isSender(argv), true);
+    const parts = await measure(SECONDS);
     const elapsed = (performance.now() - t0) / 1000;
-    return { cores, decodedFps: (pipeline.decodedVideoFrames - decoded0) / elapsed / n, outputFps: (pipeline.framesWritten - frames0) / elapsed };
+    return { parts, decodedFps: (pipeline.decodedVideoFrames - decoded0) / elapsed / n, outputFps: (pipeline.framesWritten - frames0) / elapsed };
   } finally {
     await Promise.all(sources.map((s) => s.stop()));
     await pipeline.stop();
@@ -121,7 +151,7 @@ async function baselineRun(n: number, input: string, dir: string): Promise<numbe
   const ffmpeg = new FfmpegProcess(args, { cwd: dir });
   try {
     await sleep(WARMUP_SECONDS * 1000);
-    return await measure(SECONDS, (argv) => argv.some((a) => a.includes('xstack')), false);
+    return (await measure(SECONDS)).baseline;
   } finally {
     await ffmpeg.stop(3000);
   }
@@ -133,12 +163,14 @@ async function main(): Promise<void> {
     const input = join(dir, 'input.webm');
     await runFfmpeg(['-f', 'lavfi', '-i', `testsrc2=s=320x180:r=${FPS}`, '-t', '10', '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '200k', '-g', String(2 * FPS), input]);
     console.log(`mix pipeline: N × 320×180@15 VP8 → ${CANVAS.width}×${CANVAS.height}@${FPS} H.264 ${BITRATE_KBPS} kb/s, best fit, video only, ${SECONDS} s each`);
-    console.log('N\tpipeline cores\tbaseline (xstack) cores\tratio\tdecoded fps/input\toutput fps');
+    console.log('N\tpipeline cores (node + decoders + encoder)\tbaseline (xstack) cores\tratio\tdecoded fps/input\toutput fps');
     for (const n of NS) {
       const pipeline = await pipelineRun(n, input, dir);
-      const baseline = await baselineRun(n, input, dir);
+      const baseline = WITH_BASELINE ? await baselineRun(n, input, dir) : NaN;
+      const { node, decoders, encoder } = pipeline.parts;
+      const total = node + decoders + encoder;
       console.log(
-        `${n}\t${pipeline.cores.toFixed(3)}\t${baseline.toFixed(3)}\t${(pipeline.cores / baseline).toFixed(2)}\t${pipeline.decodedFps.toFixed(1)}\t${pipeline.outputFps.toFixed(1)}`,
+        `${n}\t${total.toFixed(3)} (${node.toFixed(3)} + ${decoders.toFixed(3)} + ${encoder.toFixed(3)})\t${baseline.toFixed(3)}\t${(total / baseline).toFixed(2)}\t${pipeline.decodedFps.toFixed(1)}\t${pipeline.outputFps.toFixed(1)}`,
       );
     }
   } finally {

@@ -34,6 +34,8 @@ export interface MixEngineOptions {
    */
   readonly latencyMs?: number;
   readonly scaling?: ScalingMethod;
+  /** A frame given to `videoFrame` that the engine no longer holds: its decoder may refill the buffer. */
+  readonly onFrameReleased?: (uid: string, frame: I420Frame) => void;
 }
 
 /** Decoded images from the layout's URLs (fetching and decoding them is the session's job). */
@@ -79,6 +81,7 @@ export class MixEngine {
   #background: YuvColour;
   #images: MixImages = NO_MIX_IMAGES;
   #canvasFrames: I420Frame[] = [];
+  readonly #onFrameReleased: ((uid: string, frame: I420Frame) => void) | undefined;
 
   constructor(options: MixEngineOptions) {
     if (!(Number.isInteger(options.fps) && options.fps > 0)) throw new RangeError(`fps must be a positive whole number, got ${options.fps}`);
@@ -90,6 +93,7 @@ export class MixEngine {
     this.#timeline = new AudioTimeline({ originMs: options.originMs - this.latencyMs, channels: options.audioProfile.channels });
     this.#settings = options.settings;
     this.#background = hexToYuv(options.settings.backgroundColor);
+    this.#onFrameReleased = options.onFrameReleased;
   }
 
   get roster(): MixRoster {
@@ -113,7 +117,13 @@ export class MixEngine {
     let queue = this.#queued.get(uid);
     if (!queue) this.#queued.set(uid, (queue = []));
     queue.push({ frame, senderTimeMs });
-    if (queue.length > QUEUE_LIMIT) this.#latest.set(uid, queue.shift()!.frame);
+    if (queue.length > QUEUE_LIMIT) this.#show(uid, queue.shift()!.frame);
+  }
+
+  #show(uid: string, frame: I420Frame): void {
+    const previous = this.#latest.get(uid);
+    this.#latest.set(uid, frame);
+    if (previous && previous !== frame) this.#onFrameReleased?.(uid, previous);
   }
 
   /** Decoded audio stamped with its sender's wall-clock time. */
@@ -178,9 +188,12 @@ export class MixEngine {
     const due = atMs - this.latencyMs;
     for (const [uid, queue] of this.#queued) {
       let shown: I420Frame | undefined;
-      while (queue.length > 0 && queue[0]!.senderTimeMs <= due) shown = queue.shift()!.frame;
+      while (queue.length > 0 && queue[0]!.senderTimeMs <= due) {
+        if (shown) this.#onFrameReleased?.(uid, shown); // superseded within one output frame
+        shown = queue.shift()!.frame;
+      }
       if (!shown) continue;
-      this.#latest.set(uid, shown);
+      this.#show(uid, shown);
       this.#roster = rosterVideoFrame(this.#roster, uid, atMs);
     }
   }

@@ -115,6 +115,7 @@ export class MixPipeline {
       settings: this.#settings,
       ...(o.latencyMs !== undefined ? { latencyMs: o.latencyMs } : {}),
       ...(o.scaling ? { scaling: o.scaling } : {}),
+      onFrameReleased: (uid, frame) => this.#users.get(uid)?.video?.recycle(frame),
     });
     if (this.#images) engine.setImages(this.#images);
     for (const uid of this.#users.keys()) engine.join(uid);

@@ -55,12 +55,15 @@ export const MAX_TRANSIT_MS = 2000;
  */
 const STALE_IN_FLIGHT_MS = 500;
 const IN_FLIGHT_LIMIT = 120;
+/** Spare frame buffers kept per user (about the frames queued within the latency window, plus the shown one). */
+const POOL_LIMIT = 16;
 
 export class UserVideoDecoder {
   #running: Running | undefined;
   #generation = 0;
   #stopped = false;
   #lastKeyframeRequestMs = -Infinity;
+  readonly #pool: Uint8Array[] = [];
   /** Frames written so far by all decoders of this user (diagnostics, benchmarks). */
   frames = 0;
 
@@ -132,11 +135,25 @@ export class UserVideoDecoder {
     return queue.shift()?.rtpTimestamp;
   }
 
-  /** Each frame gets its own buffer: the engine may hold several per user while they wait for their display time. */
+  /** A frame this decoder produced that is no longer shown or queued: its buffer is filled again. */
+  recycle(frame: I420Frame): void {
+    const size = this.#running?.size;
+    if (!size || frame.data.length !== i420ByteLength(size.width, size.height) || this.#pool.length >= POOL_LIMIT) return;
+    this.#pool.push(frame.data);
+  }
+
+  /**
+   * Each frame gets its own buffer (the engine holds several per user while they wait for their display time);
+   * buffers come back through recycle(), so a steady stream allocates nothing.
+   */
   #readFrames(process: RtpDecoderProcess, running: Running): void {
     const { size } = running;
     const length = i420ByteLength(size.width, size.height);
-    let filling = new Uint8Array(length);
+    const buffer = (): Uint8Array => {
+      const spare = this.#pool.pop();
+      return spare && spare.length === length ? spare : new Uint8Array(length);
+    };
+    let filling = buffer();
     let filled = 0;
     process.output.on('data', (chunk: Buffer) => {
       let at = 0;
@@ -148,7 +165,7 @@ export class UserVideoDecoder {
         if (filled < length) break;
         filled = 0;
         const done = filling;
-        filling = new Uint8Array(length);
+        filling = buffer();
         if (this.#stopped || this.#running !== running) continue;
         this.frames++;
         const arrival = this.options.now();
