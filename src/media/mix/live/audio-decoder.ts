@@ -26,6 +26,7 @@ export interface UserAudioDecoderOptions {
 /** A timestamp jump beyond this (in either direction) restarts the decoder at the new packet. */
 const RESTART_GAP_SAMPLES = MIX_SAMPLE_RATE;
 const HELD_LIMIT = 500;
+const DEAD_RESTART_INTERVAL_MS = 1000;
 
 interface Running {
   process: RtpDecoderProcess | undefined;
@@ -41,6 +42,7 @@ export class UserAudioDecoder {
   #lastTimestamp = 0;
   #generation = 0;
   #stopped = false;
+  #startedAtMs = -Infinity;
 
   constructor(private readonly options: UserAudioDecoderOptions) {
     const rate = options.track.clockRate;
@@ -54,7 +56,10 @@ export class UserAudioDecoder {
     this.options.clock.packetArrived(header.timestamp, this.options.now());
     const running = this.#running;
     const jump = running ? rtpTimestampDelta(header.timestamp, this.#lastTimestamp) : 0;
-    if (!running || header.ssrc !== running.ssrc || Math.abs(jump) > RESTART_GAP_SAMPLES) {
+    const dead = running?.process !== undefined && !running.process.running;
+    // A child that died is replaced at most once a second, so a stream ffmpeg cannot decode is no spawn loop.
+    if (dead && this.options.now() - this.#startedAtMs < DEAD_RESTART_INTERVAL_MS) return;
+    if (!running || dead || header.ssrc !== running.ssrc || Math.abs(jump) > RESTART_GAP_SAMPLES) {
       this.#restart(header.timestamp, header.ssrc, packet);
     } else if (running.process) running.process.push(packet);
     else if (running.held.length < HELD_LIMIT) running.held.push(packet);
@@ -69,6 +74,7 @@ export class UserAudioDecoder {
   }
 
   #restart(baseTimestamp: number, ssrc: number, first: Buffer): void {
+    this.#startedAtMs = this.options.now();
     void this.#running?.process?.stop();
     const running: Running = { process: undefined, held: [first], baseTimestamp, ssrc, samples: 0 };
     this.#running = running;

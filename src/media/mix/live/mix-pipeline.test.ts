@@ -158,3 +158,61 @@ test('three live publishers: composed at fps through a stall and a layout change
   assert.ok(a > 0.002 && b > 0.002, `tones: 440 Hz ${a}, 1000 Hz ${b}`);
   assert.ok(none < Math.min(a, b) / 50, `700 Hz ${none}`);
 });
+
+test('a publisher that changes resolution is decoded at the new size with its own aspect ratio', { timeout: 60_000 }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mix-resize-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const slices: ClosedSlice[] = [];
+  const pipeline = new MixPipeline(
+    {
+      workDir: dir,
+      clock: systemClock,
+      canvas: { width: W, height: H },
+      fps: FPS,
+      bitrateKbps: 400,
+      audioProfile: mixAudioProfile(0),
+      // Vertical without maxResolutionUid and one user: that user fills the canvas, fitted (whole picture, bars).
+      settings: completeMixLayoutSettings({ kind: MIX_LAYOUT.vertical }),
+      streams: { audio: false, video: true },
+      sliceSeconds: 2,
+      latencyMs: 200,
+    },
+    { onSlice: (s) => slices.push(s) },
+  );
+  pipeline.join('a');
+  pipeline.start();
+  const sources: RtpSource[] = [];
+  t.after(() => Promise.all(sources.map((s) => s.stop())));
+  const publish = async (options: { color: string; width: number; height: number }) => {
+    let source: RtpSource | undefined;
+    source = await startRtpSource({ kind: 'vp8', ...options }, (p) => {
+      if (source) pipeline.pushRtp('a', 'video', source.track, p);
+    });
+    sources.push(source);
+    return source;
+  };
+  const wide = await publish({ color: 'red', width: 320, height: 180 });
+  while (pipeline.roster[0]?.video.kind !== 'sending') await sleep(20);
+  const before = pipeline.framesWritten + 5;
+  await sleep(1000);
+  await wide.stop();
+  // The same user now sends a square picture (a new keyframe with another size, as after a camera switch).
+  await publish({ color: 'blue', width: 240, height: 240 });
+  const switched = pipeline.framesWritten;
+  await sleep(2500);
+  await Promise.all(sources.splice(0).map((s) => s.stop()));
+  await pipeline.stop();
+
+  const all = join(dir, 'all.ts');
+  writeFileSync(all, Buffer.concat(slices.map((s) => readFileSync(s.localPath))));
+  const rawPath = join(dir, 'all.yuv');
+  await runFfmpeg(['-i', all, '-f', 'rawvideo', '-pix_fmt', 'yuv420p', rawPath]);
+  const raw = readFileSync(rawPath);
+  const size = i420ByteLength(W, H);
+  const last = raw.length / size - 3;
+  assert.ok(last > switched + FPS, `frames: ${last}`);
+  const at = (n: number, x: number, y: number): YuvColour => i420PixelAt(i420FromBytes(raw.subarray(n * size, (n + 1) * size), W, H), x, y);
+  near(at(before, 60, 180), COLOURS.red, '16:9 picture fills the 16:9 canvas');
+  near(at(last, 320, 180), hexToYuv('#0000FF'), 'square picture in the middle');
+  near(at(last, 60, 180), { y: 16, u: 128, v: 128 }, 'square picture fitted: black bars left and right');
+});

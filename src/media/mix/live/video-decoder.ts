@@ -80,12 +80,13 @@ export class UserVideoDecoder {
     this.options.clock.packetArrived(header.timestamp, this.options.now());
     const source = keyframeSize(this.options.track.codec, packet.subarray(header.payloadOffset, header.payloadEnd));
     const running = this.#running;
-    if (source && (!running || running.source.width !== source.width || running.source.height !== source.height)) {
+    const dead = running?.process !== undefined && !running.process.running;
+    if (source && (!running || dead || running.source.width !== source.width || running.source.height !== source.height)) {
       this.#restart(source, packet);
       if (header.marker) this.#frameSent(this.#running!, header.timestamp);
       return;
     }
-    if (!running) return this.#askForKeyframe();
+    if (!running || dead) return this.#askForKeyframe();
     if (running.process) running.process.push(packet);
     else if (running.held.length < HELD_LIMIT) running.held.push(packet);
     if (header.marker) this.#frameSent(running, header.timestamp);
