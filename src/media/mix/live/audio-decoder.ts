@@ -9,7 +9,7 @@
 import type { PcmFrame } from '../audio-mixer.ts';
 import { MIX_SAMPLE_RATE } from '../audio-profile.ts';
 import type { RtpTrackDescription } from '../../sdp.ts';
-import { RtpDecoderProcess, safeName } from './rtp-decoder.ts';
+import { type DecoderSlot, type RtpDecoderProcess, safeName, startDecoderSlot } from './rtp-decoder.ts';
 import { readRtpHeader } from './rtp-header.ts';
 import { rtpTimestampDelta, type SenderClock } from './sender-clock.ts';
 
@@ -28,9 +28,7 @@ const RESTART_GAP_SAMPLES = MIX_SAMPLE_RATE;
 const HELD_LIMIT = 500;
 const DEAD_RESTART_INTERVAL_MS = 1000;
 
-interface Running {
-  process: RtpDecoderProcess | undefined;
-  readonly held: Buffer[];
+interface Running extends DecoderSlot {
   readonly baseTimestamp: number;
   readonly ssrc: number;
   /** Samples (per channel) written by this child so far. */
@@ -85,15 +83,9 @@ export class UserAudioDecoder {
       '-ac', String(this.options.channels), '-ar', String(MIX_SAMPLE_RATE),
       '-f', 's16le', 'pipe:3',
     ];
-    void RtpDecoderProcess.start(this.options.track, this.options.workDir, `audio-${safeName(this.options.uid)}-${generation}`, args).then((process) => {
-      if (this.#stopped || this.#running !== running) {
-        void process.stop();
-        return;
-      }
-      running.process = process;
-      this.#readPcm(process, running);
-      for (const p of running.held.splice(0)) process.push(p);
-    });
+    const name = `audio-${safeName(this.options.uid)}-${generation}`;
+    const wanted = (): boolean => !this.#stopped && this.#running === running;
+    startDecoderSlot(running, this.options.track, this.options.workDir, name, args, wanted, (process) => this.#readPcm(process, running));
   }
 
   #readPcm(process: RtpDecoderProcess, running: Running): void {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { systemClock } from '../../../clock/index.ts';
 import { runFfmpeg } from '../../ffmpeg.ts';
-import type { ClosedSlice } from '../../track-pipeline.ts';
+import type { ClosedSlice } from '../../segment-list.ts';
 import { mixAudioProfile } from '../audio-profile.ts';
 import { i420ByteLength } from '../i420.ts';
 import { completeMixLayoutSettings, MIX_LAYOUT } from '../layout-settings.ts';

@@ -5,16 +5,14 @@
  * track pipeline does (src/media/segment-list.ts). Timestamps come from frame and sample counts, not from the wall
  * clock: the frame clock already emits exactly fps frames per second.
  */
-import { mkdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { MixAudioProfile } from '../audio-profile.ts';
 import { MIX_SAMPLE_RATE } from '../audio-profile.ts';
 import type { CanvasSize } from '../region.ts';
 import { type FfmpegExit, FfmpegProcess } from '../../ffmpeg.ts';
-import { LineSplitter, parseSegmentLine } from '../../segment-list.ts';
+import { type ClosedSlice, ClosedSliceReader, LineSplitter } from '../../segment-list.ts';
 import { segmentArgs, SLICE_SECONDS, slicePolicy } from '../../slice-policy.ts';
-import type { ClosedSlice } from '../../track-pipeline.ts';
 
 export interface MixEncoderOptions {
   readonly workDir: string;
@@ -84,7 +82,7 @@ export class MixEncoder {
   readonly #video: Writable | undefined;
   readonly #audio: Writable | undefined;
   readonly #slicesDone: Promise<void>;
-  #firstSegmentSec: number | undefined;
+  readonly #slices: ClosedSliceReader;
   #finishing = false;
 
   constructor(
@@ -92,6 +90,7 @@ export class MixEncoder {
     private readonly events: MixEncoderEvents,
   ) {
     mkdirSync(options.workDir, { recursive: true });
+    this.#slices = new ClosedSliceReader(options.workDir, 'ts', () => options.originMs);
     this.#ffmpeg = new FfmpegProcess(mixEncoderArgs(options), { extraPipes: 3, cwd: options.workDir });
     this.#video = options.video ? writableFd(this.#ffmpeg, 3) : undefined;
     this.#audio = options.audio ? writableFd(this.#ffmpeg, 4) : undefined;
@@ -148,19 +147,7 @@ export class MixEncoder {
   }
 
   #segmentClosed(line: string): void {
-    const segment = parseSegmentLine(line);
-    if (!segment) return;
-    const localPath = join(this.options.workDir, segment.file);
-    let bytes = 0;
-    try {
-      bytes = statSync(localPath).size;
-    } catch {
-      return;
-    }
-    const durationSec = segment.endSec - segment.startSec;
-    if (bytes === 0 || durationSec < 0.05) return;
-    this.#firstSegmentSec ??= segment.startSec;
-    const startMs = Math.round(this.options.originMs + (segment.startSec - this.#firstSegmentSec) * 1000);
-    this.events.onSlice(Object.freeze({ localPath, startMs, durationSec, container: 'ts', bytes }));
+    const slice = this.#slices.read(line);
+    if (slice) this.events.onSlice(slice);
   }
 }

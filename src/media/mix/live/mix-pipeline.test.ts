@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { systemClock } from '../../../clock/index.ts';
 import { FFPROBE_BIN, runFfmpeg } from '../../ffmpeg.ts';
 import { runChild } from '../../../process/index.ts';
-import type { ClosedSlice } from '../../track-pipeline.ts';
+import type { ClosedSlice } from '../../segment-list.ts';
 import { mixAudioProfile } from '../audio-profile.ts';
 import { hexToYuv, type YuvColour } from '../colour.ts';
 import { type I420Frame, i420ByteLength, i420FromBytes, i420PixelAt, solidI420Frame } from '../i420.ts';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../../clock/index.ts';
 import type { FfmpegExit } from '../../ffmpeg.ts';
 import type { RtpTrackDescription } from '../../sdp.ts';
-import type { ClosedSlice } from '../../track-pipeline.ts';
+import type { ClosedSlice } from '../../segment-list.ts';
 import type { MixAudioProfile } from '../audio-profile.ts';
 import type { MixLayoutSettings } from '../layout-settings.ts';
 import type { CanvasSize } from '../region.ts';

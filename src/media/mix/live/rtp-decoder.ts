@@ -114,3 +114,33 @@ export class RtpDecoderProcess {
 export function safeName(uid: string): string {
   return uid.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
 }
+
+/** One decoder child of a user, from the moment it is asked for: packets wait in `held` until it runs. */
+export interface DecoderSlot {
+  process: RtpDecoderProcess | undefined;
+  readonly held: Buffer[];
+}
+
+/**
+ * Starts the child for `slot`; once it runs, `onStarted` attaches its output and the held packets go in. A child
+ * that is no longer wanted by then (the user left, or a newer child replaced it) is stopped at once.
+ */
+export function startDecoderSlot(
+  slot: DecoderSlot,
+  track: RtpTrackDescription,
+  workDir: string,
+  name: string,
+  outputArgs: readonly string[],
+  stillWanted: () => boolean,
+  onStarted: (process: RtpDecoderProcess) => void,
+): void {
+  void RtpDecoderProcess.start(track, workDir, name, outputArgs).then((process) => {
+    if (!stillWanted()) {
+      void process.stop();
+      return;
+    }
+    slot.process = process;
+    onStarted(process);
+    for (const p of slot.held.splice(0)) process.push(p);
+  });
+}

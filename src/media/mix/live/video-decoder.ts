@@ -8,7 +8,7 @@
  */
 import { type I420Frame, i420ByteLength, i420FromBytes } from '../i420.ts';
 import type { RtpTrackDescription } from '../../sdp.ts';
-import { RtpDecoderProcess, safeName } from './rtp-decoder.ts';
+import { type DecoderSlot, type RtpDecoderProcess, safeName, startDecoderSlot } from './rtp-decoder.ts';
 import { readRtpHeader } from './rtp-header.ts';
 import type { SenderClock } from './sender-clock.ts';
 import { decodeSize, keyframeSize, type VideoSize } from './video-size.ts';
@@ -34,10 +34,7 @@ export interface UserVideoDecoderOptions {
 
 const KEYFRAME_REQUEST_INTERVAL_MS = 1000;
 
-interface Running {
-  /** Undefined while the child is starting; packets wait in `held` meanwhile. */
-  process: RtpDecoderProcess | undefined;
-  readonly held: Buffer[];
+interface Running extends DecoderSlot {
   /** The frames given to this child and not yet decoded, oldest first. */
   readonly inFlight: { readonly rtpTimestamp: number; readonly pushedAtMs: number }[];
   readonly source: VideoSize;
@@ -113,15 +110,9 @@ export class UserVideoDecoder {
     const running: Running = { process: undefined, held: [keyframePacket], inFlight: [], source, size };
     this.#running = running;
     const args = ['-an', '-threads', '1', '-vf', `scale=${size.width}:${size.height}:flags=bilinear`, '-pix_fmt', 'yuv420p', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:3'];
-    void RtpDecoderProcess.start(this.options.track, this.options.workDir, `video-${safeName(this.options.uid)}-${generation}`, args).then((process) => {
-      if (this.#stopped || this.#running !== running) {
-        void process.stop();
-        return;
-      }
-      running.process = process;
-      this.#readFrames(process, running);
-      for (const p of running.held.splice(0)) process.push(p);
-    });
+    const name = `video-${safeName(this.options.uid)}-${generation}`;
+    const wanted = (): boolean => !this.#stopped && this.#running === running;
+    startDecoderSlot(running, this.options.track, this.options.workDir, name, args, wanted, (process) => this.#readFrames(process, running));
   }
 
   #frameSent(running: Running, rtpTimestamp: number): void {

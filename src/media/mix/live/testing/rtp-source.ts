@@ -6,6 +6,8 @@ import { createSocket } from 'node:dgram';
 import { RtcpPacketConverter, RtcpSrPacket } from 'werift';
 import { FfmpegProcess } from '../../../ffmpeg.ts';
 import type { RtpTrackDescription } from '../../../sdp.ts';
+import type { GeneratorOptions } from '../../../testing/rtp-generator.ts';
+import type { MixPipeline } from '../mix-pipeline.ts';
 import { isRtcp, readRtpHeader } from '../rtp-header.ts';
 import { rtpTimestampDelta, type SenderReport, senderReportOf, unixMsToNtp } from '../sender-clock.ts';
 
@@ -14,13 +16,8 @@ function once(fn: () => Promise<void>): () => Promise<void> {
   return () => (done ??= fn());
 }
 
-export interface RtpSourceOptions {
-  readonly kind: 'vp8' | 'h264' | 'opus';
-  readonly color?: string;
-  readonly toneHz?: number;
-  readonly width?: number;
-  readonly height?: number;
-  readonly fps?: number;
+/** As the individual recorder's test generator (defaults here: 320×180, and sender reports are passed on). */
+export interface RtpSourceOptions extends Omit<GeneratorOptions, 'gop'> {
   /** Send this file's video (VP8 in WebM) as is, looped, instead of encoding a colour. */
   readonly file?: string;
 }
@@ -136,4 +133,23 @@ export async function startFlashBeepSource(
       for (const s of sockets) s.close();
     }),
   };
+}
+
+/** Publishes one track of `uid` into the pipeline; `open()` false holds the packets back (a stalled sender). */
+export async function publishTo(
+  pipeline: Pick<MixPipeline, 'pushRtp' | 'pushSenderReport'>,
+  uid: string,
+  options: RtpSourceOptions,
+  open: () => boolean = () => true,
+): Promise<RtpSource> {
+  const kind = options.kind === 'opus' ? 'audio' : 'video';
+  let source: RtpSource | undefined;
+  source = await startRtpSource(
+    options,
+    (p) => {
+      if (source && open()) pipeline.pushRtp(uid, kind, source.track, p);
+    },
+    (report) => pipeline.pushSenderReport(uid, kind, report),
+  );
+  return source;
 }
