@@ -3,17 +3,15 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { systemClock } from '../../../clock/index.ts';
 import { FFPROBE_BIN, runFfmpeg } from '../../ffmpeg.ts';
 import { runChild } from '../../../process/index.ts';
 import type { ClosedSlice } from '../../segment-list.ts';
-import { mixAudioProfile } from '../audio-profile.ts';
 import { hexToYuv, type YuvColour } from '../colour.ts';
 import { type I420Frame, i420ByteLength, i420FromBytes, i420PixelAt, solidI420Frame } from '../i420.ts';
 import { completeMixLayoutSettings, MIX_LAYOUT } from '../layout-settings.ts';
 import { tonePower } from '../testing/tones.ts';
-import { MixPipeline } from './mix-pipeline.ts';
-import { type RtpSource, startRtpSource } from './testing/rtp-source.ts';
+import { testPipeline } from './testing/pipeline.ts';
+import { publishTo, type RtpSource } from './testing/rtp-source.ts';
 
 const W = 640;
 const H = 360;
@@ -37,18 +35,9 @@ test('three live publishers: composed at fps through a stall and a layout change
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const slices: ClosedSlice[] = [];
   const layoutAtFrame: number[] = [];
-  const pipeline = new MixPipeline(
-    {
-      workDir: dir,
-      clock: systemClock,
-      canvas: { width: W, height: H },
-      fps: FPS,
-      bitrateKbps: 600,
-      audioProfile: mixAudioProfile(0),
-      settings: completeMixLayoutSettings({ kind: MIX_LAYOUT.bestFit }),
-      sliceSeconds: 2,
-      latencyMs: 300,
-    },
+  const pipeline = testPipeline(
+    dir,
+    { latencyMs: 300 },
     {
       onSlice: (s) => slices.push(s),
       onFrame: (f) => layoutAtFrame.push(f.regions.length),
@@ -62,17 +51,8 @@ test('three live publishers: composed at fps through a stall and a layout change
   let bVideoOpen = true;
   const sources: RtpSource[] = [];
   t.after(() => Promise.all(sources.map((s) => s.stop())));
-  const publish = async (uid: string, kind: 'vp8' | 'h264' | 'opus', extra: { color?: string; toneHz?: number }, gate = () => true) => {
-    const media = kind === 'opus' ? 'audio' : 'video';
-    let source: RtpSource | undefined;
-    source = await startRtpSource(
-      { kind, ...extra },
-      (p) => {
-        if (source && gate()) pipeline.pushRtp(uid, media, source.track, p);
-      },
-      (sr) => pipeline.pushSenderReport(uid, media, sr),
-    );
-    sources.push(source);
+  const publish = async (uid: string, kind: 'vp8' | 'h264' | 'opus', extra: { color?: string; toneHz?: number }, open?: () => boolean) => {
+    sources.push(await publishTo(pipeline, uid, { kind, ...extra }, open));
   };
   await publish('a', 'vp8', { color: 'red' });
   await publish('a', 'opus', { toneHz: 440 });
@@ -163,20 +143,10 @@ test('a publisher that changes resolution is decoded at the new size with its ow
   const dir = mkdtempSync(join(tmpdir(), 'mix-resize-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const slices: ClosedSlice[] = [];
-  const pipeline = new MixPipeline(
-    {
-      workDir: dir,
-      clock: systemClock,
-      canvas: { width: W, height: H },
-      fps: FPS,
-      bitrateKbps: 400,
-      audioProfile: mixAudioProfile(0),
-      // Vertical without maxResolutionUid and one user: that user fills the canvas, fitted (whole picture, bars).
-      settings: completeMixLayoutSettings({ kind: MIX_LAYOUT.vertical }),
-      streams: { audio: false, video: true },
-      sliceSeconds: 2,
-      latencyMs: 200,
-    },
+  // Vertical without maxResolutionUid and one user: that user fills the canvas, fitted (whole picture, bars).
+  const pipeline = testPipeline(
+    dir,
+    { settings: completeMixLayoutSettings({ kind: MIX_LAYOUT.vertical }), streams: { audio: false, video: true }, latencyMs: 200 },
     { onSlice: (s) => slices.push(s) },
   );
   pipeline.join('a');
@@ -184,10 +154,7 @@ test('a publisher that changes resolution is decoded at the new size with its ow
   const sources: RtpSource[] = [];
   t.after(() => Promise.all(sources.map((s) => s.stop())));
   const publish = async (options: { color: string; width: number; height: number }) => {
-    let source: RtpSource | undefined;
-    source = await startRtpSource({ kind: 'vp8', ...options }, (p) => {
-      if (source) pipeline.pushRtp('a', 'video', source.track, p);
-    });
+    const source = await publishTo(pipeline, 'a', { kind: 'vp8', ...options });
     sources.push(source);
     return source;
   };
