@@ -124,3 +124,27 @@ test('audio lands at its sender time: a late joiner starts where it joined, sile
   assert.ok(tonePower(pcm, 1, 440, senderFrame(200), senderFrame(900)) < 1e-6, 'silence before the join');
   assert.ok(tonePower(pcm, 1, 440, senderFrame(1100), senderFrame(2500)) > 0.2, 'the tone after it');
 });
+
+test('a user who leaves shows the canvas colour for 3.5 s, then the layout reflows without them', () => {
+  const { clock, frames, ticker, engine } = harness();
+  engine.setLayout(completeMixLayoutSettings({ kind: MIX_LAYOUT.bestFit, backgroundColor: '#00FF00' }));
+  engine.join('a');
+  engine.join('b');
+  const red = solidI420Frame(320, 180, RED);
+  const blue = solidI420Frame(320, 180, BLUE);
+  ticker.start();
+  for (let t = 0; t < 6000; t += 1000 / 15) {
+    if (t < 1000) engine.videoFrame('a', red, clock.now());
+    engine.videoFrame('b', blue, clock.now());
+    if (Math.abs(t - 1000) < 1) engine.leave('a', clock.now());
+    clock.advance(1000 / 15);
+  }
+  ticker.stop();
+  const at = (ms: number): MixOutputFrame => frames[Math.round((ms * 15) / 1000)]!;
+  assert.deepEqual(centreColour(at(900).video, regionOf(at(900), 'a')), RED);
+  assert.deepEqual(centreColour(at(2000).video, regionOf(at(2000), 'a')), GREEN, 'the canvas colour while leaving');
+  assert.deepEqual(regionOf(at(2000), 'b').rect, { x: 320, y: 0, width: 320, height: 360 });
+  assert.ok(!at(4600).regions.some((r) => r.uid === 'a'), 'gone after 3.5 s');
+  assert.deepEqual(regionOf(at(4600), 'b').rect, { x: 0, y: 0, width: 640, height: 360 }, 'b moves up');
+  assert.deepEqual(centreColour(at(4600).video, regionOf(at(4600), 'b')), BLUE);
+});
