@@ -1,12 +1,13 @@
 /**
- * Live mix pipeline benchmark: N publishers of 320×180@15 VP8 composed into 640×360@15 H.264 (best fit), video
- * only. The same looped input file is sent as RTP (ffmpeg -c copy, not counted) to the pipeline: one ffmpeg
- * decoder per user, the TypeScript compositor on the frame clock, one x264 veryfast encoder. CPU counted: this
- * Node process (RTP forwarding, compositing) plus the decoder and encoder children, read from /proc. Baseline in
- * the same run: one ffmpeg that reads the same N files in real time and composes them with scale + xstack into
- * the same geometry with the same encoder settings (the single-graph design ARCHITECTURE.md measured).
+ * Live mix pipeline benchmark: N publishers of 320×180@15 VP8 composed into 640×360@15 H.264 (best fit); with
+ * `--audio` each also sends Opus, mixed into AAC. The same looped input file is sent as RTP (ffmpeg -c copy, not
+ * counted) to the pipeline: one ffmpeg decoder per user and kind, the TypeScript compositor and mixer on the frame
+ * clock, one encoder. CPU counted: this Node process (RTP forwarding, compositing, mixing) plus the decoder and
+ * encoder children, read from /proc. Baseline in the same run: one ffmpeg that reads the same N files in real time
+ * and composes them with scale + xstack (+ amix) into the same geometry with the same encoder settings (the
+ * single-graph design ARCHITECTURE.md measured).
  *
- *   npm run bench:mix-pipeline [-- N ... [--no-baseline]]        (default 4 17; BENCH_SECONDS=20)
+ *   npm run bench:mix-pipeline [-- N ... [--audio] [--no-baseline]]        (default 4 17; BENCH_SECONDS=20)
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +16,7 @@ import { systemClock } from '../../src/clock/index.ts';
 import { FfmpegProcess, runFfmpeg } from '../../src/media/ffmpeg.ts';
 import { completeMixLayoutSettings, layout, MIX_LAYOUT, mixAudioProfile } from '../../src/media/mix/index.ts';
 import { MixPipeline, mixEncoderArgs } from '../../src/media/mix/live/index.ts';
-import { type RtpSource, startRtpSource } from '../../src/media/mix/live/testing/rtp-source.ts';
+import { publishTo, type RtpSource } from '../../src/media/mix/live/testing/rtp-source.ts';
 import { childrenOf } from '../../src/process/index.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -23,6 +24,8 @@ const WARMUP_SECONDS = 3;
 const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
 /** `--no-baseline`: the pipeline alone (for profiling it). */
 const WITH_BASELINE = !process.argv.includes('--no-baseline');
+/** `--audio`: every publisher also sends Opus; the pipeline mixes it, the baseline adds `amix`. */
+const WITH_AUDIO = process.argv.includes('--audio');
 const NS = counts.length > 0 ? counts : [4, 17];
 const CANVAS = { width: 640, height: 360 };
 const FPS = 15;
@@ -109,7 +112,7 @@ async function pipelineRun(n: number, input: string, dir: string): Promise<Pipel
       bitrateKbps: BITRATE_KBPS,
       audioProfile: mixAudioProfile(0),
       settings: completeMixLayoutSettings({ kind: MIX_LAYOUT.bestFit }),
-      streams: { audio: false, video: true },
+      streams: { audio: WITH_AUDIO, video: true },
     },
     { onSlice: () => undefined },
   );
@@ -119,10 +122,8 @@ async function pipelineRun(n: number, input: string, dir: string): Promise<Pipel
     pipeline.start();
     for (let i = 0; i < n; i++) {
       let source: RtpSource | undefined;
-      source = await startRtpSource({ kind: 'vp8', file: input }, (p) => {
-        if (source) pipeline.pushRtp(`u${i}`, 'video', source.track, p);
-      });
-      sources.push(source);
+      sources.push(await publishTo(pipeline, `u${i}`, { kind: 'vp8', file: input }));
+      if (WITH_AUDIO) sources.push(await publishTo(pipeline, `u${i}`, { kind: 'opus', file: input }));
     }
     await sleep(WARMUP_SECONDS * 1000);
     const decoded0 = pipeline.decodedVideoFrames;
@@ -144,10 +145,17 @@ async function baselineRun(n: number, input: string, dir: string): Promise<numbe
   const scaled = regions.map((r, i) => `[${i}:v]scale=${r.rect.width}:${r.rect.height}:flags=bilinear[s${i}]`);
   const stack = `${regions.map((_, i) => `[s${i}]`).join('')}xstack=inputs=${n}:fill=black:layout=${regions.map((r) => `${r.rect.x}_${r.rect.y}`).join('|')}[x]`;
   const pad = `[x]pad=${CANVAS.width}:${CANVAS.height}[v]`;
-  const encoder = mixEncoderArgs({ workDir: dir, canvas: CANVAS, fps: FPS, bitrateKbps: BITRATE_KBPS, audio: null, video: true, originMs: 0 });
-  // The mix encoder's output half: everything after its inputs, with the segment list going nowhere.
-  const output = encoder.slice(encoder.indexOf('-map') + 2).map((a) => (a === 'pipe:5' ? join(dir, `baseline-${n}.csv`) : a));
-  const args = ['-loglevel', 'error', ...inputs, '-filter_complex', [...scaled, stack, pad].join(';'), '-map', '[v]', '-r', String(FPS), ...output];
+  const audio = WITH_AUDIO ? mixAudioProfile(0) : null;
+  const encoder = mixEncoderArgs({ workDir: dir, canvas: CANVAS, fps: FPS, bitrateKbps: BITRATE_KBPS, audio, video: true, originMs: 0 });
+  // The mix encoder's output options with our own maps: from its first codec option on, the segment list going
+  // to a file.
+  const output = encoder
+    .slice(encoder.indexOf('-c:v'))
+    .filter((a, i, all) => !(a === '-map' || all[i - 1] === '-map'))
+    .map((a) => (a === 'pipe:5' ? join(dir, `baseline-${n}.csv`) : a));
+  const mix = WITH_AUDIO ? [`${regions.map((_, i) => `[${i}:a]`).join('')}amix=inputs=${n}:normalize=0[a]`] : [];
+  const maps = ['-map', '[v]', ...(WITH_AUDIO ? ['-map', '[a]'] : [])];
+  const args = ['-loglevel', 'error', ...inputs, '-filter_complex', [...scaled, stack, pad, ...mix].join(';'), ...maps, '-r', String(FPS), ...output];
   const ffmpeg = new FfmpegProcess(args, { cwd: dir });
   try {
     await sleep(WARMUP_SECONDS * 1000);
@@ -161,8 +169,13 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-mix-pipeline-'));
   try {
     const input = join(dir, 'input.webm');
-    await runFfmpeg(['-f', 'lavfi', '-i', `testsrc2=s=320x180:r=${FPS}`, '-t', '10', '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '200k', '-g', String(2 * FPS), input]);
-    console.log(`mix pipeline: N × 320×180@15 VP8 → ${CANVAS.width}×${CANVAS.height}@${FPS} H.264 ${BITRATE_KBPS} kb/s, best fit, video only, ${SECONDS} s each`);
+    await runFfmpeg([
+      '-f', 'lavfi', '-i', `testsrc2=s=320x180:r=${FPS}`, '-f', 'lavfi', '-i', 'sine=f=440:r=48000', '-t', '10',
+      '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '200k', '-g', String(2 * FPS),
+      '-c:a', 'libopus', '-b:a', '32k', '-ac', '2', input,
+    ]);
+    const what = WITH_AUDIO ? 'video + Opus → AAC 48 kb/s' : 'video only';
+    console.log(`mix pipeline: N × 320×180@15 VP8 → ${CANVAS.width}×${CANVAS.height}@${FPS} H.264 ${BITRATE_KBPS} kb/s, best fit, ${what}, ${SECONDS} s each`);
     console.log('N\tpipeline cores (node + decoders + encoder)\tbaseline (xstack) cores\tratio\tdecoded fps/input\toutput fps');
     for (const n of NS) {
       const pipeline = await pipelineRun(n, input, dir);

@@ -18,7 +18,7 @@ function once(fn: () => Promise<void>): () => Promise<void> {
 
 /** As the individual recorder's test generator (defaults here: 320×180, and sender reports are passed on). */
 export interface RtpSourceOptions extends Omit<GeneratorOptions, 'gop'> {
-  /** Send this file's video (VP8 in WebM) as is, looped, instead of encoding a colour. */
+  /** Send this file's VP8 video (or Opus audio, with kind opus) as is, looped, instead of encoding a colour or tone. */
   readonly file?: string;
 }
 
@@ -43,7 +43,10 @@ export async function startRtpSource(
   const size = `${o.width ?? 320}x${o.height ?? 180}`;
   let args: string[];
   let track: RtpTrackDescription;
-  if (o.file) {
+  if (o.file && o.kind === 'opus') {
+    args = ['-stream_loop', '-1', '-re', '-i', o.file, '-vn', '-c:a', 'copy', '-payload_type', '111'];
+    track = { codec: 'opus', payloadType: 111, clockRate: 48000, channels: 2 };
+  } else if (o.file) {
     args = ['-stream_loop', '-1', '-re', '-i', o.file, '-an', '-c:v', 'copy', '-payload_type', '96'];
     track = { codec: 'VP8', payloadType: 96, clockRate: 90000 };
   } else if (o.kind === 'opus') {
