@@ -41,6 +41,21 @@ function harness() {
   return { clock, engine, frames, ticker };
 }
 
+/** Two users a (red) and b (blue) in join order; `tick` plays the decoders every 1/15 s for 6 s. */
+function playTwoUsers(h: ReturnType<typeof harness>, tick: (t: number, red: I420Frame, blue: I420Frame) => void): (ms: number) => MixOutputFrame {
+  h.engine.join('a');
+  h.engine.join('b');
+  const red = solidI420Frame(320, 180, RED);
+  const blue = solidI420Frame(320, 180, BLUE);
+  h.ticker.start();
+  for (let t = 0; t < 6000; t += 1000 / 15) {
+    tick(t, red, blue);
+    h.clock.advance(1000 / 15);
+  }
+  h.ticker.stop();
+  return (ms) => h.frames[Math.round((ms * 15) / 1000)]!;
+}
+
 test('the frame clock emits exactly fps frames per second whatever the inputs do, catching up after a late wake-up', () => {
   const { clock, frames, ticker, engine } = harness();
   engine.join('a');
@@ -62,28 +77,20 @@ test('the frame clock emits exactly fps frames per second whatever the inputs do
 });
 
 test('a stalled user keeps its last frame for 3.5 s, then the background shows; other users go on', () => {
-  const { clock, frames, ticker, engine } = harness();
-  const background = solidI420Frame(64, 36, GREEN);
-  engine.setImages({ canvas: background, defaultUser: null, users: new Map() });
-  engine.join('a');
-  engine.join('b');
-  const red = solidI420Frame(320, 180, RED);
-  const blue = solidI420Frame(320, 180, BLUE);
-  ticker.start();
+  const h = harness();
+  const { clock, engine } = h;
+  engine.setImages({ canvas: solidI420Frame(64, 36, GREEN), defaultUser: null, users: new Map() });
   // a sends every frame for 6 s; b sends for the first second, then stalls without leaving.
-  for (let t = 0; t < 6000; t += 1000 / 15) {
+  const at = playTwoUsers(h, (t, red, blue) => {
     engine.videoFrame('a', red, clock.now());
     if (t < 1000) engine.videoFrame('b', blue, clock.now());
-    clock.advance(1000 / 15);
-  }
-  ticker.stop();
-  const at = (ms: number): MixOutputFrame => frames[Math.round((ms * 15) / 1000)]!;
+  });
   assert.deepEqual(centreColour(at(4000).video, regionOf(at(4000), 'b')), BLUE, 'held under 3.5 s');
   // b's last frame was sent just before 1 s and shown 200 ms later (the latency): the background from 4.7 s.
   assert.deepEqual(centreColour(at(4600).video, regionOf(at(4600), 'b')), BLUE, 'held under 3.5 s');
   assert.deepEqual(centreColour(at(4800).video, regionOf(at(4800), 'b')), GREEN, 'background after 3.5 s');
   for (const ms of [500, 4000, 5900]) assert.deepEqual(centreColour(at(ms).video, regionOf(at(ms), 'a')), RED);
-  assert.equal(frames.length, 91);
+  assert.equal(h.frames.length, 91);
 });
 
 test('a layout change shows from the next composed frame', () => {
@@ -126,21 +133,14 @@ test('audio lands at its sender time: a late joiner starts where it joined, sile
 });
 
 test('a user who leaves shows the canvas colour for 3.5 s, then the layout reflows without them', () => {
-  const { clock, frames, ticker, engine } = harness();
+  const h = harness();
+  const { clock, engine } = h;
   engine.setLayout(completeMixLayoutSettings({ kind: MIX_LAYOUT.bestFit, backgroundColor: '#00FF00' }));
-  engine.join('a');
-  engine.join('b');
-  const red = solidI420Frame(320, 180, RED);
-  const blue = solidI420Frame(320, 180, BLUE);
-  ticker.start();
-  for (let t = 0; t < 6000; t += 1000 / 15) {
+  const at = playTwoUsers(h, (t, red, blue) => {
     if (t < 1000) engine.videoFrame('a', red, clock.now());
     engine.videoFrame('b', blue, clock.now());
     if (Math.abs(t - 1000) < 1) engine.leave('a', clock.now());
-    clock.advance(1000 / 15);
-  }
-  ticker.stop();
-  const at = (ms: number): MixOutputFrame => frames[Math.round((ms * 15) / 1000)]!;
+  });
   assert.deepEqual(centreColour(at(900).video, regionOf(at(900), 'a')), RED);
   assert.deepEqual(centreColour(at(2000).video, regionOf(at(2000), 'a')), GREEN, 'the canvas colour while leaving');
   assert.deepEqual(regionOf(at(2000), 'b').rect, { x: 320, y: 0, width: 320, height: 360 });
