@@ -15,7 +15,8 @@ const RED = hexToYuv('#FF0000');
 const BLUE = hexToYuv('#0000FF');
 const GREEN = hexToYuv('#00FF00');
 
-function centreColour(frame: I420Frame, region: MixRegion): YuvColour {
+function centreColour(frame: I420Frame | null, region: MixRegion): YuvColour {
+  assert.ok(frame, 'a composed frame');
   return i420PixelAt(frame, region.rect.x + (region.rect.width >> 1), region.rect.y + (region.rect.height >> 1));
 }
 

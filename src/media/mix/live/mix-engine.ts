@@ -51,7 +51,8 @@ export interface MixOutputFrame {
   readonly index: number;
   /** Wall-clock time this frame stands for. */
   readonly atMs: number;
-  readonly video: I420Frame;
+  /** Null when the caller asked for audio only (streamTypes 0): nothing is composed. */
+  readonly video: I420Frame | null;
   /** Interleaved s16 at 48 kHz, exactly this frame's share of audio. */
   readonly audio: Int16Array;
   readonly regions: readonly MixRegion[];
@@ -157,9 +158,9 @@ export class MixEngine {
 
   /**
    * Composes output frame `index` into a canvas buffer and mixes its audio. `canvas` is where to draw (the caller
-   * rotates buffers while the encoder pipe drains); one is allocated when not given.
+   * rotates buffers while the encoder pipe drains); one is allocated when not given, and with null nothing is drawn.
    */
-  frame(index: number, canvas?: I420Frame): MixOutputFrame {
+  frame(index: number, canvas?: I420Frame | null): MixOutputFrame {
     const atMs = this.frameTimeMs(index);
     this.#roster = rosterPrune(this.#roster, atMs);
     for (const uid of this.#latest.keys()) if (!this.#roster.some((e) => e.uid === uid)) this.#latest.delete(uid);
@@ -178,7 +179,7 @@ export class MixEngine {
       canvasImage: this.#images.canvas,
       backgroundColour: this.#background,
     });
-    const video = this.#compositor.compose(canvas ?? this.#compositor.createCanvasFrame(), composition);
+    const video = canvas === null ? null : this.#compositor.compose(canvas ?? this.#compositor.createCanvasFrame(), composition);
     const audio = this.#timeline.pull(this.audioFramesOf(index), 's16') as Int16Array;
     return { index, atMs, video, audio, regions };
   }

@@ -198,10 +198,9 @@ export class MixPipeline {
   #emit(index: number): void {
     const engine = this.#engine!;
     const encoder = this.#encoder!;
-    const canvas = engine.createCanvasFrame();
+    const canvas = this.#streams.video ? engine.createCanvasFrame() : null;
     const frame = engine.frame(index, canvas);
-    if (this.#streams.video) encoder.writeVideo(frame.video.data, () => engine.releaseCanvasFrame(canvas));
-    else engine.releaseCanvasFrame(canvas);
+    if (canvas) encoder.writeVideo(canvas.data, () => engine.releaseCanvasFrame(canvas));
     if (this.#streams.audio) encoder.writeAudio(frame.audio);
     this.events.onFrame?.(frame);
   }
