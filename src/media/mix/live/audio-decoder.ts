@@ -57,11 +57,11 @@ export class UserAudioDecoder {
     const dead = running?.process !== undefined && !running.process.running;
     // A child that died is replaced at most once a second, so a stream ffmpeg cannot decode is no spawn loop.
     if (dead && this.options.now() - this.#startedAtMs < DEAD_RESTART_INTERVAL_MS) return;
-    if (!running || dead || header.ssrc !== running.ssrc || Math.abs(jump) > RESTART_GAP_SAMPLES) {
-      this.#restart(header.timestamp, header.ssrc, packet);
-    } else if (running.process) running.process.push(packet);
+    const restart = !running || dead || header.ssrc !== running.ssrc || Math.abs(jump) > RESTART_GAP_SAMPLES;
+    if (restart) this.#restart(header.timestamp, header.ssrc, packet);
+    else if (running.process) running.process.push(packet);
     else if (running.held.length < HELD_LIMIT) running.held.push(packet);
-    if (!running || jump > 0 || Math.abs(jump) > RESTART_GAP_SAMPLES) this.#lastTimestamp = header.timestamp;
+    if (restart || jump > 0) this.#lastTimestamp = header.timestamp;
   }
 
   async stop(): Promise<void> {
