@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { FfmpegProcess, type FfmpegExit } from './ffmpeg.ts';
 import type { TrackKind } from './naming.ts';
 import { buildSdp, isVideoCodec, type RtpTrackDescription } from './sdp.ts';
-import { LineSplitter, parseSegmentLine } from './segment-list.ts';
+import { type ClosedSlice, ClosedSliceReader, LineSplitter } from './segment-list.ts';
 import { segmentArgs, slicePolicy } from './slice-policy.ts';
 import { allocateRtpPort, isPortBound, releaseRtpPort } from './udp-port.ts';
 
@@ -29,13 +29,7 @@ export interface TrackPipelineOptions {
   readonly now?: () => number;
 }
 
-export interface ClosedSlice {
-  readonly localPath: string;
-  readonly startMs: number;
-  readonly durationSec: number;
-  readonly container: 'ts' | 'webm';
-  readonly bytes: number;
-}
+export type { ClosedSlice } from './segment-list.ts';
 
 export interface Snapshot {
   readonly localPath: string;
@@ -79,7 +73,7 @@ export class TrackPipeline {
   private ready = false;
   private pending: Buffer[] = [];
   private firstPacketMs: number | undefined;
-  private firstSegmentSec: number | undefined;
+  private readonly slices: ClosedSliceReader;
   private watcher: FSWatcher | undefined;
   private snapshotsSeen = new Set<string>();
   private stopped = false;
@@ -95,6 +89,7 @@ export class TrackPipeline {
     this.kind = isVideoCodec(opts.track.codec) ? 'video' : 'audio';
     this.container = opts.track.codec === 'VP8' ? 'webm' : 'ts';
     this.now = opts.now ?? Date.now;
+    this.slices = new ClosedSliceReader(opts.workDir, this.container, () => this.firstPacketMs ?? this.now());
   }
 
   async start(): Promise<void> {
@@ -190,22 +185,8 @@ export class TrackPipeline {
   }
 
   private segmentClosed(line: string): void {
-    const seg = parseSegmentLine(line);
-    if (!seg) return;
-    const localPath = join(this.opts.workDir, seg.file);
-    let bytes = 0;
-    try {
-      bytes = statSync(localPath).size;
-    } catch {
-      return;
-    }
-    const durationSec = seg.endSec - seg.startSec;
-    // ffmpeg leaves an empty or header-only tail slice when stopped right after a cut.
-    if (bytes === 0 || durationSec < 0.05) return;
-    this.firstSegmentSec ??= seg.startSec;
-    const base = this.firstPacketMs ?? this.now();
-    const startMs = Math.round(base + (seg.startSec - this.firstSegmentSec) * 1000);
-    this.events.onSlice(Object.freeze({ localPath, startMs, durationSec, container: this.container, bytes }));
+    const slice = this.slices.read(line);
+    if (slice) this.events.onSlice(slice);
   }
 
   private watchSnapshots(intervalSec: number): void {
