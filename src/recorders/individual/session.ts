@@ -15,6 +15,7 @@ import { TrackPipeline, type ClosedSlice, type Snapshot } from '../../media/trac
 import type { RecordedFile, RecorderReport, RecordingTask, StopResult, UploadingStatus } from '../../recording/dispatch/index.ts';
 import type { UpdateClientRequest } from '../../recording/validation/types.ts';
 import type { StorageEvent, UploadSession } from '../../storage/index.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, LEAVE_CODE, recorderSignals, WARN_CODE, type RecorderSignals } from '../common/events.ts';
 import { ChannelRefusal, type ChannelSource, type MediaSubscription } from './channel-source.ts';
 import type { IndividualOptions } from './options.ts';
 import { runPostProcess } from './post-process.ts';
@@ -22,14 +23,8 @@ import { recoverLeftovers } from './recovery.ts';
 import { applyUpdate, kindsFor, wants, type Subscription } from './subscription.ts';
 import { TrackRecording } from './track-recording.ts';
 
-/** `recorder_leave` leave codes (notes §2.5). */
-export const LEAVE_STOPPED = 2;
-export const LEAVE_IDLE = 4;
-/** Event 33 `uploading_progress` is sent about once a minute (notes §2.5). */
+/** Event `uploadingProgress` is sent about once a minute (docs/notify.md, "Recorder events"). */
 export const PROGRESS_INTERVAL_MS = 60_000;
-
-/** Warning code of event 2 when the channel's profile is not the task's channelType (nothing is recorded). */
-export const WARN_PROFILE_MISMATCH = 1101;
 
 interface UserLink {
   readonly uid: string;
@@ -65,29 +60,28 @@ export class IndividualSession {
   private profileWarned = false;
   private extraFiles: RecordedFile[] = [];
   private readonly selfUid: number;
+  private readonly signals: RecorderSignals;
 
   constructor(private readonly d: SessionDeps) {
+    this.signals = recorderSignals(d.report);
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.options.backupIndex };
     this.subscription = d.options.subscription;
     this.selfUid = Number(d.task.uid);
   }
 
-  private event(eventType: number, serviceType: number, details: { msgName: string; [k: string]: unknown }): void {
-    this.d.report.event(eventType, serviceType, details);
-  }
-
   /** Joins: checks the token, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */
   async start(): Promise<void> {
     const { report } = this.d;
-    report.status(2);
-    this.event(30, 2, { msgName: 'uploader_started', status: 0 });
-    report.status(3);
+    const { signals } = this;
+    signals.status('recorderStarting');
+    signals.emit('uploaderStarted', { status: 0 });
+    signals.status('uploaderReady');
     await this.d.source.authorize();
     this.unlisten = this.d.source.onEvent((e) => this.onChannelEvent(e));
     this.unlistenUploads = this.d.upload.onEvent((e) => this.onUploadEvent(e));
     this.armProgress();
-    this.event(40, 1, { msgName: 'recorder_started', status: 0 });
-    report.status(4);
+    signals.emit('recorderStarted', { status: 0 });
+    signals.status('recorderReady');
     report.sliceStartTime(this.d.clock.now());
     if (this.d.task.resumed) {
       const recovered = await recoverLeftovers({
@@ -109,10 +103,10 @@ export class IndividualSession {
    */
   private onUploadEvent(e: StorageEvent): void {
     if (e.kind === 'backuped') {
-      this.event(2, 0, { msgName: 'cloud_recording_warning', module: 1, warnCode: 32, warnMsg: `${e.fileName}: ${e.message}` });
+      this.signals.warning(EVENT_MODULE.uploader, WARN_CODE.backupSpool, `${e.fileName}: ${e.message}`);
     } else if (e.kind === 'storage-config-error' && !this.storageErrorReported) {
       this.storageErrorReported = true;
-      this.event(1, 0, { msgName: 'cloud_recording_error', module: 1, errorLevel: 4, errorCode: 32, stat: 0, errorMsg: e.message });
+      this.signals.error(EVENT_MODULE.uploader, ERROR_LEVEL.major, ERROR_CODE.storageConfig, e.message);
     } else if (e.kind === 'file-uploaded') {
       this.storageErrorReported = false;
     }
@@ -136,12 +130,11 @@ export class IndividualSession {
     const profileOk = snap.profile === undefined || snap.profile === this.d.options.profile;
     if (!profileOk && !this.profileWarned) {
       this.profileWarned = true;
-      this.event(2, 0, {
-        msgName: 'cloud_recording_warning',
-        module: 0,
-        warnCode: WARN_PROFILE_MISMATCH,
-        warnMsg: `channel profile is ${snap.profile} but channelType asks for ${this.d.options.profile}: nothing is recorded`,
-      });
+      this.signals.warning(
+        EVENT_MODULE.recorder,
+        WARN_CODE.profileMismatch,
+        `channel profile is ${snap.profile} but channelType asks for ${this.d.options.profile}: nothing is recorded`,
+      );
     }
     const others = snap.participants.filter((p) => p.uid !== this.selfUid);
     const broadcasters = this.d.options.profile === 'live' ? others.filter((p) => p.role === 'host') : others;
@@ -187,7 +180,7 @@ export class IndividualSession {
         }
         // The publisher left between the event and the request, or a transient failure: a later event retries.
         this.d.log.warn({ uid, err: (e as Error).message }, 'WHEP subscribe failed');
-        this.event(2, 0, { msgName: 'cloud_recording_warning', module: 0, warnCode: 1102, warnMsg: `subscribing to uid ${uid} failed` });
+        this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.subscribeFailed, `subscribing to uid ${uid} failed`);
       }
     })();
   }
@@ -236,7 +229,7 @@ export class IndividualSession {
         onSnapshot: (s) => this.serial(() => this.snapshotTaken(t, s)),
         onFailure: (exit) => {
           this.d.log.warn({ uid: t.uid, kind: t.kind, code: exit.code, stderr: exit.stderrTail.slice(-300) }, 'slicer exited');
-          this.event(1, 0, { msgName: 'cloud_recording_error', module: 0, errorLevel: 3, errorCode: 1103, stat: 0, errorMsg: `${t.kind} slicer of uid ${t.uid} stopped` });
+          this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.medium, ERROR_CODE.slicerStopped, `${t.kind} slicer of uid ${t.uid} stopped`);
           if (t.pipeline === pipeline) t.pipeline = undefined;
         },
       },
@@ -252,8 +245,7 @@ export class IndividualSession {
   }
 
   private streamState(t: TrackRecording, state: 0 | 1): void {
-    this.event(t.kind === 'audio' ? 43 : 44, 1, {
-      msgName: t.kind === 'audio' ? 'recorder_audio_stream_state_changed' : 'recorder_video_stream_state_changed',
+    this.signals.emit(t.kind === 'audio' ? 'audioStreamState' : 'videoStreamState', {
       streamUid: t.uid,
       state,
       UtcMs: this.d.clock.now(),
@@ -283,15 +275,14 @@ export class IndividualSession {
     const key = this.d.upload.objectKey(name);
     const res = await this.d.upload.enqueue(s.localPath, key);
     if (!res.ok) {
-      this.event(1, 0, { msgName: 'cloud_recording_error', module: 1, errorLevel: 4, errorCode: 47, stat: 0, errorMsg: res.message });
+      this.signals.error(EVENT_MODULE.uploader, ERROR_LEVEL.major, ERROR_CODE.uploadFailed, res.message);
       return;
     }
     const startsStream = t.newStream;
     const discontinueUtcMs = startsStream && t.lastEndMs !== undefined ? t.lastEndMs : s.startMs;
     t.addSlice(name, s.localPath, s.startMs, s.durationSec);
     if (startsStream) {
-      this.event(42, 1, {
-        msgName: 'recorder_slice_start',
+      this.signals.emit('sliceStart', {
         startUtcMs: s.startMs,
         discontinueUtcMs,
         mixedAllUser: false,
@@ -315,11 +306,11 @@ export class IndividualSession {
     if (!res.ok) return;
     if (!t.fileInfosSent) {
       t.fileInfosSent = true;
-      this.event(4, 0, { msgName: 'cloud_recording_file_infos', fileList: key });
+      this.signals.emit('fileInfos', { fileList: key });
     }
     if (!this.firstUploaded) {
       this.firstUploaded = true;
-      this.d.report.status(5);
+      this.signals.status('firstFileUploaded');
     }
     if (this.d.options.streamMode === 'standard') await this.uploadMergedIndex(t.uid);
   }
@@ -343,13 +334,13 @@ export class IndividualSession {
     const res = await this.d.upload.enqueue(s.localPath, key, { contentType: 'image/jpeg' });
     if (!res.ok) {
       // A snapshot fault never stops the recording.
-      this.event(2, 0, { msgName: 'cloud_recording_warning', module: 0, warnCode: 1104, warnMsg: res.message });
+      this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.snapshotUploadFailed, res.message);
       return;
     }
-    this.event(45, 1, { msgName: 'recorder_snapshot_file', fileName: key });
+    this.signals.emit('snapshotFile', { fileName: key });
     if (!this.firstUploaded) {
       this.firstUploaded = true;
-      this.d.report.status(5);
+      this.signals.status('firstFileUploaded');
     }
   }
 
@@ -387,7 +378,7 @@ export class IndividualSession {
       void this.d.upload
         .status()
         .then((st) => {
-          if (!this.ending) this.event(33, 2, { msgName: 'uploading_progress', progress: st.progress });
+          if (!this.ending) this.signals.emit('uploadingProgress', { progress: st.progress });
         })
         .catch((e: unknown) => this.d.log.warn({ err: (e as Error).message }, 'upload status unavailable'))
         .finally(() => {
@@ -412,9 +403,9 @@ export class IndividualSession {
   /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */
   async fail(e: ChannelRefusal): Promise<void> {
     if (this.ending) return;
-    const errorCode = e.code === 'token_expired' ? 109 : 110;
-    this.event(1, 0, { msgName: 'cloud_recording_error', module: 0, errorLevel: 5, errorCode, stat: 0, errorMsg: `${e.code}: ${e.reason}` });
-    this.d.report.status(20);
+    const errorCode = e.code === 'token_expired' ? ERROR_CODE.tokenExpired : ERROR_CODE.tokenInvalid;
+    this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.fatal, errorCode, `${e.code}: ${e.reason}`);
+    this.signals.status('exitedAbnormally');
     const r = await this.end('error');
     this.d.report.ended({ reason: 'error', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything, message: e.code });
   }
@@ -433,8 +424,8 @@ export class IndividualSession {
     this.unlisten?.();
     this.unlistenUploads?.();
     if (this.progressTimer) this.d.clock.clearTimeout(this.progressTimer);
-    if (reason !== 'error') this.d.report.status(6);
-    this.event(41, 1, { msgName: 'recorder_leave', leaveCode: reason === 'idle' ? LEAVE_IDLE : LEAVE_STOPPED });
+    if (reason !== 'error') this.signals.status('recordingStopped');
+    this.signals.emit('recorderLeave', { leaveCode: reason === 'idle' ? LEAVE_CODE.idle : LEAVE_CODE.stopped });
     await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
     const links = [...this.users.values()];
     this.users.clear();
@@ -461,24 +452,23 @@ export class IndividualSession {
           tracks: [...this.tracks.values()],
           upload: this.d.upload,
           workDir: this.d.workDir,
-          event: (t, s, dd) => this.event(t, s, dd),
+          signals: this.signals,
           mp4Name: (uid, track, startMs) => userMp4Name(this.naming, uid, track, startMs),
         });
       } catch (e) {
         this.d.log.error({ err: (e as Error).message }, 'post-processing failed');
-        this.event(1, 0, { msgName: 'cloud_recording_error', module: 0, errorLevel: 3, errorCode: 1105, stat: 0, errorMsg: 'post-processing failed' });
+        this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.medium, ERROR_CODE.postProcessFailed, 'post-processing failed');
       }
     }
     const files = this.files();
     this.d.report.files(files);
     const fin = await this.d.upload.finish();
     const uploadingStatus: UploadingStatus = fin.uploadingStatus;
-    this.event(uploadingStatus === 'uploaded' ? 31 : 32, 2, {
-      msgName: uploadingStatus === 'uploaded' ? 'uploaded' : 'backuped',
+    this.signals.emit(uploadingStatus === 'uploaded' ? 'uploaded' : 'backuped', {
       status: 0,
       fileList: files.map((f) => ({ ...f })),
     });
-    if (reason !== 'error') this.d.report.status(7);
+    if (reason !== 'error') this.signals.status('componentsStopped');
     return { uploadingStatus, files, recordedAnything };
   }
 }
