@@ -5,7 +5,7 @@
 import type { Profile } from '../../channel/index.ts';
 import type { AudioMixFormat } from '../../media/naming.ts';
 import type { RecordedFile, RecordingTask } from '../../recording/dispatch/index.ts';
-import { createSubscription, type Subscription } from './subscription.ts';
+import { createSubscription, type Subscription } from '../common/subscription.ts';
 
 export type StreamMode = 'default' | 'standard' | 'original';
 
@@ -70,7 +70,7 @@ export function individualOptions(task: RecordingTask): IndividualOptions {
   }
   return Object.freeze({
     profile: rc?.channelType === 1 ? 'live' : 'communication',
-    subscription: createSubscription(rc ?? {}),
+    subscription: createSubscription(task.subscription),
     streamMode: rc?.streamMode ?? 'default',
     maxIdleMs: (rc?.maxIdleTime ?? DEFAULT_MAX_IDLE_SECONDS) * 1000,
     hls: !snapshotOnly,

@@ -12,15 +12,14 @@ import { endPlaylist, renderMergedIndex, renderPlaylist } from '../../media/m3u8
 import { mergedPlaylistName, playlistName, sliceName, snapshotName, userMp4Name, type SessionNaming } from '../../media/naming.ts';
 import type { RtpTrackDescription } from '../../media/sdp.ts';
 import { TrackPipeline, type ClosedSlice, type Snapshot } from '../../media/track-pipeline.ts';
-import type { RecordedFile, RecorderReport, RecordingTask, StopResult, UploadingStatus } from '../../recording/dispatch/index.ts';
-import type { UpdateClientRequest } from '../../recording/validation/types.ts';
+import type { RecordedFile, RecorderReport, RecorderUpdate, RecordingTask, StopResult, UploadingStatus } from '../../recording/dispatch/index.ts';
 import type { StorageEvent, UploadSession } from '../../storage/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, LEAVE_CODE, recorderSignals, WARN_CODE, type RecorderSignals } from '../common/events.ts';
 import { ChannelRefusal, type ChannelSource, type MediaSubscription } from './channel-source.ts';
 import type { IndividualOptions } from './options.ts';
 import { runPostProcess } from './post-process.ts';
 import { recoverLeftovers } from './recovery.ts';
-import { applyUpdate, kindsFor, wants, type Subscription } from './subscription.ts';
+import { applyLists, kindsFor, wants, type Subscription } from '../common/subscription.ts';
 import { TrackRecording } from './track-recording.ts';
 
 /** Event `uploadingProgress` is sent about once a minute (docs/notify.md, "Recorder events"). */
@@ -392,10 +391,10 @@ export class IndividualSession {
     this.idleTimer = undefined;
   }
 
-  async update(req: UpdateClientRequest): Promise<void> {
-    if (req.storageConfig) await this.d.upload.updateStorage(req.storageConfig);
-    if (req.streamSubscribe) {
-      this.subscription = applyUpdate(this.subscription, req.streamSubscribe);
+  async update(change: RecorderUpdate): Promise<void> {
+    if (change.storage) await this.d.upload.updateStorage(change.storage);
+    if (change.lists) {
+      this.subscription = applyLists(this.subscription, change.lists);
       this.reconcile();
     }
   }
