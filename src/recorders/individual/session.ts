@@ -19,7 +19,8 @@ import { ChannelRefusal, type ChannelSource, type MediaSubscription } from './ch
 import type { IndividualOptions } from './options.ts';
 import { runPostProcess } from './post-process.ts';
 import { recoverLeftovers } from './recovery.ts';
-import { applyLists, kindsFor, wants, type Subscription } from '../common/subscription.ts';
+import { planSubscriptions } from '../common/plan.ts';
+import { applyLists, wants, type Subscription } from '../common/subscription.ts';
 import { TrackRecording } from './track-recording.ts';
 
 /** Event `uploadingProgress` is sent about once a minute (docs/notify.md, "Recorder events"). */
@@ -126,36 +127,23 @@ export class IndividualSession {
   private reconcile(): void {
     if (this.ending) return;
     const snap = this.d.source.snapshot();
-    const profileOk = snap.profile === undefined || snap.profile === this.d.options.profile;
-    if (!profileOk && !this.profileWarned) {
+    const plan = planSubscriptions({ profile: snap.profile, participants: snap.participants, selfUid: this.selfUid }, this.subscription, this.d.options.profile, {
+      links: new Map([...this.users].map(([uid, link]) => [uid, link.kinds])),
+      streams: [...this.tracks.values()].filter((t) => t.pipeline),
+      profileWarned: this.profileWarned,
+    });
+    if (plan.profileWarning !== undefined) {
       this.profileWarned = true;
-      this.signals.warning(
-        EVENT_MODULE.recorder,
-        WARN_CODE.profileMismatch,
-        `channel profile is ${snap.profile} but channelType asks for ${this.d.options.profile}: nothing is recorded`,
-      );
+      this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.profileMismatch, plan.profileWarning);
     }
-    const others = snap.participants.filter((p) => p.uid !== this.selfUid);
-    const broadcasters = this.d.options.profile === 'live' ? others.filter((p) => p.role === 'host') : others;
-    if (broadcasters.length === 0 || !profileOk) this.armIdle();
+    if (plan.idle) this.armIdle();
     else this.disarmIdle();
-    const desired = new Map<string, MediaKind[]>();
-    if (profileOk) {
-      for (const p of others) {
-        const uid = String(p.uid);
-        const published = [...new Set(p.tracks.map((t) => t.kind))];
-        const recordable = published.filter((k) => this.subscription[k] !== null);
-        if (kindsFor(this.subscription, uid, recordable).length > 0) desired.set(uid, recordable);
-      }
-    }
-    for (const [uid, link] of this.users) {
-      const want = desired.get(uid);
-      if (!want || want.join() !== link.kinds.join()) void this.dropUser(uid);
-    }
-    for (const [uid, kinds] of desired) if (!this.users.has(uid)) this.connect(uid, kinds);
+    for (const uid of plan.drop) void this.dropUser(uid);
+    for (const { uid, kinds } of plan.connect) this.connect(uid, kinds);
     // Kinds switched off by update end their current stream.
-    for (const t of this.tracks.values()) {
-      if (t.pipeline && !wants(this.subscription, t.kind, t.uid)) void this.endStream(t);
+    for (const { uid, kind } of plan.endStreams) {
+      const t = this.tracks.get(`${uid}/${kind}`);
+      if (t) void this.endStream(t);
     }
   }
 
