@@ -33,7 +33,7 @@ interface UserTracks {
 function byUser(tracks: readonly TrackRecording[]): UserTracks[] {
   const m = new Map<string, { audio?: TrackRecording; video?: TrackRecording }>();
   for (const t of tracks) {
-    if (t.slices.length === 0) continue;
+    if (!t.hls.recorded) continue;
     const u = m.get(t.uid) ?? {};
     u[t.kind] = t;
     m.set(t.uid, u);
@@ -44,8 +44,8 @@ function byUser(tracks: readonly TrackRecording[]): UserTracks[] {
 async function mp4Of(u: UserTracks, dir: string, output: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   await userMp4({
-    video: u.video?.slices ?? [],
-    audio: u.audio?.slices ?? [],
+    video: u.video?.hls.slices ?? [],
+    audio: u.audio?.hls.slices ?? [],
     videoCodec: u.video?.codec === 'VP8' ? 'VP8' : u.video ? 'H264' : undefined,
     workDir: dir,
     output,
@@ -58,7 +58,7 @@ function trackOf(u: UserTracks): { track: FileTrack; trackType: RecordedFile['tr
 }
 
 function startOf(u: UserTracks): number {
-  return Math.min(...[u.audio, u.video].flatMap((t) => (t?.firstStartMs !== undefined ? [t.firstStartMs] : [])));
+  return Math.min(...[u.audio, u.video].flatMap((t) => (t?.hls.firstStartMs !== undefined ? [t.hls.firstStartMs] : [])));
 }
 
 export async function runPostProcess(i: PostProcessInput): Promise<RecordedFile[]> {
@@ -107,7 +107,7 @@ export async function runPostProcess(i: PostProcessInput): Promise<RecordedFile[
   const name = audioMixName(i.naming, pp.format);
   const out = join(dir, 'mix', name);
   mkdirSync(join(dir, 'mix'), { recursive: true });
-  const audioUsers = users.filter((u) => u.audio).map((u) => ({ uid: u.uid, slices: u.audio!.slices }));
+  const audioUsers = users.filter((u) => u.audio).map((u) => ({ uid: u.uid, slices: u.audio!.hls.slices }));
   let fileList: { fileName: string }[] = [];
   try {
     await mixAudio({ users: audioUsers, format: pp.format, sampleRate: pp.sampleRate, bitrate: pp.bitrate, channels: pp.channels, workDir: join(dir, 'mix'), output: out });

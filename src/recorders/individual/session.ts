@@ -3,13 +3,13 @@
  * track through a TrackPipeline, uploads slices and growing playlists through the storage session, reports
  * status, files and events, and ends on stop or after maxIdleTime (injected clock).
  */
-import { writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ChannelEvent, MediaKind } from '../../channel/index.ts';
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import { endPlaylist, renderMergedIndex, renderPlaylist } from '../../media/m3u8.ts';
-import { mergedPlaylistName, playlistName, sliceName, snapshotName, userMp4Name, type SessionNaming } from '../../media/naming.ts';
+import { renderMergedIndex } from '../../media/m3u8.ts';
+import { mergedPlaylistName, playlistName, snapshotName, userMp4Name, type SessionNaming } from '../../media/naming.ts';
 import type { RtpTrackDescription } from '../../media/sdp.ts';
 import { TrackPipeline, type ClosedSlice, type Snapshot } from '../../media/track-pipeline.ts';
 import type { RecordedFile, RecorderReport, RecorderUpdate, RecordingTask, StopResult, UploadingStatus } from '../../recording/dispatch/index.ts';
@@ -19,6 +19,7 @@ import { ChannelRefusal, type ChannelSource, type MediaSubscription } from './ch
 import type { IndividualOptions } from './options.ts';
 import { runPostProcess } from './post-process.ts';
 import { recoverLeftovers } from './recovery.ts';
+import { PLAYLIST_CONTENT_TYPE } from '../common/hls-track.ts';
 import { planSubscriptions } from '../common/plan.ts';
 import { applyLists, wants, type Subscription } from '../common/subscription.ts';
 import { TrackRecording } from './track-recording.ts';
@@ -186,7 +187,7 @@ export class IndividualSession {
     const key = `${uid}/${kind}`;
     let t = this.tracks.get(key);
     if (!t) {
-      t = new TrackRecording(uid, kind, this.d.workDir);
+      t = new TrackRecording(uid, kind, this.d.workDir, this.naming, this.d.upload);
       this.tracks.set(key, t);
     }
     return t;
@@ -201,9 +202,7 @@ export class IndividualSession {
   }
 
   private beginStream(t: TrackRecording, desc: RtpTrackDescription, link: UserLink): void {
-    t.streams++;
-    t.newStream = true;
-    t.codec = desc.codec;
+    t.beginStream(desc.codec);
     const pipeline = new TrackPipeline(
       {
         track: desc,
@@ -255,65 +254,49 @@ export class IndividualSession {
 
   private async sliceClosed(t: TrackRecording, s: ClosedSlice): Promise<void> {
     if (!this.d.options.hls) {
-      t.slices.push({ path: s.localPath, startMs: s.startMs });
+      t.hls.keep(s);
       return;
     }
-    const name = sliceName(this.naming, t.uid, t.kind, s.startMs, s.container);
-    const key = this.d.upload.objectKey(name);
-    const res = await this.d.upload.enqueue(s.localPath, key);
-    if (!res.ok) {
-      this.signals.error(EVENT_MODULE.uploader, ERROR_LEVEL.major, ERROR_CODE.uploadFailed, res.message);
+    const out = await t.hls.addSlice(s);
+    if (!out.ok) {
+      this.signals.error(EVENT_MODULE.uploader, ERROR_LEVEL.major, ERROR_CODE.uploadFailed, out.message);
       return;
     }
-    const startsStream = t.newStream;
-    const discontinueUtcMs = startsStream && t.lastEndMs !== undefined ? t.lastEndMs : s.startMs;
-    t.addSlice(name, s.localPath, s.startMs, s.durationSec);
-    if (startsStream) {
+    if (out.startsStream) {
       this.signals.emit('sliceStart', {
         startUtcMs: s.startMs,
-        discontinueUtcMs,
+        discontinueUtcMs: out.discontinueUtcMs,
         mixedAllUser: false,
         streamUid: t.uid,
         trackType: t.kind,
       });
     }
-    await this.uploadPlaylist(t);
+    if (out.playlistUploaded) await this.playlistUploaded(t, out.firstPlaylist);
     this.reportFiles();
   }
 
-  private playlistKey(t: TrackRecording): string {
-    return this.d.upload.objectKey(playlistName(this.naming, t.uid, t.kind));
+  private async playlistUploaded(t: TrackRecording, first: boolean): Promise<void> {
+    if (first) this.signals.emit('fileInfos', { fileList: t.hls.playlistKey });
+    this.firstFileUploaded();
+    if (this.d.options.streamMode === 'standard') await this.uploadMergedIndex(t.uid);
   }
 
-  private async uploadPlaylist(t: TrackRecording): Promise<void> {
-    const local = join(t.dir, 'playlist.m3u8');
-    writeFileSync(local, renderPlaylist(t.playlist));
-    const key = this.playlistKey(t);
-    const res = await this.d.upload.enqueue(local, key, { contentType: 'application/vnd.apple.mpegurl' });
-    if (!res.ok) return;
-    if (!t.fileInfosSent) {
-      t.fileInfosSent = true;
-      this.signals.emit('fileInfos', { fileList: key });
-    }
-    if (!this.firstUploaded) {
-      this.firstUploaded = true;
-      this.signals.status('firstFileUploaded');
-    }
-    if (this.d.options.streamMode === 'standard') await this.uploadMergedIndex(t.uid);
+  private firstFileUploaded(): void {
+    if (this.firstUploaded) return;
+    this.firstUploaded = true;
+    this.signals.status('firstFileUploaded');
   }
 
   private async uploadMergedIndex(uid: string): Promise<void> {
     const a = this.tracks.get(`${uid}/audio`);
     const v = this.tracks.get(`${uid}/video`);
-    const uri = (t: TrackRecording | undefined) => (t && t.slices.length > 0 ? playlistName(this.naming, uid, t.kind) : undefined);
+    const uri = (t: TrackRecording | undefined) => (t?.hls.recorded ? playlistName(this.naming, uid, t.kind) : undefined);
     const audioUri = uri(a);
     const videoUri = uri(v);
     if (!audioUri && !videoUri) return;
     const local = join(this.d.workDir, `${uid}-merged.m3u8`);
-    writeFileSync(local, renderMergedIndex({ audioUri, videoUri }));
-    await this.d.upload.enqueue(local, this.d.upload.objectKey(mergedPlaylistName(this.naming, uid)), {
-      contentType: 'application/vnd.apple.mpegurl',
-    });
+    await writeFile(local, renderMergedIndex({ audioUri, videoUri }));
+    await this.d.upload.enqueue(local, this.d.upload.objectKey(mergedPlaylistName(this.naming, uid)), { contentType: PLAYLIST_CONTENT_TYPE });
   }
 
   private async snapshotTaken(t: TrackRecording, s: Snapshot): Promise<void> {
@@ -325,10 +308,7 @@ export class IndividualSession {
       return;
     }
     this.signals.emit('snapshotFile', { fileName: key });
-    if (!this.firstUploaded) {
-      this.firstUploaded = true;
-      this.signals.status('firstFileUploaded');
-    }
+    this.firstFileUploaded();
   }
 
   /** The per-user playlists (and MP4s once written), after whatever was recorded before a restart. */
@@ -336,8 +316,8 @@ export class IndividualSession {
     const out: RecordedFile[] = [...this.d.task.previousFiles];
     if (this.d.options.hls) {
       for (const t of this.tracks.values()) {
-        if (t.firstStartMs === undefined) continue;
-        out.push({ fileName: this.playlistKey(t), trackType: t.kind, uid: t.uid, mixedAllUser: false, isPlayable: true, sliceStartTime: t.firstStartMs });
+        if (t.hls.firstStartMs === undefined) continue;
+        out.push({ fileName: t.hls.playlistKey, trackType: t.kind, uid: t.uid, mixedAllUser: false, isPlayable: true, sliceStartTime: t.hls.firstStartMs });
       }
     }
     return [...out, ...this.extraFiles];
@@ -423,13 +403,9 @@ export class IndividualSession {
       }),
     );
     await this.chain;
-    const recordedAnything = [...this.tracks.values()].some((t) => t.slices.length > 0);
+    const recordedAnything = [...this.tracks.values()].some((t) => t.hls.recorded);
     if (this.d.options.hls) {
-      for (const t of this.tracks.values()) {
-        if (t.slices.length === 0) continue;
-        t.playlist = endPlaylist(t.playlist);
-        await this.uploadPlaylist(t);
-      }
+      for (const t of this.tracks.values()) await t.hls.end();
     }
     if (recordedAnything) {
       try {
