@@ -9,15 +9,15 @@ import type { ChannelEvent, MediaKind } from '../../channel/index.ts';
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import { renderMergedIndex } from '../../media/m3u8.ts';
-import { mergedPlaylistName, playlistName, snapshotName, userMp4Name, type SessionNaming } from '../../media/naming.ts';
+import { mergedPlaylistName, playlistName, snapshotName, type SessionNaming } from '../../media/naming.ts';
 import type { RtpTrackDescription } from '../../media/sdp.ts';
 import { TrackPipeline, type ClosedSlice, type Snapshot } from '../../media/track-pipeline.ts';
-import type { RecordedFile, RecorderReport, RecorderUpdate, RecordingTask, StopResult, UploadingStatus } from '../../recording/dispatch/index.ts';
+import type { RecordedFile, RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '../../recording/dispatch/index.ts';
 import type { StorageEvent, UploadSession } from '../../storage/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, LEAVE_CODE, recorderSignals, WARN_CODE, type RecorderSignals } from '../common/events.ts';
 import { ChannelRefusal, type ChannelSource, type MediaSubscription } from './channel-source.ts';
 import type { IndividualOptions } from './options.ts';
-import { runPostProcess } from './post-process.ts';
+import { finalizeRecording } from './finalize.ts';
 import { recoverLeftovers } from './recovery.ts';
 import { PLAYLIST_CONTENT_TYPE } from '../common/hls-track.ts';
 import { planSubscriptions } from '../common/plan.ts';
@@ -59,7 +59,6 @@ export class IndividualSession {
   private ending: Promise<StopResult> | undefined;
   private firstUploaded = false;
   private profileWarned = false;
-  private extraFiles: RecordedFile[] = [];
   private readonly selfUid: number;
   private readonly signals: RecorderSignals;
 
@@ -320,7 +319,7 @@ export class IndividualSession {
         out.push({ fileName: t.hls.playlistKey, trackType: t.kind, uid: t.uid, mixedAllUser: false, isPlayable: true, sliceStartTime: t.hls.firstStartMs });
       }
     }
-    return [...out, ...this.extraFiles];
+    return out;
   }
 
   private reportFiles(): void {
@@ -403,35 +402,18 @@ export class IndividualSession {
       }),
     );
     await this.chain;
-    const recordedAnything = [...this.tracks.values()].some((t) => t.hls.recorded);
-    if (this.d.options.hls) {
-      for (const t of this.tracks.values()) await t.hls.end();
-    }
-    if (recordedAnything) {
-      try {
-        this.extraFiles = await runPostProcess({
-          options: this.d.options,
-          naming: this.naming,
-          tracks: [...this.tracks.values()],
-          upload: this.d.upload,
-          workDir: this.d.workDir,
-          signals: this.signals,
-          mp4Name: (uid, track, startMs) => userMp4Name(this.naming, uid, track, startMs),
-        });
-      } catch (e) {
-        this.d.log.error({ err: (e as Error).message }, 'post-processing failed');
-        this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.medium, ERROR_CODE.postProcessFailed, 'post-processing failed');
-      }
-    }
-    const files = this.files();
-    this.d.report.files(files);
-    const fin = await this.d.upload.finish();
-    const uploadingStatus: UploadingStatus = fin.uploadingStatus;
-    this.signals.emit(uploadingStatus === 'uploaded' ? 'uploaded' : 'backuped', {
-      status: 0,
-      fileList: files.map((f) => ({ ...f })),
+    const result = await finalizeRecording({
+      tracks: [...this.tracks.values()],
+      options: this.d.options,
+      naming: this.naming,
+      upload: this.d.upload,
+      workDir: this.d.workDir,
+      signals: this.signals,
+      report: this.d.report,
+      log: this.d.log,
+      files: (outputs) => [...this.files(), ...outputs],
     });
     if (reason !== 'error') this.signals.status('componentsStopped');
-    return { uploadingStatus, files, recordedAnything };
+    return result;
   }
 }
