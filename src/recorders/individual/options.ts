@@ -34,8 +34,11 @@ export interface IndividualOptions {
   readonly backupIndex: number | undefined;
 }
 
+/** Defaults of the spec's tables: `maxIdleTime`, `captureInterval`, and scene 2 audio mixing's sample rate and bitrate. */
 export const DEFAULT_MAX_IDLE_SECONDS = 30;
 export const DEFAULT_CAPTURE_INTERVAL = 10;
+export const DEFAULT_MIX_SAMPLE_RATE = 48_000;
+export const DEFAULT_MIX_BITRATE = 48_000;
 
 /** Next `bak<n>_` index after a restart: one more than any already used. */
 export function nextBackupIndex(previous: readonly RecordedFile[]): number {
@@ -62,8 +65,8 @@ export function individualOptions(task: RecordingTask): IndividualOptions {
       postProcess = {
         kind: 'audioMix',
         format: format === 'm4a' || format === 'aac' ? format : 'mp3',
-        sampleRate: Number(t.audio?.sampleRate ?? '48000'),
-        bitrate: Number(t.audio?.bitrate ?? '48000'),
+        sampleRate: t.audio?.sampleRate ? Number(t.audio.sampleRate) : DEFAULT_MIX_SAMPLE_RATE,
+        bitrate: t.audio?.bitrate ? Number(t.audio.bitrate) : DEFAULT_MIX_BITRATE,
         channels: t.audio?.channels === '1' ? 1 : 2,
       };
     }

@@ -98,8 +98,9 @@ export class IndividualSession {
   }
 
   /**
-   * Storage trouble becomes the notes' uploader warning 32 (a file went to the backup spool) and error 32 (storage
-   * config), module 1. Files stay in the spool meanwhile; the config error is reported again only after a success.
+   * Storage trouble becomes the uploader's `backupSpool` warning (a file went to the backup spool) or its
+   * `storageConfig` error (docs/notify.md). Files stay in the spool meanwhile; the config error is reported again
+   * only after a success.
    */
   private onUploadEvent(e: StorageEvent): void {
     if (e.kind === 'backuped') {
@@ -119,8 +120,9 @@ export class IndividualSession {
       // The user's tracks ended: close their streams now so the next ones start a discontinuity.
       void this.dropUser(String(e.uid));
     }
-    // Membership announces a change before applying it: look at the channel once it has.
-    setImmediate(() => this.reconcile());
+    // Membership announces a change before applying it, in the same synchronous step: look at the channel once
+    // that step is over. A deferral, not a timer, so it does not wait for the injected clock.
+    queueMicrotask(() => this.reconcile());
   }
 
   /** Brings subscriptions in line with the channel membership and the subscription lists. */
@@ -337,7 +339,7 @@ export class IndividualSession {
     }, this.d.options.maxIdleMs);
   }
 
-  /** Every minute on the injected clock: uploaded / recorded × 10000 from the storage session. */
+  /** Every PROGRESS_INTERVAL_MS on the injected clock: uploaded / recorded × 10000 from the storage session. */
   private armProgress(): void {
     this.progressTimer = this.d.clock.setTimeout(() => {
       if (this.ending) return;
