@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
@@ -20,10 +20,14 @@ test('late join, early leave and rejoin, update unsubscribing audio: discontinui
       recordingFileConfig: { avFileType: ['hls'] },
     });
     await sleep(3000);
+    const videoStates202 = () =>
+      h.events.filter((e) => e.payload.sid === sid && e.eventType === 44 && e.payload.details.streamUid === '202').map((e) => e.payload.details.state);
     // Late join.
     const tJoin202 = Date.now();
     let b = await h.publish({ cname, uid: 202, color: 'yellow', toneHz: 700 });
-    await sleep(4000);
+    // Video is recorded from its first keyframe: wait for it rather than guess how long that takes.
+    await waitFor(() => videoStates202().length >= 1, 30_000, "202's video being recorded");
+    await sleep(2000);
     // Stop recording 201's audio from now on.
     const tUpdate = Date.now();
     const up = await h.api('POST', h.path(resourceId, sid, 'update'), {
@@ -37,7 +41,8 @@ test('late join, early leave and rejoin, update unsubscribing audio: discontinui
     await b.stop();
     await sleep(2000);
     b = await h.publish({ cname, uid: 202, color: 'yellow', toneHz: 700 });
-    await sleep(5000);
+    await waitFor(() => videoStates202().length >= 3, 30_000, "202's video being recorded again");
+    await sleep(3000);
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9002', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
     const sr = stop.body.serverResponse as { fileListMode: string; fileList: { fileName: string; uid: string; trackType: string; isPlayable: boolean; sliceStartTime: number }[] };
@@ -97,7 +102,9 @@ test('maxIdleTime on the injected clock: leaves with code 4, uploads, later call
       recordingConfig: { channelType: 0, subscribeUidGroup: 0, maxIdleTime: 5, streamTypes: 0 },
       recordingFileConfig: { avFileType: ['hls'] },
     });
-    await sleep(4000);
+    // Some audio on disk (the local slice grows as packets arrive), so the bucket gets a slice at the end.
+    const slice = join(h.server.dataDir, 'recorder', 'individual', sid, 'g0', '301-audio', 's1', 'slice_00000.ts');
+    await waitFor(() => fileSize(slice) > 16_000, 30_000, 'two seconds of audio sliced');
     // A minute on the injected clock: one uploading_progress event (33) with a 0..10000 progress.
     clock.advance(60_000);
     const progress = await waitFor(() => h.events.find((e) => e.payload.sid === sid && e.eventType === 33), 20_000, 'uploading_progress');
@@ -107,9 +114,12 @@ test('maxIdleTime on the injected clock: leaves with code 4, uploads, later call
     await pub.stop();
     // Nobody left: nothing happens until the clock passes maxIdleTime.
     await waitFor(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.state === 1), 20_000, 'audio gone');
+    // Idle time runs only on the injected clock: 4 s of 5 leave the session recording, 1.5 s more end it.
     clock.advance(4000);
-    await sleep(300);
-    assert.equal((await h.api('GET', h.path(resourceId, sid, 'query'))).status, 200);
+    const q = await h.api('GET', h.path(resourceId, sid, 'query'));
+    assert.equal(q.status, 200);
+    assert.ok(![6, 7].includes((q.body.serverResponse as { status: number }).status), 'still recording');
+    assert.ok(!h.events.some((e) => e.payload.sid === sid && e.eventType === 41), 'no recorder_leave yet');
     clock.advance(1500);
     await waitFor(async () => (await h.api('GET', h.path(resourceId, sid, 'query'))).status === 404, 30_000, 'query 404 after idle exit');
     const leave = h.events.find((e) => e.payload.sid === sid && e.eventType === 41);
@@ -156,3 +166,11 @@ test('a bad token ends the session with an error event; a profile mismatch recor
     await h.close();
   }
 });
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
