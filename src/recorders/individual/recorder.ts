@@ -10,7 +10,7 @@ import type { Logger } from '../../log/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
 import type { StorageModule } from '../../storage/index.ts';
 import { recorderSignals } from '../common/events.ts';
-import { ChannelRefusal, channelSource, type ChannelSource } from './channel-source.ts';
+import { ChannelRefusal, channelSource, type ChannelSource } from '../common/channel-source.ts';
 import { individualOptions } from './options.ts';
 import { IndividualSession } from './session.ts';
 

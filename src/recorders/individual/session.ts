@@ -15,7 +15,7 @@ import { TrackPipeline, type ClosedSlice, type Snapshot } from '../../media/trac
 import type { RecordedFile, RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '../../recording/dispatch/index.ts';
 import type { StorageEvent, UploadSession } from '../../storage/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, LEAVE_CODE, recorderSignals, WARN_CODE, type RecorderSignals } from '../common/events.ts';
-import { ChannelRefusal, type ChannelSource, type MediaSubscription } from './channel-source.ts';
+import { ChannelRefusal, type ChannelSource, type MediaSubscription } from '../common/channel-source.ts';
 import type { IndividualOptions } from './options.ts';
 import { finalizeRecording } from './finalize.ts';
 import { recoverLeftovers } from './recovery.ts';
