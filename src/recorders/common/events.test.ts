@@ -2,7 +2,16 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { RECORDING_STATUSES } from '../../recording/dispatch/index.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, LEAVE_CODE, RECORDER_EVENTS, RECORDER_STATUS, recorderSignals, WARN_CODE } from './events.ts';
+import {
+  ERROR_CODE,
+  ERROR_LEVEL,
+  EVENT_MODULE,
+  LEAVE_CODE,
+  RECORDER_EVENTS,
+  RECORDER_STATUS,
+  recorderSignals,
+  WARN_CODE,
+} from './events.ts';
 
 const doc = readFileSync(new URL('../../../docs/notify.md', import.meta.url), 'utf8');
 

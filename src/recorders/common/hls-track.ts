@@ -7,9 +7,17 @@
  */
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { appendSlice, createPlaylist, endPlaylist, renderPlaylist, type MediaPlaylist, type RenderOptions } from '../../media/m3u8.ts';
-import type { SliceContainer, TrackKind } from '../../media/naming.ts';
-import type { SliceFile } from '../../media/remux.ts';
+import {
+  appendSlice,
+  createPlaylist,
+  endPlaylist,
+  renderPlaylist,
+  type MediaPlaylist,
+  type RenderOptions,
+  type SliceContainer,
+  type SliceFile,
+  type TrackKind,
+} from '../../media/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 
 export const PLAYLIST_CONTENT_TYPE = 'application/vnd.apple.mpegurl';

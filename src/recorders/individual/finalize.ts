@@ -4,7 +4,7 @@
  * last upload. Runs once per session, after the live part has let go of the channel.
  */
 import type { Logger } from '../../log/index.ts';
-import { userMp4Name, type SessionNaming } from '../../media/naming.ts';
+import { userMp4Name, type SessionNaming } from '../../media/index.ts';
 import type { RecordedFile, RecorderReport, StopResult } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, type RecorderSignals } from '../common/events.ts';

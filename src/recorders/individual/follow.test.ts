@@ -3,8 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
-import { parsePlaylist } from '../../media/m3u8.ts';
-import { parseUserFileName } from '../../media/naming.ts';
+import { parsePlaylist, parseUserFileName } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { bucketKeys, probe, sleep, waitFor } from './testing/media-checks.ts';
 

@@ -3,7 +3,7 @@
  * service's defaults (pure).
  */
 import type { Profile } from '../../channel/index.ts';
-import type { AudioMixFormat } from '../../media/naming.ts';
+import type { AudioMixFormat } from '../../media/index.ts';
 import type { RecordedFile, RecordingTask } from '../../recording/dispatch/index.ts';
 import { createSubscription, type Subscription } from '../common/subscription.ts';
 

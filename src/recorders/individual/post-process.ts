@@ -5,9 +5,14 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FileTrack, SessionNaming } from '../../media/naming.ts';
-import { audioMixName, transcodedMp4Name } from '../../media/naming.ts';
-import { mixAudio, userMp4 } from '../../media/remux.ts';
+import {
+  audioMixName,
+  mixAudio,
+  transcodedMp4Name,
+  userMp4,
+  type FileTrack,
+  type SessionNaming,
+} from '../../media/index.ts';
 import type { RecordedFile } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import type { RecorderSignals } from '../common/events.ts';

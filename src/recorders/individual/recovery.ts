@@ -5,8 +5,16 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { appendSlice, createPlaylist, endPlaylist, parsePlaylist, renderPlaylist } from '../../media/m3u8.ts';
-import { sliceName, type SessionNaming, type TrackKind } from '../../media/naming.ts';
+import {
+  appendSlice,
+  createPlaylist,
+  endPlaylist,
+  parsePlaylist,
+  renderPlaylist,
+  sliceName,
+  type SessionNaming,
+  type TrackKind,
+} from '../../media/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 
 export interface RecoveredTrack {

@@ -8,13 +8,34 @@ import { basename, dirname, join } from 'node:path';
 import type { ChannelEvent, MediaKind } from '../../channel/index.ts';
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import { renderMergedIndex } from '../../media/m3u8.ts';
-import { mergedPlaylistName, playlistName, snapshotName, type SessionNaming } from '../../media/naming.ts';
-import type { RtpTrackDescription } from '../../media/sdp.ts';
-import { TrackPipeline, type ClosedSlice, type Snapshot } from '../../media/track-pipeline.ts';
-import type { RecordedFile, RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '../../recording/dispatch/index.ts';
+import {
+  mergedPlaylistName,
+  playlistName,
+  renderMergedIndex,
+  snapshotName,
+  TrackPipeline,
+  type ClosedSlice,
+  type RtpTrackDescription,
+  type SessionNaming,
+  type Snapshot,
+} from '../../media/index.ts';
+import type {
+  RecordedFile,
+  RecorderReport,
+  RecorderUpdate,
+  RecordingTask,
+  StopResult,
+} from '../../recording/dispatch/index.ts';
 import type { StorageEvent, UploadSession } from '../../storage/index.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, LEAVE_CODE, recorderSignals, WARN_CODE, type RecorderSignals } from '../common/events.ts';
+import {
+  ERROR_CODE,
+  ERROR_LEVEL,
+  EVENT_MODULE,
+  LEAVE_CODE,
+  recorderSignals,
+  WARN_CODE,
+  type RecorderSignals,
+} from '../common/events.ts';
 import { ChannelRefusal, type ChannelSource, type MediaSubscription } from '../common/channel-source.ts';
 import type { IndividualOptions } from './options.ts';
 import { finalizeRecording } from './finalize.ts';

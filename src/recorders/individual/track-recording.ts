@@ -5,9 +5,13 @@
  */
 import { join } from 'node:path';
 import type { MediaKind } from '../../channel/index.ts';
-import { playlistName, sliceName, type SessionNaming } from '../../media/naming.ts';
-import type { RtpCodecName } from '../../media/sdp.ts';
-import type { TrackPipeline } from '../../media/track-pipeline.ts';
+import {
+  playlistName,
+  sliceName,
+  type RtpCodecName,
+  type SessionNaming,
+  type TrackPipeline,
+} from '../../media/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import { HlsTrackWriter } from '../common/hls-track.ts';
 
