@@ -16,3 +16,5 @@ export { finishUploads } from './finish-uploads.ts';
 export { HlsTrackWriter, PLAYLIST_CONTENT_TYPE, type ClosedSliceFile, type HlsTrackOptions, type SliceOutcome } from './hls-track.ts';
 export { planSubscriptions, type CurrentSubscriptions, type Membership, type SubscriptionPlan, type TrackRef } from './plan.ts';
 export { applyLists, createSubscription, EVERYONE, kindsFor, NOBODY, selects, wants, type Subscription } from './subscription.ts';
+export { IdleTimer, PROGRESS_INTERVAL_MS, ProgressReporter } from './session-timers.ts';
+export { uploadEventReporter } from './upload-events.ts';

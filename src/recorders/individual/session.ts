@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ChannelEvent, MediaKind } from '../../channel/index.ts';
-import type { Clock, TimerHandle } from '../../clock/index.ts';
+import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import {
   mergedPlaylistName,
@@ -26,7 +26,7 @@ import type {
   RecordingTask,
   StopResult,
 } from '../../recording/dispatch/index.ts';
-import type { StorageEvent, UploadSession } from '../../storage/index.ts';
+import type { UploadSession } from '../../storage/index.ts';
 import {
   ERROR_CODE,
   ERROR_LEVEL,
@@ -42,11 +42,10 @@ import { finalizeRecording } from './finalize.ts';
 import { recoverLeftovers } from './recovery.ts';
 import { PLAYLIST_CONTENT_TYPE } from '../common/hls-track.ts';
 import { planSubscriptions } from '../common/plan.ts';
+import { IdleTimer, ProgressReporter } from '../common/session-timers.ts';
+import { uploadEventReporter } from '../common/upload-events.ts';
 import { applyLists, wants, type Subscription } from '../common/subscription.ts';
 import { TrackRecording } from './track-recording.ts';
-
-/** Event `uploadingProgress` is sent about once a minute (docs/notify.md, "Recorder events"). */
-export const PROGRESS_INTERVAL_MS = 60_000;
 
 interface UserLink {
   readonly uid: string;
@@ -71,11 +70,10 @@ export class IndividualSession {
   private subscription: Subscription;
   private readonly tracks = new Map<string, TrackRecording>();
   private readonly users = new Map<string, UserLink>();
-  private idleTimer: TimerHandle | undefined;
+  private readonly idle: IdleTimer;
+  private readonly progress: ProgressReporter;
   private unlisten: (() => void) | undefined;
   private unlistenUploads: (() => void) | undefined;
-  private storageErrorReported = false;
-  private progressTimer: TimerHandle | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private ending: Promise<StopResult> | undefined;
   private firstUploaded = false;
@@ -88,6 +86,13 @@ export class IndividualSession {
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.options.backupIndex };
     this.subscription = d.options.subscription;
     this.selfUid = Number(d.task.uid);
+    this.idle = new IdleTimer(d.clock, d.options.maxIdleMs, () => {
+      void this.end('idle').then(
+        (r) => d.report.ended({ reason: 'idle', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything }),
+        (e: Error) => d.report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: false, message: e.message }),
+      );
+    });
+    this.progress = new ProgressReporter(d.clock, d.upload, this.signals, d.log);
   }
 
   /** Joins: checks the token, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */
@@ -99,8 +104,8 @@ export class IndividualSession {
     signals.status('uploaderReady');
     await this.d.source.authorize();
     this.unlisten = this.d.source.onEvent((e) => this.onChannelEvent(e));
-    this.unlistenUploads = this.d.upload.onEvent((e) => this.onUploadEvent(e));
-    this.armProgress();
+    this.unlistenUploads = this.d.upload.onEvent(uploadEventReporter(signals));
+    this.progress.start();
     signals.emit('recorderStarted', { status: 0 });
     signals.status('recorderReady');
     report.sliceStartTime(this.d.clock.now());
@@ -116,22 +121,6 @@ export class IndividualSession {
     }
     if (this.d.task.previousFiles.length > 0) report.files(this.d.task.previousFiles);
     this.reconcile();
-  }
-
-  /**
-   * Storage trouble becomes the uploader's `backupSpool` warning (a file went to the backup spool) or its
-   * `storageConfig` error (docs/notify.md). Files stay in the spool meanwhile; the config error is reported again
-   * only after a success.
-   */
-  private onUploadEvent(e: StorageEvent): void {
-    if (e.kind === 'backuped') {
-      this.signals.warning(EVENT_MODULE.uploader, WARN_CODE.backupSpool, `${e.fileName}: ${e.message}`);
-    } else if (e.kind === 'storage-config-error' && !this.storageErrorReported) {
-      this.storageErrorReported = true;
-      this.signals.error(EVENT_MODULE.uploader, ERROR_LEVEL.major, ERROR_CODE.storageConfig, e.message);
-    } else if (e.kind === 'file-uploaded') {
-      this.storageErrorReported = false;
-    }
   }
 
   private onChannelEvent(e: ChannelEvent): void {
@@ -159,8 +148,8 @@ export class IndividualSession {
       this.profileWarned = true;
       this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.profileMismatch, plan.profileWarning);
     }
-    if (plan.idle) this.armIdle();
-    else this.disarmIdle();
+    if (plan.idle) this.idle.arm();
+    else this.idle.disarm();
     for (const uid of plan.drop) void this.dropUser(uid);
     for (const { uid, kinds } of plan.connect) this.connect(uid, kinds);
     // Kinds switched off by update end their current stream.
@@ -349,38 +338,6 @@ export class IndividualSession {
     this.d.report.files(this.files());
   }
 
-  private armIdle(): void {
-    if (this.idleTimer || this.ending) return;
-    this.idleTimer = this.d.clock.setTimeout(() => {
-      this.idleTimer = undefined;
-      void this.end('idle').then(
-        (r) => this.d.report.ended({ reason: 'idle', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything }),
-        (e: Error) => this.d.report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: false, message: e.message }),
-      );
-    }, this.d.options.maxIdleMs);
-  }
-
-  /** Every PROGRESS_INTERVAL_MS on the injected clock: uploaded / recorded × 10000 from the storage session. */
-  private armProgress(): void {
-    this.progressTimer = this.d.clock.setTimeout(() => {
-      if (this.ending) return;
-      void this.d.upload
-        .status()
-        .then((st) => {
-          if (!this.ending) this.signals.emit('uploadingProgress', { progress: st.progress });
-        })
-        .catch((e: unknown) => this.d.log.warn({ err: (e as Error).message }, 'upload status unavailable'))
-        .finally(() => {
-          if (!this.ending) this.armProgress();
-        });
-    }, PROGRESS_INTERVAL_MS);
-  }
-
-  private disarmIdle(): void {
-    if (this.idleTimer) this.d.clock.clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
-  }
-
   async update(change: RecorderUpdate): Promise<void> {
     if (change.storage) await this.d.upload.updateStorage(change.storage);
     if (change.lists) {
@@ -409,10 +366,10 @@ export class IndividualSession {
   }
 
   private async finish(reason: 'stopped' | 'idle' | 'error'): Promise<StopResult> {
-    this.disarmIdle();
+    this.idle.dispose();
+    this.progress.stop();
     this.unlisten?.();
     this.unlistenUploads?.();
-    if (this.progressTimer) this.d.clock.clearTimeout(this.progressTimer);
     if (reason !== 'error') this.signals.status('recordingStopped');
     this.signals.emit('recorderLeave', { leaveCode: reason === 'idle' ? LEAVE_CODE.idle : LEAVE_CODE.stopped });
     await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
