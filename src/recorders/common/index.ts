@@ -18,3 +18,4 @@ export { planSubscriptions, type CurrentSubscriptions, type Membership, type Sub
 export { applyLists, createSubscription, EVERYONE, kindsFor, NOBODY, selects, wants, type Subscription } from './subscription.ts';
 export { IdleTimer, PROGRESS_INTERVAL_MS, ProgressReporter } from './session-timers.ts';
 export { uploadEventReporter } from './upload-events.ts';
+export { PublisherLinks, type PublisherLinkEvents } from './publisher-links.ts';

@@ -1,7 +1,8 @@
 /**
- * One individual-mode recording session: follows the channel, subscribes per user over WHEP, slices each
- * track through a TrackPipeline, uploads slices and growing playlists through the storage session, reports
- * status, files and events, and ends on stop or after maxIdleTime (injected clock).
+ * One individual-mode recording session, assembled from the shared recorder parts (recorders/common): follows
+ * the channel (planSubscriptions), links to each publisher over WHEP (PublisherLinks), slices each track through
+ * a TrackPipeline into its HLS track writer, reports status, files and events, and ends on stop or after
+ * maxIdleTime (IdleTimer, injected clock); finalize.ts does what follows the live part.
  */
 import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -27,6 +28,7 @@ import type {
   StopResult,
 } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
+import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts';
 import {
   ERROR_CODE,
   ERROR_LEVEL,
@@ -36,23 +38,16 @@ import {
   WARN_CODE,
   type RecorderSignals,
 } from '../common/events.ts';
-import { ChannelRefusal, type ChannelSource, type MediaSubscription } from '../common/channel-source.ts';
-import type { IndividualOptions } from './options.ts';
-import { finalizeRecording } from './finalize.ts';
-import { recoverLeftovers } from './recovery.ts';
 import { PLAYLIST_CONTENT_TYPE } from '../common/hls-track.ts';
 import { planSubscriptions } from '../common/plan.ts';
+import { PublisherLinks } from '../common/publisher-links.ts';
 import { IdleTimer, ProgressReporter } from '../common/session-timers.ts';
-import { uploadEventReporter } from '../common/upload-events.ts';
 import { applyLists, wants, type Subscription } from '../common/subscription.ts';
+import { uploadEventReporter } from '../common/upload-events.ts';
+import { finalizeRecording } from './finalize.ts';
+import type { IndividualOptions } from './options.ts';
+import { recoverLeftovers } from './recovery.ts';
 import { TrackRecording } from './track-recording.ts';
-
-interface UserLink {
-  readonly uid: string;
-  kinds: readonly MediaKind[];
-  sub: MediaSubscription | undefined;
-  connecting: Promise<void> | undefined;
-}
 
 export interface SessionDeps {
   readonly task: RecordingTask;
@@ -69,7 +64,7 @@ export class IndividualSession {
   private readonly naming: SessionNaming;
   private subscription: Subscription;
   private readonly tracks = new Map<string, TrackRecording>();
-  private readonly users = new Map<string, UserLink>();
+  private readonly links: PublisherLinks;
   private readonly idle: IdleTimer;
   private readonly progress: ProgressReporter;
   private unlisten: (() => void) | undefined;
@@ -93,6 +88,15 @@ export class IndividualSession {
       );
     });
     this.progress = new ProgressReporter(d.clock, d.upload, this.signals, d.log);
+    this.links = new PublisherLinks(d.source, {
+      onPacket: (uid, kind, track, packet) => this.onPacket(uid, kind, track, packet),
+      onRefused: (e) => void this.fail(e),
+      onFailed: (uid, e) => {
+        // The publisher left between the event and the request, or a transient failure: a later event retries.
+        d.log.warn({ uid, err: e.message }, 'WHEP subscribe failed');
+        this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.subscribeFailed, `subscribing to uid ${uid} failed`);
+      },
+    });
   }
 
   /** Joins: checks the token, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */
@@ -140,7 +144,7 @@ export class IndividualSession {
     if (this.ending) return;
     const snap = this.d.source.snapshot();
     const plan = planSubscriptions({ profile: snap.profile, participants: snap.participants, selfUid: this.selfUid }, this.subscription, this.d.options.profile, {
-      links: new Map([...this.users].map(([uid, link]) => [uid, link.kinds])),
+      links: this.links.kinds(),
       streams: [...this.tracks.values()].filter((t) => t.pipeline),
       profileWarned: this.profileWarned,
     });
@@ -151,7 +155,7 @@ export class IndividualSession {
     if (plan.idle) this.idle.arm();
     else this.idle.disarm();
     for (const uid of plan.drop) void this.dropUser(uid);
-    for (const { uid, kinds } of plan.connect) this.connect(uid, kinds);
+    for (const { uid, kinds } of plan.connect) this.links.connect(uid, kinds);
     // Kinds switched off by update end their current stream.
     for (const { uid, kind } of plan.endStreams) {
       const t = this.tracks.get(`${uid}/${kind}`);
@@ -159,38 +163,8 @@ export class IndividualSession {
     }
   }
 
-  private connect(uid: string, kinds: readonly MediaKind[]): void {
-    const link: UserLink = { uid, kinds, sub: undefined, connecting: undefined };
-    this.users.set(uid, link);
-    link.connecting = (async () => {
-      try {
-        const sub = await this.d.source.subscribe(Number(uid), kinds);
-        if (this.users.get(uid) !== link || this.ending) {
-          await sub.close();
-          return;
-        }
-        link.sub = sub;
-        sub.onPacket((kind, track, packet) => this.onPacket(link, kind, track, packet));
-      } catch (e) {
-        if (this.users.get(uid) === link) this.users.delete(uid);
-        if (e instanceof ChannelRefusal && (e.code === 'token_invalid' || e.code === 'token_expired' || e.code === 'token_missing')) {
-          void this.fail(e);
-          return;
-        }
-        // The publisher left between the event and the request, or a transient failure: a later event retries.
-        this.d.log.warn({ uid, err: (e as Error).message }, 'WHEP subscribe failed');
-        this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.subscribeFailed, `subscribing to uid ${uid} failed`);
-      }
-    })();
-  }
-
   private async dropUser(uid: string): Promise<void> {
-    const link = this.users.get(uid);
-    if (link) {
-      this.users.delete(uid);
-      await link.connecting;
-      await link.sub?.close();
-    }
+    await this.links.drop(uid);
     await Promise.all([...this.tracks.values()].filter((t) => t.uid === uid).map((t) => this.endStream(t)));
   }
 
@@ -204,15 +178,15 @@ export class IndividualSession {
     return t;
   }
 
-  private onPacket(link: UserLink, kind: MediaKind, desc: RtpTrackDescription, packet: Buffer): void {
-    if (this.ending || this.users.get(link.uid) !== link) return;
-    if (!wants(this.subscription, kind, link.uid)) return;
-    const t = this.track(link.uid, kind);
-    if (!t.pipeline) this.beginStream(t, desc, link);
+  private onPacket(uid: string, kind: MediaKind, desc: RtpTrackDescription, packet: Buffer): void {
+    if (this.ending) return;
+    if (!wants(this.subscription, kind, uid)) return;
+    const t = this.track(uid, kind);
+    if (!t.pipeline) this.beginStream(t, desc);
     t.pipeline?.push(packet);
   }
 
-  private beginStream(t: TrackRecording, desc: RtpTrackDescription, link: UserLink): void {
+  private beginStream(t: TrackRecording, desc: RtpTrackDescription): void {
     t.beginStream(desc.codec);
     const pipeline = new TrackPipeline(
       {
@@ -235,7 +209,7 @@ export class IndividualSession {
     this.streamState(t, 0);
     void pipeline.start().then(
       () => {
-        if (t.kind === 'video') link.sub?.requestKeyframe();
+        if (t.kind === 'video') this.links.requestKeyframe(t.uid);
       },
       (e: Error) => this.d.log.error({ err: e.message }, 'slicer did not start'),
     );
@@ -373,14 +347,7 @@ export class IndividualSession {
     if (reason !== 'error') this.signals.status('recordingStopped');
     this.signals.emit('recorderLeave', { leaveCode: reason === 'idle' ? LEAVE_CODE.idle : LEAVE_CODE.stopped });
     await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
-    const links = [...this.users.values()];
-    this.users.clear();
-    await Promise.all(
-      links.map(async (l) => {
-        await l.connecting;
-        await l.sub?.close();
-      }),
-    );
+    await this.links.close();
     await this.chain;
     const result = await finalizeRecording({
       tracks: [...this.tracks.values()],
