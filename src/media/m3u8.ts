@@ -1,7 +1,8 @@
 /**
- * HLS media playlists in the hosted service's format (notes §4.3): `#EXT-X-VERSION:3`, media sequence 0,
- * `#EXT-X-ALLOW-CACHE:YES`, `#EXTINF:<sec>` without the trailing comma (unless `correctExtinf`),
- * `#EXT-X-DISCONTINUITY` where a stream broke, the custom track-start tag, and `#EXT-X-ENDLIST` once final.
+ * HLS media playlists in the hosted service's format (docs/recording-individual.md, "Playlists"):
+ * `#EXT-X-VERSION:3`, media sequence 0, `#EXT-X-ALLOW-CACHE:YES`, `#EXTINF:<sec>` without the trailing comma
+ * (unless `correctExtinf`), `#EXT-X-DISCONTINUITY` where a stream broke, the custom track-start tag, and
+ * `#EXT-X-ENDLIST` once final.
  * Immutable values: each call returns a new playlist. Pure.
  */
 import { parseUtcStamp, utcStamp, type TrackKind } from './naming.ts';

@@ -1,13 +1,13 @@
 /**
- * Object names of individual-mode recordings, exactly as the hosted service names them (notes §4.3), so
- * tooling written against it keeps working. Pure: no clock, no I/O.
+ * Object names of individual-mode recordings, exactly as the hosted service names them, so tooling written
+ * against it keeps working (docs/recording-individual.md, "Files"). Pure: no clock, no I/O.
  */
 
 export type TrackKind = 'audio' | 'video';
 /** `av` names a file that carries both tracks of one user (MP4, merged index). */
 export type FileTrack = TrackKind | 'av';
 
-/** Characters the hosted service replaces with `-` in file names (notes §4.3). */
+/** Characters the hosted service replaces with `-` in file names (docs/recording-individual.md, "Files"). */
 const CNAME_SPECIAL = /[!@#$%^&*()+_.=[\]{}~|,;:?<>]/g;
 
 export function sanitizeCname(cname: string): string {

@@ -1,8 +1,8 @@
 /**
- * When a slice closes (notes §4.3): audio every 15 s; video at a keyframe once 15 s have passed. Marks are
- * counted on the stream's own clock (15 s, 30 s, 45 s ... after its first frame), as ffmpeg's segment muxer does:
- * a video cut waits for the first keyframe at or after each mark, so a slice that ran long (late keyframe) is
- * followed by a shorter one and slices never drift from the marks. The live pipeline hands this policy to
+ * When a slice closes (docs/recording-individual.md, "How it works"): audio every 15 s; video at a keyframe once
+ * 15 s have passed. Marks are counted on the stream's own clock (15 s, 30 s, 45 s ... after its first frame), as
+ * ffmpeg's segment muxer does: a video cut waits for the first keyframe at or after each mark, so a slice that ran
+ * long (late keyframe) is followed by a shorter one and slices never drift from the marks. The live pipeline hands this policy to
  * ffmpeg; `shouldCut` states the same rule as a pure function for tests and any in-process slicer.
  */
 import type { TrackKind } from './naming.ts';

@@ -43,6 +43,8 @@ export interface TrackPipelineEvents {
   onFailure?(exit: FfmpegExit): void;
 }
 
+/** AAC bitrate of transcoded audio slices: the hosted service's individual-mode audio (docs/recording-individual.md). */
+export const AAC_BITRATE = '64k';
 const PENDING_LIMIT = 2000;
 const BYE_WAIT_MS = 4000;
 
@@ -122,7 +124,7 @@ export class TrackPipeline {
   private args(sdpPath: string, snapshotSec: number | undefined): string[] {
     const policy = slicePolicy(this.kind, this.opts.sliceSeconds);
     const codec =
-      this.kind === 'video' ? ['-map', '0:v', '-c:v', 'copy'] : this.opts.audioOutput === 'copy' ? ['-map', '0:a', '-c:a', 'copy'] : ['-map', '0:a', '-c:a', 'aac', '-b:a', '64k'];
+      this.kind === 'video' ? ['-map', '0:v', '-c:v', 'copy'] : this.opts.audioOutput === 'copy' ? ['-map', '0:a', '-c:a', 'copy'] : ['-map', '0:a', '-c:a', 'aac', '-b:a', AAC_BITRATE];
     const args = [
       '-loglevel', 'error',
       '-protocol_whitelist', 'file,udp,rtp',

@@ -14,6 +14,7 @@ import type {
   RecordingTask,
   StopResult,
 } from './dispatch/types.ts';
+import { recorderUpdate, subscriptionRequest } from './dispatch/subscription.ts';
 import {
   finish,
   hasSession,
@@ -121,6 +122,7 @@ export class SessionRuntime {
       mode: task.session.mode,
       scene: task.resource.scene,
       clientRequest: task.session.clientRequest,
+      subscription: subscriptionRequest(task.session.clientRequest.recordingConfig),
       startedAt: task.session.startedAt,
       resumed,
       previousFiles: task.session.files,
@@ -253,7 +255,7 @@ export class SessionRuntime {
       case 'launch':
         return task.kind === 'live' ? this.#launch(task, e.resumed) : undefined;
       case 'update':
-        return this.#control(task, (h) => h.update(e.request));
+        return this.#control(task, (h) => h.update(recorderUpdate(e.request)));
       case 'updateLayout':
         return this.#control(task, (h) => h.updateLayout?.(e.request));
       case 'stopRecorder':

@@ -1,4 +1,3 @@
 export { createIndividualRecorder, type IndividualRecorderDeps } from './recorder.ts';
 export { individualOptions, nextBackupIndex, type IndividualOptions, type PostProcess, type StreamMode } from './options.ts';
-export { applyUpdate, createSubscription, kindsFor, wants, type Subscription } from './subscription.ts';
-export { channelSource, ChannelRefusal, type ChannelSource, type MediaSubscription } from './channel-source.ts';
+export { channelSource, ChannelRefusal, type ChannelSource, type MediaSubscription } from '../common/index.ts';

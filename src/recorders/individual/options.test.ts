@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { RecordingTask } from '../../recording/dispatch/index.ts';
+import { subscriptionRequest, type RecordingTask } from '../../recording/dispatch/index.ts';
 import { individualOptions, nextBackupIndex } from './options.ts';
-import { applyUpdate, createSubscription, kindsFor, wants } from './subscription.ts';
 
 const storageConfig = { vendor: 1, region: 0, bucket: 'b', accessKey: 'k', secretKey: 's' } as RecordingTask['clientRequest']['storageConfig'];
 const task = (clientRequest: Partial<RecordingTask['clientRequest']>, extra: Partial<RecordingTask> = {}): RecordingTask => ({
@@ -14,6 +13,7 @@ const task = (clientRequest: Partial<RecordingTask['clientRequest']>, extra: Par
   mode: 'individual',
   scene: 0,
   clientRequest: { storageConfig, ...clientRequest },
+  subscription: subscriptionRequest(clientRequest.recordingConfig),
   startedAt: 0,
   resumed: false,
   previousFiles: [],
@@ -22,6 +22,7 @@ const task = (clientRequest: Partial<RecordingTask['clientRequest']>, extra: Par
 
 test('defaults: communication, audio+video for everybody, 30 s idle, HLS only, no snapshots', () => {
   const o = individualOptions(task({ recordingFileConfig: { avFileType: ['hls'] } }));
+  assert.deepEqual(o.subscription, { audio: { kind: 'everyone' }, video: { kind: 'everyone' } });
   assert.equal(o.profile, 'communication');
   assert.equal(o.maxIdleMs, 30_000);
   assert.equal(o.hls, true);
@@ -61,19 +62,4 @@ test('a resumed task uses the next bak<n>_ index', () => {
   assert.equal(nextBackupIndex([f('p/s_c__uid_s_2__uid_e_audio.m3u8')]), 0);
   assert.equal(nextBackupIndex([f('p/bak0_s_c__uid_s_2__uid_e_audio.m3u8'), f('bak3_x.m3u8')]), 4);
   assert.equal(individualOptions(task({}, { resumed: true, previousFiles: [f('s_c__uid_s_2__uid_e_audio.m3u8')] })).backupIndex, 0);
-});
-
-test('subscription lists, streamTypes and live updates', () => {
-  const all = createSubscription({});
-  assert.ok(wants(all, 'audio', '5') && wants(all, 'video', '5'));
-  const audioOnly = createSubscription({ streamTypes: 0 });
-  assert.deepEqual(kindsFor(audioOnly, '5', ['audio', 'video']), ['audio']);
-  const lists = createSubscription({ subscribeAudioUids: ['1', '2'], unsubscribeVideoUids: ['2'] });
-  assert.deepEqual(kindsFor(lists, '1', ['audio', 'video']), ['audio', 'video']);
-  assert.deepEqual(kindsFor(lists, '2', ['audio', 'video']), ['audio']);
-  assert.deepEqual(kindsFor(lists, '3', ['audio', 'video']), ['video']);
-  const upd = applyUpdate(lists, { audioUidList: { unsubscribeAudioUids: ['1'] } });
-  assert.ok(!wants(upd, 'audio', '1') && wants(upd, 'audio', '3') && !wants(upd, 'video', '2'), 'video lists unchanged');
-  const videoOff = createSubscription({ streamTypes: 0 });
-  assert.ok(!wants(applyUpdate(videoOff, { videoUidList: { subscribeVideoUids: ['1'] } }), 'video', '1'), 'streamTypes wins over update');
 });

@@ -3,9 +3,9 @@
  * service's defaults (pure).
  */
 import type { Profile } from '../../channel/index.ts';
-import type { AudioMixFormat } from '../../media/naming.ts';
+import type { AudioMixFormat } from '../../media/index.ts';
 import type { RecordedFile, RecordingTask } from '../../recording/dispatch/index.ts';
-import { createSubscription, type Subscription } from './subscription.ts';
+import { createSubscription, type Subscription } from '../common/subscription.ts';
 
 export type StreamMode = 'default' | 'standard' | 'original';
 
@@ -34,8 +34,11 @@ export interface IndividualOptions {
   readonly backupIndex: number | undefined;
 }
 
+/** Defaults of the spec's tables: `maxIdleTime`, `captureInterval`, and scene 2 audio mixing's sample rate and bitrate. */
 export const DEFAULT_MAX_IDLE_SECONDS = 30;
 export const DEFAULT_CAPTURE_INTERVAL = 10;
+export const DEFAULT_MIX_SAMPLE_RATE = 48_000;
+export const DEFAULT_MIX_BITRATE = 48_000;
 
 /** Next `bak<n>_` index after a restart: one more than any already used. */
 export function nextBackupIndex(previous: readonly RecordedFile[]): number {
@@ -62,15 +65,15 @@ export function individualOptions(task: RecordingTask): IndividualOptions {
       postProcess = {
         kind: 'audioMix',
         format: format === 'm4a' || format === 'aac' ? format : 'mp3',
-        sampleRate: Number(t.audio?.sampleRate ?? '48000'),
-        bitrate: Number(t.audio?.bitrate ?? '48000'),
+        sampleRate: t.audio?.sampleRate ? Number(t.audio.sampleRate) : DEFAULT_MIX_SAMPLE_RATE,
+        bitrate: t.audio?.bitrate ? Number(t.audio.bitrate) : DEFAULT_MIX_BITRATE,
         channels: t.audio?.channels === '1' ? 1 : 2,
       };
     }
   }
   return Object.freeze({
     profile: rc?.channelType === 1 ? 'live' : 'communication',
-    subscription: createSubscription(rc ?? {}),
+    subscription: createSubscription(task.subscription),
     streamMode: rc?.streamMode ?? 'default',
     maxIdleMs: (rc?.maxIdleTime ?? DEFAULT_MAX_IDLE_SECONDS) * 1000,
     hls: !snapshotOnly,

@@ -1,15 +1,21 @@
 /**
  * Work done once recording has stopped: the `[hls, mp4]` MP4 per user, and scene 2's postponed transcoding
  * (one MP4 per user) or postponed audio mixing (one file of all users), each uploaded through the session.
- * Scene 2 reports transcoder events 80, 81 and 1001 (notes §2.5).
+ * Scene 2 reports `transcoderStarted`, `transcoderCompleted` and `postponeTranscodeFinalResult` (docs/notify.md).
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FileTrack, SessionNaming } from '../../media/naming.ts';
-import { audioMixName, transcodedMp4Name } from '../../media/naming.ts';
-import { mixAudio, userMp4 } from '../../media/remux.ts';
+import {
+  audioMixName,
+  mixAudio,
+  transcodedMp4Name,
+  userMp4,
+  type FileTrack,
+  type SessionNaming,
+} from '../../media/index.ts';
 import type { RecordedFile } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
+import type { RecorderSignals } from '../common/events.ts';
 import type { IndividualOptions } from './options.ts';
 import type { TrackRecording } from './track-recording.ts';
 
@@ -19,7 +25,7 @@ export interface PostProcessInput {
   readonly tracks: readonly TrackRecording[];
   readonly upload: UploadSession;
   readonly workDir: string;
-  readonly event: (eventType: number, serviceType: number, details: { msgName: string; [k: string]: unknown }) => void;
+  readonly signals: Pick<RecorderSignals, 'emit'>;
   readonly mp4Name: (uid: string, track: FileTrack, startMs: number) => string;
 }
 
@@ -32,7 +38,7 @@ interface UserTracks {
 function byUser(tracks: readonly TrackRecording[]): UserTracks[] {
   const m = new Map<string, { audio?: TrackRecording; video?: TrackRecording }>();
   for (const t of tracks) {
-    if (t.slices.length === 0) continue;
+    if (!t.hls.recorded) continue;
     const u = m.get(t.uid) ?? {};
     u[t.kind] = t;
     m.set(t.uid, u);
@@ -43,8 +49,8 @@ function byUser(tracks: readonly TrackRecording[]): UserTracks[] {
 async function mp4Of(u: UserTracks, dir: string, output: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   await userMp4({
-    video: u.video?.slices ?? [],
-    audio: u.audio?.slices ?? [],
+    video: u.video?.hls.slices ?? [],
+    audio: u.audio?.hls.slices ?? [],
     videoCodec: u.video?.codec === 'VP8' ? 'VP8' : u.video ? 'H264' : undefined,
     workDir: dir,
     output,
@@ -57,7 +63,7 @@ function trackOf(u: UserTracks): { track: FileTrack; trackType: RecordedFile['tr
 }
 
 function startOf(u: UserTracks): number {
-  return Math.min(...[u.audio, u.video].flatMap((t) => (t?.firstStartMs !== undefined ? [t.firstStartMs] : [])));
+  return Math.min(...[u.audio, u.video].flatMap((t) => (t?.hls.firstStartMs !== undefined ? [t.hls.firstStartMs] : [])));
 }
 
 export async function runPostProcess(i: PostProcessInput): Promise<RecordedFile[]> {
@@ -77,7 +83,7 @@ export async function runPostProcess(i: PostProcessInput): Promise<RecordedFile[
   }
   const pp = i.options.postProcess;
   if (pp.kind === 'none') return files;
-  i.event(80, 0, { msgName: 'transcoder_started' });
+  i.signals.emit('transcoderStarted');
   if (pp.kind === 'postponeTranscoding') {
     const results: { uid: string; result: 'success' | 'fail'; fileList: { fileName: string }[] }[] = [];
     for (const u of users) {
@@ -96,9 +102,8 @@ export async function runPostProcess(i: PostProcessInput): Promise<RecordedFile[
     }
     const ok = results.filter((r) => r.result === 'success').length;
     const result = ok === results.length ? 'all_success' : ok > 0 ? 'partial_success' : 'fail';
-    i.event(81, 0, { msgName: 'transcoder_completed', result, uids: results });
-    i.event(1001, 0, {
-      msgName: 'postpone_transcode_final_result',
+    i.signals.emit('transcoderCompleted', { result, uids: results });
+    i.signals.emit('postponeTranscodeFinalResult', {
       result: result === 'all_success' ? 'total_success' : result === 'partial_success' ? 'partial_success' : 'failed',
       fileList: results.flatMap((r) => r.fileList),
     });
@@ -107,7 +112,7 @@ export async function runPostProcess(i: PostProcessInput): Promise<RecordedFile[
   const name = audioMixName(i.naming, pp.format);
   const out = join(dir, 'mix', name);
   mkdirSync(join(dir, 'mix'), { recursive: true });
-  const audioUsers = users.filter((u) => u.audio).map((u) => ({ uid: u.uid, slices: u.audio!.slices }));
+  const audioUsers = users.filter((u) => u.audio).map((u) => ({ uid: u.uid, slices: u.audio!.hls.slices }));
   let fileList: { fileName: string }[] = [];
   try {
     await mixAudio({ users: audioUsers, format: pp.format, sampleRate: pp.sampleRate, bitrate: pp.bitrate, channels: pp.channels, workDir: join(dir, 'mix'), output: out });
@@ -120,11 +125,10 @@ export async function runPostProcess(i: PostProcessInput): Promise<RecordedFile[
     fileList = [];
   }
   const success = fileList.length > 0;
-  i.event(81, 0, {
-    msgName: 'transcoder_completed',
+  i.signals.emit('transcoderCompleted', {
     result: success ? 'all_success' : 'fail',
     uids: audioUsers.map((u) => ({ uid: u.uid, result: success ? 'success' : 'fail', fileList })),
   });
-  i.event(1001, 0, { msgName: 'postpone_transcode_final_result', result: success ? 'total_success' : 'failed', fileList });
+  i.signals.emit('postponeTranscodeFinalResult', { result: success ? 'total_success' : 'failed', fileList });
   return files;
 }

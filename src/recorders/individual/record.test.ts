@@ -2,9 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { parsePlaylist } from '../../media/m3u8.ts';
-import { parseUserFileName } from '../../media/naming.ts';
-import { expectedSliceCount, slicePolicy } from '../../media/slice-policy.ts';
+import { expectedSliceCount, parsePlaylist, parseUserFileName, slicePolicy } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { bucketKeys, centrePixel, isColour, probe, sleep, waitFor } from './testing/media-checks.ts';
 

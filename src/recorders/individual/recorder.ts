@@ -9,7 +9,8 @@ import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
 import type { StorageModule } from '../../storage/index.ts';
-import { ChannelRefusal, channelSource, type ChannelSource } from './channel-source.ts';
+import { recorderSignals } from '../common/events.ts';
+import { ChannelRefusal, channelSource, type ChannelSource } from '../common/channel-source.ts';
 import { individualOptions } from './options.ts';
 import { IndividualSession } from './session.ts';
 
@@ -32,7 +33,8 @@ export function createIndividualRecorder(deps: IndividualRecorderDeps): Recorder
     async start(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle> {
       const log = deps.log.child({ component: 'recorder-individual', sid: task.sid });
       const options = individualOptions(task);
-      report.status(1);
+      const signals = recorderSignals(report);
+      signals.status('initialized');
       const upload = await deps.storage.openSession({
         sid: task.sid,
         appId: task.appId,
@@ -66,7 +68,7 @@ export function createIndividualRecorder(deps: IndividualRecorderDeps): Recorder
       void session.start().catch((e: Error) => {
         if (e instanceof ChannelRefusal) return session.fail(e);
         log.error({ err: e.message }, 'individual recorder failed to start');
-        report.status(20);
+        signals.status('exitedAbnormally');
         report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: false, message: 'recorder failed to start' });
       });
       return {

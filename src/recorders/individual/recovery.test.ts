@@ -3,8 +3,14 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { appendSlice, createPlaylist, parsePlaylist, renderPlaylist } from '../../media/m3u8.ts';
-import { playlistName, sliceName } from '../../media/naming.ts';
+import {
+  appendSlice,
+  createPlaylist,
+  parsePlaylist,
+  playlistName,
+  renderPlaylist,
+  sliceName,
+} from '../../media/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import { generationNaming, recoverLeftovers } from './recovery.ts';
 

@@ -3,11 +3,30 @@
  * first) are uploaded under that run's names and appended to its playlist, which is then finished. Each track
  * directory keeps `journal.jsonl` (slices already enqueued) and `playlist.m3u8` (the last playlist written).
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { appendSlice, createPlaylist, endPlaylist, parsePlaylist, renderPlaylist } from '../../media/m3u8.ts';
-import { sliceName, type SessionNaming, type TrackKind } from '../../media/naming.ts';
+import {
+  appendSlice,
+  createPlaylist,
+  endPlaylist,
+  parsePlaylist,
+  renderPlaylist,
+  sliceName,
+  type SessionNaming,
+  type TrackKind,
+} from '../../media/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
+import { JOURNAL_FILE, PLAYLIST_CONTENT_TYPE, PLAYLIST_FILE } from '../common/hls-track.ts';
+
+/** Directory entries, or none when the directory does not exist. */
+async function entries(dir: string): Promise<string[]> {
+  return readdir(dir).catch(() => []);
+}
+
+async function text(path: string): Promise<string | undefined> {
+  return readFile(path, 'utf8').catch(() => undefined);
+}
 
 export interface RecoveredTrack {
   readonly uid: string;
@@ -29,34 +48,34 @@ export async function recoverLeftovers(opts: {
   readonly playlistKey: (naming: SessionNaming, uid: string, kind: TrackKind) => string;
 }): Promise<RecoveredTrack[]> {
   const out: RecoveredTrack[] = [];
-  if (!existsSync(opts.sessionDir)) return out;
-  for (const gen of readdirSync(opts.sessionDir).filter((g) => /^g\d+$/.test(g) && g !== opts.currentGeneration)) {
+  for (const gen of (await entries(opts.sessionDir)).filter((g) => /^g\d+$/.test(g) && g !== opts.currentGeneration)) {
     const naming = generationNaming(opts.naming, gen);
     const genDir = join(opts.sessionDir, gen);
-    for (const trackDir of readdirSync(genDir)) {
+    for (const trackDir of await entries(genDir)) {
       const m = /^(\d+)-(audio|video)$/.exec(trackDir);
       if (!m) continue;
       const [uid, kind] = [m[1]!, m[2] as TrackKind];
       const dir = join(genDir, trackDir);
-      const journalPath = join(dir, 'journal.jsonl');
       const done = new Set<string>();
-      if (existsSync(journalPath)) {
-        for (const line of readFileSync(journalPath, 'utf8').split('\n')) {
-          if (line.trim()) done.add((JSON.parse(line) as { localPath: string }).localPath);
-        }
+      for (const line of ((await text(join(dir, JOURNAL_FILE))) ?? '').split('\n')) {
+        if (line.trim()) done.add((JSON.parse(line) as { localPath: string }).localPath);
       }
       let lastStream = [...done].at(-1)?.split('/').at(-2);
-      const playlistPath = join(dir, 'playlist.m3u8');
-      let playlist = existsSync(playlistPath) ? parsePlaylist(readFileSync(playlistPath, 'utf8'), kind) : createPlaylist(kind);
+      const playlistPath = join(dir, PLAYLIST_FILE);
+      const written = await text(playlistPath);
+      let playlist = written !== undefined ? parsePlaylist(written, kind) : createPlaylist(kind);
       if (playlist.ended) continue;
-      const leftovers = readdirSync(dir)
-        .filter((s) => /^s\d+$/.test(s))
-        .flatMap((s) => readdirSync(join(dir, s)).filter((f) => /^slice_\d+\.(ts|webm)$/.test(f)).map((f) => join(dir, s, f)))
-        .filter((p) => !done.has(p) && statSync(p).size > 0)
-        .sort();
+      const candidates: string[] = [];
+      for (const s of (await entries(dir)).filter((e) => /^s\d+$/.test(e))) {
+        for (const f of (await entries(join(dir, s))).filter((e) => /^slice_\d+\.(ts|webm)$/.test(e))) candidates.push(join(dir, s, f));
+      }
+      const leftovers: { path: string; st: Stats }[] = [];
+      for (const path of candidates.filter((p) => !done.has(p)).sort()) {
+        const st = await stat(path);
+        if (st.size > 0) leftovers.push({ path, st });
+      }
       let recovered = 0;
-      for (const path of leftovers) {
-        const st = statSync(path);
+      for (const { path, st } of leftovers) {
         // The slice began when its file was created and ran until its last write.
         const startMs = Math.round(st.birthtimeMs || st.ctimeMs);
         const durationSec = Math.max(0.001, (st.mtimeMs - startMs) / 1000);
@@ -71,9 +90,9 @@ export async function recoverLeftovers(opts: {
       }
       if (playlist.entries.length === 0) continue;
       playlist = endPlaylist(playlist);
-      writeFileSync(playlistPath, renderPlaylist(playlist));
+      await writeFile(playlistPath, renderPlaylist(playlist));
       await opts.upload.enqueue(playlistPath, opts.upload.objectKey(opts.playlistKey(naming, uid, kind)), {
-        contentType: 'application/vnd.apple.mpegurl',
+        contentType: PLAYLIST_CONTENT_TYPE,
       });
       out.push({ uid, kind, slices: recovered });
     }

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { parsePlaylist } from '../../media/m3u8.ts';
+import { parsePlaylist } from '../../media/index.ts';
 import { openTestDatabase } from '../../testing/index.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { bucketKeys, probe, sleep, waitFor } from './testing/media-checks.ts';

@@ -1,42 +1,53 @@
 /**
- * One individual-mode recording session: follows the channel, subscribes per user over WHEP, slices each
- * track through a TrackPipeline, uploads slices and growing playlists through the storage session, reports
- * status, files and events, and ends on stop or after maxIdleTime (injected clock).
+ * One individual-mode recording session, assembled from the shared recorder parts (recorders/common): follows
+ * the channel (planSubscriptions), links to each publisher over WHEP (PublisherLinks), slices each track through
+ * a TrackPipeline into its HLS track writer, reports status, files and events, and ends on stop or after
+ * maxIdleTime (IdleTimer, injected clock); finalize.ts does what follows the live part.
  */
-import { writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ChannelEvent, MediaKind } from '../../channel/index.ts';
-import type { Clock, TimerHandle } from '../../clock/index.ts';
+import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import { endPlaylist, renderMergedIndex, renderPlaylist } from '../../media/m3u8.ts';
-import { mergedPlaylistName, playlistName, sliceName, snapshotName, userMp4Name, type SessionNaming } from '../../media/naming.ts';
-import type { RtpTrackDescription } from '../../media/sdp.ts';
-import { TrackPipeline, type ClosedSlice, type Snapshot } from '../../media/track-pipeline.ts';
-import type { RecordedFile, RecorderReport, RecordingTask, StopResult, UploadingStatus } from '../../recording/dispatch/index.ts';
-import type { UpdateClientRequest } from '../../recording/validation/types.ts';
-import type { StorageEvent, UploadSession } from '../../storage/index.ts';
-import { ChannelRefusal, type ChannelSource, type MediaSubscription } from './channel-source.ts';
+import {
+  mergedPlaylistName,
+  playlistName,
+  renderMergedIndex,
+  snapshotName,
+  TrackPipeline,
+  type ClosedSlice,
+  type RtpTrackDescription,
+  type SessionNaming,
+  type Snapshot,
+} from '../../media/index.ts';
+import type {
+  RecordedFile,
+  RecorderReport,
+  RecorderUpdate,
+  RecordingTask,
+  StopResult,
+} from '../../recording/dispatch/index.ts';
+import type { UploadSession } from '../../storage/index.ts';
+import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts';
+import {
+  ERROR_CODE,
+  ERROR_LEVEL,
+  EVENT_MODULE,
+  LEAVE_CODE,
+  recorderSignals,
+  WARN_CODE,
+  type RecorderSignals,
+} from '../common/events.ts';
+import { PLAYLIST_CONTENT_TYPE } from '../common/hls-track.ts';
+import { planSubscriptions } from '../common/plan.ts';
+import { PublisherLinks } from '../common/publisher-links.ts';
+import { IdleTimer, ProgressReporter } from '../common/session-timers.ts';
+import { applyLists, wants, type Subscription } from '../common/subscription.ts';
+import { uploadEventReporter } from '../common/upload-events.ts';
+import { finalizeRecording } from './finalize.ts';
 import type { IndividualOptions } from './options.ts';
-import { runPostProcess } from './post-process.ts';
 import { recoverLeftovers } from './recovery.ts';
-import { applyUpdate, kindsFor, wants, type Subscription } from './subscription.ts';
 import { TrackRecording } from './track-recording.ts';
-
-/** `recorder_leave` leave codes (notes §2.5). */
-export const LEAVE_STOPPED = 2;
-export const LEAVE_IDLE = 4;
-/** Event 33 `uploading_progress` is sent about once a minute (notes §2.5). */
-export const PROGRESS_INTERVAL_MS = 60_000;
-
-/** Warning code of event 2 when the channel's profile is not the task's channelType (nothing is recorded). */
-export const WARN_PROFILE_MISMATCH = 1101;
-
-interface UserLink {
-  readonly uid: string;
-  kinds: readonly MediaKind[];
-  sub: MediaSubscription | undefined;
-  connecting: Promise<void> | undefined;
-}
 
 export interface SessionDeps {
   readonly task: RecordingTask;
@@ -53,41 +64,54 @@ export class IndividualSession {
   private readonly naming: SessionNaming;
   private subscription: Subscription;
   private readonly tracks = new Map<string, TrackRecording>();
-  private readonly users = new Map<string, UserLink>();
-  private idleTimer: TimerHandle | undefined;
+  private readonly links: PublisherLinks;
+  private readonly idle: IdleTimer;
+  private readonly progress: ProgressReporter;
   private unlisten: (() => void) | undefined;
   private unlistenUploads: (() => void) | undefined;
-  private storageErrorReported = false;
-  private progressTimer: TimerHandle | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private ending: Promise<StopResult> | undefined;
   private firstUploaded = false;
   private profileWarned = false;
-  private extraFiles: RecordedFile[] = [];
   private readonly selfUid: number;
+  private readonly signals: RecorderSignals;
 
   constructor(private readonly d: SessionDeps) {
+    this.signals = recorderSignals(d.report);
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.options.backupIndex };
     this.subscription = d.options.subscription;
     this.selfUid = Number(d.task.uid);
-  }
-
-  private event(eventType: number, serviceType: number, details: { msgName: string; [k: string]: unknown }): void {
-    this.d.report.event(eventType, serviceType, details);
+    this.idle = new IdleTimer(d.clock, d.options.maxIdleMs, () => {
+      void this.end('idle').then(
+        (r) => d.report.ended({ reason: 'idle', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything }),
+        (e: Error) => d.report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: false, message: e.message }),
+      );
+    });
+    this.progress = new ProgressReporter(d.clock, d.upload, this.signals, d.log);
+    this.links = new PublisherLinks(d.source, {
+      onPacket: (uid, kind, track, packet) => this.onPacket(uid, kind, track, packet),
+      onRefused: (e) => void this.fail(e),
+      onFailed: (uid, e) => {
+        // The publisher left between the event and the request, or a transient failure: a later event retries.
+        d.log.warn({ uid, err: e.message }, 'WHEP subscribe failed');
+        this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.subscribeFailed, `subscribing to uid ${uid} failed`);
+      },
+    });
   }
 
   /** Joins: checks the token, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */
   async start(): Promise<void> {
     const { report } = this.d;
-    report.status(2);
-    this.event(30, 2, { msgName: 'uploader_started', status: 0 });
-    report.status(3);
+    const { signals } = this;
+    signals.status('recorderStarting');
+    signals.emit('uploaderStarted', { status: 0 });
+    signals.status('uploaderReady');
     await this.d.source.authorize();
     this.unlisten = this.d.source.onEvent((e) => this.onChannelEvent(e));
-    this.unlistenUploads = this.d.upload.onEvent((e) => this.onUploadEvent(e));
-    this.armProgress();
-    this.event(40, 1, { msgName: 'recorder_started', status: 0 });
-    report.status(4);
+    this.unlistenUploads = this.d.upload.onEvent(uploadEventReporter(signals));
+    this.progress.start();
+    signals.emit('recorderStarted', { status: 0 });
+    signals.status('recorderReady');
     report.sliceStartTime(this.d.clock.now());
     if (this.d.task.resumed) {
       const recovered = await recoverLeftovers({
@@ -103,21 +127,6 @@ export class IndividualSession {
     this.reconcile();
   }
 
-  /**
-   * Storage trouble becomes the notes' uploader warning 32 (a file went to the backup spool) and error 32 (storage
-   * config), module 1. Files stay in the spool meanwhile; the config error is reported again only after a success.
-   */
-  private onUploadEvent(e: StorageEvent): void {
-    if (e.kind === 'backuped') {
-      this.event(2, 0, { msgName: 'cloud_recording_warning', module: 1, warnCode: 32, warnMsg: `${e.fileName}: ${e.message}` });
-    } else if (e.kind === 'storage-config-error' && !this.storageErrorReported) {
-      this.storageErrorReported = true;
-      this.event(1, 0, { msgName: 'cloud_recording_error', module: 1, errorLevel: 4, errorCode: 32, stat: 0, errorMsg: e.message });
-    } else if (e.kind === 'file-uploaded') {
-      this.storageErrorReported = false;
-    }
-  }
-
   private onChannelEvent(e: ChannelEvent): void {
     if (this.ending) return;
     if (e.uid === this.selfUid) return;
@@ -125,80 +134,37 @@ export class IndividualSession {
       // The user's tracks ended: close their streams now so the next ones start a discontinuity.
       void this.dropUser(String(e.uid));
     }
-    // Membership announces a change before applying it: look at the channel once it has.
-    setImmediate(() => this.reconcile());
+    // Membership announces a change before applying it, in the same synchronous step: look at the channel once
+    // that step is over. A deferral, not a timer, so it does not wait for the injected clock.
+    queueMicrotask(() => this.reconcile());
   }
 
   /** Brings subscriptions in line with the channel membership and the subscription lists. */
   private reconcile(): void {
     if (this.ending) return;
     const snap = this.d.source.snapshot();
-    const profileOk = snap.profile === undefined || snap.profile === this.d.options.profile;
-    if (!profileOk && !this.profileWarned) {
+    const plan = planSubscriptions({ profile: snap.profile, participants: snap.participants, selfUid: this.selfUid }, this.subscription, this.d.options.profile, {
+      links: this.links.kinds(),
+      streams: [...this.tracks.values()].filter((t) => t.pipeline),
+      profileWarned: this.profileWarned,
+    });
+    if (plan.profileWarning !== undefined) {
       this.profileWarned = true;
-      this.event(2, 0, {
-        msgName: 'cloud_recording_warning',
-        module: 0,
-        warnCode: WARN_PROFILE_MISMATCH,
-        warnMsg: `channel profile is ${snap.profile} but channelType asks for ${this.d.options.profile}: nothing is recorded`,
-      });
+      this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.profileMismatch, plan.profileWarning);
     }
-    const others = snap.participants.filter((p) => p.uid !== this.selfUid);
-    const broadcasters = this.d.options.profile === 'live' ? others.filter((p) => p.role === 'host') : others;
-    if (broadcasters.length === 0 || !profileOk) this.armIdle();
-    else this.disarmIdle();
-    const desired = new Map<string, MediaKind[]>();
-    if (profileOk) {
-      for (const p of others) {
-        const uid = String(p.uid);
-        const published = [...new Set(p.tracks.map((t) => t.kind))];
-        const recordable = published.filter((k) => this.subscription[k] !== null);
-        if (kindsFor(this.subscription, uid, recordable).length > 0) desired.set(uid, recordable);
-      }
-    }
-    for (const [uid, link] of this.users) {
-      const want = desired.get(uid);
-      if (!want || want.join() !== link.kinds.join()) void this.dropUser(uid);
-    }
-    for (const [uid, kinds] of desired) if (!this.users.has(uid)) this.connect(uid, kinds);
+    if (plan.idle) this.idle.arm();
+    else this.idle.disarm();
+    for (const uid of plan.drop) void this.dropUser(uid);
+    for (const { uid, kinds } of plan.connect) this.links.connect(uid, kinds);
     // Kinds switched off by update end their current stream.
-    for (const t of this.tracks.values()) {
-      if (t.pipeline && !wants(this.subscription, t.kind, t.uid)) void this.endStream(t);
+    for (const { uid, kind } of plan.endStreams) {
+      const t = this.tracks.get(`${uid}/${kind}`);
+      if (t) void this.endStream(t);
     }
-  }
-
-  private connect(uid: string, kinds: readonly MediaKind[]): void {
-    const link: UserLink = { uid, kinds, sub: undefined, connecting: undefined };
-    this.users.set(uid, link);
-    link.connecting = (async () => {
-      try {
-        const sub = await this.d.source.subscribe(Number(uid), kinds);
-        if (this.users.get(uid) !== link || this.ending) {
-          await sub.close();
-          return;
-        }
-        link.sub = sub;
-        sub.onPacket((kind, track, packet) => this.onPacket(link, kind, track, packet));
-      } catch (e) {
-        if (this.users.get(uid) === link) this.users.delete(uid);
-        if (e instanceof ChannelRefusal && (e.code === 'token_invalid' || e.code === 'token_expired' || e.code === 'token_missing')) {
-          void this.fail(e);
-          return;
-        }
-        // The publisher left between the event and the request, or a transient failure: a later event retries.
-        this.d.log.warn({ uid, err: (e as Error).message }, 'WHEP subscribe failed');
-        this.event(2, 0, { msgName: 'cloud_recording_warning', module: 0, warnCode: 1102, warnMsg: `subscribing to uid ${uid} failed` });
-      }
-    })();
   }
 
   private async dropUser(uid: string): Promise<void> {
-    const link = this.users.get(uid);
-    if (link) {
-      this.users.delete(uid);
-      await link.connecting;
-      await link.sub?.close();
-    }
+    await this.links.drop(uid);
     await Promise.all([...this.tracks.values()].filter((t) => t.uid === uid).map((t) => this.endStream(t)));
   }
 
@@ -206,24 +172,22 @@ export class IndividualSession {
     const key = `${uid}/${kind}`;
     let t = this.tracks.get(key);
     if (!t) {
-      t = new TrackRecording(uid, kind, this.d.workDir);
+      t = new TrackRecording(uid, kind, this.d.workDir, this.naming, this.d.upload);
       this.tracks.set(key, t);
     }
     return t;
   }
 
-  private onPacket(link: UserLink, kind: MediaKind, desc: RtpTrackDescription, packet: Buffer): void {
-    if (this.ending || this.users.get(link.uid) !== link) return;
-    if (!wants(this.subscription, kind, link.uid)) return;
-    const t = this.track(link.uid, kind);
-    if (!t.pipeline) this.beginStream(t, desc, link);
+  private onPacket(uid: string, kind: MediaKind, desc: RtpTrackDescription, packet: Buffer): void {
+    if (this.ending) return;
+    if (!wants(this.subscription, kind, uid)) return;
+    const t = this.track(uid, kind);
+    if (!t.pipeline) this.beginStream(t, desc);
     t.pipeline?.push(packet);
   }
 
-  private beginStream(t: TrackRecording, desc: RtpTrackDescription, link: UserLink): void {
-    t.streams++;
-    t.newStream = true;
-    t.codec = desc.codec;
+  private beginStream(t: TrackRecording, desc: RtpTrackDescription): void {
+    t.beginStream(desc.codec);
     const pipeline = new TrackPipeline(
       {
         track: desc,
@@ -236,7 +200,7 @@ export class IndividualSession {
         onSnapshot: (s) => this.serial(() => this.snapshotTaken(t, s)),
         onFailure: (exit) => {
           this.d.log.warn({ uid: t.uid, kind: t.kind, code: exit.code, stderr: exit.stderrTail.slice(-300) }, 'slicer exited');
-          this.event(1, 0, { msgName: 'cloud_recording_error', module: 0, errorLevel: 3, errorCode: 1103, stat: 0, errorMsg: `${t.kind} slicer of uid ${t.uid} stopped` });
+          this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.medium, ERROR_CODE.slicerStopped, `${t.kind} slicer of uid ${t.uid} stopped`);
           if (t.pipeline === pipeline) t.pipeline = undefined;
         },
       },
@@ -245,15 +209,14 @@ export class IndividualSession {
     this.streamState(t, 0);
     void pipeline.start().then(
       () => {
-        if (t.kind === 'video') link.sub?.requestKeyframe();
+        if (t.kind === 'video') this.links.requestKeyframe(t.uid);
       },
       (e: Error) => this.d.log.error({ err: e.message }, 'slicer did not start'),
     );
   }
 
   private streamState(t: TrackRecording, state: 0 | 1): void {
-    this.event(t.kind === 'audio' ? 43 : 44, 1, {
-      msgName: t.kind === 'audio' ? 'recorder_audio_stream_state_changed' : 'recorder_video_stream_state_changed',
+    this.signals.emit(t.kind === 'audio' ? 'audioStreamState' : 'videoStreamState', {
       streamUid: t.uid,
       state,
       UtcMs: this.d.clock.now(),
@@ -276,66 +239,49 @@ export class IndividualSession {
 
   private async sliceClosed(t: TrackRecording, s: ClosedSlice): Promise<void> {
     if (!this.d.options.hls) {
-      t.slices.push({ path: s.localPath, startMs: s.startMs });
+      t.hls.keep(s);
       return;
     }
-    const name = sliceName(this.naming, t.uid, t.kind, s.startMs, s.container);
-    const key = this.d.upload.objectKey(name);
-    const res = await this.d.upload.enqueue(s.localPath, key);
-    if (!res.ok) {
-      this.event(1, 0, { msgName: 'cloud_recording_error', module: 1, errorLevel: 4, errorCode: 47, stat: 0, errorMsg: res.message });
+    const out = await t.hls.addSlice(s);
+    if (!out.ok) {
+      this.signals.error(EVENT_MODULE.uploader, ERROR_LEVEL.major, ERROR_CODE.uploadFailed, out.message);
       return;
     }
-    const startsStream = t.newStream;
-    const discontinueUtcMs = startsStream && t.lastEndMs !== undefined ? t.lastEndMs : s.startMs;
-    t.addSlice(name, s.localPath, s.startMs, s.durationSec);
-    if (startsStream) {
-      this.event(42, 1, {
-        msgName: 'recorder_slice_start',
+    if (out.startsStream) {
+      this.signals.emit('sliceStart', {
         startUtcMs: s.startMs,
-        discontinueUtcMs,
+        discontinueUtcMs: out.discontinueUtcMs,
         mixedAllUser: false,
         streamUid: t.uid,
         trackType: t.kind,
       });
     }
-    await this.uploadPlaylist(t);
+    if (out.playlistUploaded) await this.playlistUploaded(t, out.firstPlaylist);
     this.reportFiles();
   }
 
-  private playlistKey(t: TrackRecording): string {
-    return this.d.upload.objectKey(playlistName(this.naming, t.uid, t.kind));
+  private async playlistUploaded(t: TrackRecording, first: boolean): Promise<void> {
+    if (first) this.signals.emit('fileInfos', { fileList: t.hls.playlistKey });
+    this.firstFileUploaded();
+    if (this.d.options.streamMode === 'standard') await this.uploadMergedIndex(t.uid);
   }
 
-  private async uploadPlaylist(t: TrackRecording): Promise<void> {
-    const local = join(t.dir, 'playlist.m3u8');
-    writeFileSync(local, renderPlaylist(t.playlist));
-    const key = this.playlistKey(t);
-    const res = await this.d.upload.enqueue(local, key, { contentType: 'application/vnd.apple.mpegurl' });
-    if (!res.ok) return;
-    if (!t.fileInfosSent) {
-      t.fileInfosSent = true;
-      this.event(4, 0, { msgName: 'cloud_recording_file_infos', fileList: key });
-    }
-    if (!this.firstUploaded) {
-      this.firstUploaded = true;
-      this.d.report.status(5);
-    }
-    if (this.d.options.streamMode === 'standard') await this.uploadMergedIndex(t.uid);
+  private firstFileUploaded(): void {
+    if (this.firstUploaded) return;
+    this.firstUploaded = true;
+    this.signals.status('firstFileUploaded');
   }
 
   private async uploadMergedIndex(uid: string): Promise<void> {
     const a = this.tracks.get(`${uid}/audio`);
     const v = this.tracks.get(`${uid}/video`);
-    const uri = (t: TrackRecording | undefined) => (t && t.slices.length > 0 ? playlistName(this.naming, uid, t.kind) : undefined);
+    const uri = (t: TrackRecording | undefined) => (t?.hls.recorded ? playlistName(this.naming, uid, t.kind) : undefined);
     const audioUri = uri(a);
     const videoUri = uri(v);
     if (!audioUri && !videoUri) return;
     const local = join(this.d.workDir, `${uid}-merged.m3u8`);
-    writeFileSync(local, renderMergedIndex({ audioUri, videoUri }));
-    await this.d.upload.enqueue(local, this.d.upload.objectKey(mergedPlaylistName(this.naming, uid)), {
-      contentType: 'application/vnd.apple.mpegurl',
-    });
+    await writeFile(local, renderMergedIndex({ audioUri, videoUri }));
+    await this.d.upload.enqueue(local, this.d.upload.objectKey(mergedPlaylistName(this.naming, uid)), { contentType: PLAYLIST_CONTENT_TYPE });
   }
 
   private async snapshotTaken(t: TrackRecording, s: Snapshot): Promise<void> {
@@ -343,14 +289,11 @@ export class IndividualSession {
     const res = await this.d.upload.enqueue(s.localPath, key, { contentType: 'image/jpeg' });
     if (!res.ok) {
       // A snapshot fault never stops the recording.
-      this.event(2, 0, { msgName: 'cloud_recording_warning', module: 0, warnCode: 1104, warnMsg: res.message });
+      this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.snapshotUploadFailed, res.message);
       return;
     }
-    this.event(45, 1, { msgName: 'recorder_snapshot_file', fileName: key });
-    if (!this.firstUploaded) {
-      this.firstUploaded = true;
-      this.d.report.status(5);
-    }
+    this.signals.emit('snapshotFile', { fileName: key });
+    this.firstFileUploaded();
   }
 
   /** The per-user playlists (and MP4s once written), after whatever was recorded before a restart. */
@@ -358,53 +301,21 @@ export class IndividualSession {
     const out: RecordedFile[] = [...this.d.task.previousFiles];
     if (this.d.options.hls) {
       for (const t of this.tracks.values()) {
-        if (t.firstStartMs === undefined) continue;
-        out.push({ fileName: this.playlistKey(t), trackType: t.kind, uid: t.uid, mixedAllUser: false, isPlayable: true, sliceStartTime: t.firstStartMs });
+        if (t.hls.firstStartMs === undefined) continue;
+        out.push({ fileName: t.hls.playlistKey, trackType: t.kind, uid: t.uid, mixedAllUser: false, isPlayable: true, sliceStartTime: t.hls.firstStartMs });
       }
     }
-    return [...out, ...this.extraFiles];
+    return out;
   }
 
   private reportFiles(): void {
     this.d.report.files(this.files());
   }
 
-  private armIdle(): void {
-    if (this.idleTimer || this.ending) return;
-    this.idleTimer = this.d.clock.setTimeout(() => {
-      this.idleTimer = undefined;
-      void this.end('idle').then(
-        (r) => this.d.report.ended({ reason: 'idle', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything }),
-        (e: Error) => this.d.report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: false, message: e.message }),
-      );
-    }, this.d.options.maxIdleMs);
-  }
-
-  /** Every minute on the injected clock: uploaded / recorded × 10000 from the storage session. */
-  private armProgress(): void {
-    this.progressTimer = this.d.clock.setTimeout(() => {
-      if (this.ending) return;
-      void this.d.upload
-        .status()
-        .then((st) => {
-          if (!this.ending) this.event(33, 2, { msgName: 'uploading_progress', progress: st.progress });
-        })
-        .catch((e: unknown) => this.d.log.warn({ err: (e as Error).message }, 'upload status unavailable'))
-        .finally(() => {
-          if (!this.ending) this.armProgress();
-        });
-    }, PROGRESS_INTERVAL_MS);
-  }
-
-  private disarmIdle(): void {
-    if (this.idleTimer) this.d.clock.clearTimeout(this.idleTimer);
-    this.idleTimer = undefined;
-  }
-
-  async update(req: UpdateClientRequest): Promise<void> {
-    if (req.storageConfig) await this.d.upload.updateStorage(req.storageConfig);
-    if (req.streamSubscribe) {
-      this.subscription = applyUpdate(this.subscription, req.streamSubscribe);
+  async update(change: RecorderUpdate): Promise<void> {
+    if (change.storage) await this.d.upload.updateStorage(change.storage);
+    if (change.lists) {
+      this.subscription = applyLists(this.subscription, change.lists);
       this.reconcile();
     }
   }
@@ -412,9 +323,9 @@ export class IndividualSession {
   /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */
   async fail(e: ChannelRefusal): Promise<void> {
     if (this.ending) return;
-    const errorCode = e.code === 'token_expired' ? 109 : 110;
-    this.event(1, 0, { msgName: 'cloud_recording_error', module: 0, errorLevel: 5, errorCode, stat: 0, errorMsg: `${e.code}: ${e.reason}` });
-    this.d.report.status(20);
+    const errorCode = e.code === 'token_expired' ? ERROR_CODE.tokenExpired : ERROR_CODE.tokenInvalid;
+    this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.fatal, errorCode, `${e.code}: ${e.reason}`);
+    this.signals.status('exitedAbnormally');
     const r = await this.end('error');
     this.d.report.ended({ reason: 'error', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything, message: e.code });
   }
@@ -429,56 +340,27 @@ export class IndividualSession {
   }
 
   private async finish(reason: 'stopped' | 'idle' | 'error'): Promise<StopResult> {
-    this.disarmIdle();
+    this.idle.dispose();
+    this.progress.stop();
     this.unlisten?.();
     this.unlistenUploads?.();
-    if (this.progressTimer) this.d.clock.clearTimeout(this.progressTimer);
-    if (reason !== 'error') this.d.report.status(6);
-    this.event(41, 1, { msgName: 'recorder_leave', leaveCode: reason === 'idle' ? LEAVE_IDLE : LEAVE_STOPPED });
+    if (reason !== 'error') this.signals.status('recordingStopped');
+    this.signals.emit('recorderLeave', { leaveCode: reason === 'idle' ? LEAVE_CODE.idle : LEAVE_CODE.stopped });
     await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
-    const links = [...this.users.values()];
-    this.users.clear();
-    await Promise.all(
-      links.map(async (l) => {
-        await l.connecting;
-        await l.sub?.close();
-      }),
-    );
+    await this.links.close();
     await this.chain;
-    const recordedAnything = [...this.tracks.values()].some((t) => t.slices.length > 0);
-    if (this.d.options.hls) {
-      for (const t of this.tracks.values()) {
-        if (t.slices.length === 0) continue;
-        t.playlist = endPlaylist(t.playlist);
-        await this.uploadPlaylist(t);
-      }
-    }
-    if (recordedAnything) {
-      try {
-        this.extraFiles = await runPostProcess({
-          options: this.d.options,
-          naming: this.naming,
-          tracks: [...this.tracks.values()],
-          upload: this.d.upload,
-          workDir: this.d.workDir,
-          event: (t, s, dd) => this.event(t, s, dd),
-          mp4Name: (uid, track, startMs) => userMp4Name(this.naming, uid, track, startMs),
-        });
-      } catch (e) {
-        this.d.log.error({ err: (e as Error).message }, 'post-processing failed');
-        this.event(1, 0, { msgName: 'cloud_recording_error', module: 0, errorLevel: 3, errorCode: 1105, stat: 0, errorMsg: 'post-processing failed' });
-      }
-    }
-    const files = this.files();
-    this.d.report.files(files);
-    const fin = await this.d.upload.finish();
-    const uploadingStatus: UploadingStatus = fin.uploadingStatus;
-    this.event(uploadingStatus === 'uploaded' ? 31 : 32, 2, {
-      msgName: uploadingStatus === 'uploaded' ? 'uploaded' : 'backuped',
-      status: 0,
-      fileList: files.map((f) => ({ ...f })),
+    const result = await finalizeRecording({
+      tracks: [...this.tracks.values()],
+      options: this.d.options,
+      naming: this.naming,
+      upload: this.d.upload,
+      workDir: this.d.workDir,
+      signals: this.signals,
+      report: this.d.report,
+      log: this.d.log,
+      files: (outputs) => [...this.files(), ...outputs],
     });
-    if (reason !== 'error') this.d.report.status(7);
-    return { uploadingStatus, files, recordedAnything };
+    if (reason !== 'error') this.signals.status('componentsStopped');
+    return result;
   }
 }

@@ -1,51 +1,51 @@
 /**
- * One user's audio or video across the whole session: its playlist (one per user and kind, growing), the
- * stream currently being sliced (a TrackPipeline; a new one after every break, so the playlist gets a
- * discontinuity), and the local copies of closed slices for MP4 and postponed transcoding.
+ * One user's audio or video across the whole session: the stream currently being sliced (a TrackPipeline; a new
+ * one after every break, so the playlist gets a discontinuity) and the track's HLS writer (playlist, slices,
+ * uploads).
  */
-import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MediaKind } from '../../channel/index.ts';
-import { appendSlice, createPlaylist, type MediaPlaylist } from '../../media/m3u8.ts';
-import type { SliceFile } from '../../media/remux.ts';
-import type { RtpCodecName } from '../../media/sdp.ts';
-import type { TrackPipeline } from '../../media/track-pipeline.ts';
+import {
+  playlistName,
+  sliceName,
+  type RtpCodecName,
+  type SessionNaming,
+  type TrackPipeline,
+} from '../../media/index.ts';
+import type { UploadSession } from '../../storage/index.ts';
+import { HlsTrackWriter } from '../common/hls-track.ts';
 
 export class TrackRecording {
-  playlist: MediaPlaylist;
   pipeline: TrackPipeline | undefined;
   streams = 0;
-  /** The next closed slice starts a new stream (first ever, or after a break). */
-  newStream = true;
-  readonly slices: SliceFile[] = [];
   codec: RtpCodecName | undefined;
-  firstStartMs: number | undefined;
-  /** End of the last slice (ms): `discontinueUtcMs` of the next slice-start event. */
-  lastEndMs: number | undefined;
-  fileInfosSent = false;
-  readonly dir: string;
+  readonly hls: HlsTrackWriter;
 
   constructor(
     readonly uid: string,
     readonly kind: MediaKind,
     root: string,
+    naming: SessionNaming,
+    upload: UploadSession,
   ) {
-    this.playlist = createPlaylist(kind);
-    this.dir = join(root, `${uid}-${kind}`);
-    mkdirSync(this.dir, { recursive: true });
+    this.hls = new HlsTrackWriter({
+      dir: join(root, `${uid}-${kind}`),
+      kind,
+      upload,
+      playlistName: playlistName(naming, uid, kind),
+      sliceName: (startMs, container) => sliceName(naming, uid, kind, startMs, container),
+    });
   }
 
+  /** A new stream of this track begins (first ever, or after a break). */
+  beginStream(codec: RtpCodecName): void {
+    this.streams++;
+    this.codec = codec;
+    this.hls.beginStream();
+  }
+
+  /** Local directory of the current stream's slicer. */
   streamDir(): string {
-    return join(this.dir, `s${this.streams}`);
-  }
-
-  addSlice(uri: string, localPath: string, startMs: number, durationSec: number): void {
-    this.playlist = appendSlice(this.playlist, { uri, durationSec, startMs, newStream: this.newStream });
-    this.newStream = false;
-    this.slices.push({ path: localPath, startMs });
-    this.firstStartMs ??= startMs;
-    this.lastEndMs = startMs + Math.round(durationSec * 1000);
-    // Restart recovery reads this journal to find slices closed but never handed to the uploader.
-    appendFileSync(join(this.dir, 'journal.jsonl'), JSON.stringify({ localPath, uri, startMs, durationSec }) + '\n');
+    return join(this.hls.dir, `s${this.streams}`);
   }
 }

@@ -252,9 +252,10 @@ test('update: without storageConfig, with refreshed credentials, #allstream#, bo
   r = await up({ storageConfig: { ...storage(), accessKey: 'AKIAROTATED', secretKey: 'rotated-secret', stsToken: 'sts-token-1', stsExpiration: 1_900_000_000 } });
   assert.equal(r.status, 200, `refreshed STS credentials: ${r.text}`);
   const updates = doubles.mix.session(mix.sid).updates;
-  assert.deepEqual(updates[0]?.streamSubscribe, { videoUidList: { subscribeVideoUids: ['#allstream#'] } });
-  assert.deepEqual(updates[2]?.streamSubscribe, { audioUidList: { unsubscribeAudioUids: ['5'] } });
-  assert.equal(updates[3]?.storageConfig?.stsToken, 'sts-token-1');
+  // The recorder gets the update in its own terms (dispatch/subscription.ts): `#allstream#` is resolved.
+  assert.deepEqual(updates[0]?.lists, { video: { kind: 'everyone' } });
+  assert.deepEqual(updates[2]?.lists, { audio: { kind: 'except', uids: ['5'] } });
+  assert.equal(updates[3]?.storage?.stsToken, 'sts-token-1');
 
   r = await up({ streamSubscribe: { audioUidList: { subscribeAudioUids: ['#allstream#', '1'] } } });
   assert.equal(r.status, 400);

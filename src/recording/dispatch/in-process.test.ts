@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RecorderDouble } from '../testing/recorder-double.ts';
-import { createInProcessDispatcher } from './index.ts';
+import { createInProcessDispatcher, subscriptionRequest } from './index.ts';
 
 test('in-process dispatcher: one recorder per mode, launch goes to the mode, unknown modes refused', async () => {
   assert.throws(() => createInProcessDispatcher([new RecorderDouble('mix'), new RecorderDouble('mix')]), /two recorders/);
@@ -19,6 +19,7 @@ test('in-process dispatcher: one recorder per mode, launch goes to the mode, unk
     mode: 'mix' as const,
     scene: 0 as const,
     clientRequest: { storageConfig: { vendor: 1 as const, region: 0, bucket: 'b', accessKey: 'k', secretKey: 's' } },
+    subscription: subscriptionRequest(undefined),
     startedAt: 0,
     resumed: false,
     previousFiles: [],

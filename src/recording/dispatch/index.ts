@@ -16,3 +16,5 @@ export type {
 } from './types.ts';
 export { RECORDING_STATUSES } from './types.ts';
 export { createInProcessDispatcher } from './in-process.ts';
+export type { RecorderUpdate, SubscriptionRequest, UidLists, UidSelection } from './subscription.ts';
+export { recorderUpdate, subscriptionRequest } from './subscription.ts';

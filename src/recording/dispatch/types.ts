@@ -1,11 +1,6 @@
-import type {
-  RecordingMode,
-  Scene,
-  StartClientRequest,
-  UpdateClientRequest,
-  UpdateLayoutClientRequest,
-} from '../validation/types.ts';
+import type { RecordingMode, Scene, StartClientRequest, UpdateLayoutClientRequest } from '../validation/types.ts';
 import type { UploadingStatus } from '../../storage/index.ts';
+import type { RecorderUpdate, SubscriptionRequest } from './subscription.ts';
 
 export type { RecordingMode } from '../validation/types.ts';
 
@@ -43,6 +38,8 @@ export interface RecordingTask {
   readonly scene: Scene;
   /** Validated start body; holds storage credentials: never log it whole. */
   readonly clientRequest: StartClientRequest;
+  /** Whom to record, translated from the start's `recordingConfig` (subscription.ts). */
+  readonly subscription: SubscriptionRequest;
   /** Unix ms of the start call. */
   readonly startedAt: number;
   /**
@@ -86,7 +83,7 @@ export interface StopResult {
 
 /** Control of one running session. */
 export interface RecorderHandle {
-  update(req: UpdateClientRequest): Promise<void>;
+  update(change: RecorderUpdate): Promise<void>;
   /** Mix mode only. */
   updateLayout?(req: UpdateLayoutClientRequest): Promise<void>;
   /** Leaves the channel and finishes uploads; resolves when every file is in the bucket (or backed up). */

@@ -9,12 +9,13 @@ import type {
   StopResult,
   UploadingStatus,
 } from '../dispatch/types.ts';
-import type { UpdateClientRequest, UpdateLayoutClientRequest } from '../validation/types.ts';
+import type { RecorderUpdate } from '../dispatch/subscription.ts';
+import type { UpdateLayoutClientRequest } from '../validation/types.ts';
 
 export interface DoubleSession {
   readonly task: RecordingTask;
   readonly report: RecorderReport;
-  readonly updates: UpdateClientRequest[];
+  readonly updates: RecorderUpdate[];
   readonly layouts: UpdateLayoutClientRequest[];
   stopCalls: number;
 }

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { FFMPEG_BIN, FFPROBE_BIN } from '../../../media/ffmpeg.ts';
+import { FFMPEG_BIN, FFPROBE_BIN } from '../../../media/index.ts';
 
 const run = promisify(execFile);
 

@@ -6,7 +6,7 @@
 import type { RtpPacket } from 'werift';
 import type { ChannelEvent, ChannelModule, ChannelSnapshot, MediaKind, Profile } from '../../channel/index.ts';
 import { whepSubscribe, WhipHttpError, type WhepSubscriber } from '../../channel/index.ts';
-import type { RtpCodecName, RtpTrackDescription } from '../../media/sdp.ts';
+import type { RtpCodecName, RtpTrackDescription } from '../../media/index.ts';
 
 export interface MediaSubscription {
   /** Called once per kind, with the first packet's track description, then for each packet. */

@@ -1,0 +1,55 @@
+/**
+ * What follows the live session once every stream and subscription has ended: playlists finished with
+ * `#EXT-X-ENDLIST`, the MP4s and scene 2 outputs (post-process.ts), the final file list, and the wait for the
+ * last upload. Runs once per session, after the live part has let go of the channel.
+ */
+import type { Logger } from '../../log/index.ts';
+import { userMp4Name, type SessionNaming } from '../../media/index.ts';
+import type { RecordedFile, RecorderReport, StopResult } from '../../recording/dispatch/index.ts';
+import type { UploadSession } from '../../storage/index.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, type RecorderSignals } from '../common/events.ts';
+import { finishUploads } from '../common/finish-uploads.ts';
+import type { IndividualOptions } from './options.ts';
+import { runPostProcess } from './post-process.ts';
+import type { TrackRecording } from './track-recording.ts';
+
+export interface FinalizeInput {
+  readonly tracks: readonly TrackRecording[];
+  readonly options: IndividualOptions;
+  readonly naming: SessionNaming;
+  readonly upload: UploadSession;
+  readonly workDir: string;
+  readonly signals: RecorderSignals;
+  readonly report: Pick<RecorderReport, 'files'>;
+  readonly log: Logger;
+  /** The session's file list with these post-processing outputs added. */
+  readonly files: (outputs: readonly RecordedFile[]) => RecordedFile[];
+}
+
+export async function finalizeRecording(i: FinalizeInput): Promise<StopResult> {
+  const recordedAnything = i.tracks.some((t) => t.hls.recorded);
+  if (i.options.hls) {
+    for (const t of i.tracks) await t.hls.end();
+  }
+  let outputs: RecordedFile[] = [];
+  if (recordedAnything) {
+    try {
+      outputs = await runPostProcess({
+        options: i.options,
+        naming: i.naming,
+        tracks: i.tracks,
+        upload: i.upload,
+        workDir: i.workDir,
+        signals: i.signals,
+        mp4Name: (uid, track, startMs) => userMp4Name(i.naming, uid, track, startMs),
+      });
+    } catch (e) {
+      i.log.error({ err: (e as Error).message }, 'post-processing failed');
+      i.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.medium, ERROR_CODE.postProcessFailed, 'post-processing failed');
+    }
+  }
+  const files = i.files(outputs);
+  i.report.files(files);
+  const uploadingStatus = await finishUploads(i.upload, i.signals, files);
+  return { uploadingStatus, files, recordedAnything };
+}

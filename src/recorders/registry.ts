@@ -1,0 +1,27 @@
+/** The recorders a process runs by default, one per mode, built from the server's context (other modes add theirs here). */
+import { join } from 'node:path';
+import type { ChannelModule } from '../channel/index.ts';
+import type { Recorder } from '../recording/dispatch/index.ts';
+import type { ServerContext } from '../server/module.ts';
+import type { StorageModule } from '../storage/index.ts';
+import { createIndividualRecorder } from './individual/index.ts';
+
+export interface RecorderDeps {
+  readonly channel: ChannelModule;
+  readonly storage: StorageModule;
+  /** This process's HTTP base URL, known once the server listens. */
+  readonly baseUrl: () => string;
+}
+
+export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Recorder[] {
+  return [
+    createIndividualRecorder({
+      channel: deps.channel,
+      storage: deps.storage,
+      clock: ctx.clock,
+      log: ctx.log,
+      workRoot: join(ctx.config.dataDir, 'recorder', 'individual'),
+      baseUrl: deps.baseUrl,
+    }),
+  ];
+}
