@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from '../db/index.ts';
 import { createLogger, type Logger } from '../log/index.ts';
 import { createNotifyModule } from '../notify/index.ts';
+import { createOpenApiModule } from '../openapi/index.ts';
 import { createRecordingModule, type Recorder } from '../recording/index.ts';
 import { defaultRecorders } from '../recorders/index.ts';
 import { createStorageModule } from '../storage/index.ts';
@@ -67,7 +68,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     recorders: opts.recorders ?? defaultRecorders(ctx, { channel, storage, baseUrl: () => url }),
   });
   const chat = createChatModule(ctx);
-  const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat];
+  const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat, createOpenApiModule(ctx)];
 
   const app: FastifyInstance = Fastify({
     // Per-request info logs would drown the rest; errors still come through.
