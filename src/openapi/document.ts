@@ -47,7 +47,7 @@ function errorResponses(): Record<string, Json> {
   }
   const out: Record<string, Json> = {};
   for (const [status, e] of [...byStatus].sort(([a], [b]) => a - b)) {
-    const schemas = [...(e.gateway.length ? [ref('GatewayError')] : []), ...(e.service.length ? [ref('ServiceError')] : [])];
+    const schemas = [...(e.gateway.length ? [ref('GatewayErrorBody')] : []), ...(e.service.length ? [ref('ServiceErrorBody')] : [])];
     const lines = [...e.gateway.map((m) => `message "${m}"`), ...e.service.map((c) => `code ${c}`)];
     out[String(status)] = json(schemas.length === 1 ? schemas[0]! : { anyOf: schemas }, lines.join('; '));
   }

@@ -193,13 +193,13 @@ test('real answers of the server validate against the response schemas the docum
     check('StopResponse', stopped.body);
     const gone = await client.query(resourceId, sid, mode);
     assert.equal(gone.status, 404);
-    check('ServiceError', gone.body);
+    check('ServiceErrorBody', gone.body);
   }
   const ncs = await client.call('GET', '/v1/ncs/ip');
   check('NcsIpResponse', ncs.body);
   const unauthorized = await server.app.inject({ method: 'POST', url: `/v1/apps/${TEST_APP_ID}/cloud_recording/acquire` });
   assert.equal(unauthorized.statusCode, 401);
-  check('GatewayError', JSON.parse(unauthorized.body));
+  check('GatewayErrorBody', JSON.parse(unauthorized.body));
 });
 
 test('GET /docs is a reference page that loads nothing from beyond this server', async () => {

@@ -137,6 +137,6 @@ export const RESPONSE_BODIES = Object.freeze({
   QueryResponse: QueryResponseSchema,
   StopResponse: StopResponseSchema,
   NcsIpResponse: NcsIpResponseSchema,
-  GatewayError: GatewayErrorSchema,
-  ServiceError: ServiceErrorSchema,
+  GatewayErrorBody: GatewayErrorSchema,
+  ServiceErrorBody: ServiceErrorSchema,
 } satisfies Record<string, TSchema>);
