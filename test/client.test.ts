@@ -61,6 +61,47 @@ test('acquire, start, query (typed per mode), update, updateLayout and stop thro
   assert.ok('fileList' in qi.serverResponse && Array.isArray(qi.serverResponse.fileList));
 });
 
+test("reeltime's sessions API: every session, filtered and paged, and one session without its secrets", async () => {
+  const { c } = client(server.url);
+  const started: string[] = [];
+  for (const mode of ['individual', 'mix', 'individual'] as const) {
+    const cname = 'client-sessions';
+    const uid = String(100 + started.length);
+    const a = await c.acquire({ cname, uid });
+    const s = await c.start(a.resourceId, mode, { cname, uid, clientRequest: { ...startRequest(mode), token: 'rtc-token-secret' } as never });
+    started.push(s.sid);
+    if (started.length === 1) await c.stop({ resourceId: s.resourceId, sid: s.sid, mode }, { cname, uid, clientRequest: {} });
+  }
+  const all = await c.listSessions({ cname: 'client-sessions' });
+  assert.deepEqual(new Set(all.sessions.map((x) => x.sid)), new Set(started));
+  assert.equal(all.nextCursor, undefined);
+  assert.deepEqual((await c.listSessions({ cname: 'client-sessions', mode: 'mix' })).sessions.map((x) => x.sid), [started[1]]);
+  assert.deepEqual((await c.listSessions({ cname: 'client-sessions', status: 'ended' })).sessions.map((x) => [x.sid, x.state]), [[started[0], 'ended']]);
+
+  // One per page, following nextCursor: every session once, newest first.
+  const paged: string[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await c.listSessions({ cname: 'client-sessions', limit: 1, ...(cursor ? { cursor } : {}) });
+    paged.push(...page.sessions.map((x) => x.sid));
+    cursor = page.nextCursor;
+  } while (cursor);
+  assert.deepEqual(paged, all.sessions.map((x) => x.sid));
+
+  const detail = await c.getSession(started[0]!);
+  assert.equal(detail.state, 'ended');
+  assert.equal(detail.fileCount, detail.files.length);
+  assert.ok(detail.files.every((f) => f.url?.startsWith(`${server.url}/bucket/test-bucket/`)), JSON.stringify(detail.files));
+  const text = JSON.stringify(detail);
+  for (const secret of ['super-secret-key-value', 'AKIATESTKEY', 'rtc-token-secret']) assert.ok(!text.includes(secret), secret);
+  assert.equal((detail.clientRequest as { storageConfig: { bucket: string } }).storageConfig.bucket, 'test-bucket');
+
+  const bad = await c.listSessions({ status: 'paused' as never }).catch((e: unknown) => e);
+  assert.ok(bad instanceof ServiceError && bad.code === 2 && bad.reason.startsWith('status: '), String(bad));
+  const missing = await c.getSession('f'.repeat(32)).catch((e: unknown) => e);
+  assert.ok(missing instanceof ServiceError && missing.status === 404, String(missing));
+});
+
 test('gateway and service refusals are typed errors with the body the server sent', async () => {
   const { c: wrong } = client(server.url, { customerSecret: 'nope' });
   const e1 = await wrong.acquire({ cname: 'x', uid: '1' }).catch((e: unknown) => e);

@@ -143,6 +143,37 @@ function recordingPaths(): Record<string, Json> {
         ok: json(ref('SessionResponse'), 'Accepted.'),
       }),
     },
+    [`${base}/sessions`]: {
+      get: {
+        ...recordingOperation({
+          id: 'listSessions',
+          summary: "Every session, live or ended, newest first (reeltime's extension)",
+          parameters: [
+            appid,
+            param('cname', 'query', 'Only this channel.', false),
+            { ...param('status', 'query', 'Only sessions in this state.', false), schema: { type: 'string', enum: ['live', 'stopping', 'ended'] } },
+            { ...param('mode', 'query', 'Only this mode.', false), schema: { type: 'string', enum: ['individual', 'mix', 'web'] } },
+            { ...param('from', 'query', 'Started at or after (Unix ms).', false), schema: { type: 'integer' } },
+            { ...param('to', 'query', 'Started before (Unix ms).', false), schema: { type: 'integer' } },
+            param('cursor', 'query', 'nextCursor of the previous page.', false),
+            { ...param('limit', 'query', 'Page size, 1..100 (default 20).', false), schema: { type: 'integer', minimum: 1, maximum: 100 } },
+          ],
+          ok: json(ref('SessionListResponse'), 'One page of sessions.'),
+        }),
+        tags: ['Sessions (reeltime)'],
+      },
+    },
+    [`${base}/sessions/{sid}`]: {
+      get: {
+        ...recordingOperation({
+          id: 'getSession',
+          summary: "One session with its request (secrets removed), files and events (reeltime's extension)",
+          parameters: [appid, sid],
+          ok: json(ref('SessionDetailResponse'), 'The session, also after query stopped answering.'),
+        }),
+        tags: ['Sessions (reeltime)'],
+      },
+    },
     [`${session}/stop`]: {
       post: recordingOperation({
         id: 'stop',
@@ -292,7 +323,7 @@ export function buildOpenApiDocument(opts: DocumentOptions = {}): Json {
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     ...(opts.serverUrl ? { servers: [{ url: opts.serverUrl }] } : {}),
-    tags: [{ name: 'Cloud recording' }, { name: 'Channels' }, { name: 'Chat' }, { name: 'Local bucket' }],
+    tags: [{ name: 'Cloud recording' }, { name: 'Sessions (reeltime)' }, { name: 'Channels' }, { name: 'Chat' }, { name: 'Local bucket' }],
     paths: { ...recordingPaths(), ...channelPaths(), ...chatPaths(), ...bucketPaths() },
     components: {
       schemas: namedSchemas(),

@@ -101,7 +101,7 @@ function closed(s: unknown): unknown {
   if (Array.isArray(s)) return s.map(closed);
   if (!s || typeof s !== 'object') return s;
   const out = Object.fromEntries(Object.entries(s).map(([k, v]) => [k, k === 'properties' ? Object.fromEntries(Object.entries(v as Json).map(([p, x]) => [p, closed(x)])) : closed(v)]));
-  return 'properties' in out ? { ...out, additionalProperties: false } : out;
+  return 'properties' in out && !('additionalProperties' in out) ? { ...out, additionalProperties: false } : out;
 }
 
 test('the document has the structure of OpenAPI 3.1, unique operation ids, declared path parameters and known security schemes', async () => {
@@ -127,7 +127,7 @@ test('the document has the structure of OpenAPI 3.1, unique operation ids, decla
       for (const requirement of (op.security as Json[]) ?? []) for (const s of Object.keys(requirement)) assert.ok(schemes.includes(s), s);
     }
   }
-  for (const op of ['acquire', 'start', 'query', 'update', 'updateLayout', 'stop', 'getNcsIp', 'whip', 'whep', 'chatUserToken', 'getObject']) {
+  for (const op of ['acquire', 'start', 'query', 'update', 'updateLayout', 'stop', 'getNcsIp', 'whip', 'whep', 'chatUserToken', 'getObject', 'listSessions', 'getSession']) {
     assert.ok(ids.has(op), `operation ${op} documented`);
   }
 });
@@ -195,6 +195,10 @@ test('real answers of the server validate against the response schemas the docum
     assert.equal(gone.status, 404);
     check('ServiceErrorBody', gone.body);
   }
+  const sessions = await client.call('GET', `/v1/apps/${TEST_APP_ID}/cloud_recording/sessions?limit=2`);
+  check('SessionListResponse', sessions.body);
+  const first = (sessions.body as { sessions: { sid: string }[] }).sessions[0]!;
+  check('SessionDetailResponse', (await client.call('GET', `/v1/apps/${TEST_APP_ID}/cloud_recording/sessions/${first.sid}`)).body);
   const ncs = await client.call('GET', '/v1/ncs/ip');
   check('NcsIpResponse', ncs.body);
   const unauthorized = await server.app.inject({ method: 'POST', url: `/v1/apps/${TEST_APP_ID}/cloud_recording/acquire` });

@@ -39,6 +39,7 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
         limiter: new RateLimiter(() => ctx.clock.now(), cfg.rateLimitPerSecond, cfg.rateLimitBurst),
         notifier,
         log,
+        sessions: { store, serveBucket: ctx.config.storage.serveBucket },
       });
     },
     async start() {

@@ -7,6 +7,8 @@ import type {
   QueryIndividualResponse,
   QueryMixResponse,
   QueryWebResponse,
+  SessionDetailResponse,
+  SessionListResponse,
   SessionResponse,
   StartRequest,
   StopRequest,
@@ -38,6 +40,19 @@ export interface RecordingClientOptions {
   readonly retry?: Partial<RetryPolicy>;
   /** Called before each retry (for logs and progress lines). */
   readonly onRetry?: (info: { readonly operation: Operation; readonly attempt: number; readonly delayMs: number; readonly error: RecordingError }) => void;
+}
+
+/** Filters of listSessions (reeltime's sessions API). */
+export interface SessionListFilter {
+  readonly cname?: string;
+  readonly status?: 'live' | 'stopping' | 'ended';
+  readonly mode?: RecordingMode;
+  /** Started at or after, Unix ms. */
+  readonly from?: number;
+  /** Started before, Unix ms. */
+  readonly to?: number;
+  readonly cursor?: string;
+  readonly limit?: number;
 }
 
 export interface SessionRef {
@@ -142,6 +157,22 @@ export class RecordingClient {
    */
   stop(session: SessionRef, body: StopRequest): Promise<StopResponse> {
     return this.#call('stop', 'POST', this.#session(session, 'stop'), body);
+  }
+
+  /**
+   * reeltime only (an extension the hosted service does not have): every session of the app, live or ended,
+   * newest first, one page at a time (`nextCursor` names the next).
+   */
+  listSessions(filter: SessionListFilter = {}): Promise<SessionListResponse> {
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(filter)) if (v !== undefined) params.set(k, String(v));
+    const qs = params.size > 0 ? `?${params}` : '';
+    return this.#call('listSessions', 'GET', this.#app(`/sessions${qs}`));
+  }
+
+  /** reeltime only: one session with its request (secrets removed), files (with URLs on the local bucket) and events. */
+  getSession(sid: string): Promise<SessionDetailResponse> {
+    return this.#call('getSession', 'GET', this.#app(`/sessions/${encodeURIComponent(sid)}`));
   }
 
   /** Addresses webhook requests come from (for a firewall allow-list). */

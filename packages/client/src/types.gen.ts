@@ -450,6 +450,69 @@ export type NcsIpResponse = {
   };
 };
 
+export type SessionListResponse = {
+  /** Newest first. */
+  sessions: Array<{
+    sid: string;
+    resourceId: string;
+    cname: string;
+    uid: string;
+    mode: "individual" | "mix" | "web";
+    /** live: recording; stopping: stop requested, uploads finishing; ended. */
+    state: "live" | "stopping" | "ended";
+    /** Session status (docs/recording-api.md): 4 and 5 mean recording; 6 and above mean ending or ended. */
+    status: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 20;
+    /** Unix milliseconds. */
+    startedAt: number;
+    /** Unix milliseconds, once ended. */
+    endedAt?: number;
+    endReason?: "stopped" | "idle" | "error" | "expired";
+    uploadingStatus?: "uploaded" | "backuped" | "unknown";
+    fileCount: number;
+  }>;
+  /** Pass as `cursor` for the next page; absent on the last page. */
+  nextCursor?: string;
+};
+
+export type SessionDetailResponse = {
+  sid: string;
+  resourceId: string;
+  cname: string;
+  uid: string;
+  mode: "individual" | "mix" | "web";
+  /** live: recording; stopping: stop requested, uploads finishing; ended. */
+  state: "live" | "stopping" | "ended";
+  /** Session status (docs/recording-api.md): 4 and 5 mean recording; 6 and above mean ending or ended. */
+  status: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 20;
+  /** Unix milliseconds. */
+  startedAt: number;
+  /** Unix milliseconds, once ended. */
+  endedAt?: number;
+  endReason?: "stopped" | "idle" | "error" | "expired";
+  uploadingStatus?: "uploaded" | "backuped" | "unknown";
+  fileCount: number;
+  /** The start clientRequest with every secret removed. */
+  clientRequest: { [key: string]: unknown };
+  files: Array<{
+    fileName: string;
+    trackType: "audio" | "video" | "audio_and_video";
+    uid: string;
+    isPlayable: boolean;
+    /** Unix milliseconds. */
+    sliceStartTime: number;
+    /** Where the local bucket serves the file (development). */
+    url?: string;
+  }>;
+  /** Events the control plane emitted (the recorder's own are in the webhook log). */
+  events: Array<{
+    eventType: number;
+    serviceType: number;
+    /** Unix milliseconds. */
+    createdAt: number;
+    details: { [key: string]: unknown };
+  }>;
+};
+
 export type GatewayErrorBody = {
   message: string;
 };

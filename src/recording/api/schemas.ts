@@ -114,6 +114,53 @@ export const ServiceErrorSchema = Type.Object({
   reason: Type.String(),
 });
 
+// reeltime's sessions API (an extension, not the hosted service's): every session, live or ended.
+export const SessionStateSchema = oneOf(['live', 'stopping', 'ended'] as const, {
+  description: 'live: recording; stopping: stop requested, uploads finishing; ended.',
+});
+export const SessionSummarySchema = Type.Object({
+  sid: Type.String(),
+  resourceId: Type.String(),
+  cname: Type.String(),
+  uid: Type.String(),
+  mode: oneOf(['individual', 'mix', 'web'] as const),
+  state: SessionStateSchema,
+  status: RecordingStatusSchema,
+  startedAt: Type.Integer({ description: 'Unix milliseconds.' }),
+  endedAt: Type.Optional(Type.Integer({ description: 'Unix milliseconds, once ended.' })),
+  endReason: Type.Optional(oneOf(['stopped', 'idle', 'error', 'expired'] as const)),
+  uploadingStatus: Type.Optional(UploadingStatusSchema),
+  fileCount: Type.Integer(),
+});
+export const SessionListResponseSchema = Type.Object({
+  sessions: Type.Array(SessionSummarySchema, { description: 'Newest first.' }),
+  nextCursor: Type.Optional(Type.String({ description: 'Pass as `cursor` for the next page; absent on the last page.' })),
+});
+export const SessionFileSchema = Type.Object({
+  fileName: Type.String(),
+  trackType: oneOf(['audio', 'video', 'audio_and_video'] as const),
+  uid: Type.String(),
+  isPlayable: Type.Boolean(),
+  sliceStartTime: Type.Integer({ description: 'Unix milliseconds.' }),
+  url: Type.Optional(Type.String({ description: 'Where the local bucket serves the file (development).' })),
+});
+export const SessionEventSchema = Type.Object({
+  eventType: Type.Integer(),
+  serviceType: Type.Integer(),
+  createdAt: Type.Integer({ description: 'Unix milliseconds.' }),
+  details: Type.Object({}, { additionalProperties: true }),
+});
+export const SessionDetailResponseSchema = Type.Object({
+  ...SessionSummarySchema.properties,
+  clientRequest: Type.Object({}, { additionalProperties: true, description: 'The start clientRequest with every secret removed.' }),
+  files: Type.Array(SessionFileSchema),
+  events: Type.Array(SessionEventSchema, { description: "Events the control plane emitted (the recorder's own are in the webhook log)." }),
+});
+
+export type SessionSummary = Static<typeof SessionSummarySchema>;
+export type SessionListResponse = Static<typeof SessionListResponseSchema>;
+export type SessionDetailResponse = Static<typeof SessionDetailResponseSchema>;
+
 export type AcquireResponse = Static<typeof AcquireResponseSchema>;
 export type SessionResponse = Static<typeof SessionResponseSchema>;
 export type FileEntry = Static<typeof FileEntrySchema>;
@@ -137,6 +184,8 @@ export const RESPONSE_BODIES = Object.freeze({
   QueryResponse: QueryResponseSchema,
   StopResponse: StopResponseSchema,
   NcsIpResponse: NcsIpResponseSchema,
+  SessionListResponse: SessionListResponseSchema,
+  SessionDetailResponse: SessionDetailResponseSchema,
   GatewayErrorBody: GatewayErrorSchema,
   ServiceErrorBody: ServiceErrorSchema,
 } satisfies Record<string, TSchema>);
