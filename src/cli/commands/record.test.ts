@@ -88,6 +88,16 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   const again = await cli('query');
   assert.equal(again.code, 1);
   assert.match(again.stderr, /404 code 404: failed to find worker/);
+
+  // Once query stops answering, the sessions API still lists the session and its files.
+  const listed = await cli('list', '--channel', CNAME);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, new RegExp(`^${sid}  individual ended +8  [0-9-]+ [0-9:]+ +\\d+ files  "${CNAME}" uid 9001$`, 'm'));
+  const filed = await cli('files');
+  assert.equal(filed.code, 0, filed.stderr);
+  const fileLines = filed.stdout.trim().split('\n');
+  assert.match(fileLines[0]!, new RegExp(`^\\d+ files of sid ${sid} \\(individual, ended, (uploaded|backuped)\\):$`));
+  assert.deepEqual(new Set(fileLines.slice(1).map((l) => l.trim()).filter((u) => u.endsWith('.m3u8'))), new Set(urls.filter((u) => u.endsWith('.m3u8'))));
 });
 
 test('record start of a mode without a recorder answers the service error; usage errors exit 2', async () => {

@@ -1,4 +1,4 @@
-// `reeltime record start|query|update|stop|watch`: the recording API through @reeltime/client (docs/client.md).
+// `reeltime record start|query|update|stop|watch|list|files`: the recording API through @reeltime/client (docs/client.md).
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import {
@@ -27,6 +27,8 @@ commands:
   update  [--sid S] [--audio u1,u2|all] [--video u1,u2|all] [--onhold true|false] [--layout ...]
   stop    [--sid S]                       stop; prints where the files are
   watch   [--sid S] [--interval S]        a live status line until the session ends
+  list    [--channel C] [--status live|stopping|ended] [--mode M] [--limit N]   sessions, newest first
+  files   [--sid S]                       every file of a session (also once it ended), with its URL
 
 query, update, stop and watch act on the last session started from this data dir, or --sid; or name one fully
 with --resource R --sid S --mode M --channel C --uid N.
@@ -60,6 +62,8 @@ const OPTIONS = {
   video: { type: 'string' },
   onhold: { type: 'string' },
   interval: { type: 'string' },
+  status: { type: 'string' },
+  limit: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -335,7 +339,43 @@ async function watch(ctx: Context): Promise<number> {
   return 0;
 }
 
-const SUBCOMMANDS: Readonly<Record<string, (ctx: Context) => Promise<number>>> = { start, query, update, stop, watch };
+async function list(ctx: Context): Promise<number> {
+  const v = ctx.values;
+  if (v.status !== undefined && !['live', 'stopping', 'ended'].includes(v.status)) throw usage('--status must be live, stopping or ended');
+  const limit = number('limit', v.limit, 20, 1, 100);
+  const page = await ctx.client.listSessions({
+    ...(v.channel !== undefined ? { cname: v.channel } : {}),
+    ...(v.status !== undefined ? { status: v.status as 'live' | 'stopping' | 'ended' } : {}),
+    ...(v.mode !== undefined ? { mode: mode(v.mode) } : {}),
+    limit,
+  });
+  if (ctx.json) {
+    ctx.out(JSON.stringify(page));
+    return 0;
+  }
+  if (page.sessions.length === 0) ctx.out('no sessions');
+  for (const x of page.sessions) {
+    const started = new Date(x.startedAt).toISOString().replace('T', ' ').slice(0, 19);
+    ctx.out(`${x.sid}  ${x.mode.padEnd(10)} ${x.state.padEnd(8)} ${String(x.status).padStart(2)}  ${started}  ${String(x.fileCount).padStart(3)} files  "${x.cname}" uid ${x.uid}`);
+  }
+  if (page.nextCursor) ctx.out(`(more: narrow with --channel, --status or --mode, or raise --limit)`);
+  return 0;
+}
+
+async function files(ctx: Context): Promise<number> {
+  const sid = ctx.values.sid ?? findSavedSession(ctx.dataDir, undefined)?.sid;
+  if (sid === undefined) throw usage('--sid is required (no session started yet from this data dir)');
+  const d = await ctx.client.getSession(sid);
+  if (ctx.json) {
+    ctx.out(JSON.stringify(d.files));
+    return 0;
+  }
+  ctx.out(`${d.files.length} file${d.files.length === 1 ? '' : 's'} of sid ${d.sid} (${d.mode}, ${d.state}${d.uploadingStatus ? `, ${d.uploadingStatus}` : ''}):`);
+  for (const f of d.files) ctx.out(`  ${f.url ?? f.fileName}`);
+  return 0;
+}
+
+const SUBCOMMANDS: Readonly<Record<string, (ctx: Context) => Promise<number>>> = { start, query, update, stop, watch, list, files };
 
 export const record: CommandRunner = {
   async run(args) {
