@@ -77,7 +77,7 @@ for (const [tag, ops] of byTag) {
     }
     const auth = security.startsWith('basicAuth') ? ' -u "$CUSTOMER_ID:$CUSTOMER_SECRET"' : '';
     const json = body && body['application/json'] ? " -H 'content-type: application/json' -d @body.json" : '';
-    s.append(el('pre', { textContent: 'curl -X ' + method.toUpperCase() + auth + json + " '" + location.origin + path + "'" }));
+    s.append(el('pre', { className: 'curl', textContent: 'curl -X ' + method.toUpperCase() + auth + json + " '" + location.origin + path + "'" }));
     main.append(s);
   }
 }
