@@ -16,7 +16,7 @@ export const DOCS_PAGE = `<!doctype html>
   nav h2 { font-size: 12px; text-transform: uppercase; color: var(--muted); margin: 16px 0 4px; }
   nav a { display: block; color: var(--fg); text-decoration: none; padding: 2px 0; font-size: 14px; }
   nav a:hover { color: var(--accent); }
-  main { padding: 24px 32px; max-width: 1000px; }
+  main { padding: 24px 32px; max-width: 1000px; min-width: 0; }
   section { border: 1px solid var(--line); border-radius: 8px; margin: 16px 0; padding: 12px 16px; background: var(--card); }
   .method { font: 600 12px ui-monospace, monospace; padding: 2px 6px; border-radius: 4px; background: var(--accent); color: var(--bg); margin-right: 8px; text-transform: uppercase; }
   code, pre { font: 13px ui-monospace, monospace; }
