@@ -95,6 +95,10 @@ test("reeltime's sessions API: every session, filtered and paged, and one sessio
   const text = JSON.stringify(detail);
   for (const secret of ['super-secret-key-value', 'AKIATESTKEY', 'rtc-token-secret']) assert.ok(!text.includes(secret), secret);
   assert.equal((detail.clientRequest as { storageConfig: { bucket: string } }).storageConfig.bucket, 'test-bucket');
+  // No webhook is configured for the test app: every notification is recorded as skipped, in sequence.
+  assert.ok(detail.webhooks.some((w) => w.msgName === 'session_exit'), JSON.stringify(detail.webhooks));
+  assert.deepEqual(detail.webhooks.map((w) => w.sequence), detail.webhooks.map((_, i) => i));
+  assert.ok(detail.webhooks.every((w) => w.delivery === 'skipped'), JSON.stringify(detail.webhooks));
 
   const bad = await c.listSessions({ status: 'paused' as never }).catch((e: unknown) => e);
   assert.ok(bad instanceof ServiceError && bad.code === 2 && bad.reason.startsWith('status: '), String(bad));

@@ -503,12 +503,28 @@ export type SessionDetailResponse = {
     /** Where the local bucket serves the file (development). */
     url?: string;
   }>;
-  /** Events the control plane emitted (the recorder's own are in the webhook log). */
+  /** Events the control plane emitted. */
   events: Array<{
     eventType: number;
     serviceType: number;
     /** Unix milliseconds. */
     createdAt: number;
+    details: { [key: string]: unknown };
+  }>;
+  /** Every notification of the session, in sequence, with its delivery state. */
+  webhooks: Array<{
+    sequence: number;
+    eventType: number;
+    serviceType: number;
+    msgName: string;
+    /** Unix milliseconds. */
+    createdAt: number;
+    /** retrying: tried and failed, another attempt is scheduled; skipped: no webhook configured for the app. */
+    delivery: "pending" | "retrying" | "delivered" | "failed" | "skipped";
+    attempts: number;
+    deliveredAt?: number;
+    nextAttemptAt?: number;
+    lastError?: string;
     details: { [key: string]: unknown };
   }>;
 };

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runChild, spawnChild } from '../../process/index.ts';
-import { BUCKET, startHarness, type Harness } from '../../recorders/individual/testing/harness.ts';
+import { APP, AUTH, BUCKET, startHarness, type Harness } from '../../recorders/individual/testing/harness.ts';
 import { waitFor } from '../../recorders/individual/testing/media-checks.ts';
 import { testServerEnv } from '../../testing/index.ts';
 import { main } from '../main.ts';
@@ -88,6 +88,17 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   const again = await cli('query');
   assert.equal(again.code, 1);
   assert.match(again.stderr, /404 code 404: failed to find worker/);
+
+  // The session's notifications reached the harness's receiver, and the sessions API says so.
+  const sessionUrl = `${harness.server.url}/v1/apps/${APP}/cloud_recording/sessions/${sid}`;
+  await waitFor(
+    async () => {
+      const d = (await (await fetch(sessionUrl, { headers: { authorization: AUTH } })).json()) as { webhooks: { msgName: string; delivery: string }[] };
+      return d.webhooks.length > 0 && d.webhooks.every((w) => w.delivery === 'delivered') && d.webhooks.some((w) => w.msgName === 'session_exit');
+    },
+    30_000,
+    'every webhook of the session delivered',
+  );
 
   // Once query stops answering, the sessions API still lists the session and its files.
   const listed = await cli('list', '--channel', CNAME);

@@ -150,16 +150,34 @@ export const SessionEventSchema = Type.Object({
   createdAt: Type.Integer({ description: 'Unix milliseconds.' }),
   details: Type.Object({}, { additionalProperties: true }),
 });
+/** One webhook (notification) of the session and where its delivery stands. */
+export const SessionWebhookSchema = Type.Object({
+  sequence: Type.Integer(),
+  eventType: Type.Integer(),
+  serviceType: Type.Integer(),
+  msgName: Type.String(),
+  createdAt: Type.Integer({ description: 'Unix milliseconds.' }),
+  delivery: oneOf(['pending', 'retrying', 'delivered', 'failed', 'skipped'] as const, {
+    description: 'retrying: tried and failed, another attempt is scheduled; skipped: no webhook configured for the app.',
+  }),
+  attempts: Type.Integer(),
+  deliveredAt: Type.Optional(Type.Integer()),
+  nextAttemptAt: Type.Optional(Type.Integer()),
+  lastError: Type.Optional(Type.String()),
+  details: Type.Object({}, { additionalProperties: true }),
+});
 export const SessionDetailResponseSchema = Type.Object({
   ...SessionSummarySchema.properties,
   clientRequest: Type.Object({}, { additionalProperties: true, description: 'The start clientRequest with every secret removed.' }),
   files: Type.Array(SessionFileSchema),
-  events: Type.Array(SessionEventSchema, { description: "Events the control plane emitted (the recorder's own are in the webhook log)." }),
+  events: Type.Array(SessionEventSchema, { description: 'Events the control plane emitted.' }),
+  webhooks: Type.Array(SessionWebhookSchema, { description: 'Every notification of the session, in sequence, with its delivery state.' }),
 });
 
 export type SessionSummary = Static<typeof SessionSummarySchema>;
 export type SessionListResponse = Static<typeof SessionListResponseSchema>;
 export type SessionDetailResponse = Static<typeof SessionDetailResponseSchema>;
+export type SessionWebhook = Static<typeof SessionWebhookSchema>;
 
 export type AcquireResponse = Static<typeof AcquireResponseSchema>;
 export type SessionResponse = Static<typeof SessionResponseSchema>;

@@ -2,10 +2,11 @@
  * Bodies of reeltime's sessions API (docs/client.md, "Sessions API"): pure, from stored tasks. The request is
  * shown with every secret removed; files get the local bucket's URL when it serves them.
  */
+import type { DeliveryRecord } from '../../notify/index.ts';
 import type { EndedTask, LiveTask, StoppingTask } from '../lifecycle/task.ts';
 import type { StoredEvent } from '../store/index.ts';
 import type { StartClientRequest } from '../validation/types.ts';
-import type { SessionDetailResponse, SessionSummary } from './schemas.ts';
+import type { SessionDetailResponse, SessionSummary, SessionWebhook } from './schemas.ts';
 
 export type SessionTask = LiveTask | StoppingTask | EndedTask;
 
@@ -38,7 +39,30 @@ export function withoutSecrets(v: unknown): unknown {
 /** `fileUrl(bucket, key)` when the local bucket serves files, else undefined. */
 export type FileUrl = ((bucket: string, key: string) => string) | undefined;
 
-export function sessionDetail(t: SessionTask, events: readonly StoredEvent[], fileUrl: FileUrl): SessionDetailResponse {
+/** A notification and its delivery: `retrying` once an attempt failed and another is scheduled. */
+export function webhookView(d: DeliveryRecord): SessionWebhook {
+  const details = d.payload.details;
+  return {
+    sequence: d.sequence,
+    eventType: d.eventType,
+    serviceType: d.serviceType,
+    msgName: d.msgName,
+    createdAt: d.createdMs,
+    delivery: d.status === 'pending' && d.attempts.length > 0 ? 'retrying' : d.status,
+    attempts: d.attempts.length,
+    ...(d.deliveredMs !== null ? { deliveredAt: d.deliveredMs } : {}),
+    ...(d.status === 'pending' && d.nextAttemptMs !== null ? { nextAttemptAt: d.nextAttemptMs } : {}),
+    ...(d.lastError ? { lastError: d.lastError } : {}),
+    details: details && typeof details === 'object' ? { ...(details as Record<string, unknown>) } : {},
+  };
+}
+
+export function sessionDetail(
+  t: SessionTask,
+  events: readonly StoredEvent[],
+  webhooks: readonly DeliveryRecord[],
+  fileUrl: FileUrl,
+): SessionDetailResponse {
   const cr: StartClientRequest = t.session.clientRequest;
   const bucket = cr.storageConfig.bucket;
   return {
@@ -53,6 +77,7 @@ export function sessionDetail(t: SessionTask, events: readonly StoredEvent[], fi
       ...(fileUrl ? { url: fileUrl(bucket, f.fileName) } : {}),
     })),
     events: events.map((e) => ({ eventType: e.eventType, serviceType: e.serviceType, createdAt: e.createdAt, details: { ...e.details } })),
+    webhooks: webhooks.map(webhookView),
   };
 }
 

@@ -3,6 +3,7 @@
  * GET …/cloud_recording/sessions (filters, newest first, cursor pages) and GET …/cloud_recording/sessions/{sid}.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { DeliveryRecord } from '../../notify/index.ts';
 import { RecordingApiError } from '../errors.ts';
 import { hasSession, isEnded } from '../lifecycle/task.ts';
 import type { TaskStore } from '../store/index.ts';
@@ -12,6 +13,8 @@ export interface SessionsDeps {
   readonly store: TaskStore;
   /** Whether this server serves the local bucket (files then get a URL). */
   readonly serveBucket: boolean;
+  /** The session's notifications and their delivery state (the notify module's records). */
+  readonly webhooks: (appId: string, sid: string) => Promise<readonly DeliveryRecord[]>;
 }
 
 const MODES = ['individual', 'mix', 'web'];
@@ -64,6 +67,7 @@ export function registerSessionRoutes(r: FastifyInstance, base: string, deps: Se
     if (!task || task.resource.appId !== req.params.appid || !(hasSession(task) || isEnded(task))) {
       throw new RecordingApiError('workerNotFound', undefined, {});
     }
-    return sessionDetail(task, await deps.store.events(task.session.sid), fileUrl(req));
+    const sid = task.session.sid;
+    return sessionDetail(task, await deps.store.events(sid), await deps.webhooks(req.params.appid, sid), fileUrl(req));
   });
 }
