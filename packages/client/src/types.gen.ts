@@ -22,7 +22,24 @@ export type StartRequest = {
   clientRequest: {
     token?: string;
     /** Third-party storage (vendor, region, bucket, keys, prefix); checked by the storage module, see docs/storage.md. */
-    storageConfig: { [key: string]: unknown };
+    storageConfig: {
+      vendor: 1 | 2 | 3 | 5 | 6 | 7 | 8 | 11;
+      /** A region number of the vendor's table (docs/storage.md). */
+      region: number;
+      bucket: string;
+      accessKey: string;
+      secretKey: string;
+      stsToken?: string;
+      /** Unix seconds. */
+      stsExpiration?: number;
+      fileNamePrefix?: Array<string>;
+      extensionParams?: {
+        sse?: "kms" | "aes256";
+        tag?: string;
+        /** Vendor 11 only: the server URL or host name. */
+        endpoint?: string;
+      };
+    };
     recordingConfig?: {
       channelType: 0 | 1;
       decryptionMode?: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8;
@@ -145,7 +162,24 @@ export type UpdateRequest = {
       }>;
     };
     /** Third-party storage (vendor, region, bucket, keys, prefix); checked by the storage module, see docs/storage.md. */
-    storageConfig?: { [key: string]: unknown };
+    storageConfig?: {
+      vendor: 1 | 2 | 3 | 5 | 6 | 7 | 8 | 11;
+      /** A region number of the vendor's table (docs/storage.md). */
+      region: number;
+      bucket: string;
+      accessKey: string;
+      secretKey: string;
+      stsToken?: string;
+      /** Unix seconds. */
+      stsExpiration?: number;
+      fileNamePrefix?: Array<string>;
+      extensionParams?: {
+        sse?: "kms" | "aes256";
+        tag?: string;
+        /** Vendor 11 only: the server URL or host name. */
+        endpoint?: string;
+      };
+    };
   };
 };
 

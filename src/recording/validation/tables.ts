@@ -20,7 +20,7 @@ import {
 } from './cross-field.ts';
 import { Cname, HexColor, HttpUrl, oneOf, RtmpUrl, SubscriptionUid, Uid, Uint32Text } from './primitives.ts';
 import { annotate, checkedBy, checkerFor, fail, join, withRules, type Check, type Out } from './schema.ts';
-import { validateStorageConfig, type StorageConfigInput } from '../../storage/index.ts';
+import { STORAGE_VENDORS, validateStorageConfig, type StorageConfigInput } from '../../storage/index.ts';
 
 /** A subscribe/unsubscribe list: at most 32 uids, or `["#allstream#"]` for every user. */
 const UidList = withRules(Type.Array(SubscriptionUid, { maxItems: 32 }), allStreamsAlone);
@@ -43,10 +43,30 @@ const checkStorage: Check<StorageConfigInput> = (v, path) => {
   return fail(field, rule);
 };
 
+/** Documents the fields for readers and generated clients; the storage module's check is what runs. */
 export const StorageConfigSchema = checkedBy(
   Type.Unsafe<StorageConfigInput>({
     type: 'object',
     description: 'Third-party storage (vendor, region, bucket, keys, prefix); checked by the storage module, see docs/storage.md.',
+    required: ['vendor', 'region', 'bucket', 'accessKey', 'secretKey'],
+    properties: {
+      vendor: { type: 'integer', enum: [...STORAGE_VENDORS] },
+      region: { type: 'integer', minimum: 0, description: "A region number of the vendor's table (docs/storage.md)." },
+      bucket: { type: 'string' },
+      accessKey: { type: 'string' },
+      secretKey: { type: 'string' },
+      stsToken: { type: 'string' },
+      stsExpiration: { type: 'integer', description: 'Unix seconds.' },
+      fileNamePrefix: { type: 'array', items: { type: 'string', pattern: '^[a-zA-Z0-9]+$' } },
+      extensionParams: {
+        type: 'object',
+        properties: {
+          sse: { type: 'string', enum: ['kms', 'aes256'] },
+          tag: { type: 'string' },
+          endpoint: { type: 'string', description: 'Vendor 11 only: the server URL or host name.' },
+        },
+      },
+    },
   }),
   checkStorage,
 );
