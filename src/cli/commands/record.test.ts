@@ -69,6 +69,13 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   const watchEnded = new Promise<number | null>((resolve) => watcher.once('exit', (code) => resolve(code)));
   await waitFor(() => /recording \(5\)/.test(watched), 60_000, 'a status line from watch');
 
+  const updated = await cli('update', '--audio', '301', '--video', 'all');
+  assert.equal(updated.code, 0, updated.stderr);
+  assert.equal(updated.stdout, `updated sid ${sid}\n`);
+  const badLayout = await cli('update', '--layout', 'bestfit');
+  assert.equal(badLayout.code, 1, 'updateLayout is refused in individual mode');
+  assert.match(badLayout.stderr, /^reeltime record update: 400 code \d+: /m);
+
   const stopped = await cli('stop');
   assert.equal(stopped.code, 0, stopped.stderr);
   const lines = stopped.stdout.trim().split('\n');
