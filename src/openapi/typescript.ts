@@ -22,10 +22,15 @@ const key = (k: string) => (IDENT.test(k) ? k : JSON.stringify(k));
 const literal = (v: string | number | boolean) => JSON.stringify(v);
 const comment = (text: string, pad: string) => `${pad}/** ${text.replace(/\*\//g, '*\\/')} */\n`;
 
-function typeOf(s: Node, pad: string): string {
+/** Named shapes by their JSON text: a node equal to one is written as its name. */
+type Shared = ReadonlyMap<string, string>;
+
+function typeOf(s: Node, pad: string, shared: Shared, top = false): string {
+  const name = top ? undefined : shared.get(JSON.stringify(s));
+  if (name !== undefined) return name;
   if (s.const !== undefined) return literal(s.const);
   if (s.enum) return s.enum.map(literal).join(' | ');
-  if (s.anyOf) return s.anyOf.map((b) => typeOf(b, pad)).join(' | ');
+  if (s.anyOf) return s.anyOf.map((b) => typeOf(b, pad, shared)).join(' | ');
   switch (s.type) {
     case 'string':
       return 'string';
@@ -35,14 +40,14 @@ function typeOf(s: Node, pad: string): string {
     case 'boolean':
       return 'boolean';
     case 'array':
-      return s.items ? `Array<${typeOf(s.items, pad)}>` : 'unknown[]';
+      return s.items ? `Array<${typeOf(s.items, pad, shared)}>` : 'unknown[]';
     case 'object': {
       const props = Object.entries(s.properties ?? {});
       if (props.length === 0) return '{ [key: string]: unknown }';
       const required = new Set(s.required ?? []);
       const inner = `${pad}  `;
       const lines = props.map(
-        ([k, p]) => `${p.description ? comment(p.description, inner) : ''}${inner}${key(k)}${required.has(k) ? '' : '?'}: ${typeOf(p, inner)};\n`,
+        ([k, p]) => `${p.description ? comment(p.description, inner) : ''}${inner}${key(k)}${required.has(k) ? '' : '?'}: ${typeOf(p, inner, shared)};\n`,
       );
       return `{\n${lines.join('')}${pad}}`;
     }
@@ -51,12 +56,16 @@ function typeOf(s: Node, pad: string): string {
   }
 }
 
-/** One `export type Name = …;` per schema, in the given order. */
-export function typeDeclarations(schemas: Readonly<Record<string, JsonSchema>>): string {
-  return Object.entries(schemas)
+/**
+ * One `export type Name = …;` per schema: first the shared parts (written by name wherever they recur), then the
+ * top-level schemas, in the given order.
+ */
+export function typeDeclarations(schemas: Readonly<Record<string, JsonSchema>>, parts: Readonly<Record<string, JsonSchema>> = {}): string {
+  const shared: Shared = new Map(Object.entries(parts).map(([name, s]) => [JSON.stringify(s), name]));
+  return Object.entries({ ...parts, ...schemas })
     .map(([name, schema]) => {
       const s = schema as Node;
-      return `${s.description ? comment(s.description, '') : ''}export type ${name} = ${typeOf(s, '')};\n`;
+      return `${s.description ? comment(s.description, '') : ''}export type ${name} = ${typeOf(s, '', shared, true)};\n`;
     })
     .join('\n');
 }
