@@ -21,6 +21,7 @@ import {
   UnknownResourceError,
 } from './lifecycle/errors.ts';
 import { ValidationError } from './validation/index.ts';
+import type { GatewayErrorBody, ServiceErrorBody } from './api/schemas.ts';
 
 export interface GatewayErrorSpec {
   readonly kind: 'gateway';
@@ -128,15 +129,13 @@ export function fromDomainError(err: unknown, requestEcho: Echo): RecordingApiEr
 }
 
 /** Status and JSON body of an error; echo fields come first, as in observed responses. */
-export function errorResponse(err: RecordingApiError): { status: number; body: Record<string, unknown> } {
+export function errorResponse(err: RecordingApiError): { status: number; body: GatewayErrorBody | ServiceErrorBody } {
   const spec = ERRORS[err.key];
   if (spec.kind === 'gateway') return { status: spec.http, body: { message: spec.message } };
-  const body: Record<string, unknown> = {};
+  const echo: Partial<Record<keyof Echo, string>> = {};
   for (const k of ['cname', 'uid', 'resourceId', 'sid'] as const) {
     const v = err.echo[k];
-    if (v !== undefined) body[k] = v;
+    if (v !== undefined) echo[k] = v;
   }
-  body.code = spec.code;
-  body.reason = spec.reason ?? err.detail ?? err.key;
-  return { status: spec.http, body };
+  return { status: spec.http, body: { ...echo, code: spec.code, reason: spec.reason ?? err.detail ?? err.key } };
 }

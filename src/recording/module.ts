@@ -39,6 +39,11 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
         limiter: new RateLimiter(() => ctx.clock.now(), cfg.rateLimitPerSecond, cfg.rateLimitBurst),
         notifier,
         log,
+        sessions: {
+          store,
+          serveBucket: ctx.config.storage.serveBucket,
+          webhooks: (appId, sid) => deps.notify.deliveries({ appId, sid }),
+        },
       });
     },
     async start() {

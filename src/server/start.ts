@@ -9,6 +9,7 @@ import { databaseCheck, redisCheck, registerHealthRoutes, storageCheck } from '.
 import { createLogger, type Logger } from '../log/index.ts';
 import { createNotifyModule } from '../notify/index.ts';
 import { inProcessBus, openRedis, redisBus } from '../redis/index.ts';
+import { createOpenApiModule } from '../openapi/index.ts';
 import { createRecordingModule, type Recorder } from '../recording/index.ts';
 import { defaultRecorders } from '../recorders/index.ts';
 import { createStorageModule } from '../storage/index.ts';
@@ -70,7 +71,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     recorders: opts.recorders ?? defaultRecorders(ctx, { channel, storage, baseUrl: () => url }),
   });
   const chat = createChatModule(ctx);
-  const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat];
+  const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat, createOpenApiModule(ctx)];
 
   const wordings = () => modules.flatMap((m) => (m.wordRefusal ? [m.wordRefusal] : []));
   const app: FastifyInstance = Fastify({

@@ -7,6 +7,7 @@ import type { Authenticator } from './basic-auth.ts';
 import { createErrorHandler } from './errors-handler.ts';
 import type { RateLimiter } from '../../http/index.ts';
 import { acquireBody, queryJson, sessionBody, stopAnswer } from './responses.ts';
+import { registerSessionRoutes, type SessionsDeps } from './sessions.ts';
 
 export interface ApiDeps {
   readonly service: RecordingService;
@@ -14,6 +15,8 @@ export interface ApiDeps {
   readonly limiter: RateLimiter;
   readonly notifier: RecordingNotifier;
   readonly log: Logger;
+  /** reeltime's sessions API (an extension); absent: not served. */
+  readonly sessions?: SessionsDeps;
 }
 
 interface AppParams {
@@ -113,6 +116,7 @@ export async function recordingApi(app: FastifyInstance, deps: ApiDeps): Promise
           const { status, body } = stopAnswer(await serve(req, () => service.stop(p.appid, p.resourceid, p.sid, p.mode, req.body)));
           return reply.code(status).send(body);
         });
+        if (deps.sessions) registerSessionRoutes(r, base, deps.sessions);
       });
     },
     { prefix: '/v1' },

@@ -6,10 +6,23 @@ import type { RecordedFile, UploadingStatus } from '../dispatch/types.ts';
 import { errorResponse, RecordingApiError } from '../errors.ts';
 import type { EndedTask, IssuedTask, LiveTask, Session, StoppingTask, Task } from '../lifecycle/task.ts';
 import type { StopOutcome } from '../service.ts';
+import type {
+  AcquireResponse,
+  GatewayErrorBody,
+  FileEntry,
+  QueryResponse,
+  QueryServerResponse,
+  QueryWebService,
+  ServiceErrorBody,
+  SessionResponse,
+  StopResponse,
+  StopServerResponse,
+  WebRecorderPayload,
+} from './schemas.ts';
 
 export interface Answer {
   readonly status: number;
-  readonly body: Record<string, unknown>;
+  readonly body: StopResponse | ServiceErrorBody | GatewayErrorBody;
 }
 
 type SessionTask = LiveTask | StoppingTask | EndedTask;
@@ -17,7 +30,7 @@ type SessionTask = LiveTask | StoppingTask | EndedTask;
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /** fileList entry of the json form; sliceStartTime in seconds as the spec's table says. */
-function fileEntry(f: RecordedFile) {
+function fileEntry(f: RecordedFile): FileEntry {
   return {
     fileName: f.fileName,
     trackType: f.trackType,
@@ -33,7 +46,7 @@ function hasScreenshots(s: Session): boolean {
 }
 
 /** `string` only for mix with HLS alone; `json` otherwise. */
-function fileListFields(s: Session): { fileListMode: 'string' | 'json'; fileList: string | ReturnType<typeof fileEntry>[] } {
+function fileListFields(s: Session): { fileListMode: 'string'; fileList: string } | { fileListMode: 'json'; fileList: FileEntry[] } {
   const av = s.clientRequest.recordingFileConfig?.avFileType ?? ['hls'];
   if (s.mode === 'mix' && !av.includes('mp4')) {
     const m3u8 = s.files.find((f) => f.fileName.endsWith('.m3u8')) ?? s.files[0];
@@ -47,7 +60,7 @@ function webState(t: SessionTask): 'init' | 'inProgress' | 'exit' {
   return t.session.status >= 5 && t.session.status < 7 ? 'inProgress' : t.session.status >= 7 ? 'exit' : 'init';
 }
 
-function webRecorderPayload(t: SessionTask) {
+function webRecorderPayload(t: SessionTask): WebRecorderPayload {
   return {
     fileList: t.session.files.map((f) => ({ filename: f.fileName, sliceStartTime: seconds(f.sliceStartTime) })),
     onhold: t.session.onhold,
@@ -59,11 +72,11 @@ function ids(t: Task & { session: Session }) {
   return { resourceId: t.resource.resourceId, sid: t.session.sid, cname: t.resource.cname, uid: t.resource.uid };
 }
 
-function queryBody(t: LiveTask | StoppingTask): Record<string, unknown> {
+function queryBody(t: LiveTask | StoppingTask): QueryResponse {
   const s = t.session;
-  let serverResponse: Record<string, unknown>;
+  let serverResponse: QueryServerResponse;
   if (s.mode === 'web') {
-    const services: Record<string, unknown>[] = [{ serviceName: 'web_recorder_service', payload: webRecorderPayload(t) }];
+    const services: QueryWebService[] = [{ serviceName: 'web_recorder_service', payload: webRecorderPayload(t) }];
     if (s.rtmp.length > 0) {
       services.push({
         serviceName: 'rtmp_publish_service',
@@ -83,9 +96,9 @@ function queryBody(t: LiveTask | StoppingTask): Record<string, unknown> {
  * Stop body. Web mode lists `upload_service` and `web_recorder_service`; the spec names the inner object
  * `playload` while current hosted docs say `payload`, so both keys carry the same object.
  */
-function stopBody(t: SessionTask, uploadingStatus: UploadingStatus): Record<string, unknown> {
+function stopBody(t: SessionTask, uploadingStatus: UploadingStatus): StopResponse {
   const s = t.session;
-  let serverResponse: Record<string, unknown>;
+  let serverResponse: StopServerResponse;
   if (s.mode === 'web') {
     const upload = { uploadingStatus };
     const web = webRecorderPayload(t);
@@ -104,12 +117,12 @@ function stopBody(t: SessionTask, uploadingStatus: UploadingStatus): Record<stri
 }
 
 /** acquire: the new resource. */
-export function acquireBody(t: IssuedTask): Record<string, unknown> {
+export function acquireBody(t: IssuedTask): AcquireResponse {
   return { cname: t.resource.cname, uid: t.resource.uid, resourceId: t.resource.resourceId };
 }
 
 /** start, update and updateLayout: the session's identifiers. */
-export function sessionBody(t: LiveTask | StoppingTask): Record<string, unknown> {
+export function sessionBody(t: LiveTask | StoppingTask): SessionResponse {
   return { cname: t.resource.cname, uid: t.resource.uid, resourceId: t.resource.resourceId, sid: t.session.sid };
 }
 

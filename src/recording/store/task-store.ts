@@ -107,6 +107,19 @@ export class TaskStore {
     return rows.map((r) => JSON.parse(r.data) as Task);
   }
 
+  /** Every task of an app that has (or had) a session, optionally of one channel (the sessions API). */
+  async sessionsOf(appId: string, cname?: string): Promise<Task[]> {
+    let q = this.db.selectFrom('recording_tasks').select('data').where('app_id', '=', appId).where('kind', '!=', 'issued');
+    if (cname !== undefined) q = q.where('cname', '=', cname);
+    return (await q.execute()).map((r) => JSON.parse(r.data) as Task);
+  }
+
+  /** The task of a session by its sid, whatever its state. */
+  async bySid(sid: string): Promise<Task | undefined> {
+    const row = await this.db.selectFrom('recording_tasks').select('data').where('sid', '=', sid).executeTakeFirst();
+    return row ? (JSON.parse(row.data) as Task) : undefined;
+  }
+
   async addEvent(e: StoredEvent): Promise<void> {
     await this.db
       .insertInto('recording_events')

@@ -1,0 +1,139 @@
+// `reeltime record` end to end: the CLI as child processes (bin/reeltime.mjs) against a real reeltime recording a
+// synthetic publisher in individual mode, the one mode with a recorder today.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { runChild, spawnChild } from '../../process/index.ts';
+import { APP, AUTH, BUCKET, startHarness, type Harness } from '../../recorders/individual/testing/harness.ts';
+import { waitFor } from '../../recorders/individual/testing/media-checks.ts';
+import { testServerEnv } from '../../testing/index.ts';
+import { main } from '../main.ts';
+
+const BIN = fileURLToPath(new URL('../../../bin/reeltime.mjs', import.meta.url));
+const CNAME = 'cli-record';
+
+let harness: Harness;
+let cliDir: string;
+before(async () => {
+  harness = await startHarness();
+  cliDir = mkdtempSync(join(tmpdir(), 'reeltime-record-cli-'));
+});
+after(async () => {
+  await harness?.close();
+  rmSync(cliDir, { recursive: true, force: true });
+});
+
+/** The CLI's environment: the test credentials and its own data dir (where it keeps started sessions). */
+function env(): Record<string, string> {
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('REELTIME_') && k !== 'DATABASE_URL'));
+  return { ...clean, ...testServerEnv(cliDir), REELTIME_LOG_LEVEL: 'warn' };
+}
+
+async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const r = await runChild(process.execPath, [BIN, 'record', ...args, '--server', harness.server.url], { cwd: cliDir, env: env(), timeoutMs: 180_000 });
+  return { code: r.code ?? 1, stdout: r.stdout.toString(), stderr: r.stderr };
+}
+
+test('record start --wait, query --json, watch and stop: status lines, then the files as playable bucket URLs', async () => {
+  await harness.publish({ cname: CNAME, uid: 301, color: 'red', toneHz: 440 });
+  const started = await cli('start', '--channel', CNAME, '--uid', '9001', '--bucket', BUCKET, '--wait', '--timeout', '120');
+  assert.equal(started.code, 0, started.stderr);
+  assert.match(started.stdout, /^started individual recording of "cli-record" as uid 9001: resourceId \S+ sid ([0-9a-f]{32})$/m);
+  // Not a terminal: plain lines, the last one saying it records.
+  assert.match(started.stdout.trim().split('\n').at(-1)!, /^(recorder ready \(4\)|recording \(5\)) {2}\d\d:\d\d {2}\d+ files? {2}individual "cli-record" sid [0-9a-f]{32}$/);
+  const sid = /sid ([0-9a-f]{32})$/m.exec(started.stdout)![1]!;
+
+  // The first slices are written after a few seconds: wait until query lists a playlist per track.
+  const queried = await waitFor(
+    async () => {
+      const r = await cli('query', '--json');
+      assert.equal(r.code, 0, r.stderr);
+      const body = JSON.parse(r.stdout) as { sid: string; serverResponse: { status: number; fileList?: { fileName: string }[] } };
+      return (body.serverResponse.fileList?.length ?? 0) >= 2 && body;
+    },
+    120_000,
+    'two files in query',
+  );
+  assert.equal(queried.sid, sid);
+
+  const watcher = spawnChild(process.execPath, [BIN, 'record', 'watch', '--interval', '0.5', '--server', harness.server.url], {
+    cwd: cliDir,
+    env: env(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let watched = '';
+  watcher.stdout!.on('data', (d: Buffer) => (watched += d.toString()));
+  const watchEnded = new Promise<number | null>((resolve) => watcher.once('exit', (code) => resolve(code)));
+  await waitFor(() => /recording \(5\)/.test(watched), 60_000, 'a status line from watch');
+
+  const updated = await cli('update', '--audio', '301', '--video', 'all');
+  assert.equal(updated.code, 0, updated.stderr);
+  assert.equal(updated.stdout, `updated sid ${sid}\n`);
+  const badLayout = await cli('update', '--layout', 'bestfit');
+  assert.equal(badLayout.code, 1, 'updateLayout is refused in individual mode');
+  assert.match(badLayout.stderr, /^reeltime record update: 400 code \d+: /m);
+
+  const stopped = await cli('stop');
+  assert.equal(stopped.code, 0, stopped.stderr);
+  const lines = stopped.stdout.trim().split('\n');
+  assert.match(lines[0]!, new RegExp(`^stopped sid ${sid} \\((uploaded|backuped)\\): \\d+ files in bucket "${BUCKET}"$`));
+  const urls = lines.slice(1).map((l) => l.trim());
+  assert.ok(urls.length >= 2, stopped.stdout);
+  for (const url of urls) {
+    assert.ok(url.startsWith(`${harness.server.url}/bucket/${BUCKET}/`), url);
+    const res = await fetch(url);
+    assert.equal(res.status, 200, url);
+    if (url.endsWith('.m3u8')) assert.match(await res.text(), /^#EXTM3U/);
+  }
+
+  assert.equal(await watchEnded, 0);
+  assert.match(watched, new RegExp(`session ${sid} has ended\\n$`));
+
+  const again = await cli('query');
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /404 code 404: failed to find worker/);
+
+  // The session's notifications reached the harness's receiver, and the sessions API says so.
+  const sessionUrl = `${harness.server.url}/v1/apps/${APP}/cloud_recording/sessions/${sid}`;
+  await waitFor(
+    async () => {
+      const d = (await (await fetch(sessionUrl, { headers: { authorization: AUTH } })).json()) as { webhooks: { msgName: string; delivery: string }[] };
+      return d.webhooks.length > 0 && d.webhooks.every((w) => w.delivery === 'delivered') && d.webhooks.some((w) => w.msgName === 'session_exit');
+    },
+    30_000,
+    'every webhook of the session delivered',
+  );
+
+  // Once query stops answering, the sessions API still lists the session and its files.
+  const listed = await cli('list', '--channel', CNAME);
+  assert.equal(listed.code, 0, listed.stderr);
+  assert.match(listed.stdout, new RegExp(`^${sid}  individual ended +8  [0-9-]+ [0-9:]+ +\\d+ files  "${CNAME}" uid 9001$`, 'm'));
+  const filed = await cli('files');
+  assert.equal(filed.code, 0, filed.stderr);
+  const fileLines = filed.stdout.trim().split('\n');
+  assert.match(fileLines[0]!, new RegExp(`^\\d+ files of sid ${sid} \\(individual, ended, (uploaded|backuped)\\):$`));
+  assert.deepEqual(new Set(fileLines.slice(1).map((l) => l.trim()).filter((u) => u.endsWith('.m3u8'))), new Set(urls.filter((u) => u.endsWith('.m3u8'))));
+});
+
+test('record start of a mode without a recorder answers the service error; usage errors exit 2', async () => {
+  const mix = await cli('start', '--channel', 'cli-mix', '--mode', 'mix', '--uid', '9002');
+  assert.equal(mix.code, 1);
+  assert.match(mix.stderr, /^reeltime record start: 400 code 2: mode: .*mix/m);
+
+  const write = process.stderr.write;
+  let err = '';
+  process.stderr.write = ((s: string) => ((err += s), true)) as typeof process.stderr.write;
+  try {
+    assert.equal(await main(['record', 'start']), 2);
+    assert.equal(await main(['record', 'start', '--channel', 'c', '--mode', 'audio']), 2);
+    assert.equal(await main(['record', 'rewind']), 2);
+  } finally {
+    process.stderr.write = write;
+  }
+  assert.match(err, /--channel is required/);
+  assert.match(err, /--mode must be individual, mix or web/);
+  assert.match(err, /unknown record command "rewind"/);
+});

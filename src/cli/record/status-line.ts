@@ -1,0 +1,63 @@
+/** What `reeltime record` prints about a session: pure, so the wording tests without a server. */
+import type { QueryResponse, StopResponse } from '@reeltime/client';
+
+/** The service status values (docs/recording-api.md, lifecycle). */
+export const STATUS_NAMES: Readonly<Record<number, string>> = Object.freeze({
+  0: 'not started',
+  1: 'initialized',
+  2: 'recorder starting',
+  3: 'uploader ready',
+  4: 'recorder ready',
+  5: 'recording',
+  6: 'stopping',
+  7: 'service stopped',
+  8: 'ready to exit',
+  20: 'exited abnormally',
+});
+
+/** 4 or 5: started and recording (the integration advice's reading of query). */
+export const isRecording = (status: number): boolean => status === 4 || status === 5;
+
+/** Every file a query or stop answer names (object keys in the bucket). */
+export function fileNames(serverResponse: QueryResponse['serverResponse'] | StopResponse['serverResponse']): string[] {
+  if ('fileList' in serverResponse) {
+    return typeof serverResponse.fileList === 'string' ? (serverResponse.fileList ? [serverResponse.fileList] : []) : serverResponse.fileList.map((f) => f.fileName);
+  }
+  if ('extensionServiceState' in serverResponse) {
+    const out: string[] = [];
+    for (const s of serverResponse.extensionServiceState) {
+      if (s.serviceName === 'web_recorder_service') out.push(...s.payload.fileList.map((f) => f.filename));
+    }
+    return out;
+  }
+  return [];
+}
+
+const two = (n: number) => String(n).padStart(2, '0');
+
+/** `1:02:03` or `02:03`. */
+export function elapsed(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(s / 3600);
+  return h > 0 ? `${h}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${two(Math.floor(s / 60))}:${two(s % 60)}`;
+}
+
+export interface StatusView {
+  readonly cname: string;
+  readonly sid: string;
+  readonly mode: string;
+  readonly status: number;
+  readonly files: number;
+  readonly elapsedMs: number;
+}
+
+/** One line: `recording (5)  00:42  2 files  individual "room" sid 3f…`. */
+export function statusLine(v: StatusView): string {
+  const name = STATUS_NAMES[v.status] ?? 'unknown';
+  return `${name} (${v.status})  ${elapsed(v.elapsedMs)}  ${v.files} file${v.files === 1 ? '' : 's'}  ${v.mode} "${v.cname}" sid ${v.sid}`;
+}
+
+/** Where a file of the local bucket is served (docs/storage.md, the local bucket). */
+export function bucketUrl(server: string, bucket: string, fileName: string): string {
+  return `${server.replace(/\/+$/, '')}/bucket/${encodeURIComponent(bucket)}/${fileName.split('/').map(encodeURIComponent).join('/')}`;
+}
