@@ -73,11 +73,13 @@ export class CapturedBrowser {
   private sessionId = '';
   private mainFrameId = '';
   private lastUrl = 'about:blank';
+  private crashed = false;
   /** Main-document status per loader (navigation), filled by Network.responseReceived. */
   private readonly statusByLoader = new Map<string, number>();
 
   private constructor(
     readonly process: SupervisedChild,
+    private readonly options: BrowserOptions,
     private readonly cdp: CdpPipe,
     private readonly onEvent: CaptureEventListener,
   ) {}
@@ -101,7 +103,7 @@ export class CapturedBrowser {
     });
     const cdp = new CdpPipe(proc.child.stdio[3] as Writable, proc.child.stdio[4] as Readable);
     void proc.exited.then(() => cdp.close(new Error('browser exited')));
-    const browser = new CapturedBrowser(proc, cdp, onEvent);
+    const browser = new CapturedBrowser(proc, o, cdp, onEvent);
     try {
       await browser.attach(o);
       return browser;
@@ -112,11 +114,16 @@ export class CapturedBrowser {
   }
 
   private async attach(o: BrowserOptions): Promise<void> {
-    const targetId = await this.pageTarget();
+    this.cdp.onEvent((e) => this.handle(e));
+    await this.attachPage(await this.pageTarget(), o);
+  }
+
+  /** Attaches to a page target and gives it the binding, the notifyReady script and the emulation. */
+  private async attachPage(targetId: string, o: BrowserOptions): Promise<void> {
     const attached = await this.cdp.send('Target.attachToTarget', { targetId, flatten: true });
     this.sessionId = String(attached.sessionId);
     this.mainFrameId = targetId;
-    this.cdp.onEvent((e) => this.handle(e));
+    this.crashed = false;
     const s = (method: string, params: CdpParams = {}) => this.cdp.send(method, params, this.sessionId);
     await s('Runtime.addBinding', { name: READY_BINDING });
     await s('Page.addScriptToEvaluateOnNewDocument', { source: NOTIFY_READY_SCRIPT });
@@ -129,6 +136,17 @@ export class CapturedBrowser {
       });
       await s('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 });
     }
+  }
+
+  /**
+   * A crashed page answers no more navigations over its session: open a fresh page in the kiosk window (it
+   * takes the whole screen), set it up like the first, and close the dead one.
+   */
+  private async replaceCrashedPage(): Promise<void> {
+    const dead = this.mainFrameId;
+    const created = await this.cdp.send('Target.createTarget', { url: 'about:blank' });
+    await this.attachPage(String(created.targetId), this.options);
+    await this.cdp.send('Target.closeTarget', { targetId: dead }).catch(() => undefined);
   }
 
   /** The kiosk window's page; it may take a moment to appear after the pipe opens. */
@@ -159,6 +177,7 @@ export class CapturedBrowser {
         break;
       }
       case 'Inspector.targetCrashed':
+        this.crashed = true;
         this.onEvent({ kind: 'renderer-crashed' });
         break;
     }
@@ -167,6 +186,7 @@ export class CapturedBrowser {
   /** Opens `url` in the page; resolves once the main document answered or failed. */
   async load(url: string): Promise<LoadResult> {
     this.lastUrl = url;
+    if (this.crashed) await this.replaceCrashedPage();
     const r = await this.cdp.send('Page.navigate', { url }, this.sessionId);
     if (typeof r.errorText === 'string' && r.errorText !== '') {
       this.onEvent({ kind: 'load-failed', url, errorText: r.errorText });
@@ -181,9 +201,9 @@ export class CapturedBrowser {
     return this.load(this.lastUrl);
   }
 
-  /** Crashes the page's renderer (tests of the crash path). */
-  async crashRenderer(): Promise<void> {
-    await this.cdp.send('Page.crash', {}, this.sessionId).catch(() => undefined);
+  /** Crashes the page's renderer (tests of the crash path); Page.crash never answers, so no wait for a reply. */
+  crashRenderer(): void {
+    void this.cdp.send('Page.crash', {}, this.sessionId).catch(() => undefined);
   }
 
   /** Closes the browser (politely over DevTools, then by signal) and waits for it to exit. */

@@ -27,6 +27,8 @@ export interface CaptureHandle {
   /** The X display (`:N`) the page is drawn on. */
   readonly display: string;
   readonly onhold: boolean;
+  /** Folder of the browser profile and the sound server's socket; deleted by stop(). */
+  readonly privateDir: string;
   /** The push target the next (or current) encoder run uses. */
   readonly rtmpUrl: string | undefined;
   /** Process ids of the capture's children still running (display, sound, browser, encoder). */
@@ -39,8 +41,8 @@ export interface CaptureHandle {
   resume(): Promise<void>;
   /** Sets or clears the push target; a running encoder is restarted to apply it (a new run). */
   setPushUrl(url: string | undefined): Promise<void>;
-  /** Test hook: crashes the page's renderer. */
-  crashRenderer(): Promise<void>;
+  /** Test hook: crashes the page's renderer (the crash is reported as an event). */
+  crashRenderer(): void;
   /** Ends everything in order; no child is left running when it resolves. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -59,7 +61,7 @@ class Capture implements CaptureHandle {
     private readonly screen: VirtualDisplay,
     private readonly sound: SoundServer,
     private readonly browser: CapturedBrowser,
-    private readonly privateDir: string,
+    readonly privateDir: string,
     private readonly onEvent: CaptureEventListener,
   ) {
     this.paused = o.onhold;
@@ -130,8 +132,8 @@ class Capture implements CaptureHandle {
   reload(): Promise<LoadResult> {
     return this.browser.reload();
   }
-  crashRenderer(): Promise<void> {
-    return this.browser.crashRenderer();
+  crashRenderer(): void {
+    this.browser.crashRenderer();
   }
 
   pause(): Promise<void> {
