@@ -39,9 +39,19 @@ export function segmentFilePattern(run: number): string {
   return `seg_${String(run).padStart(3, '0')}_%05d.ts`;
 }
 
-/** Escapes a value for tee's option and slave syntax (backslash escapes, `:` between options, `|` between slaves). */
+/** One level of ffmpeg's backslash escaping, for any of the separators tee and its option lists use. */
 export function teeEscape(value: string): string {
   return value.replace(/[\\':|[\]=]/g, (c) => `\\${c}`);
+}
+
+/**
+ * One tee slave: `[options]target`. ffmpeg unescapes the options twice (the bracket, then the option list) and
+ * takes the target as it is; slaves are split at `|` without escapes, so a target may not hold one.
+ */
+export function teeSlave(options: Record<string, string>, target: string): string {
+  if (target.includes('|')) throw new RangeError('a tee target cannot contain "|"');
+  const list = Object.entries(options).map(([k, v]) => `${k}=${teeEscape(v)}`).join(':');
+  return `[${teeEscape(list)}]${target}`;
 }
 
 /** Seconds with millisecond precision, as ffmpeg's duration options take them. */
@@ -89,11 +99,11 @@ export function encoderArgs(plan: EncoderPlan): string[] {
     args.push(pattern);
     return args;
   }
-  const seg = Object.entries({ f: 'segment', ...segmentOptions }).map(([key, v]) => `${key}=${teeEscape(v)}`).join(':');
+  const slices = teeSlave({ f: 'segment', ...segmentOptions }, pattern);
   // onfail=ignore: a CDN that refuses or drops the push leaves the slices running (the failure is logged and
   // reported as a push failure); flvflags: a live FLV has no duration or size to rewrite at the end.
-  const push = 'f=flv:onfail=ignore:flvflags=no_duration_filesize';
-  args.push('-f', 'tee', `[${seg}]${teeEscape(pattern)}|[${push}]${teeEscape(plan.rtmpUrl)}`);
+  const push = teeSlave({ f: 'flv', onfail: 'ignore', flvflags: 'no_duration_filesize' }, plan.rtmpUrl);
+  args.push('-f', 'tee', `${slices}|${push}`);
   return args;
 }
 

@@ -54,7 +54,8 @@ function intIn(name: string, v: number, min: number, max: number): number {
 }
 
 export function isRtmpUrl(url: string): boolean {
-  return /^rtmps?:\/\/[^\s]+$/i.test(url);
+  // No `|`: ffmpeg's tee output, which carries the push, splits its outputs there without an escape.
+  return /^rtmps?:\/\/[^\s|]+$/i.test(url);
 }
 
 export function resolveCaptureOptions(o: CaptureOptions): ResolvedCaptureOptions {
