@@ -1,11 +1,13 @@
 // Real captures: Xvfb, PulseAudio, Chromium and ffmpeg, pages served on loopback. Each test holds one or two
 // captures for a few seconds with 3 s segments; run alone (--test-concurrency=1), they are CPU-heavy.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { processInfo, processTable } from '../../process/index.ts';
+import { processInfo, processTable, spawnChild } from '../../process/index.ts';
 import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment } from './index.ts';
 import { decodeMono, dominantFrequency, isColour, pixelAt, probeSegment, rms } from './testing/media-checks.ts';
 import { startPageServer } from './testing/page-server.ts';
@@ -176,5 +178,63 @@ test('two captures at once neither hear nor see each other; mobile emulation at 
     await Promise.all(caps.map((c) => c.stop()));
     await pages.close();
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+});
+
+async function freePort(): Promise<number> {
+  const s = createNetServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as { port: number };
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** ffmpeg as a one-shot RTMP server on loopback, writing what it receives as MPEG-TS (readable even if killed). */
+function rtmpReceiver(port: number, file: string): ChildProcess {
+  return spawnChild('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-analyzeduration', '1000000', '-listen', '1', '-i', `rtmp://127.0.0.1:${port}/live/test`, '-c', 'copy', '-f', 'mpegts', file], {
+    stdio: 'ignore',
+  });
+}
+
+test('the CDN push publishes, its failure is reported while segments go on, and a new target restarts it', async () => {
+  const pages = await startPageServer({ tone: { colour: 'rgb(0,0,255)', toneHz: 440 } });
+  const workDir = mkdtempSync(join(tmpdir(), 'capture-push-'));
+  const received = [join(workDir, 'rx1.ts'), join(workDir, 'rx2.ts')];
+  const [port1, port2] = [await freePort(), await freePort()];
+  const rx1 = rtmpReceiver(port1, received[0]!);
+  const rx2 = rtmpReceiver(port2, received[1]!);
+  const log = new EventLog();
+  let cap: CaptureHandle | undefined;
+  try {
+    await waitFor('the RTMP receivers to listen', () => processTable().filter((p) => p.pid === rx1.pid || p.pid === rx2.pid).length === 2);
+    await new Promise((r) => setTimeout(r, 500));
+    const url1 = `rtmp://127.0.0.1:${port1}/live/test`;
+    cap = await startCapture({ workDir, width: 640, height: 360, sliceSeconds: SLICE, rtmpUrl: url1 }, log.push);
+    await cap.load(`${pages.origin}/tone`);
+    await waitFor('publishing', () => log.all.some((e) => e.kind === 'push-publishing' && e.rtmpUrl === url1));
+    await waitFor('a segment', () => log.segments().length >= 1);
+    // The receiver probes its input for a few seconds before it writes anything.
+    await waitFor('bytes at the receiver', () => existsSync(received[0]!) && statSync(received[0]!).size > 64 * 1024);
+    const probe = await probeSegment(received[0]!);
+    assert.deepEqual([...probe.codecs].sort(), ['aac', 'h264'], 'the receiver got H.264 + AAC');
+
+    rx1.kill('SIGKILL');
+    await waitFor('push-failed', () => log.all.some((e) => e.kind === 'push-failed' && e.rtmpUrl === url1));
+    const atFailure = log.segments().length;
+    await waitFor('segments after the push failed', () => log.segments().length > atFailure);
+    assert.equal(log.count('child-exited'), 0, 'the encoder kept running');
+
+    const url2 = `rtmp://127.0.0.1:${port2}/live/test`;
+    await cap.setPushUrl(url2);
+    assert.equal(cap.rtmpUrl, url2);
+    await waitFor('publishing to the second target', () => log.all.some((e) => e.kind === 'push-publishing' && e.rtmpUrl === url2));
+    await waitFor('a segment of the new run', () => log.segments((s) => s.run === 1).length >= 1);
+    assert.equal(log.segments((s) => s.run === 1)[0]!.newStream, true);
+  } finally {
+    await cap?.stop();
+    rx1.kill('SIGKILL');
+    rx2.kill('SIGKILL');
+    await pages.close();
+    rmSync(workDir, { recursive: true, force: true });
   }
 });
