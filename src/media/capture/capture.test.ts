@@ -230,6 +230,14 @@ test('the CDN push publishes, its failure is reported while segments go on, and 
     await waitFor('publishing to the second target', () => log.all.some((e) => e.kind === 'push-publishing' && e.rtmpUrl === url2));
     await waitFor('a segment of the new run', () => log.segments((s) => s.run === 1).length >= 1);
     assert.equal(log.segments((s) => s.run === 1)[0]!.newStream, true);
+
+    // A child that dies on its own is reported by name. (ffmpeg goes on with the picture alone when its sound
+    // input fails, so this report is what tells the session.)
+    const sound = cap.children().find((c) => c.name === 'sound')!;
+    process.kill(sound.pid, 'SIGKILL');
+    const exited = await waitFor('child-exited', () => log.all.find((e) => e.kind === 'child-exited'));
+    assert.equal(exited.kind === 'child-exited' && exited.child, 'sound');
+    assert.ok(!cap.children().some((c) => c.name === 'sound'));
   } finally {
     await cap?.stop();
     rx1.kill('SIGKILL');

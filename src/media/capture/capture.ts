@@ -14,7 +14,7 @@ import { EncoderRun } from './encoder.ts';
 import type { CaptureEventListener } from './events.ts';
 import { isRtmpUrl, resolveCaptureOptions, type CaptureOptions, type ResolvedCaptureOptions } from './options.ts';
 import { startSoundServer, type SoundServer } from './sound-server.ts';
-import type { SupervisedChild } from './supervised-child.ts';
+import type { CaptureChildName, SupervisedChild } from './supervised-child.ts';
 
 /**
  * How far before an encoder run's start its media time 0 lies: enough to keep the B-frame decode times and the
@@ -31,7 +31,9 @@ export interface CaptureHandle {
   readonly privateDir: string;
   /** The push target the next (or current) encoder run uses. */
   readonly rtmpUrl: string | undefined;
-  /** Process ids of the capture's children still running (display, sound, browser, encoder). */
+  /** The capture's children still running, by role. */
+  children(): { readonly name: CaptureChildName; readonly pid: number }[];
+  /** Their process ids. */
   pids(): number[];
   load(url: string): Promise<LoadResult>;
   reload(): Promise<LoadResult>;
@@ -86,11 +88,17 @@ class Capture implements CaptureHandle {
     });
   }
 
-  pids(): number[] {
-    const all = [this.screen.process, this.sound.process, this.browser.process].filter((c) => c.running).map((c) => c.pid!);
+  children(): { readonly name: CaptureChildName; readonly pid: number }[] {
+    const all = [this.screen.process, this.sound.process, this.browser.process]
+      .filter((c) => c.running && c.pid !== undefined)
+      .map((c) => ({ name: c.name, pid: c.pid! }));
     const enc = this.encoder?.ffmpeg;
-    if (enc?.running && enc.child.pid) all.push(enc.child.pid);
+    if (enc?.running && enc.child.pid) all.push({ name: 'encoder', pid: enc.child.pid });
     return all;
+  }
+
+  pids(): number[] {
+    return this.children().map((c) => c.pid);
   }
 
   private serial(step: () => Promise<void>): Promise<void> {
