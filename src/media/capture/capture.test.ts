@@ -148,7 +148,7 @@ test('a capture records the page into H.264 + AAC segments and reports ready, 40
   }
 });
 
-test('two captures at once neither hear nor see each other; mobile emulation at the output size', async () => {
+test('two captures at once neither hear nor see each other; onhold at start; mobile emulation at the output size', async () => {
   const pages = await startPageServer({
     silent: { colour: 'rgb(0,200,0)' },
     phone: { colour: 'rgb(255,0,0)', toneHz: 440, mobileCheck: { width: 360, height: 640, otherwise: 'rgb(255,255,0)' } },
@@ -159,12 +159,18 @@ test('two captures at once neither hear nor see each other; mobile emulation at 
   const caps: CaptureHandle[] = [];
   try {
     const [a, b] = await Promise.all([
-      startCapture({ workDir: dirs[0]!, width: 640, height: 360, sliceSeconds: SLICE, audioProfile: 0 }, logA.push),
+      // A starts on hold and is resumed on notifyReady, as a session with readyTimeout does.
+      startCapture({ workDir: dirs[0]!, width: 640, height: 360, sliceSeconds: SLICE, audioProfile: 0, onhold: true }, logA.push),
       startCapture({ workDir: dirs[1]!, width: 360, height: 640, sliceSeconds: SLICE, audioProfile: 2, mobile: true }, logB.push),
     ]);
     caps.push(a, b);
     assert.notEqual(a.display, b.display);
+    assert.equal(a.onhold, true);
+    assert.deepEqual(a.children().map((c) => c.name).sort(), ['browser', 'display', 'sound'], 'no encoder while on hold');
     await Promise.all([a.load(`${pages.origin}/silent`), b.load(`${pages.origin}/phone`)]);
+    await waitFor('A ready', () => logA.readyAt(1));
+    assert.equal(logA.segments().length, 0);
+    await a.resume();
     const [[segA], [segB]] = await Promise.all([segmentsAfterReady(logA), segmentsAfterReady(logB)]);
     const silence = rms(await decodeMono(segA!.path));
     assert.ok(silence < 0.001, `capture A hears nothing of B's tone (rms ${silence})`);
