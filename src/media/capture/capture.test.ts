@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer as createNetServer } from 'node:net';
+import { createServer as createNetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { processInfo, processTable, spawnChild } from '../../process/index.ts';
@@ -202,7 +202,7 @@ function rtmpReceiver(port: number, file: string): ChildProcess {
   });
 }
 
-test('the CDN push publishes, its failure is reported while segments go on, and a new target restarts it', async () => {
+test('the CDN push publishes, its failure (dropped or stalled) is reported while segments go on, a new target restarts it', async () => {
   const pages = await startPageServer({ tone: { colour: 'rgb(0,0,255)', toneHz: 440 } });
   const workDir = mkdtempSync(join(tmpdir(), 'capture-push-'));
   const received = [join(workDir, 'rx1.ts'), join(workDir, 'rx2.ts')];
@@ -210,6 +210,7 @@ test('the CDN push publishes, its failure is reported while segments go on, and 
   const rx1 = rtmpReceiver(port1, received[0]!);
   const rx2 = rtmpReceiver(port2, received[1]!);
   const log = new EventLog();
+  const held: Socket[] = [];
   let cap: CaptureHandle | undefined;
   try {
     await waitFor('the RTMP receivers to listen', () => processTable().filter((p) => p.pid === rx1.pid || p.pid === rx2.pid).length === 2);
@@ -236,6 +237,19 @@ test('the CDN push publishes, its failure is reported while segments go on, and 
     await waitFor('publishing to the second target', () => log.all.some((e) => e.kind === 'push-publishing' && e.rtmpUrl === url2));
     await waitFor('a segment of the new run', () => log.segments((s) => s.run === 1).length >= 1);
     assert.equal(log.segments((s) => s.run === 1)[0]!.newStream, true);
+
+    // A CDN that accepts the connection and then takes nothing: reported as failed, and the slices never wait.
+    const silent = createNetServer((sock) => void held.push(sock));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const url3 = `rtmp://127.0.0.1:${(silent.address() as { port: number }).port}/live/test`;
+    try {
+      await cap.setPushUrl(url3);
+      await waitFor('push-failed for the silent CDN', () => log.all.some((e) => e.kind === 'push-failed' && e.rtmpUrl === url3));
+      await waitFor('segments while the CDN stalls', () => log.segments((s) => s.run === 2 && !s.newStream).length >= 1);
+    } finally {
+      for (const sock of held) sock.destroy();
+      silent.close();
+    }
 
     // A child that dies on its own is reported by name. (ffmpeg goes on with the picture alone when its sound
     // input fails, so this report is what tells the session.)

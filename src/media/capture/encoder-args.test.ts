@@ -56,7 +56,10 @@ test('without a push the segment muxer writes the run-numbered files; with one, 
     'f=segment:segment_time=15:reset_timestamps=0:segment_format=mpegts:segment_format_options=mpegts_copyts\\=1\\:flush_packets\\=1:segment_list=pipe\\:3:segment_list_type=csv',
     'seg_002_%05d.ts',
   ]);
-  assert.deepEqual(bracket(push!), ['f=flv:onfail=ignore:flvflags=no_duration_filesize', 'rtmp://127.0.0.1:1935/live/key?x=1']);
+  assert.deepEqual(bracket(push!), [
+    'f=flv:onfail=ignore:use_fifo=1:fifo_options=drop_pkts_on_overflow\\=1:flvflags=no_duration_filesize',
+    'rtmp://127.0.0.1:1935/live/key?x=1',
+  ]);
 });
 
 test('push URLs: rtmp or rtmps, no "|" (tee cannot escape it)', () => {
@@ -71,5 +74,7 @@ test('push URLs: rtmp or rtmps, no "|" (tee cannot escape it)', () => {
 
 test('the tee line that means the push branch failed', () => {
   assert.ok(isPushFailureLine('[tee @ 0x55] Slave muxer #1 failed: Broken pipe, continuing with 1/2 slaves.'));
+  assert.ok(isPushFailureLine('[fifo @ 0x5564788e4200] Error opening rtmp://127.0.0.1:19398/live/x: End of file'));
+  assert.ok(isPushFailureLine('[fifo @ 0x5564788e4200] FIFO queue full'));
   assert.ok(!isPushFailureLine('[tee @ 0x55] Slave muxer #1 opened'));
 });

@@ -101,13 +101,19 @@ export function encoderArgs(plan: EncoderPlan): string[] {
   }
   const slices = teeSlave({ f: 'segment', ...segmentOptions }, pattern);
   // onfail=ignore: a CDN that refuses or drops the push leaves the slices running (the failure is logged and
-  // reported as a push failure); flvflags: a live FLV has no duration or size to rewrite at the end.
-  const push = teeSlave({ f: 'flv', onfail: 'ignore', flvflags: 'no_duration_filesize' }, plan.rtmpUrl);
+  // reported as a push failure). use_fifo with dropping: the push is written from its own thread through a
+  // bounded queue, so a CDN that connects and then stalls cannot hold up the slices. flvflags: a live FLV has no
+  // duration or size to rewrite at the end.
+  const push = teeSlave({ f: 'flv', onfail: 'ignore', use_fifo: '1', fifo_options: 'drop_pkts_on_overflow=1', flvflags: 'no_duration_filesize' }, plan.rtmpUrl);
   args.push('-f', 'tee', `${slices}|${push}`);
   return args;
 }
 
-/** ffmpeg's tee muxer logs this when one branch fails and the others carry on. */
+/**
+ * Lines that mean the push branch is down: the tee dropped the branch (its write or connect failed), the branch's
+ * queue could not open the URL, or the queue filled up because the CDN takes nothing (a server that accepts the
+ * connection and then says nothing).
+ */
 export function isPushFailureLine(line: string): boolean {
-  return /Slave muxer #\d+ failed/.test(line);
+  return /Slave muxer #\d+ failed|\[fifo @ [^\]]*\] (Error opening|FIFO queue full)/.test(line);
 }
