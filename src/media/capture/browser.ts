@@ -1,0 +1,219 @@
+/**
+ * The capture's Chromium: headful, kiosk, on the capture's display and sound server, with a fresh profile, no
+ * traffic beyond loopback on its own behalf, and driven over a DevTools pipe. It tells the capture when the page
+ * calls `navigator.notifyReady()` (provided before any page script), what the main document answered, and when
+ * the renderer crashed (docs/recording-web.md, "Browser").
+ */
+import type { Readable, Writable } from 'node:stream';
+import { CdpPipe, type CdpEvent, type CdpParams } from './cdp.ts';
+import type { CaptureEventListener } from './events.ts';
+import { SupervisedChild } from './supervised-child.ts';
+
+export interface BrowserOptions {
+  readonly chromiumPath: string;
+  readonly display: string;
+  readonly pulseServer: string;
+  readonly sink: string;
+  readonly width: number;
+  readonly height: number;
+  readonly mobile: boolean;
+  /** Fresh, empty folder for the profile and the browser's HOME; the caller deletes it. */
+  readonly profileDir: string;
+}
+
+export interface LoadResult {
+  /** HTTP status of the main document, when one arrived. */
+  readonly status?: number;
+  /** Chromium's `net::ERR_…` text when the document could not be loaded. */
+  readonly errorText?: string;
+}
+
+/** The name of the DevTools binding behind `navigator.notifyReady`. */
+const READY_BINDING = '__reeltimeNotifyReady';
+
+/**
+ * Runs before any script of every document: `navigator.notifyReady()` calls the binding. Not writable or
+ * configurable, so a page script cannot replace it by accident.
+ */
+const NOTIFY_READY_SCRIPT = `(() => {
+  const call = globalThis[${JSON.stringify(READY_BINDING)}];
+  if (typeof call !== 'function') return;
+  Object.defineProperty(Navigator.prototype, 'notifyReady', { value: function notifyReady() { call(''); }, writable: false, configurable: false });
+})();`;
+
+export function chromiumArgs(o: BrowserOptions): string[] {
+  return [
+    // Root here; the sandbox needs user namespaces the recorder host may not have. Isolation comes from the
+    // per-session profile, display, sound server and an environment without the recorder's secrets.
+    '--no-sandbox',
+    '--kiosk', '--window-position=0,0', `--window-size=${o.width},${o.height}`, '--force-device-scale-factor=1',
+    '--autoplay-policy=no-user-gesture-required',
+    '--remote-debugging-pipe',
+    `--user-data-dir=${o.profileDir}`,
+    // Nothing leaves loopback on the browser's own account, and only 127.0.0.1 resolves.
+    '--no-first-run', '--no-default-browser-check', '--disable-background-networking', '--disable-component-update',
+    '--disable-sync', '--disable-default-apps', '--disable-extensions', '--disable-breakpad', '--disable-domain-reliability',
+    '--disable-client-side-phishing-detection', '--metrics-recording-only', '--password-store=basic',
+    '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    '--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,DialMediaRouteProvider',
+    // The page is what we record: never throttle it for being "in the background".
+    '--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows', '--disable-renderer-backgrounding',
+    '--disable-gpu', '--hide-scrollbars', '--noerrdialogs', '--disable-session-crashed-bubble',
+    'about:blank',
+  ];
+}
+
+/** A phone-like user agent from the browser's own: the same engine and version, an Android platform. */
+export function mobileUserAgent(desktop: string): string {
+  const ua = desktop.replace(/\(X11; [^)]*\)/, '(Linux; Android 10; K)').replace(/HeadlessChrome/, 'Chrome');
+  return / Mobile /.test(ua) ? ua : ua.replace(/ Safari\//, ' Mobile Safari/');
+}
+
+export class CapturedBrowser {
+  private sessionId = '';
+  private mainFrameId = '';
+  private lastUrl = 'about:blank';
+  private crashed = false;
+  /** Main-document status per loader (navigation), filled by Network.responseReceived. */
+  private readonly statusByLoader = new Map<string, number>();
+
+  private constructor(
+    readonly process: SupervisedChild,
+    private readonly options: BrowserOptions,
+    private readonly cdp: CdpPipe,
+    private readonly onEvent: CaptureEventListener,
+  ) {}
+
+  static async launch(o: BrowserOptions, onEvent: CaptureEventListener): Promise<CapturedBrowser> {
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      HOME: o.profileDir,
+      XDG_CONFIG_HOME: `${o.profileDir}/config`,
+      XDG_CACHE_HOME: `${o.profileDir}/cache`,
+      DISPLAY: o.display,
+      PULSE_SERVER: o.pulseServer,
+      PULSE_SINK: o.sink,
+      LANG: 'C.UTF-8',
+      TZ: 'UTC',
+    };
+    const proc = new SupervisedChild('browser', o.chromiumPath, chromiumArgs(o), {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'],
+      stderrLimit: 8192,
+    });
+    const cdp = new CdpPipe(proc.child.stdio[3] as Writable, proc.child.stdio[4] as Readable);
+    void proc.exited.then(() => cdp.close(new Error('browser exited')));
+    const browser = new CapturedBrowser(proc, o, cdp, onEvent);
+    try {
+      await browser.attach(o);
+      return browser;
+    } catch (err) {
+      await browser.close();
+      throw err;
+    }
+  }
+
+  private async attach(o: BrowserOptions): Promise<void> {
+    this.cdp.onEvent((e) => this.handle(e));
+    await this.attachPage(await this.pageTarget(), o);
+  }
+
+  /** Attaches to a page target and gives it the binding, the notifyReady script and the emulation. */
+  private async attachPage(targetId: string, o: BrowserOptions): Promise<void> {
+    const attached = await this.cdp.send('Target.attachToTarget', { targetId, flatten: true });
+    this.sessionId = String(attached.sessionId);
+    this.mainFrameId = targetId;
+    this.crashed = false;
+    const s = (method: string, params: CdpParams = {}) => this.cdp.send(method, params, this.sessionId);
+    await s('Runtime.addBinding', { name: READY_BINDING });
+    await s('Page.addScriptToEvaluateOnNewDocument', { source: NOTIFY_READY_SCRIPT });
+    await Promise.all([s('Page.enable'), s('Network.enable'), s('Inspector.enable'), s('Runtime.enable')]);
+    if (o.mobile) {
+      const version = await this.cdp.send('Browser.getVersion');
+      await s('Emulation.setUserAgentOverride', { userAgent: mobileUserAgent(String(version.userAgent)), platform: 'Android' });
+      await s('Emulation.setDeviceMetricsOverride', {
+        width: o.width, height: o.height, deviceScaleFactor: 1, mobile: true, screenWidth: o.width, screenHeight: o.height,
+      });
+      await s('Emulation.setTouchEmulationEnabled', { enabled: true, maxTouchPoints: 5 });
+    }
+  }
+
+  /**
+   * A crashed page answers no more navigations over its session: open a fresh page in the kiosk window (it
+   * takes the whole screen), set it up like the first, and close the dead one.
+   */
+  private async replaceCrashedPage(): Promise<void> {
+    const dead = this.mainFrameId;
+    const created = await this.cdp.send('Target.createTarget', { url: 'about:blank' });
+    await this.attachPage(String(created.targetId), this.options);
+    await this.cdp.send('Target.closeTarget', { targetId: dead }).catch(() => undefined);
+  }
+
+  /** The kiosk window's page; it may take a moment to appear after the pipe opens. */
+  private async pageTarget(): Promise<string> {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const r = await this.cdp.send('Target.getTargets');
+      const infos = (r.targetInfos ?? []) as { targetId: string; type: string }[];
+      const page = infos.find((t) => t.type === 'page');
+      if (page) return page.targetId;
+      if (Date.now() > deadline) throw new Error('Chromium opened no page');
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  }
+
+  private handle(e: CdpEvent): void {
+    if (e.sessionId !== this.sessionId) return;
+    const p = e.params;
+    switch (e.method) {
+      case 'Runtime.bindingCalled':
+        if (p.name === READY_BINDING) this.onEvent({ kind: 'page-ready', atMs: Date.now() });
+        break;
+      case 'Network.responseReceived': {
+        const response = p.response as { url: string; status: number };
+        if (p.type !== 'Document' || p.frameId !== this.mainFrameId) break;
+        this.statusByLoader.set(String(p.loaderId), response.status);
+        this.onEvent({ kind: 'document-status', url: response.url, status: response.status });
+        break;
+      }
+      case 'Inspector.targetCrashed':
+        this.crashed = true;
+        this.onEvent({ kind: 'renderer-crashed' });
+        break;
+    }
+  }
+
+  /** Opens `url` in the page; resolves once the main document answered or failed. */
+  async load(url: string): Promise<LoadResult> {
+    this.lastUrl = url;
+    if (this.crashed) await this.replaceCrashedPage();
+    const r = await this.cdp.send('Page.navigate', { url }, this.sessionId);
+    if (typeof r.errorText === 'string' && r.errorText !== '') {
+      this.onEvent({ kind: 'load-failed', url, errorText: r.errorText });
+      return { errorText: r.errorText };
+    }
+    const status = this.statusByLoader.get(String(r.loaderId));
+    return status === undefined ? {} : { status };
+  }
+
+  /** Loads the last URL again (also brings a crashed renderer back). */
+  reload(): Promise<LoadResult> {
+    return this.load(this.lastUrl);
+  }
+
+  /** Crashes the page's renderer (tests of the crash path); Page.crash never answers, so no wait for a reply. */
+  crashRenderer(): void {
+    void this.cdp.send('Page.crash', {}, this.sessionId).catch(() => undefined);
+  }
+
+  /** Closes the browser (politely over DevTools, then by signal) and waits for it to exit. */
+  async close(): Promise<void> {
+    this.process.expectExit();
+    if (this.process.running) {
+      await Promise.race([this.cdp.send('Browser.close').catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]);
+      const gone = await Promise.race([this.process.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 3000))]);
+      if (!gone) await this.process.stop(3000);
+    }
+    this.cdp.close();
+  }
+}

@@ -1,0 +1,268 @@
+// Real captures: Xvfb, PulseAudio, Chromium and ffmpeg, pages served on loopback. Each test holds one or two
+// captures for a few seconds with 3 s segments; run alone (--test-concurrency=1), they are CPU-heavy.
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { createServer as createNetServer, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { processInfo, processTable, spawnChild } from '../../process/index.ts';
+import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment } from './index.ts';
+import { decodeMono, dominantFrequency, isColour, pixelAt, probeSegment, rms } from './testing/media-checks.ts';
+import { startPageServer } from './testing/page-server.ts';
+
+const SLICE = 3;
+
+class EventLog {
+  readonly all: CaptureEvent[] = [];
+  readonly push = (e: CaptureEvent): void => {
+    if (process.env.CAPTURE_TEST_DEBUG) console.error(new Date().toISOString(), JSON.stringify(e).slice(0, 200));
+    this.all.push(e);
+  };
+  segments(filter: (s: CapturedSegment) => boolean = () => true): CapturedSegment[] {
+    return this.all.flatMap((e) => (e.kind === 'segment' && filter(e.segment) ? [e.segment] : []));
+  }
+  count(kind: CaptureEvent['kind']): number {
+    return this.all.filter((e) => e.kind === kind).length;
+  }
+  readyAt(n = 1): number | undefined {
+    return this.all.filter((e): e is Extract<CaptureEvent, { kind: 'page-ready' }> => e.kind === 'page-ready')[n - 1]?.atMs;
+  }
+}
+
+async function waitFor<T>(what: string, fn: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Two whole segments of an encoder run that began after the page said it was ready; not the run's first, which
+ * begins whenever the encoder got going and may hold the sound card's start-up.
+ */
+function segmentsAfterReady(log: EventLog, readyN = 1, run = 0): Promise<CapturedSegment[]> {
+  return waitFor(`two segments of run ${run} after notifyReady #${readyN}`, () => {
+    const ready = log.readyAt(readyN);
+    if (ready === undefined) return false;
+    const s = log.segments((x) => x.run === run && !x.newStream && x.startMs >= ready);
+    return s.length >= 2 && s;
+  });
+}
+
+/** Every process the capture started, with their descendants (Chromium's zygotes, renderers, helpers). */
+function processTree(roots: readonly number[]): number[] {
+  const table = processTable();
+  const out = new Set(roots);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of table) {
+      if (out.has(p.ppid) && !out.has(p.pid)) {
+        out.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return [...out];
+}
+
+function assertAllGone(pids: readonly number[], privateDir: string): void {
+  const alive = pids.filter((pid) => {
+    const p = processInfo(pid);
+    return p !== undefined && p.state !== 'Z';
+  });
+  assert.deepEqual(alive, [], 'capture processes still running after stop()');
+  const strays = processTable().filter((p) => p.argv.some((a) => a.includes(privateDir)));
+  assert.deepEqual(strays.map((p) => p.argv.join(' ')), [], 'processes still using the capture folder');
+}
+
+async function assertTone(seg: CapturedSegment, hz: number): Promise<void> {
+  const pcm = await decodeMono(seg.path);
+  assert.ok(rms(pcm) > 0.05, `the tone is audible in ${seg.path} (rms ${rms(pcm)})`);
+  const f = dominantFrequency(pcm, 100, 1000);
+  assert.ok(Math.abs(f - hz) < 5, `tone at ${hz} Hz, measured ${f.toFixed(1)} Hz`);
+}
+
+test('a capture records the page into H.264 + AAC segments and reports ready, 404, crash, pause and resume', async () => {
+  const pages = await startPageServer({ tone: { colour: 'rgb(0,0,255)', toneHz: 440 } });
+  const workDir = mkdtempSync(join(tmpdir(), 'capture-test-'));
+  const log = new EventLog();
+  let cap: CaptureHandle | undefined;
+  let tree: number[] = [];
+  try {
+    cap = await startCapture({ workDir, width: 640, height: 360, sliceSeconds: SLICE, audioProfile: 0 }, log.push);
+    assert.equal(cap.pids().length, 4, 'display, sound server, browser and encoder run');
+    assert.deepEqual(await cap.load(`${pages.origin}/tone`), { status: 200 });
+    const [first] = await segmentsAfterReady(log);
+    const probe = await probeSegment(first!.path);
+    assert.deepEqual([...probe.codecs].sort(), ['aac', 'h264']);
+    assert.equal(probe.width, 640);
+    assert.equal(probe.height, 360);
+    assert.equal(probe.sampleRate, 48_000);
+    assert.equal(probe.channels, 1);
+    // Exactly one slice unless the loaded machine made the grabber skip frames around a cut.
+    assert.ok(Math.abs(first!.durationSec - SLICE) < 0.5, `a segment after the first is one slice long, got ${first!.durationSec}`);
+    const rgb = await pixelAt(first!.path, 320, 180);
+    assert.ok(isColour(rgb, [0, 0, 255]), `page colour in the frame, got ${rgb}`);
+    await assertTone(first!, 440);
+
+    // An HTTP error of the main document is reported (the session stops with code 5 on it).
+    assert.deepEqual(await cap.load(`${pages.origin}/missing`), { status: 404 });
+    assert.ok(log.all.some((e) => e.kind === 'document-status' && e.status === 404));
+
+    // On hold: the encoder is gone, the page stays; resume starts a new run whose first segment is marked.
+    tree = processTree(cap.pids());
+    await cap.pause();
+    assert.equal(cap.onhold, true);
+    assert.equal(cap.pids().length, 3, 'only the encoder stopped');
+    const afterPause = log.segments().length;
+    assert.deepEqual(await cap.load(`${pages.origin}/tone`), { status: 200 });
+    await waitFor('notifyReady after reload', () => log.readyAt(2));
+    assert.equal(log.segments().length, afterPause, 'no segment while on hold');
+    await cap.resume();
+    const resumed = await segmentsAfterReady(log, 2, 1);
+    assert.equal(log.segments((x) => x.run === 1)[0]!.newStream, true, 'the first segment of the new run is marked');
+    const lastBeforeHold = log.segments((x) => x.run === 0).at(-1)!;
+    assert.ok(resumed[0]!.startMs >= lastBeforeHold.startMs + lastBeforeHold.durationSec * 1000, 'the new run starts after the old one ended');
+    await assertTone(resumed[1]!, 440);
+
+    // A crashed renderer is reported; loading again brings the page back.
+    cap.crashRenderer();
+    await waitFor('renderer-crashed', () => log.count('renderer-crashed') > 0);
+    assert.deepEqual(await cap.reload(), { status: 200 });
+    const [afterCrash] = await segmentsAfterReady(log, 3, 1);
+    const rgbAfterCrash = await pixelAt(afterCrash!.path, 320, 180);
+    assert.ok(isColour(rgbAfterCrash, [0, 0, 255]), `the page is back on screen after the crash, got ${rgbAfterCrash}`);
+    assert.equal(log.count('child-exited'), 0, 'no child crashed');
+    tree = processTree([...tree, ...cap.pids()]);
+  } finally {
+    const privateDir = cap?.privateDir;
+    await cap?.stop();
+    await pages.close();
+    rmSync(workDir, { recursive: true, force: true });
+    if (privateDir) assertAllGone(tree, privateDir);
+  }
+});
+
+test('two captures at once neither hear nor see each other; onhold at start; mobile emulation at the output size', async () => {
+  const pages = await startPageServer({
+    silent: { colour: 'rgb(0,200,0)' },
+    phone: { colour: 'rgb(255,0,0)', toneHz: 440, mobileCheck: { width: 360, height: 640, otherwise: 'rgb(255,255,0)' } },
+  });
+  const dirs = [mkdtempSync(join(tmpdir(), 'capture-a-')), mkdtempSync(join(tmpdir(), 'capture-b-'))];
+  const logA = new EventLog();
+  const logB = new EventLog();
+  const caps: CaptureHandle[] = [];
+  try {
+    const [a, b] = await Promise.all([
+      // A starts on hold and is resumed on notifyReady, as a session with readyTimeout does.
+      startCapture({ workDir: dirs[0]!, width: 640, height: 360, sliceSeconds: SLICE, audioProfile: 0, onhold: true }, logA.push),
+      startCapture({ workDir: dirs[1]!, width: 360, height: 640, sliceSeconds: SLICE, audioProfile: 2, mobile: true }, logB.push),
+    ]);
+    caps.push(a, b);
+    assert.notEqual(a.display, b.display);
+    assert.equal(a.onhold, true);
+    assert.deepEqual(a.children().map((c) => c.name).sort(), ['browser', 'display', 'sound'], 'no encoder while on hold');
+    await Promise.all([a.load(`${pages.origin}/silent`), b.load(`${pages.origin}/phone`)]);
+    await waitFor('A ready', () => logA.readyAt(1));
+    assert.equal(logA.segments().length, 0);
+    await a.resume();
+    const [[segA], [segB]] = await Promise.all([segmentsAfterReady(logA), segmentsAfterReady(logB)]);
+    const silence = rms(await decodeMono(segA!.path));
+    assert.ok(silence < 0.001, `capture A hears nothing of B's tone (rms ${silence})`);
+    await assertTone(segB!, 440);
+    assert.equal((await probeSegment(segB!.path)).channels, 2, 'audioProfile 2 is stereo');
+    const rgbA = await pixelAt(segA!.path, 320, 180);
+    const rgbB = await pixelAt(segB!.path, 180, 320);
+    assert.ok(isColour(rgbA, [0, 200, 0]), `A shows its own page, got ${rgbA}`);
+    assert.ok(isColour(rgbB, [255, 0, 0]), `B shows its page in mobile emulation at 360×640 (yellow = not emulated), got ${rgbB}`);
+  } finally {
+    await Promise.all(caps.map((c) => c.stop()));
+    await pages.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+});
+
+async function freePort(): Promise<number> {
+  const s = createNetServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as { port: number };
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+/** ffmpeg as a one-shot RTMP server on loopback, writing what it receives as MPEG-TS (readable even if killed). */
+function rtmpReceiver(port: number, file: string): ChildProcess {
+  return spawnChild('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-analyzeduration', '1000000', '-listen', '1', '-i', `rtmp://127.0.0.1:${port}/live/test`, '-c', 'copy', '-f', 'mpegts', file], {
+    stdio: 'ignore',
+  });
+}
+
+test('the CDN push publishes, its failure (dropped or stalled) is reported while segments go on, a new target restarts it', async () => {
+  const pages = await startPageServer({ tone: { colour: 'rgb(0,0,255)', toneHz: 440 } });
+  const workDir = mkdtempSync(join(tmpdir(), 'capture-push-'));
+  const received = [join(workDir, 'rx1.ts'), join(workDir, 'rx2.ts')];
+  const [port1, port2] = [await freePort(), await freePort()];
+  const rx1 = rtmpReceiver(port1, received[0]!);
+  const rx2 = rtmpReceiver(port2, received[1]!);
+  const log = new EventLog();
+  const held: Socket[] = [];
+  let cap: CaptureHandle | undefined;
+  try {
+    await waitFor('the RTMP receivers to listen', () => processTable().filter((p) => p.pid === rx1.pid || p.pid === rx2.pid).length === 2);
+    await new Promise((r) => setTimeout(r, 500));
+    const url1 = `rtmp://127.0.0.1:${port1}/live/test`;
+    cap = await startCapture({ workDir, width: 640, height: 360, sliceSeconds: SLICE, rtmpUrl: url1 }, log.push);
+    await cap.load(`${pages.origin}/tone`);
+    await waitFor('publishing', () => log.all.some((e) => e.kind === 'push-publishing' && e.rtmpUrl === url1));
+    await waitFor('a segment', () => log.segments().length >= 1);
+    // The receiver probes its input for a few seconds before it writes anything.
+    await waitFor('bytes at the receiver', () => existsSync(received[0]!) && statSync(received[0]!).size > 64 * 1024);
+    const probe = await probeSegment(received[0]!);
+    assert.deepEqual([...probe.codecs].sort(), ['aac', 'h264'], 'the receiver got H.264 + AAC');
+
+    rx1.kill('SIGKILL');
+    await waitFor('push-failed', () => log.all.some((e) => e.kind === 'push-failed' && e.rtmpUrl === url1));
+    const atFailure = log.segments().length;
+    await waitFor('segments after the push failed', () => log.segments().length > atFailure);
+    assert.equal(log.count('child-exited'), 0, 'the encoder kept running');
+
+    const url2 = `rtmp://127.0.0.1:${port2}/live/test`;
+    await cap.setPushUrl(url2);
+    assert.equal(cap.rtmpUrl, url2);
+    await waitFor('publishing to the second target', () => log.all.some((e) => e.kind === 'push-publishing' && e.rtmpUrl === url2));
+    await waitFor('a segment of the new run', () => log.segments((s) => s.run === 1).length >= 1);
+    assert.equal(log.segments((s) => s.run === 1)[0]!.newStream, true);
+
+    // A CDN that accepts the connection and then takes nothing: reported as failed, and the slices never wait.
+    const silent = createNetServer((sock) => void held.push(sock));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    const url3 = `rtmp://127.0.0.1:${(silent.address() as { port: number }).port}/live/test`;
+    try {
+      await cap.setPushUrl(url3);
+      await waitFor('push-failed for the silent CDN', () => log.all.some((e) => e.kind === 'push-failed' && e.rtmpUrl === url3));
+      await waitFor('segments while the CDN stalls', () => log.segments((s) => s.run === 2 && !s.newStream).length >= 1);
+    } finally {
+      for (const sock of held) sock.destroy();
+      silent.close();
+    }
+
+    // A child that dies on its own is reported by name. (ffmpeg goes on with the picture alone when its sound
+    // input fails, so this report is what tells the session.)
+    const sound = cap.children().find((c) => c.name === 'sound')!;
+    process.kill(sound.pid, 'SIGKILL');
+    const exited = await waitFor('child-exited', () => log.all.find((e) => e.kind === 'child-exited'));
+    assert.equal(exited.kind === 'child-exited' && exited.child, 'sound');
+    assert.ok(!cap.children().some((c) => c.name === 'sound'));
+  } finally {
+    await cap?.stop();
+    rx1.kill('SIGKILL');
+    rx2.kill('SIGKILL');
+    await pages.close();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+});

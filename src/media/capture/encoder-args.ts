@@ -1,0 +1,119 @@
+/**
+ * The one ffmpeg command of a capture run, as a pure function of the plan (docs/recording-web.md, "Encoder").
+ * Display (x11grab) and sound-card monitor (pulse) keep their wall-clock timestamps (`-copyts`), shifted by the
+ * run's origin so the numbers stay small; a segment's start in UTC is then origin + its start time. Slices
+ * are MPEG-TS files cut by the segment muxer, each closed slice reported as a CSV line on fd 3; the optional CDN
+ * push is a second branch of a `tee` that may fail without stopping the slices.
+ */
+import type { ResolvedCaptureOptions } from './options.ts';
+
+export interface EncoderPlan {
+  readonly options: ResolvedCaptureOptions;
+  /** X display to grab, e.g. `:3`. */
+  readonly display: string;
+  /** PulseAudio server address (`unix:/path`) and the source to record (the sink's monitor). */
+  readonly pulseServer: string;
+  readonly monitorSource: string;
+  /** UTC ms that this run's media time 0 stands for. */
+  readonly originMs: number;
+  /** Run number (0 first, +1 after each pause or push restart); names the segment files. */
+  readonly run: number;
+  /** The CDN push target of this run, if any. */
+  readonly rtmpUrl?: string | undefined;
+}
+
+/** The fd on which ffmpeg writes one CSV line per closed segment. */
+export const SEGMENT_LIST_FD = 3;
+/** The fd of ffmpeg's `-progress` key=value blocks (they show the output is running). */
+export const PROGRESS_FD = 4;
+
+/**
+ * Seconds between forced keyframes: at most 2 s (what CDNs ask for) and a whole fraction of the slice length,
+ * so that every slice after the first holds the same number of keyframe intervals and is exactly one slice long.
+ */
+export function keyframeIntervalSec(sliceSeconds: number): number {
+  return sliceSeconds / Math.ceil(sliceSeconds / 2);
+}
+
+export function segmentFilePattern(run: number): string {
+  return `seg_${String(run).padStart(3, '0')}_%05d.ts`;
+}
+
+/** One level of ffmpeg's backslash escaping, for any of the separators tee and its option lists use. */
+export function teeEscape(value: string): string {
+  return value.replace(/[\\':|[\]=]/g, (c) => `\\${c}`);
+}
+
+/**
+ * One tee slave: `[options]target`. ffmpeg unescapes the options twice (the bracket, then the option list) and
+ * takes the target as it is; slaves are split at `|` without escapes, so a target may not hold one.
+ */
+export function teeSlave(options: Record<string, string>, target: string): string {
+  if (target.includes('|')) throw new RangeError('a tee target cannot contain "|"');
+  const list = Object.entries(options).map(([k, v]) => `${k}=${teeEscape(v)}`).join(':');
+  return `[${teeEscape(list)}]${target}`;
+}
+
+/** Seconds with millisecond precision, as ffmpeg's duration options take them. */
+function secondsText(ms: number): string {
+  return (ms / 1000).toFixed(3);
+}
+
+export function encoderArgs(plan: EncoderPlan): string[] {
+  const o = plan.options;
+  const k = keyframeIntervalSec(o.sliceSeconds);
+  const bitrate = `${o.videoBitrateKbps}k`;
+  const segmentOptions = {
+    segment_time: String(o.sliceSeconds),
+    reset_timestamps: '0',
+    segment_format: 'mpegts',
+    // mpegts_copyts: the files carry the encoder's timestamps as they are (no +1.4 s mux delay), so a file's
+    // first timestamp is its start in capture time. flush_packets: a crash loses what is in flight, not 32 KiB.
+    segment_format_options: 'mpegts_copyts=1:flush_packets=1',
+    segment_list: `pipe:${SEGMENT_LIST_FD}`,
+    segment_list_type: 'csv',
+  };
+  const args = [
+    '-loglevel', 'warning',
+    '-copyts',
+    '-thread_queue_size', '1024',
+    '-f', 'x11grab', '-draw_mouse', '0', '-framerate', String(o.videoFps), '-video_size', `${o.width}x${o.height}`,
+    '-i', plan.display,
+    '-thread_queue_size', '1024',
+    '-f', 'pulse', '-server', plan.pulseServer, '-name', 'reeltime-capture',
+    '-sample_rate', String(o.audio.sampleRate), '-channels', String(o.audio.channels),
+    '-i', plan.monitorSource,
+    '-output_ts_offset', `-${secondsText(plan.originMs)}`,
+    '-map', '0:v', '-map', '1:a',
+    '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p',
+    '-b:v', bitrate, '-maxrate', bitrate, '-bufsize', `${o.videoBitrateKbps * 2}k`,
+    // Keyframes every k seconds from the first frame, and nowhere else (no scene-cut keyframes).
+    '-force_key_frames', `expr:gte(t,n_forced*${k})`, '-g', String(Math.ceil(2 * k * o.videoFps)), '-sc_threshold', '0',
+    '-c:a', 'aac', '-b:a', `${o.audio.bitrateKbps}k`, '-ar', String(o.audio.sampleRate), '-ac', String(o.audio.channels),
+    '-progress', `pipe:${PROGRESS_FD}`, '-stats_period', '1',
+  ];
+  const pattern = segmentFilePattern(plan.run);
+  if (plan.rtmpUrl === undefined) {
+    args.push('-f', 'segment');
+    for (const [key, v] of Object.entries(segmentOptions)) args.push(`-${key}`, v);
+    args.push(pattern);
+    return args;
+  }
+  const slices = teeSlave({ f: 'segment', ...segmentOptions }, pattern);
+  // onfail=ignore: a CDN that refuses or drops the push leaves the slices running (the failure is logged and
+  // reported as a push failure). use_fifo with dropping: the push is written from its own thread through a
+  // bounded queue, so a CDN that connects and then stalls cannot hold up the slices. flvflags: a live FLV has no
+  // duration or size to rewrite at the end.
+  const push = teeSlave({ f: 'flv', onfail: 'ignore', use_fifo: '1', fifo_options: 'drop_pkts_on_overflow=1', flvflags: 'no_duration_filesize' }, plan.rtmpUrl);
+  args.push('-f', 'tee', `${slices}|${push}`);
+  return args;
+}
+
+/**
+ * Lines that mean the push branch is down: the tee dropped the branch (its write or connect failed), the branch's
+ * queue could not open the URL, or the queue filled up because the CDN takes nothing (a server that accepts the
+ * connection and then says nothing).
+ */
+export function isPushFailureLine(line: string): boolean {
+  return /Slave muxer #\d+ failed|\[fifo @ [^\]]*\] (Error opening|FIFO queue full)/.test(line);
+}

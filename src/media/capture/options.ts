@@ -1,0 +1,83 @@
+/**
+ * What one web capture is asked for, checked and completed with defaults once before anything is spawned.
+ * Field ranges follow `web_recorder_service.serviceParam` (docs/recording-web.md); the request-level
+ * validation with field-naming errors lives in the recording API, this only refuses what would break a capture.
+ */
+import { mixAudioProfile, type MixAudioProfile, type MixAudioProfileId } from '../mix/audio-profile.ts';
+import { SLICE_SECONDS } from '../slice-policy.ts';
+
+export interface CaptureOptions {
+  /** Folder for the segments (created); one capture per folder. */
+  readonly workDir: string;
+  readonly width: number;
+  readonly height: number;
+  /** Frames per second, default 15. */
+  readonly videoFps?: number;
+  /** kb/s; default 2000 at 1280×720 or more, else 1500. */
+  readonly videoBitrateKbps?: number;
+  readonly audioProfile?: MixAudioProfileId;
+  /** Device emulation (viewport = output size, touch, mobile user agent). */
+  readonly mobile?: boolean;
+  /** Segment length; 15 s unless a test shortens it. */
+  readonly sliceSeconds?: number;
+  /** Start without encoding (`onhold`); resume() starts the encoder. */
+  readonly onhold?: boolean;
+  /** `rtmp://` or `rtmps://` target for the CDN push, fed by the same encoder. */
+  readonly rtmpUrl?: string;
+  readonly chromiumPath?: string;
+}
+
+export interface ResolvedCaptureOptions {
+  readonly workDir: string;
+  readonly width: number;
+  readonly height: number;
+  readonly videoFps: number;
+  readonly videoBitrateKbps: number;
+  readonly audio: MixAudioProfile;
+  readonly mobile: boolean;
+  readonly sliceSeconds: number;
+  readonly onhold: boolean;
+  readonly rtmpUrl: string | undefined;
+  readonly chromiumPath: string;
+}
+
+export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+export const DEFAULT_VIDEO_FPS = 15;
+
+export function defaultVideoBitrateKbps(width: number, height: number): number {
+  return width * height >= 1280 * 720 ? 2000 : 1500;
+}
+
+function intIn(name: string, v: number, min: number, max: number): number {
+  if (!Number.isInteger(v) || v < min || v > max) throw new RangeError(`${name} must be an integer in [${min},${max}], got ${v}`);
+  return v;
+}
+
+export function isRtmpUrl(url: string): boolean {
+  // No `|`: ffmpeg's tee output, which carries the push, splits its outputs there without an escape.
+  return /^rtmps?:\/\/[^\s|]+$/i.test(url);
+}
+
+export function resolveCaptureOptions(o: CaptureOptions): ResolvedCaptureOptions {
+  const width = intIn('width', o.width, 240, 1920);
+  const height = intIn('height', o.height, 240, 1920);
+  if (width * height > 1920 * 1080) throw new RangeError(`width × height must be at most 1920 × 1080, got ${width}×${height}`);
+  // libx264 with 4:2:0 chroma needs even sizes.
+  if (width % 2 !== 0 || height % 2 !== 0) throw new RangeError(`width and height must be even, got ${width}×${height}`);
+  const sliceSeconds = o.sliceSeconds ?? SLICE_SECONDS;
+  if (!Number.isInteger(sliceSeconds) || sliceSeconds < 1) throw new RangeError(`sliceSeconds must be a positive integer, got ${sliceSeconds}`);
+  if (o.rtmpUrl !== undefined && !isRtmpUrl(o.rtmpUrl)) throw new RangeError('rtmpUrl must be an rtmp:// or rtmps:// URL');
+  return Object.freeze({
+    workDir: o.workDir,
+    width,
+    height,
+    videoFps: intIn('videoFps', o.videoFps ?? DEFAULT_VIDEO_FPS, 5, 60),
+    videoBitrateKbps: intIn('videoBitrateKbps', o.videoBitrateKbps ?? defaultVideoBitrateKbps(width, height), 50, 8000),
+    audio: mixAudioProfile(o.audioProfile),
+    mobile: o.mobile ?? false,
+    sliceSeconds,
+    onhold: o.onhold ?? false,
+    rtmpUrl: o.rtmpUrl,
+    chromiumPath: o.chromiumPath ?? DEFAULT_CHROMIUM_PATH,
+  });
+}
