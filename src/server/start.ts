@@ -66,6 +66,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
   const recording = createRecordingModule(ctx, {
     notify,
     recorders: opts.recorders ?? defaultRecorders(ctx, { channel, storage, baseUrl: () => url }),
+    playbackUrl: storage.playbackUrl,
   });
   const chat = createChatModule(ctx);
   const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat];

@@ -14,6 +14,11 @@ export interface StorageModule extends ReeltimeModule {
   onEvent(listener: StorageEventListener): () => void;
   /** URL of an object in the local bucket (served by this process), for playback links. */
   localObjectUrl(bucket: string, key: string): string;
+  /**
+   * A URL a browser can play an object of a recording from: only when recordings land in the local bucket and this
+   * server serves it (undefined otherwise).
+   */
+  playbackUrl(bucket: string, key: string): string | undefined;
 }
 
 export function createStorageModule(ctx: ServerContext): StorageModule {
@@ -28,6 +33,8 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
     sealKey: sealingKey(config.appCertificate),
   });
   let baseUrl = config.publicUrl;
+  const localObjectUrl = (bucket: string, key: string) =>
+    `${baseUrl}/bucket/${encodeURIComponent(bucket)}/${key.split('/').map(encodeURIComponent).join('/')}`;
   return {
     name: 'storage',
     register(app) {
@@ -43,7 +50,8 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
     session: (sid) => spool.session(sid),
     uploadingStatus: (sid) => spool.uploadingStatus(sid),
     onEvent: (listener) => spool.onEvent(listener),
-    localObjectUrl: (bucket, key) =>
-      `${baseUrl}/bucket/${encodeURIComponent(bucket)}/${key.split('/').map(encodeURIComponent).join('/')}`,
+    localObjectUrl,
+    playbackUrl: (bucket, key) =>
+      config.storage.routeAllToLocal && config.storage.serveBucket ? localObjectUrl(bucket, key) : undefined,
   };
 }

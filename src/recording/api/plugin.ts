@@ -6,6 +6,8 @@ import type { RecordingService } from '../service.ts';
 import type { Authenticator } from './basic-auth.ts';
 import { createErrorHandler } from './errors-handler.ts';
 import type { RateLimiter } from '../../http/index.ts';
+import type { SessionReader } from '../sessions/index.ts';
+import { registerSessionRoutes } from './sessions-routes.ts';
 import { acquireBody, queryJson, sessionBody, stopAnswer } from './responses.ts';
 
 export interface ApiDeps {
@@ -14,6 +16,8 @@ export interface ApiDeps {
   readonly limiter: RateLimiter;
   readonly notifier: RecordingNotifier;
   readonly log: Logger;
+  /** The sessions API (reeltime's extension); absent, its routes are not registered. */
+  readonly sessions?: SessionReader;
 }
 
 interface AppParams {
@@ -113,6 +117,7 @@ export async function recordingApi(app: FastifyInstance, deps: ApiDeps): Promise
           const { status, body } = stopAnswer(await serve(req, () => service.stop(p.appid, p.resourceid, p.sid, p.mode, req.body)));
           return reply.code(status).send(body);
         });
+        if (deps.sessions) registerSessionRoutes(r, base, deps.sessions);
       });
     },
     { prefix: '/v1' },
