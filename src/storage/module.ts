@@ -1,6 +1,7 @@
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { registerBucketRoute } from './bucket-route.ts';
 import { sealingKey } from './seal.ts';
+import { signObject, urlSigningKey } from './signed-url.ts';
 import { SpoolStore, UploadSpool, type OpenSessionInput, type StorageEventListener, type UploadingStatus, type UploadSession } from './spool/index.ts';
 
 export interface StorageModule extends ReeltimeModule {
@@ -33,12 +34,19 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
     sealKey: sealingKey(config.appCertificate),
   });
   let baseUrl = config.publicUrl;
+  const urlKey = urlSigningKey(config.appCertificate);
+  const nowSec = () => Math.floor(ctx.clock.now() / 1000);
   const localObjectUrl = (bucket: string, key: string) =>
     `${baseUrl}/bucket/${encodeURIComponent(bucket)}/${key.split('/').map(encodeURIComponent).join('/')}`;
   return {
     name: 'storage',
     register(app) {
-      if (config.storage.serveBucket) registerBucketRoute(app, config.storage.bucketDir);
+      if (!config.storage.serveBucket) return;
+      registerBucketRoute(
+        app,
+        config.storage.bucketDir,
+        config.storage.bucketPublic ? { public: true } : { public: false, key: urlKey, nowSec },
+      );
     },
     async start(url) {
       baseUrl = url;
@@ -51,7 +59,11 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
     uploadingStatus: (sid) => spool.uploadingStatus(sid),
     onEvent: (listener) => spool.onEvent(listener),
     localObjectUrl,
-    playbackUrl: (bucket, key) =>
-      config.storage.routeAllToLocal && config.storage.serveBucket ? localObjectUrl(bucket, key) : undefined,
+    playbackUrl: (bucket, key) => {
+      if (!config.storage.routeAllToLocal || !config.storage.serveBucket) return undefined;
+      const url = localObjectUrl(bucket, key);
+      if (config.storage.bucketPublic) return url;
+      return `${url}?${signObject(urlKey, bucket, key, nowSec() + config.storage.signedUrlTtlSeconds)}`;
+    },
   };
 }
