@@ -24,11 +24,14 @@ test('console: sign in, see a publisher, record it (individual), stop, play the 
     await h.publish({ cname, uid: 501, color: '#e03030', toneHz: 440, codec: 'h264' });
     const page = await browser.context.newPage();
     await page.setViewportSize({ width: 1280, height: 720 });
+    // Screenshots in the dark scheme; the phone-sized one at the end in the light one.
+    await page.emulateMedia({ colorScheme: 'dark' });
     const failures: string[] = [];
     page.on('pageerror', (e) => failures.push(e.message));
 
     await page.goto(`${h.server.url}/`);
     await page.waitForSelector('#signin');
+    assert.equal(await page.locator('.boot').count(), 0);
     await page.fill('input[name=customerId]', 'test-customer');
     await page.fill('input[name=customerSecret]', 'wrong-secret');
     await page.click('#signin button.primary');
@@ -58,6 +61,7 @@ test('console: sign in, see a publisher, record it (individual), stop, play the 
     if (outcome === 'refused') {
       const body = (await page.textContent('#record-form pre.error')) ?? '';
       assert.match(body, /HTTP 400[\s\S]*"code": 2[\s\S]*mix/);
+      await page.locator('#record-form pre.error').scrollIntoViewIfNeeded();
       await shot(page, 'record-mix-refused');
     } else {
       // Once a mix recorder is registered the form starts it: stop it and come back to the form.
@@ -114,8 +118,9 @@ test('console: sign in, see a publisher, record it (individual), stop, play the 
       return items.length > 0 && items.some((li) => li.textContent?.includes('session_exit'));
     }, undefined, { timeout: 20000 });
     assert.match((await page.textContent('#timeline')) ?? '', /delivered/);
-    await page.evaluate(() => document.querySelector('#events')?.scrollIntoView());
     await shot(page, 'session');
+    await page.evaluate(() => document.querySelector('#files')?.scrollIntoView());
+    await shot(page, 'session-events');
 
     await page.click('nav.tabs a >> text=Recordings');
     await page.waitForSelector('#sessions tr[data-sid]');
@@ -124,6 +129,7 @@ test('console: sign in, see a publisher, record it (individual), stop, play the 
 
     // A phone-sized view stays usable.
     await page.setViewportSize({ width: 390, height: 800 });
+    await page.emulateMedia({ colorScheme: 'light' });
     await shot(page, 'recordings-phone');
     assert.deepEqual(failures, []);
   } finally {

@@ -94,4 +94,6 @@ function App({ settings }) {
 }
 
 const settings = await (await fetch('/console/settings.json')).json();
-render(html`<${App} settings=${settings} />`, document.getElementById('app'));
+const root = document.getElementById('app');
+root.textContent = ''; // the loading note is not Preact's to replace
+render(html`<${App} settings=${settings} />`, root);

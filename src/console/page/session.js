@@ -100,7 +100,7 @@ export function Session({ api, sid, go }) {
     <section class="card">
       <h2>Status</h2>
       <ol class="steps" id="status-history">${s.statusHistory.map(
-        (h) => html`<li data-status=${h.status}><b>${h.state === 'live' ? STATUS_NAMES[h.status] ?? h.status : h.state === 'ended' ? STATUS_NAMES[h.status] : h.state}</b><span class="muted">${fmtClock(h.at)}</span></li>`,
+        (h) => html`<li data-status=${h.status}><b>${STATUS_NAMES[h.status] ?? `status ${h.status}`}</b><span class="muted">${fmtClock(h.at)}</span></li>`,
       )}</ol>
       <p class="small muted">Started ${fmtTime(s.startedAt)} · recorder uid ${s.uid}${s.endedAt ? ` · ended ${fmtTime(s.endedAt)} (${s.endReason}, uploads ${s.uploadingStatus})` : ''}${
         s.onhold ? ' · on hold' : ''

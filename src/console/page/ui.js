@@ -9,7 +9,7 @@ export const fmtClock = (ms) => (ms ? new Date(ms).toLocaleTimeString(undefined,
 
 /** query's serverResponse.status in words (docs/recording-api.md). */
 export const STATUS_NAMES = {
-  0: 'idle', 1: 'initializing', 2: 'starting', 3: 'started', 4: 'stopping', 5: 'recording', 6: 'stop requested',
+  0: 'idle', 1: 'initializing', 2: 'starting', 3: 'partly started', 4: 'started', 5: 'recording', 6: 'stop requested',
   7: 'stopped', 8: 'exited', 20: 'exited abnormally',
 };
 
