@@ -50,43 +50,24 @@ export function acquireBody(f) {
 export function startBody(f) {
   const files = { avFileType: f.avFileType === 'hls+mp4' ? ['hls', 'mp4'] : ['hls'] };
   const token = f.token ? { token: f.token } : {};
-  if (f.mode === 'individual') {
-    return {
-      cname: f.cname,
-      uid: f.uid,
-      clientRequest: {
-        ...token,
-        recordingConfig: {
-          channelType: Number(f.channelType),
-          streamTypes: Number(f.streamTypes),
-          subscribeUidGroup: 0,
-          maxIdleTime: Number(f.maxIdleTime),
-        },
-        recordingFileConfig: { avFileType: ['hls'] },
-        storageConfig: storageConfig(f),
-      },
+  if (f.mode !== 'web') {
+    const channel = { channelType: Number(f.channelType), streamTypes: Number(f.streamTypes), maxIdleTime: Number(f.maxIdleTime) };
+    const transcodingConfig = {
+      width: Number(f.width),
+      height: Number(f.height),
+      fps: 15,
+      bitrate: 1000,
+      mixedVideoLayout: Number(f.layout),
+      backgroundColor: '#000000',
     };
-  }
-  if (f.mode === 'mix') {
+    const individual = f.mode === 'individual';
     return {
       cname: f.cname,
       uid: f.uid,
       clientRequest: {
         ...token,
-        recordingConfig: {
-          channelType: Number(f.channelType),
-          streamTypes: Number(f.streamTypes),
-          maxIdleTime: Number(f.maxIdleTime),
-          transcodingConfig: {
-            width: Number(f.width),
-            height: Number(f.height),
-            fps: 15,
-            bitrate: 1000,
-            mixedVideoLayout: Number(f.layout),
-            backgroundColor: '#000000',
-          },
-        },
-        recordingFileConfig: files,
+        recordingConfig: individual ? { ...channel, subscribeUidGroup: 0 } : { ...channel, transcodingConfig },
+        recordingFileConfig: individual ? { avFileType: ['hls'] } : files,
         storageConfig: storageConfig(f),
       },
     };
