@@ -1,6 +1,7 @@
 // The console in headless Chromium against a whole reeltime with the real individual recorder: sign in, see a
 // synthetic publisher, record it from the form, stop, play the HLS it produced, read the event timeline.
-// Screenshots of each view go to docs/images/console-*.png (docs/console.md).
+// With REELTIME_SCREENSHOTS=1, screenshots of each view go to docs/images/console-*.png (docs/console.md); by default
+// the run leaves the committed images alone.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { test } from 'node:test';
@@ -12,6 +13,7 @@ const IMAGES = new URL('../../docs/images/', import.meta.url).pathname;
 const COLOUR = { r: 0xe0, g: 0x30, b: 0x30 };
 
 async function shot(page: Page, name: string): Promise<void> {
+  if (!process.env.REELTIME_SCREENSHOTS) return;
   mkdirSync(IMAGES, { recursive: true });
   await page.screenshot({ path: `${IMAGES}console-${name}.png`, type: 'png' });
 }
