@@ -6,7 +6,7 @@ import { allDoubles, TEST_APP_ID, TEST_AUTH } from '../recording/testing/index.t
 import { startTestServer } from '../testing/index.ts';
 
 // The page's own module (plain JS for the browser, typed by bodies.d.ts), loaded as the page loads it.
-const { acquireBody, curlCommands, defaultForm, startBody } = await import('./page/bodies.js');
+const { acquireBody, curlCommands, defaultForm, startBody, updateTemplate } = await import('./page/bodies.js');
 type RecordForm = Parameters<typeof startBody>[0];
 
 test('console: page at /, scripts and vendor files from node_modules, settings without secrets unless generated in development', async () => {
@@ -27,6 +27,37 @@ test('console: page at /, scripts and vendor files from node_modules, settings w
     // Configured credentials are never handed out.
     const settings = (await (await fetch(`${s.url}/console/settings.json`)).json()) as Record<string, unknown>;
     assert.deepEqual(settings, { env: 'development', appId: TEST_APP_ID, devCredentials: null, devTokens: true });
+  } finally {
+    await s.close();
+  }
+});
+
+test('production: the sessions API hands out signed file URLs', async () => {
+  const s = await startTestServer({
+    recorders: allDoubles(),
+    env: { REELTIME_ENV: 'production' },
+    values: { recording: { rateLimitPerSecond: 0 }, storage: { routeAllToLocal: true, serveBucket: true } },
+  });
+  try {
+    const rec = `${s.url}/v1/apps/${TEST_APP_ID}/cloud_recording`;
+    const f = { ...defaultForm({ cname: 'signed', profile: null }), mode: 'mix' as const };
+    const call = async (path: string, body?: unknown) =>
+      (await (
+        await fetch(`${rec}${path}`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: { authorization: TEST_AUTH, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        })
+      ).json()) as Record<string, unknown>;
+    const rid = (await call('/acquire', acquireBody(f))).resourceId as string;
+    const sid = (await call(`/resourceid/${rid}/mode/mix/start`, startBody(f))).sid as string;
+    let files: { url: string }[] = [];
+    for (let i = 0; i < 200 && files.length === 0; i++) {
+      files = (await call(`/sessions/${sid}`)).files as { url: string }[];
+      if (files.length === 0) await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.ok(files.length > 0);
+    assert.match(files[0]!.url, /\/bucket\/recordings\/.+\?expires=\d+&signature=[\w-]+$/);
   } finally {
     await s.close();
   }
@@ -79,6 +110,14 @@ test('channel list: customer credentials only; the record form bodies start a se
       const curl = curlCommands(s.url, `/v1/apps/${TEST_APP_ID}/cloud_recording`, f);
       assert.ok(curl.start.includes(JSON.stringify(startBody(f))));
       assert.ok(!curl.start.includes('test-secret'));
+      // The session page's update box starts from a body the API accepts.
+      const sid = started.body.sid as string;
+      const upd = await post(`/resourceid/${acquired.body.resourceId as string}/sid/${sid}/mode/${f.mode}/update`, {
+        cname: f.cname,
+        uid: f.uid,
+        clientRequest: updateTemplate({ mode: f.mode, onhold: f.onhold }),
+      });
+      assert.equal(upd.status, 200, `${f.mode} update: ${JSON.stringify(upd.body)}`);
     }
   } finally {
     await s.close();

@@ -112,3 +112,9 @@ export function curlCommands(origin, recordingBase, f) {
     start: post(`${recordingBase}/resourceid/$RESOURCE_ID/mode/${f.mode}/start`, startBody(f)),
   };
 }
+
+/** A starting point for the session page's update box: flip onhold (web), or subscribe to everyone. */
+export function updateTemplate(session) {
+  if (session.mode === 'web') return { webRecordingConfig: { onhold: !session.onhold } };
+  return { streamSubscribe: { audioUidList: { subscribeAudioUids: ['#allstream#'] }, videoUidList: { subscribeVideoUids: ['#allstream#'] } } };
+}

@@ -1,15 +1,10 @@
 // One session: status progression, actions while live, playback, files, webhook event timeline, the request.
 import { useEffect, useState } from 'preact/hooks';
-import { LAYOUTS } from './bodies.js';
+import { LAYOUTS, updateTemplate } from './bodies.js';
 import { Players } from './players.js';
 import { DeliveryBadge, ErrorBody, fmtClock, fmtTime, html, StateBadge, STATUS_NAMES } from './ui.js';
 
 const REFRESH_MS = 2000;
-
-function updateTemplate(s) {
-  if (s.mode === 'web') return { webRecordingConfig: { onhold: !s.onhold } };
-  return { streamSubscribe: { audioUidList: { subscribeAudioUids: ['#allstream#'] }, videoUidList: { subscribeVideoUids: ['#allstream#'] } } };
-}
 
 function Actions({ api, s, reload }) {
   const [busy, setBusy] = useState(false);
