@@ -80,7 +80,7 @@ function App({ settings }) {
     <header class="top">
       <span class="brand"><span>reeltime</span> console</span>
       <nav class="tabs">${tab('channels', 'Channels')}${tab('recordings', 'Recordings')}</nav>
-      <span class="who"><span class="hide-narrow">app <code>${creds.appId.slice(0, 8)}…</code> · ${creds.customerId.slice(0, 12)}</span>
+      <span class="who"><span class="hide-narrow">app <code>${creds.appId.slice(0, 8)}…</code> · ${creds.customerId.length > 20 ? `${creds.customerId.slice(0, 20)}…` : creds.customerId}</span>
         <button onClick=${signOut}>Sign out</button></span>
     </header>
     ${devNote}

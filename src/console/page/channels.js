@@ -6,7 +6,7 @@ import { ErrorBody, fmtClock, html } from './ui.js';
 const POLL_MS = 2000;
 
 function Track({ t }) {
-  return html`<span class="badge" title=${t.kind}>${t.kind === 'video' ? '🎞' : '🎙'} ${t.codec.replace(/^(audio|video)\//, '')}</span>`;
+  return html`<span class="badge" title=${t.codec}><span class="muted">${t.kind}</span> ${t.codec.replace(/^(audio|video)\//, '')}</span>`;
 }
 
 function ChannelCard({ ch, onRecord }) {
