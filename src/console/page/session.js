@@ -1,4 +1,4 @@
-// One session: status progression, actions while live, playback, files, webhook event timeline, the request.
+// One session (GET …/sessions/{sid}): status history, actions while live, playback, files, webhook timeline, the request.
 import { useEffect, useState } from 'preact/hooks';
 import { LAYOUTS, updateTemplate } from './bodies.js';
 import { Players } from './players.js';
@@ -44,9 +44,9 @@ function Actions({ api, s, reload }) {
   </section>`;
 }
 
-function Timeline({ events }) {
-  if (events.length === 0) return html`<p class="muted small">No events yet.</p>`;
-  return html`<ol class="timeline" id="timeline">${events.map(
+function Timeline({ webhooks }) {
+  if (webhooks.length === 0) return html`<p class="muted small">No events yet.</p>`;
+  return html`<ol class="timeline" id="timeline">${webhooks.map(
     (e) => html`<li data-event=${e.eventType}>
       <div class="head"><span><b>${e.msgName}</b> <span class="muted small">event ${e.eventType}, service ${e.serviceType} · #${e.sequence}</span></span>
         <${DeliveryBadge} delivery=${e.delivery} /></div>
@@ -118,11 +118,11 @@ export function Session({ api, sid, go }) {
       </section>
       <section class="card" id="events">
         <h2>Webhook events</h2>
-        <${Timeline} events=${s.events} />
+        <${Timeline} webhooks=${s.webhooks} />
       </section>
     </div>
     <section class="card">
-      <details><summary>Start request (secrets removed)</summary><pre id="request">${JSON.stringify(s.request, null, 2)}</pre></details>
+      <details><summary>Start request (secrets redacted)</summary><pre id="request">${JSON.stringify(s.clientRequest, null, 2)}</pre></details>
     </section>
   </div>`;
 }

@@ -59,16 +59,16 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(all.status, 200);
       const sids = (all.body.sessions as Body[]).map((s) => s.sid);
       assert.deepEqual(new Set(sids), new Set([a.sid, b.sid, c.sid]));
-      assert.equal(all.body.nextCursor, null);
+      assert.equal('nextCursor' in all.body, false);
 
       // Pages of one, newest first, follow the cursor to the end without repeats.
       const paged: unknown[] = [];
-      let cursor: string | null = null;
+      let cursor: string | undefined;
       do {
         const q: string = `/sessions?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
         const page = await api.call('GET', q);
         paged.push(...(page.body.sessions as Body[]).map((s) => s.sid));
-        cursor = page.body.nextCursor as string | null;
+        cursor = page.body.nextCursor as string | undefined;
       } while (cursor);
       assert.deepEqual(paged, sids);
 
@@ -88,12 +88,12 @@ for (const dialect of TEST_DIALECTS) {
       // The ended session: request without secrets, its states in order, files with local URLs, events delivered.
       await waitFor(async () => {
         const d = (await api.call('GET', `/sessions/${a.sid}`)).body;
-        return (d.events as Body[]).length > 0 && (d.events as Body[]).every((e) => e.delivery === 'delivered');
+        return (d.webhooks as Body[]).length > 0 && (d.webhooks as Body[]).every((e) => e.delivery === 'delivered');
       }, 'events delivered');
       const d = (await api.call('GET', `/sessions/${a.sid}`)).body;
       const text = JSON.stringify(d);
       for (const secret of ['AKIATESTKEY', 'super-secret-key-value', 'rtc-token-secret-value']) assert.ok(!text.includes(secret), secret);
-      const request = d.request as { storageConfig: Body; token: string };
+      const request = d.clientRequest as { storageConfig: Body; token: string };
       assert.equal(request.storageConfig.secretKey, '[redacted]');
       assert.equal(request.token, '[redacted]');
       assert.equal(request.storageConfig.bucket, 'test-bucket');
@@ -108,14 +108,18 @@ for (const dialect of TEST_DIALECTS) {
       const files = d.files as Body[];
       assert.ok(files.length > 0);
       assert.equal(files[0]!.url, `${server.url}/bucket/test-bucket/${files[0]!.fileName as string}`);
-      const events = d.events as Body[];
-      assert.deepEqual(events.map((e) => e.sequence), events.map((_, i) => i));
-      assert.ok(events.some((e) => e.msgName === 'session_exit'), JSON.stringify(events.map((e) => e.msgName)));
-      assert.equal((events[0]!.attempts as Body[])[0]!.httpStatus, 200);
+      const webhooks = d.webhooks as Body[];
+      assert.deepEqual(webhooks.map((e) => e.sequence), webhooks.map((_, i) => i));
+      assert.ok(webhooks.some((e) => e.msgName === 'session_exit'), JSON.stringify(webhooks.map((e) => e.msgName)));
+      assert.equal((webhooks[0]!.attempts as Body[])[0]!.httpStatus, 200);
+      assert.ok((d.events as Body[]).length > 0, 'control-plane events');
+      assert.equal(d.endReason, 'stopped');
+      assert.equal(typeof d.endedAt, 'number');
 
       const live = (await api.call('GET', `/sessions/${b.sid}`)).body;
       assert.equal(live.state, 'live');
-      assert.equal(live.endedAt, null);
+      assert.equal('endedAt' in live, false);
+      assert.ok(!JSON.stringify(live).includes(':null'), 'optional fields are left out, never null');
 
       const missing = await api.call('GET', '/sessions/0123456789abcdef0123456789abcdef');
       assert.equal(missing.status, 404);

@@ -1,8 +1,9 @@
-/** Reads sessions for the sessions API: the store's rows, status history and the notifier's delivery records. */
+/** Reads sessions for the sessions API: the store's rows, status history and events, and the notifier's deliveries. */
 import type { DeliveryFilter, DeliveryRecord } from '../../notify/index.ts';
+import type { SessionDetailResponse, SessionListResponse } from '../api/schemas.ts';
 import type { SessionQuery, TaskStore } from '../store/task-store.ts';
 import { encodeCursor } from './query.ts';
-import { hasStarted, sessionDetail, sessionSummary, type PlaybackUrl, type SessionDetail, type SessionSummary } from './view.ts';
+import { hasStarted, sessionDetail, sessionSummary, type PlaybackUrl } from './view.ts';
 
 export interface SessionReaderDeps {
   readonly store: TaskStore;
@@ -10,31 +11,29 @@ export interface SessionReaderDeps {
   readonly playbackUrl: PlaybackUrl;
 }
 
-export interface SessionPage {
-  readonly sessions: readonly SessionSummary[];
-  /** Pass as `cursor` for the next (older) page; null on the last page. */
-  readonly nextCursor: string | null;
-}
-
 export class SessionReader {
   constructor(private readonly d: SessionReaderDeps) {}
 
-  async list(q: SessionQuery): Promise<SessionPage> {
+  async list(q: SessionQuery): Promise<SessionListResponse> {
     // One more than asked tells whether an older page exists without a count query.
     const tasks = (await this.d.store.listSessions({ ...q, limit: q.limit + 1 })).filter(hasStarted);
     const page = tasks.slice(0, q.limit).map(sessionSummary);
     const last = page[page.length - 1];
     return {
       sessions: page,
-      nextCursor: tasks.length > q.limit && last ? encodeCursor({ startedAt: last.startedAt, sid: last.sid }) : null,
+      ...(tasks.length > q.limit && last ? { nextCursor: encodeCursor({ startedAt: last.startedAt, sid: last.sid }) } : {}),
     };
   }
 
-  async detail(appId: string, sid: string): Promise<SessionDetail | undefined> {
+  async detail(appId: string, sid: string): Promise<SessionDetailResponse | undefined> {
     if (!/^[0-9a-zA-Z_-]{1,128}$/.test(sid)) return undefined;
     const task = await this.d.store.bySid(appId, sid);
     if (!task || !hasStarted(task)) return undefined;
-    const [history, deliveries] = await Promise.all([this.d.store.statusHistory(sid), this.d.deliveries({ appId, sid })]);
-    return sessionDetail(task, history, deliveries, this.d.playbackUrl);
+    const [history, events, deliveries] = await Promise.all([
+      this.d.store.statusHistory(sid),
+      this.d.store.events(sid),
+      this.d.deliveries({ appId, sid }),
+    ]);
+    return sessionDetail(task, history, events, deliveries, this.d.playbackUrl);
   }
 }

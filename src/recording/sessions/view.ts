@@ -1,123 +1,89 @@
 /**
- * What the sessions API answers (docs/recording-api.md, "Sessions: reeltime's extension"): pure shaping of a task,
- * its status history and its webhook deliveries. No I/O here.
+ * What the sessions API answers (docs/recording-api.md, "Sessions"): pure shaping of a task, its status history,
+ * its control-plane events and its webhook deliveries. The shapes are the response schemas in api/schemas.ts.
  */
 import type { DeliveryRecord } from '../../notify/index.ts';
-import type { RecordedFile } from '../dispatch/types.ts';
+import type { SessionDetailResponse, SessionSummary, SessionWebhook } from '../api/schemas.ts';
 import type { Task } from '../lifecycle/index.ts';
 import { redactStartRequest } from '../scrub.ts';
-import type { StatusChange } from '../store/task-store.ts';
+import type { StatusChange, StoredEvent } from '../store/task-store.ts';
 
 /** A link to an object of the session's bucket that a browser can play, or undefined when there is none. */
 export type PlaybackUrl = (bucket: string, key: string) => string | undefined;
 
 type SessionTask = Exclude<Task, { kind: 'issued' }>;
 
-export interface SessionSummary {
-  readonly appId: string;
-  readonly resourceId: string;
-  readonly sid: string;
-  readonly cname: string;
-  readonly uid: string;
-  readonly mode: string;
-  /** live, stopping or ended. */
-  readonly state: SessionTask['kind'];
-  /** serverResponse.status of query. */
-  readonly status: number;
-  readonly startedAt: number;
-  readonly endedAt: number | null;
-  readonly fileCount: number;
-}
-
-export interface SessionFile extends RecordedFile {
-  /** Playable URL when the bucket is the local one this server serves (signed in production). */
-  readonly url: string | null;
-}
-
-export interface SessionEvent {
-  readonly sequence: number;
-  readonly eventType: number;
-  readonly serviceType: number;
-  readonly msgName: string;
-  readonly createdAt: number;
-  readonly details: unknown;
-  /** delivered, retrying (pending with attempts made), pending, failed, skipped (no webhook configured). */
-  readonly delivery: 'delivered' | 'retrying' | 'pending' | 'failed' | 'skipped';
-  readonly attempts: readonly { readonly at: number; readonly httpStatus: number | null; readonly error: string | null }[];
-  readonly deliveredAt: number | null;
-  readonly nextAttemptAt: number | null;
-  readonly lastError: string | null;
-}
-
-export interface SessionDetail extends SessionSummary {
-  readonly request: unknown;
-  readonly bucket: string;
-  readonly stopRequestedAt: number | null;
-  readonly endReason: string | null;
-  readonly uploadingStatus: string | null;
-  readonly sliceStartTime: number | null;
-  readonly onhold: boolean;
-  readonly rtmp: readonly { readonly rtmpUrl: string; readonly status: string }[];
-  readonly statusHistory: readonly StatusChange[];
-  readonly files: readonly SessionFile[];
-  readonly events: readonly SessionEvent[];
-}
-
 export const hasStarted = (t: Task): t is SessionTask => t.kind !== 'issued';
+
+/** Present fields only: the API leaves a field out rather than sending null. */
+const present = <K extends string, V>(key: K, v: V | null | undefined): { [P in K]?: V } =>
+  (v === null || v === undefined ? {} : { [key]: v }) as { [P in K]?: V };
 
 export function sessionSummary(t: SessionTask): SessionSummary {
   return {
     appId: t.resource.appId,
-    resourceId: t.resource.resourceId,
     sid: t.session.sid,
+    resourceId: t.resource.resourceId,
     cname: t.resource.cname,
     uid: t.resource.uid,
     mode: t.session.mode,
     state: t.kind,
     status: t.session.status,
     startedAt: t.session.startedAt,
-    endedAt: t.kind === 'ended' ? t.endedAt : null,
+    ...(t.kind === 'ended' ? { endedAt: t.endedAt } : {}),
+    ...(t.kind !== 'live' ? { endReason: t.reason } : {}),
+    ...(t.kind === 'ended' ? { uploadingStatus: t.uploadingStatus } : {}),
     fileCount: t.session.files.length,
   };
 }
 
-function eventView(d: DeliveryRecord): SessionEvent {
-  const payload = d.payload as { details?: unknown };
+const detailsOf = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' ? { ...(v as Record<string, unknown>) } : {});
+
+/** A notification and its delivery: `retrying` once an attempt failed and another is scheduled. */
+export function webhookView(d: DeliveryRecord): SessionWebhook {
   return {
     sequence: d.sequence,
     eventType: d.eventType,
     serviceType: d.serviceType,
     msgName: d.msgName,
     createdAt: d.createdMs,
-    details: payload.details ?? null,
     delivery: d.status === 'pending' && d.attempts.length > 0 ? 'retrying' : d.status,
-    attempts: d.attempts.map((a) => ({ at: a.atMs, httpStatus: a.httpStatus, error: a.error })),
-    deliveredAt: d.deliveredMs,
-    nextAttemptAt: d.nextAttemptMs,
-    lastError: d.lastError,
+    attempts: d.attempts.map((a) => ({ at: a.atMs, ...present('httpStatus', a.httpStatus), ...present('error', a.error) })),
+    ...present('deliveredAt', d.deliveredMs),
+    ...(d.status === 'pending' ? present('nextAttemptAt', d.nextAttemptMs) : {}),
+    ...present('lastError', d.lastError),
+    details: detailsOf(d.payload.details),
   };
 }
 
 export function sessionDetail(
   t: SessionTask,
   history: readonly StatusChange[],
+  events: readonly StoredEvent[],
   deliveries: readonly DeliveryRecord[],
   playbackUrl: PlaybackUrl,
-): SessionDetail {
+): SessionDetailResponse {
   const s = t.session;
   const bucket = s.clientRequest.storageConfig.bucket;
   return {
     ...sessionSummary(t),
-    request: redactStartRequest(s.clientRequest),
+    clientRequest: { ...redactStartRequest(s.clientRequest) },
     bucket,
-    stopRequestedAt: t.kind === 'stopping' ? t.stopRequestedAt : null,
-    endReason: t.kind === 'stopping' || t.kind === 'ended' ? t.reason : null,
-    uploadingStatus: t.kind === 'ended' ? t.uploadingStatus : null,
-    sliceStartTime: s.sliceStartTime ?? null,
+    ...(t.kind === 'stopping' ? { stopRequestedAt: t.stopRequestedAt } : {}),
+    ...present('sliceStartTime', s.sliceStartTime),
     onhold: s.onhold,
-    rtmp: s.rtmp,
-    statusHistory: history,
-    files: s.files.map((f) => ({ ...f, url: playbackUrl(bucket, f.fileName) ?? null })),
-    events: [...deliveries].sort((a, b) => a.sequence - b.sequence).map(eventView),
+    rtmp: s.rtmp.map((o) => ({ rtmpUrl: o.rtmpUrl, status: o.status })),
+    statusHistory: history.map((h) => ({ state: h.state, status: h.status, at: h.at })),
+    files: s.files.map((f) => ({
+      fileName: f.fileName,
+      trackType: f.trackType,
+      uid: f.uid,
+      mixedAllUser: f.mixedAllUser,
+      isPlayable: f.isPlayable,
+      sliceStartTime: f.sliceStartTime,
+      ...present('url', playbackUrl(bucket, f.fileName)),
+    })),
+    events: events.map((e) => ({ eventType: e.eventType, serviceType: e.serviceType, createdAt: e.createdAt, details: detailsOf(e.details) })),
+    webhooks: [...deliveries].sort((a, b) => a.sequence - b.sequence).map(webhookView),
   };
 }

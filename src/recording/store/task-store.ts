@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/index.ts';
+import type { RecordingStatus } from '../dispatch/types.ts';
 import { TaskConflictError } from '../lifecycle/errors.ts';
 import { hasSession, type Task } from '../lifecycle/task.ts';
 
@@ -19,7 +20,7 @@ export interface StatusChange {
   /** Lifecycle state after the change. */
   readonly state: 'live' | 'stopping' | 'ended';
   /** serverResponse.status after the change. */
-  readonly status: number;
+  readonly status: RecordingStatus;
   readonly at: number;
 }
 
@@ -115,7 +116,7 @@ export class TaskStore {
       .where('sid', '=', sid)
       .orderBy('at')
       .execute();
-    return rows.map((r) => ({ state: r.kind as StatusChange['state'], status: Number(r.status), at: Number(r.at) }));
+    return rows.map((r) => ({ state: r.kind as StatusChange['state'], status: Number(r.status) as RecordingStatus, at: Number(r.at) }));
   }
 
   /** Sessions of an app, newest first, at most `limit` (docs/recording-api.md, "Sessions"). */
