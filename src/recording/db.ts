@@ -108,9 +108,10 @@ export const recordingMigrations: Record<string, Migration> = {
       await db.schema.dropIndex('recording_tasks_app_kind_expiry').execute();
     },
   },
+  // 0004, not 0003: w/dispatch's recording-0003-leases is on its way to main.
   // The sessions API (docs/recording-api.md, "Sessions"): list by app newest first with filters, and the status
   // history of each session. Rows written before this migration get mode and start time from their task JSON.
-  'recording-0003-sessions': {
+  'recording-0004-sessions': {
     async up(db: Kysely<unknown>) {
       await db.schema.alterTable('recording_tasks').addColumn('mode', 'text').execute();
       await db.schema.alterTable('recording_tasks').addColumn('started_at', 'bigint').execute();
