@@ -63,6 +63,8 @@ const config = (concurrency: number): StorageSettings => ({
   endpoints: { 1: endpoint },
   bucketDir: join(work, 'bucket'),
   serveBucket: false,
+  bucketPublic: true,
+  signedUrlTtlSeconds: 3600,
   spoolDir: join(work, 'spool'),
   spoolMaxBytes: 10 * 1024 ** 3,
   concurrency,

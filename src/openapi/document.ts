@@ -153,8 +153,8 @@ function recordingPaths(): Record<string, Json> {
             param('cname', 'query', 'Only this channel.', false),
             { ...param('status', 'query', 'Only sessions in this state.', false), schema: { type: 'string', enum: ['live', 'stopping', 'ended'] } },
             { ...param('mode', 'query', 'Only this mode.', false), schema: { type: 'string', enum: ['individual', 'mix', 'web'] } },
-            { ...param('from', 'query', 'Started at or after (Unix ms).', false), schema: { type: 'integer' } },
-            { ...param('to', 'query', 'Started before (Unix ms).', false), schema: { type: 'integer' } },
+            { ...param('from', 'query', 'Started at or after: Unix ms or an ISO 8601 date/time.', false), schema: { type: 'string' } },
+            { ...param('to', 'query', 'Started before: Unix ms or an ISO 8601 date/time.', false), schema: { type: 'string' } },
             param('cursor', 'query', 'nextCursor of the previous page.', false),
             { ...param('limit', 'query', 'Page size, 1..100 (default 20).', false), schema: { type: 'integer', minimum: 1, maximum: 100 } },
           ],
@@ -167,7 +167,7 @@ function recordingPaths(): Record<string, Json> {
       get: {
         ...recordingOperation({
           id: 'getSession',
-          summary: "One session with its request (secrets removed), files and events (reeltime's extension)",
+          summary: "One session with its request (secrets redacted), status history, files, events and webhook deliveries (reeltime's extension)",
           parameters: [appid, sid],
           ok: json(ref('SessionDetailResponse'), 'The session, also after query stopped answering.'),
         }),

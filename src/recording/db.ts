@@ -14,6 +14,20 @@ export interface RecordingTaskRow {
   expires_at: number;
   updated_at: number;
   data: string;
+  /** Mode and start time (ms) of the session, null before start: the sessions list filters and orders on them. */
+  mode: string | null;
+  started_at: number | null;
+}
+
+/** One change of a session's lifecycle state or recording status, in the order they happened. */
+export interface RecordingStatusChangeRow {
+  id: string;
+  sid: string;
+  /** Lifecycle state after the change: live, stopping, ended. */
+  kind: string;
+  /** serverResponse.status after the change. */
+  status: number;
+  at: number;
 }
 
 /** Cloud-recording-service events the control plane emitted (the recorder's own go straight to notify). */
@@ -32,6 +46,7 @@ export interface RecordingEventRow {
 export interface RecordingTables {
   recording_tasks: RecordingTaskRow;
   recording_events: RecordingEventRow;
+  recording_status_changes: RecordingStatusChangeRow;
 }
 
 /** Migrations of the recording module, keyed "recording-NNNN-what"; portable across SQLite and PostgreSQL. */
@@ -91,6 +106,46 @@ export const recordingMigrations: Record<string, Migration> = {
     async down(db: Kysely<unknown>) {
       await db.schema.createIndex('recording_tasks_app_kind').on('recording_tasks').columns(['app_id', 'kind']).execute();
       await db.schema.dropIndex('recording_tasks_app_kind_expiry').execute();
+    },
+  },
+  // 0004, not 0003: w/dispatch's recording-0003-leases is on its way to main.
+  // The sessions API (docs/recording-api.md, "Sessions"): list by app newest first with filters, and the status
+  // history of each session. Rows written before this migration get mode and start time from their task JSON.
+  'recording-0004-sessions': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('recording_tasks').addColumn('mode', 'text').execute();
+      await db.schema.alterTable('recording_tasks').addColumn('started_at', 'bigint').execute();
+      const tasks = db as unknown as Kysely<RecordingTables>;
+      const rows = await tasks.selectFrom('recording_tasks').select(['resource_id', 'data']).where('sid', 'is not', null).execute();
+      for (const r of rows) {
+        const session = (JSON.parse(r.data) as { session?: { mode?: string; startedAt?: number } }).session;
+        if (!session) continue;
+        await tasks
+          .updateTable('recording_tasks')
+          .set({ mode: session.mode ?? null, started_at: session.startedAt ?? null })
+          .where('resource_id', '=', r.resource_id)
+          .execute();
+      }
+      await db.schema
+        .createIndex('recording_tasks_app_started')
+        .on('recording_tasks')
+        .columns(['app_id', 'started_at', 'sid'])
+        .execute();
+      await db.schema
+        .createTable('recording_status_changes')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('sid', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('status', 'integer', (c) => c.notNull())
+        .addColumn('at', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('recording_status_changes_sid').on('recording_status_changes').columns(['sid', 'at']).execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('recording_status_changes').execute();
+      await db.schema.dropIndex('recording_tasks_app_started').execute();
+      await db.schema.alterTable('recording_tasks').dropColumn('started_at').execute();
+      await db.schema.alterTable('recording_tasks').dropColumn('mode').execute();
     },
   },
 };

@@ -6,6 +6,7 @@ import { createInProcessDispatcher } from './dispatch/in-process.ts';
 import type { Dispatcher, Recorder } from './dispatch/types.ts';
 import type { RecordingNotifier } from './notifier.ts';
 import { SessionRuntime } from './runtime.ts';
+import { SessionReader, type PlaybackUrl } from './sessions/index.ts';
 import { RecordingService } from './service.ts';
 import { TaskStore } from './store/index.ts';
 
@@ -15,6 +16,8 @@ export interface RecordingDeps {
   readonly recorders?: readonly Recorder[];
   /** Replaces the in-process dispatcher (e.g. a queue-backed one); `recorders` is then ignored. */
   readonly dispatcher?: Dispatcher;
+  /** Playable URL of an object in the local bucket (the storage module's), for the sessions API's files. */
+  readonly playbackUrl?: PlaybackUrl;
 }
 
 export type RecordingModule = ReeltimeModule;
@@ -39,11 +42,11 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
         limiter: new RateLimiter(() => ctx.clock.now(), cfg.rateLimitPerSecond, cfg.rateLimitBurst),
         notifier,
         log,
-        sessions: {
+        sessions: new SessionReader({
           store,
-          serveBucket: ctx.config.storage.serveBucket,
-          webhooks: (appId, sid) => deps.notify.deliveries({ appId, sid }),
-        },
+          deliveries: (filter) => deps.notify.deliveries(filter),
+          playbackUrl: deps.playbackUrl ?? (() => undefined),
+        }),
       });
     },
     async start() {

@@ -92,7 +92,7 @@ export class SessionRuntime {
       const before = await this.get(resourceId);
       const o = fn(before);
       if (o.task !== before) {
-        await this.d.store.save(o.task, this.d.clock.now());
+        await this.d.store.save(o.task, this.d.clock.now(), before);
         if (hasSession(o.task)) this.#cache.set(resourceId, o.task);
         else this.#cache.delete(resourceId);
       }

@@ -1,5 +1,7 @@
 import type { StartClientRequest } from './validation/types.ts';
 
+const REDACTED = '[redacted]';
+
 /** The secret values of a start request (storage keys, STS token, RTC token, decryption key and salt). */
 function secretValues(cr: StartClientRequest): string[] {
   const s = cr.storageConfig;
@@ -12,6 +14,24 @@ function secretValues(cr: StartClientRequest): string[] {
 /** Replaces any secret of the request found in a text that leaves the process (recorder error messages in logs). */
 export function scrub(text: string, cr: StartClientRequest): string {
   let out = text;
-  for (const v of secretValues(cr)) out = out.split(v).join('[redacted]');
+  for (const v of secretValues(cr)) out = out.split(v).join(REDACTED);
   return out;
+}
+
+/**
+ * The start request as the sessions API shows it: the same secret fields replaced by "[redacted]" (present ones
+ * only, so a reader still sees which were sent), and any secret value found elsewhere in it scrubbed.
+ */
+export function redactStartRequest(cr: StartClientRequest): StartClientRequest {
+  const mark = <T extends object>(o: T, keys: readonly (keyof T)[]): T => {
+    const out = { ...o };
+    for (const k of keys) if (out[k] !== undefined) (out as Record<keyof T, unknown>)[k] = REDACTED;
+    return out;
+  };
+  const redacted: StartClientRequest = {
+    ...mark(cr, ['token']),
+    storageConfig: mark(cr.storageConfig, ['accessKey', 'secretKey', 'stsToken']),
+    ...(cr.recordingConfig ? { recordingConfig: mark(cr.recordingConfig, ['secret', 'salt']) } : {}),
+  };
+  return JSON.parse(scrub(JSON.stringify(redacted), cr)) as StartClientRequest;
 }

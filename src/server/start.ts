@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createChannelModule } from '../channel/index.ts';
 import { createChatModule } from '../chat/index.ts';
+import { createConsoleModule } from '../console/index.ts';
 import { systemClock, type Clock } from '../clock/index.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from '../db/index.ts';
@@ -69,9 +70,10 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
   const recording = createRecordingModule(ctx, {
     notify,
     recorders: opts.recorders ?? defaultRecorders(ctx, { channel, storage, baseUrl: () => url }),
+    playbackUrl: storage.playbackUrl,
   });
   const chat = createChatModule(ctx);
-  const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat, createOpenApiModule(ctx)];
+  const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat, createOpenApiModule(ctx), createConsoleModule(ctx)];
 
   const wordings = () => modules.flatMap((m) => (m.wordRefusal ? [m.wordRefusal] : []));
   const app: FastifyInstance = Fastify({

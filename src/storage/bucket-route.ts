@@ -1,15 +1,21 @@
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { contentTypeFor } from './naming.ts';
 import { parseRange } from './range.ts';
+import { checkObjectSignature, signPlaylist } from './signed-url.ts';
 import { localObjectPath } from './uploaders/index.ts';
+
+/** Who may read: anyone (development), or holders of a signed, unexpired link (docs/storage.md). */
+export type BucketAccess =
+  | { readonly public: true }
+  | { readonly public: false; readonly key: Buffer; readonly nowSec: () => number };
 
 /**
  * Serves the local bucket read-only at /bucket/<bucket>/<key> so recordings play in a browser: range
  * requests, content types by extension, CORS for players on other origins, nothing outside the bucket root.
  */
-export function registerBucketRoute(app: FastifyInstance, root: string): void {
+export function registerBucketRoute(app: FastifyInstance, root: string, access: BucketAccess = { public: true }): void {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
     // The raw path, decoded once per segment (the router's decoded wildcard would be decoded twice here).
     const rest = req.url.split('?')[0]!.slice('/bucket/'.length);
@@ -23,6 +29,19 @@ export function registerBucketRoute(app: FastifyInstance, root: string): void {
     const key = keyParts.join('/');
     const path = bucket && key ? localObjectPath(root, bucket, key) : undefined;
     if (!path) return reply.code(404).send({ error: 'not_found', message: 'no such object' });
+    let signedUntil: number | undefined;
+    if (!access.public) {
+      const q = req.query as { expires?: unknown; signature?: unknown };
+      const check = checkObjectSignature(access.key, bucket!, key, q, access.nowSec());
+      if (check !== 'ok') {
+        const message =
+          check === 'expired'
+            ? 'this link has expired; ask the sessions API for a fresh one'
+            : 'objects are served only with a signed link from the sessions API';
+        return reply.code(403).header('cache-control', 'no-store').send({ error: `signature_${check}`, message });
+      }
+      signedUntil = Number(q.expires);
+    }
     let size: number;
     let mtime: Date;
     try {
@@ -41,6 +60,13 @@ export function registerBucketRoute(app: FastifyInstance, root: string): void {
       .header('access-control-expose-headers', 'content-length, content-range, accept-ranges')
       // Playlists grow while recording; segments never change.
       .header('cache-control', key.endsWith('.m3u8') ? 'no-cache' : 'public, max-age=3600');
+    if (signedUntil !== undefined && key.endsWith('.m3u8')) {
+      // Its segments need their own signatures (signPlaylist); playlists are small, served whole.
+      const text = signPlaylist(await readFile(path, 'utf8'), access.public ? Buffer.alloc(0) : access.key, bucket!, key, signedUntil);
+      const body = Buffer.from(text);
+      reply.header('content-length', body.length);
+      return req.method === 'HEAD' ? reply.send() : reply.send(body);
+    }
     const range = parseRange(req.headers.range, size);
     if (range === 'unsatisfiable') {
       return reply.code(416).header('content-range', `bytes */${size}`).send();

@@ -13,6 +13,13 @@ export interface StorageSettings {
   readonly bucketDir: string;
   /** Serve the local bucket read-only (no auth) at /bucket/<bucket>/<key>; default: same as routeAllToLocal. */
   readonly serveBucket: boolean;
+  /**
+   * Whether the served bucket answers anyone who knows an object's key (development default), or only signed,
+   * expiring links the sessions API hands out (production default). docs/storage.md, "Who may read recordings".
+   */
+  readonly bucketPublic: boolean;
+  /** How long a signed bucket link stays valid. */
+  readonly signedUrlTtlSeconds: number;
   readonly spoolDir: string;
   /** Upper bound of bytes waiting in the spool; enqueue beyond it is refused. */
   readonly spoolMaxBytes: number;
@@ -80,6 +87,11 @@ export function parseStorageSettings(src: ConfigSource, core: CoreConfig): Stora
     bucketDir: dir('storage.bucketDir', 'REELTIME_STORAGE_BUCKET_DIR', join(core.dataDir, 'bucket')),
     // The bucket folder is public over HTTP; by default only when it is where recordings go.
     serveBucket: src.bool('storage.serveBucket', 'REELTIME_STORAGE_SERVE_BUCKET', routeAllToLocal),
+    bucketPublic: src.bool('storage.bucketPublic', 'REELTIME_STORAGE_BUCKET_PUBLIC', core.env === 'development'),
+    signedUrlTtlSeconds: src.int('storage.signedUrlTtlSeconds', 'REELTIME_STORAGE_SIGNED_URL_TTL_SECONDS', 3600, {
+      min: 10,
+      max: 7 * 24 * 3600,
+    }),
     spoolDir: dir('storage.spoolDir', 'REELTIME_STORAGE_SPOOL_DIR', join(core.dataDir, 'spool')),
     spoolMaxBytes: src.int('storage.spoolMaxBytes', 'REELTIME_STORAGE_SPOOL_MAX_BYTES', 10 * 1024 * MiB, { min: 1 }),
     concurrency: src.int('storage.concurrency', 'REELTIME_STORAGE_CONCURRENCY', 4, { min: 1, max: 64 }),

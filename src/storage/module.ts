@@ -1,6 +1,7 @@
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { registerBucketRoute } from './bucket-route.ts';
 import { sealingKey } from './seal.ts';
+import { signObject, urlSigningKey } from './signed-url.ts';
 import { SpoolStore, UploadSpool, type OpenSessionInput, type StorageEventListener, type UploadingStatus, type UploadSession } from './spool/index.ts';
 
 export interface StorageModule extends ReeltimeModule {
@@ -14,6 +15,11 @@ export interface StorageModule extends ReeltimeModule {
   onEvent(listener: StorageEventListener): () => void;
   /** URL of an object in the local bucket (served by this process), for playback links. */
   localObjectUrl(bucket: string, key: string): string;
+  /**
+   * A URL a browser can play an object of a recording from: only when recordings land in the local bucket and this
+   * server serves it (undefined otherwise).
+   */
+  playbackUrl(bucket: string, key: string): string | undefined;
 }
 
 export function createStorageModule(ctx: ServerContext): StorageModule {
@@ -28,10 +34,19 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
     sealKey: sealingKey(config.appCertificate),
   });
   let baseUrl = config.publicUrl;
+  const urlKey = urlSigningKey(config.appCertificate);
+  const nowSec = () => Math.floor(ctx.clock.now() / 1000);
+  const localObjectUrl = (bucket: string, key: string) =>
+    `${baseUrl}/bucket/${encodeURIComponent(bucket)}/${key.split('/').map(encodeURIComponent).join('/')}`;
   return {
     name: 'storage',
     register(app) {
-      if (config.storage.serveBucket) registerBucketRoute(app, config.storage.bucketDir);
+      if (!config.storage.serveBucket) return;
+      registerBucketRoute(
+        app,
+        config.storage.bucketDir,
+        config.storage.bucketPublic ? { public: true } : { public: false, key: urlKey, nowSec },
+      );
     },
     async start(url) {
       baseUrl = url;
@@ -43,7 +58,12 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
     session: (sid) => spool.session(sid),
     uploadingStatus: (sid) => spool.uploadingStatus(sid),
     onEvent: (listener) => spool.onEvent(listener),
-    localObjectUrl: (bucket, key) =>
-      `${baseUrl}/bucket/${encodeURIComponent(bucket)}/${key.split('/').map(encodeURIComponent).join('/')}`,
+    localObjectUrl,
+    playbackUrl: (bucket, key) => {
+      if (!config.storage.routeAllToLocal || !config.storage.serveBucket) return undefined;
+      const url = localObjectUrl(bucket, key);
+      if (config.storage.bucketPublic) return url;
+      return `${url}?${signObject(urlKey, bucket, key, nowSec() + config.storage.signedUrlTtlSeconds)}`;
+    },
   };
 }

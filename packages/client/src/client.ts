@@ -47,10 +47,10 @@ export interface SessionListFilter {
   readonly cname?: string;
   readonly status?: 'live' | 'stopping' | 'ended';
   readonly mode?: RecordingMode;
-  /** Started at or after, Unix ms. */
-  readonly from?: number;
-  /** Started before, Unix ms. */
-  readonly to?: number;
+  /** Started at or after: Unix ms or an ISO 8601 date/time. */
+  readonly from?: number | string;
+  /** Started before: Unix ms or an ISO 8601 date/time. */
+  readonly to?: number | string;
   readonly cursor?: string;
   readonly limit?: number;
 }

@@ -74,20 +74,23 @@ export type RtmpPublishPayload = {
 };
 
 export type SessionFile = {
+  /** Object key in the bucket, fileNamePrefix included. */
   fileName: string;
   trackType: "audio" | "video" | "audio_and_video";
+  /** Recorded user; "0" in mix mode. */
   uid: string;
+  mixedAllUser: boolean;
   isPlayable: boolean;
-  /** Unix milliseconds. */
+  /** Start of the file. Unix milliseconds. */
   sliceStartTime: number;
-  /** Where the local bucket serves the file (development). */
+  /** A link a browser can play when this server serves the bucket (signed and expiring unless the bucket is public). */
   url?: string;
 };
 
 export type SessionEvent = {
   eventType: number;
   serviceType: number;
-  /** Unix milliseconds. */
+  /** Emitted. Unix milliseconds. */
   createdAt: number;
   details: { [key: string]: unknown };
 };
@@ -97,12 +100,21 @@ export type SessionWebhook = {
   eventType: number;
   serviceType: number;
   msgName: string;
-  /** Unix milliseconds. */
+  /** Emitted. Unix milliseconds. */
   createdAt: number;
   /** retrying: tried and failed, another attempt is scheduled; skipped: no webhook configured for the app. */
   delivery: "pending" | "retrying" | "delivered" | "failed" | "skipped";
-  attempts: number;
+  /** Every delivery attempt, oldest first. */
+  attempts: Array<{
+    /** Attempt. Unix milliseconds. */
+    at: number;
+    /** The receiver's answer; absent when none came. */
+    httpStatus?: number;
+    error?: string;
+  }>;
+  /** Delivered. Unix milliseconds. */
   deliveredAt?: number;
+  /** Next attempt, while retrying. Unix milliseconds. */
   nextAttemptAt?: number;
   lastError?: string;
   details: { [key: string]: unknown };
@@ -421,8 +433,9 @@ export type NcsIpResponse = {
 };
 
 export type SessionListResponse = {
-  /** Newest first. */
+  /** Newest first (start time, then sid). */
   sessions: Array<{
+    appId: string;
     sid: string;
     resourceId: string;
     cname: string;
@@ -432,19 +445,21 @@ export type SessionListResponse = {
     state: "live" | "stopping" | "ended";
     /** Session status (docs/recording-api.md): 4 and 5 mean recording; 6 and above mean ending or ended. */
     status: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 20;
-    /** Unix milliseconds. */
+    /** Start. Unix milliseconds. */
     startedAt: number;
-    /** Unix milliseconds, once ended. */
+    /** End, once ended. Unix milliseconds. */
     endedAt?: number;
+    /** Once stopping or ended. */
     endReason?: "stopped" | "idle" | "error" | "expired";
     uploadingStatus?: "uploaded" | "backuped" | "unknown";
     fileCount: number;
   }>;
-  /** Pass as `cursor` for the next page; absent on the last page. */
+  /** Pass as `cursor` for the next (older) page; absent on the last page. */
   nextCursor?: string;
 };
 
 export type SessionDetailResponse = {
+  appId: string;
   sid: string;
   resourceId: string;
   cname: string;
@@ -454,17 +469,39 @@ export type SessionDetailResponse = {
   state: "live" | "stopping" | "ended";
   /** Session status (docs/recording-api.md): 4 and 5 mean recording; 6 and above mean ending or ended. */
   status: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 20;
-  /** Unix milliseconds. */
+  /** Start. Unix milliseconds. */
   startedAt: number;
-  /** Unix milliseconds, once ended. */
+  /** End, once ended. Unix milliseconds. */
   endedAt?: number;
+  /** Once stopping or ended. */
   endReason?: "stopped" | "idle" | "error" | "expired";
   uploadingStatus?: "uploaded" | "backuped" | "unknown";
   fileCount: number;
-  /** The start clientRequest with every secret removed. */
+  /** The start clientRequest; each secret field that was sent reads "[redacted]" (storage keys, STS token, token, decryption secret and salt). */
   clientRequest: { [key: string]: unknown };
+  /** storageConfig.bucket of the start request. */
+  bucket: string;
+  /** Stop requested, while stopping. Unix milliseconds. */
+  stopRequestedAt?: number;
+  /** Start of the first slice, once recording. Unix milliseconds. */
+  sliceStartTime?: number;
+  /** Web mode: the page capture is paused. */
+  onhold: boolean;
+  /** Web mode: CDN push outputs. */
+  rtmp: Array<{
+    rtmpUrl: string;
+    status: "connecting" | "publishing" | "onhold" | "disconnected";
+  }>;
+  statusHistory: Array<{
+    /** live: recording; stopping: stop requested, uploads finishing; ended. */
+    state: "live" | "stopping" | "ended";
+    /** Session status (docs/recording-api.md): 4 and 5 mean recording; 6 and above mean ending or ended. */
+    status: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 20;
+    /** When it changed. Unix milliseconds. */
+    at: number;
+  }>;
   files: Array<SessionFile>;
-  /** Events the control plane emitted. */
+  /** Events the control plane emitted, oldest first. */
   events: Array<SessionEvent>;
   /** Every notification of the session, in sequence, with its delivery state. */
   webhooks: Array<SessionWebhook>;

@@ -11,6 +11,16 @@ function same(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** True when the request carries the customer's Basic credentials; throws when it carries other Basic ones. */
+export function isCustomer(req: FastifyRequest, customer: { readonly id: string; readonly secret: string }): boolean {
+  const header = req.headers.authorization;
+  if (!header || !/^Basic\s/i.test(header)) return false;
+  const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
+  const i = decoded.indexOf(':');
+  if (i > 0 && same(decoded.slice(0, i), customer.id) && same(decoded.slice(i + 1), customer.secret)) return true;
+  throw new ChannelError('unauthorized', 'the Basic credentials are not the customer id and secret');
+}
+
 /**
  * Who may read a channel's membership: the recording API's customer (HTTP Basic), or a participant-to-be holding
  * an RTC token for the channel (Bearer header or `token` query, with its `uid` query), or anyone when the app has
@@ -24,12 +34,7 @@ export function authorizeRead(
   nowSec: number,
 ): void {
   const header = req.headers.authorization;
-  if (header && /^Basic\s/i.test(header)) {
-    const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
-    const i = decoded.indexOf(':');
-    if (i > 0 && same(decoded.slice(0, i), customer.id) && same(decoded.slice(i + 1), customer.secret)) return;
-    throw new ChannelError('unauthorized', 'the Basic credentials are not the customer id and secret');
-  }
+  if (isCustomer(req, customer)) return;
   if (app.appCertificate === undefined) return;
   const query = req.query as Record<string, unknown>;
   const token = bearerToken(header, query.token);

@@ -6,7 +6,7 @@ import { ChannelError, isChannelError, type ChannelErrorCode } from '../errors.t
 import type { ChannelEvent } from '../membership/index.ts';
 import { redirectLocation, type ChannelDirectory, type Placement } from '../placement/index.ts';
 import { parseCname, parseProfile, parseUid } from './params.ts';
-import { authorizeRead } from './routes-auth.ts';
+import { authorizeRead, isCustomer } from './routes-auth.ts';
 import type { Sfu } from '../sfu.ts';
 
 export interface RouteDeps {
@@ -189,6 +189,20 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
       throw new ChannelError('session_not_found', 'no such session (it ended or never existed)');
     }
     return reply.code(200).headers(CORS).send();
+  });
+
+  // Every channel of an app with someone in it (the console's channel list): the customer's credentials only.
+  app.get<{ Params: { appId: string } }>('/rtc/v1/apps/:appId/channels', async (req, reply) => {
+    const chApp = sfu.app(req.params.appId);
+    if (!isCustomer(req, deps.customer)) {
+      throw new ChannelError('unauthorized', 'send the customer credentials (HTTP Basic) to list channels');
+    }
+    const channels = sfu.membership
+      .channels()
+      .filter((c) => c.appId === chApp.appId)
+      .map((c) => publicSnapshot(sfu, c.appId, c.cname))
+      .filter((c) => c.exists);
+    return reply.headers(CORS).send({ appId: chApp.appId, channels });
   });
 
   app.get<{ Params: Params }>('/rtc/v1/apps/:appId/channels/:cname', async (req, reply) => {

@@ -6,8 +6,9 @@ import type { RecordingService } from '../service.ts';
 import type { Authenticator } from './basic-auth.ts';
 import { createErrorHandler } from './errors-handler.ts';
 import type { RateLimiter } from '../../http/index.ts';
+import type { SessionReader } from '../sessions/index.ts';
+import { registerSessionRoutes } from './sessions-routes.ts';
 import { acquireBody, queryJson, sessionBody, stopAnswer } from './responses.ts';
-import { registerSessionRoutes, type SessionsDeps } from './sessions.ts';
 
 export interface ApiDeps {
   readonly service: RecordingService;
@@ -15,8 +16,8 @@ export interface ApiDeps {
   readonly limiter: RateLimiter;
   readonly notifier: RecordingNotifier;
   readonly log: Logger;
-  /** reeltime's sessions API (an extension); absent: not served. */
-  readonly sessions?: SessionsDeps;
+  /** The sessions API (reeltime's extension); absent, its routes are not registered. */
+  readonly sessions?: SessionReader;
 }
 
 interface AppParams {

@@ -114,11 +114,14 @@ export const ServiceErrorSchema = Type.Object({
   reason: Type.String(),
 });
 
-// reeltime's sessions API (an extension, not the hosted service's): every session, live or ended.
+// reeltime's sessions API (an extension, not the hosted service's; docs/recording-api.md, "Sessions"): every
+// session, live or ended. Optional fields are absent, never null, as in the hosted service's bodies.
+const UnixMs = (description: string) => Type.Integer({ description: `${description} Unix milliseconds.` });
 export const SessionStateSchema = oneOf(['live', 'stopping', 'ended'] as const, {
   description: 'live: recording; stopping: stop requested, uploads finishing; ended.',
 });
 export const SessionSummarySchema = Type.Object({
+  appId: Type.String(),
   sid: Type.String(),
   resourceId: Type.String(),
   cname: Type.String(),
@@ -126,29 +129,42 @@ export const SessionSummarySchema = Type.Object({
   mode: oneOf(['individual', 'mix', 'web'] as const),
   state: SessionStateSchema,
   status: RecordingStatusSchema,
-  startedAt: Type.Integer({ description: 'Unix milliseconds.' }),
-  endedAt: Type.Optional(Type.Integer({ description: 'Unix milliseconds, once ended.' })),
-  endReason: Type.Optional(oneOf(['stopped', 'idle', 'error', 'expired'] as const)),
+  startedAt: UnixMs('Start.'),
+  endedAt: Type.Optional(UnixMs('End, once ended.')),
+  endReason: Type.Optional(oneOf(['stopped', 'idle', 'error', 'expired'] as const, { description: 'Once stopping or ended.' })),
   uploadingStatus: Type.Optional(UploadingStatusSchema),
   fileCount: Type.Integer(),
 });
 export const SessionListResponseSchema = Type.Object({
-  sessions: Type.Array(SessionSummarySchema, { description: 'Newest first.' }),
-  nextCursor: Type.Optional(Type.String({ description: 'Pass as `cursor` for the next page; absent on the last page.' })),
+  sessions: Type.Array(SessionSummarySchema, { description: 'Newest first (start time, then sid).' }),
+  nextCursor: Type.Optional(Type.String({ description: 'Pass as `cursor` for the next (older) page; absent on the last page.' })),
 });
 export const SessionFileSchema = Type.Object({
-  fileName: Type.String(),
+  fileName: Text('Object key in the bucket, fileNamePrefix included.'),
   trackType: oneOf(['audio', 'video', 'audio_and_video'] as const),
-  uid: Type.String(),
+  uid: Text('Recorded user; "0" in mix mode.'),
+  mixedAllUser: Type.Boolean(),
   isPlayable: Type.Boolean(),
-  sliceStartTime: Type.Integer({ description: 'Unix milliseconds.' }),
-  url: Type.Optional(Type.String({ description: 'Where the local bucket serves the file (development).' })),
+  sliceStartTime: UnixMs('Start of the file.'),
+  url: Type.Optional(Text('A link a browser can play when this server serves the bucket (signed and expiring unless the bucket is public).')),
 });
+/** One change of the session's lifecycle state or status, oldest first. */
+export const SessionStatusChangeSchema = Type.Object({
+  state: SessionStateSchema,
+  status: RecordingStatusSchema,
+  at: UnixMs('When it changed.'),
+});
+/** An event the control plane emitted (the recorders' own events are among the webhooks). */
 export const SessionEventSchema = Type.Object({
   eventType: Type.Integer(),
   serviceType: Type.Integer(),
-  createdAt: Type.Integer({ description: 'Unix milliseconds.' }),
+  createdAt: UnixMs('Emitted.'),
   details: Type.Object({}, { additionalProperties: true }),
+});
+export const WebhookAttemptSchema = Type.Object({
+  at: UnixMs('Attempt.'),
+  httpStatus: Type.Optional(Type.Integer({ description: 'The receiver\'s answer; absent when none came.' })),
+  error: Type.Optional(Type.String()),
 });
 /** One webhook (notification) of the session and where its delivery stands. */
 export const SessionWebhookSchema = Type.Object({
@@ -156,21 +172,32 @@ export const SessionWebhookSchema = Type.Object({
   eventType: Type.Integer(),
   serviceType: Type.Integer(),
   msgName: Type.String(),
-  createdAt: Type.Integer({ description: 'Unix milliseconds.' }),
+  createdAt: UnixMs('Emitted.'),
   delivery: oneOf(['pending', 'retrying', 'delivered', 'failed', 'skipped'] as const, {
     description: 'retrying: tried and failed, another attempt is scheduled; skipped: no webhook configured for the app.',
   }),
-  attempts: Type.Integer(),
-  deliveredAt: Type.Optional(Type.Integer()),
-  nextAttemptAt: Type.Optional(Type.Integer()),
+  attempts: Type.Array(WebhookAttemptSchema, { description: 'Every delivery attempt, oldest first.' }),
+  deliveredAt: Type.Optional(UnixMs('Delivered.')),
+  nextAttemptAt: Type.Optional(UnixMs('Next attempt, while retrying.')),
   lastError: Type.Optional(Type.String()),
   details: Type.Object({}, { additionalProperties: true }),
 });
 export const SessionDetailResponseSchema = Type.Object({
   ...SessionSummarySchema.properties,
-  clientRequest: Type.Object({}, { additionalProperties: true, description: 'The start clientRequest with every secret removed.' }),
+  clientRequest: Type.Object({}, {
+    additionalProperties: true,
+    description: 'The start clientRequest; each secret field that was sent reads "[redacted]" (storage keys, STS token, token, decryption secret and salt).',
+  }),
+  bucket: Text('storageConfig.bucket of the start request.'),
+  stopRequestedAt: Type.Optional(UnixMs('Stop requested, while stopping.')),
+  sliceStartTime: Type.Optional(UnixMs('Start of the first slice, once recording.')),
+  onhold: Type.Boolean({ description: 'Web mode: the page capture is paused.' }),
+  rtmp: Type.Array(Type.Object({ rtmpUrl: Type.String(), status: oneOf(['connecting', 'publishing', 'onhold', 'disconnected'] as const) }), {
+    description: 'Web mode: CDN push outputs.',
+  }),
+  statusHistory: Type.Array(SessionStatusChangeSchema),
   files: Type.Array(SessionFileSchema),
-  events: Type.Array(SessionEventSchema, { description: 'Events the control plane emitted.' }),
+  events: Type.Array(SessionEventSchema, { description: 'Events the control plane emitted, oldest first.' }),
   webhooks: Type.Array(SessionWebhookSchema, { description: 'Every notification of the session, in sequence, with its delivery state.' }),
 });
 
@@ -178,6 +205,9 @@ export type SessionSummary = Static<typeof SessionSummarySchema>;
 export type SessionListResponse = Static<typeof SessionListResponseSchema>;
 export type SessionDetailResponse = Static<typeof SessionDetailResponseSchema>;
 export type SessionWebhook = Static<typeof SessionWebhookSchema>;
+export type SessionFile = Static<typeof SessionFileSchema>;
+export type SessionStatusChange = Static<typeof SessionStatusChangeSchema>;
+export type SessionEvent = Static<typeof SessionEventSchema>;
 
 export type AcquireResponse = Static<typeof AcquireResponseSchema>;
 export type SessionResponse = Static<typeof SessionResponseSchema>;

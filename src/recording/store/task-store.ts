@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/index.ts';
+import type { RecordingStatus } from '../dispatch/types.ts';
 import { TaskConflictError } from '../lifecycle/errors.ts';
 import { hasSession, type Task } from '../lifecycle/task.ts';
 
@@ -12,6 +13,38 @@ export interface StoredEvent {
   readonly serviceType: number;
   readonly details: Readonly<Record<string, unknown>>;
   readonly createdAt: number;
+}
+
+/** One row of a session's status history (docs/recording-api.md, "Sessions"). */
+export interface StatusChange {
+  /** Lifecycle state after the change. */
+  readonly state: 'live' | 'stopping' | 'ended';
+  /** serverResponse.status after the change. */
+  readonly status: RecordingStatus;
+  readonly at: number;
+}
+
+/** Filters of the sessions list; `before` continues a page (newest first). */
+export interface SessionQuery {
+  readonly appId: string;
+  readonly cname?: string;
+  readonly state?: 'live' | 'stopping' | 'ended';
+  readonly mode?: string;
+  /** Started at or after / before (ms). */
+  readonly from?: number;
+  readonly to?: number;
+  /** Position after which the page starts: sessions started before it (ties broken by sid). */
+  readonly before?: { readonly startedAt: number; readonly sid: string };
+  readonly limit: number;
+}
+
+const sessionColumns = (t: Task) =>
+  t.kind === 'issued' ? { mode: null, started_at: null } : { mode: t.session.mode, started_at: t.session.startedAt };
+
+/** The state and status a task shows in its history, or undefined before a session exists. */
+function statusOf(t: Task | undefined): StatusChange | undefined {
+  if (!t || t.kind === 'issued') return undefined;
+  return { state: t.kind, status: t.session.status, at: 0 };
 }
 
 const activeKey = (t: Task): string | null =>
@@ -41,12 +74,13 @@ export class TaskStore {
         expires_at: task.resource.expiresAt,
         updated_at: now,
         data: JSON.stringify(task),
+        ...sessionColumns(task),
       })
       .execute();
   }
 
   /** Saves a new state of an existing task; throws TaskConflictError when another session holds cname+uid. */
-  async save(task: Task, now: number): Promise<void> {
+  async save(task: Task, now: number, before?: Task): Promise<void> {
     try {
       await this.db
         .updateTable('recording_tasks')
@@ -56,6 +90,7 @@ export class TaskStore {
           active_key: activeKey(task),
           updated_at: now,
           data: JSON.stringify(task),
+          ...sessionColumns(task),
         })
         .where('resource_id', '=', task.resource.resourceId)
         .execute();
@@ -63,6 +98,58 @@ export class TaskStore {
       if (isUniqueViolation(e)) throw new TaskConflictError();
       throw e;
     }
+    const was = statusOf(before);
+    const is = statusOf(task);
+    if (is && task.kind !== 'issued' && (!was || was.state !== is.state || was.status !== is.status)) {
+      await this.db
+        .insertInto('recording_status_changes')
+        .values({ id: randomUUID(), sid: task.session.sid, kind: is.state, status: is.status, at: now })
+        .execute();
+    }
+  }
+
+  /** Every state or status change of a session, oldest first. */
+  async statusHistory(sid: string): Promise<StatusChange[]> {
+    const rows = await this.db
+      .selectFrom('recording_status_changes')
+      .select(['kind', 'status', 'at'])
+      .where('sid', '=', sid)
+      .orderBy('at')
+      .execute();
+    return rows.map((r) => ({ state: r.kind as StatusChange['state'], status: Number(r.status) as RecordingStatus, at: Number(r.at) }));
+  }
+
+  /** Sessions of an app, newest first, at most `limit` (docs/recording-api.md, "Sessions"). */
+  async listSessions(q: SessionQuery): Promise<Task[]> {
+    let s = this.db
+      .selectFrom('recording_tasks')
+      .select('data')
+      .where('app_id', '=', q.appId)
+      .where('started_at', 'is not', null);
+    if (q.cname !== undefined) s = s.where('cname', '=', q.cname);
+    if (q.state !== undefined) s = s.where('kind', '=', q.state);
+    if (q.mode !== undefined) s = s.where('mode', '=', q.mode);
+    if (q.from !== undefined) s = s.where('started_at', '>=', q.from);
+    if (q.to !== undefined) s = s.where('started_at', '<', q.to);
+    const b = q.before;
+    if (b) {
+      s = s.where((eb) =>
+        eb.or([eb('started_at', '<', b.startedAt), eb.and([eb('started_at', '=', b.startedAt), eb('sid', '<', b.sid)])]),
+      );
+    }
+    const rows = await s.orderBy('started_at', 'desc').orderBy('sid', 'desc').limit(q.limit).execute();
+    return rows.map((r) => JSON.parse(r.data) as Task);
+  }
+
+  /** The task holding a session id, whatever its state. */
+  async bySid(appId: string, sid: string): Promise<Task | undefined> {
+    const row = await this.db
+      .selectFrom('recording_tasks')
+      .select('data')
+      .where('sid', '=', sid)
+      .where('app_id', '=', appId)
+      .executeTakeFirst();
+    return row ? (JSON.parse(row.data) as Task) : undefined;
   }
 
   async get(resourceId: string): Promise<Task | undefined> {
@@ -105,19 +192,6 @@ export class TaskStore {
       .where('kind', 'in', ['live', 'stopping'])
       .execute();
     return rows.map((r) => JSON.parse(r.data) as Task);
-  }
-
-  /** Every task of an app that has (or had) a session, optionally of one channel (the sessions API). */
-  async sessionsOf(appId: string, cname?: string): Promise<Task[]> {
-    let q = this.db.selectFrom('recording_tasks').select('data').where('app_id', '=', appId).where('kind', '!=', 'issued');
-    if (cname !== undefined) q = q.where('cname', '=', cname);
-    return (await q.execute()).map((r) => JSON.parse(r.data) as Task);
-  }
-
-  /** The task of a session by its sid, whatever its state. */
-  async bySid(sid: string): Promise<Task | undefined> {
-    const row = await this.db.selectFrom('recording_tasks').select('data').where('sid', '=', sid).executeTakeFirst();
-    return row ? (JSON.parse(row.data) as Task) : undefined;
   }
 
   async addEvent(e: StoredEvent): Promise<void> {

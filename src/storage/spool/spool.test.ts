@@ -42,6 +42,8 @@ function settings(dir: string, over: Partial<StorageSettings> = {}): StorageSett
     endpoints: { 1: s3.url },
     bucketDir: join(dir, 'bucket'),
     serveBucket: true,
+    bucketPublic: true,
+    signedUrlTtlSeconds: 3600,
     spoolDir: join(dir, 'spool'),
     spoolMaxBytes: 100 * 1024 * 1024,
     concurrency: 3,

@@ -13,6 +13,8 @@ const config = (over: Partial<StorageSettings> = {}): StorageSettings => ({
   endpoints: {},
   bucketDir: '/data/bucket',
   serveBucket: true,
+  bucketPublic: true,
+  signedUrlTtlSeconds: 3600,
   spoolDir: '/data/spool',
   spoolMaxBytes: 1 << 30,
   concurrency: 2,

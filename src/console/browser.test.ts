@@ -1,0 +1,141 @@
+// The console in headless Chromium against a whole reeltime with the real individual recorder: sign in, see a
+// synthetic publisher, record it from the form, stop, play the HLS it produced, read the event timeline.
+// With REELTIME_SCREENSHOTS=1, screenshots of each view go to docs/images/console-*.png (docs/console.md); by default
+// the run leaves the committed images alone.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { startHarness } from '../recorders/individual/testing/harness.ts';
+import { launchTestChromium } from '../testing/chromium.ts';
+
+const IMAGES = new URL('../../docs/images/', import.meta.url).pathname;
+const COLOUR = { r: 0xe0, g: 0x30, b: 0x30 };
+
+async function shot(page: Page, name: string): Promise<void> {
+  if (!process.env.REELTIME_SCREENSHOTS) return;
+  mkdirSync(IMAGES, { recursive: true });
+  await page.screenshot({ path: `${IMAGES}console-${name}.png`, type: 'png' });
+}
+
+test('console: sign in, see a publisher, record it (individual), stop, play the HLS, read the event timeline', async () => {
+  const h = await startHarness();
+  const browser = await launchTestChromium();
+  try {
+    const cname = 'console-demo';
+    await h.publish({ cname, uid: 501, color: '#e03030', toneHz: 440, codec: 'h264' });
+    const page = await browser.context.newPage();
+    await page.setViewportSize({ width: 1280, height: 720 });
+    // Screenshots in the dark scheme; the phone-sized one at the end in the light one.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const failures: string[] = [];
+    page.on('pageerror', (e) => failures.push(e.message));
+
+    await page.goto(`${h.server.url}/`);
+    await page.waitForSelector('#signin');
+    assert.equal(await page.locator('.boot').count(), 0);
+    await page.fill('input[name=customerId]', 'test-customer');
+    await page.fill('input[name=customerSecret]', 'wrong-secret');
+    await page.click('#signin button.primary');
+    await page.waitForSelector('#signin pre.error');
+    assert.match(await page.textContent('#signin pre.error') ?? '', /401[\s\S]*Invalid authentication credentials/);
+    await shot(page, 'signin');
+    await page.fill('input[name=customerSecret]', 'test-secret');
+    await page.click('#signin button.primary');
+
+    // The publisher appears with its two tracks.
+    const card = `.channel[data-cname="${cname}"]`;
+    await page.waitForSelector(`${card} .participant[data-uid="501"] .badge >> text=h264`, { timeout: 20000 });
+    assert.match((await page.textContent(`${card} .participant[data-uid="501"]`)) ?? '', /opus/);
+    await shot(page, 'channels');
+
+    // Mix is refused until that mode lands here; the form shows the API's body.
+    await page.click(`${card} button.primary`);
+    await page.waitForSelector('#record-form');
+    await page.click('#record-form .seg button >> text=mix');
+    assert.match((await page.textContent('#curl-start')) ?? '', /mixedVideoLayout/);
+    await shot(page, 'record-mix');
+    await page.click('#record-send');
+    const outcome = await Promise.race([
+      page.waitForSelector('#record-form pre.error', { timeout: 30000 }).then(() => 'refused'),
+      page.waitForSelector('#session', { timeout: 30000 }).then(() => 'started'),
+    ]);
+    if (outcome === 'refused') {
+      const body = (await page.textContent('#record-form pre.error')) ?? '';
+      assert.match(body, /HTTP 400[\s\S]*"code": 2[\s\S]*mix/);
+      await page.locator('#record-form pre.error').scrollIntoViewIfNeeded();
+      await shot(page, 'record-mix-refused');
+    } else {
+      // Once a mix recorder is registered the form starts it: stop it and come back to the form.
+      await page.waitForSelector('#stop');
+      await page.click('#stop');
+      await page.waitForSelector('#session[data-state="ended"]', { timeout: 60000 });
+      await page.click('nav.tabs a >> text=Channels');
+      await page.click(`${card} button.primary`);
+    }
+    await page.click('#record-form .seg button >> text=individual');
+    await page.waitForFunction(() => (document.querySelector('input[name=token]') as HTMLInputElement | null)?.value.length);
+    const curl = (await page.textContent('#curl-start')) ?? '';
+    assert.match(curl, /\/mode\/individual\/start/);
+    assert.match(curl, /"avFileType":\["hls"\]/);
+    await shot(page, 'record');
+    await page.click('#record-send');
+
+    // The session page: status reaches recording (5).
+    await page.waitForSelector('#session[data-status="5"]', { timeout: 30000 });
+    await shot(page, 'session-live');
+    // Let a few slices reach the bucket, then stop from the page.
+    await page.waitForTimeout(7000);
+    await page.click('#stop');
+    await page.waitForSelector('#session[data-state="ended"]', { timeout: 60000 });
+    const history = await page.$$eval('#status-history li', (lis) => lis.map((l) => l.getAttribute('data-status')));
+    assert.equal(history[0], '0');
+    assert.ok(history.includes('5') && history.includes('8'), history.join());
+
+    // Per-user player: the publisher's video plays from the local bucket through hls.js.
+    const video = '#playback figure[data-player="uid 501"] video';
+    await page.waitForSelector(video);
+    await page.waitForFunction((sel) => (document.querySelector(sel) as HTMLVideoElement).readyState >= 2, video, { timeout: 30000 });
+    await page.evaluate((sel) => (document.querySelector(sel) as HTMLVideoElement).play(), video);
+    await page.waitForFunction((sel) => (document.querySelector(sel) as HTMLVideoElement).currentTime > 1, video, { timeout: 30000 });
+    const first = await page.evaluate((sel) => (document.querySelector(sel) as HTMLVideoElement).currentTime, video);
+    await page.waitForFunction(([sel, t]) => (document.querySelector(sel as string) as HTMLVideoElement).currentTime > (t as number) + 0.5, [video, first] as const, { timeout: 30000 });
+    const pixel = await page.evaluate((sel) => {
+      const v = document.querySelector(sel) as HTMLVideoElement;
+      const c = document.createElement('canvas');
+      c.width = v.videoWidth;
+      c.height = v.videoHeight;
+      const g = c.getContext('2d')!;
+      g.drawImage(v, 0, 0);
+      const d = g.getImageData(Math.floor(c.width * 0.75), Math.floor(c.height * 0.75), 1, 1).data;
+      return { r: d[0]!, g: d[1]!, b: d[2]!, w: c.width };
+    }, video);
+    assert.ok(pixel.w > 0);
+    for (const k of ['r', 'g', 'b'] as const) assert.ok(Math.abs(pixel[k] - COLOUR[k]) < 40, `pixel ${JSON.stringify(pixel)}`);
+    await page.evaluate((sel) => (document.querySelector(sel) as HTMLVideoElement).pause(), video);
+
+    // The webhook timeline: every event delivered to the harness's receiver.
+    await page.waitForFunction(() => {
+      const items = Array.from(document.querySelectorAll("#timeline li"));
+      return items.length > 0 && items.some((li) => li.textContent?.includes('session_exit'));
+    }, undefined, { timeout: 20000 });
+    assert.match((await page.textContent('#timeline')) ?? '', /delivered/);
+    await shot(page, 'session');
+    await page.evaluate(() => document.querySelector('#files')?.scrollIntoView());
+    await shot(page, 'session-events');
+
+    await page.click('nav.tabs a >> text=Recordings');
+    await page.waitForSelector('#sessions tr[data-sid]');
+    assert.match((await page.textContent('#sessions')) ?? '', /console-demo[\s\S]*individual[\s\S]*ended/);
+    await shot(page, 'recordings');
+
+    // A phone-sized view stays usable.
+    await page.setViewportSize({ width: 390, height: 800 });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await shot(page, 'recordings-phone');
+    assert.deepEqual(failures, []);
+  } finally {
+    await browser.close();
+    await h.close();
+  }
+});

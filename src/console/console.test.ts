@@ -1,0 +1,125 @@
+// The console's server side: page, scripts and npm files served locally; settings; the channel list it reads; the
+// bodies its record form builds are accepted by the recording API in every mode.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { allDoubles, TEST_APP_ID, TEST_AUTH } from '../recording/testing/index.ts';
+import { startTestServer } from '../testing/index.ts';
+
+// The page's own module (plain JS for the browser, typed by bodies.d.ts), loaded as the page loads it.
+const { acquireBody, curlCommands, defaultForm, startBody, updateTemplate } = await import('./page/bodies.js');
+type RecordForm = Parameters<typeof startBody>[0];
+
+test('console: page at /, scripts and vendor files from node_modules, settings without secrets unless generated in development', async () => {
+  const s = await startTestServer({ recorders: allDoubles() });
+  try {
+    const page = await fetch(`${s.url}/`);
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    assert.match(html, /<script type="module" src="\/console\/app\.js">/);
+    // Every script the page imports is served here: nothing comes from another origin.
+    assert.doesNotMatch(html, /https?:\/\//);
+    for (const path of ['/console/app.js', '/console/style.css', '/console/vendor/preact.mjs', '/console/vendor/hooks.mjs', '/console/vendor/htm.mjs', '/console/vendor/hls.mjs']) {
+      const r = await fetch(`${s.url}${path}`);
+      assert.equal(r.status, 200, path);
+      assert.ok((await r.text()).length > 100, path);
+    }
+    assert.equal((await fetch(`${s.url}/console/vendor/../../package.json`)).status, 404);
+    // Configured credentials are never handed out.
+    const settings = (await (await fetch(`${s.url}/console/settings.json`)).json()) as Record<string, unknown>;
+    assert.deepEqual(settings, { env: 'development', appId: TEST_APP_ID, devCredentials: null, devTokens: true });
+  } finally {
+    await s.close();
+  }
+});
+
+test('production: the sessions API hands out signed file URLs', async () => {
+  const s = await startTestServer({
+    recorders: allDoubles(),
+    env: { REELTIME_ENV: 'production' },
+    values: { recording: { rateLimitPerSecond: 0 }, storage: { routeAllToLocal: true, serveBucket: true } },
+  });
+  try {
+    const rec = `${s.url}/v1/apps/${TEST_APP_ID}/cloud_recording`;
+    const f = { ...defaultForm({ cname: 'signed', profile: null }), mode: 'mix' as const };
+    const call = async (path: string, body?: unknown) =>
+      (await (
+        await fetch(`${rec}${path}`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: { authorization: TEST_AUTH, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        })
+      ).json()) as Record<string, unknown>;
+    const rid = (await call('/acquire', acquireBody(f))).resourceId as string;
+    const sid = (await call(`/resourceid/${rid}/mode/mix/start`, startBody(f))).sid as string;
+    let files: { url: string }[] = [];
+    for (let i = 0; i < 200 && files.length === 0; i++) {
+      files = (await call(`/sessions/${sid}`)).files as { url: string }[];
+      if (files.length === 0) await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.ok(files.length > 0);
+    assert.match(files[0]!.url, /\/bucket\/recordings\/.+\?expires=\d+&signature=[\w-]+$/);
+  } finally {
+    await s.close();
+  }
+});
+
+test('console: generated development credentials are prefilled; production never', async () => {
+  const env = { REELTIME_APP_ID: '', REELTIME_APP_CERTIFICATE: '', REELTIME_CUSTOMER_ID: '', REELTIME_CUSTOMER_SECRET: '' };
+  const dev = await startTestServer({ recorders: allDoubles(), env });
+  try {
+    const settings = (await (await fetch(`${dev.url}/console/settings.json`)).json()) as { devCredentials: Record<string, string> };
+    assert.deepEqual(settings.devCredentials, { customerId: dev.config.customerId, customerSecret: dev.config.customerSecret });
+  } finally {
+    await dev.close();
+  }
+  const prod = await startTestServer({ recorders: allDoubles(), env: { REELTIME_ENV: 'production' } });
+  try {
+    const settings = (await (await fetch(`${prod.url}/console/settings.json`)).json()) as Record<string, unknown>;
+    assert.equal(settings.devCredentials, null);
+    assert.equal(settings.devTokens, false);
+  } finally {
+    await prod.close();
+  }
+});
+
+test('channel list: customer credentials only; the record form bodies start a session in every mode', async () => {
+  const s = await startTestServer({ recorders: allDoubles(), values: { recording: { rateLimitPerSecond: 0 } } });
+  try {
+    const list = `${s.url}/rtc/v1/apps/${TEST_APP_ID}/channels`;
+    assert.equal((await fetch(list)).status, 401);
+    assert.equal((await fetch(list, { headers: { authorization: `Basic ${btoa('test-customer:nope')}` } })).status, 401);
+    const ok = await fetch(list, { headers: { authorization: TEST_AUTH } });
+    assert.deepEqual(await ok.json(), { appId: TEST_APP_ID, channels: [] });
+
+    const rec = `${s.url}/v1/apps/${TEST_APP_ID}/cloud_recording`;
+    const post = async (path: string, body: unknown) => {
+      const r = await fetch(`${rec}${path}`, { method: 'POST', headers: { authorization: TEST_AUTH, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+    };
+    const forms: RecordForm[] = [
+      { ...defaultForm({ cname: 'c1', profile: 'communication' }), mode: 'individual' },
+      { ...defaultForm({ cname: 'c2', profile: 'live' }), mode: 'mix', layout: 2, avFileType: 'hls+mp4' },
+      { ...defaultForm({ cname: 'c3', profile: null }), mode: 'web', url: 'https://example.com/page', onhold: true },
+      { ...defaultForm({ cname: 'c4', profile: null }), mode: 'web', url: 'https://example.com/page', rtmpUrl: 'rtmp://127.0.0.1/live/x' },
+    ];
+    for (const f of forms) {
+      const acquired = await post('/acquire', acquireBody(f));
+      assert.equal(acquired.status, 200, JSON.stringify(acquired.body));
+      const started = await post(`/resourceid/${acquired.body.resourceId as string}/mode/${f.mode}/start`, startBody(f));
+      assert.equal(started.status, 200, `${f.mode}: ${JSON.stringify(started.body)}`);
+      const curl = curlCommands(s.url, `/v1/apps/${TEST_APP_ID}/cloud_recording`, f);
+      assert.ok(curl.start.includes(JSON.stringify(startBody(f))));
+      assert.ok(!curl.start.includes('test-secret'));
+      // The session page's update box starts from a body the API accepts.
+      const sid = started.body.sid as string;
+      const upd = await post(`/resourceid/${acquired.body.resourceId as string}/sid/${sid}/mode/${f.mode}/update`, {
+        cname: f.cname,
+        uid: f.uid,
+        clientRequest: updateTemplate({ mode: f.mode, onhold: f.onhold }),
+      });
+      assert.equal(upd.status, 200, `${f.mode} update: ${JSON.stringify(upd.body)}`);
+    }
+  } finally {
+    await s.close();
+  }
+});

@@ -1,0 +1,13 @@
+import type { ReeltimeModule, ServerContext } from '../server/module.ts';
+import { registerConsoleRoutes } from './routes.ts';
+
+/** The console page (docs/console.md): served by processes with the api role; it talks only to public APIs. */
+export function createConsoleModule(ctx: ServerContext): ReeltimeModule {
+  return {
+    name: 'console',
+    register(app) {
+      if (ctx.roles.has('api')) registerConsoleRoutes(app, ctx.config);
+    },
+    close() {},
+  };
+}

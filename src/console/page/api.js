@@ -1,0 +1,45 @@
+// Every call the console makes: the public recording, sessions and channel APIs with the signed-in credentials.
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(typeof body === 'object' && body ? body.reason ?? body.message ?? `HTTP ${status}` : `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+export function createApi({ appId, customerId, customerSecret }) {
+  const auth = `Basic ${btoa(`${customerId}:${customerSecret}`)}`;
+  const rec = `/v1/apps/${encodeURIComponent(appId)}/cloud_recording`;
+  async function call(method, path, body) {
+    const res = await fetch(path, {
+      method,
+      headers: { authorization: auth, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+    const text = await res.text();
+    let parsed;
+    try {
+      parsed = text ? JSON.parse(text) : {};
+    } catch {
+      parsed = text;
+    }
+    if (!res.ok) throw new ApiError(res.status, parsed);
+    return parsed;
+  }
+  const session = (rid, sid, mode) => `${rec}/resourceid/${encodeURIComponent(rid)}/sid/${sid}/mode/${mode}`;
+  return {
+    appId,
+    recordingBase: rec,
+    sessions: (params) => call('GET', `${rec}/sessions?${new URLSearchParams(params)}`),
+    session: (sid) => call('GET', `${rec}/sessions/${encodeURIComponent(sid)}`),
+    acquire: (body) => call('POST', `${rec}/acquire`, body),
+    start: (rid, mode, body) => call('POST', `${rec}/resourceid/${encodeURIComponent(rid)}/mode/${mode}/start`, body),
+    update: (rid, sid, mode, body) => call('POST', `${session(rid, sid, mode)}/update`, body),
+    updateLayout: (rid, sid, mode, body) => call('POST', `${session(rid, sid, mode)}/updateLayout`, body),
+    stop: (rid, sid, mode, body) => call('POST', `${session(rid, sid, mode)}/stop`, body),
+    channels: () => call('GET', `/rtc/v1/apps/${encodeURIComponent(appId)}/channels`),
+    /** Development only: the stand-in token server of /rtc/ (POST /rtc/v1/dev/token). */
+    devToken: (cname, uid) => call('POST', '/rtc/v1/dev/token', { cname, uid, role: 'subscriber' }),
+  };
+}

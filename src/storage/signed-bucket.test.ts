@@ -1,0 +1,94 @@
+// Who may read recordings: the local bucket in production answers only signed, unexpired links (docs/storage.md).
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { ManualClock } from '../clock/index.ts';
+import { startTestServer } from '../testing/index.ts';
+import type { StorageModule } from './module.ts';
+import { signPlaylist, urlSigningKey } from './signed-url.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'reeltime-signed-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const storageOf = (s: { modules: readonly { name: string }[] }) => s.modules.find((m) => m.name === 'storage') as StorageModule;
+const T0 = Date.UTC(2026, 0, 1, 12);
+
+test('production: unsigned, tampered and expired links are refused; signed ones play, with ranges and signed playlists', async () => {
+  const clock = new ManualClock(T0);
+  // Production defaults (bucketPublic false), with recordings still routed to the local bucket it serves.
+  const s = await startTestServer({
+    clock,
+    env: { REELTIME_ENV: 'production' },
+    values: { storage: { routeAllToLocal: true, serveBucket: true, signedUrlTtlSeconds: 600 } },
+  });
+  try {
+    assert.equal(s.config.storage.bucketPublic, false);
+    const storage = storageOf(s);
+    const session = await storage.openSession({
+      sid: 'sidP',
+      appId: s.config.appId,
+      cname: 'room',
+      uid: '1',
+      storage: { vendor: 1, region: 0, bucket: 'rec', accessKey: 'ak', secretKey: 'sk', fileNamePrefix: ['d'] },
+    });
+    const segment = Buffer.from(Array.from({ length: 4000 }, (_, i) => i % 251));
+    const files: Record<string, Buffer> = {
+      'p.m3u8': Buffer.from('#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2.0,\np_0.ts\n#EXT-X-ENDLIST\n'),
+      'p_0.ts': segment,
+    };
+    for (const [name, data] of Object.entries(files)) {
+      const p = join(work, name);
+      writeFileSync(p, data);
+      assert.ok((await session.enqueue(p, session.objectKey(name))).ok);
+    }
+    assert.equal((await session.finish()).uploadingStatus, 'uploaded');
+
+    const plain = await fetch(`${s.url}/bucket/rec/d/p_0.ts`);
+    assert.equal(plain.status, 403);
+    assert.equal(((await plain.json()) as { error: string }).error, 'signature_missing');
+
+    const tsUrl = storage.playbackUrl('rec', 'd/p_0.ts')!;
+    assert.match(tsUrl, /^http:\/\/127\.0\.0\.1:\d+\/bucket\/rec\/d\/p_0\.ts\?expires=\d+&signature=[\w-]+$/);
+    const whole = await fetch(tsUrl);
+    assert.equal(whole.status, 200);
+    assert.deepEqual(Buffer.from(await whole.arrayBuffer()), segment);
+    const part = await fetch(tsUrl, { headers: { range: 'bytes=100-199' } });
+    assert.equal(part.status, 206);
+    assert.deepEqual(Buffer.from(await part.arrayBuffer()), segment.subarray(100, 200));
+
+    // The signature covers one object: reused on another key, or altered, it is refused.
+    const query = tsUrl.slice(tsUrl.indexOf('?'));
+    assert.equal((await fetch(`${s.url}/bucket/rec/d/p.m3u8${query}`)).status, 403);
+    const tampered = tsUrl.replace(/expires=(\d+)/, (_m, e: string) => `expires=${Number(e) + 1}`);
+    assert.equal(((await (await fetch(tampered)).json()) as { error: string }).error, 'signature_invalid');
+
+    // A player resolves segment names against the playlist URL: each carries its own signature.
+    const listUrl = storage.playbackUrl('rec', 'd/p.m3u8')!;
+    const list = await (await fetch(listUrl)).text();
+    const segLine = list.split('\n').find((l) => l.startsWith('p_0.ts?'));
+    assert.ok(segLine, list);
+    const seg = await fetch(new URL(segLine, listUrl));
+    assert.equal(seg.status, 200);
+    assert.deepEqual(Buffer.from(await seg.arrayBuffer()), segment);
+
+    clock.advance(601_000);
+    const late = await fetch(tsUrl);
+    assert.equal(late.status, 403);
+    assert.equal(((await late.json()) as { error: string }).error, 'signature_expired');
+  } finally {
+    await s.close();
+  }
+});
+
+test('signPlaylist leaves absolute URIs alone and signs relative ones, EXT-X-MAP included', () => {
+  const key = urlSigningKey('5CFd2fd1755d40ecb72977518be15d3b');
+  const out = signPlaylist('#EXTM3U\n#EXT-X-MAP:URI="init.mp4"\n#EXTINF:2,\nseg 1.ts\nhttps://cdn/x.ts\n/abs.ts\n../../../out.ts\n', key, 'b', 'a/p.m3u8', 99);
+  const lines = out.split('\n');
+  assert.match(lines[1]!, /^#EXT-X-MAP:URI="init\.mp4\?expires=99&signature=[\w-]+"$/);
+  assert.match(lines[3]!, /^seg 1\.ts\?expires=99&signature=/);
+  assert.equal(lines[4], 'https://cdn/x.ts');
+  assert.equal(lines[5], '/abs.ts');
+  assert.equal(lines[6], '../../../out.ts');
+});
