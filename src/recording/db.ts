@@ -28,10 +28,23 @@ export interface RecordingEventRow {
   created_at: number;
 }
 
+/**
+ * Which recorder holds a session, queue-backed dispatch only: `epoch` grows by one per take-over, and a recorder
+ * writes only while its epoch is current and `expires_at` ahead (docs/deployment.md, "Failover and fencing").
+ */
+export interface RecordingLeaseRow {
+  resource_id: string;
+  sid: string;
+  epoch: number;
+  holder: string;
+  expires_at: number;
+}
+
 /** Tables owned by the recording module. Names are prefixed "recording_" so modules never collide. */
 export interface RecordingTables {
   recording_tasks: RecordingTaskRow;
   recording_events: RecordingEventRow;
+  recording_leases: RecordingLeaseRow;
 }
 
 /** Migrations of the recording module, keyed "recording-NNNN-what"; portable across SQLite and PostgreSQL. */
@@ -91,6 +104,21 @@ export const recordingMigrations: Record<string, Migration> = {
     async down(db: Kysely<unknown>) {
       await db.schema.createIndex('recording_tasks_app_kind').on('recording_tasks').columns(['app_id', 'kind']).execute();
       await db.schema.dropIndex('recording_tasks_app_kind_expiry').execute();
+    },
+  },
+  'recording-0003-leases': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('recording_leases')
+        .addColumn('resource_id', 'text', (c) => c.primaryKey())
+        .addColumn('sid', 'text', (c) => c.notNull())
+        .addColumn('epoch', 'integer', (c) => c.notNull())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('recording_leases').execute();
     },
   },
 };

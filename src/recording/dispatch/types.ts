@@ -101,5 +101,12 @@ export interface Recorder {
 export interface Dispatcher {
   supports(mode: RecordingMode): boolean;
   launch(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle>;
+  /**
+   * Control of a session another process launched (queue-backed dispatch); absent in-process, where only the
+   * launching process holds sessions.
+   */
+  attach?(task: RecordingTask): RecorderHandle;
+  /** True when sessions survive this process on their own (queue-backed): restart recovery is then not run here. */
+  readonly recoversItself?: boolean;
   close(): Promise<void>;
 }
