@@ -1,0 +1,69 @@
+// A session started through one API process, queried and stopped through another, recorded by a recorder process
+// that took it from the queue (docs/deployment.md, "Recording dispatch").
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { recordingClient, rtcToken, storageConfig } from '../../../recorders/individual/testing/harness.ts';
+import { bucketKeys, waitFor } from '../../../recorders/individual/testing/media-checks.ts';
+import { startCluster, type Cluster } from './cluster-test-kit.ts';
+
+const CNAME = 'across';
+const PUBLISHER = 801;
+let cluster: Cluster;
+
+before(async () => {
+  cluster = await startCluster();
+});
+after(async () => {
+  await cluster?.close();
+});
+
+test('start on API A, query and stop on API B, recorded by the recorder process: files in the bucket, webhooks once each', async () => {
+  // The recorder reads the channel's membership in its own process (docs/deployment.md): it runs the channel role too.
+  const recorder = await cluster.start([]);
+  const [a, b] = await Promise.all([cluster.start(['api']), cluster.start(['api'])]);
+  await cluster.publish(recorder.url, CNAME, PUBLISHER);
+
+  const { resourceId, sid } = await recordingClient(a.url).startRecording(CNAME, '9401', {
+    token: rtcToken(CNAME, 9401, 2),
+    storageConfig: storageConfig(),
+    recordingConfig: { channelType: 0, subscribeUidGroup: 0, streamTypes: 2 },
+    recordingFileConfig: { avFileType: ['hls'] },
+  });
+  const viaB = recordingClient(b.url);
+
+  // B never saw the start: it answers from the shared store, with what the recorder reported.
+  const query = await waitFor(
+    async () => {
+      const q = await viaB.api('GET', viaB.path(resourceId, sid, 'query'));
+      const files = (q.body.serverResponse as { fileList?: unknown[] } | undefined)?.fileList;
+      return q.status === 200 && Array.isArray(files) && files.length > 0 ? q : undefined;
+    },
+    120_000,
+    'query on B lists a file',
+  );
+  assert.equal(query.body.sid, sid);
+  await waitFor(() => bucketKeys(cluster.bucketDir).some((k) => k.includes(sid) && /\.ts$/.test(k)), 120_000, 'a slice in the bucket');
+
+  const stop = await viaB.api('POST', viaB.path(resourceId, sid, 'stop'), { cname: CNAME, uid: '9401', clientRequest: {} });
+  assert.equal(stop.status, 200, JSON.stringify(stop.body));
+  const server = stop.body.serverResponse as { fileList: { fileName: string }[]; uploadingStatus: string };
+  assert.equal(server.uploadingStatus, 'uploaded');
+  const keys = bucketKeys(cluster.bucketDir);
+  for (const f of server.fileList) assert.ok(keys.some((k) => k.endsWith(f.fileName)), `${f.fileName} in the bucket`);
+  assert.ok(server.fileList.some((f) => f.fileName.endsWith('.m3u8')), JSON.stringify(server.fileList));
+
+  // After the stop both API processes answer 404 for the session.
+  for (const p of [a, b]) assert.equal((await recordingClient(p.url).api('GET', viaB.path(resourceId, sid, 'query'))).status, 404);
+
+  // Webhooks: the recorder's and the control plane's events, each delivered once, sequences in order.
+  await waitFor(() => cluster.webhooks.some((w) => w.eventType === 11), 60_000, 'event 11 (session exit)');
+  await new Promise((r) => setTimeout(r, 1000));
+  const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
+  assert.ok(mine.every((w) => w.signed));
+  assert.equal(new Set(mine.map((w) => w.noticeId)).size, mine.length, 'no webhook delivered twice');
+  const sequences = mine.map((w) => w.payload.sequence);
+  assert.deepEqual([...sequences].sort((x, y) => x - y), sequences, 'delivered in sequence order');
+  assert.equal(new Set(sequences).size, sequences.length, 'no sequence twice');
+  const types = new Set(mine.map((w) => w.eventType));
+  for (const t of [40, 11]) assert.ok(types.has(t), `event ${t} in ${[...types].join(',')}`);
+});
