@@ -1,3 +1,4 @@
+import { buildRtcTokenWithUid } from '@reeltime/token';
 import { RateLimiter } from '../http/index.ts';
 import type { NotifyModule } from '../notify/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
@@ -20,6 +21,18 @@ export interface RecordingDeps {
 
 export type RecordingModule = ReeltimeModule;
 
+/** Lifetime of the token a recorder mints for the uid it rejoins with after a failover. */
+const REJOIN_TOKEN_SECONDS = 24 * 3600;
+
+/**
+ * A subscriber token for a recorder's new uid after a failover: the server holds the app certificate (as the
+ * hosted service does), so the recorder can join under a uid the customer's token did not name.
+ */
+function rejoinToken(config: ServerContext['config'], appId: string, cname: string, uid: string): string | undefined {
+  if (!config.appCertificate || appId.toLowerCase() !== config.appId.toLowerCase()) return undefined;
+  return buildRtcTokenWithUid(config.appId, config.appCertificate, cname, Number(uid), 2, REJOIN_TOKEN_SECONDS, REJOIN_TOKEN_SECONDS);
+}
+
 export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): RecordingModule {
   const log = ctx.log.child({ module: 'recording' });
   const cfg = ctx.config.recording;
@@ -28,8 +41,9 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
   // Many processes on one PostgreSQL and one Redis: sessions go through the queue (docs/deployment.md).
   const redisUrl = ctx.config.redis.url;
   const queued = !deps.dispatcher && ctx.redis !== undefined && ctx.bus !== undefined && redisUrl !== undefined && ctx.database.dialect === 'postgres';
+  const leases = new LeaseStore(ctx.database.db);
   const queueDeps = queued
-    ? { redisUrl, redisPrefix: ctx.config.redis.prefix, bus: ctx.bus!, clock: ctx.clock, log, settings: cfg.dispatch }
+    ? { redisUrl, redisPrefix: ctx.config.redis.prefix, bus: ctx.bus!, clock: ctx.clock, log, settings: cfg.dispatch, leases }
     : undefined;
   const dispatcher =
     deps.dispatcher ??
@@ -66,9 +80,9 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
         worker = startRecorderWorker({
           ...queueDeps,
           store,
-          leases: new LeaseStore(ctx.database.db),
           recorders,
           reportFor: (task) => runtime.reportFor(task),
+          rejoinToken: (appId, cname, uid) => rejoinToken(ctx.config, appId, cname, uid),
         });
       } else if (!dispatcher.recoversItself) await runtime.recover();
     },

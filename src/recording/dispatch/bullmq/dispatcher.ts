@@ -5,6 +5,7 @@ import type { MessageBus } from '../../../redis/index.ts';
 import { within } from '../../within.ts';
 import type { Dispatcher, RecorderHandle, RecordingMode, RecordingTask } from '../types.ts';
 import { bullConnection, bullPrefix } from './connection.ts';
+import type { LeaseStore } from './lease.ts';
 import { sendControl } from './control.ts';
 import { QUEUE_NAME, topics, type Accepted, type ControlReply, type SessionJob } from './protocol.ts';
 import type { DispatchSettings } from './settings.ts';
@@ -18,6 +19,7 @@ export interface QueueDispatcherDeps {
   readonly settings: DispatchSettings;
   /** Modes the deployment's recorders run (every process runs the same program). */
   readonly modes: readonly RecordingMode[];
+  readonly leases: LeaseStore;
 }
 
 /** update/updateLayout wait this long for the recorder; a take-over in progress can take up to about 1.5 leases. */
@@ -64,6 +66,7 @@ export function createQueueDispatcher(d: QueueDispatcherDeps): Dispatcher {
     supports: (mode) => modes.has(mode),
     recoversItself: true,
     attach,
+    holds: (resourceId) => d.leases.isHeld(resourceId, d.clock.now()),
     async launch(task) {
       let settle: (a: Accepted) => void = () => undefined;
       const accepted = new Promise<Accepted>((resolve) => (settle = resolve));

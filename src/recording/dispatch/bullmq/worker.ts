@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Clock, TimerHandle } from '../../../clock/index.ts';
@@ -26,6 +26,8 @@ export interface RecorderWorkerDeps {
   readonly recorders: readonly Recorder[];
   /** The runtime's report object for a task: reports become transitions in the shared database. */
   readonly reportFor: (task: LiveTask) => RecorderReport;
+  /** An RTC token for the new uid a recorder rejoins with after a failover (undefined: keep the start's token). */
+  readonly rejoinToken?: (appId: string, cname: string, uid: string) => string | undefined;
 }
 
 export interface RecorderWorker {
@@ -38,6 +40,17 @@ export interface RecorderWorker {
 const REFUSED_RETRY_MS = 1000;
 
 const isLive = (t: Task | undefined, sid: string): t is LiveTask => t?.kind === 'live' && t.session.sid === sid;
+
+/** Event 12 (docs/notify.md): the session moved to another recorder, which joined with `newUid`. */
+const FAILOVER_EVENT = { eventType: 12, serviceType: 0, msgName: 'session_failover' } as const;
+
+/** A random uid for the recorder that takes a session over, never the one it had. */
+function newUid(old: string): string {
+  for (;;) {
+    const uid = String(randomInt(1, 2 ** 32 - 1));
+    if (uid !== old) return uid;
+  }
+}
 
 /**
  * The recorder side of queue-backed dispatch: takes sessions from the queue by capacity, holds each under a lease
@@ -56,10 +69,13 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
 
   const publish = (topic: string, body: unknown) => void d.bus.publish(topic, JSON.stringify(body)).catch(() => undefined);
 
-  async function runSession(task: LiveTask, lease: Lease, recorder: Recorder): Promise<string> {
+  async function runSession(task: LiveTask, lease: Lease, acquiredAt: number, recorder: Recorder): Promise<string> {
     const sid = task.session.sid;
     const log = d.log.child({ resourceId: task.resource.resourceId, sid, epoch: lease.epoch });
-    const resumed = lease.epoch > 1;
+    // Epoch 1 is the first recorder; any later one takes over from a recorder that stopped renewing.
+    const failover = lease.epoch > 1;
+    /** The lease is ours until this instant by our own clock: past it we write nothing, renewed or not. */
+    let validUntil = acquiredAt + leaseMs;
     let over: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => (over = resolve));
     let fenced = false;
@@ -81,6 +97,16 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
         if (!fenced) inner.ended(o);
         over();
       },
+    };
+
+    // After a failover the recorder rejoins with a new random uid (and a token for it), writing bak<n>_ files.
+    const uid = failover ? newUid(task.resource.uid) : task.resource.uid;
+    const fence = { holds: () => !fenced && d.clock.now() < validUntil };
+    const sessionTask = () => {
+      const base = recordingTaskOf(task, failover);
+      if (!failover) return { ...base, fence };
+      const token = d.rejoinToken?.(task.resource.appId, task.resource.cname, uid) ?? base.clientRequest.token;
+      return { ...base, uid, clientRequest: { ...base.clientRequest, ...(token !== undefined ? { token } : {}) }, fence };
     };
 
     let handle: RecorderHandle | undefined;
@@ -110,17 +136,16 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
     });
 
     let renewal: TimerHandle | undefined;
-    let renewFailedSince: number | undefined;
     const renew = async () => {
       if (fenced) return;
       let ok: boolean;
+      const asked = d.clock.now();
       try {
-        ok = await d.leases.renew(lease, d.clock.now(), leaseMs);
-        renewFailedSince = undefined;
+        ok = await d.leases.renew(lease, asked, leaseMs);
+        if (ok) validUntil = asked + leaseMs;
       } catch (e) {
-        // Database unreachable: keep recording until the lease would have run out, then fence.
-        renewFailedSince ??= d.clock.now();
-        ok = d.clock.now() - renewFailedSince < leaseMs * 0.9;
+        // Database unreachable: keep recording while the lease lasts, then fence.
+        ok = d.clock.now() < validUntil;
         log.warn({ err: (e as Error).message }, 'lease renewal failed');
       }
       if (!ok) {
@@ -136,7 +161,7 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
 
     try {
       try {
-        handle = await recorder.start(recordingTaskOf(task, resumed), report);
+        handle = await recorder.start(sessionTask(), report);
       } catch (e) {
         const message = (e as Error).message;
         log.error({ err: message }, 'recorder failed to start');
@@ -146,7 +171,8 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
       }
       handleReady(handle);
       publish(topics.accepted(sid), { ok: true } satisfies Accepted);
-      log.info({ resumed }, 'session accepted');
+      if (failover) report.event(FAILOVER_EVENT.eventType, FAILOVER_EVENT.serviceType, { msgName: FAILOVER_EVENT.msgName, newUid: Number(uid) });
+      log.info({ failover, uid }, 'session accepted');
       await finished;
       if (stopping) await stopping.catch(() => undefined);
       return fenced ? 'fenced' : 'done';
@@ -176,10 +202,11 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
     };
     if (!admission.admit(cost)) return later(REFUSED_RETRY_MS);
     try {
-      const lease = await d.leases.acquire(resourceId, sid, holder, d.clock.now(), leaseMs);
+      const asked = d.clock.now();
+      const lease = await d.leases.acquire(resourceId, sid, holder, asked, leaseMs);
       // A live lease elsewhere: this is a duplicate run of the job (at-least-once); wait for that lease to end.
       if (!lease) return await later(leaseMs / 2);
-      return await runSession(task, lease, recorder);
+      return await runSession(task, lease, asked, recorder);
     } finally {
       admission.release(cost);
     }
