@@ -317,12 +317,12 @@ export class SessionRuntime {
   }
 
   /** The report object for a session a recorder in this process took from another process (dispatch/bullmq). */
-  reportFor(task: LiveTask): RecorderReport {
+  reportFor(task: LiveTask | StoppingTask): RecorderReport {
     return this.#report(task);
   }
 
   /** The report object a recorder gets: each call becomes a serialised transition (or a forwarded event). */
-  #report(task: LiveTask): RecorderReport {
+  #report(task: LiveTask | StoppingTask): RecorderReport {
     const rid = task.resource.resourceId;
     // Reports arriving together (status, slice start, files) are applied in one transaction, in order.
     const apply = (what: string, fn: (t: Task) => Outcome) => {

@@ -12,12 +12,22 @@ const RESEND_MS = 2000;
  * Sends one control message to whichever recorder holds the session and waits for its reply. The message is sent
  * again until answered (the recorder handles each request ID once), and the call fails after `timeoutMs`.
  */
-export async function sendControl(bus: MessageBus, clock: Clock, sid: string, body: Body, timeoutMs: number): Promise<ControlReply> {
+export async function sendControl(
+  bus: MessageBus,
+  clock: Clock,
+  sid: string,
+  body: Body,
+  timeoutMs: number,
+  /** A topic whose message also answers (a stop another recorder finished after a take-over). */
+  answeredOn?: string,
+): Promise<ControlReply> {
   const id = randomBytes(12).toString('hex');
   const msg = JSON.stringify({ ...body, id } as ControlMessage);
   let settle: (r: ControlReply) => void = () => undefined;
   const answered = new Promise<ControlReply>((resolve) => (settle = resolve));
-  const unsubscribe = await bus.subscribe(topics.reply(id), (raw) => settle(JSON.parse(raw) as ControlReply));
+  const onAnswer = (raw: string) => settle(JSON.parse(raw) as ControlReply);
+  const unsubscribe = await bus.subscribe(topics.reply(id), onAnswer);
+  const unsubscribeOther = answeredOn ? await bus.subscribe(answeredOn, onAnswer) : undefined;
   const give = clock.setTimeout(() => settle({ ok: false, message: `no recorder answered within ${timeoutMs / 1000} s` }), timeoutMs);
   let resend: ReturnType<Clock['setTimeout']> | undefined;
   const send = () => {
@@ -31,5 +41,6 @@ export async function sendControl(bus: MessageBus, clock: Clock, sid: string, bo
     clock.clearTimeout(give);
     if (resend) clock.clearTimeout(resend);
     await unsubscribe();
+    await unsubscribeOther?.();
   }
 }

@@ -56,7 +56,7 @@ export function createQueueDispatcher(d: QueueDispatcherDeps): Dispatcher {
       unwrap(await sendControl(d.bus, d.clock, task.sid, { op: 'updateLayout', request }, CONTROL_TIMEOUT_MS));
     },
     async stop() {
-      const r = unwrap(await sendControl(d.bus, d.clock, task.sid, { op: 'stop' }, STOP_TIMEOUT_MS));
+      const r = unwrap(await sendControl(d.bus, d.clock, task.sid, { op: 'stop' }, STOP_TIMEOUT_MS, topics.stopped(task.sid)));
       if (!r.result) throw new Error('the recorder answered stop without a result');
       return r.result;
     },

@@ -19,6 +19,8 @@ export const topics = {
   accepted: (sid: string) => `recording:accepted:${sid}`,
   control: (sid: string) => `recording:control:${sid}`,
   reply: (requestId: string) => `recording:reply:${requestId}`,
+  /** A recorder's stop finished (whoever asked): a ControlReply with the StopResult. */
+  stopped: (sid: string) => `recording:stopped:${sid}`,
 } as const;
 
 export type Accepted = { readonly ok: true } | { readonly ok: false; readonly message: string };

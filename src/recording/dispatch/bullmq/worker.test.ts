@@ -8,7 +8,7 @@ import { createLogger } from '../../../log/index.ts';
 import { openRedis, redisBus, type RedisConnection } from '../../../redis/index.ts';
 import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../../redis/testing.ts';
 import { openTestDatabase, type TestDatabase } from '../../../testing/index.ts';
-import { canonicalJson, createIssuedTask, RESOURCE_TTL_MS, startSession, type LiveTask } from '../../lifecycle/index.ts';
+import { canonicalJson, createIssuedTask, requestStop, RESOURCE_TTL_MS, startSession, type LiveTask } from '../../lifecycle/index.ts';
 import { recordingTaskOf } from '../../runtime.ts';
 import { TaskStore } from '../../store/index.ts';
 import { startRequest } from '../../testing/client.ts';
@@ -237,6 +237,32 @@ test('no recorder with room: start gives up after the accept timeout and the job
       await queue.close();
     }
   } finally {
+    await s.close();
+  }
+});
+
+test('a session whose recorder died during a stop: the next recorder takes it, finishes the stop, answers it and ends the session', async () => {
+  const s = setup();
+  const queue = new Queue(QUEUE_NAME, { connection: { url: TEST_REDIS_URL }, prefix: `${prefix}bull` });
+  try {
+    const live = await liveTask(s.store, s.clock);
+    const stopping = requestStop(live, s.clock.now()).task;
+    await s.store.save(stopping, s.clock.now());
+    // The stop was sent to a recorder that is gone; its job comes back to the queue (here: queued again by hand).
+    const answer = s.dispatcher.attach!(recordingTaskOf(live, false)).stop();
+    let settled = false;
+    void answer.finally(() => (settled = true)).catch(() => undefined);
+    await queue.add('session', { resourceId: live.resource.resourceId, sid: live.session.sid }, { jobId: live.session.sid });
+    // Unanswered control messages are sent again every 2 s of the injected clock.
+    while (!settled) {
+      s.clock.advance(2000);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.deepEqual(await answer, { uploadingStatus: 'uploaded', files: [], recordedAnything: false });
+    assert.equal(s.double.stops.length, 1, 'stopped once although the request came several times');
+    await until('the session ended through the report', () => s.reports.calls.includes('ended'));
+  } finally {
+    await queue.close();
     await s.close();
   }
 });

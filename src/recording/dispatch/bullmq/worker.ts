@@ -4,7 +4,7 @@ import { DelayedError, Worker, type Job } from 'bullmq';
 import type { Clock, TimerHandle } from '../../../clock/index.ts';
 import type { Logger } from '../../../log/index.ts';
 import type { MessageBus } from '../../../redis/index.ts';
-import type { LiveTask, Task } from '../../lifecycle/index.ts';
+import type { LiveTask, StoppingTask, Task } from '../../lifecycle/index.ts';
 import { recordingTaskOf } from '../../runtime.ts';
 import type { TaskStore } from '../../store/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingMode, StopResult } from '../types.ts';
@@ -25,7 +25,7 @@ export interface RecorderWorkerDeps {
   readonly leases: LeaseStore;
   readonly recorders: readonly Recorder[];
   /** The runtime's report object for a task: reports become transitions in the shared database. */
-  readonly reportFor: (task: LiveTask) => RecorderReport;
+  readonly reportFor: (task: LiveTask | StoppingTask) => RecorderReport;
   /** An RTC token for the new uid a recorder rejoins with after a failover (undefined: keep the start's token). */
   readonly rejoinToken?: (appId: string, cname: string, uid: string) => string | undefined;
 }
@@ -39,7 +39,9 @@ export interface RecorderWorker {
 /** A refused job comes back after this long (another recorder may take it meanwhile). */
 const REFUSED_RETRY_MS = 1000;
 
-const isLive = (t: Task | undefined, sid: string): t is LiveTask => t?.kind === 'live' && t.session.sid === sid;
+/** The session of the job still needs a recorder: live, or stopping (its recorder died during the stop). */
+const isHeldSession = (t: Task | undefined, sid: string): t is LiveTask | StoppingTask =>
+  (t?.kind === 'live' || t?.kind === 'stopping') && t.session.sid === sid;
 
 /** Event 12 (docs/notify.md): the session moved to another recorder, which joined with `newUid`. */
 const FAILOVER_EVENT = { eventType: 12, serviceType: 0, msgName: 'session_failover' } as const;
@@ -69,7 +71,7 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
 
   const publish = (topic: string, body: unknown) => void d.bus.publish(topic, JSON.stringify(body)).catch(() => undefined);
 
-  async function runSession(task: LiveTask, lease: Lease, acquiredAt: number, recorder: Recorder): Promise<string> {
+  async function runSession(task: LiveTask | StoppingTask, lease: Lease, acquiredAt: number, recorder: Recorder): Promise<string> {
     const sid = task.session.sid;
     const log = d.log.child({ resourceId: task.resource.resourceId, sid, epoch: lease.epoch });
     // Epoch 1 is the first recorder; any later one takes over from a recorder that stopped renewing.
@@ -111,7 +113,15 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
 
     let handle: RecorderHandle | undefined;
     let stopping: Promise<StopResult> | undefined;
-    const stop = (): Promise<StopResult> => (stopping ??= handle!.stop().finally(() => over()));
+    const stop = (): Promise<StopResult> =>
+      (stopping ??= handle!
+        .stop()
+        .then((result) => {
+          // Also answers a stop whose requester sent it to a recorder that died meanwhile (control.ts).
+          if (!fenced) publish(topics.stopped(sid), { ok: true, result } satisfies ControlReply);
+          return result;
+        })
+        .finally(() => over()));
     const answered = new Map<string, Promise<ControlReply>>();
     let handleReady: (h: RecorderHandle | undefined) => void = () => undefined;
     const ready = new Promise<RecorderHandle | undefined>((resolve) => (handleReady = resolve));
@@ -173,6 +183,14 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
       publish(topics.accepted(sid), { ok: true } satisfies Accepted);
       if (failover) report.event(FAILOVER_EVENT.eventType, FAILOVER_EVENT.serviceType, { msgName: FAILOVER_EVENT.msgName, newUid: Number(uid) });
       log.info({ failover, uid }, 'session accepted');
+      if (task.kind === 'stopping') {
+        // Its recorder died during a stop: finish that stop here (leftover slices included) and end the session,
+        // whether or not the API process that asked is still waiting (it gets the same result if it asks again).
+        void stop().then(
+          (r) => report.ended({ reason: task.reason, uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything }),
+          (e: Error) => report.ended({ reason: task.reason, uploadingStatus: 'unknown', recordedAnything: task.session.files.length > 0, message: e.message }),
+        );
+      }
       await finished;
       if (stopping) await stopping.catch(() => undefined);
       return fenced ? 'fenced' : 'done';
@@ -188,7 +206,7 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
     const { resourceId, sid } = job.data;
     const task = await d.store.get(resourceId);
     // Ended (or never launched) meanwhile: nothing to record.
-    if (!isLive(task, sid)) return 'gone';
+    if (!isHeldSession(task, sid)) return 'gone';
     if (closing) throw new Error('recorder shutting down');
     const recorder = byMode.get(task.session.mode);
     if (!recorder) {
