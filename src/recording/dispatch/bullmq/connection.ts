@@ -1,6 +1,21 @@
 import { Redis } from 'ioredis';
+import type { Clock } from '../../../clock/index.ts';
 import type { Logger } from '../../../log/index.ts';
-import { redactRedisUrl } from '../../../redis/index.ts';
+import { redactRedisUrl, type MessageBus } from '../../../redis/index.ts';
+import type { LeaseStore } from './lease.ts';
+import type { DispatchSettings } from './settings.ts';
+
+/** What both sides of queue-backed dispatch (API and recorder processes) are built from. */
+export interface QueueContext {
+  readonly redisUrl: string;
+  /** The deployment's Redis prefix (`redis.prefix`); BullMQ keys go under `<prefix>bull`. */
+  readonly redisPrefix: string;
+  readonly bus: MessageBus;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly settings: DispatchSettings;
+  readonly leases: LeaseStore;
+}
 
 /** BullMQ's own connection: its blocking commands need `maxRetriesPerRequest: null` (BullMQ docs, "Connections"). */
 export function bullConnection(url: string, log: Logger, name: string): Redis {

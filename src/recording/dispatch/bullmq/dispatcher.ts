@@ -1,25 +1,13 @@
 import { Queue } from 'bullmq';
-import type { Clock } from '../../../clock/index.ts';
-import type { Logger } from '../../../log/index.ts';
-import type { MessageBus } from '../../../redis/index.ts';
 import { within } from '../../within.ts';
 import type { Dispatcher, RecorderHandle, RecordingMode, RecordingTask } from '../types.ts';
-import { bullConnection, bullPrefix } from './connection.ts';
-import type { LeaseStore } from './lease.ts';
+import { bullConnection, bullPrefix, type QueueContext } from './connection.ts';
 import { sendControl } from './control.ts';
 import { QUEUE_NAME, topics, type Accepted, type ControlReply, type SessionJob } from './protocol.ts';
-import type { DispatchSettings } from './settings.ts';
 
-export interface QueueDispatcherDeps {
-  readonly redisUrl: string;
-  readonly redisPrefix: string;
-  readonly bus: MessageBus;
-  readonly clock: Clock;
-  readonly log: Logger;
-  readonly settings: DispatchSettings;
+export interface QueueDispatcherDeps extends QueueContext {
   /** Modes the deployment's recorders run (every process runs the same program). */
   readonly modes: readonly RecordingMode[];
-  readonly leases: LeaseStore;
 }
 
 /** update/updateLayout wait this long for the recorder; a take-over in progress can take up to about 1.5 leases. */

@@ -4,3 +4,4 @@ export { startRecorderWorker, type RecorderWorker, type RecorderWorkerDeps } fro
 export { LeaseStore, type Lease } from './lease.ts';
 export { redisResourceLock } from './lock.ts';
 export { parseDispatchSettings, type DispatchSettings } from './settings.ts';
+export type { QueueContext } from './connection.ts';

@@ -1,28 +1,18 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DelayedError, Worker, type Job } from 'bullmq';
-import type { Clock, TimerHandle } from '../../../clock/index.ts';
-import type { Logger } from '../../../log/index.ts';
-import type { MessageBus } from '../../../redis/index.ts';
+import type { TimerHandle } from '../../../clock/index.ts';
 import type { LiveTask, StoppingTask, Task } from '../../lifecycle/index.ts';
 import { recordingTaskOf } from '../../runtime.ts';
 import type { TaskStore } from '../../store/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingMode, StopResult } from '../types.ts';
 import { Admission } from './admission.ts';
-import { bullConnection, bullPrefix } from './connection.ts';
-import { LeaseStore, type Lease } from './lease.ts';
+import { bullConnection, bullPrefix, type QueueContext } from './connection.ts';
+import type { Lease } from './lease.ts';
 import { QUEUE_NAME, topics, type Accepted, type ControlMessage, type ControlReply, type SessionJob } from './protocol.ts';
-import type { DispatchSettings } from './settings.ts';
 
-export interface RecorderWorkerDeps {
-  readonly redisUrl: string;
-  readonly redisPrefix: string;
-  readonly bus: MessageBus;
-  readonly clock: Clock;
-  readonly log: Logger;
-  readonly settings: DispatchSettings;
+export interface RecorderWorkerDeps extends QueueContext {
   readonly store: TaskStore;
-  readonly leases: LeaseStore;
   readonly recorders: readonly Recorder[];
   /** The runtime's report object for a task: reports become transitions in the shared database. */
   readonly reportFor: (task: LiveTask | StoppingTask) => RecorderReport;
