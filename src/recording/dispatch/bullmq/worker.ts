@@ -166,7 +166,9 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
         const message = (e as Error).message;
         log.error({ err: message }, 'recorder failed to start');
         handleReady(undefined);
-        publish(topics.accepted(sid), { ok: false, message } satisfies Accepted);
+        // A first launch is ended by the API process that waits for the answer; after a take-over nobody waits.
+        if (failover) report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: task.session.files.length > 0, message });
+        else publish(topics.accepted(sid), { ok: false, message } satisfies Accepted);
         return 'failed';
       }
       handleReady(handle);
@@ -214,7 +216,12 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
       const lease = await d.leases.acquire(resourceId, sid, holder, asked, leaseMs);
       // A live lease elsewhere: this is a duplicate run of the job (at-least-once); wait for that lease to end.
       if (!lease) return await later(leaseMs / 2);
-      return await runSession(task, lease, asked, recorder);
+      const outcome = await runSession(task, lease, asked, recorder);
+      // Fenced without a successor (e.g. cut off from the database): the job goes back to the queue, and whichever
+      // recorder gets the lease next resumes the session. A fenced recorder whose job another worker holds already
+      // fails this move harmlessly.
+      if (outcome === 'fenced') return await later(leaseMs / 2);
+      return outcome;
     } finally {
       admission.release(cost);
     }
