@@ -17,7 +17,7 @@ after(async () => {
   await cluster?.close();
 });
 
-test('start on API A, query and stop on API B, recorded by the recorder process: files in the bucket, webhooks once each', async () => {
+test('start on API A, query, update and stop on API B, recorded by the recorder process: files in the bucket, webhooks once each', async () => {
   // The recorder reads the channel's membership in its own process (docs/deployment.md): it runs the channel role too.
   const recorder = await cluster.start([]);
   const [a, b] = await Promise.all([cluster.start(['api']), cluster.start(['api'])]);
@@ -43,6 +43,14 @@ test('start on API A, query and stop on API B, recorded by the recorder process:
   );
   assert.equal(query.body.sid, sid);
   await waitFor(() => bucketKeys(cluster.bucketDir).some((k) => k.includes(sid) && /\.ts$/.test(k)), 120_000, 'a slice in the bucket');
+
+  // update through B reaches the recorder over the bus and is answered once the recorder applied it.
+  const update = await viaB.api('POST', viaB.path(resourceId, sid, 'update'), {
+    cname: CNAME,
+    uid: '9401',
+    clientRequest: { streamSubscribe: { audioUidList: { unsubscribeAudioUids: [String(PUBLISHER)] } }, storageConfig: storageConfig() },
+  });
+  assert.equal(update.status, 200, JSON.stringify(update.body));
 
   const stop = await viaB.api('POST', viaB.path(resourceId, sid, 'stop'), { cname: CNAME, uid: '9401', clientRequest: {} });
   assert.equal(stop.status, 200, JSON.stringify(stop.body));
