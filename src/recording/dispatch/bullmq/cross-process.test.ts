@@ -2,7 +2,7 @@
 // that took it from the queue (docs/deployment.md, "Recording dispatch").
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { recordingClient, rtcToken, storageConfig } from '../../../recorders/individual/testing/harness.ts';
+import { APP, recordingClient, rtcToken, storageConfig } from '../../../recorders/individual/testing/harness.ts';
 import { bucketKeys, waitFor } from '../../../recorders/individual/testing/media-checks.ts';
 import { startCluster, type Cluster } from './cluster-test-kit.ts';
 
@@ -74,4 +74,27 @@ test('start on API A, query, update and stop on API B, recorded by the recorder 
   assert.equal(new Set(sequences).size, sequences.length, 'no sequence twice');
   const types = new Set(mine.map((w) => w.eventType));
   for (const t of [40, 11]) assert.ok(types.has(t), `event ${t} in ${[...types].join(',')}`);
+});
+
+test('no recorder takes the session within the accept timeout: start answers 500 code 502 and the session is over', async () => {
+  // A cluster of its own: the recorder of the other test must not take this session.
+  const lonely = await startCluster({ REELTIME_RECORDING_DISPATCH_ACCEPT_TIMEOUT_SECOND: '2' });
+  try {
+    const api = await lonely.start(['api']);
+    const client = recordingClient(api.url);
+    const base = `/v1/apps/${APP}/cloud_recording`;
+    const acq = await client.api('POST', `${base}/acquire`, { cname: 'nobody', uid: '9402', clientRequest: {} });
+    const rid = String(acq.body.resourceId);
+    const start = await client.api('POST', `${base}/resourceid/${encodeURIComponent(rid)}/mode/individual/start`, {
+      cname: 'nobody',
+      uid: '9402',
+      clientRequest: { token: rtcToken('nobody', 9402, 2), storageConfig: storageConfig(), recordingConfig: { channelType: 0, subscribeUidGroup: 0 } },
+    });
+    assert.equal(start.status, 500, JSON.stringify(start.body));
+    assert.equal(start.body.code, 502);
+    const sid = String(start.body.sid ?? 'x');
+    assert.equal((await client.api('GET', client.path(rid, sid, 'query'))).status, 404);
+  } finally {
+    await lonely.close();
+  }
 });
