@@ -3,8 +3,9 @@ import type { UploadSession } from '../../storage/index.ts';
 
 /**
  * The upload session as a fenced recorder sees it: once the recorder's lease is gone, no file reaches the spool
- * (the file stays in the work dir, where the recorder that took over finds it on a shared volume). Without a
- * fence (in-process dispatch) the session is returned as it is.
+ * (the file stays in the work dir, where the recorder that took over finds it on a shared volume), and neither
+ * the storage settings nor the finish mark of the session (shared with that recorder through the database) are
+ * touched. Without a fence (in-process dispatch) the session is returned as it is.
  */
 export function fenceUploads(upload: UploadSession, fence: WriteFence | undefined): UploadSession {
   if (!fence) return upload;
@@ -15,9 +16,12 @@ export function fenceUploads(upload: UploadSession, fence: WriteFence | undefine
       if (!fence.holds()) return { ok: false, reason: 'closed', message: 'this recorder no longer holds the session lease' };
       return upload.enqueue(localPath, key, options);
     },
-    updateStorage: (storage) => upload.updateStorage(storage),
+    async updateStorage(storage) {
+      if (fence.holds()) await upload.updateStorage(storage);
+    },
     status: () => upload.status(),
     onEvent: (listener) => upload.onEvent(listener),
-    finish: () => upload.finish(),
+    // What the spool still holds is the new holder's to finish.
+    finish: async () => (fence.holds() ? upload.finish() : { uploadingStatus: 'backuped', files: [] }),
   };
 }

@@ -183,12 +183,14 @@ test('launch answers once the worker accepted; control reaches it; a lost lease 
         updateStorage: async () => undefined,
         status: async () => ({ uploadingStatus: 'uploaded', pending: 0, uploaded: 0, pendingBytes: 0, progress: 0 }),
         onEvent: () => () => undefined,
-        finish: async () => ({ uploadingStatus: 'uploaded', files: [] }),
+        finish: async () => (spooled.push('finish'), { uploadingStatus: 'uploaded', files: [] }),
       },
       rt.fence,
     );
     assert.equal((await upload.enqueue('/x.ts', 'x.ts')).ok, false);
     assert.deepEqual(spooled, [], 'a fenced recorder uploads nothing');
+    assert.deepEqual(await upload.finish(), { uploadingStatus: 'backuped', files: [] }, 'nor marks the shared upload session finished');
+    assert.deepEqual(spooled, []);
     const row = await db.db.selectFrom('recording_leases').selectAll().where('resource_id', '=', task.resource.resourceId).executeTakeFirstOrThrow();
     assert.deepEqual([row.epoch, row.holder], [2, 'other'], 'the fenced recorder leaves the new lease alone');
   } finally {

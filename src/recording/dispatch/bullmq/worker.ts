@@ -71,6 +71,7 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
     let over: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => (over = resolve));
     let fenced = false;
+    let renewal: TimerHandle | undefined;
     const leave = async () => {
       fenced = true;
       if (renewal) d.clock.clearTimeout(renewal);
@@ -135,7 +136,6 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
       void p.then((r) => publish(topics.reply(m.id), r));
     });
 
-    let renewal: TimerHandle | undefined;
     const renew = async () => {
       if (fenced) return;
       let ok: boolean;
