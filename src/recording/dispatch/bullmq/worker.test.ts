@@ -8,7 +8,7 @@ import { createLogger } from '../../../log/index.ts';
 import { openRedis, redisBus, type RedisConnection } from '../../../redis/index.ts';
 import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../../redis/testing.ts';
 import { openTestDatabase, type TestDatabase } from '../../../testing/index.ts';
-import { canonicalJson, createIssuedTask, requestStop, RESOURCE_TTL_MS, startSession, type LiveTask } from '../../lifecycle/index.ts';
+import { canonicalJson, createIssuedTask, finish, requestStop, RESOURCE_TTL_MS, startSession, type LiveTask } from '../../lifecycle/index.ts';
 import { recordingTaskOf } from '../../runtime.ts';
 import { TaskStore } from '../../store/index.ts';
 import { startRequest } from '../../testing/client.ts';
@@ -265,6 +265,21 @@ test('a session whose recorder died during a stop: the next recorder takes it, f
     await until('the session ended through the report', () => s.reports.calls.includes('ended'));
   } finally {
     await queue.close();
+    await s.close();
+  }
+});
+
+test('a session ended by another process (e.g. a start that gave up waiting) is stopped at the next renewal', async () => {
+  const s = setup();
+  try {
+    const live = await liveTask(s.store, s.clock);
+    await s.dispatcher.launch(recordingTaskOf(live, false), reportLog().reportFor());
+    const ended = finish(live, { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, s.clock.now()).task;
+    await s.store.save(ended, s.clock.now());
+    s.clock.advance(LEASE_MS / 3);
+    await until('the recorder is stopped', () => s.double.stops.length === 1);
+    await until('the lease is let go', async () => !(await s.leases.isHeld(live.resource.resourceId, s.clock.now())));
+  } finally {
     await s.close();
   }
 });

@@ -155,6 +155,12 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
         over();
         return;
       }
+      // Ended by another process (a start that gave up waiting for this recorder, an expiry): stop recording it.
+      const now = await d.store.get(task.resource.resourceId).catch(() => task);
+      if (handle && !stopping && !isHeldSession(now, sid)) {
+        log.warn('the session ended elsewhere; stopping its recorder');
+        void stop().catch(() => undefined);
+      }
       renewal = d.clock.setTimeout(() => void renew(), leaseMs / 3);
     };
     renewal = d.clock.setTimeout(() => void renew(), leaseMs / 3);
