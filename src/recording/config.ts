@@ -1,6 +1,7 @@
 import type { CoreConfig } from '../config/core.ts';
 import { ConfigError, HEX32, type ConfigSource } from '../config/source.ts';
 import type { StorageArea as Area } from '../storage/vendors/types.ts';
+import { parseDispatchSettings, type DispatchSettings } from './dispatch/bullmq/settings.ts';
 
 export interface RecordingCustomer {
   readonly id: string;
@@ -24,6 +25,8 @@ export interface RecordingSettings {
   readonly stopTimeoutMs: number;
   /** Area this deployment serves; used when acquire gives no region (then storage regions are checked against it). */
   readonly region: Area | undefined;
+  /** Queue-backed dispatch across processes (used with REDIS_URL and PostgreSQL). */
+  readonly dispatch: DispatchSettings;
 }
 
 const AREAS: readonly Area[] = ['CN', 'AP', 'EU', 'NA'];
@@ -75,5 +78,6 @@ export function parseRecordingSettings(src: ConfigSource, core: CoreConfig): Rec
     stopTimeoutMs:
       src.int('recording.stopTimeoutSecond', 'REELTIME_RECORDING_STOP_TIMEOUT_SECOND', 20, { min: 1, max: 600 }) * 1000,
     region: region as Area | undefined,
+    dispatch: parseDispatchSettings(src),
   };
 }

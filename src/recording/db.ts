@@ -42,11 +42,24 @@ export interface RecordingEventRow {
   created_at: number;
 }
 
+/**
+ * Which recorder holds a session, queue-backed dispatch only: `epoch` grows by one per take-over, and a recorder
+ * writes only while its epoch is current and `expires_at` ahead (docs/deployment.md, "Failover and fencing").
+ */
+export interface RecordingLeaseRow {
+  resource_id: string;
+  sid: string;
+  epoch: number;
+  holder: string;
+  expires_at: number;
+}
+
 /** Tables owned by the recording module. Names are prefixed "recording_" so modules never collide. */
 export interface RecordingTables {
   recording_tasks: RecordingTaskRow;
   recording_events: RecordingEventRow;
   recording_status_changes: RecordingStatusChangeRow;
+  recording_leases: RecordingLeaseRow;
 }
 
 /** Migrations of the recording module, keyed "recording-NNNN-what"; portable across SQLite and PostgreSQL. */
@@ -108,7 +121,21 @@ export const recordingMigrations: Record<string, Migration> = {
       await db.schema.dropIndex('recording_tasks_app_kind_expiry').execute();
     },
   },
-  // 0004, not 0003: w/dispatch's recording-0003-leases is on its way to main.
+  'recording-0003-leases': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('recording_leases')
+        .addColumn('resource_id', 'text', (c) => c.primaryKey())
+        .addColumn('sid', 'text', (c) => c.notNull())
+        .addColumn('epoch', 'integer', (c) => c.notNull())
+        .addColumn('holder', 'text', (c) => c.notNull())
+        .addColumn('expires_at', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropTable('recording_leases').execute();
+    },
+  },
   // The sessions API (docs/recording-api.md, "Sessions"): list by app newest first with filters, and the status
   // history of each session. Rows written before this migration get mode and start time from their task JSON.
   'recording-0004-sessions': {

@@ -1,8 +1,10 @@
+import { buildRtcTokenWithUid } from '@reeltime/token';
 import { RateLimiter } from '../http/index.ts';
 import type { NotifyModule } from '../notify/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { createAuthenticator, recordingApi, wordRecordingRefusal } from './api/index.ts';
 import { createInProcessDispatcher } from './dispatch/in-process.ts';
+import { createQueueDispatcher, LeaseStore, redisResourceLock, startRecorderWorker, type RecorderWorker } from './dispatch/bullmq/index.ts';
 import type { Dispatcher, Recorder } from './dispatch/types.ts';
 import type { RecordingNotifier } from './notifier.ts';
 import { SessionRuntime } from './runtime.ts';
@@ -22,13 +24,43 @@ export interface RecordingDeps {
 
 export type RecordingModule = ReeltimeModule;
 
+/** Lifetime of the token a recorder mints for the uid it rejoins with after a failover. */
+const REJOIN_TOKEN_SECONDS = 24 * 3600;
+
+/**
+ * A subscriber token for a recorder's new uid after a failover: the server holds the app certificate (as the
+ * hosted service does), so the recorder can join under a uid the customer's token did not name.
+ */
+function rejoinToken(config: ServerContext['config'], appId: string, cname: string, uid: string): string | undefined {
+  if (!config.appCertificate || appId.toLowerCase() !== config.appId.toLowerCase()) return undefined;
+  return buildRtcTokenWithUid(config.appId, config.appCertificate, cname, Number(uid), 2, REJOIN_TOKEN_SECONDS, REJOIN_TOKEN_SECONDS);
+}
+
 export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): RecordingModule {
   const log = ctx.log.child({ module: 'recording' });
   const cfg = ctx.config.recording;
   const store = new TaskStore(ctx.database.db);
-  const dispatcher = deps.dispatcher ?? createInProcessDispatcher(deps.recorders ?? []);
+  const recorders = deps.recorders ?? [];
+  // Many processes on one PostgreSQL and one Redis: sessions go through the queue (docs/deployment.md).
+  const redisUrl = ctx.config.redis.url;
+  const queued = !deps.dispatcher && ctx.redis !== undefined && ctx.bus !== undefined && redisUrl !== undefined && ctx.database.dialect === 'postgres';
+  const leases = new LeaseStore(ctx.database.db);
+  const queueDeps = queued
+    ? { redisUrl, redisPrefix: ctx.config.redis.prefix, bus: ctx.bus!, clock: ctx.clock, log, settings: cfg.dispatch, leases }
+    : undefined;
+  const dispatcher =
+    deps.dispatcher ??
+    (queueDeps ? createQueueDispatcher({ ...queueDeps, modes: recorders.map((r) => r.mode) }) : createInProcessDispatcher(recorders));
   const notifier: RecordingNotifier = deps.notify;
-  const runtime = new SessionRuntime({ store, clock: ctx.clock, log, dispatcher, notifier });
+  const runtime = new SessionRuntime({
+    store,
+    clock: ctx.clock,
+    log,
+    dispatcher,
+    notifier,
+    ...(queued ? { shared: { lock: redisResourceLock(ctx.redis!) } } : {}),
+  });
+  let worker: RecorderWorker | undefined;
   const service = new RecordingService({ config: cfg, clock: ctx.clock, store, runtime, dispatcher });
   const serveApi = ctx.roles.has('api');
   return {
@@ -51,9 +83,19 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
     },
     async start() {
       // Sessions live before a restart go back to their recorder (resume); stopping ones end (see docs).
-      if (ctx.roles.has('recorder')) await runtime.recover();
+      if (!ctx.roles.has('recorder')) return;
+      if (queueDeps) {
+        worker = startRecorderWorker({
+          ...queueDeps,
+          store,
+          recorders,
+          reportFor: (task) => runtime.reportFor(task),
+          rejoinToken: (appId, cname, uid) => rejoinToken(ctx.config, appId, cname, uid),
+        });
+      } else if (!dispatcher.recoversItself) await runtime.recover();
     },
     async close() {
+      await worker?.close();
       await runtime.close();
       await dispatcher.close();
     },

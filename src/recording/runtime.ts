@@ -47,12 +47,40 @@ const MAX_TIMER_MS = 24 * 3600 * 1000;
  */
 const STOP_ABANDON_MS = 15 * 60 * 1000;
 
+/** Serialises work per resource ID: in this process (KeyedLock) or across processes (dispatch/bullmq). */
+export interface ResourceLock {
+  run<T>(key: string, fn: () => Promise<T>): Promise<T>;
+}
+
 export interface RuntimeDeps {
   readonly store: TaskStore;
   readonly clock: Clock;
   readonly log: Logger;
   readonly dispatcher: Dispatcher;
   readonly notifier: RecordingNotifier;
+  /**
+   * Set when other processes change the same tasks (many API and recorder processes on one database): tasks are
+   * then always read from the store, never from this process's memory, under a lock all processes share.
+   */
+  readonly shared?: { readonly lock: ResourceLock };
+}
+
+/** What a recorder needs to run a live task's session. */
+export function recordingTaskOf(task: LiveTask | StoppingTask, resumed: boolean): RecordingTask {
+  return {
+    appId: task.resource.appId,
+    cname: task.resource.cname,
+    uid: task.resource.uid,
+    sid: task.session.sid,
+    resourceId: task.resource.resourceId,
+    mode: task.session.mode,
+    scene: task.resource.scene,
+    clientRequest: task.session.clientRequest,
+    subscription: subscriptionRequest(task.session.clientRequest.recordingConfig),
+    startedAt: task.session.startedAt,
+    resumed,
+    previousFiles: task.session.files,
+  };
 }
 
 /** A persisted transition whose effects are under way. */
@@ -68,7 +96,7 @@ export interface Applied<T extends Task> {
 }
 
 export class SessionRuntime {
-  readonly #lock = new KeyedLock();
+  readonly #lock: ResourceLock;
   /** Tasks with a session held by this process: query reads them without a database round trip. */
   readonly #cache = new Map<string, Task>();
   readonly #handles = new Map<string, Promise<RecorderHandle | undefined>>();
@@ -79,11 +107,13 @@ export class SessionRuntime {
   readonly #reports = new Map<string, ((t: Task) => Outcome)[]>();
   #closed = false;
 
-  constructor(private readonly d: RuntimeDeps) {}
+  constructor(private readonly d: RuntimeDeps) {
+    this.#lock = d.shared?.lock ?? new KeyedLock();
+  }
 
   /** The current task: from memory when this process holds its session, else from the store. */
   async get(resourceId: string): Promise<Task | undefined> {
-    return this.#cache.get(resourceId) ?? (await this.d.store.get(resourceId));
+    return (this.d.shared ? undefined : this.#cache.get(resourceId)) ?? (await this.d.store.get(resourceId));
   }
 
   /** Applies `fn` to the current task under the resource's lock, persists the result and runs its effects. */
@@ -113,21 +143,7 @@ export class SessionRuntime {
   /** Hands a live session to its recorder. Resolves once launched, or ends the task (event 1, code 52) and rethrows. */
   async #launch(task: LiveTask, resumed: boolean): Promise<Task> {
     const rid = task.resource.resourceId;
-    const rt: RecordingTask = {
-      appId: task.resource.appId,
-      cname: task.resource.cname,
-      uid: task.resource.uid,
-      sid: task.session.sid,
-      resourceId: rid,
-      mode: task.session.mode,
-      scene: task.resource.scene,
-      clientRequest: task.session.clientRequest,
-      subscription: subscriptionRequest(task.session.clientRequest.recordingConfig),
-      startedAt: task.session.startedAt,
-      resumed,
-      previousFiles: task.session.files,
-    };
-    const p = this.d.dispatcher.launch(rt, this.#report(task));
+    const p = this.d.dispatcher.launch(recordingTaskOf(task, resumed), this.#report(task));
     this.#handles.set(
       rid,
       p.catch(() => undefined),
@@ -145,9 +161,16 @@ export class SessionRuntime {
 
   /** Runs a control call on the session's recorder once it is launched (none when the launch failed). */
   async #control(task: Task, call: (h: RecorderHandle) => Promise<void> | undefined): Promise<Task> {
-    const h = await this.#handles.get(task.resource.resourceId);
+    const h = await this.#handle(task);
     if (h) await call(h);
     return task;
+  }
+
+  /** This process's handle of the session, or the dispatcher's way to reach it where another process launched it. */
+  #handle(task: Task): Promise<RecorderHandle | undefined> | undefined {
+    const local = this.#handles.get(task.resource.resourceId);
+    if (local || !this.d.dispatcher.attach || (task.kind !== 'live' && task.kind !== 'stopping')) return local;
+    return Promise.resolve(this.d.dispatcher.attach(recordingTaskOf(task, false)));
   }
 
   /**
@@ -162,7 +185,7 @@ export class SessionRuntime {
     const p = (async () => {
       let result: StopResult;
       try {
-        const h = await this.#handles.get(rid);
+        const h = await this.#handle(task);
         const stopped = h ? await within(this.d.clock, h.stop(), STOP_ABANDON_MS) : undefined;
         if (h && !stopped) {
           this.d.log.error({ resourceId: rid, sid: task.session.sid }, 'recorder stop did not finish; session ended as unknown');
@@ -293,8 +316,13 @@ export class SessionRuntime {
     );
   }
 
+  /** The report object for a session a recorder in this process took from another process (dispatch/bullmq). */
+  reportFor(task: LiveTask | StoppingTask): RecorderReport {
+    return this.#report(task);
+  }
+
   /** The report object a recorder gets: each call becomes a serialised transition (or a forwarded event). */
-  #report(task: LiveTask): RecorderReport {
+  #report(task: LiveTask | StoppingTask): RecorderReport {
     const rid = task.resource.resourceId;
     // Reports arriving together (status, slice start, files) are applied in one transaction, in order.
     const apply = (what: string, fn: (t: Task) => Outcome) => {

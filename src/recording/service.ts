@@ -17,6 +17,7 @@ import {
   RecorderUnavailableError,
   requestStop,
   RESOURCE_TTL_MS,
+  SessionNotFoundError,
   sessionSubject,
   startSession,
   TaskConflictError,
@@ -149,6 +150,10 @@ export class RecordingService {
   async #named(resourceId: string, ref: SessionRef, mode: RecordingMode): Promise<LiveTask | StoppingTask> {
     const current = accessSession(await this.#find(resourceId), ref, this.d.clock.now());
     assertMode(current, mode);
+    // A live session no recorder holds is changing recorders (failover): 404 until one has taken it.
+    if (current.kind === 'live' && this.d.dispatcher.holds && !(await this.d.dispatcher.holds(resourceId))) {
+      throw new SessionNotFoundError({ cname: ref.cname, uid: ref.uid, resourceId, sid: ref.sid });
+    }
     return current;
   }
 

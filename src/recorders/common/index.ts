@@ -12,6 +12,7 @@ export {
   type RecorderSignals,
   type RecorderStatusName,
 } from './events.ts';
+export { fenceUploads } from './fenced-upload.ts';
 export { finishUploads } from './finish-uploads.ts';
 export { HlsTrackWriter, PLAYLIST_CONTENT_TYPE, type ClosedSliceFile, type HlsTrackOptions, type SliceOutcome } from './hls-track.ts';
 export { planSubscriptions, type CurrentSubscriptions, type Membership, type SubscriptionPlan, type TrackRef } from './plan.ts';

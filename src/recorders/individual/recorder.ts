@@ -11,6 +11,7 @@ import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '..
 import type { StorageModule } from '../../storage/index.ts';
 import { recorderSignals } from '../common/events.ts';
 import { ChannelRefusal, channelSource, type ChannelSource } from '../common/channel-source.ts';
+import { fenceUploads } from '../common/fenced-upload.ts';
 import { individualOptions } from './options.ts';
 import { IndividualSession } from './session.ts';
 
@@ -35,13 +36,16 @@ export function createIndividualRecorder(deps: IndividualRecorderDeps): Recorder
       const options = individualOptions(task);
       const signals = recorderSignals(report);
       signals.status('initialized');
-      const upload = await deps.storage.openSession({
-        sid: task.sid,
-        appId: task.appId,
-        cname: task.cname,
-        uid: task.uid,
-        storage: task.clientRequest.storageConfig,
-      });
+      const upload = fenceUploads(
+        await deps.storage.openSession({
+          sid: task.sid,
+          appId: task.appId,
+          cname: task.cname,
+          uid: task.uid,
+          storage: task.clientRequest.storageConfig,
+        }),
+        task.fence,
+      );
       const source =
         deps.source?.(task) ??
         channelSource({

@@ -13,6 +13,7 @@ export type {
   StopResult,
   TrackType,
   UploadingStatus,
+  WriteFence,
 } from './types.ts';
 export { RECORDING_STATUSES } from './types.ts';
 export { createInProcessDispatcher } from './in-process.ts';

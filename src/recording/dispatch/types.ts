@@ -48,6 +48,16 @@ export interface RecordingTask {
    */
   readonly resumed: boolean;
   readonly previousFiles: readonly RecordedFile[];
+  /**
+   * Present when another recorder may take the session over (queue-backed dispatch): the recorder hands no file to
+   * the uploader once `holds()` is false, so two recorders never write one session (docs/deployment.md, fencing).
+   */
+  readonly fence?: WriteFence;
+}
+
+/** Whether this recorder still holds its session's lease; checked synchronously before every write. */
+export interface WriteFence {
+  holds(): boolean;
 }
 
 export type EndReason = 'stopped' | 'idle' | 'error' | 'expired';
@@ -101,5 +111,17 @@ export interface Recorder {
 export interface Dispatcher {
   supports(mode: RecordingMode): boolean;
   launch(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle>;
+  /**
+   * Control of a session another process launched (queue-backed dispatch); absent in-process, where only the
+   * launching process holds sessions.
+   */
+  attach?(task: RecordingTask): RecorderHandle;
+  /**
+   * Whether a recorder holds the live session now; false during a failover switch (query, update and stop then
+   * answer 404, as the hosted service does). Absent in-process, where the session is always held.
+   */
+  holds?(resourceId: string): Promise<boolean>;
+  /** True when sessions survive this process on their own (queue-backed): restart recovery is then not run here. */
+  readonly recoversItself?: boolean;
   close(): Promise<void>;
 }

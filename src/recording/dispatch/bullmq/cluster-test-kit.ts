@@ -1,0 +1,122 @@
+/**
+ * Test kit for queue-backed dispatch with real processes: one PostgreSQL schema and one Redis prefix per test, a
+ * shared bucket dir, a signed-webhook receiver, `reeltime` processes in any role.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSyntheticPublisher, type SyntheticPublisher } from '../../../channel/index.ts';
+import { verifySignature } from '../../../notify/index.ts';
+import { APP, BUCKET, rtcToken } from '../../../recorders/individual/testing/harness.ts';
+import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../../redis/testing.ts';
+import { openTestDatabase, startServerProcess, TEST_PG_URL, type ServerProcess, type TestDatabase } from '../../../testing/index.ts';
+
+const WEBHOOK_SECRET = 'cluster-webhook-secret';
+
+export interface ReceivedWebhook {
+  readonly noticeId: string;
+  readonly eventType: number;
+  readonly payload: { readonly sid: string; readonly sequence: number; readonly details: { readonly msgName: string; readonly [k: string]: unknown } };
+  readonly signed: boolean;
+}
+
+export interface Cluster {
+  readonly db: TestDatabase;
+  readonly root: string;
+  readonly bucketDir: string;
+  readonly webhooks: ReceivedWebhook[];
+  /** A `reeltime` process: `args` [] runs every role; `dataDir` shared by processes that share a work volume. */
+  start(args: readonly string[], opts?: { dataDir?: string; env?: Record<string, string> }): Promise<ServerProcess>;
+  publish(baseUrl: string, cname: string, uid: number): Promise<SyntheticPublisher>;
+  close(): Promise<void>;
+}
+
+export async function startCluster(env: Record<string, string> = {}): Promise<Cluster> {
+  await requireTestRedis();
+  const db = await openTestDatabase('postgres').catch((e: Error) => {
+    throw new Error(`this test needs PostgreSQL at ${TEST_PG_URL}: ${e.message}`);
+  });
+  const prefix = testRedisPrefix();
+  const root = mkdtempSync(join(tmpdir(), 'reeltime-cluster-'));
+  const bucketRoot = join(root, 'bucket');
+  const webhooks: ReceivedWebhook[] = [];
+  const hook: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const signed = verifySignature(raw, WEBHOOK_SECRET, req.headers as Record<string, string>);
+      webhooks.push({ ...(JSON.parse(raw.toString('utf8')) as Omit<ReceivedWebhook, 'signed'>), signed });
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+  const hookPort = (hook.address() as { port: number }).port;
+  const procs: ServerProcess[] = [];
+  const publishers: SyntheticPublisher[] = [];
+  let n = 0;
+  return {
+    db,
+    root,
+    bucketDir: join(bucketRoot, BUCKET),
+    webhooks,
+    async start(args, opts = {}) {
+      const dataDir = opts.dataDir ?? join(root, `p${++n}`);
+      mkdirSync(dataDir, { recursive: true });
+      const p = await startServerProcess({
+        dataDir,
+        args,
+        env: {
+          DATABASE_URL: `${TEST_PG_URL}?schema=${db.location.pgSchema}`,
+          REDIS_URL: TEST_REDIS_URL,
+          REELTIME_REDIS_PREFIX: prefix,
+          REELTIME_STORAGE_BUCKET_DIR: bucketRoot,
+          REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0',
+          REELTIME_NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${hookPort}/hook`,
+          REELTIME_NOTIFY_WEBHOOK_SECRET: WEBHOOK_SECRET,
+          // The test machine is shared and busy: admission by capacity only.
+          REELTIME_RECORDING_DISPATCH_CPU_THRESHOLD_PERCENT: '100',
+          ...env,
+          ...opts.env,
+        },
+      });
+      procs.push(p);
+      return p;
+    },
+    async publish(baseUrl, cname, uid) {
+      // werift's DTLS handshake can stall on a loaded machine: such an attempt is dropped and the next one made.
+      for (let attempt = 1; ; attempt++) {
+        const pub = await startSyntheticPublisher({
+          baseUrl,
+          appId: APP,
+          cname,
+          uid,
+          token: rtcToken(cname, uid),
+          color: 'red',
+          toneHz: 440,
+          codec: 'h264',
+          width: 160,
+          height: 120,
+          fps: 10,
+        });
+        try {
+          await pub.ready;
+          publishers.push(pub);
+          return pub;
+        } catch (e) {
+          await pub.stop().catch(() => undefined);
+          if (attempt === 3) throw e;
+        }
+      }
+    },
+    async close() {
+      await Promise.all(publishers.map((p) => p.stop().catch(() => undefined)));
+      await Promise.all(procs.map((p) => p.close()));
+      await new Promise<void>((r) => hook.close(() => r()));
+      await db.close();
+      await deleteTestKeys(prefix);
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,285 @@
+// The recorder worker and the queue dispatcher in this process, on the test PostgreSQL and Redis, with a recorder
+// double: acceptance, control over the bus, admission by capacity, and fencing once the lease is lost.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Queue } from 'bullmq';
+import { ManualClock } from '../../../clock/index.ts';
+import { createLogger } from '../../../log/index.ts';
+import { openRedis, redisBus, type RedisConnection } from '../../../redis/index.ts';
+import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../../redis/testing.ts';
+import { openTestDatabase, type TestDatabase } from '../../../testing/index.ts';
+import { canonicalJson, createIssuedTask, finish, requestStop, RESOURCE_TTL_MS, startSession, type LiveTask } from '../../lifecycle/index.ts';
+import { recordingTaskOf } from '../../runtime.ts';
+import { TaskStore } from '../../store/index.ts';
+import { startRequest } from '../../testing/client.ts';
+import { validateStartClientRequest } from '../../validation/index.ts';
+import type { Recorder, RecorderReport, RecordingTask } from '../types.ts';
+import { fenceUploads } from '../../../recorders/common/fenced-upload.ts';
+import { QUEUE_NAME } from './protocol.ts';
+import { createQueueDispatcher, LeaseStore, startRecorderWorker, type DispatchSettings } from './index.ts';
+
+const LEASE_MS = 9000;
+const log = createLogger('silent');
+let db: TestDatabase;
+let redis: RedisConnection;
+const prefix = testRedisPrefix();
+
+before(async () => {
+  await requireTestRedis();
+  db = await openTestDatabase('postgres');
+  redis = openRedis({ url: TEST_REDIS_URL, prefix }, log);
+});
+after(async () => {
+  await redis?.close();
+  await db?.close();
+  await deleteTestKeys(prefix);
+});
+
+const settings = (over: Partial<DispatchSettings> = {}): DispatchSettings => ({
+  acceptTimeoutMs: 5000,
+  leaseMs: LEASE_MS,
+  capacity: 10,
+  costs: { individual: 2, mix: 5, web: 5 },
+  cpuThresholdPercent: 100,
+  ...over,
+});
+
+let n = 0;
+/** A live task in the store, as `start` leaves it before the launch. */
+async function liveTask(store: TaskStore, clock: ManualClock): Promise<LiveTask> {
+  const id = `r${++n}-${Date.now()}`;
+  const now = clock.now();
+  const issued = createIssuedTask({
+    resourceId: id,
+    appId: 'app',
+    cname: `c${n}`,
+    uid: '77',
+    scene: 0,
+    resourceExpiredHour: 72,
+    region: 'EU',
+    excludeResourceIds: [],
+    startParameter: undefined,
+    issuedAt: now,
+    expiresAt: now + RESOURCE_TTL_MS,
+  });
+  await store.insert(issued, now);
+  const cr = validateStartClientRequest(startRequest('individual'), 'individual', 0);
+  const sid = `${n}${'0'.repeat(31)}`.slice(0, 32);
+  const live = startSession(issued, { appId: 'app', cname: `c${n}`, uid: '77', sid, mode: 'individual', clientRequest: cr, canonical: canonicalJson(cr) }, now).task;
+  await store.save(live, now);
+  return live as LiveTask;
+}
+
+interface Double {
+  readonly recorder: Recorder;
+  readonly tasks: RecordingTask[];
+  readonly reports: RecorderReport[];
+  readonly stops: number[];
+  readonly updates: unknown[];
+}
+function recorderDouble(): Double {
+  const d: Double = {
+    tasks: [],
+    reports: [],
+    stops: [],
+    updates: [],
+    recorder: {
+      mode: 'individual',
+      async start(task, report) {
+        d.tasks.push(task);
+        d.reports.push(report);
+        return {
+          update: async (change) => void d.updates.push(change),
+          stop: async () => {
+            d.stops.push(1);
+            return { uploadingStatus: 'uploaded', files: [], recordedAnything: false };
+          },
+        };
+      },
+    },
+  };
+  return d;
+}
+
+/** Reports the worker forwarded to the control plane. */
+function reportLog(): { calls: string[]; reportFor: () => RecorderReport } {
+  const calls: string[] = [];
+  const report: RecorderReport = {
+    status: (s) => void calls.push(`status ${s}`),
+    files: () => void calls.push('files'),
+    sliceStartTime: () => void calls.push('sliceStartTime'),
+    event: (t) => void calls.push(`event ${t}`),
+    ended: () => void calls.push('ended'),
+  };
+  return { calls, reportFor: () => report };
+}
+
+async function until(what: string, fn: () => boolean | Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (await fn()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function setup(over: Partial<DispatchSettings> = {}, withWorker = true) {
+  const clock = new ManualClock();
+  const store = new TaskStore(db.db);
+  const leases = new LeaseStore(db.db);
+  const bus = redisBus(redis);
+  const common = { redisUrl: TEST_REDIS_URL, redisPrefix: prefix, bus, clock, log, settings: settings(over), leases };
+  const dispatcher = createQueueDispatcher({ ...common, modes: ['individual'] });
+  const double = recorderDouble();
+  const reports = reportLog();
+  const worker = withWorker ? startRecorderWorker({ ...common, store, recorders: [double.recorder], reportFor: reports.reportFor }) : undefined;
+  return {
+    clock,
+    store,
+    leases,
+    dispatcher,
+    double,
+    reports,
+    async close() {
+      await worker?.close();
+      await dispatcher.close();
+    },
+  };
+}
+
+test('launch answers once the worker accepted; control reaches it; a lost lease fences it (no report, no upload) and stops it', async () => {
+  const s = setup();
+  try {
+    const task = await liveTask(s.store, s.clock);
+    const handle = await s.dispatcher.launch(recordingTaskOf(task, false), reportLog().reportFor());
+    const rt = s.double.tasks[0]!;
+    assert.equal(rt.sid, task.session.sid);
+    assert.equal(rt.uid, '77');
+    assert.equal(rt.fence?.holds(), true);
+    assert.equal(await s.dispatcher.holds!(task.resource.resourceId), true);
+
+    await handle.update({ audioUids: ['1'] } as never);
+    assert.equal(s.double.updates.length, 1);
+    const report = s.double.reports[0]!;
+    report.status(5);
+    assert.deepEqual(s.reports.calls, ['status 5']);
+
+    // Another recorder took the session over (its lease, epoch 2): the next renewal fails and this one fences.
+    await db.db
+      .updateTable('recording_leases')
+      .set({ epoch: 2, holder: 'other', expires_at: s.clock.now() + 10 * LEASE_MS })
+      .where('resource_id', '=', task.resource.resourceId)
+      .execute();
+    s.clock.advance(LEASE_MS / 3);
+    await until('the fenced recorder is stopped', () => s.double.stops.length === 1);
+    assert.equal(rt.fence?.holds(), false);
+    report.status(6);
+    assert.deepEqual(s.reports.calls, ['status 5'], 'a fenced recorder reports nothing');
+    const spooled: string[] = [];
+    const upload = fenceUploads(
+      {
+        sid: rt.sid,
+        objectKey: (f) => f,
+        enqueue: async (_p, key) => (spooled.push(key), { ok: true, key, bytes: 1 }),
+        updateStorage: async () => undefined,
+        status: async () => ({ uploadingStatus: 'uploaded', pending: 0, uploaded: 0, pendingBytes: 0, progress: 0 }),
+        onEvent: () => () => undefined,
+        finish: async () => (spooled.push('finish'), { uploadingStatus: 'uploaded', files: [] }),
+      },
+      rt.fence,
+    );
+    assert.equal((await upload.enqueue('/x.ts', 'x.ts')).ok, false);
+    assert.deepEqual(spooled, [], 'a fenced recorder uploads nothing');
+    assert.deepEqual(await upload.finish(), { uploadingStatus: 'backuped', files: [] }, 'nor marks the shared upload session finished');
+    assert.deepEqual(spooled, []);
+    const row = await db.db.selectFrom('recording_leases').selectAll().where('resource_id', '=', task.resource.resourceId).executeTakeFirstOrThrow();
+    assert.deepEqual([row.epoch, row.holder], [2, 'other'], 'the fenced recorder leaves the new lease alone');
+  } finally {
+    await s.close();
+  }
+});
+
+test('a recorder cut off from the database stops writing when its lease runs out, before any renewal answers', async () => {
+  const s = setup();
+  try {
+    const task = await liveTask(s.store, s.clock);
+    await s.dispatcher.launch(recordingTaskOf(task, false), reportLog().reportFor());
+    const rt = s.double.tasks[0]!;
+    // Time passes without a renewal coming back (the jump runs the renewal timers, whose answers come too late).
+    s.clock.advance(LEASE_MS + 1);
+    assert.equal(rt.fence?.holds(), false);
+  } finally {
+    await s.close();
+  }
+});
+
+test('no recorder with room: start gives up after the accept timeout and the job is withdrawn', async () => {
+  // Capacity 1 and a cost of 2: the worker refuses every individual session.
+  const s = setup({ capacity: 1 });
+  try {
+    const task = await liveTask(s.store, s.clock);
+    const launched = s.dispatcher.launch(recordingTaskOf(task, false), reportLog().reportFor());
+    let settled = false;
+    const outcome = launched.then(
+      () => 'launched',
+      (e: Error) => e.message,
+    ).finally(() => (settled = true));
+    // Let the job be offered (and refused) before the clock reaches the timeout.
+    await new Promise((r) => setTimeout(r, 1500));
+    while (!settled) {
+      s.clock.advance(1000);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.match(await outcome, /no recorder accepted the session within 5 s/);
+    assert.equal(s.double.tasks.length, 0);
+    assert.equal(await s.dispatcher.holds!(task.resource.resourceId), false);
+    const queue = new Queue(QUEUE_NAME, { connection: { url: TEST_REDIS_URL }, prefix: `${prefix}bull` });
+    try {
+      assert.equal(await queue.getJob(task.session.sid), undefined, 'the job is withdrawn');
+    } finally {
+      await queue.close();
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+test('a session whose recorder died during a stop: the next recorder takes it, finishes the stop, answers it and ends the session', async () => {
+  const s = setup();
+  const queue = new Queue(QUEUE_NAME, { connection: { url: TEST_REDIS_URL }, prefix: `${prefix}bull` });
+  try {
+    const live = await liveTask(s.store, s.clock);
+    const stopping = requestStop(live, s.clock.now()).task;
+    await s.store.save(stopping, s.clock.now());
+    // The stop was sent to a recorder that is gone; its job comes back to the queue (here: queued again by hand).
+    const answer = s.dispatcher.attach!(recordingTaskOf(live, false)).stop();
+    let settled = false;
+    void answer.finally(() => (settled = true)).catch(() => undefined);
+    await queue.add('session', { resourceId: live.resource.resourceId, sid: live.session.sid }, { jobId: live.session.sid });
+    // Unanswered control messages are sent again every 2 s of the injected clock.
+    while (!settled) {
+      s.clock.advance(2000);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.deepEqual(await answer, { uploadingStatus: 'uploaded', files: [], recordedAnything: false });
+    assert.equal(s.double.stops.length, 1, 'stopped once although the request came several times');
+    await until('the session ended through the report', () => s.reports.calls.includes('ended'));
+  } finally {
+    await queue.close();
+    await s.close();
+  }
+});
+
+test('a session ended by another process (e.g. a start that gave up waiting) is stopped at the next renewal', async () => {
+  const s = setup();
+  try {
+    const live = await liveTask(s.store, s.clock);
+    await s.dispatcher.launch(recordingTaskOf(live, false), reportLog().reportFor());
+    const ended = finish(live, { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, s.clock.now()).task;
+    await s.store.save(ended, s.clock.now());
+    s.clock.advance(LEASE_MS / 3);
+    await until('the recorder is stopped', () => s.double.stops.length === 1);
+    await until('the lease is let go', async () => !(await s.leases.isHeld(live.resource.resourceId, s.clock.now())));
+  } finally {
+    await s.close();
+  }
+});
