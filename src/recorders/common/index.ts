@@ -19,3 +19,4 @@ export { applyLists, createSubscription, EVERYONE, kindsFor, NOBODY, selects, wa
 export { IdleTimer, PROGRESS_INTERVAL_MS, ProgressReporter } from './session-timers.ts';
 export { uploadEventReporter } from './upload-events.ts';
 export { PublisherLinks, type PublisherLinkEvents } from './publisher-links.ts';
+export { nextBackupIndex } from './backup-index.ts';
