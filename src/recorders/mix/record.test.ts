@@ -1,0 +1,199 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { FFMPEG_BIN, FFPROBE_BIN, parsePlaylist } from '../../media/index.ts';
+import { tonePower } from '../../media/mix/testing/tones.ts';
+import { runChild } from '../../process/index.ts';
+import { rtcToken, startHarness, storageConfig, type Harness } from '../individual/testing/harness.ts';
+import { bucketKeys, isColour, sleep, waitFor } from '../individual/testing/media-checks.ts';
+
+const RED = [255, 0, 0];
+const BLUE = [0, 0, 255];
+const GREEN = [0, 255, 0];
+const BLACK = [0, 0, 0];
+const W = 640;
+const H = 360;
+
+interface StreamInfo {
+  codec_name: string;
+  width?: number;
+  height?: number;
+  r_frame_rate?: string;
+  sample_rate?: string;
+  channels?: number;
+}
+
+async function streams(file: string): Promise<StreamInfo[]> {
+  const r = await runChild(FFPROBE_BIN, ['-v', 'error', '-show_streams', '-show_format', '-of', 'json', file], { timeoutMs: 60_000 });
+  return (JSON.parse(r.stdout.toString('utf8')) as { streams: StreamInfo[] }).streams;
+}
+
+async function duration(file: string): Promise<number> {
+  const r = await runChild(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file], { timeoutMs: 60_000 });
+  return Number(r.stdout.toString('utf8').trim());
+}
+
+/** The decoded frame at `atSec` of the output as RGB; `at(fx, fy)` reads the pixel at fractions of the canvas. */
+async function frameAt(file: string, atSec: number, width: number, height: number): Promise<(fx: number, fy: number) => number[]> {
+  const r = await runChild(FFMPEG_BIN, ['-v', 'error', '-i', file, '-ss', String(atSec), '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
+    timeoutMs: 60_000,
+  });
+  assert.equal(r.stdout.length, width * height * 3, `one ${width}×${height} frame at ${atSec} s`);
+  return (fx, fy) => {
+    const i = (Math.floor(fy * height) * width + Math.floor(fx * width)) * 3;
+    return [r.stdout[i]!, r.stdout[i + 1]!, r.stdout[i + 2]!];
+  };
+}
+
+async function monoPcm(file: string): Promise<Int16Array> {
+  const r = await runChild(FFMPEG_BIN, ['-v', 'error', '-i', file, '-map', '0:a', '-f', 's16le', '-ac', '1', '-ar', '48000', 'pipe:1'], { timeoutMs: 60_000 });
+  return new Int16Array(r.stdout.buffer, r.stdout.byteOffset, r.stdout.length >> 1);
+}
+
+const serverResponse = (b: Record<string, unknown>) => b.serverResponse as Record<string, unknown>;
+
+async function queryUntilFile(h: Harness, rid: string, sid: string): Promise<Record<string, unknown>> {
+  return waitFor(
+    async () => {
+      const q = await h.api('GET', h.path(rid, sid, 'query'));
+      const sr = q.status === 200 ? serverResponse(q.body) : undefined;
+      return sr && sr.status === 5 && sr.fileList !== '' && (!Array.isArray(sr.fileList) || sr.fileList.length > 0) ? sr : undefined;
+    },
+    40_000,
+    'status 5 with a file',
+  );
+}
+
+test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults without recordingConfig, 404 after stop', async () => {
+  const h = await startHarness({ mode: 'mix' });
+  try {
+    const cname = 'mix-main';
+    const small = { width: 320, height: 180 };
+    await h.publish({ cname, uid: 101, color: 'red', toneHz: 440, codec: 'vp8', ...small });
+    await h.publish({ cname, uid: 102, color: 'blue', toneHz: 1000, codec: 'h264', ...small });
+    const other = 'mix-defaults';
+    await h.publish({ cname: other, uid: 201, color: 'red', toneHz: 440, codec: 'vp8', ...small });
+
+    // The docs' composite body: everyone, audioProfile, a 640×360@15 canvas in best fit; an unreachable image.
+    const main = await h.startRecording(cname, '9001', {
+      token: rtcToken(cname, 9001, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: {
+        channelType: 0,
+        streamTypes: 2,
+        audioProfile: 1,
+        videoStreamType: 0,
+        maxIdleTime: 120,
+        subscribeVideoUids: ['#allstream#'],
+        subscribeAudioUids: ['#allstream#'],
+        transcodingConfig: { width: W, height: H, fps: 15, bitrate: 500, mixedVideoLayout: 1, backgroundColor: '#00FF00', backgroundImage: 'http://127.0.0.1:9/none.png' },
+      },
+      recordingFileConfig: { avFileType: ['hls', 'mp4'] },
+    });
+    // No recordingConfig: a 360×640 floating layout, HLS only.
+    const defaults = await h.startRecording(other, '9002', { token: rtcToken(other, 9002, 2), storageConfig: storageConfig() });
+    const t0 = Date.now();
+
+    await sleep(9_000 - (Date.now() - t0));
+    // Custom layout: 102 top left, 101 top right; the colour is omitted, so the rest of the canvas turns black.
+    const region = { y_axis: 0, width: 0.5, height: 0.5 };
+    const ul = await h.api('POST', h.path(main.resourceId, main.sid, 'updateLayout'), {
+      cname,
+      uid: '9001',
+      clientRequest: { mixedVideoLayout: 3, layoutConfig: [{ uid: '102', x_axis: 0, ...region }, { uid: '101', x_axis: 0.5, ...region }] },
+    });
+    assert.equal(ul.status, 200, JSON.stringify(ul.body));
+    const tLayout = (Date.now() - t0) / 1000;
+
+    const q = await queryUntilFile(h, main.resourceId, main.sid);
+    assert.equal(q.fileListMode, 'json');
+    const qList = q.fileList as { fileName: string; uid: string; mixedAllUser: boolean; trackType: string }[];
+    assert.deepEqual(
+      qList.map((f) => [f.fileName, f.uid, f.mixedAllUser, f.trackType]),
+      [[`rec/ind/${main.sid}_${cname}.m3u8`, '0', true, 'audio_and_video']],
+    );
+    const qd = await queryUntilFile(h, defaults.resourceId, defaults.sid);
+    assert.equal(qd.fileListMode, 'string');
+    assert.equal(qd.fileList, `rec/ind/${defaults.sid}_${other}.m3u8`);
+
+    await sleep(Math.max(0, 21_000 - (Date.now() - t0)));
+    const stop = await h.api('POST', h.path(main.resourceId, main.sid, 'stop'), { cname, uid: '9001', clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+    const sr = serverResponse(stop.body);
+    assert.equal(sr.uploadingStatus, 'uploaded');
+    assert.equal(sr.fileListMode, 'json');
+    const names = (sr.fileList as { fileName: string }[]).map((f) => f.fileName);
+    assert.deepEqual(names, [`rec/ind/${main.sid}_${cname}.m3u8`, `rec/ind/${main.sid}_${cname}_0.mp4`]);
+    const stopD = await h.api('POST', h.path(defaults.resourceId, defaults.sid, 'stop'), { cname: other, uid: '9002', clientRequest: {} });
+    assert.equal(stopD.status, 200, JSON.stringify(stopD.body));
+    assert.equal(serverResponse(stopD.body).fileListMode, 'string');
+
+    // updateLayout once the session is over: 404 failed to find worker.
+    const late = await h.api('POST', h.path(defaults.resourceId, defaults.sid, 'updateLayout'), { cname: other, uid: '9002', clientRequest: { mixedVideoLayout: 1 } });
+    assert.equal(late.status, 404, JSON.stringify(late.body));
+    assert.equal(late.body.reason, 'failed to find worker');
+
+    // The bucket: playlist, TS slices named <sid>_<cname>_<utc>.ts, one MP4.
+    const keys = bucketKeys(h.bucketDir).filter((k) => k.includes(main.sid));
+    const m3u8 = join(h.bucketDir, `rec/ind/${main.sid}_${cname}.m3u8`);
+    const text = readFileSync(m3u8, 'utf8');
+    const pl = parsePlaylist(text, 'video');
+    assert.ok(pl.ended, 'the playlist is ended');
+    assert.ok(!text.includes('#EXT-X-DISCONTINUITY'), 'no discontinuity across updateLayout');
+    const tsKeys = keys.filter((k) => k.endsWith('.ts')).map((k) => k.split('/').pop()!);
+    assert.deepEqual(pl.entries.map((e) => e.uri).sort(), tsKeys.sort(), 'the playlist names every slice in the bucket');
+    for (const k of tsKeys) assert.match(k, new RegExp(`^${main.sid}_${cname}_\\d{17}\\.ts$`));
+    assert.ok(tsKeys.length >= 2, `${tsKeys.length} slices`);
+    const total = pl.entries.reduce((s, e) => s + e.durationSec, 0);
+    assert.ok(total > 17 && total < 23, `${total} s recorded`);
+
+    const info = await streams(m3u8);
+    const v = info.find((s) => s.codec_name === 'h264')!;
+    const a = info.find((s) => s.codec_name === 'aac')!;
+    assert.deepEqual([v.width, v.height, v.r_frame_rate], [W, H, '15/1']);
+    assert.deepEqual([Number(a.sample_rate), a.channels], [48_000, 1], 'audioProfile 1: 48 kHz mono');
+
+    // Best fit for two: 101 (first) on the left half, 102 on the right; then the custom layout.
+    const before = await frameAt(m3u8, 5, W, H);
+    assert.ok(isColour(before(0.25, 0.5), RED), `left half is red: ${before(0.25, 0.5)}`);
+    assert.ok(isColour(before(0.75, 0.5), BLUE), `right half is blue: ${before(0.75, 0.5)}`);
+    const after = await frameAt(m3u8, Math.min(total - 1, tLayout + 4), W, H);
+    assert.ok(isColour(after(0.25, 0.25), BLUE), `custom: top left is 102 (blue): ${after(0.25, 0.25)}`);
+    assert.ok(isColour(after(0.75, 0.25), RED), `custom: top right is 101 (red): ${after(0.75, 0.25)}`);
+    assert.ok(isColour(after(0.5, 0.75), BLACK), `omitted backgroundColor reverts to black: ${after(0.5, 0.75)}`);
+    assert.ok(!isColour(after(0.5, 0.75), GREEN));
+
+    // Both tones are in the mix, a third frequency is not.
+    const pcm = await monoPcm(m3u8);
+    const from = 3 * 48_000;
+    const to = Math.min(pcm.length, 18 * 48_000);
+    const p440 = tonePower(pcm, 1, 440, from, to);
+    const p1000 = tonePower(pcm, 1, 1000, from, to);
+    const p700 = tonePower(pcm, 1, 700, from, to);
+    assert.ok(p440 > 50 * p700 && p1000 > 50 * p700, `tones 440 ${p440}, 1000 ${p1000}, 700 ${p700}`);
+
+    const mp4 = join(h.bucketDir, `rec/ind/${main.sid}_${cname}_0.mp4`);
+    assert.deepEqual((await streams(mp4)).map((s) => s.codec_name).sort(), ['aac', 'h264']);
+    assert.ok(Math.abs((await duration(mp4)) - total) < 1.5, 'the MP4 holds the whole recording');
+
+    const dm3u8 = join(h.bucketDir, `rec/ind/${defaults.sid}_${other}.m3u8`);
+    const dv = (await streams(dm3u8)).find((s) => s.codec_name === 'h264')!;
+    assert.deepEqual([dv.width, dv.height, dv.r_frame_rate], [360, 640, '15/1'], 'default canvas 360×640 at 15 fps');
+    const dFrame = await frameAt(dm3u8, 8, 360, 640);
+    assert.ok(isColour(dFrame(0.5, 0.3), RED), 'floating: the only user fills the canvas');
+
+    // Events of the main session.
+    await waitFor(() => h.events.some((e) => e.payload.sid === main.sid && e.eventType === 31), 20_000, 'uploaded event');
+    const mine = h.events.filter((e) => e.payload.sid === main.sid).sort((x, y) => x.payload.sequence - y.payload.sequence);
+    const types = mine.map((e) => e.eventType);
+    for (const t of [30, 40, 42, 4, 43, 44, 41, 31, 2]) assert.ok(types.includes(t), `event ${t} in ${types.join(',')}`);
+    const slice = mine.find((e) => e.eventType === 42)!.payload.details;
+    assert.deepEqual([slice.mixedAllUser, slice.trackType], [true, 'audio_and_video']);
+    const warn = mine.find((e) => e.eventType === 2 && e.payload.details.warnCode === 1106);
+    assert.ok(warn, 'the unreachable background image is a warning');
+    assert.ok(types.indexOf(40) < types.indexOf(42) && types.indexOf(42) < types.indexOf(41) && types.indexOf(41) < types.indexOf(31));
+  } finally {
+    await h.close();
+  }
+});
