@@ -34,7 +34,10 @@ async function duration(file: string): Promise<number> {
   return Number(r.stdout.toString('utf8').trim());
 }
 
-/** The decoded frame at `atSec` of the output as RGB; `at(fx, fy)` reads the pixel at fractions of the canvas. */
+/**
+ * The decoded frame at `atSec` of the output as RGB; `at(fx, fy)` reads the pixel at fractions of the canvas. `-ss`
+ * after `-i` decodes up to that time: before `-i`, seeking in the playlist returned a frame from seconds earlier.
+ */
 async function frameAt(file: string, atSec: number, width: number, height: number): Promise<(fx: number, fy: number) => number[]> {
   const r = await runChild(FFMPEG_BIN, ['-v', 'error', '-i', file, '-ss', String(atSec), '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
     timeoutMs: 60_000,
