@@ -20,3 +20,5 @@ export { IdleTimer, PROGRESS_INTERVAL_MS, ProgressReporter } from './session-tim
 export { uploadEventReporter } from './upload-events.ts';
 export { PublisherLinks, type PublisherLinkEvents } from './publisher-links.ts';
 export { nextBackupIndex } from './backup-index.ts';
+export { openSessionIO, startInBackground, type LaunchDeps, type SessionIO, type StartableSession } from './launch.ts';
+export { SessionCore, type SessionCoreDeps, type SessionEndReason, type SessionHooks } from './session-core.ts';

@@ -7,7 +7,7 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ChannelEvent, MediaKind } from '../../channel/index.ts';
+import type { MediaKind } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import {
@@ -33,14 +33,12 @@ import type {
 import type { UpdateLayoutClientRequest } from '../../recording/validation/types.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, LEAVE_CODE, recorderSignals, WARN_CODE, type RecorderSignals } from '../common/events.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from '../common/events.ts';
 import { finishUploads } from '../common/finish-uploads.ts';
 import { HlsTrackWriter } from '../common/hls-track.ts';
-import { planSubscriptions } from '../common/plan.ts';
-import { PublisherLinks } from '../common/publisher-links.ts';
-import { IdleTimer, ProgressReporter } from '../common/session-timers.ts';
-import { applyLists, wants, type Subscription } from '../common/subscription.ts';
-import { uploadEventReporter } from '../common/upload-events.ts';
+import type { PublisherLinks } from '../common/publisher-links.ts';
+import { SessionCore } from '../common/session-core.ts';
+import { wants } from '../common/subscription.ts';
 import { ImageLoader } from './images.ts';
 import { layoutSettings, mp4Groups, type MixOptions } from './options.ts';
 
@@ -59,8 +57,6 @@ export interface MixSessionDeps {
   readonly policy: OutboundPolicy;
 }
 
-type EndReason = 'stopped' | 'idle' | 'error';
-
 /** A URL without query or credentials, for events and logs. */
 function safeUrl(url: string): string {
   try {
@@ -73,33 +69,33 @@ function safeUrl(url: string): string {
 
 export class MixSession {
   private readonly naming: SessionNaming;
-  private subscription: Subscription;
   private readonly links: PublisherLinks;
   private readonly pipeline: MixPipeline;
   private readonly hls: HlsTrackWriter;
   private readonly images: ImageLoader;
-  private readonly idle: IdleTimer;
-  private readonly progress: ProgressReporter;
+  private readonly core: SessionCore;
   private readonly signals: RecorderSignals;
-  private readonly selfUid: number;
   private readonly trackType: TrackType;
   /** Users in the mix (joined the pipeline), and the kinds whose stream has started per user. */
   private readonly members = new Map<string, Set<MediaKind>>();
   private readonly slices: ClosedSlice[] = [];
   private layout: MixLayoutSettings;
-  private unlisten: (() => void) | undefined;
-  private unlistenUploads: (() => void) | undefined;
   private chain: Promise<unknown> = Promise.resolve();
-  private ending: Promise<StopResult> | undefined;
   private firstUploaded = false;
-  private profileWarned = false;
 
   constructor(private readonly d: MixSessionDeps) {
     const o = d.options;
-    this.signals = recorderSignals(d.report);
+    this.core = new SessionCore(
+      { ...d, profile: o.profile, maxIdleMs: o.maxIdleMs, subscription: o.subscription },
+      {
+        onPacket: (uid, kind, track, packet) => this.onPacket(uid, kind, track, packet),
+        reconcile: () => this.reconcile(),
+        finish: () => this.finish(),
+      },
+    );
+    this.signals = this.core.signals;
+    this.links = this.core.links;
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.backupIndex };
-    this.subscription = o.subscription;
-    this.selfUid = Number(d.task.uid);
     this.layout = o.layout;
     this.trackType = o.streams.audio && o.streams.video ? 'audio_and_video' : o.streams.video ? 'video' : 'audio';
     this.hls = new HlsTrackWriter({
@@ -138,64 +134,24 @@ export class MixSession {
         onKeyframeNeeded: (uid) => this.links.requestKeyframe(uid),
       },
     );
-    this.idle = new IdleTimer(d.clock, o.maxIdleMs, () => {
-      void this.end('idle').then(
-        (r) => d.report.ended({ reason: 'idle', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything }),
-        (e: Error) => d.report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: false, message: e.message }),
-      );
-    });
-    this.progress = new ProgressReporter(d.clock, d.upload, this.signals, d.log);
-    this.links = new PublisherLinks(d.source, {
-      onPacket: (uid, kind, track, packet) => this.onPacket(uid, kind, track, packet),
-      onRefused: (e) => void this.fail(e),
-      onFailed: (uid, e) => {
-        d.log.warn({ uid, err: e.message }, 'WHEP subscribe failed');
-        this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.subscribeFailed, `subscribing to uid ${uid} failed`);
-      },
-    });
   }
 
   /** Joins: checks the token, starts the mix, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */
   async start(): Promise<void> {
-    const { signals } = this;
-    signals.status('recorderStarting');
-    signals.emit('uploaderStarted', { status: 0 });
-    signals.status('uploaderReady');
-    await this.d.source.authorize();
+    await this.core.open();
     await mkdir(this.d.workDir, { recursive: true });
-    this.unlisten = this.d.source.onEvent((e) => this.onChannelEvent(e));
-    this.unlistenUploads = this.d.upload.onEvent(uploadEventReporter(signals));
-    this.progress.start();
     this.pipeline.start();
     this.applyImages(this.layout);
-    signals.emit('recorderStarted', { status: 0 });
-    signals.status('recorderReady');
+    this.core.started();
     this.d.report.sliceStartTime(this.pipeline.originMs ?? this.d.clock.now());
     if (this.d.task.previousFiles.length > 0) this.d.report.files(this.d.task.previousFiles);
     this.reconcile();
   }
 
-  private onChannelEvent(e: ChannelEvent): void {
-    if (this.ending || e.uid === this.selfUid) return;
-    // Membership announces a change before applying it: look at the channel once that step is over.
-    queueMicrotask(() => this.reconcile());
-  }
-
   /** Subscriptions and the mix's members in line with the channel and the subscription lists. */
   private reconcile(): void {
-    if (this.ending) return;
-    const snap = this.d.source.snapshot();
-    const plan = planSubscriptions({ profile: snap.profile, participants: snap.participants, selfUid: this.selfUid }, this.subscription, this.d.options.profile, {
-      links: this.links.kinds(),
-      streams: [],
-      profileWarned: this.profileWarned,
-    });
-    if (plan.profileWarning !== undefined) {
-      this.profileWarned = true;
-      this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.profileMismatch, plan.profileWarning);
-    }
-    if (plan.idle) this.idle.arm();
-    else this.idle.disarm();
+    const plan = this.core.plan([]);
+    if (!plan) return;
     const reconnecting = new Set(plan.connect.map((c) => c.uid));
     for (const uid of plan.drop) {
       void this.links.drop(uid);
@@ -223,7 +179,7 @@ export class MixSession {
   }
 
   private onPacket(uid: string, kind: MediaKind, track: RtpTrackDescription, packet: Buffer): void {
-    if (this.ending || !wants(this.subscription, kind, uid)) return;
+    if (this.core.ending || !wants(this.core.subscription, kind, uid)) return;
     const kinds = this.members.get(uid);
     if (!kinds) return;
     if (!kinds.has(kind)) {
@@ -279,7 +235,7 @@ export class MixSession {
   private applyImages(settings: MixLayoutSettings): void {
     this.pipeline.setImages(this.images.loadedImagesOf(settings));
     void this.images.imagesOf(settings).then((images) => {
-      if (this.layout === settings && !this.ending) this.pipeline.setImages(images);
+      if (this.layout === settings && !this.core.ending) this.pipeline.setImages(images);
     });
   }
 
@@ -291,40 +247,21 @@ export class MixSession {
     this.applyImages(settings);
   }
 
-  async update(change: RecorderUpdate): Promise<void> {
-    if (change.storage) await this.d.upload.updateStorage(change.storage);
-    if (change.lists) {
-      this.subscription = applyLists(this.subscription, change.lists);
-      this.reconcile();
-    }
+  update(change: RecorderUpdate): Promise<void> {
+    return this.core.update(change);
   }
 
   /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */
-  async fail(e: ChannelRefusal): Promise<void> {
-    if (this.ending) return;
-    const errorCode = e.code === 'token_expired' ? ERROR_CODE.tokenExpired : ERROR_CODE.tokenInvalid;
-    this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.fatal, errorCode, `${e.code}: ${e.reason}`);
-    this.signals.status('exitedAbnormally');
-    const r = await this.end('error');
-    this.d.report.ended({ reason: 'error', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything, message: e.code });
+  fail(e: ChannelRefusal): Promise<void> {
+    return this.core.fail(e);
   }
 
   stop(): Promise<StopResult> {
-    return this.end('stopped');
+    return this.core.stop();
   }
 
-  private end(reason: EndReason): Promise<StopResult> {
-    this.ending ??= this.finish(reason);
-    return this.ending;
-  }
-
-  private async finish(reason: EndReason): Promise<StopResult> {
-    this.idle.dispose();
-    this.progress.stop();
-    this.unlisten?.();
-    this.unlistenUploads?.();
-    if (reason !== 'error') this.signals.status('recordingStopped');
-    this.signals.emit('recorderLeave', { leaveCode: reason === 'idle' ? LEAVE_CODE.idle : LEAVE_CODE.stopped });
+  /** After the channel is let go: the last slice, the ended playlist, the MP4s, the wait for the uploads. */
+  private async finish(): Promise<StopResult> {
     await this.links.close();
     for (const uid of [...this.members.keys()]) this.leave(uid);
     // The encoder closes its last slice before it exits; its upload is queued on the chain.
@@ -335,7 +272,6 @@ export class MixSession {
     const files = this.files(mp4s);
     this.d.report.files(files);
     const uploadingStatus = await finishUploads(this.d.upload, this.signals, files);
-    if (reason !== 'error') this.signals.status('componentsStopped');
     return { uploadingStatus, files, recordedAnything: this.hls.recorded };
   }
 
