@@ -68,7 +68,7 @@ async function queryUntilFile(h: Harness, rid: string, sid: string): Promise<Rec
   );
 }
 
-test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults without recordingConfig, 404 after stop', async () => {
+test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults without recordingConfig, audio only, 404 after stop', async () => {
   const h = await startHarness({ mode: 'mix' });
   try {
     const cname = 'mix-main';
@@ -96,6 +96,13 @@ test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults 
     });
     // No recordingConfig: a 360×640 floating layout, HLS only.
     const defaults = await h.startRecording(other, '9002', { token: rtcToken(other, 9002, 2), storageConfig: storageConfig() });
+    // streamTypes 0: an audio-only composite.
+    const audioOnly = await h.startRecording(other, '9003', {
+      token: rtcToken(other, 9003, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0, streamTypes: 0 },
+      recordingFileConfig: { avFileType: ['hls', 'mp4'] },
+    });
     const t0 = Date.now();
 
     await sleep(9_000 - (Date.now() - t0));
@@ -131,6 +138,11 @@ test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults 
     const stopD = await h.api('POST', h.path(defaults.resourceId, defaults.sid, 'stop'), { cname: other, uid: '9002', clientRequest: {} });
     assert.equal(stopD.status, 200, JSON.stringify(stopD.body));
     assert.equal(serverResponse(stopD.body).fileListMode, 'string');
+    const stopA = await h.api('POST', h.path(audioOnly.resourceId, audioOnly.sid, 'stop'), { cname: other, uid: '9003', clientRequest: {} });
+    assert.equal(stopA.status, 200, JSON.stringify(stopA.body));
+    const aList = serverResponse(stopA.body).fileList as { fileName: string; trackType: string }[];
+    assert.deepEqual(aList.map((f) => f.trackType), ['audio', 'audio']);
+    for (const f of aList) assert.deepEqual((await streams(join(h.bucketDir, f.fileName))).map((x) => x.codec_name), ['aac'], `${f.fileName} is audio only`);
 
     // updateLayout once the session is over: 404 failed to find worker.
     const late = await h.api('POST', h.path(defaults.resourceId, defaults.sid, 'updateLayout'), { cname: other, uid: '9002', clientRequest: { mixedVideoLayout: 1 } });
