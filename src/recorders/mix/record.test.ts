@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { FFMPEG_BIN, FFPROBE_BIN, parsePlaylist } from '../../media/index.ts';
@@ -12,6 +14,7 @@ const RED = [255, 0, 0];
 const BLUE = [0, 0, 255];
 const GREEN = [0, 255, 0];
 const BLACK = [0, 0, 0];
+const YELLOW = [255, 255, 0];
 const W = 640;
 const H = 360;
 
@@ -70,6 +73,13 @@ async function queryUntilFile(h: Harness, rid: string, sid: string): Promise<Rec
 
 test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults without recordingConfig, audio only, 404 after stop', async () => {
   const h = await startHarness({ mode: 'mix' });
+  // A loopback image server for a background image.
+  const imageDir = mkdtempSync(join(tmpdir(), 'mix-bg-'));
+  const png = join(imageDir, 'yellow.png');
+  await runChild(FFMPEG_BIN, ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=yellow:s=360x640', '-frames:v', '1', png]);
+  const images = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(readFileSync(png)));
+  await new Promise<void>((r) => images.listen(0, '127.0.0.1', r));
+  const imageUrl = `http://127.0.0.1:${(images.address() as { port: number }).port}/yellow.png`;
   try {
     const cname = 'mix-main';
     const small = { width: 320, height: 180 };
@@ -115,6 +125,13 @@ test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults 
     });
     assert.equal(ul.status, 200, JSON.stringify(ul.body));
     const tLayout = (Date.now() - t0) / 1000;
+    // The defaults session: its lone user in the top half only, the canvas image below.
+    const ulD = await h.api('POST', h.path(defaults.resourceId, defaults.sid, 'updateLayout'), {
+      cname: other,
+      uid: '9002',
+      clientRequest: { mixedVideoLayout: 3, backgroundImage: imageUrl, layoutConfig: [{ x_axis: 0, y_axis: 0, width: 1, height: 0.5 }] },
+    });
+    assert.equal(ulD.status, 200, JSON.stringify(ulD.body));
 
     const q = await queryUntilFile(h, main.resourceId, main.sid);
     assert.equal(q.fileListMode, 'json');
@@ -195,8 +212,11 @@ test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults 
     const dm3u8 = join(h.bucketDir, `rec/ind/${defaults.sid}_${other}.m3u8`);
     const dv = (await streams(dm3u8)).find((s) => s.codec_name === 'h264')!;
     assert.deepEqual([dv.width, dv.height, dv.r_frame_rate], [360, 640, '15/1'], 'default canvas 360×640 at 15 fps');
-    const dFrame = await frameAt(dm3u8, 8, 360, 640);
-    assert.ok(isColour(dFrame(0.5, 0.3), RED), 'floating: the only user fills the canvas');
+    const dFrame = await frameAt(dm3u8, 5, 360, 640);
+    assert.ok(isColour(dFrame(0.5, 0.75), RED), 'floating: the only user fills the canvas');
+    const dAfter = await frameAt(dm3u8, tLayout + 6, 360, 640);
+    assert.ok(isColour(dAfter(0.5, 0.25), RED), `custom: the user in the top half: ${dAfter(0.5, 0.25)}`);
+    assert.ok(isColour(dAfter(0.5, 0.75), YELLOW), `the background image from the loopback server below: ${dAfter(0.5, 0.75)}`);
 
     // Events of the main session.
     await waitFor(() => h.events.some((e) => e.payload.sid === main.sid && e.eventType === 31), 20_000, 'uploaded event');
@@ -210,5 +230,7 @@ test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults 
     assert.ok(types.indexOf(40) < types.indexOf(42) && types.indexOf(42) < types.indexOf(41) && types.indexOf(41) < types.indexOf(31));
   } finally {
     await h.close();
+    await new Promise((r) => images.close(r));
+    rmSync(imageDir, { recursive: true, force: true });
   }
 });
