@@ -264,3 +264,54 @@ test('mix maxIdleTime on the injected clock: nobody left, the session ends with 
     await h.close();
   }
 });
+
+test('mix active speaker (mixedVideoLayout 100): two publishers taking turns take the main region in turn', async () => {
+  const h = await startHarness({ mode: 'mix' });
+  try {
+    const cname = 'mix-speaker';
+    const small = { width: 160, height: 90 };
+    // Each tone sounds for half of every 8 s, the two in opposite halves.
+    await h.publish({ cname, uid: 401, color: 'red', toneHz: 440, ...small, toneTurns: { periodSec: 8, half: 'first' } });
+    await h.publish({ cname, uid: 402, color: 'blue', toneHz: 1000, ...small, toneTurns: { periodSec: 8, half: 'second' } });
+    const { resourceId, sid } = await h.startRecording(cname, '9005', {
+      token: rtcToken(cname, 9005, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0, transcodingConfig: { width: 320, height: 180, fps: 15, bitrate: 300, mixedVideoLayout: 100 } },
+    });
+    await sleep(20_000);
+    const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9005', clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+    // Two frames a second, scaled down: the main region's centre (left 4/5) and the strip's first small region.
+    const w = 64;
+    const hgt = 36;
+    const r = await runChild(
+      FFMPEG_BIN,
+      ['-v', 'error', '-i', join(h.bucketDir, `rec/ind/${sid}_${cname}.m3u8`), '-vf', `fps=2,scale=${w}:${hgt}`, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'],
+      { timeoutMs: 60_000 },
+    );
+    const size = w * hgt * 3;
+    const px = (n: number, fx: number, fy: number) => {
+      const i = n * size + (Math.floor(fy * hgt) * w + Math.floor(fx * w)) * 3;
+      return [r.stdout[i]!, r.stdout[i + 1]!, r.stdout[i + 2]!];
+    };
+    const mains: string[] = [];
+    // From 4 s on: both users' video has arrived by then (keyframes every 2 s).
+    for (let n = 8; n < r.stdout.length / size; n++) {
+      const main = px(n, 0.4, 0.5);
+      const strip = px(n, 0.9, 0.125);
+      const who = isColour(main, RED) ? 'red' : isColour(main, BLUE) ? 'blue' : 'other';
+      mains.push(who);
+      if (who === 'red') assert.ok(isColour(strip, BLUE), `frame ${n}: blue in the strip while red speaks: ${strip}`);
+      if (who === 'blue') assert.ok(isColour(strip, RED), `frame ${n}: red in the strip while blue speaks: ${strip}`);
+    }
+    console.log(`main region every 0.5 s from 4 s: ${mains.join(' ')}`);
+    const count = (c: string) => mains.filter((m) => m === c).length;
+    assert.ok(count('red') >= 3 && count('blue') >= 3, `both speakers had the main region: ${mains.join(' ')}`);
+    // No flicker: the main user changes at most once per 1.5 s (samples every 0.5 s).
+    const switches = mains.flatMap((m, i) => (i > 0 && m !== mains[i - 1] ? [i] : []));
+    assert.ok(switches.length >= 1, `the main region changed hands: ${mains.join(' ')}`);
+    switches.slice(1).forEach((s, i) => assert.ok(s - switches[i]! >= 3, `switches at samples ${switches.join(', ')}`));
+  } finally {
+    await h.close();
+  }
+});

@@ -42,6 +42,7 @@ export interface Harness {
     profile?: 'communication' | 'live';
     width?: number;
     height?: number;
+    toneTurns?: { periodSec: number; half: 'first' | 'second' };
   }): Promise<SyntheticPublisher>;
   api(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
   startRecording(cname: string, uid: string, clientRequest: Record<string, unknown>, scene?: number): Promise<{ resourceId: string; sid: string }>;
@@ -100,6 +101,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         ...(p.profile ? { profile: p.profile } : {}),
         ...(p.width ? { width: p.width } : {}),
         ...(p.height ? { height: p.height } : {}),
+        ...(p.toneTurns ? { toneTurns: p.toneTurns } : {}),
       });
       publishers.push(pub);
       await pub.ready;
