@@ -10,6 +10,7 @@ import { tonePower } from '../../media/mix/testing/tones.ts';
 import { runChild } from '../../process/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from '../individual/testing/harness.ts';
 import { bucketKeys, isColour, sleep, waitFor } from '../individual/testing/media-checks.ts';
+import { SAMPLE_FPS, sampled, sampleRange } from './testing/frames.ts';
 
 const RED = [255, 0, 0];
 const BLUE = [0, 0, 255];
@@ -37,32 +38,6 @@ async function duration(file: string): Promise<number> {
   const r = await runChild(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'format=duration', '-of', 'csv=p=0', file], { timeoutMs: 60_000 });
   return Number(r.stdout.toString('utf8').trim());
 }
-
-/** Samples per second of output that the frame checks read. */
-const SAMPLE_FPS = 4;
-
-/**
- * The output decoded at SAMPLE_FPS frames a second, scaled down to 64 pixels on its long side: `px(n, fx, fy)` is the
- * RGB at fractions of the canvas in sample n (output time n / SAMPLE_FPS).
- */
-async function sampled(file: string, portrait = false): Promise<{ count: number; px: (n: number, fx: number, fy: number) => number[] }> {
-  const [w, h] = portrait ? [36, 64] : [64, 36];
-  const r = await runChild(FFMPEG_BIN, ['-v', 'error', '-i', file, '-vf', `fps=${SAMPLE_FPS},scale=${w}:${h}`, '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1'], {
-    timeoutMs: 60_000,
-  });
-  const size = w * h * 3;
-  return {
-    count: Math.floor(r.stdout.length / size),
-    px: (n, fx, fy) => {
-      const i = n * size + (Math.floor(fy * h) * w + Math.floor(fx * w)) * 3;
-      return [r.stdout[i]!, r.stdout[i + 1]!, r.stdout[i + 2]!];
-    },
-  };
-}
-
-/** Sample indices [from s, to s). */
-const sampleRange = (fromSec: number, toSec: number): number[] =>
-  Array.from({ length: Math.max(0, Math.floor(toSec * SAMPLE_FPS) - Math.ceil(fromSec * SAMPLE_FPS)) }, (_, i) => Math.ceil(fromSec * SAMPLE_FPS) + i);
 
 async function monoPcm(file: string): Promise<Int16Array> {
   const r = await runChild(FFMPEG_BIN, ['-v', 'error', '-i', file, '-map', '0:a', '-f', 's16le', '-ac', '1', '-ar', '48000', 'pipe:1'], { timeoutMs: 60_000 });
