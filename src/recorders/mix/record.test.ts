@@ -182,7 +182,8 @@ test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults 
     // on the right. From half a second after it: the custom layout in every sample.
     const out = await sampled(m3u8);
     const bestFit = sampleRange(0, tLayout - 0.5).filter((n) => isColour(out.px(n, 0.25, 0.5), RED) && isColour(out.px(n, 0.75, 0.5), BLUE));
-    assert.ok(bestFit.length >= SAMPLE_FPS, `best fit, red left and blue right, in ${bestFit.length} samples before the change`);
+    const seen = sampleRange(0, tLayout + 1).map((n) => `${n}:${out.px(n, 0.25, 0.5).join('/')}|${out.px(n, 0.75, 0.5).join('/')}`);
+    assert.ok(bestFit.length >= SAMPLE_FPS, `best fit, red left and blue right, in ${bestFit.length} samples before the change: ${seen.join(' ')}`);
     const custom = sampleRange(tLayout + 0.5, total - 0.5);
     assert.ok(custom.length >= 8 * SAMPLE_FPS, `${custom.length} samples after the change`);
     for (const n of custom) {
