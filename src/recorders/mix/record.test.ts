@@ -102,7 +102,7 @@ test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults 
     });
     const t0 = Date.now();
 
-    await sleep(9_000 - (Date.now() - t0));
+    await sleep(12_000 - (Date.now() - t0));
     // Custom layout: 102 top left, 101 top right; the colour is omitted, so the rest of the canvas turns black.
     const region = { y_axis: 0, width: 0.5, height: 0.5 };
     const ul = await h.api('POST', h.path(main.resourceId, main.sid, 'updateLayout'), {
@@ -131,7 +131,7 @@ test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults 
     assert.equal(qd.fileListMode, 'string');
     assert.equal(qd.fileList, `rec/ind/${defaults.sid}_${other}.m3u8`);
 
-    await sleep(Math.max(0, 21_000 - (Date.now() - t0)));
+    await sleep(Math.max(0, 24_000 - (Date.now() - t0)));
     const tStop = Date.now();
     const stop = await h.api('POST', h.path(main.resourceId, main.sid, 'stop'), { cname, uid: '9001', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
