@@ -5,6 +5,7 @@ import type { Recorder } from '../recording/dispatch/index.ts';
 import type { ServerContext } from '../server/module.ts';
 import type { StorageModule } from '../storage/index.ts';
 import { createIndividualRecorder } from './individual/index.ts';
+import { createMixRecorder } from './mix/index.ts';
 
 export interface RecorderDeps {
   readonly channel: ChannelModule;
@@ -22,6 +23,16 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       log: ctx.log,
       workRoot: join(ctx.config.dataDir, 'recorder', 'individual'),
       baseUrl: deps.baseUrl,
+    }),
+    createMixRecorder({
+      channel: deps.channel,
+      storage: deps.storage,
+      clock: ctx.clock,
+      log: ctx.log,
+      workRoot: join(ctx.config.dataDir, 'recorder', 'mix'),
+      baseUrl: deps.baseUrl,
+      // Background images are fetched under the same private-target rule as webhooks (docs/recording-mix.md).
+      policy: { allowPrivate: ctx.config.notify.allowPrivateUrls },
     }),
   ];
 }

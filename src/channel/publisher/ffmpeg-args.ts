@@ -7,6 +7,11 @@ export interface SyntheticMedia {
   readonly width: number;
   readonly height: number;
   readonly fps: number;
+  /**
+   * The tone sounds only in the first or second half of every `periodSec` (from the publisher's start), silence in
+   * the other: two publishers with opposite halves take turns speaking (active-speaker tests). Absent: always on.
+   */
+  readonly toneTurns?: { readonly periodSec: number; readonly half: 'first' | 'second' } | undefined;
 }
 
 /** ffmpeg colour syntax we accept: a name ("red") or hex ("#ff0000", "0xff0000"). */
@@ -16,6 +21,14 @@ export const COLOR = /^([a-zA-Z]{3,20}|(#|0x)[0-9a-fA-F]{6})$/;
  * ffmpeg arguments for a solid colour with a frame counter and a sine tone, sent as RTP to two loopback ports
  * (RTCP goes to the same port and is dropped by the reader). Keyframes every 2 s, no B-frames.
  */
+/** A volume filter that keeps the tone in one half of each period (single quotes keep the commas in the expression). */
+function toneGate(m: SyntheticMedia): string {
+  if (!m.toneTurns) return '';
+  const { periodSec: p, half } = m.toneTurns;
+  const on = half === 'first' ? `lt(mod(t,${p}),${p / 2})` : `gte(mod(t,${p}),${p / 2})`;
+  return `,volume='if(${on},1,0)':eval=frame`;
+}
+
 export function syntheticFfmpegArgs(m: SyntheticMedia, videoPort: number, audioPort: number): string[] {
   const gop = String(Math.max(1, Math.round(m.fps * 2)));
   const color = m.color.startsWith('#') ? `0x${m.color.slice(1)}` : m.color;
@@ -30,7 +43,7 @@ export function syntheticFfmpegArgs(m: SyntheticMedia, videoPort: number, audioP
     '-loglevel', 'error',
     '-nostdin',
     '-re', '-f', 'lavfi', '-i', `color=c=${color}:s=${m.width}x${m.height}:r=${m.fps},${text}`,
-    '-re', '-f', 'lavfi', '-i', `sine=frequency=${m.toneHz}:sample_rate=48000`,
+    '-re', '-f', 'lavfi', '-i', `sine=frequency=${m.toneHz}:sample_rate=48000${toneGate(m)}`,
     '-map', '0:v', ...video, '-g', gop, '-keyint_min', gop, '-pix_fmt', 'yuv420p',
     '-payload_type', '96', '-f', 'rtp', rtp(videoPort),
     '-map', '1:a', '-c:a', 'libopus', '-b:a', '48k', '-ar', '48000', '-ac', '2', '-application', 'lowdelay',

@@ -66,6 +66,7 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
     width: opts.width ?? 640,
     height: opts.height ?? 360,
     fps: opts.fps ?? 15,
+    toneTurns: opts.toneTurns,
   };
   if (!COLOR.test(media.color)) throw new Error(`color must be a name like "red" or hex like "#ff0000", got "${media.color}"`);
   const q = new URLSearchParams({ uid: String(opts.uid), ...(opts.profile ? { profile: opts.profile } : {}) });

@@ -118,10 +118,11 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   assert.deepEqual(new Set(fileLines.slice(1).map((l) => l.trim()).filter((u) => u.endsWith('.m3u8'))), new Set(urls.filter((u) => u.endsWith('.m3u8'))));
 });
 
-test('record start of a mode without a recorder answers the service error; usage errors exit 2', async () => {
-  const mix = await cli('start', '--channel', 'cli-mix', '--mode', 'mix', '--uid', '9002');
-  assert.equal(mix.code, 1);
-  assert.match(mix.stderr, /^reeltime record start: 400 code 2: mode: .*mix/m);
+test('record start refused by the service prints its error; usage errors exit 2', async () => {
+  // uid 0 is the service's to refuse (the recording client never has uid 0), not the CLI's.
+  const refused = await cli('start', '--channel', 'cli-refused', '--uid', '0');
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /^reeltime record start: 400 code 2: uid: /m);
 
   const write = process.stderr.write;
   let err = '';

@@ -60,6 +60,7 @@ export const WARN_CODE = Object.freeze({
   profileMismatch: 1101,
   subscribeFailed: 1102,
   snapshotUploadFailed: 1104,
+  backgroundImageFailed: 1106,
 });
 
 /** `leaveCode` of event 41 (a bit field upstream; a recorder sends one of these). */

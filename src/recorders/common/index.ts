@@ -20,3 +20,6 @@ export { applyLists, createSubscription, EVERYONE, kindsFor, NOBODY, selects, wa
 export { IdleTimer, PROGRESS_INTERVAL_MS, ProgressReporter } from './session-timers.ts';
 export { uploadEventReporter } from './upload-events.ts';
 export { PublisherLinks, type PublisherLinkEvents } from './publisher-links.ts';
+export { nextBackupIndex } from './backup-index.ts';
+export { openSessionIO, startInBackground, type LaunchDeps, type SessionIO, type StartableSession } from './launch.ts';
+export { SessionCore, type SessionCoreDeps, type SessionEndReason, type SessionHooks } from './session-core.ts';

@@ -4,7 +4,8 @@
  */
 import type { Profile } from '../../channel/index.ts';
 import type { AudioMixFormat } from '../../media/index.ts';
-import type { RecordedFile, RecordingTask } from '../../recording/dispatch/index.ts';
+import type { RecordingTask } from '../../recording/dispatch/index.ts';
+import { nextBackupIndex } from '../common/backup-index.ts';
 import { createSubscription, type Subscription } from '../common/subscription.ts';
 
 export type StreamMode = 'default' | 'standard' | 'original';
@@ -39,17 +40,6 @@ export const DEFAULT_MAX_IDLE_SECONDS = 30;
 export const DEFAULT_CAPTURE_INTERVAL = 10;
 export const DEFAULT_MIX_SAMPLE_RATE = 48_000;
 export const DEFAULT_MIX_BITRATE = 48_000;
-
-/** Next `bak<n>_` index after a restart: one more than any already used. */
-export function nextBackupIndex(previous: readonly RecordedFile[]): number {
-  let max = -1;
-  for (const f of previous) {
-    const base = f.fileName.split('/').pop() ?? '';
-    const m = /^bak(\d+)_/.exec(base);
-    if (m) max = Math.max(max, Number(m[1]));
-  }
-  return max + 1;
-}
 
 export function individualOptions(task: RecordingTask): IndividualOptions {
   const cr = task.clientRequest;

@@ -2,7 +2,7 @@
  * One individual-mode recording session, assembled from the shared recorder parts (recorders/common): follows
  * the channel (planSubscriptions), links to each publisher over WHEP (PublisherLinks), slices each track through
  * a TrackPipeline into its HLS track writer, reports status, files and events, and ends on stop or after
- * maxIdleTime (IdleTimer, injected clock); finalize.ts does what follows the live part.
+ * maxIdleTime (SessionCore, injected clock); finalize.ts does what follows the live part.
  */
 import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -29,21 +29,11 @@ import type {
 } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts';
-import {
-  ERROR_CODE,
-  ERROR_LEVEL,
-  EVENT_MODULE,
-  LEAVE_CODE,
-  recorderSignals,
-  WARN_CODE,
-  type RecorderSignals,
-} from '../common/events.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from '../common/events.ts';
 import { PLAYLIST_CONTENT_TYPE } from '../common/hls-track.ts';
-import { planSubscriptions } from '../common/plan.ts';
-import { PublisherLinks } from '../common/publisher-links.ts';
-import { IdleTimer, ProgressReporter } from '../common/session-timers.ts';
-import { applyLists, wants, type Subscription } from '../common/subscription.ts';
-import { uploadEventReporter } from '../common/upload-events.ts';
+import type { PublisherLinks } from '../common/publisher-links.ts';
+import { SessionCore } from '../common/session-core.ts';
+import { wants } from '../common/subscription.ts';
 import { finalizeRecording } from './finalize.ts';
 import type { IndividualOptions } from './options.ts';
 import { recoverLeftovers } from './recovery.ts';
@@ -62,57 +52,33 @@ export interface SessionDeps {
 
 export class IndividualSession {
   private readonly naming: SessionNaming;
-  private subscription: Subscription;
   private readonly tracks = new Map<string, TrackRecording>();
+  private readonly core: SessionCore;
   private readonly links: PublisherLinks;
-  private readonly idle: IdleTimer;
-  private readonly progress: ProgressReporter;
-  private unlisten: (() => void) | undefined;
-  private unlistenUploads: (() => void) | undefined;
-  private chain: Promise<unknown> = Promise.resolve();
-  private ending: Promise<StopResult> | undefined;
-  private firstUploaded = false;
-  private profileWarned = false;
-  private readonly selfUid: number;
   private readonly signals: RecorderSignals;
+  private chain: Promise<unknown> = Promise.resolve();
+  private firstUploaded = false;
 
   constructor(private readonly d: SessionDeps) {
-    this.signals = recorderSignals(d.report);
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.options.backupIndex };
-    this.subscription = d.options.subscription;
-    this.selfUid = Number(d.task.uid);
-    this.idle = new IdleTimer(d.clock, d.options.maxIdleMs, () => {
-      void this.end('idle').then(
-        (r) => d.report.ended({ reason: 'idle', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything }),
-        (e: Error) => d.report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: false, message: e.message }),
-      );
-    });
-    this.progress = new ProgressReporter(d.clock, d.upload, this.signals, d.log);
-    this.links = new PublisherLinks(d.source, {
-      onPacket: (uid, kind, track, packet) => this.onPacket(uid, kind, track, packet),
-      onRefused: (e) => void this.fail(e),
-      onFailed: (uid, e) => {
-        // The publisher left between the event and the request, or a transient failure: a later event retries.
-        d.log.warn({ uid, err: e.message }, 'WHEP subscribe failed');
-        this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.subscribeFailed, `subscribing to uid ${uid} failed`);
+    this.core = new SessionCore(
+      { ...d, profile: d.options.profile, maxIdleMs: d.options.maxIdleMs, subscription: d.options.subscription },
+      {
+        onPacket: (uid, kind, track, packet) => this.onPacket(uid, kind, track, packet),
+        onChannelEvent: (e) => this.onChannelEvent(e),
+        reconcile: () => this.reconcile(),
+        finish: () => this.finish(),
       },
-    });
+    );
+    this.links = this.core.links;
+    this.signals = this.core.signals;
   }
 
   /** Joins: checks the token, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */
   async start(): Promise<void> {
-    const { report } = this.d;
-    const { signals } = this;
-    signals.status('recorderStarting');
-    signals.emit('uploaderStarted', { status: 0 });
-    signals.status('uploaderReady');
-    await this.d.source.authorize();
-    this.unlisten = this.d.source.onEvent((e) => this.onChannelEvent(e));
-    this.unlistenUploads = this.d.upload.onEvent(uploadEventReporter(signals));
-    this.progress.start();
-    signals.emit('recorderStarted', { status: 0 });
-    signals.status('recorderReady');
-    report.sliceStartTime(this.d.clock.now());
+    await this.core.open();
+    this.core.started();
+    this.d.report.sliceStartTime(this.d.clock.now());
     if (this.d.task.resumed) {
       const recovered = await recoverLeftovers({
         sessionDir: dirname(this.d.workDir),
@@ -123,37 +89,21 @@ export class IndividualSession {
       });
       if (recovered.length > 0) this.d.log.info({ recovered }, 'slices of the previous run recovered');
     }
-    if (this.d.task.previousFiles.length > 0) report.files(this.d.task.previousFiles);
+    if (this.d.task.previousFiles.length > 0) this.d.report.files(this.d.task.previousFiles);
     this.reconcile();
   }
 
   private onChannelEvent(e: ChannelEvent): void {
-    if (this.ending) return;
-    if (e.uid === this.selfUid) return;
     if (e.kind === 'leave' || e.kind === 'unpublish') {
       // The user's tracks ended: close their streams now so the next ones start a discontinuity.
       void this.dropUser(String(e.uid));
     }
-    // Membership announces a change before applying it, in the same synchronous step: look at the channel once
-    // that step is over. A deferral, not a timer, so it does not wait for the injected clock.
-    queueMicrotask(() => this.reconcile());
   }
 
   /** Brings subscriptions in line with the channel membership and the subscription lists. */
   private reconcile(): void {
-    if (this.ending) return;
-    const snap = this.d.source.snapshot();
-    const plan = planSubscriptions({ profile: snap.profile, participants: snap.participants, selfUid: this.selfUid }, this.subscription, this.d.options.profile, {
-      links: this.links.kinds(),
-      streams: [...this.tracks.values()].filter((t) => t.pipeline),
-      profileWarned: this.profileWarned,
-    });
-    if (plan.profileWarning !== undefined) {
-      this.profileWarned = true;
-      this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.profileMismatch, plan.profileWarning);
-    }
-    if (plan.idle) this.idle.arm();
-    else this.idle.disarm();
+    const plan = this.core.plan([...this.tracks.values()].filter((t) => t.pipeline));
+    if (!plan) return;
     for (const uid of plan.drop) void this.dropUser(uid);
     for (const { uid, kinds } of plan.connect) this.links.connect(uid, kinds);
     // Kinds switched off by update end their current stream.
@@ -179,8 +129,8 @@ export class IndividualSession {
   }
 
   private onPacket(uid: string, kind: MediaKind, desc: RtpTrackDescription, packet: Buffer): void {
-    if (this.ending) return;
-    if (!wants(this.subscription, kind, uid)) return;
+    if (this.core.ending) return;
+    if (!wants(this.core.subscription, kind, uid)) return;
     const t = this.track(uid, kind);
     if (!t.pipeline) this.beginStream(t, desc);
     t.pipeline?.push(packet);
@@ -312,44 +262,24 @@ export class IndividualSession {
     this.d.report.files(this.files());
   }
 
-  async update(change: RecorderUpdate): Promise<void> {
-    if (change.storage) await this.d.upload.updateStorage(change.storage);
-    if (change.lists) {
-      this.subscription = applyLists(this.subscription, change.lists);
-      this.reconcile();
-    }
+  update(change: RecorderUpdate): Promise<void> {
+    return this.core.update(change);
   }
 
   /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */
-  async fail(e: ChannelRefusal): Promise<void> {
-    if (this.ending) return;
-    const errorCode = e.code === 'token_expired' ? ERROR_CODE.tokenExpired : ERROR_CODE.tokenInvalid;
-    this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.fatal, errorCode, `${e.code}: ${e.reason}`);
-    this.signals.status('exitedAbnormally');
-    const r = await this.end('error');
-    this.d.report.ended({ reason: 'error', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything, message: e.code });
+  fail(e: ChannelRefusal): Promise<void> {
+    return this.core.fail(e);
   }
 
   stop(): Promise<StopResult> {
-    return this.end('stopped');
+    return this.core.stop();
   }
 
-  private end(reason: 'stopped' | 'idle' | 'error'): Promise<StopResult> {
-    this.ending ??= this.finish(reason);
-    return this.ending;
-  }
-
-  private async finish(reason: 'stopped' | 'idle' | 'error'): Promise<StopResult> {
-    this.idle.dispose();
-    this.progress.stop();
-    this.unlisten?.();
-    this.unlistenUploads?.();
-    if (reason !== 'error') this.signals.status('recordingStopped');
-    this.signals.emit('recorderLeave', { leaveCode: reason === 'idle' ? LEAVE_CODE.idle : LEAVE_CODE.stopped });
+  private async finish(): Promise<StopResult> {
     await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
     await this.links.close();
     await this.chain;
-    const result = await finalizeRecording({
+    return finalizeRecording({
       tracks: [...this.tracks.values()],
       options: this.d.options,
       naming: this.naming,
@@ -360,7 +290,5 @@ export class IndividualSession {
       log: this.d.log,
       files: (outputs) => [...this.files(), ...outputs],
     });
-    if (reason !== 'error') this.signals.status('componentsStopped');
-    return result;
   }
 }

@@ -113,7 +113,8 @@ export const BackgroundConfigEntrySchema = Type.Object({
 /** The layout part shared by transcodingConfig and updateLayout. */
 const layoutFields = {
   maxResolutionUid: Type.Optional(Uid),
-  mixedVideoLayout: Type.Optional(oneOf([0, 1, 2, 3] as const)),
+  // 100: reeltime's active-speaker layout (docs/recording-mix.md); 0–3 are the hosted service's.
+  mixedVideoLayout: Type.Optional(oneOf([0, 1, 2, 3, 100] as const)),
   backgroundColor: Type.Optional(HexColor),
   backgroundImage: Type.Optional(HttpUrl),
   defaultUserBackgroundImage: Type.Optional(HttpUrl),

@@ -88,7 +88,8 @@ test('update, updateLayout and stop bodies', () => {
   const l = (cr: unknown) => reasonOf(() => updateLayoutRequest({ cname: 'c', uid: '1', clientRequest: cr }, ''));
   assert.equal(l({}), undefined);
   assert.equal(l({ backgroundColor: '#GGGGGG' }), 'clientRequest.backgroundColor: must be # followed by 6 hex digits');
-  assert.equal(l({ mixedVideoLayout: 4 }), 'clientRequest.mixedVideoLayout: must be one of 0, 1, 2, 3');
+  assert.equal(l({ mixedVideoLayout: 4 }), 'clientRequest.mixedVideoLayout: must be one of 0, 1, 2, 3, 100');
+  assert.equal(l({ mixedVideoLayout: 100 }), undefined, 'reeltime\'s active-speaker layout');
   assert.equal(l({ maxResolutionUid: '0', mixedVideoLayout: 2 }), 'clientRequest.maxResolutionUid: must be integer text between 1 and 4294967295');
 
   const s = (b: unknown) => reasonOf(() => stopRequest(b, ''));

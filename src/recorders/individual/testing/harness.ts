@@ -33,7 +33,17 @@ export interface Harness {
   readonly server: TestServer;
   readonly events: WebhookEvent[];
   readonly bucketDir: string;
-  publish(opts: { cname: string; uid: number; color: string; toneHz: number; codec?: 'vp8' | 'h264'; profile?: 'communication' | 'live' }): Promise<SyntheticPublisher>;
+  publish(opts: {
+    cname: string;
+    uid: number;
+    color: string;
+    toneHz: number;
+    codec?: 'vp8' | 'h264';
+    profile?: 'communication' | 'live';
+    width?: number;
+    height?: number;
+    toneTurns?: { periodSec: number; half: 'first' | 'second' };
+  }): Promise<SyntheticPublisher>;
   api(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
   startRecording(cname: string, uid: string, clientRequest: Record<string, unknown>, scene?: number): Promise<{ resourceId: string; sid: string }>;
   path(resourceId: string, sid: string, op: string): string;
@@ -46,6 +56,8 @@ export interface HarnessOptions {
   readonly database?: TestDatabase;
   /** Extra `storage` config section (e.g. a vendor endpoint override pointing at s3rver). */
   readonly storage?: JsonObject;
+  /** Recording mode the API calls use (default `individual`). */
+  readonly mode?: 'individual' | 'mix';
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -71,7 +83,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     env: { REELTIME_NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${hookPort}/hook`, REELTIME_NOTIFY_WEBHOOK_SECRET: WEBHOOK_SECRET },
   });
   const publishers: SyntheticPublisher[] = [];
-  const client = recordingClient(server.url);
+  const client = recordingClient(server.url, opts.mode);
   return {
     server,
     events,
@@ -87,6 +99,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         toneHz: p.toneHz,
         codec: p.codec ?? 'vp8',
         ...(p.profile ? { profile: p.profile } : {}),
+        ...(p.width ? { width: p.width } : {}),
+        ...(p.height ? { height: p.height } : {}),
+        ...(p.toneTurns ? { toneTurns: p.toneTurns } : {}),
       });
       publishers.push(pub);
       await pub.ready;
@@ -103,8 +118,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
 
 export type RecordingClient = Pick<Harness, 'api' | 'startRecording' | 'path'>;
 
-/** The recording API of the reeltime at `baseUrl` over HTTP, as the test customer (also for servers in child processes). */
-export function recordingClient(baseUrl: string): RecordingClient {
+/** The recording API of the reeltime at `baseUrl` over HTTP in one mode, as the test customer (also for servers in child processes). */
+export function recordingClient(baseUrl: string, mode: 'individual' | 'mix' = 'individual'): RecordingClient {
   const api: Harness['api'] = async (method, path, body) => {
     const res = await fetch(`${baseUrl}${path}`, {
       method,
@@ -127,11 +142,11 @@ export function recordingClient(baseUrl: string): RecordingClient {
       const acq = await api('POST', `${base}/acquire`, { cname, uid, clientRequest: scene !== undefined ? { scene } : {} });
       if (acq.status !== 200) throw new Error(`acquire: ${acq.status} ${JSON.stringify(acq.body)}`);
       const resourceId = String(acq.body.resourceId);
-      const st = await api('POST', `${base}/resourceid/${encodeURIComponent(resourceId)}/mode/individual/start`, { cname, uid, clientRequest });
+      const st = await api('POST', `${base}/resourceid/${encodeURIComponent(resourceId)}/mode/${mode}/start`, { cname, uid, clientRequest });
       if (st.status !== 200) throw new Error(`start: ${st.status} ${JSON.stringify(st.body)}`);
       return { resourceId, sid: String(st.body.sid) };
     },
-    path: (rid, sid, op) => `${base}/resourceid/${encodeURIComponent(rid)}/sid/${sid}/mode/individual/${op}`,
+    path: (rid, sid, op) => `${base}/resourceid/${encodeURIComponent(rid)}/sid/${sid}/mode/${mode}/${op}`,
   };
 }
 

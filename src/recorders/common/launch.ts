@@ -1,0 +1,71 @@
+/**
+ * What every mode's Recorder does to launch a session: the first status, the storage upload session and the
+ * channel source with the task's token; then the session's start runs after the handle is returned, a refused
+ * token ending it through the report.
+ */
+import type { ChannelModule, Profile } from '../../channel/index.ts';
+import type { Logger } from '../../log/index.ts';
+import type { RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
+import type { StorageModule, UploadSession } from '../../storage/index.ts';
+import { ChannelRefusal, channelSource, type ChannelSource } from './channel-source.ts';
+import { recorderSignals, type RecorderSignals } from './events.ts';
+import { fenceUploads } from './fenced-upload.ts';
+
+export interface LaunchDeps {
+  readonly channel: ChannelModule;
+  readonly storage: StorageModule;
+  /** This process's HTTP base URL (WHEP endpoint), known once the server listens. */
+  readonly baseUrl: () => string;
+  /** Replaces the channel source (tests). */
+  readonly source?: (task: RecordingTask) => ChannelSource;
+}
+
+export interface SessionIO {
+  readonly signals: RecorderSignals;
+  readonly upload: UploadSession;
+  readonly source: ChannelSource;
+}
+
+/** Status `initialized`, the task's upload session, and its view of the channel. */
+export async function openSessionIO(deps: LaunchDeps, task: RecordingTask, report: RecorderReport, profile: Profile): Promise<SessionIO> {
+  const signals = recorderSignals(report);
+  signals.status('initialized');
+  // Past its lease (multi-process dispatch) a recorder hands nothing more to the spool: docs/deployment.md.
+  const upload = fenceUploads(
+    await deps.storage.openSession({
+      sid: task.sid,
+      appId: task.appId,
+      cname: task.cname,
+      uid: task.uid,
+      storage: task.clientRequest.storageConfig,
+    }),
+    task.fence,
+  );
+  const source =
+    deps.source?.(task) ??
+    channelSource({
+      channel: deps.channel,
+      baseUrl: deps.baseUrl,
+      appId: task.appId,
+      cname: task.cname,
+      uid: task.uid,
+      token: task.clientRequest.token,
+      profile,
+    });
+  return { signals, upload, source };
+}
+
+export interface StartableSession {
+  start(): Promise<void>;
+  fail(e: ChannelRefusal): Promise<void>;
+}
+
+/** Runs the session's start in the background: a refused token ends it as a failure, any other fault as an error. */
+export function startInBackground(session: StartableSession, io: SessionIO, report: RecorderReport, log: Logger): void {
+  void session.start().catch((e: Error) => {
+    if (e instanceof ChannelRefusal) return session.fail(e);
+    log.error({ err: e.message }, 'recorder failed to start');
+    io.signals.status('exitedAbnormally');
+    report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: false, message: 'recorder failed to start' });
+  });
+}

@@ -1,0 +1,43 @@
+// A real browser publisher (headless Debian Chromium, fake camera and microphone, the /rtc/ call page over WHIP)
+// in a mix recording next to a synthetic publisher: both are drawn where best fit puts them.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { launchTestChromium } from '../../testing/chromium.ts';
+import { rtcToken, startHarness, storageConfig } from '../individual/testing/harness.ts';
+import { isColour, sleep } from '../individual/testing/media-checks.ts';
+import { SAMPLE_FPS, sampled, sampleRange } from './testing/frames.ts';
+
+const MAGENTA = [255, 0, 255];
+const BLUE = [0, 0, 255];
+
+test('mix with a headless Chromium publisher and a synthetic one: both drawn in best fit', async () => {
+  const h = await startHarness({ mode: 'mix' });
+  const browser = await launchTestChromium();
+  try {
+    const cname = 'mix-chromium';
+    const page = await browser.context.newPage();
+    await page.goto(`${h.server.url}/rtc/?channel=${cname}&uid=401&autojoin=1`);
+    await page.waitForFunction('window.reeltime && window.reeltime.joined', undefined, { timeout: 30000 });
+    await h.publish({ cname, uid: 402, color: 'blue', toneHz: 440, width: 160, height: 90 });
+    const { resourceId, sid } = await h.startRecording(cname, '9402', {
+      token: rtcToken(cname, 9402, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0, transcodingConfig: { width: 320, height: 180, fps: 15, bitrate: 300, mixedVideoLayout: 1, backgroundColor: '#FF00FF' } },
+    });
+    await sleep(9000);
+    const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9402', clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+    const sr = stop.body.serverResponse as { uploadingStatus: string; fileListMode: string; fileList: string };
+    assert.deepEqual([sr.uploadingStatus, sr.fileListMode, sr.fileList], ['uploaded', 'string', `rec/ind/${sid}_${cname}.m3u8`]);
+    // Best fit for two: the first joiner (Chromium) on the left half, the synthetic publisher on the right. A user
+    // whose video is not drawn shows the canvas colour, so a left half of any other colour is Chromium's camera.
+    const out = await sampled(join(h.bucketDir, sr.fileList));
+    const both = sampleRange(0, out.count / SAMPLE_FPS).filter((n) => !isColour(out.px(n, 0.25, 0.5), MAGENTA) && isColour(out.px(n, 0.75, 0.5), BLUE));
+    assert.ok(both.length >= SAMPLE_FPS, `Chromium's camera on the left and blue on the right in ${both.length} samples`);
+    assert.ok(both.at(-1)! >= out.count - 2, 'both still drawn at the end');
+  } finally {
+    await browser.close();
+    await h.close();
+  }
+});
