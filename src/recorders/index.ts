@@ -1,2 +1,3 @@
 export { createIndividualRecorder, type IndividualRecorderDeps } from './individual/index.ts';
 export { defaultRecorders, type RecorderDeps } from './registry.ts';
+export { createWebRecorder, type WebRecorderDeps } from './web/index.ts';

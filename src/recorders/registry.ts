@@ -5,6 +5,7 @@ import type { Recorder } from '../recording/dispatch/index.ts';
 import type { ServerContext } from '../server/module.ts';
 import type { StorageModule } from '../storage/index.ts';
 import { createIndividualRecorder } from './individual/index.ts';
+import { createWebRecorder, webTuningFromEnv } from './web/index.ts';
 
 export interface RecorderDeps {
   readonly channel: ChannelModule;
@@ -22,6 +23,13 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       log: ctx.log,
       workRoot: join(ctx.config.dataDir, 'recorder', 'individual'),
       baseUrl: deps.baseUrl,
+    }),
+    createWebRecorder({
+      storage: deps.storage,
+      clock: ctx.clock,
+      log: ctx.log,
+      workRoot: join(ctx.config.dataDir, 'recorder', 'web'),
+      tuning: webTuningFromEnv(process.env),
     }),
   ];
 }
