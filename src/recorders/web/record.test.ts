@@ -144,3 +144,26 @@ test('web mode: a page recorded into HLS and MP4, onhold and back with one disco
     await pages.close();
   }
 });
+
+test('web mode readyTimeout: a page that never calls notifyReady is reloaded once (73), then stopped with 71 code 4; no slices', async () => {
+  const pages = await startPageServer({ silent: { colour: '#0000ff', notifyReady: false } });
+  const h = await startHarness();
+  try {
+    const web = webClient(h.api);
+    const { sid } = await web.start('web-ready', '5002', {
+      storageConfig: storageConfig(),
+      extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/silent`, { readyTimeout: 1 })] },
+    });
+    const stopped = await waitFor(() => h.events.find((e) => e.payload.sid === sid && e.eventType === 71), 60_000, 'event 71');
+    assert.equal(stopped.payload.details.code, 4);
+    assert.equal(stopped.payload.details.message, 'page_load_timeout');
+    const mine = h.events.filter((e) => e.payload.sid === sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
+    const web6 = mine.filter((e) => e.payload.serviceType === 6).map((e) => e.eventType);
+    assert.deepEqual(web6, [70, 73, 71]);
+    assert.equal(mine.find((e) => e.eventType === 73)!.payload.details.reason, 'page_load_timeout');
+    assert.deepEqual(bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')), [], 'slices begin only after notifyReady');
+  } finally {
+    await h.close();
+    await pages.close();
+  }
+});
