@@ -3,10 +3,12 @@
  * slices, put on hold and resumed, stopped; and a page answering 404. Two captures in all.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startPageServer } from '../../media/capture/testing/page-server.ts';
+import { freePort, rtmpReceiver } from '../../media/capture/testing/rtmp-receiver.ts';
 import { decodeMono, dominantFrequency, probeSegment } from '../../media/capture/testing/media-checks.ts';
 import { parsePlaylist } from '../../media/index.ts';
 import { startHarness, storageConfig } from '../individual/testing/harness.ts';
@@ -33,7 +35,7 @@ function webPayload(body: Record<string, unknown>): WebPayload {
   return web.payload as unknown as WebPayload;
 }
 
-test('web mode: a page recorded into HLS and MP4, onhold and back with one discontinuity, events 70…71, 404 → 71 code 5', async () => {
+test('web mode: a page recorded into HLS and MP4, onhold and back with one discontinuity, events 70…71', async () => {
   const pages = await startPageServer({ red: { colour: '#ff0000', toneHz: 440 } });
   const h = await startHarness();
   try {
@@ -126,8 +128,32 @@ test('web mode: a page recorded into HLS and MP4, onhold and back with one disco
     const list = stopped.fileList as { fileName: string }[];
     assert.ok(list.some((f) => f.fileName === playlistKey));
 
+  } finally {
+    await h.close();
+    await pages.close();
+  }
+});
+
+test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no slices; a 404 page → 71 code 5', async () => {
+  const pages = await startPageServer({ silent: { colour: '#0000ff', notifyReady: false } });
+  const h = await startHarness();
+  try {
+    const web = webClient(h.api);
+    const { sid } = await web.start('web-ready', '5002', {
+      storageConfig: storageConfig(),
+      extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/silent`, { readyTimeout: 1 })] },
+    });
+    const stopped = await waitFor(() => h.events.find((e) => e.payload.sid === sid && e.eventType === 71), 60_000, 'event 71');
+    assert.equal(stopped.payload.details.code, 4);
+    assert.equal(stopped.payload.details.message, 'page_load_timeout');
+    const mine = h.events.filter((e) => e.payload.sid === sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
+    const web6 = mine.filter((e) => e.payload.serviceType === 6).map((e) => e.eventType);
+    assert.deepEqual(web6, [70, 73, 71]);
+    assert.equal(mine.find((e) => e.eventType === 73)!.payload.details.reason, 'page_load_timeout');
+    assert.deepEqual(bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')), [], 'slices begin only after notifyReady');
+
     // A page that answers 404: the recorder stops by itself with code 5.
-    const gone = await web.start('web-404', uid, {
+    const gone = await web.start('web-404', '5003', {
       storageConfig: storageConfig(),
       extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/missing`)] },
     });
@@ -145,25 +171,68 @@ test('web mode: a page recorded into HLS and MP4, onhold and back with one disco
   }
 });
 
-test('web mode readyTimeout: a page that never calls notifyReady is reloaded once (73), then stopped with 71 code 4; no slices', async () => {
-  const pages = await startPageServer({ silent: { colour: '#0000ff', notifyReady: false } });
+test('web mode CDN push: publishing (100), the CDN lost → disconnected while slices go on, update to a second CDN → publishing', async () => {
+  const pages = await startPageServer({ blue: { colour: '#0000ff', toneHz: 440 } });
+  const rxDir = mkdtempSync(join(tmpdir(), 'web-rtmp-'));
+  const received = [join(rxDir, 'rx1.ts'), join(rxDir, 'rx2.ts')];
+  const [port1, port2] = [await freePort(), await freePort()];
+  const rx1 = rtmpReceiver(port1, received[0]!);
+  const rx2 = rtmpReceiver(port2, received[1]!);
+  const url1 = `rtmp://127.0.0.1:${port1}/live/test`;
+  const url2 = `rtmp://127.0.0.1:${port2}/live/test`;
   const h = await startHarness();
   try {
+    // The receivers listen once ffmpeg has parsed its arguments.
+    await sleep(1000);
     const web = webClient(h.api);
-    const { sid } = await web.start('web-ready', '5002', {
+    const cname = 'web-push';
+    const uid = '5004';
+    const { resourceId, sid } = await web.start(cname, uid, {
       storageConfig: storageConfig(),
-      extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/silent`, { readyTimeout: 1 })] },
+      extensionServiceConfig: {
+        extensionServices: [
+          webService(`${pages.origin}/blue`),
+          { serviceName: 'rtmp_publish_service', errorHandlePolicy: 'error_ignore', serviceParam: { outputs: [{ rtmpUrl: url1 }] } },
+        ],
+      },
     });
-    const stopped = await waitFor(() => h.events.find((e) => e.payload.sid === sid && e.eventType === 71), 60_000, 'event 71');
-    assert.equal(stopped.payload.details.code, 4);
-    assert.equal(stopped.payload.details.message, 'page_load_timeout');
-    const mine = h.events.filter((e) => e.payload.sid === sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
-    const web6 = mine.filter((e) => e.payload.serviceType === 6).map((e) => e.eventType);
-    assert.deepEqual(web6, [70, 73, 71]);
-    assert.equal(mine.find((e) => e.eventType === 73)!.payload.details.reason, 'page_load_timeout');
-    assert.deepEqual(bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')), [], 'slices begin only after notifyReady');
+    const statuses = (url: string) =>
+      h.events
+        .filter((e) => e.payload.sid === sid && e.eventType === 100 && e.payload.details.rtmpUrl === url)
+        .sort((a, b) => a.payload.sequence - b.payload.sequence)
+        .map((e) => e.payload.details.status);
+    const outputs = async () => {
+      const q = await h.api('GET', web.path(resourceId, sid, 'query'));
+      const states = (q.body.serverResponse as { extensionServiceState: ServiceState }).extensionServiceState;
+      return states.find((s) => s.serviceName === 'rtmp_publish_service')?.payload.outputs as { rtmpUrl: string; status: string }[] | undefined;
+    };
+    await waitFor(() => statuses(url1).includes('publishing'), 60_000, 'publishing to the first CDN');
+    assert.deepEqual(await outputs(), [{ rtmpUrl: url1, status: 'publishing' }]);
+    await waitFor(() => existsSync(received[0]!) && statSync(received[0]!).size > 64 * 1024, 30_000, 'bytes at the first CDN');
+    assert.deepEqual([...(await probeSegment(received[0]!)).codecs].sort(), ['aac', 'h264'], 'the CDN got H.264 + AAC');
+
+    const slices = () => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length;
+    rx1.kill('SIGKILL');
+    await waitFor(() => statuses(url1).includes('disconnected'), 30_000, 'disconnected');
+    const atLoss = slices();
+    await waitFor(() => slices() > atLoss, 30_000, 'slices after the CDN was lost');
+
+    const sw = await h.api('POST', web.path(resourceId, sid, 'update'), { cname, uid, clientRequest: { rtmpPublishConfig: { outputs: [{ rtmpUrl: url2 }] } } });
+    assert.equal(sw.status, 200, JSON.stringify(sw.body));
+    await waitFor(() => statuses(url2).includes('publishing'), 30_000, 'publishing to the second CDN');
+    assert.deepEqual(await outputs(), [{ rtmpUrl: url2, status: 'publishing' }]);
+    assert.deepEqual(statuses(url1).slice(0, 3), ['connecting', 'publishing', 'disconnected']);
+
+    const stop = await h.api('POST', web.path(resourceId, sid, 'stop'), { cname, uid, clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+    const pl = readFileSync(join(h.bucketDir, `rec/ind/${sid}_web-push.m3u8`), 'utf8');
+    // The target change restarts the shared encoder: HLS carries on after one discontinuity.
+    assert.equal(pl.split('#EXT-X-DISCONTINUITY\n').length - 1, 1, pl);
   } finally {
     await h.close();
+    rx1.kill('SIGKILL');
+    rx2.kill('SIGKILL');
     await pages.close();
+    rmSync(rxDir, { recursive: true, force: true });
   }
 });
