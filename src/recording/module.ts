@@ -26,7 +26,10 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
   const dispatcher = deps.dispatcher ?? createInProcessDispatcher(deps.recorders ?? []);
   const notifier: RecordingNotifier = deps.notify;
   const runtime = new SessionRuntime({ store, clock: ctx.clock, log, dispatcher, notifier });
-  const service = new RecordingService({ config: cfg, clock: ctx.clock, store, runtime, dispatcher });
+  // Where private targets are refused (production), web mode's page URL passes the same outbound guard as
+  // webhooks; elsewhere it is not resolved at start at all (no name lookup in development and tests).
+  const pageUrlPolicy = ctx.config.notify.allowPrivateUrls ? undefined : { allowPrivate: false };
+  const service = new RecordingService({ config: cfg, clock: ctx.clock, store, runtime, dispatcher, ...(pageUrlPolicy ? { pageUrlPolicy } : {}) });
   const serveApi = ctx.roles.has('api');
   return {
     name: 'recording',
