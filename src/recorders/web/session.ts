@@ -110,7 +110,7 @@ export class WebSession {
     );
     if (this.ending) return;
     this.progress.start();
-    if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, this.recording ? 'connecting' : 'onhold');
+    if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, this.onhold ? 'onhold' : 'connecting');
     const loaded = await this.capture.load(o.url);
     if (this.ending) return;
     if (pageFailed(loaded)) {
@@ -259,7 +259,7 @@ export class WebSession {
     }
     if (change.rtmpUrl !== undefined) {
       this.rtmpUrl = change.rtmpUrl;
-      this.rtmp(change.rtmpUrl, this.recording ? 'connecting' : 'onhold');
+      this.rtmp(change.rtmpUrl, this.onhold ? 'onhold' : 'connecting');
       await capture.setPushUrl(change.rtmpUrl);
     }
   }
