@@ -134,8 +134,8 @@ test('web mode: a page recorded into HLS and MP4, onhold and back with one disco
   }
 });
 
-test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no slices; a 404 page → 71 code 5', async () => {
-  const pages = await startPageServer({ silent: { colour: '#0000ff', notifyReady: false } });
+test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no slices; a 404 page → 71 code 5; WebGL → 72, 71 code 2', async () => {
+  const pages = await startPageServer({ silent: { colour: '#0000ff', notifyReady: false }, gl: { colour: '#00ff00', webgl: true } });
   const h = await startHarness();
   try {
     const web = webClient(h.api);
@@ -165,6 +165,17 @@ test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no 
     assert.equal(failed.payload.details.code, 5);
     assert.equal(failed.payload.details.message, 'access_url_failed');
     await waitFor(async () => (await h.api('GET', web.path(gone.resourceId, gone.sid, 'query'))).status === 404, 20_000, 'session ended');
+
+    // A WebGL page: event 72 with the limit, then 71 code 2.
+    const gl = await web.start('web-gl', '5005', {
+      storageConfig: storageConfig(),
+      extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/gl`)] },
+    });
+    const limited = await waitFor(() => h.events.find((e) => e.payload.sid === gl.sid && e.eventType === 71), 60_000, 'event 71 of the WebGL page');
+    assert.equal(limited.payload.details.code, 2);
+    assert.equal(limited.payload.details.message, 'capability_limit');
+    const limit = h.events.find((e) => e.payload.sid === gl.sid && e.eventType === 72);
+    assert.equal(limit?.payload.details.limitType, 'WebGL');
   } finally {
     await h.close();
     await pages.close();

@@ -24,6 +24,7 @@ import { webPlaylistName, webSliceName, type TimedSlice, type WebOptions } from 
 export const WEB_STOP = Object.freeze({
   ok: { code: 0, message: 'ok' },
   maxRecordingHour: { code: 1, message: 'max_recording_hour' },
+  capabilityLimit: { code: 2, message: 'capability_limit' },
   pageLoadTimeout: { code: 4, message: 'page_load_timeout' },
   accessUrlFailed: { code: 5, message: 'access_url_failed' },
   recorderError: { code: 6, message: 'recorder_error' },
@@ -181,6 +182,10 @@ export class WebSession {
         }
         this.signals.emit('webRecorderReload', { reason: 'renderer_crashed' });
         this.reload();
+        return;
+      case 'capability-limit':
+        this.signals.emit('webRecorderCapabilityLimit', { limitType: e.limitType });
+        void this.fail(WEB_STOP.capabilityLimit, `the page uses ${e.limitType}`);
         return;
       case 'child-exited':
         this.d.log.warn({ child: e.child, code: e.code, signal: e.signal, stderr: e.stderrTail.slice(-300) }, 'capture child exited');

@@ -13,6 +13,8 @@ export interface TestPage {
   readonly mobileCheck?: { readonly width: number; readonly height: number; readonly otherwise: string };
   /** False: the page never calls `navigator.notifyReady()` (readyTimeout tests). */
   readonly notifyReady?: boolean;
+  /** The page asks a canvas for a WebGL context. */
+  readonly webgl?: boolean;
 }
 
 export function pageHtml(p: TestPage): string {
@@ -28,6 +30,7 @@ export function pageHtml(p: TestPage): string {
 <body style="margin:0;height:100vh;background:${p.colour}"><script>
 ${tone}
 ${mobile}
+${p.webgl ? "document.createElement('canvas').getContext('webgl');" : ''}
 ${p.notifyReady === false ? '' : "if (typeof navigator.notifyReady === 'function') navigator.notifyReady();"}
 </script></body></html>`;
 }
