@@ -45,6 +45,8 @@ export interface WebSessionDeps {
   readonly log: Logger;
   readonly workDir: string;
   readonly naming: SessionNaming;
+  /** Replaces the real capture (session tests). */
+  readonly startCapture?: typeof startCapture;
 }
 
 export class WebSession {
@@ -93,7 +95,7 @@ export class WebSession {
     this.signals.status('uploaderReady');
     this.unlistenUploads = this.d.upload.onEvent(uploadEventReporter(this.signals));
     await mkdir(this.d.workDir, { recursive: true });
-    this.capture = await startCapture(
+    this.capture = await (this.d.startCapture ?? startCapture)(
       {
         workDir: join(this.d.workDir, 'capture'),
         width: o.width,
