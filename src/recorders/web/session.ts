@@ -5,7 +5,7 @@
  * clock.
  */
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment, type LoadResult } from '../../media/capture/index.ts';
@@ -19,6 +19,7 @@ import { ProgressReporter } from '../common/session-timers.ts';
 import { uploadEventReporter } from '../common/upload-events.ts';
 import { writeMp4Files } from './mp4.ts';
 import { webPlaylistName, webSliceName, type TimedSlice, type WebOptions } from './options.ts';
+import { recoverWebLeftovers } from './recovery.ts';
 
 /** Codes of event 71 (docs/recording-web.md, "Events"). */
 export const WEB_STOP = Object.freeze({
@@ -95,6 +96,16 @@ export class WebSession {
     this.signals.status('uploaderReady');
     this.unlistenUploads = this.d.upload.onEvent(uploadEventReporter(this.signals));
     await mkdir(this.d.workDir, { recursive: true });
+    if (this.d.task.resumed) {
+      const recovered = await recoverWebLeftovers({
+        sessionDir: dirname(this.d.workDir),
+        currentGeneration: basename(this.d.workDir),
+        naming: { sid: this.d.task.sid, cname: this.d.task.cname },
+        upload: this.d.upload,
+      });
+      if (Object.keys(recovered).length > 0) this.d.log.info({ recovered }, 'segments of the previous run recovered');
+      if (this.d.task.previousFiles.length > 0) this.d.report.files(this.d.task.previousFiles);
+    }
     this.capture = await (this.d.startCapture ?? startCapture)(
       {
         workDir: join(this.d.workDir, 'capture'),
