@@ -6,6 +6,7 @@ import type { ServerContext } from '../server/module.ts';
 import type { StorageModule } from '../storage/index.ts';
 import { createIndividualRecorder } from './individual/index.ts';
 import { createMixRecorder } from './mix/index.ts';
+import { createWebRecorder, webTuningFromEnv } from './web/index.ts';
 
 export interface RecorderDeps {
   readonly channel: ChannelModule;
@@ -33,6 +34,13 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       baseUrl: deps.baseUrl,
       // Background images are fetched under the same private-target rule as webhooks (docs/recording-mix.md).
       policy: { allowPrivate: ctx.config.notify.allowPrivateUrls },
+    }),
+    createWebRecorder({
+      storage: deps.storage,
+      clock: ctx.clock,
+      log: ctx.log,
+      workRoot: join(ctx.config.dataDir, 'recorder', 'web'),
+      tuning: webTuningFromEnv(process.env),
     }),
   ];
 }

@@ -61,7 +61,10 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
     ...(queued ? { shared: { lock: redisResourceLock(ctx.redis!) } } : {}),
   });
   let worker: RecorderWorker | undefined;
-  const service = new RecordingService({ config: cfg, clock: ctx.clock, store, runtime, dispatcher });
+  // Where private targets are refused (production), web mode's page URL passes the same outbound guard as
+  // webhooks; elsewhere it is not resolved at start at all (no name lookup in development and tests).
+  const pageUrlPolicy = ctx.config.notify.allowPrivateUrls ? undefined : { allowPrivate: false };
+  const service = new RecordingService({ config: cfg, clock: ctx.clock, store, runtime, dispatcher, ...(pageUrlPolicy ? { pageUrlPolicy } : {}) });
   const serveApi = ctx.roles.has('api');
   return {
     name: 'recording',

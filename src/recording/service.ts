@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock/index.ts';
+import { checkOutboundUrl, OutboundUrlError, type OutboundPolicy } from '../net/index.ts';
 import type { Dispatcher } from './dispatch/types.ts';
 import {
   accessSession,
@@ -52,6 +53,7 @@ import {
   ValidationError,
   RECORDING_MODES,
   type RecordingMode,
+  type StartClientRequest,
 } from './validation/index.ts';
 
 /** How a stop request ended. */
@@ -69,6 +71,8 @@ export interface ServiceDeps {
   readonly store: TaskStore;
   readonly runtime: SessionRuntime;
   readonly dispatcher: Dispatcher;
+  /** Web mode: which page URLs `start` accepts (the outbound URL guard's policy; docs/recording-web.md). */
+  readonly pageUrlPolicy?: OutboundPolicy;
 }
 
 function parseMode(mode: string): RecordingMode {
@@ -107,6 +111,22 @@ export class RecordingService {
     return task;
   }
 
+  /** The page a web recorder will open goes through the outbound URL guard: a refused URL is a 400 at start. */
+  private async checkPageUrl(cr: StartClientRequest): Promise<void> {
+    const policy = this.d.pageUrlPolicy;
+    if (!policy) return;
+    const services = cr.extensionServiceConfig?.extensionServices ?? [];
+    for (const [i, s] of services.entries()) {
+      if (s.serviceName !== 'web_recorder_service') continue;
+      try {
+        await checkOutboundUrl(s.serviceParam.url, policy);
+      } catch (e) {
+        if (!(e instanceof OutboundUrlError)) throw e;
+        throw new ValidationError(`clientRequest.extensionServiceConfig.extensionServices[${i}].serviceParam.url`, e.message);
+      }
+    }
+  }
+
   async start(appId: string, resourceId: string, modeText: string, body: unknown): Promise<LiveTask> {
     const mode = parseMode(modeText);
     const env = startEnvelope(body, '');
@@ -119,6 +139,7 @@ export class RecordingService {
     checkSceneMode(scene, mode);
     const clientRequest = validateStartClientRequest(env.clientRequest, mode, scene);
     checkStorageRegion(clientRequest.storageConfig, existing.resource.region, 'clientRequest.storageConfig');
+    if (mode === 'web') await this.checkPageUrl(clientRequest);
     if (!this.d.dispatcher.supports(mode)) throw new RecorderUnavailableError(mode);
     if (await this.d.store.hasActive(appId, env.cname, env.uid)) throw new TaskConflictError();
     const sid = randomBytes(16).toString('hex');

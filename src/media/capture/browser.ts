@@ -41,6 +41,31 @@ const NOTIFY_READY_SCRIPT = `(() => {
   Object.defineProperty(Navigator.prototype, 'notifyReady', { value: function notifyReady() { call(''); }, writable: false, configurable: false });
 })();`;
 
+/** The binding through which the page reports a feature web mode does not record (event 72). */
+const CAPABILITY_BINDING = '__reeltimeCapabilityLimit';
+
+/**
+ * Runs before any script of every document: asking a canvas for a WebGL context reports `WebGL` (web mode does
+ * not support WebGL pages, docs/recording-web.md). The context is still returned; the session decides.
+ */
+const CAPABILITY_SCRIPT = `(() => {
+  const call = globalThis[${JSON.stringify(CAPABILITY_BINDING)}];
+  if (typeof call !== 'function') return;
+  const webgl = new Set(['webgl', 'webgl2', 'experimental-webgl']);
+  for (const C of [globalThis.HTMLCanvasElement, globalThis.OffscreenCanvas]) {
+    if (!C) continue;
+    const original = C.prototype.getContext;
+    Object.defineProperty(C.prototype, 'getContext', {
+      value: function getContext(type, ...rest) {
+        if (webgl.has(String(type))) call('WebGL');
+        return original.call(this, type, ...rest);
+      },
+      writable: false,
+      configurable: false,
+    });
+  }
+})();`;
+
 export function chromiumArgs(o: BrowserOptions): string[] {
   return [
     // Root here; the sandbox needs user namespaces the recorder host may not have. Isolation comes from the
@@ -127,6 +152,8 @@ export class CapturedBrowser {
     const s = (method: string, params: CdpParams = {}) => this.cdp.send(method, params, this.sessionId);
     await s('Runtime.addBinding', { name: READY_BINDING });
     await s('Page.addScriptToEvaluateOnNewDocument', { source: NOTIFY_READY_SCRIPT });
+    await s('Runtime.addBinding', { name: CAPABILITY_BINDING });
+    await s('Page.addScriptToEvaluateOnNewDocument', { source: CAPABILITY_SCRIPT });
     await Promise.all([s('Page.enable'), s('Network.enable'), s('Inspector.enable'), s('Runtime.enable')]);
     if (o.mobile) {
       const version = await this.cdp.send('Browser.getVersion');
@@ -168,6 +195,7 @@ export class CapturedBrowser {
     switch (e.method) {
       case 'Runtime.bindingCalled':
         if (p.name === READY_BINDING) this.onEvent({ kind: 'page-ready', atMs: Date.now() });
+        else if (p.name === CAPABILITY_BINDING && p.payload === 'WebGL') this.onEvent({ kind: 'capability-limit', limitType: 'WebGL' });
         break;
       case 'Network.responseReceived': {
         const response = p.response as { url: string; status: number };

@@ -1,16 +1,16 @@
 // Real captures: Xvfb, PulseAudio, Chromium and ffmpeg, pages served on loopback. Each test holds one or two
 // captures for a few seconds with 3 s segments; run alone (--test-concurrency=1), they are CPU-heavy.
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { processInfo, processTable, spawnChild } from '../../process/index.ts';
+import { processInfo, processTable } from '../../process/index.ts';
 import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment } from './index.ts';
 import { decodeMono, dominantFrequency, isColour, pixelAt, probeSegment, rms } from './testing/media-checks.ts';
 import { startPageServer } from './testing/page-server.ts';
+import { freePort, rtmpReceiver } from './testing/rtmp-receiver.ts';
 
 const SLICE = 3;
 
@@ -186,21 +186,6 @@ test('two captures at once neither hear nor see each other; onhold at start; mob
     for (const d of dirs) rmSync(d, { recursive: true, force: true });
   }
 });
-
-async function freePort(): Promise<number> {
-  const s = createNetServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as { port: number };
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
-/** ffmpeg as a one-shot RTMP server on loopback, writing what it receives as MPEG-TS (readable even if killed). */
-function rtmpReceiver(port: number, file: string): ChildProcess {
-  return spawnChild('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-analyzeduration', '1000000', '-listen', '1', '-i', `rtmp://127.0.0.1:${port}/live/test`, '-c', 'copy', '-f', 'mpegts', file], {
-    stdio: 'ignore',
-  });
-}
 
 test('the CDN push publishes, its failure (dropped or stalled) is reported while segments go on, a new target restarts it', async () => {
   const pages = await startPageServer({ tone: { colour: 'rgb(0,0,255)', toneHz: 440 } });

@@ -23,6 +23,8 @@ export type CaptureEvent =
   /** The main document could not be loaded at all (`net::ERR_…`). */
   | { readonly kind: 'load-failed'; readonly url: string; readonly errorText: string }
   | { readonly kind: 'renderer-crashed' }
+  /** The page uses something web mode does not record (so far only WebGL is detected). */
+  | { readonly kind: 'capability-limit'; readonly limitType: 'WebGL' }
   /** A child ended without being asked to. */
   | {
       readonly kind: 'child-exited';

@@ -32,6 +32,10 @@ export interface RecorderUpdate {
   readonly storage?: StorageConfig | undefined;
   /** Replaces the list of each kind it names. */
   readonly lists?: UidLists | undefined;
+  /** Web mode: pause (true) or resume (false) the page recording (`webRecordingConfig.onhold`). */
+  readonly onhold?: boolean | undefined;
+  /** Web mode: the new CDN push target (`rtmpPublishConfig.outputs[0].rtmpUrl`). */
+  readonly rtmpUrl?: string | undefined;
 }
 
 const NOBODY: UidSelection = Object.freeze({ kind: 'only', uids: Object.freeze([]) });
@@ -69,5 +73,7 @@ export function recorderUpdate(req: UpdateClientRequest): RecorderUpdate {
   return Object.freeze({
     ...(req.storageConfig ? { storage: req.storageConfig } : {}),
     ...(s ? { lists: lists(audio, video) } : {}),
+    ...(req.webRecordingConfig?.onhold !== undefined ? { onhold: req.webRecordingConfig.onhold } : {}),
+    ...(req.rtmpPublishConfig?.outputs?.[0] ? { rtmpUrl: req.rtmpPublishConfig.outputs[0].rtmpUrl } : {}),
   });
 }

@@ -11,6 +11,10 @@ export interface TestPage {
   readonly toneHz?: number;
   /** Colour shown instead when the page is not in mobile emulation at exactly this viewport. */
   readonly mobileCheck?: { readonly width: number; readonly height: number; readonly otherwise: string };
+  /** False: the page never calls `navigator.notifyReady()` (readyTimeout tests). */
+  readonly notifyReady?: boolean;
+  /** The page asks a canvas for a WebGL context. */
+  readonly webgl?: boolean;
 }
 
 export function pageHtml(p: TestPage): string {
@@ -26,7 +30,8 @@ export function pageHtml(p: TestPage): string {
 <body style="margin:0;height:100vh;background:${p.colour}"><script>
 ${tone}
 ${mobile}
-if (typeof navigator.notifyReady === 'function') navigator.notifyReady();
+${p.webgl ? "document.createElement('canvas').getContext('webgl');" : ''}
+${p.notifyReady === false ? '' : "if (typeof navigator.notifyReady === 'function') navigator.notifyReady();"}
 </script></body></html>`;
 }
 

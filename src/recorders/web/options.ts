@@ -1,0 +1,108 @@
+/**
+ * What a web-mode session runs with, read once from the validated start request (docs/recording-web.md,
+ * "Request"), plus the object names of its files. Pure: no clock, no I/O.
+ */
+import { sanitizeCname, utcStamp, type SessionNaming } from '../../media/index.ts';
+import type { MixAudioProfileId } from '../../media/mix/audio-profile.ts';
+import type { RecordingTask } from '../../recording/dispatch/index.ts';
+
+export interface WebOptions {
+  readonly url: string;
+  readonly width: number;
+  readonly height: number;
+  readonly videoFps: number | undefined;
+  readonly videoBitrateKbps: number | undefined;
+  readonly audioProfile: MixAudioProfileId;
+  readonly mobile: boolean;
+  readonly maxRecordingHour: number;
+  /** Length of each MP4 file, seconds (`maxVideoDuration` minutes, default 120). */
+  readonly mp4SplitSec: number;
+  readonly onhold: boolean;
+  /** `readyTimeout` in ms; 0 = no detection. */
+  readonly readyTimeoutMs: number;
+  readonly rtmpUrl: string | undefined;
+  readonly hls: boolean;
+  readonly mp4: boolean;
+  /** Segment length; undefined = the capture's 15 s. */
+  readonly sliceSeconds: number | undefined;
+}
+
+/** Settings only tests change, so that a slice or an MP4 split does not take 15 s or 30 min. */
+export interface WebTuning {
+  readonly sliceSeconds?: number | undefined;
+  readonly mp4SplitSec?: number | undefined;
+}
+
+const DEFAULT_MAX_VIDEO_MINUTES = 120;
+
+/** `REELTIME_TEST_WEB_SLICE_SECONDS` / `REELTIME_TEST_WEB_MP4_SPLIT_SECONDS`: read by the registry, set by tests only. */
+export function webTuningFromEnv(env: NodeJS.ProcessEnv): WebTuning {
+  const n = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) && Number(v) > 0 ? Number(v) : undefined);
+  return { sliceSeconds: n(env.REELTIME_TEST_WEB_SLICE_SECONDS), mp4SplitSec: n(env.REELTIME_TEST_WEB_MP4_SPLIT_SECONDS) };
+}
+
+export function webOptions(task: RecordingTask, tuning: WebTuning = {}): WebOptions {
+  const services = task.clientRequest.extensionServiceConfig?.extensionServices ?? [];
+  let web: Extract<(typeof services)[number], { serviceName: 'web_recorder_service' }> | undefined;
+  let rtmpUrl: string | undefined;
+  for (const s of services) {
+    if (s.serviceName === 'web_recorder_service') web = s;
+    else if (s.serviceName === 'rtmp_publish_service') rtmpUrl = s.serviceParam.outputs[0]?.rtmpUrl;
+  }
+  if (!web) throw new Error('web mode without web_recorder_service (validation lets none through)');
+  const p = web.serviceParam;
+  const av = task.clientRequest.recordingFileConfig?.avFileType ?? ['hls'];
+  return Object.freeze({
+    url: p.url,
+    width: p.videoWidth,
+    height: p.videoHeight,
+    videoFps: p.videoFps,
+    videoBitrateKbps: p.videoBitrate,
+    audioProfile: p.audioProfile,
+    mobile: p.mobile === true,
+    maxRecordingHour: p.maxRecordingHour,
+    mp4SplitSec: tuning.mp4SplitSec ?? (p.maxVideoDuration ?? DEFAULT_MAX_VIDEO_MINUTES) * 60,
+    onhold: p.onhold === true,
+    readyTimeoutMs: (p.readyTimeout ?? 0) * 1000,
+    rtmpUrl,
+    hls: av.includes('hls'),
+    mp4: av.includes('mp4'),
+    sliceSeconds: tuning.sliceSeconds,
+  });
+}
+
+function base(n: SessionNaming): string {
+  const bak = n.backupIndex === undefined ? '' : `bak${n.backupIndex}_`;
+  return `${bak}${n.sid}_${sanitizeCname(n.cname)}`;
+}
+
+/** `<sid>_<cname>.m3u8` */
+export const webPlaylistName = (n: SessionNaming): string => `${base(n)}.m3u8`;
+/** `<sid>_<cname>_<utc>.ts`, utc = the segment's first sample. */
+export const webSliceName = (n: SessionNaming, startMs: number): string => `${base(n)}_${utcStamp(startMs)}.ts`;
+/** `<sid>_<cname>_<index>.mp4`, index from 0. */
+export const webMp4Name = (n: SessionNaming, index: number): string => `${base(n)}_${index}.mp4`;
+
+export interface TimedSlice {
+  readonly path: string;
+  readonly startMs: number;
+  readonly durationSec: number;
+}
+
+/** Slices grouped into MP4 files: a new file once the current one reaches `splitSec`. */
+export function planMp4Files(slices: readonly TimedSlice[], splitSec: number): TimedSlice[][] {
+  const files: TimedSlice[][] = [];
+  let current: TimedSlice[] = [];
+  let length = 0;
+  for (const s of slices) {
+    if (current.length > 0 && length >= splitSec) {
+      files.push(current);
+      current = [];
+      length = 0;
+    }
+    current.push(s);
+    length += s.durationSec;
+  }
+  if (current.length > 0) files.push(current);
+  return files;
+}

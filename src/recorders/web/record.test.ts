@@ -1,0 +1,249 @@
+/**
+ * Web mode end to end through the HTTP API: a loopback page (red, 440 Hz tone, notifyReady) recorded with 3 s
+ * slices, put on hold and resumed, stopped; and a page answering 404. Two captures in all.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { startPageServer } from '../../media/capture/testing/page-server.ts';
+import { freePort, rtmpReceiver } from '../../media/capture/testing/rtmp-receiver.ts';
+import { decodeMono, dominantFrequency, probeSegment } from '../../media/capture/testing/media-checks.ts';
+import { parsePlaylist } from '../../media/index.ts';
+import { startHarness, storageConfig } from '../individual/testing/harness.ts';
+import { bucketKeys, centrePixel, isColour, probe, sleep, waitFor } from '../individual/testing/media-checks.ts';
+import { webClient, webService } from './testing/web-client.ts';
+
+// Read when the server builds its recorders: short slices and MP4 files, so the test takes seconds, not hours.
+process.env.REELTIME_TEST_WEB_SLICE_SECONDS = '3';
+process.env.REELTIME_TEST_WEB_MP4_SPLIT_SECONDS = '6';
+
+const RED = [255, 0, 0];
+
+interface WebPayload {
+  readonly fileList: { filename: string; sliceStartTime: number }[];
+  readonly onhold: boolean;
+  readonly state: string;
+}
+type ServiceState = { serviceName: string; payload: Record<string, unknown> }[];
+
+function webPayload(body: Record<string, unknown>): WebPayload {
+  const states = (body.serverResponse as { extensionServiceState: ServiceState }).extensionServiceState;
+  const web = states.find((s) => s.serviceName === 'web_recorder_service');
+  assert.ok(web, JSON.stringify(body));
+  return web.payload as unknown as WebPayload;
+}
+
+test('web mode: a page recorded into HLS and MP4, onhold and back with one discontinuity, events 70…71', async () => {
+  const pages = await startPageServer({ red: { colour: '#ff0000', toneHz: 440 } });
+  const h = await startHarness();
+  try {
+    const web = webClient(h.api);
+    const cname = 'web.room#1';
+    const uid = '5001';
+    const { resourceId, sid } = await web.start(cname, uid, {
+      storageConfig: storageConfig(),
+      recordingFileConfig: { avFileType: ['hls', 'mp4'] },
+      extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/red`, { readyTimeout: 10 })] },
+    });
+    const slicesInBucket = () => bucketKeys(h.bucketDir).filter((k) => k.endsWith('.ts') && k.includes(sid));
+    await waitFor(() => slicesInBucket().length >= 1, 60_000, 'first slice in the bucket');
+
+    const q = await h.api('GET', web.path(resourceId, sid, 'query'));
+    assert.equal(q.status, 200, JSON.stringify(q.body));
+    const live = webPayload(q.body);
+    assert.equal(live.onhold, false);
+    assert.equal(live.state, 'inProgress');
+    assert.ok(live.fileList.some((f) => f.filename.endsWith(`${sid}_web-room-1.m3u8`)), JSON.stringify(live));
+
+    // updateLayout has no meaning in web mode.
+    const layout = await h.api('POST', web.path(resourceId, sid, 'updateLayout'), { cname, uid, clientRequest: {} });
+    assert.equal(layout.status, 400, JSON.stringify(layout.body));
+
+    const hold = await h.api('POST', web.path(resourceId, sid, 'update'), { cname, uid, clientRequest: { webRecordingConfig: { onhold: true } } });
+    assert.equal(hold.status, 200, JSON.stringify(hold.body));
+    assert.equal(webPayload((await h.api('GET', web.path(resourceId, sid, 'query'))).body).onhold, true);
+    // The encoder's last segment is flushed when the hold begins; nothing after it.
+    await sleep(1000);
+    const held = slicesInBucket().length;
+    await sleep(4000);
+    assert.equal(slicesInBucket().length, held, 'no slices while on hold');
+
+    const resume = await h.api('POST', web.path(resourceId, sid, 'update'), { cname, uid, clientRequest: { webRecordingConfig: { onhold: false } } });
+    assert.equal(resume.status, 200, JSON.stringify(resume.body));
+    await waitFor(() => slicesInBucket().length >= held + 2, 30_000, 'slices after the hold');
+
+    const stop = await h.api('POST', web.path(resourceId, sid, 'stop'), { cname, uid, clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+    const states = (stop.body.serverResponse as { extensionServiceState: ServiceState }).extensionServiceState;
+    assert.deepEqual(states.map((s) => s.serviceName), ['upload_service', 'web_recorder_service']);
+    assert.equal(states[0]!.payload.uploadingStatus, 'uploaded');
+    assert.equal(webPayload(stop.body).state, 'exit');
+
+    const keys = bucketKeys(h.bucketDir).filter((k) => k.includes(sid));
+    const playlistKey = keys.find((k) => k.endsWith('.m3u8'));
+    assert.equal(playlistKey, `rec/ind/${sid}_web-room-1.m3u8`);
+    const text = readFileSync(join(h.bucketDir, playlistKey), 'utf8');
+    assert.equal(text.split('#EXT-X-DISCONTINUITY\n').length - 1, 1, text);
+    const pl = parsePlaylist(text, 'video');
+    assert.ok(pl.ended, 'final playlist has #EXT-X-ENDLIST');
+    const slices = keys.filter((k) => k.endsWith('.ts'));
+    assert.deepEqual(pl.entries.map((e) => e.uri).sort(), slices.map((k) => k.split('/').pop()!).sort(), 'playlist names every slice');
+    for (const s of slices) assert.match(s.split('/').pop()!, new RegExp(`^${sid}_web-room-1_\\d{17}\\.ts$`));
+
+    // A whole slice: H.264 + AAC, the page's colour, its tone.
+    const full = pl.entries.find((e, i) => i > 0 && e.durationSec > 2.5) ?? pl.entries[0]!;
+    const slicePath = join(h.bucketDir, 'rec/ind', full.uri);
+    const p = await probeSegment(slicePath);
+    assert.deepEqual([...p.codecs].sort(), ['aac', 'h264']);
+    assert.deepEqual([p.width, p.height], [640, 360]);
+    assert.ok(isColour(await centrePixel(slicePath), RED), 'decoded frame is the page colour');
+    const hz = dominantFrequency(await decodeMono(slicePath));
+    assert.ok(Math.abs(hz - 440) <= 3, `tone ${hz} Hz`);
+
+    // MP4 split every 6 s (test setting) of recorded media, named from index 0.
+    const mp4s = keys.filter((k) => k.endsWith('.mp4')).sort();
+    const total = pl.entries.reduce((s, e) => s + e.durationSec, 0);
+    assert.ok(mp4s.length >= 2, `${mp4s.length} MP4 files for ${total} s`);
+    assert.deepEqual(mp4s.map((k) => k.split('/').pop()), mp4s.map((_, i) => `${sid}_web-room-1_${i}.mp4`));
+    let mp4Total = 0;
+    for (const m of mp4s) {
+      const mp = await probe(join(h.bucketDir, m));
+      assert.deepEqual([...mp.codecs].sort(), ['aac', 'h264']);
+      mp4Total += mp.duration;
+    }
+    assert.ok(Math.abs(mp4Total - total) < 1.5, `MP4s ${mp4Total} s vs playlist ${total} s`);
+
+    // Webhooks: 70 … 71 (code 0, its file list) … 31.
+    await waitFor(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 31), 20_000, 'uploaded event');
+    const mine = h.events.filter((e) => e.payload.sid === sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
+    const types = mine.map((e) => e.eventType);
+    assert.ok(types.indexOf(70) >= 0 && types.indexOf(70) < types.indexOf(71) && types.indexOf(71) < types.indexOf(31), types.join(','));
+    const started = mine.find((e) => e.eventType === 70)!;
+    assert.equal(typeof started.payload.details.recorderStartTime, 'number');
+    const stopped = mine.find((e) => e.eventType === 71)!.payload.details;
+    assert.equal(stopped.code, 0);
+    assert.equal(stopped.message, 'ok');
+    const list = stopped.fileList as { fileName: string }[];
+    assert.ok(list.some((f) => f.fileName === playlistKey));
+
+  } finally {
+    await h.close();
+    await pages.close();
+  }
+});
+
+test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no slices; a 404 page → 71 code 5; WebGL → 72, 71 code 2', async () => {
+  const pages = await startPageServer({ silent: { colour: '#0000ff', notifyReady: false }, gl: { colour: '#00ff00', webgl: true } });
+  const h = await startHarness();
+  try {
+    const web = webClient(h.api);
+    const { sid } = await web.start('web-ready', '5002', {
+      storageConfig: storageConfig(),
+      extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/silent`, { readyTimeout: 1 })] },
+    });
+    const stopped = await waitFor(() => h.events.find((e) => e.payload.sid === sid && e.eventType === 71), 60_000, 'event 71');
+    assert.equal(stopped.payload.details.code, 4);
+    assert.equal(stopped.payload.details.message, 'page_load_timeout');
+    const mine = h.events.filter((e) => e.payload.sid === sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
+    const web6 = mine.filter((e) => e.payload.serviceType === 6).map((e) => e.eventType);
+    assert.deepEqual(web6, [70, 73, 71]);
+    assert.equal(mine.find((e) => e.eventType === 73)!.payload.details.reason, 'page_load_timeout');
+    assert.deepEqual(bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')), [], 'slices begin only after notifyReady');
+
+    // A page that answers 404: the recorder stops by itself with code 5.
+    const gone = await web.start('web-404', '5003', {
+      storageConfig: storageConfig(),
+      extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/missing`)] },
+    });
+    const failed = await waitFor(
+      () => h.events.find((e) => e.payload.sid === gone.sid && e.eventType === 71),
+      60_000,
+      'event 71 of the 404 page',
+    );
+    assert.equal(failed.payload.details.code, 5);
+    assert.equal(failed.payload.details.message, 'access_url_failed');
+    await waitFor(async () => (await h.api('GET', web.path(gone.resourceId, gone.sid, 'query'))).status === 404, 20_000, 'session ended');
+
+    // A WebGL page: event 72 with the limit, then 71 code 2.
+    const gl = await web.start('web-gl', '5005', {
+      storageConfig: storageConfig(),
+      extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/gl`)] },
+    });
+    const limited = await waitFor(() => h.events.find((e) => e.payload.sid === gl.sid && e.eventType === 71), 60_000, 'event 71 of the WebGL page');
+    assert.equal(limited.payload.details.code, 2);
+    assert.equal(limited.payload.details.message, 'capability_limit');
+    const limit = h.events.find((e) => e.payload.sid === gl.sid && e.eventType === 72);
+    assert.equal(limit?.payload.details.limitType, 'WebGL');
+  } finally {
+    await h.close();
+    await pages.close();
+  }
+});
+
+test('web mode CDN push: publishing (100), the CDN lost → disconnected while slices go on, update to a second CDN → publishing', async () => {
+  const pages = await startPageServer({ blue: { colour: '#0000ff', toneHz: 440 } });
+  const rxDir = mkdtempSync(join(tmpdir(), 'web-rtmp-'));
+  const received = [join(rxDir, 'rx1.ts'), join(rxDir, 'rx2.ts')];
+  const [port1, port2] = [await freePort(), await freePort()];
+  const rx1 = rtmpReceiver(port1, received[0]!);
+  const rx2 = rtmpReceiver(port2, received[1]!);
+  const url1 = `rtmp://127.0.0.1:${port1}/live/test`;
+  const url2 = `rtmp://127.0.0.1:${port2}/live/test`;
+  const h = await startHarness();
+  try {
+    // The receivers listen once ffmpeg has parsed its arguments.
+    await sleep(1000);
+    const web = webClient(h.api);
+    const cname = 'web-push';
+    const uid = '5004';
+    const { resourceId, sid } = await web.start(cname, uid, {
+      storageConfig: storageConfig(),
+      extensionServiceConfig: {
+        extensionServices: [
+          webService(`${pages.origin}/blue`),
+          { serviceName: 'rtmp_publish_service', errorHandlePolicy: 'error_ignore', serviceParam: { outputs: [{ rtmpUrl: url1 }] } },
+        ],
+      },
+    });
+    const statuses = (url: string) =>
+      h.events
+        .filter((e) => e.payload.sid === sid && e.eventType === 100 && e.payload.details.rtmpUrl === url)
+        .sort((a, b) => a.payload.sequence - b.payload.sequence)
+        .map((e) => e.payload.details.status);
+    const outputs = async () => {
+      const q = await h.api('GET', web.path(resourceId, sid, 'query'));
+      const states = (q.body.serverResponse as { extensionServiceState: ServiceState }).extensionServiceState;
+      return states.find((s) => s.serviceName === 'rtmp_publish_service')?.payload.outputs as { rtmpUrl: string; status: string }[] | undefined;
+    };
+    await waitFor(() => statuses(url1).includes('publishing'), 60_000, 'publishing to the first CDN');
+    assert.deepEqual(await outputs(), [{ rtmpUrl: url1, status: 'publishing' }]);
+    await waitFor(() => existsSync(received[0]!) && statSync(received[0]!).size > 64 * 1024, 30_000, 'bytes at the first CDN');
+    assert.deepEqual([...(await probeSegment(received[0]!)).codecs].sort(), ['aac', 'h264'], 'the CDN got H.264 + AAC');
+
+    const slices = () => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length;
+    rx1.kill('SIGKILL');
+    await waitFor(() => statuses(url1).includes('disconnected'), 30_000, 'disconnected');
+    const atLoss = slices();
+    await waitFor(() => slices() > atLoss, 30_000, 'slices after the CDN was lost');
+
+    const sw = await h.api('POST', web.path(resourceId, sid, 'update'), { cname, uid, clientRequest: { rtmpPublishConfig: { outputs: [{ rtmpUrl: url2 }] } } });
+    assert.equal(sw.status, 200, JSON.stringify(sw.body));
+    await waitFor(() => statuses(url2).includes('publishing'), 30_000, 'publishing to the second CDN');
+    assert.deepEqual(await outputs(), [{ rtmpUrl: url2, status: 'publishing' }]);
+    assert.deepEqual(statuses(url1).slice(0, 3), ['connecting', 'publishing', 'disconnected']);
+
+    const stop = await h.api('POST', web.path(resourceId, sid, 'stop'), { cname, uid, clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+    const pl = readFileSync(join(h.bucketDir, `rec/ind/${sid}_web-push.m3u8`), 'utf8');
+    // The target change restarts the shared encoder: HLS carries on after one discontinuity.
+    assert.equal(pl.split('#EXT-X-DISCONTINUITY\n').length - 1, 1, pl);
+  } finally {
+    await h.close();
+    rx1.kill('SIGKILL');
+    rx2.kill('SIGKILL');
+    await pages.close();
+    rmSync(rxDir, { recursive: true, force: true });
+  }
+});

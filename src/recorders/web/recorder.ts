@@ -1,0 +1,69 @@
+/**
+ * The `web` mode Recorder the recording control plane dispatches to: opens the storage session, runs a
+ * WebSession and turns its outcome into the dispatch interface's handle. Layout updates are refused earlier,
+ * by the control plane (web mode has none).
+ */
+import { join } from 'node:path';
+import type { Clock } from '../../clock/index.ts';
+import type { Logger } from '../../log/index.ts';
+import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
+import type { StorageModule } from '../../storage/index.ts';
+import { recorderSignals } from '../common/events.ts';
+import { nextBackupIndex } from '../common/backup-index.ts';
+import { fenceUploads } from '../common/fenced-upload.ts';
+import { webOptions, type WebTuning } from './options.ts';
+import { WEB_STOP, WebSession } from './session.ts';
+
+export interface WebRecorderDeps {
+  readonly storage: StorageModule;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Root of the recorder's local work (segments before upload, MP4s): `<dataDir>/recorder/web`. */
+  readonly workRoot: string;
+  readonly tuning?: WebTuning;
+}
+
+export function createWebRecorder(deps: WebRecorderDeps): Recorder {
+  return {
+    mode: 'web',
+    async start(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle> {
+      const log = deps.log.child({ component: 'recorder-web', sid: task.sid });
+      const options = webOptions(task, deps.tuning);
+      recorderSignals(report).status('initialized');
+      // Past its lease (multi-process dispatch) a recorder hands nothing more to the spool: docs/deployment.md.
+      const upload = fenceUploads(
+        await deps.storage.openSession({
+          sid: task.sid,
+          appId: task.appId,
+          cname: task.cname,
+          uid: task.uid,
+          storage: task.clientRequest.storageConfig,
+        }),
+        task.fence,
+      );
+      // A session handed over after a restart starts a new page and names its files `bak<n>_…`.
+      const backupIndex = task.resumed ? nextBackupIndex(task.previousFiles) : undefined;
+      const session = new WebSession({
+        task,
+        options,
+        report,
+        upload,
+        clock: deps.clock,
+        log,
+        workDir: join(deps.workRoot, task.sid, backupIndex === undefined ? 'g0' : `g${backupIndex + 1}`),
+        naming: { sid: task.sid, cname: task.cname, backupIndex },
+      });
+      // The page opens after the handle is returned: a page that fails ends the session through the report.
+      void session.start().catch((e: Error) => {
+        log.error({ err: e.message }, 'web recorder failed to start');
+        void session.fail({ code: 3, message: 'start_engine_failed' }, e.message).catch(() => undefined);
+      });
+      return {
+        update: (req) => session.update(req),
+        stop: () => session.stop(),
+      };
+    },
+  };
+}
+
+export { WEB_STOP };

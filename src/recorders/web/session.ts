@@ -1,0 +1,348 @@
+/**
+ * One web-mode recording session (docs/recording-web.md): a page capture (media/capture) whose TS segments go
+ * into one HLS track, `readyTimeout` and page failures turned into reloads and stop codes, `onhold` as pausing
+ * the capture's encoder, and at the end the MP4 files and the wait for the uploads. Timers run on the injected
+ * clock.
+ */
+import { mkdir } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Clock, TimerHandle } from '../../clock/index.ts';
+import type { Logger } from '../../log/index.ts';
+import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment, type LoadResult } from '../../media/capture/index.ts';
+import type { SessionNaming } from '../../media/index.ts';
+import type { RecordedFile, RecorderReport, RecorderUpdate, RecordingTask, RtmpStatus, StopResult } from '../../recording/dispatch/index.ts';
+import type { UploadSession } from '../../storage/index.ts';
+import { recorderSignals, type RecorderSignals } from '../common/events.ts';
+import { finishUploads } from '../common/finish-uploads.ts';
+import { HlsTrackWriter } from '../common/hls-track.ts';
+import { ProgressReporter } from '../common/session-timers.ts';
+import { uploadEventReporter } from '../common/upload-events.ts';
+import { writeMp4Files } from './mp4.ts';
+import { webPlaylistName, webSliceName, type TimedSlice, type WebOptions } from './options.ts';
+import { recoverWebLeftovers } from './recovery.ts';
+
+/** Codes of event 71 (docs/recording-web.md, "Events"). */
+export const WEB_STOP = Object.freeze({
+  ok: { code: 0, message: 'ok' },
+  maxRecordingHour: { code: 1, message: 'max_recording_hour' },
+  capabilityLimit: { code: 2, message: 'capability_limit' },
+  pageLoadTimeout: { code: 4, message: 'page_load_timeout' },
+  accessUrlFailed: { code: 5, message: 'access_url_failed' },
+  recorderError: { code: 6, message: 'recorder_error' },
+});
+export interface WebStop {
+  readonly code: number;
+  readonly message: string;
+}
+
+const HOUR_MS = 3_600_000;
+
+export interface WebSessionDeps {
+  readonly task: RecordingTask;
+  readonly options: WebOptions;
+  readonly report: RecorderReport;
+  readonly upload: UploadSession;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly workDir: string;
+  readonly naming: SessionNaming;
+  /** Replaces the real capture (session tests). */
+  readonly startCapture?: typeof startCapture;
+}
+
+export class WebSession {
+  private readonly signals: RecorderSignals;
+  private readonly hls: HlsTrackWriter;
+  private readonly progress: ProgressReporter;
+  private readonly slices: TimedSlice[] = [];
+  private capture: CaptureHandle | undefined;
+  private unlistenUploads: (() => void) | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private ending: Promise<StopResult> | undefined;
+  /** The page called notifyReady (or detection is off). */
+  private ready: boolean;
+  private onhold: boolean;
+  private readyTimer: TimerHandle | undefined;
+  private readyMisses = 0;
+  private crashes = 0;
+  private firstUploaded = false;
+  private rtmpUrl: string | undefined;
+  private mp4Files: RecordedFile[] = [];
+
+  constructor(private readonly d: WebSessionDeps) {
+    this.signals = recorderSignals(d.report);
+    this.ready = d.options.readyTimeoutMs === 0;
+    this.onhold = d.options.onhold;
+    this.rtmpUrl = d.options.rtmpUrl;
+    this.hls = new HlsTrackWriter({
+      dir: join(d.workDir, 'hls'),
+      kind: 'video',
+      upload: d.upload,
+      playlistName: webPlaylistName(d.naming),
+      sliceName: (startMs) => webSliceName(d.naming, startMs),
+    });
+    this.progress = new ProgressReporter(d.clock, d.upload, this.signals, d.log);
+  }
+
+  private get recording(): boolean {
+    return this.ready && !this.onhold;
+  }
+
+  /** Opens the page; resolves once it is loaded (or the session ended because it could not be). */
+  async start(): Promise<void> {
+    const o = this.d.options;
+    this.signals.status('recorderStarting');
+    this.signals.emit('uploaderStarted', { status: 0 });
+    this.signals.status('uploaderReady');
+    this.unlistenUploads = this.d.upload.onEvent(uploadEventReporter(this.signals));
+    await mkdir(this.d.workDir, { recursive: true });
+    if (this.d.task.resumed) {
+      const recovered = await recoverWebLeftovers({
+        sessionDir: dirname(this.d.workDir),
+        currentGeneration: basename(this.d.workDir),
+        naming: { sid: this.d.task.sid, cname: this.d.task.cname },
+        upload: this.d.upload,
+      });
+      if (Object.keys(recovered).length > 0) this.d.log.info({ recovered }, 'segments of the previous run recovered');
+      if (this.d.task.previousFiles.length > 0) this.d.report.files(this.d.task.previousFiles);
+    }
+    this.capture = await (this.d.startCapture ?? startCapture)(
+      {
+        workDir: join(this.d.workDir, 'capture'),
+        width: o.width,
+        height: o.height,
+        ...(o.videoFps !== undefined ? { videoFps: o.videoFps } : {}),
+        ...(o.videoBitrateKbps !== undefined ? { videoBitrateKbps: o.videoBitrateKbps } : {}),
+        audioProfile: o.audioProfile,
+        mobile: o.mobile,
+        ...(o.sliceSeconds !== undefined ? { sliceSeconds: o.sliceSeconds } : {}),
+        // The encoder runs only while recording: not before notifyReady when detection is on, not on hold.
+        onhold: !this.recording,
+        ...(o.rtmpUrl !== undefined ? { rtmpUrl: o.rtmpUrl } : {}),
+      },
+      (e) => this.onCaptureEvent(e),
+    );
+    if (this.ending) return;
+    this.progress.start();
+    if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, this.onhold ? 'onhold' : 'connecting');
+    const loaded = await this.capture.load(o.url);
+    if (this.ending) return;
+    if (pageFailed(loaded)) {
+      void this.fail(WEB_STOP.accessUrlFailed, loaded.errorText ?? `HTTP ${loaded.status}`);
+      return;
+    }
+    const now = this.d.clock.now();
+    this.signals.emit('webRecorderStarted', { recorderStartTime: now });
+    this.signals.status('recorderReady');
+    this.d.report.sliceStartTime(now);
+    this.armReadyTimer();
+  }
+
+  private armReadyTimer(): void {
+    if (this.ready || this.d.options.readyTimeoutMs === 0) return;
+    if (this.readyTimer) this.d.clock.clearTimeout(this.readyTimer);
+    this.readyTimer = this.d.clock.setTimeout(() => {
+      this.readyTimer = undefined;
+      if (this.ready || this.ending) return;
+      this.readyMisses += 1;
+      if (this.readyMisses >= 2) {
+        void this.fail(WEB_STOP.pageLoadTimeout, 'the page did not call notifyReady in time after a reload');
+        return;
+      }
+      this.signals.emit('webRecorderReload', { reason: 'page_load_timeout' });
+      this.reload();
+    }, this.d.options.readyTimeoutMs);
+  }
+
+  /** Reloads the page; the readyTimeout timer starts over with the new navigation. */
+  private reload(): void {
+    const capture = this.capture;
+    if (!capture) return;
+    void capture.reload().then(
+      (r) => {
+        if (this.ending) return;
+        if (pageFailed(r)) void this.fail(WEB_STOP.accessUrlFailed, r.errorText ?? `HTTP ${r.status}`);
+        else this.armReadyTimer();
+      },
+      (e: Error) => void this.fail(WEB_STOP.recorderError, `reload failed: ${e.message}`),
+    );
+  }
+
+  private onCaptureEvent(e: CaptureEvent): void {
+    if (this.ending && e.kind !== 'segment') return;
+    switch (e.kind) {
+      case 'segment':
+        this.serial(() => this.segmentClosed(e.segment));
+        return;
+      case 'page-ready':
+        if (this.ready) return;
+        this.ready = true;
+        if (this.readyTimer) this.d.clock.clearTimeout(this.readyTimer);
+        this.readyTimer = undefined;
+        if (!this.onhold) void this.capture?.resume();
+        return;
+      case 'document-status':
+        if (e.status === 404 || e.status >= 500) void this.fail(WEB_STOP.accessUrlFailed, `HTTP ${e.status}`);
+        return;
+      case 'load-failed':
+        void this.fail(WEB_STOP.accessUrlFailed, e.errorText);
+        return;
+      case 'renderer-crashed':
+        this.crashes += 1;
+        if (this.crashes >= 2) {
+          void this.fail(WEB_STOP.recorderError, 'the page renderer crashed again after a reload');
+          return;
+        }
+        this.signals.emit('webRecorderReload', { reason: 'renderer_crashed' });
+        this.reload();
+        return;
+      case 'capability-limit':
+        this.signals.emit('webRecorderCapabilityLimit', { limitType: e.limitType });
+        void this.fail(WEB_STOP.capabilityLimit, `the page uses ${e.limitType}`);
+        return;
+      case 'child-exited':
+        this.d.log.warn({ child: e.child, code: e.code, signal: e.signal, stderr: e.stderrTail.slice(-300) }, 'capture child exited');
+        void this.fail(WEB_STOP.recorderError, `${e.child} exited`);
+        return;
+      case 'push-publishing':
+        this.rtmp(e.rtmpUrl, 'publishing');
+        return;
+      case 'push-failed':
+        this.d.log.warn({ err: e.message }, 'CDN push failed');
+        this.rtmp(e.rtmpUrl, 'disconnected');
+        return;
+    }
+  }
+
+  private rtmp(rtmpUrl: string, status: RtmpStatus): void {
+    this.d.report.rtmpStatus?.(rtmpUrl, status);
+    this.signals.emit('rtmpPublishStatus', { rtmpUrl, status });
+  }
+
+  /** Uploads happen in close order: a slice before the playlist that names it. */
+  private serial(fn: () => Promise<void>): void {
+    this.chain = this.chain.then(fn).catch((err: Error) => this.d.log.error({ err: err.message }, 'recording step failed'));
+  }
+
+  private async segmentClosed(s: CapturedSegment): Promise<void> {
+    if (!this.d.options.hls && !this.d.options.mp4) return;
+    if (s.newStream) this.hls.beginStream();
+    this.slices.push({ path: s.path, startMs: s.startMs, durationSec: s.durationSec });
+    if (!this.d.options.hls) {
+      this.hls.keep({ localPath: s.path, startMs: s.startMs, durationSec: s.durationSec, container: 'ts' });
+      return;
+    }
+    const out = await this.hls.addSlice({ localPath: s.path, startMs: s.startMs, durationSec: s.durationSec, container: 'ts' });
+    if (!out.ok) {
+      this.d.log.warn({ err: out.message }, 'slice upload refused');
+      return;
+    }
+    if (out.playlistUploaded && !this.firstUploaded) {
+      this.firstUploaded = true;
+      this.signals.emit('fileInfos', { fileList: this.hls.playlistKey });
+      this.signals.status('firstFileUploaded');
+    }
+    this.d.report.files(this.files());
+  }
+
+  /** The playlist (once it names a slice) and, after the stop, the MP4 files. */
+  files(): RecordedFile[] {
+    const out: RecordedFile[] = [...this.d.task.previousFiles];
+    if (this.d.options.hls && this.hls.firstStartMs !== undefined) {
+      out.push({
+        fileName: this.hls.playlistKey,
+        trackType: 'audio_and_video',
+        uid: '0',
+        mixedAllUser: true,
+        isPlayable: true,
+        sliceStartTime: this.hls.firstStartMs,
+      });
+    }
+    return [...out, ...this.mp4Files];
+  }
+
+  async update(change: RecorderUpdate): Promise<void> {
+    if (change.storage) await this.d.upload.updateStorage(change.storage);
+    const capture = this.capture;
+    if (!capture || this.ending) return;
+    if (change.onhold !== undefined && change.onhold !== this.onhold) {
+      this.onhold = change.onhold;
+      if (this.onhold) {
+        await capture.pause();
+        if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, 'onhold');
+      } else if (this.ready) {
+        if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, 'connecting');
+        await capture.resume();
+      }
+    }
+    if (change.rtmpUrl !== undefined) {
+      this.rtmpUrl = change.rtmpUrl;
+      this.rtmp(change.rtmpUrl, this.onhold ? 'onhold' : 'connecting');
+      await capture.setPushUrl(change.rtmpUrl);
+    }
+  }
+
+  /** An API stop (or the control plane's maxRecordingHour expiry, told apart by the clock). */
+  stop(): Promise<StopResult> {
+    const hours = this.d.options.maxRecordingHour;
+    const expired = this.d.clock.now() >= this.d.task.startedAt + hours * HOUR_MS;
+    return this.end(expired ? WEB_STOP.maxRecordingHour : WEB_STOP.ok, expired ? `max recording hour is ${hours}` : 'stopped by stop');
+  }
+
+  /** The recorder ends on its own: event 71 with the code, abnormal exit. */
+  async fail(stop: WebStop, details: string): Promise<void> {
+    if (this.ending) return;
+    this.d.log.warn({ code: stop.code, details }, 'web recorder stops');
+    const r = await this.end(stop, details);
+    this.d.report.ended({ reason: 'error', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything, message: stop.message });
+  }
+
+  private end(stop: WebStop, details: string): Promise<StopResult> {
+    this.ending ??= this.finish(stop, details);
+    return this.ending;
+  }
+
+  private async finish(stop: WebStop, details: string): Promise<StopResult> {
+    if (this.readyTimer) this.d.clock.clearTimeout(this.readyTimer);
+    this.progress.stop();
+    const abnormal = stop.code !== 0 && stop.code !== 1;
+    if (!abnormal) this.signals.status('recordingStopped');
+    // The capture flushes its last segment before stop() resolves; the chain then uploads it.
+    await this.capture?.stop().catch((e: Error) => this.d.log.error({ err: e.message }, 'capture stop failed'));
+    if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, 'disconnected');
+    await this.chain;
+    if (this.d.options.hls) await this.hls.end();
+    if (this.d.options.mp4 && this.slices.length > 0) {
+      try {
+        this.mp4Files = await writeMp4Files({
+          slices: this.slices,
+          splitSec: this.d.options.mp4SplitSec,
+          naming: this.d.naming,
+          workDir: join(this.d.workDir, 'mp4'),
+          upload: this.d.upload,
+        });
+      } catch (e) {
+        this.d.log.error({ err: (e as Error).message }, 'MP4 files failed');
+      }
+    }
+    const files = this.files();
+    this.d.report.files(files);
+    this.signals.emit('webRecorderStopped', {
+      code: stop.code,
+      message: stop.message,
+      details,
+      fileList: files.map((f) => ({ fileName: f.fileName, sliceStartTime: f.sliceStartTime })),
+    });
+    if (abnormal) this.signals.status('exitedAbnormally');
+    this.unlistenUploads?.();
+    const uploadingStatus = await finishUploads(this.d.upload, this.signals, files);
+    if (!abnormal) this.signals.status('componentsStopped');
+    return { uploadingStatus, files, recordedAnything: this.slices.length > 0 };
+  }
+}
+
+/** HTTP 404 or 5xx, or nothing loaded at all, ends the session (code 5). */
+function pageFailed(r: LoadResult): boolean {
+  if (r.errorText !== undefined) return true;
+  return r.status !== undefined && (r.status === 404 || r.status >= 500);
+}
