@@ -119,10 +119,10 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
 });
 
 test('record start refused by the service prints its error; usage errors exit 2', async () => {
-  // uid 0 is the service's to refuse (the recording client never has uid 0), not the CLI's.
-  const refused = await cli('start', '--channel', 'cli-refused', '--uid', '0');
-  assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /^reeltime record start: 400 code 2: uid: /m);
+  // The channel name's characters are the service's rule, not the CLI's.
+  const refused = await cli('start', '--channel', 'cli*refused', '--uid', '9002');
+  assert.equal(refused.code, 1, refused.stderr);
+  assert.match(refused.stderr, /^reeltime record start: 400 code 2: cname: /m);
 
   const write = process.stderr.write;
   let err = '';
