@@ -6,7 +6,7 @@ import type { ServerContext } from '../server/module.ts';
 import type { StorageModule } from '../storage/index.ts';
 import { createIndividualRecorder } from './individual/index.ts';
 import { createMixRecorder } from './mix/index.ts';
-import { createWebRecorder, webTuningFromEnv } from './web/index.ts';
+import { createWebRecorder, webTuning } from './web/index.ts';
 
 export interface RecorderDeps {
   readonly channel: ChannelModule;
@@ -40,7 +40,7 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       clock: ctx.clock,
       log: ctx.log,
       workRoot: join(ctx.config.dataDir, 'recorder', 'web'),
-      tuning: webTuningFromEnv(process.env),
+      tuning: webTuning(ctx.config.recording),
     }),
   ];
 }

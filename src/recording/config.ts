@@ -27,6 +27,12 @@ export interface RecordingSettings {
   readonly region: Area | undefined;
   /** Queue-backed dispatch across processes (used with REDIS_URL and PostgreSQL). */
   readonly dispatch: DispatchSettings;
+  /**
+   * Web mode's slice length and MP4 split in seconds; 0 keeps the service's (≈15 s slices, `maxVideoDuration`).
+   * Shorter values exist so tests finish quickly (docs/recording-web.md).
+   */
+  readonly webSliceSeconds: number;
+  readonly webMp4SplitSeconds: number;
 }
 
 const AREAS: readonly Area[] = ['CN', 'AP', 'EU', 'NA'];
@@ -78,6 +84,8 @@ export function parseRecordingSettings(src: ConfigSource, core: CoreConfig): Rec
     stopTimeoutMs:
       src.int('recording.stopTimeoutSecond', 'REELTIME_RECORDING_STOP_TIMEOUT_SECOND', 20, { min: 1, max: 600 }) * 1000,
     region: region as Area | undefined,
+    webSliceSeconds: src.int('recording.webSliceSeconds', 'REELTIME_RECORDING_WEB_SLICE_SECONDS', 0, { min: 0, max: 60 }),
+    webMp4SplitSeconds: src.int('recording.webMp4SplitSeconds', 'REELTIME_RECORDING_WEB_MP4_SPLIT_SECONDS', 0, { min: 0 }),
     dispatch: parseDispatchSettings(src),
   };
 }

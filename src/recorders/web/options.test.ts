@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { planMp4Files, webMp4Name, webPlaylistName, webSliceName, webTuningFromEnv } from './options.ts';
+import { planMp4Files, webMp4Name, webPlaylistName, webSliceName, webTuning } from './options.ts';
 
 test('web file names: special characters of the cname become -, UTC stamp of the slice start, MP4 index from 0', () => {
   const n = { sid: 'sid1', cname: 'class.room#1' };
@@ -18,5 +18,5 @@ test('MP4 files: a new one once the current reaches the split length', () => {
 });
 
 test('test tuning comes only from positive integers', () => {
-  assert.deepEqual(webTuningFromEnv({ REELTIME_TEST_WEB_SLICE_SECONDS: '3', REELTIME_TEST_WEB_MP4_SPLIT_SECONDS: 'x' }), { sliceSeconds: 3, mp4SplitSec: undefined });
+  assert.deepEqual(webTuning({ webSliceSeconds: 3, webMp4SplitSeconds: 0 }), { sliceSeconds: 3 });
 });

@@ -35,10 +35,12 @@ export interface WebTuning {
 
 const DEFAULT_MAX_VIDEO_MINUTES = 120;
 
-/** `REELTIME_TEST_WEB_SLICE_SECONDS` / `REELTIME_TEST_WEB_MP4_SPLIT_SECONDS`: read by the registry, set by tests only. */
-export function webTuningFromEnv(env: NodeJS.ProcessEnv): WebTuning {
-  const n = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) && Number(v) > 0 ? Number(v) : undefined);
-  return { sliceSeconds: n(env.REELTIME_TEST_WEB_SLICE_SECONDS), mp4SplitSec: n(env.REELTIME_TEST_WEB_MP4_SPLIT_SECONDS) };
+/** The configured web tuning (`recording.webSliceSeconds`, `recording.webMp4SplitSeconds`; 0 = the service's). */
+export function webTuning(settings: { readonly webSliceSeconds: number; readonly webMp4SplitSeconds: number }): WebTuning {
+  return {
+    ...(settings.webSliceSeconds > 0 ? { sliceSeconds: settings.webSliceSeconds } : {}),
+    ...(settings.webMp4SplitSeconds > 0 ? { mp4SplitSec: settings.webMp4SplitSeconds } : {}),
+  };
 }
 
 export function webOptions(task: RecordingTask, tuning: WebTuning = {}): WebOptions {

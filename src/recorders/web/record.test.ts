@@ -16,8 +16,8 @@ import { bucketKeys, centrePixel, isColour, probe, sleep, waitFor } from '../ind
 import { webClient, webService } from './testing/web-client.ts';
 
 // Read when the server builds its recorders: short slices and MP4 files, so the test takes seconds, not hours.
-process.env.REELTIME_TEST_WEB_SLICE_SECONDS = '3';
-process.env.REELTIME_TEST_WEB_MP4_SPLIT_SECONDS = '6';
+process.env.REELTIME_RECORDING_WEB_SLICE_SECONDS = '3';
+process.env.REELTIME_RECORDING_WEB_MP4_SPLIT_SECONDS = '6';
 
 const RED = [255, 0, 0];
 
