@@ -15,9 +15,8 @@ import { startHarness, storageConfig } from '../individual/testing/harness.ts';
 import { bucketKeys, centrePixel, isColour, probe, sleep, waitFor } from '../individual/testing/media-checks.ts';
 import { webClient, webService } from './testing/web-client.ts';
 
-// Read when the server builds its recorders: short slices and MP4 files, so the test takes seconds, not hours.
-process.env.REELTIME_RECORDING_WEB_SLICE_SECONDS = '3';
-process.env.REELTIME_RECORDING_WEB_MP4_SPLIT_SECONDS = '6';
+// 3 s slices and 6 s MP4s instead of 15 s and maxVideoDuration, so the test is short (docs/recording-web.md).
+const SHORT = { recording: { webSliceSeconds: 3, webMp4SplitSeconds: 6 } } as const;
 
 const RED = [255, 0, 0];
 
@@ -37,7 +36,7 @@ function webPayload(body: Record<string, unknown>): WebPayload {
 
 test('web mode: a page recorded into HLS and MP4, onhold and back with one discontinuity, events 70…71', async () => {
   const pages = await startPageServer({ red: { colour: '#ff0000', toneHz: 440 } });
-  const h = await startHarness();
+  const h = await startHarness(SHORT);
   try {
     const web = webClient(h.api);
     const cname = 'web.room#1';
@@ -136,7 +135,7 @@ test('web mode: a page recorded into HLS and MP4, onhold and back with one disco
 
 test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no slices; a 404 page → 71 code 5; WebGL → 72, 71 code 2', async () => {
   const pages = await startPageServer({ silent: { colour: '#0000ff', notifyReady: false }, gl: { colour: '#00ff00', webgl: true } });
-  const h = await startHarness();
+  const h = await startHarness(SHORT);
   try {
     const web = webClient(h.api);
     const { sid } = await web.start('web-ready', '5002', {
@@ -191,7 +190,7 @@ test('web mode CDN push: publishing (100), the CDN lost → disconnected while s
   const rx2 = rtmpReceiver(port2, received[1]!);
   const url1 = `rtmp://127.0.0.1:${port1}/live/test`;
   const url2 = `rtmp://127.0.0.1:${port2}/live/test`;
-  const h = await startHarness();
+  const h = await startHarness(SHORT);
   try {
     // The receivers listen once ffmpeg has parsed its arguments.
     await sleep(1000);

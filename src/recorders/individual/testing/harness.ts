@@ -58,6 +58,8 @@ export interface HarnessOptions {
   readonly storage?: JsonObject;
   /** Recording mode the API calls use (default `individual`). */
   readonly mode?: 'individual' | 'mix';
+  /** More recording settings (file keys of the "recording" section), e.g. web mode's short test slices. */
+  readonly recording?: Readonly<Record<string, unknown>>;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -79,7 +81,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.database ? { database: opts.database } : {}),
-    values: { recording: { rateLimitPerSecond: 0 }, ...(opts.storage ? { storage: opts.storage } : {}) },
+    values: { recording: { rateLimitPerSecond: 0, ...opts.recording }, ...(opts.storage ? { storage: opts.storage } : {}) },
     env: { REELTIME_NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${hookPort}/hook`, REELTIME_NOTIFY_WEBHOOK_SECRET: WEBHOOK_SECRET },
   });
   const publishers: SyntheticPublisher[] = [];
