@@ -68,6 +68,11 @@ function webRecorderPayload(t: SessionTask): WebRecorderPayload {
   };
 }
 
+/** Individual mode reports its pause (reeltime's extension, docs/recording-api.md "Pause and resume"). */
+function individualHold(s: Session): { onhold?: boolean } {
+  return s.mode === 'individual' ? { onhold: s.onhold } : {};
+}
+
 function ids(t: Task & { session: Session }) {
   return { resourceId: t.resource.resourceId, sid: t.session.sid, cname: t.resource.cname, uid: t.resource.uid };
 }
@@ -85,9 +90,9 @@ function queryBody(t: LiveTask | StoppingTask): QueryResponse {
     }
     serverResponse = { status: s.status, extensionServiceState: services };
   } else if (hasScreenshots(s)) {
-    serverResponse = { status: s.status, sliceStartTime: s.sliceStartTime ?? 0 };
+    serverResponse = { status: s.status, sliceStartTime: s.sliceStartTime ?? 0, ...individualHold(s) };
   } else {
-    serverResponse = { status: s.status, ...fileListFields(s), sliceStartTime: s.sliceStartTime ?? 0 };
+    serverResponse = { status: s.status, ...fileListFields(s), sliceStartTime: s.sliceStartTime ?? 0, ...individualHold(s) };
   }
   return { ...ids(t), serverResponse };
 }

@@ -32,6 +32,8 @@ export interface RecorderUpdate {
   readonly storage?: StorageConfig | undefined;
   /** Replaces the list of each kind it names. */
   readonly lists?: UidLists | undefined;
+  /** Pause (true) or resume (false) recording: `recordingConfig.onhold`, reeltime's extension (individual mode). */
+  readonly onhold?: boolean | undefined;
 }
 
 const NOBODY: UidSelection = Object.freeze({ kind: 'only', uids: Object.freeze([]) });
@@ -69,5 +71,6 @@ export function recorderUpdate(req: UpdateClientRequest): RecorderUpdate {
   return Object.freeze({
     ...(req.storageConfig ? { storage: req.storageConfig } : {}),
     ...(s ? { lists: lists(audio, video) } : {}),
+    ...(req.recordingConfig?.onhold !== undefined ? { onhold: req.recordingConfig.onhold } : {}),
   });
 }
