@@ -39,6 +39,7 @@ import {
   type RecorderSignals,
 } from '../common/events.ts';
 import { PLAYLIST_CONTENT_TYPE } from '../common/hls-track.ts';
+import { HoldState } from '../common/hold.ts';
 import { planSubscriptions } from '../common/plan.ts';
 import { PublisherLinks } from '../common/publisher-links.ts';
 import { IdleTimer, ProgressReporter } from '../common/session-timers.ts';
@@ -75,9 +76,13 @@ export class IndividualSession {
   private profileWarned = false;
   private readonly selfUid: number;
   private readonly signals: RecorderSignals;
+  private readonly hold: HoldState;
+  /** Hold changes run one after another: a resume waits until the hold has ended every stream. */
+  private holdChange: Promise<void> = Promise.resolve();
 
   constructor(private readonly d: SessionDeps) {
     this.signals = recorderSignals(d.report);
+    this.hold = new HoldState(d.task.clientRequest.recordingConfig?.onhold === true, d.clock.now());
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.options.backupIndex };
     this.subscription = d.options.subscription;
     this.selfUid = Number(d.task.uid);
@@ -112,6 +117,7 @@ export class IndividualSession {
     this.progress.start();
     signals.emit('recorderStarted', { status: 0 });
     signals.status('recorderReady');
+    if (this.hold.onhold) signals.emit('recorderOnHold', { UtcMs: this.hold.windows[0]!.startMs });
     report.sliceStartTime(this.d.clock.now());
     if (this.d.task.resumed) {
       const recovered = await recoverLeftovers({
@@ -180,6 +186,8 @@ export class IndividualSession {
 
   private onPacket(uid: string, kind: MediaKind, desc: RtpTrackDescription, packet: Buffer): void {
     if (this.ending) return;
+    // On hold nothing reaches a slicer; the links stay up, so resuming needs only a keyframe.
+    if (this.hold.onhold) return;
     if (!wants(this.subscription, kind, uid)) return;
     const t = this.track(uid, kind);
     if (!t.pipeline) this.beginStream(t, desc);
@@ -318,6 +326,24 @@ export class IndividualSession {
       this.subscription = applyLists(this.subscription, change.lists);
       this.reconcile();
     }
+    if (change.onhold !== undefined) await this.setHold(change.onhold);
+  }
+
+  /**
+   * Pause: every stream ends (its slicer writes the last slice), so resuming starts new streams and each playlist
+   * gets `#EXT-X-DISCONTINUITY`; the MP4 concatenates slices and so leaves the held time out. Resume: the next
+   * packets start the new streams (a video slicer asks for a keyframe when it starts).
+   */
+  private setHold(onhold: boolean): Promise<void> {
+    this.holdChange = this.holdChange.then(async () => {
+      if (this.ending) return;
+      const at = this.d.clock.now();
+      const event = this.hold.set(onhold, at);
+      if (event === undefined) return;
+      if (event === 'recorderOnHold') await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
+      this.signals.emit(event, { UtcMs: at });
+    });
+    return this.holdChange;
   }
 
   /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */
