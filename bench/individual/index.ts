@@ -30,7 +30,10 @@ interface SlicerSample {
 
 const procField = (text: string, name: string): number => Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(text)?.[1] ?? 0);
 
-/** CPU (utime+stime, s), RSS and bytes written of every live ffmpeg whose command line reads a recorder SDP. */
+/**
+ * CPU (utime+stime, s), RSS and bytes written of every live ffmpeg of this process (setpriv execs it, so its parent
+ * is us; other processes on the machine may run slicers too) whose command line reads a recorder SDP.
+ */
 function slicerCpu(): Map<number, SlicerSample> {
   const out = new Map<number, SlicerSample>();
   for (const d of readdirSync('/proc')) {
@@ -40,6 +43,7 @@ function slicerCpu(): Map<number, SlicerSample> {
       if (!cmd.startsWith('ffmpeg') || !cmd.includes('input.sdp') || !cmd.includes('pipe:3')) continue;
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(f[1]) !== process.pid) continue;
       const kind = readFileSync(`/proc/${d}/cwd/input.sdp`, 'utf8').includes('m=audio') ? 'audio' : 'video';
       const rssKb = procField(readFileSync(`/proc/${d}/status`, 'utf8'), 'VmRSS');
       const writeBytes = procField(readFileSync(`/proc/${d}/io`, 'utf8'), 'wchar');
