@@ -68,9 +68,12 @@ function webRecorderPayload(t: SessionTask): WebRecorderPayload {
   };
 }
 
-/** Individual mode reports its pause (reeltime's extension, docs/recording-api.md "Pause and resume"). */
-function individualHold(s: Session): { onhold?: boolean } {
-  return s.mode === 'individual' ? { onhold: s.onhold } : {};
+/**
+ * Individual mode reports its pause (reeltime's extension, docs/recording-api.md "Pause and resume") as
+ * `onhold: true`, and only while on hold: the hosted service's response forms stay exactly as they are otherwise.
+ */
+function individualHold(s: Session): { onhold?: true } {
+  return s.mode === 'individual' && s.onhold ? { onhold: true } : {};
 }
 
 function ids(t: Task & { session: Session }) {

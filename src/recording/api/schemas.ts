@@ -54,8 +54,8 @@ export const RtmpPublishPayloadSchema = Type.Object({
   state: WebStateSchema,
 });
 
-/** reeltime's extension, individual mode only: recording paused by `recordingConfig.onhold`. */
-const onhold = Type.Optional(Type.Boolean({ description: "Individual mode: paused by recordingConfig.onhold (reeltime's extension)." }));
+/** reeltime's extension, individual mode only: present (true) while paused by `recordingConfig.onhold`. */
+const onhold = Type.Optional(Type.Literal(true, { description: "Individual mode, only while paused by recordingConfig.onhold (reeltime's extension)." }));
 
 // serverResponse of query, one schema per situation of the spec's query-response table.
 export const QueryFileListJsonSchema = Type.Object({ status: RecordingStatusSchema, ...JsonFileList, sliceStartTime, onhold });
