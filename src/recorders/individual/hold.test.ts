@@ -10,10 +10,11 @@ const RED = [255, 0, 0];
 const UID = '9101';
 /**
  * A slice's UTC start is its first packet's arrival, its length the media's own clock, and the hold's time is the
- * update's: on a loaded machine packets queue, so the estimate drifts by up to about a second (seen 736 ms at load
- * 11) — far below the 8 s of hold a leak would add.
+ * update's. On a loaded machine the publisher falls behind and its first packets arrive in a burst, so the media
+ * runs ahead of the arrival clock (seen 0.7 s and 2.2 s at load 10–17) — still far below the 8 s a leak would add.
+ * The durations check below bounds the same thing without the arrival clock.
  */
-const JITTER_MS = 1500;
+const JITTER_MS = 2500;
 
 async function setHold(h: Harness, resourceId: string, sid: string, cname: string, onhold: boolean): Promise<void> {
   const up = await h.api('POST', h.path(resourceId, sid, 'update'), { cname, uid: UID, clientRequest: { recordingConfig: { onhold } } });
@@ -91,6 +92,8 @@ test('10 s, 8 s on hold, 10 s: no media from the hold, one discontinuity per pla
         const p = await packetSpan(join(h.bucketDir, plKey.replace(/[^/]+$/, e.uri)));
         assert.ok(p.packets > 0, `${e.uri} has packets`);
         const end = e.startMs + p.spanSec * 1000;
+        if (i < cut) console.log(`${kind} ${e.uri}: media ends ${Math.round(end - holdStart)} ms after the hold began`);
+        else console.log(`${kind} ${e.uri}: starts ${Math.round(e.startMs - holdEnd)} ms after the resume`);
         if (i < cut) assert.ok(end <= holdStart + JITTER_MS, `${kind} ${e.uri} ends ${end - holdStart} ms after the hold began`);
         else assert.ok(e.startMs >= holdEnd - 100, `${kind} ${e.uri} starts ${holdEnd - e.startMs} ms before the resume`);
         total += e.durationSec;
