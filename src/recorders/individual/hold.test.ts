@@ -36,6 +36,14 @@ function userFiles(h: Harness, sid: string) {
     });
 }
 
+/** The user's playlist of one kind from the bucket: its key, text and entries. */
+function playlistOf(h: Harness, sid: string, kind: 'audio' | 'video') {
+  const [key] = userFiles(h, sid)('m3u8', kind);
+  assert.ok(key, `${kind} playlist`);
+  const text = readFileSync(join(h.bucketDir, key), 'utf8');
+  return { key, text, pl: parsePlaylist(text, kind) };
+}
+
 async function record(h: Harness, cname: string, extra: Record<string, unknown> = {}) {
   await h.publish({ cname, uid: 301, color: 'red', toneHz: 440, codec: 'vp8' });
   return h.startRecording(cname, UID, {
@@ -79,11 +87,8 @@ test('10 s, 8 s on hold, 10 s: no media from the hold, one discontinuity per pla
     const files = userFiles(h, sid);
     let recorded = 0;
     for (const kind of ['audio', 'video'] as const) {
-      const [plKey] = files('m3u8', kind);
-      assert.ok(plKey, `${kind} playlist`);
-      const text = readFileSync(join(h.bucketDir, plKey), 'utf8');
+      const { key: plKey, text, pl } = playlistOf(h, sid, kind);
       assert.equal(text.split('\n').filter((l) => l === '#EXT-X-DISCONTINUITY').length, 1, `${kind} playlist:\n${text}`);
-      const pl = parsePlaylist(text, kind);
       const cut = pl.entries.findIndex((e) => e.discontinuity);
       assert.ok(cut > 0, `${kind}: discontinuity after the first stream`);
       let total = 0;
@@ -146,10 +151,7 @@ test('started on hold, then hold/resume 10 times quickly: every file stays valid
     const files = userFiles(h, sid);
     let recorded = 0;
     for (const kind of ['audio', 'video'] as const) {
-      const [plKey] = files('m3u8', kind);
-      assert.ok(plKey, `${kind} playlist`);
-      const text = readFileSync(join(h.bucketDir, plKey), 'utf8');
-      const pl = parsePlaylist(text, kind);
+      const { key: plKey, pl } = playlistOf(h, sid, kind);
       assert.ok(pl.ended);
       const total = pl.entries.reduce((s, e) => s + e.durationSec, 0);
       console.log(`${kind}: ${pl.entries.length} slices, ${total} s`);
