@@ -10,11 +10,12 @@ const RED = [255, 0, 0];
 const UID = '9101';
 /**
  * A slice's UTC start is its first packet's arrival, its length the media's own clock, and the hold's time is the
- * update's. On a loaded machine the publisher falls behind and its first packets arrive in a burst, so the media
- * runs ahead of the arrival clock (seen 0.7 s and 2.2 s at load 10–17) — still far below the 8 s a leak would add.
- * The durations check below bounds the same thing without the arrival clock.
+ * update's. The synthetic publisher's audio runs ahead of the arrival clock before a hold (its media outlasts the
+ * wall time by 1.3–2.2 s in five runs, video by −0.1–1.1 s; not explained yet), while after a resume both start
+ * 30–65 ms after it: so the bound before the hold is loose (still well under the 8 s a leak would add) and the one
+ * after it tight. The durations check below bounds the same thing without the arrival clock.
  */
-const JITTER_MS = 2500;
+const JITTER_MS = 3500;
 
 async function setHold(h: Harness, resourceId: string, sid: string, cname: string, onhold: boolean): Promise<void> {
   const up = await h.api('POST', h.path(resourceId, sid, 'update'), { cname, uid: UID, clientRequest: { recordingConfig: { onhold } } });
