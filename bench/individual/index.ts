@@ -1,10 +1,13 @@
 /**
  * Individual recording benchmark: N synthetic publishers (640x360@15 VP8 + Opus) recorded for DURATION s each.
- * Reports recorder CPU seconds per recorded stream-second (ffmpeg slicers measured from /proc; the in-process
- * WebRTC side as the server process's CPU with recording minus without), whether every stream kept up
- * (recorded media ≥ 95 % of wall time), start → first slice in the bucket, and synchronous stop latency.
+ * Reports where the recorder's cost goes per recorded stream-second: the ffmpeg slicers (from /proc), split into
+ * audio slicers (Opus→AAC in `default` streamMode, Opus copied in `original`) and video slicers (VP8 copied), the
+ * bytes those slicers write, and the in-process WebRTC receive (SRTP decrypt, re-packetise to loopback UDP) as the
+ * server process's CPU with recording minus the same publishers and SFU without a recorder (the baseline, measured
+ * in the same run). Memory: slicer RSS per stream and the server's RSS growth per stream. Also whether every stream
+ * kept up (recorded media ≥ 95 % of wall time), start → first slice in the bucket, and synchronous stop latency.
  *
- *   node --import tsx bench/individual/index.ts [N ...]       (default 1 2 4; BENCH_SECONDS=60)
+ *   node --import tsx bench/individual/index.ts [N ...]   (default 1 2 4; BENCH_SECONDS=60; BENCH_STREAM_MODE=original)
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { parsePlaylist } from '../../src/media/m3u8.ts';
@@ -15,11 +18,24 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const BASELINE_SECONDS = 10;
 const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
 const NS = counts.length > 0 ? counts : [1, 2, 4];
+const STREAM_MODE = process.env.BENCH_STREAM_MODE === 'original' ? 'original' : 'default';
 const TICK = 100; // USER_HZ on Linux
 
-/** utime+stime (s) of every live ffmpeg whose command line reads a recorder SDP. */
-function slicerCpu(): Map<number, number> {
-  const out = new Map<number, number>();
+interface SlicerSample {
+  readonly kind: 'audio' | 'video';
+  readonly cpuSec: number;
+  readonly rssKb: number;
+  readonly writeBytes: number;
+}
+
+const procField = (text: string, name: string): number => Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+
+/**
+ * CPU (utime+stime, s), RSS and bytes written of every live ffmpeg of this process (setpriv execs it, so its parent
+ * is us; other processes on the machine may run slicers too) whose command line reads a recorder SDP.
+ */
+function slicerCpu(): Map<number, SlicerSample> {
+  const out = new Map<number, SlicerSample>();
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
@@ -27,7 +43,11 @@ function slicerCpu(): Map<number, number> {
       if (!cmd.startsWith('ffmpeg') || !cmd.includes('input.sdp') || !cmd.includes('pipe:3')) continue;
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(d), (Number(f[11]) + Number(f[12])) / TICK);
+      if (Number(f[1]) !== process.pid) continue;
+      const kind = readFileSync(`/proc/${d}/cwd/input.sdp`, 'utf8').includes('m=audio') ? 'audio' : 'video';
+      const rssKb = procField(readFileSync(`/proc/${d}/status`, 'utf8'), 'VmRSS');
+      const writeBytes = procField(readFileSync(`/proc/${d}/io`, 'utf8'), 'wchar');
+      out.set(Number(d), { kind, cpuSec: (Number(f[11]) + Number(f[12])) / TICK, rssKb, writeBytes });
     } catch {
       /* exited meanwhile */
     }
@@ -39,14 +59,23 @@ const cpuNow = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
 };
+const rssMb = () => process.memoryUsage().rss / 2 ** 20;
 
 interface Row {
   n: number;
   streams: number;
   recordedSec: number;
   keptUp: boolean;
+  streamMode: string;
+  baselineCpuPerSec: number;
   slicerCpuPerStreamSec: number;
+  audioSlicerCpuPerStreamSec: number;
+  videoSlicerCpuPerStreamSec: number;
   inProcessCpuPerStreamSec: number;
+  totalCpuPerStreamSec: number;
+  slicerWriteKBPerStreamSec: number;
+  slicerRssMbPerStream: number;
+  serverRssGrowthMbPerStream: number;
   firstSliceMs: number;
   stopMs: number;
 }
@@ -62,18 +91,22 @@ async function run(n: number): Promise<Row> {
     const b0 = cpuNow();
     await sleep(BASELINE_SECONDS * 1000);
     const baselinePerSec = (cpuNow() - b0) / BASELINE_SECONDS;
+    const rss0 = rssMb();
+    let rssPeak = rss0;
 
     const tStart = Date.now();
     const c0 = cpuNow();
     const { resourceId, sid } = await h.startRecording(cname, '9999', {
       token: rtcToken(cname, 9999, 2),
       storageConfig: storageConfig(),
-      recordingConfig: { channelType: 0, subscribeUidGroup: n <= 2 ? 0 : n <= 7 ? 1 : 2 },
+      // `original` records audio only (streamTypes 0 is its rule): its figures are the Opus-copy audio slicer.
+      recordingConfig: { channelType: 0, streamMode: STREAM_MODE, ...(STREAM_MODE === 'original' ? { streamTypes: 0 as const } : {}), subscribeUidGroup: n <= 2 ? 0 : n <= 7 ? 1 : 2 },
       recordingFileConfig: { avFileType: ['hls'] },
     });
-    const slicers = new Map<number, number>();
+    const slicers = new Map<number, SlicerSample>();
     const sample = setInterval(() => {
       for (const [pid, s] of slicerCpu()) slicers.set(pid, s);
+      rssPeak = Math.max(rssPeak, rssMb());
     }, 500);
     const firstSlice = waitFor(() => bucketKeys(h.bucketDir).some((k) => /\.(ts|webm)$/.test(k)) && Date.now() - tStart, 120_000, 'first slice');
     const firstSliceMs = await firstSlice;
@@ -86,8 +119,13 @@ async function run(n: number): Promise<Row> {
     if (stop.status !== 200) throw new Error(`stop: ${stop.status} ${JSON.stringify(stop.body)}`);
     const wall = (tStop - tStart) / 1000;
     const inProcess = Math.max(0, cpuNow() - c0 - baselinePerSec * wall);
-    const slicerCpuSec = [...slicers.values()].reduce((a, b) => a + b, 0);
+    const all = [...slicers.values()];
+    const sum = (xs: SlicerSample[], f: (x: SlicerSample) => number) => xs.reduce((a, x) => a + f(x), 0);
+    const audio = all.filter((x) => x.kind === 'audio');
+    const video = all.filter((x) => x.kind === 'video');
+    const slicerCpuSec = sum(all, (x) => x.cpuSec);
     let recorded = 0;
+    const recordedBy = { audio: 0, video: 0 };
     let keptUp = true;
     const keys = bucketKeys(h.bucketDir).filter((k) => k.endsWith('.m3u8') && !k.includes('__uid_e_av'));
     for (const k of keys) {
@@ -95,17 +133,26 @@ async function run(n: number): Promise<Row> {
       const pl = parsePlaylist(readFileSync(`${h.bucketDir}/${k}`, 'utf8'), kind);
       const sec = pl.entries.reduce((s, e) => s + e.durationSec, 0);
       recorded += sec;
+      recordedBy[kind] += sec;
       const span = (tStop - pl.entries[0]!.startMs) / 1000;
       if (sec < 0.95 * span) keptUp = false;
     }
-    if (keys.length !== 2 * n) keptUp = false;
+    if (keys.length !== (STREAM_MODE === 'original' ? n : 2 * n)) keptUp = false;
     return {
       n,
       streams: keys.length,
       recordedSec: Math.round(recorded),
       keptUp,
+      streamMode: STREAM_MODE,
+      baselineCpuPerSec: baselinePerSec,
       slicerCpuPerStreamSec: slicerCpuSec / recorded,
+      audioSlicerCpuPerStreamSec: sum(audio, (x) => x.cpuSec) / recordedBy.audio,
+      videoSlicerCpuPerStreamSec: recordedBy.video > 0 ? sum(video, (x) => x.cpuSec) / recordedBy.video : 0,
       inProcessCpuPerStreamSec: inProcess / recorded,
+      totalCpuPerStreamSec: (slicerCpuSec + inProcess) / recorded,
+      slicerWriteKBPerStreamSec: sum(all, (x) => x.writeBytes) / 1024 / recorded,
+      slicerRssMbPerStream: sum(all, (x) => x.rssKb) / 1024 / Math.max(1, all.length),
+      serverRssGrowthMbPerStream: (rssPeak - rss0) / Math.max(1, keys.length),
       firstSliceMs,
       stopMs,
     };
@@ -121,11 +168,13 @@ for (const n of NS) {
   console.log(JSON.stringify(r));
   if (!r.keptUp) break;
 }
-console.log('\n| publishers | streams | recorded s | kept up | slicer CPU s / stream-s | in-process CPU s / stream-s | start→first slice | sync stop |');
-console.log('|---|---|---|---|---|---|---|---|');
+const f4 = (x: number) => x.toFixed(4);
+console.log(`\nstreamMode ${STREAM_MODE}; CPU in core-seconds per recorded stream-second`);
+console.log('| publishers | streams | recorded s | kept up | baseline core | audio slicer | video slicer | all slicers | in-process | total | slicer writes KB/stream-s | slicer RSS MB/stream | server RSS growth MB/stream | start→first slice | sync stop |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(
-    `| ${r.n} | ${r.streams} | ${r.recordedSec} | ${r.keptUp ? 'yes' : 'no'} | ${r.slicerCpuPerStreamSec.toFixed(4)} | ${r.inProcessCpuPerStreamSec.toFixed(4)} | ${(r.firstSliceMs / 1000).toFixed(1)} s | ${r.stopMs} ms |`,
+    `| ${r.n} | ${r.streams} | ${r.recordedSec} | ${r.keptUp ? 'yes' : 'no'} | ${r.baselineCpuPerSec.toFixed(3)} | ${f4(r.audioSlicerCpuPerStreamSec)} | ${f4(r.videoSlicerCpuPerStreamSec)} | ${f4(r.slicerCpuPerStreamSec)} | ${f4(r.inProcessCpuPerStreamSec)} | ${f4(r.totalCpuPerStreamSec)} | ${r.slicerWriteKBPerStreamSec.toFixed(1)} | ${r.slicerRssMbPerStream.toFixed(1)} | ${r.serverRssGrowthMbPerStream.toFixed(1)} | ${(r.firstSliceMs / 1000).toFixed(1)} s | ${r.stopMs} ms |`,
   );
 }
 const ok = rows.filter((r) => r.keptUp).map((r) => r.n);

@@ -127,6 +127,8 @@ export type QueryFileListJson = {
   fileList: Array<FileEntry>;
   /** Start of the first slice, Unix milliseconds (0 before it). */
   sliceStartTime: number;
+  /** Individual mode, only while paused by recordingConfig.onhold (reeltime's extension). */
+  onhold?: true;
 };
 
 export type QueryFileListString = {
@@ -144,6 +146,8 @@ export type QuerySnapshot = {
   status: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 20;
   /** Start of the first slice, Unix milliseconds (0 before it). */
   sliceStartTime: number;
+  /** Individual mode, only while paused by recordingConfig.onhold (reeltime's extension). */
+  onhold?: true;
 };
 
 export type QueryWeb = {
@@ -202,13 +206,14 @@ export type StartRequest = {
         bitrate?: number;
         /** Integer text 1..4294967295, never 0. */
         maxResolutionUid?: string;
-        mixedVideoLayout?: 0 | 1 | 2 | 3;
+        mixedVideoLayout?: 0 | 1 | 2 | 3 | 100;
         backgroundColor?: string;
         backgroundImage?: string;
         defaultUserBackgroundImage?: string;
         layoutConfig?: Array<LayoutConfigEntry>;
         backgroundConfig?: Array<BackgroundConfigEntry>;
       };
+      onhold?: boolean;
     };
     recordingFileConfig?: {
       avFileType?: Array<"hls" | "mp4">;
@@ -282,6 +287,9 @@ export type UpdateRequest = {
     webRecordingConfig?: {
       onhold?: boolean;
     };
+    recordingConfig?: {
+      onhold?: boolean;
+    };
     rtmpPublishConfig?: {
       outputs?: Array<{
         rtmpUrl: string;
@@ -299,7 +307,7 @@ export type UpdateLayoutRequest = {
   clientRequest: {
     /** Integer text 1..4294967295, never 0. */
     maxResolutionUid?: string;
-    mixedVideoLayout?: 0 | 1 | 2 | 3;
+    mixedVideoLayout?: 0 | 1 | 2 | 3 | 100;
     backgroundColor?: string;
     backgroundImage?: string;
     defaultUserBackgroundImage?: string;

@@ -34,6 +34,9 @@ export const RECORDER_EVENTS = Object.freeze({
   transcoderCompleted: { eventType: 81, serviceType: 0, msgName: 'transcoder_completed' },
   rtmpPublishStatus: { eventType: 100, serviceType: 6, msgName: 'rtmp_publish_status' },
   postponeTranscodeFinalResult: { eventType: 1001, serviceType: 0, msgName: 'postpone_transcode_final_result' },
+  // reeltime's extension (pause and resume); numbers from 1100 up, clear of the hosted service's.
+  recorderOnHold: { eventType: 1100, serviceType: 1, msgName: 'recorder_onhold' },
+  recorderResumed: { eventType: 1101, serviceType: 1, msgName: 'recorder_resumed' },
 } satisfies Record<string, EventKind>);
 
 export type RecorderEventName = keyof typeof RECORDER_EVENTS;

@@ -34,6 +34,7 @@ import { PLAYLIST_CONTENT_TYPE } from '../common/hls-track.ts';
 import type { PublisherLinks } from '../common/publisher-links.ts';
 import { SessionCore } from '../common/session-core.ts';
 import { wants } from '../common/subscription.ts';
+import { HoldState } from '../common/hold.ts';
 import { finalizeRecording } from './finalize.ts';
 import type { IndividualOptions } from './options.ts';
 import { recoverLeftovers } from './recovery.ts';
@@ -59,7 +60,12 @@ export class IndividualSession {
   private chain: Promise<unknown> = Promise.resolve();
   private firstUploaded = false;
 
+  private readonly hold: HoldState;
+  /** Hold changes run one after another: a resume waits until the hold has ended every stream. */
+  private holdChange: Promise<void> = Promise.resolve();
+
   constructor(private readonly d: SessionDeps) {
+    this.hold = new HoldState(d.task.clientRequest.recordingConfig?.onhold === true, d.clock.now());
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.options.backupIndex };
     this.core = new SessionCore(
       { ...d, profile: d.options.profile, maxIdleMs: d.options.maxIdleMs, subscription: d.options.subscription },
@@ -78,6 +84,7 @@ export class IndividualSession {
   async start(): Promise<void> {
     await this.core.open();
     this.core.started();
+    if (this.hold.onhold) this.core.signals.emit('recorderOnHold', { UtcMs: this.hold.windows[0]!.startMs });
     this.d.report.sliceStartTime(this.d.clock.now());
     if (this.d.task.resumed) {
       const recovered = await recoverLeftovers({
@@ -130,6 +137,8 @@ export class IndividualSession {
 
   private onPacket(uid: string, kind: MediaKind, desc: RtpTrackDescription, packet: Buffer): void {
     if (this.core.ending) return;
+    // On hold nothing reaches a slicer; the links stay up, so resuming needs only a keyframe.
+    if (this.hold.onhold) return;
     if (!wants(this.core.subscription, kind, uid)) return;
     const t = this.track(uid, kind);
     if (!t.pipeline) this.beginStream(t, desc);
@@ -262,8 +271,26 @@ export class IndividualSession {
     this.d.report.files(this.files());
   }
 
-  update(change: RecorderUpdate): Promise<void> {
-    return this.core.update(change);
+  async update(change: RecorderUpdate): Promise<void> {
+    await this.core.update(change);
+    if (change.onhold !== undefined) await this.setHold(change.onhold);
+  }
+
+  /**
+   * Pause: every stream ends (its slicer writes the last slice), so resuming starts new streams and each playlist
+   * gets `#EXT-X-DISCONTINUITY`; the MP4 concatenates slices and so leaves the held time out. Resume: the next
+   * packets start the new streams (a video slicer asks for a keyframe when it starts).
+   */
+  private setHold(onhold: boolean): Promise<void> {
+    this.holdChange = this.holdChange.then(async () => {
+      if (this.core.ending) return;
+      const at = this.d.clock.now();
+      const event = this.hold.set(onhold, at);
+      if (event === undefined) return;
+      if (event === 'recorderOnHold') await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
+      this.core.signals.emit(event, { UtcMs: at });
+    });
+    return this.holdChange;
   }
 
   /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */

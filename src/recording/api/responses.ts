@@ -68,6 +68,14 @@ function webRecorderPayload(t: SessionTask): WebRecorderPayload {
   };
 }
 
+/**
+ * Individual mode reports its pause (reeltime's extension, docs/recording-api.md "Pause and resume") as
+ * `onhold: true`, and only while on hold: the hosted service's response forms stay exactly as they are otherwise.
+ */
+function individualHold(s: Session): { onhold?: true } {
+  return s.mode === 'individual' && s.onhold ? { onhold: true } : {};
+}
+
 function ids(t: Task & { session: Session }) {
   return { resourceId: t.resource.resourceId, sid: t.session.sid, cname: t.resource.cname, uid: t.resource.uid };
 }
@@ -85,9 +93,9 @@ function queryBody(t: LiveTask | StoppingTask): QueryResponse {
     }
     serverResponse = { status: s.status, extensionServiceState: services };
   } else if (hasScreenshots(s)) {
-    serverResponse = { status: s.status, sliceStartTime: s.sliceStartTime ?? 0 };
+    serverResponse = { status: s.status, sliceStartTime: s.sliceStartTime ?? 0, ...individualHold(s) };
   } else {
-    serverResponse = { status: s.status, ...fileListFields(s), sliceStartTime: s.sliceStartTime ?? 0 };
+    serverResponse = { status: s.status, ...fileListFields(s), sliceStartTime: s.sliceStartTime ?? 0, ...individualHold(s) };
   }
   return { ...ids(t), serverResponse };
 }

@@ -32,7 +32,10 @@ export interface RecorderUpdate {
   readonly storage?: StorageConfig | undefined;
   /** Replaces the list of each kind it names. */
   readonly lists?: UidLists | undefined;
-  /** Web mode: pause (true) or resume (false) the page recording (`webRecordingConfig.onhold`). */
+  /**
+   * Pause (true) or resume (false) recording: web mode's `webRecordingConfig.onhold`, and `recordingConfig.onhold`,
+   * reeltime's extension for individual mode.
+   */
   readonly onhold?: boolean | undefined;
   /** Web mode: the new CDN push target (`rtmpPublishConfig.outputs[0].rtmpUrl`). */
   readonly rtmpUrl?: string | undefined;
@@ -74,6 +77,7 @@ export function recorderUpdate(req: UpdateClientRequest): RecorderUpdate {
     ...(req.storageConfig ? { storage: req.storageConfig } : {}),
     ...(s ? { lists: lists(audio, video) } : {}),
     ...(req.webRecordingConfig?.onhold !== undefined ? { onhold: req.webRecordingConfig.onhold } : {}),
+    ...(req.recordingConfig?.onhold !== undefined ? { onhold: req.recordingConfig.onhold } : {}),
     ...(req.rtmpPublishConfig?.outputs?.[0] ? { rtmpUrl: req.rtmpPublishConfig.outputs[0].rtmpUrl } : {}),
   });
 }

@@ -84,7 +84,10 @@ export function startSession(task: Task, ev: StartEvent, now: number): Outcome<L
     status: 0,
     files: [],
     sliceStartTime: undefined,
-    onhold: webParam?.serviceName === 'web_recorder_service' ? webParam.serviceParam.onhold === true : false,
+    onhold:
+      webParam?.serviceName === 'web_recorder_service'
+        ? webParam.serviceParam.onhold === true
+        : ev.clientRequest.recordingConfig?.onhold === true,
     rtmp:
       rtmp?.serviceName === 'rtmp_publish_service'
         ? rtmp.serviceParam.outputs.map((o) => ({ rtmpUrl: o.rtmpUrl, status: 'connecting' as const }))
@@ -153,6 +156,7 @@ export function updateSession(task: LiveTask | StoppingTask, req: UpdateClientRe
   if (task.kind === 'stopping') throw new SessionStoppingError(sessionSubject(task));
   const patch: { onhold?: boolean; rtmp?: Session['rtmp'] } = {};
   if (req.webRecordingConfig?.onhold !== undefined) patch.onhold = req.webRecordingConfig.onhold;
+  if (req.recordingConfig?.onhold !== undefined) patch.onhold = req.recordingConfig.onhold;
   if (req.rtmpPublishConfig?.outputs) {
     patch.rtmp = req.rtmpPublishConfig.outputs.map((o) => ({ rtmpUrl: o.rtmpUrl, status: 'connecting' as const }));
   }
