@@ -13,9 +13,19 @@ import {
 } from '@reeltime/client';
 import { loadConfig } from '../../server/config.ts';
 import { UsageError, type CommandRunner } from '../command.ts';
-import { LAYOUTS, localStorageConfig, sceneOf, startClientRequest } from '../record/request.ts';
-import { findSavedSession, saveSession, type SavedSession } from '../record/saved-sessions.ts';
-import { bucketUrl, fileNames, isRecording, statusLine } from '../record/status-line.ts';
+import {
+  bucketUrl,
+  fileNames,
+  findSavedSession,
+  isRecording,
+  LAYOUTS,
+  localStorageConfig,
+  saveSession,
+  sceneOf,
+  startClientRequest,
+  statusLine,
+  type SavedSession,
+} from '../record/index.ts';
 
 const USAGE = `usage: reeltime record <command> [options]
 
