@@ -49,7 +49,7 @@ test('console: sign in, see a publisher, record it (individual), stop, play the 
     assert.match((await page.textContent(`${card} .participant[data-uid="501"]`)) ?? '', /opus/);
     await shot(page, 'channels');
 
-    // Mix is refused until that mode lands here; the form shows the API's body.
+    // A mix start from the form: started (or, on a server without a mix recorder, the API's refusal is shown).
     await page.click(`${card} button.primary`);
     await page.waitForSelector('#record-form');
     await page.click('#record-form .seg button >> text=mix');

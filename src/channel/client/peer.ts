@@ -54,10 +54,14 @@ export async function openSession(pc: RTCPeerConnection, endpoint: string, token
   };
 }
 
-/** Resolves when the peer is connected; rejects on failure or after `timeoutMs`. */
+/**
+ * Resolves when the peer is connected; rejects on failure or after `timeoutMs`. A caller that never awaits it (a
+ * link closed before it connected) must not get an unhandled rejection, which would end the process: the promise
+ * is marked handled here and still rejects for whoever awaits it.
+ */
 export function connected(pc: RTCPeerConnection, timeoutMs = 20000): Promise<void> {
   if (pc.connectionState === 'connected') return Promise.resolve();
-  return new Promise((resolve, reject) => {
+  const ready = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       unSubscribe();
       reject(new Error(`peer did not connect within ${timeoutMs} ms (state ${pc.connectionState})`));
@@ -71,4 +75,6 @@ export function connected(pc: RTCPeerConnection, timeoutMs = 20000): Promise<voi
       }
     });
   });
+  ready.catch(() => undefined);
+  return ready;
 }
