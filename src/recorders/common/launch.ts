@@ -26,21 +26,26 @@ export interface SessionIO {
   readonly source: ChannelSource;
 }
 
+/**
+ * The task's upload session, fenced: past its lease (multi-process dispatch) a recorder hands nothing more to the
+ * spool (docs/deployment.md).
+ */
+export async function openUpload(storage: StorageModule, task: RecordingTask): Promise<UploadSession> {
+  const upload = await storage.openSession({
+    sid: task.sid,
+    appId: task.appId,
+    cname: task.cname,
+    uid: task.uid,
+    storage: task.clientRequest.storageConfig,
+  });
+  return fenceUploads(upload, task.fence);
+}
+
 /** Status `initialized`, the task's upload session, and its view of the channel. */
 export async function openSessionIO(deps: LaunchDeps, task: RecordingTask, report: RecorderReport, profile: Profile): Promise<SessionIO> {
   const signals = recorderSignals(report);
   signals.status('initialized');
-  // Past its lease (multi-process dispatch) a recorder hands nothing more to the spool: docs/deployment.md.
-  const upload = fenceUploads(
-    await deps.storage.openSession({
-      sid: task.sid,
-      appId: task.appId,
-      cname: task.cname,
-      uid: task.uid,
-      storage: task.clientRequest.storageConfig,
-    }),
-    task.fence,
-  );
+  const upload = await openUpload(deps.storage, task);
   const source =
     deps.source?.(task) ??
     channelSource({

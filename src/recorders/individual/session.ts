@@ -31,6 +31,7 @@ import type { UploadSession } from '../../storage/index.ts';
 import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from '../common/events.ts';
 import { PLAYLIST_CONTENT_TYPE } from '../common/hls-track.ts';
+import { signalSliceOutcome } from '../common/slice-signals.ts';
 import type { PublisherLinks } from '../common/publisher-links.ts';
 import { SessionCore } from '../common/session-core.ts';
 import { wants } from '../common/subscription.ts';
@@ -202,19 +203,7 @@ export class IndividualSession {
       return;
     }
     const out = await t.hls.addSlice(s);
-    if (!out.ok) {
-      this.signals.error(EVENT_MODULE.uploader, ERROR_LEVEL.major, ERROR_CODE.uploadFailed, out.message);
-      return;
-    }
-    if (out.startsStream) {
-      this.signals.emit('sliceStart', {
-        startUtcMs: s.startMs,
-        discontinueUtcMs: out.discontinueUtcMs,
-        mixedAllUser: false,
-        streamUid: t.uid,
-        trackType: t.kind,
-      });
-    }
+    if (!signalSliceOutcome(this.signals, s.startMs, out, { mixedAllUser: false, streamUid: t.uid, trackType: t.kind })) return;
     if (out.playlistUploaded) await this.playlistUploaded(t, out.firstPlaylist);
     this.reportFiles();
   }

@@ -36,6 +36,7 @@ import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts'
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from '../common/events.ts';
 import { finishUploads } from '../common/finish-uploads.ts';
 import { HlsTrackWriter } from '../common/hls-track.ts';
+import { signalSliceOutcome } from '../common/slice-signals.ts';
 import type { PublisherLinks } from '../common/publisher-links.ts';
 import { SessionCore } from '../common/session-core.ts';
 import { wants } from '../common/subscription.ts';
@@ -201,19 +202,7 @@ export class MixSession {
   private async sliceClosed(s: ClosedSlice): Promise<void> {
     this.slices.push(s);
     const out = await this.hls.addSlice(s);
-    if (!out.ok) {
-      this.signals.error(EVENT_MODULE.uploader, ERROR_LEVEL.major, ERROR_CODE.uploadFailed, out.message);
-      return;
-    }
-    if (out.startsStream) {
-      this.signals.emit('sliceStart', {
-        startUtcMs: s.startMs,
-        discontinueUtcMs: out.discontinueUtcMs,
-        mixedAllUser: true,
-        streamUid: '0',
-        trackType: this.trackType,
-      });
-    }
+    if (!signalSliceOutcome(this.signals, s.startMs, out, { mixedAllUser: true, streamUid: '0', trackType: this.trackType })) return;
     if (out.firstPlaylist) this.signals.emit('fileInfos', { fileList: this.hls.playlistKey });
     if (out.playlistUploaded && !this.firstUploaded) {
       this.firstUploaded = true;

@@ -10,7 +10,7 @@ import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '..
 import type { StorageModule } from '../../storage/index.ts';
 import { recorderSignals } from '../common/events.ts';
 import { nextBackupIndex } from '../common/backup-index.ts';
-import { fenceUploads } from '../common/fenced-upload.ts';
+import { openUpload } from '../common/launch.ts';
 import { webOptions, type WebTuning } from './options.ts';
 import { WEB_STOP, WebSession } from './session.ts';
 
@@ -30,17 +30,7 @@ export function createWebRecorder(deps: WebRecorderDeps): Recorder {
       const log = deps.log.child({ component: 'recorder-web', sid: task.sid });
       const options = webOptions(task, deps.tuning);
       recorderSignals(report).status('initialized');
-      // Past its lease (multi-process dispatch) a recorder hands nothing more to the spool: docs/deployment.md.
-      const upload = fenceUploads(
-        await deps.storage.openSession({
-          sid: task.sid,
-          appId: task.appId,
-          cname: task.cname,
-          uid: task.uid,
-          storage: task.clientRequest.storageConfig,
-        }),
-        task.fence,
-      );
+      const upload = await openUpload(deps.storage, task);
       // A session handed over after a restart starts a new page and names its files `bak<n>_…`.
       const backupIndex = task.resumed ? nextBackupIndex(task.previousFiles) : undefined;
       const session = new WebSession({
