@@ -31,7 +31,9 @@ test('two publishers (VP8 red 440 Hz, H.264 blue 880 Hz) recorded 30+ s: slices,
       return q.status === 200 && (q.body.serverResponse as { status: number }).status === 5;
     }, 60_000, 'status 5');
     const firstFileMs = Date.now() - t0;
-    await sleep(Math.max(0, 33_000 - (Date.now() - t0)));
+    // Status 5 means a first 15 s slice is in the bucket, so recording began at least 15 s ago; 20 s more gives 30+ s
+    // of media however long the publishers took to connect on a loaded machine.
+    await sleep(Math.max(0, 33_000 - (Date.now() - t0), 20_000 - (Date.now() - t0 - firstFileMs)));
     const tStop = Date.now();
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9001', clientRequest: {} });
     const stopMs = Date.now() - tStop;
