@@ -6,7 +6,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { spawnChild } from '../process/index.ts';
+import { spawnChild, watchChild } from '../process/index.ts';
 
 /** ffmpeg and ffprobe are found on PATH (docs/configuration.md): PATH is how an operator picks another build. */
 export const FFMPEG_BIN = 'ffmpeg';
@@ -31,7 +31,6 @@ export interface FfmpegOptions {
 export class FfmpegProcess {
   readonly child: ChildProcess;
   readonly exited: Promise<FfmpegExit>;
-  private stderr = '';
   private stopping = false;
 
   constructor(
@@ -41,25 +40,12 @@ export class FfmpegProcess {
     const extra = opts.extraPipes ?? 0;
     const stdio: ('ignore' | 'pipe')[] = ['ignore', 'ignore', 'pipe', ...Array<'pipe'>(extra).fill('pipe')];
     this.child = spawnChild(FFMPEG_BIN, ['-hide_banner', '-nostdin', ...args], { stdio, cwd: opts.cwd });
-    const limit = opts.stderrLimit ?? 8192;
-    this.child.stderr?.setEncoding('utf8');
-    this.child.stderr?.on('data', (d: string) => {
-      this.stderr = (this.stderr + d).slice(-limit);
-    });
-    this.exited = new Promise((resolve) => {
-      let done = false;
-      const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
-        if (done) return;
-        done = true;
+    this.exited = watchChild(this.child, { stderrLimit: opts.stderrLimit ?? 8192, settleOn: 'close' }).then(
+      ({ code, signal, stderrTail }) => {
         const clean = code === 0 || (this.stopping && (code === 255 || signal === 'SIGINT'));
-        resolve(Object.freeze({ code, signal, clean, stderrTail: this.stderr }));
-      };
-      this.child.on('error', (err) => {
-        this.stderr += `\nspawn failed: ${err.message}`;
-        finish(null, null);
-      });
-      this.child.on('close', finish);
-    });
+        return Object.freeze({ code, signal, clean, stderrTail });
+      },
+    );
   }
 
   /** fd 3, 4, ... as passed in extraPipes. */

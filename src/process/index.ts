@@ -1,3 +1,4 @@
 export { childrenOf, isRunning, processInfo, processTable, type ProcessInfo } from './proc-table.ts';
 export { runChild, type ChildResult, type RunChildOptions } from './run-child.ts';
 export { childCommandLine, spawnChild, type ChildSpawnOptions } from './spawn-child.ts';
+export { watchChild, type ChildOutcome, type WatchChildOptions } from './watch-child.ts';

@@ -4,20 +4,15 @@
  * SIGKILL if it does not go in time.
  */
 import type { ChildProcess, StdioOptions } from 'node:child_process';
-import { spawnChild } from '../../process/index.ts';
+import { spawnChild, watchChild, type ChildOutcome } from '../../process/index.ts';
 
 export type CaptureChildName = 'display' | 'sound' | 'browser' | 'encoder';
 
-export interface ChildExit {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stderrTail: string;
-}
+export type ChildExit = ChildOutcome;
 
 export class SupervisedChild {
   readonly child: ChildProcess;
   readonly exited: Promise<ChildExit>;
-  private stderr = '';
   private stopping = false;
 
   constructor(
@@ -31,24 +26,7 @@ export class SupervisedChild {
       ...(opts.env ? { env: opts.env } : {}),
       ...(opts.cwd ? { cwd: opts.cwd } : {}),
     });
-    const limit = opts.stderrLimit ?? 4096;
-    this.child.stderr?.setEncoding('utf8');
-    this.child.stderr?.on('data', (d: string) => {
-      this.stderr = (this.stderr + d).slice(-limit);
-    });
-    this.exited = new Promise((resolve) => {
-      let done = false;
-      const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
-        if (done) return;
-        done = true;
-        resolve(Object.freeze({ code, signal, stderrTail: this.stderr }));
-      };
-      this.child.once('error', (err) => {
-        this.stderr += `\nspawn failed: ${err.message}`;
-        finish(null, null);
-      });
-      this.child.once('exit', finish);
-    });
+    this.exited = watchChild(this.child, { stderrLimit: opts.stderrLimit ?? 4096, settleOn: 'exit' });
   }
 
   get pid(): number | undefined {
