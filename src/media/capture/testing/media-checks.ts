@@ -50,12 +50,23 @@ export function rms(samples: Float32Array): number {
 }
 
 /**
- * The strongest frequency between `loHz` and `hiHz` (1 Hz steps, Goertzel over one second from the middle of
- * the samples). A spectrum peak, unlike counting zero crossings, is not thrown off by a dropout or a click.
+ * The strongest frequency between `loHz` and `hiHz`: Goertzel in 1 Hz steps over one-second windows (up to five,
+ * spread over the samples), the median of their peaks. A spectrum peak, unlike counting zero crossings, is not
+ * thrown off by a click; the median keeps one window with a dropout (a capture starved of CPU skips a few
+ * milliseconds, which smears that window's peak by several hertz) from deciding the answer.
  */
 export function dominantFrequency(samples: Float32Array, loHz = 100, hiHz = 2000, sampleRate = 48_000): number {
   const n = Math.min(samples.length, sampleRate);
-  const from = Math.max(0, Math.floor((samples.length - n) / 2));
+  const windows = Math.max(1, Math.min(5, Math.floor(samples.length / n)));
+  const step = windows > 1 ? Math.floor((samples.length - n) / (windows - 1)) : 0;
+  const first = windows > 1 ? 0 : Math.max(0, Math.floor((samples.length - n) / 2));
+  const peaks: number[] = [];
+  for (let w = 0; w < windows; w++) peaks.push(goertzelPeak(samples, first + w * step, n, loHz, hiHz, sampleRate));
+  peaks.sort((a, b) => a - b);
+  return peaks[Math.floor(peaks.length / 2)]!;
+}
+
+function goertzelPeak(samples: Float32Array, from: number, n: number, loHz: number, hiHz: number, sampleRate: number): number {
   let best = 0;
   let bestPower = -1;
   for (let f = loHz; f <= hiHz; f++) {
