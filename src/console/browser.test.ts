@@ -19,7 +19,9 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 test('console: sign in, see a publisher, record it (individual), stop, play the HLS, read the event timeline', async () => {
-  const h = await startHarness();
+  // Chromium, a mix and an individual recorder and the publisher's ffmpeg share the machine: on a loaded one the
+  // publisher's packets can pause for longer than the default 5 s idle timeout, which would end it mid-test.
+  const h = await startHarness({ channel: { idleTimeoutMs: 30000 } });
   const browser = await launchTestChromium();
   try {
     const cname = 'console-demo';
