@@ -3,6 +3,7 @@ import { configuredApps, type AppLookup } from './apps.ts';
 import type { ChannelEventListener, ChannelSnapshot } from './membership/index.ts';
 import { registerChannelRoutes, registerPageRoutes } from './http/index.ts';
 import { advertisedUrl, localDirectory, redisDirectory, type ChannelDirectory } from './placement/index.ts';
+import { registerChannelMetrics } from './metrics.ts';
 import { Sfu } from './sfu.ts';
 
 /** The channel module as other modules in the same process see it. */
@@ -23,6 +24,7 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
   const sfu = new Sfu(ctx.config.channel, ctx.clock, log, opts.apps ?? configuredApps(ctx.config));
   const streams = new Set<() => void>();
   const enabled = ctx.roles.has('channel');
+  if (enabled) registerChannelMetrics(ctx.metrics, sfu);
   let selfUrl = ctx.config.publicUrl;
   // With Redis every channel lives on one channel node (docs/deployment.md); without it, here.
   const directory: ChannelDirectory =

@@ -16,6 +16,7 @@ import {
   restrictOffer,
   serverPeerConfig,
   SubscribeSession,
+  ChannelTraffic,
   type PeerSessionOptions,
   type TrackCodec,
 } from './webrtc/index.ts';
@@ -49,9 +50,21 @@ type SessionRecord =
 
 const pubKey = (appId: string, cname: string, uid: number) => `${appId.toLowerCase()}\u0000${cname}\u0000${uid}`;
 
+/** One published track's RTP so far, as the console's bitrate stream reports it. */
+export interface TrackStat {
+  readonly cname: string;
+  readonly uid: number;
+  readonly kind: MediaKind;
+  readonly codec: string;
+  readonly packets: number;
+  readonly bytes: number;
+}
+
 /** The SFU: authorizes joins, negotiates werift peers, wires publishers to subscribers, keeps membership. */
 export class Sfu {
   readonly membership: Membership;
+  /** Packet and feedback totals of every session, for /metrics. */
+  readonly traffic = new ChannelTraffic();
   readonly #sessions = new Map<string, SessionRecord>();
   readonly #publishers = new Map<string, string>();
 
@@ -190,6 +203,18 @@ export class Sfu {
     return true;
   }
 
+  /** RTP received so far on each track published in the app's channels on this node. */
+  trackStats(app: ChannelApp): TrackStat[] {
+    const out: TrackStat[] = [];
+    for (const r of this.#sessions.values()) {
+      if (r.kind !== 'publish' || r.app.appId.toLowerCase() !== app.appId.toLowerCase()) continue;
+      for (const t of r.session.tracks.values()) {
+        out.push({ cname: r.cname, uid: r.uid, kind: t.kind, codec: t.codec.mimeType, packets: t.packets, bytes: t.bytes });
+      }
+    }
+    return out;
+  }
+
   async close(): Promise<void> {
     for (const id of [...this.#sessions.keys()]) await this.end(id, 'shutdown');
   }
@@ -209,6 +234,7 @@ export class Sfu {
       iceAddresses: this.cfg.iceAddresses,
       clock: this.clock,
       idleTimeoutMs: this.cfg.idleTimeoutMs,
+      traffic: this.traffic,
       onEnded: (reason) => void this.end(id, reason),
     };
   }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { RateLimiter } from '../http/index.ts';
 import { inProcessBus } from '../redis/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
-import { ChatGateway, MessageStore } from './gateway/index.ts';
+import { ChatGateway, MessageStore, registerChatMetrics } from './gateway/index.ts';
 import { ChatTokenService, registerTokenRoutes, splitAppKey } from './token-server/index.ts';
 import { ChatUserStore, registerUsersRoutes, type ChatApp } from './users/index.ts';
 
@@ -46,6 +46,7 @@ export function createChatModule(ctx: ServerContext): ChatModule {
       })
     : undefined;
   const enabled = ctx.roles.has('chat');
+  if (enabled && gateway) registerChatMetrics(ctx.metrics, gateway);
 
   return {
     name: 'chat',

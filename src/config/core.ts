@@ -24,6 +24,8 @@ export interface CoreConfig {
   readonly customerSecret: string;
   /** Which of the four credentials above were generated (dev default) rather than configured. */
   readonly generatedCredentials: boolean;
+  /** Bearer token that opens `GET /metrics` to any address; unset, only loopback callers may scrape. */
+  readonly metricsToken: string | undefined;
 }
 
 interface DevCredentials {
@@ -82,6 +84,10 @@ export function parseCoreConfig(src: ConfigSource, cwd: string): CoreConfig {
     throw new ConfigError('REDIS_URL (redisUrl)', 'must be a redis:// or rediss:// URL');
   }
   const logLevel = parseLogLevel(src);
+  const metricsToken = src.string('metricsToken', 'REELTIME_METRICS_TOKEN');
+  if (metricsToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(metricsToken)) {
+    throw new ConfigError('REELTIME_METRICS_TOKEN (metricsToken)', 'must be at least 16 printable characters without spaces');
+  }
 
   let appId = src.string('appId', 'REELTIME_APP_ID');
   let appCertificate = src.string('appCertificate', 'REELTIME_APP_CERTIFICATE');
@@ -125,5 +131,6 @@ export function parseCoreConfig(src: ConfigSource, cwd: string): CoreConfig {
     customerId: customerId!,
     customerSecret: customerSecret!,
     generatedCredentials: missing,
+    metricsToken,
   };
 }

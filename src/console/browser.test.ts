@@ -1,5 +1,5 @@
 // The console in headless Chromium against a whole reeltime with the real individual recorder: sign in, see a
-// synthetic publisher, record it from the form, stop, play the HLS it produced, read the event timeline.
+// synthetic publisher and its bitrate sparklines move, record it from the form, stop, play the HLS it produced, read the event timeline.
 // With REELTIME_SCREENSHOTS=1, screenshots of each view go to docs/images/console-*.png (docs/console.md); by default
 // the run leaves the committed images alone.
 import assert from 'node:assert/strict';
@@ -19,7 +19,9 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 test('console: sign in, see a publisher, record it (individual), stop, play the HLS, read the event timeline', async () => {
-  const h = await startHarness();
+  // Chromium, a mix and an individual recorder and the publisher's ffmpeg share the machine: on a loaded one the
+  // publisher's packets can pause for longer than the default 5 s idle timeout, which would end it mid-test.
+  const h = await startHarness({ channel: { idleTimeoutMs: 30000 } });
   const browser = await launchTestChromium();
   try {
     const cname = 'console-demo';
@@ -47,6 +49,23 @@ test('console: sign in, see a publisher, record it (individual), stop, play the 
     const card = `.channel[data-cname="${cname}"]`;
     await page.waitForSelector(`${card} .participant[data-uid="501"] .badge >> text=h264`, { timeout: 20000 });
     assert.match((await page.textContent(`${card} .participant[data-uid="501"]`)) ?? '', /opus/);
+    // Each track's bitrate sparkline (the SFU's counters over the track-stats stream) moves: it gains samples, and
+    // the video's are above zero.
+    const spark = `${card} .participant[data-uid="501"] .spark[data-kind="video"]`;
+    const values = async () => ((await page.getAttribute(spark, 'data-values')) ?? '').split(',').filter(Boolean).map(Number);
+    await page.waitForFunction((sel) => (document.querySelector(sel)?.getAttribute('data-values') ?? '').split(',').filter(Boolean).length >= 5, spark, { timeout: 30000 });
+    const earlier = await values();
+    await page.waitForFunction(
+      ([sel, was]) => document.querySelector(sel as string)?.getAttribute('data-values') !== was,
+      [spark, earlier.join(',')] as const,
+      { timeout: 15000 },
+    );
+    const later = await values();
+    assert.notDeepEqual(later, earlier);
+    assert.ok(later.length > earlier.length || later.at(-1) !== earlier.at(-1));
+    assert.ok(later.some((v) => v > 50), `video kbit/s ${later.join(',')}`);
+    assert.equal(await page.locator(`${spark} polyline`).count(), 1);
+    assert.equal(await page.locator(`${card} .participant[data-uid="501"] .spark[data-kind="audio"] polyline`).count(), 1);
     await shot(page, 'channels');
 
     // A mix start from the form: started (or, on a server without a mix recorder, the API's refusal is shown).
@@ -134,6 +153,9 @@ test('console: sign in, see a publisher, record it (individual), stop, play the 
     await page.emulateMedia({ colorScheme: 'light' });
     await shot(page, 'recordings-phone');
     assert.deepEqual(failures, []);
+  } catch (e) {
+    if (process.env.REELTIME_CONSOLE_DEBUG) await browser.context.pages().at(-1)?.screenshot({ path: '/tmp/console-failure.png' });
+    throw e;
   } finally {
     await browser.close();
     await h.close();

@@ -12,6 +12,7 @@ export const SECRET_KEYS: readonly string[] = Object.freeze([
   'secretKey',
   'accessKey',
   'stsToken',
+  'metricsToken',
   'password',
   'authorization',
   'token',

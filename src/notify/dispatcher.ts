@@ -25,7 +25,13 @@ export interface DispatcherOptions {
    * 0 for a single process (SQLite), which resumes at start only and so keeps no timer armed while idle.
    */
   readonly sweepIntervalMs: number;
+  /** Each attempt's outcome and duration, for /metrics. */
+  readonly meter?: DeliveryMeter | undefined;
 }
+
+/** `retrying`: failed, another attempt is scheduled; `failed`: failed and given up. */
+export type AttemptOutcome = 'delivered' | 'retrying' | 'failed';
+export type DeliveryMeter = (outcome: AttemptOutcome, seconds: number) => void;
 
 // A crashed sender's claim expires after the request timeout plus this margin; another process then resends.
 const LEASE_MARGIN_MS = 30_000;
@@ -207,12 +213,15 @@ export class Dispatcher {
       error: result.error,
       duration_ms: result.durationMs,
     };
+    const seconds = result.durationMs / 1000;
     if (result.ok) {
+      this.#o.meter?.('delivered', seconds);
       await store.recordAttempt(record, { status: 'delivered', nextAttemptMs: null, deliveredMs: clock.now(), lastError: null });
       log.debug(ctx, 'notify: event delivered');
       return;
     }
     const next = afterFailure(attempt, this.#o.retryDelaysMs, clock.now());
+    this.#o.meter?.(next.kind === 'retry' ? 'retrying' : 'failed', seconds);
     if (next.kind === 'retry') {
       await store.recordAttempt(record, { status: 'pending', nextAttemptMs: next.atMs, deliveredMs: null, lastError: result.error });
       log.warn({ ...ctx, url: safeUrl(target.url), error: result.error, retryAtMs: next.atMs }, 'notify: webhook attempt failed');

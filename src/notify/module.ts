@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { Dispatcher, SWEEP_INTERVAL_MS } from './dispatcher.ts';
 import { encodePayload } from './envelope.ts';
+import { registerNotifyMetrics } from './metrics.ts';
 import { NotifyStore } from './store.ts';
 import type { DeliveryFilter, DeliveryRecord, RecordingEventInput } from './types.ts';
 import { validateEvent } from './validate.ts';
@@ -20,6 +21,7 @@ export function createNotifyModule(ctx: ServerContext): NotifyModule {
   const log = ctx.log.child({ component: 'notify' });
   const store = new NotifyStore(ctx.database.db);
   const dispatcher = new Dispatcher({
+    meter: registerNotifyMetrics(ctx.metrics),
     store,
     clock: ctx.clock,
     log,

@@ -9,6 +9,7 @@ import type { Clock } from '../clock/index.ts';
 import type { JsonObject } from '../config/index.ts';
 import { loadConfig } from '../server/config.ts';
 import { createLogger } from '../log/index.ts';
+import { createMetricsRegistry } from '../metrics/index.ts';
 import { ALL_ROLES } from '../server/module.ts';
 import type { TestDatabase } from '../testing/index.ts';
 import { createNotifyModule, type NotifyModule } from './index.ts';
@@ -105,6 +106,7 @@ export async function startNotify(o: HarnessOptions): Promise<NotifyModule> {
     database: o.database,
     clock: o.clock,
     roles: new Set(ALL_ROLES),
+    metrics: createMetricsRegistry({ processMetrics: false }),
   });
   await m.start?.('http://127.0.0.1:0');
   return m;

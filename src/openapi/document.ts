@@ -248,6 +248,16 @@ function channelPaths(): Record<string, Json> {
         responses: { '200': text('text/event-stream', 'Events: snapshot, then joins, leaves and track changes.'), ...failed },
       },
     },
+    '/rtc/v1/apps/{appId}/track-stats': {
+      get: {
+        operationId: 'trackStats',
+        tags: ['Channels'],
+        summary: "Every published track's RTP totals and bit rate, each second, as server-sent events (reeltime's extension)",
+        security: [{ basicAuth: [] }],
+        parameters: [ch[0]],
+        responses: { '200': text('text/event-stream', 'tracks events: {time, intervalMs, tracks: [{cname, uid, kind, codec, packets, bytes, bitrateBps}]}.'), ...failed },
+      },
+    },
   };
 }
 

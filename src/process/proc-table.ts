@@ -9,7 +9,12 @@ export interface ProcessInfo {
   /** Clock ticks after boot; with the pid it names one process even when pids are reused. */
   readonly startTime: number;
   readonly argv: readonly string[];
+  /** User plus system CPU time so far, in seconds (utime + stime over USER_HZ, 100 on Linux). */
+  readonly cpuSeconds: number;
 }
+
+/** Linux reports utime and stime in USER_HZ ticks, fixed at 100 for user space on every architecture. */
+const USER_HZ = 100;
 
 /** One process, or undefined when it has gone (or /proc is not there). */
 export function processInfo(pid: number): ProcessInfo | undefined {
@@ -19,7 +24,8 @@ export function processInfo(pid: number): ProcessInfo | undefined {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     if (argv.at(-1) === '') argv.pop();
-    return { pid, ppid: Number(fields[1]), state: fields[0]!, startTime: Number(fields[19]), argv };
+    const cpuSeconds = (Number(fields[11]) + Number(fields[12])) / USER_HZ;
+    return { pid, ppid: Number(fields[1]), state: fields[0]!, startTime: Number(fields[19]), argv, cpuSeconds };
   } catch {
     return undefined;
   }

@@ -4,6 +4,7 @@ import type { ChannelModule } from '../channel/index.ts';
 import type { Recorder } from '../recording/dispatch/index.ts';
 import type { ServerContext } from '../server/module.ts';
 import type { StorageModule } from '../storage/index.ts';
+import { registerRecorderMetrics } from './common/meter.ts';
 import { createIndividualRecorder } from './individual/index.ts';
 import { createMixRecorder } from './mix/index.ts';
 import { createWebRecorder, webTuning } from './web/index.ts';
@@ -16,6 +17,8 @@ export interface RecorderDeps {
 }
 
 export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Recorder[] {
+  // Only processes that record report recorder metrics (docs/metrics.md).
+  const meter = ctx.roles.has('recorder') ? registerRecorderMetrics(ctx.metrics) : undefined;
   return [
     createIndividualRecorder({
       channel: deps.channel,
@@ -24,6 +27,7 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       log: ctx.log,
       workRoot: join(ctx.config.dataDir, 'recorder', 'individual'),
       baseUrl: deps.baseUrl,
+      meter,
     }),
     createMixRecorder({
       channel: deps.channel,
@@ -34,6 +38,7 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       baseUrl: deps.baseUrl,
       // Background images are fetched under the same private-target rule as webhooks (docs/recording-mix.md).
       policy: { allowPrivate: ctx.config.notify.allowPrivateUrls },
+      meter,
     }),
     createWebRecorder({
       storage: deps.storage,
@@ -41,6 +46,7 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       log: ctx.log,
       workRoot: join(ctx.config.dataDir, 'recorder', 'web'),
       tuning: webTuning(ctx.config.recording),
+      meter,
     }),
   ];
 }

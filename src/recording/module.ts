@@ -66,6 +66,13 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
   const pageUrlPolicy = ctx.config.notify.allowPrivateUrls ? undefined : { allowPrivate: false };
   const service = new RecordingService({ config: cfg, clock: ctx.clock, store, runtime, dispatcher, ...(pageUrlPolicy ? { pageUrlPolicy } : {}) });
   const serveApi = ctx.roles.has('api');
+  // Sessions live in the shared database: processes serving the API report them (docs/metrics.md).
+  if (serveApi) {
+    ctx.metrics.gaugeFrom(
+      { name: 'reeltime_recording_sessions', help: 'Recording sessions by mode and state (live, stopping, ended), from the database', labelNames: ['mode', 'state'] },
+      async () => (await store.countSessions()).map((r) => [{ mode: r.mode, state: r.state }, r.count] as const),
+    );
+  }
   return {
     name: 'recording',
     ...(serveApi ? { wordRefusal: wordRecordingRefusal } : {}),

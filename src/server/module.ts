@@ -3,6 +3,7 @@ import type { Clock } from '../clock/index.ts';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from '../db/index.ts';
 import type { Logger } from '../log/index.ts';
+import type { MetricsRegistry } from '../metrics/index.ts';
 import type { RefusalWording } from './framework-errors.ts';
 import type { MessageBus, RedisConnection } from '../redis/index.ts';
 
@@ -21,6 +22,8 @@ export interface ServerContext {
   readonly redis?: RedisConnection | undefined;
   /** Messages between processes (Redis pub/sub), or within this one when there is no Redis. */
   readonly bus?: MessageBus | undefined;
+  /** This process's metrics: each module registers its own there, and only for the roles it runs. */
+  readonly metrics: MetricsRegistry;
 }
 
 /** A module contributes routes to the one HTTP server and owns its background work. */

@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from '../db/index.ts';
 import { databaseCheck, redisCheck, registerHealthRoutes, storageCheck } from '../health/index.ts';
 import { createLogger, type Logger } from '../log/index.ts';
+import { createMetricsRegistry, instrumentHttp, registerMetricsRoute } from '../metrics/index.ts';
 import { createNotifyModule } from '../notify/index.ts';
 import { inProcessBus, openRedis, redisBus } from '../redis/index.ts';
 import { createOpenApiModule } from '../openapi/index.ts';
@@ -62,6 +63,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     roles: new Set(opts.roles ?? ALL_ROLES),
     redis,
     bus: redis ? redisBus(redis) : inProcessBus(),
+    metrics: createMetricsRegistry(),
   };
 
   const storage = createStorageModule(ctx);
@@ -85,6 +87,8 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     requestIdHeader: false,
   });
   installRootHandlers(app, wordings, log);
+  instrumentHttp(app, ctx.metrics);
+  registerMetricsRoute(app, ctx.metrics, config.metricsToken !== undefined ? { kind: 'token', token: config.metricsToken } : { kind: 'loopback' });
   registerHealthRoutes(app, {
     roles: [...ctx.roles],
     checks: [

@@ -1,5 +1,6 @@
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { registerBucketRoute } from './bucket-route.ts';
+import { registerStorageMetrics } from './metrics.ts';
 import { sealingKey } from './seal.ts';
 import { signObject, urlSigningKey } from './signed-url.ts';
 import { SpoolStore, UploadSpool, type OpenSessionInput, type StorageEventListener, type UploadingStatus, type UploadSession } from './spool/index.ts';
@@ -25,7 +26,10 @@ export interface StorageModule extends ReeltimeModule {
 export function createStorageModule(ctx: ServerContext): StorageModule {
   const { config } = ctx;
   const log = ctx.log.child({ component: 'storage' });
-  const spool = new UploadSpool({
+  // Only processes that record upload, so only they report the spool (docs/metrics.md).
+  const meter = ctx.roles.has('recorder') ? registerStorageMetrics(ctx.metrics, () => spool, () => ctx.clock.now()) : undefined;
+  const spool: UploadSpool = new UploadSpool({
+    meter,
     store: new SpoolStore(ctx.database.db),
     config: config.storage,
     clock: ctx.clock,

@@ -8,6 +8,7 @@ import { redirectLocation, type ChannelDirectory, type Placement } from '../plac
 import { parseCname, parseProfile, parseUid } from './params.ts';
 import { authorizeRead, isCustomer } from './routes-auth.ts';
 import type { Sfu } from '../sfu.ts';
+import { trackBitrates } from './track-bitrates.ts';
 
 export interface RouteDeps {
   readonly sfu: Sfu;
@@ -18,6 +19,8 @@ export interface RouteDeps {
   readonly streams: Set<() => void>;
   /** Which node hosts each channel (always this one without Redis). */
   readonly directory: ChannelDirectory;
+  /** How often the bitrate stream samples the tracks (default 1000 ms). */
+  readonly bitrateIntervalMs?: number;
 }
 
 type Params = { appId: string; cname: string };
@@ -218,34 +221,72 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
     const chApp = sfu.app(req.params.appId);
     authorizeRead(req, chApp, cname, deps.customer, Math.floor(deps.clock.now() / 1000));
     if (await readElsewhere(req, reply, chApp.appId, cname)) return reply;
-    reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      ...CORS,
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    const write = (event: string, data: unknown, id?: number) =>
-      res.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    const write = openEventStream(req, reply, deps.streams, () => off());
     // The snapshot first, then every change after it, so a client never misses one in between.
     write('snapshot', publicSnapshot(sfu, chApp.appId, cname));
     const off = sfu.membership.subscribe((ev: ChannelEvent) => {
       if (ev.appId !== chApp.appId || ev.cname !== cname) return;
       write(ev.kind, ev, ev.seq);
     });
-    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15000);
-    keepAlive.unref();
-    const stop = () => {
-      off();
-      clearInterval(keepAlive);
-      deps.streams.delete(stop);
-      if (!res.writableEnded) res.end();
-    };
-    deps.streams.add(stop);
-    req.raw.on('close', stop);
   });
+
+  // reeltime's extension: every published track of the app on this node with its bitrate, once per interval
+  // (the console's sparklines, docs/channel.md "Track bitrates"). The customer's credentials only.
+  app.get<{ Params: { appId: string } }>('/rtc/v1/apps/:appId/track-stats', async (req, reply) => {
+    const chApp = sfu.app(req.params.appId);
+    if (!isCustomer(req, deps.customer)) {
+      throw new ChannelError('unauthorized', 'send the customer credentials (HTTP Basic) to read track statistics');
+    }
+    const intervalMs = deps.bitrateIntervalMs ?? 1000;
+    let previous = sfu.trackStats(chApp);
+    let previousAt = performance.now();
+    const sample = () => {
+      const current = sfu.trackStats(chApp);
+      const at = performance.now();
+      write('tracks', { time: deps.clock.now(), intervalMs, tracks: trackBitrates(previous, current, at - previousAt) });
+      previous = current;
+      previousAt = at;
+    };
+    // Wall-time sampling, not the injected clock: a display rate, not a lifecycle timer.
+    const timer = setInterval(sample, intervalMs);
+    timer.unref();
+    const write = openEventStream(req, reply, deps.streams, () => clearInterval(timer));
+    write('tracks', { time: deps.clock.now(), intervalMs, tracks: trackBitrates([], previous, 0) });
+  });
+}
+
+/**
+ * Answers with an open text/event-stream and returns its writer; `onStop` runs once when the client goes or the
+ * module closes. A comment line every 15 s keeps proxies from closing an idle stream.
+ */
+function openEventStream(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  streams: Set<() => void>,
+  onStop: () => void,
+): (event: string, data: unknown, id?: number) => void {
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, {
+    ...CORS,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15000);
+  keepAlive.unref();
+  const stop = () => {
+    onStop();
+    clearInterval(keepAlive);
+    streams.delete(stop);
+    if (!res.writableEnded) res.end();
+  };
+  streams.add(stop);
+  req.raw.on('close', stop);
+  return (event, data, id) => {
+    if (!res.writableEnded) res.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  };
 }
 
 function publicSnapshot(sfu: Sfu, appId: string, cname: string) {

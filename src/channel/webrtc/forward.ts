@@ -27,6 +27,9 @@ export interface ForwardSource {
 export class TrackFanout implements ForwardSource {
   readonly #sinks = new Set<RtpSink>();
   #ssrc: number | undefined;
+  /** RTP received on this track so far (header and payload bytes): the console's bitrate sparkline. */
+  packets = 0;
+  bytes = 0;
   #pendingPli = false;
   #lastPli = -Infinity;
   readonly #h264: H264ParameterSets | undefined;
@@ -48,6 +51,8 @@ export class TrackFanout implements ForwardSource {
 
   push(packet: RtpPacket): void {
     this.#ssrc = packet.header.ssrc;
+    this.packets++;
+    this.bytes += packet.serializeSize;
     if (this.#pendingPli) {
       this.#pendingPli = false;
       this.requestKeyframe();

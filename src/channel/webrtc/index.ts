@@ -5,3 +5,4 @@ export type { PeerSessionOptions } from './peer-session.ts';
 export { PublishSession } from './publish-session.ts';
 export { choosePublishCodec, chooseSubscribeCodec, codecOf, parseOffer, parseSdpFrag, restrictOffer, type TrackCodec } from './sdp.ts';
 export { SubscribeSession } from './subscribe-session.ts';
+export { ChannelTraffic, type PacketCount, type TrafficDirection } from './traffic.ts';

@@ -3,6 +3,7 @@ import type { Clock } from '../../clock/index.ts';
 import type { LeaveReason } from '../membership/index.ts';
 import { Liveness } from './liveness.ts';
 import { answerOffer } from './negotiate.ts';
+import type { ChannelTraffic } from './traffic.ts';
 
 /** What every server-side peer session (WHIP publisher, WHEP subscriber) is built from. */
 export interface PeerSessionOptions {
@@ -10,6 +11,8 @@ export interface PeerSessionOptions {
   readonly iceAddresses: readonly string[];
   readonly clock: Clock;
   readonly idleTimeoutMs: number;
+  /** The SFU's packet and feedback totals (metrics). */
+  readonly traffic: ChannelTraffic;
   /** Called once when the session ends on its own (timeout, connection failure). */
   readonly onEnded: (reason: LeaveReason) => void;
 }

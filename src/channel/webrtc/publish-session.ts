@@ -30,7 +30,15 @@ export class PublishSession extends PeerSession {
     for (const [kind, codec] of this.opts.codecs) {
       this.tracks.set(
         kind,
-        new TrackFanout(kind, codec, (ssrc) => this.#sendPli(kind, ssrc), () => this.opts.clock.now()),
+        new TrackFanout(
+          kind,
+          codec,
+          (ssrc) => {
+            this.opts.traffic.pli.out++;
+            this.#sendPli(kind, ssrc);
+          },
+          () => this.opts.clock.now(),
+        ),
       );
     }
     const answer = await this.answer(offer);
@@ -51,12 +59,15 @@ export class PublishSession extends PeerSession {
       this.#lastRtpAt = this.opts.clock.now();
       const fan = this.tracks.get(kind);
       if (!fan) return;
+      this.opts.traffic.countRtp('in', kind, packet.serializeSize);
       fan.push(packet);
     });
   }
 
   #watchRtcp(t: RTCRtpTransceiver): void {
     t.receiver.onRtcp.subscribe(() => this.touch());
+    // werift's receiver sends a NACK for each gap it sees in the publisher's sequence numbers.
+    t.receiver.onPacketLost.subscribe(() => this.opts.traffic.nack.out++);
   }
 
   #sendPli(kind: MediaKind, ssrc: number): void {

@@ -67,11 +67,16 @@ export class SubscribeSession extends PeerSession {
   #wire(t: RTCRtpTransceiver): void {
     const kind = t.kind as MediaKind;
     const sender = t.sender;
+    const traffic = this.peer.traffic;
     sender.onRtcp.subscribe(() => this.touch());
+    sender.onGenericNack.subscribe(() => traffic.nack.in++);
     const source = this.opts.sources.get(kind);
     if (!source) return;
     if (kind === 'video') {
-      sender.onPictureLossIndication.subscribe(() => source.requestKeyframe());
+      sender.onPictureLossIndication.subscribe(() => {
+        traffic.pli.in++;
+        source.requestKeyframe();
+      });
     }
     const codec = source.codec.mimeType.split('/')[1]!;
     const gate = new SubscriberGate(streamStartFor(codec, () => source.parameterSets()), source.codec.clockRate);
@@ -87,7 +92,9 @@ export class SubscribeSession extends PeerSession {
         // Fresh headers per subscriber: werift's sender rewrites SSRC, payload type and extensions in place.
         for (const x of r.inject) {
           const header = new RtpHeader({ payloadType: h.payloadType, sequenceNumber: x.seq, timestamp: x.timestamp, ssrc: h.ssrc, csrc: [], extensions: [] });
-          sender.sendRtp(new RtpPacket(header, x.payload)).catch(() => undefined);
+          const injected = new RtpPacket(header, x.payload);
+          traffic.countRtp('out', kind, injected.serializeSize);
+          sender.sendRtp(injected).catch(() => undefined);
         }
         if (!r.forward) return;
         const header = new RtpHeader({
@@ -101,7 +108,9 @@ export class SubscribeSession extends PeerSession {
           csrc: [],
           extensions: [],
         });
-        sender.sendRtp(new RtpPacket(header, packet.payload)).catch(() => undefined);
+        const forwarded = new RtpPacket(header, packet.payload);
+        traffic.countRtp('out', kind, forwarded.serializeSize);
+        sender.sendRtp(forwarded).catch(() => undefined);
       }),
     );
   }

@@ -25,6 +25,8 @@ export class ChatGateway implements SessionHost {
   readonly #sessions = new Set<Session>();
   readonly #online = new Map<string, Set<Session>>();
   #server: Server | undefined;
+  /** Running totals for /metrics: messages stored and sent on, messages pushed to a session here. */
+  readonly counts = { sent: 0, pushed: 0 };
 
   constructor(deps: GatewayDeps) {
     this.app = deps.app;
@@ -76,6 +78,7 @@ export class ChatGateway implements SessionHost {
     try {
       return await this.bus.subscribe(this.#topic(s.user!), (raw) => {
         const m = JSON.parse(raw) as TextMessage;
+        this.counts.pushed++;
         s.send({ type: 'message', ...m });
       });
     } catch (e) {
@@ -92,11 +95,19 @@ export class ChatGateway implements SessionHost {
 
   /** The message is already stored: if the bus fails, the recipient still gets it at the next login. */
   async deliver(m: TextMessage): Promise<void> {
+    this.counts.sent++;
     try {
       await this.bus.publish(this.#topic(m.to), JSON.stringify(m));
     } catch (e) {
       this.log.warn({ err: (e as Error).message }, 'chat live delivery failed; the message waits in the database');
     }
+  }
+
+  /** Open WebSocket connections, and how many of them are logged in. */
+  connections(): { readonly open: number; readonly loggedIn: number } {
+    let loggedIn = 0;
+    for (const set of this.#online.values()) loggedIn += set.size;
+    return { open: this.#sessions.size, loggedIn };
   }
 
   isOnline(user: string): boolean {

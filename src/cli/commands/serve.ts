@@ -7,10 +7,12 @@ function banner(config: Config, url: string, roles: readonly Role[] | undefined)
     '',
     `reeltime is running at ${url}  (roles: ${(roles ?? ['api', 'recorder', 'channel', 'chat']).join(', ')})`,
     `  data dir        ${config.dataDir}${config.databaseUrl ? '  (database: PostgreSQL)' : '  (database: SQLite)'}`,
+    `  console         ${url}/`,
     `  recording API   ${url}/v1/apps/${config.appId}/cloud_recording/acquire`,
     `  channels        ${url}/rtc/v1/apps/${config.appId}/channels/{cname}`,
     `  chat tokens     ${url}/chat/app/token`,
     `  local bucket    ${url}/bucket/`,
+    `  metrics         ${url}/metrics  (${config.metricsToken ? 'bearer token' : 'loopback callers only'})`,
   ];
   if (config.generatedCredentials) {
     // Development only: printing generated credentials is what a --dev server is for. Configured secrets never print.

@@ -27,6 +27,29 @@ export function createApi({ appId, customerId, customerSecret }) {
     if (!res.ok) throw new ApiError(res.status, parsed);
     return parsed;
   }
+  /**
+   * reeltime's track-stats event stream (text/event-stream read with fetch: EventSource cannot send the Basic
+   * credentials). Calls onSample with each `tracks` event until `signal` aborts; resolves when the stream ends.
+   */
+  async function trackStats(onSample, signal) {
+    const res = await fetch(`/rtc/v1/apps/${encodeURIComponent(appId)}/track-stats`, { headers: { authorization: auth }, signal });
+    if (!res.ok || !res.body) throw new ApiError(res.status, await res.text());
+    const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buf += value;
+      let i;
+      while ((i = buf.indexOf('\n\n')) >= 0) {
+        const block = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = block.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+        if (event === 'tracks' && data) onSample(JSON.parse(data));
+      }
+    }
+  }
   const session = (rid, sid, mode) => `${rec}/resourceid/${encodeURIComponent(rid)}/sid/${sid}/mode/${mode}`;
   return {
     appId,
@@ -39,6 +62,7 @@ export function createApi({ appId, customerId, customerSecret }) {
     updateLayout: (rid, sid, mode, body) => call('POST', `${session(rid, sid, mode)}/updateLayout`, body),
     stop: (rid, sid, mode, body) => call('POST', `${session(rid, sid, mode)}/stop`, body),
     channels: () => call('GET', `/rtc/v1/apps/${encodeURIComponent(appId)}/channels`),
+    trackStats,
     /** Development only: the stand-in token server of /rtc/ (POST /rtc/v1/dev/token). */
     devToken: (cname, uid) => call('POST', '/rtc/v1/dev/token', { cname, uid, role: 'subscriber' }),
   };

@@ -1,15 +1,72 @@
-// Channels: who is in each live channel and what they publish, polled from GET /rtc/v1/apps/{appId}/channels.
+// Channels: who is in each live channel and what they publish, polled from GET /rtc/v1/apps/{appId}/channels, with
+// a bitrate sparkline per track from the SFU's counters (GET /rtc/v1/apps/{appId}/track-stats, an event stream).
 import { useEffect, useState } from 'preact/hooks';
 import { RecordForm } from './record-form.js';
 import { ErrorBody, fmtClock, html } from './ui.js';
 
 const POLL_MS = 2000;
+/** Samples kept per track: a minute at the server's one-second interval. */
+const HISTORY = 60;
+const RECONNECT_MS = 3000;
 
-function Track({ t }) {
-  return html`<span class="badge" title=${t.codec}><span class="muted">${t.kind}</span> ${t.codec.replace(/^(audio|video)\//, '')}</span>`;
+const trackKey = (cname, uid, kind) => `${cname}/${uid}/${kind}`;
+
+/** Bitrate history per track (kbit/s, newest last), fed by the track-stats stream; reconnects when it drops. */
+function useBitrates(api) {
+  const [history, setHistory] = useState(() => new Map());
+  useEffect(() => {
+    const abort = new AbortController();
+    let timer;
+    const onSample = (sample) =>
+      setHistory((old) => {
+        const next = new Map();
+        for (const t of sample.tracks) {
+          const key = trackKey(t.cname, t.uid, t.kind);
+          const values = old.get(key) ?? [];
+          next.set(key, t.bitrateBps === null ? values : [...values, Math.round(t.bitrateBps / 1000)].slice(-HISTORY));
+        }
+        return next;
+      });
+    const connect = () =>
+      api.trackStats(onSample, abort.signal).then(
+        () => !abort.signal.aborted && (timer = setTimeout(connect, RECONNECT_MS)),
+        () => !abort.signal.aborted && (timer = setTimeout(connect, RECONNECT_MS)),
+      );
+    connect();
+    return () => {
+      abort.abort();
+      clearTimeout(timer);
+    };
+  }, [api]);
+  return history;
 }
 
-function ChannelCard({ ch, onRecord }) {
+const fmtKbps = (v) => (v >= 1000 ? `${(v / 1000).toFixed(1)} Mbit/s` : `${v} kbit/s`);
+
+/** A small line of the last minute's bitrate, scaled to its own peak; the current value beside it. */
+function Sparkline({ kind, values }) {
+  const w = 96;
+  const h = 22;
+  const peak = Math.max(1, ...values);
+  // Ten samples span the width at first; from there on the line fills it and scrolls.
+  const step = w / (Math.min(HISTORY, Math.max(values.length, 10)) - 1);
+  const x0 = w - (values.length - 1) * step;
+  const points = values.map((v, i) => `${(x0 + i * step).toFixed(1)},${(h - 1 - (v / peak) * (h - 2)).toFixed(1)}`).join(' ');
+  const now = values.at(-1);
+  return html`<span class="spark" data-kind=${kind} data-values=${values.join(',')} title=${`${kind}: last minute, peak ${fmtKbps(peak)}`}>
+    <svg width=${w} height=${h} viewBox=${`0 0 ${w} ${h}`} aria-hidden="true">
+      ${values.length > 1 ? html`<polyline points=${points} />` : null}
+    </svg>
+    <span class="small muted">${now === undefined ? '…' : fmtKbps(now)}</span>
+  </span>`;
+}
+
+function Track({ t, values }) {
+  return html`<span class="track"><span class="badge" title=${t.codec}><span class="muted">${t.kind}</span> ${t.codec.replace(/^(audio|video)\//, '')}</span>
+    <${Sparkline} kind=${t.kind} values=${values ?? []} /></span>`;
+}
+
+function ChannelCard({ ch, onRecord, bitrates }) {
   return html`<section class="card channel" data-cname=${ch.cname}>
     <div class="row">
       <h2 style="margin:0">${ch.cname}</h2>
@@ -24,7 +81,7 @@ function ChannelCard({ ch, onRecord }) {
         (p) => html`<div class="participant" data-uid=${p.uid}>
           <span class="uid">${p.uid}</span>
           <span class="badge">${p.role}</span>
-          ${p.tracks.map((t) => html`<${Track} t=${t} />`)}
+          ${p.tracks.map((t) => html`<${Track} t=${t} values=${bitrates.get(trackKey(ch.cname, p.uid, t.kind))} />`)}
           ${p.tracks.length === 0 ? html`<span class="muted small">no tracks</span>` : null}
           <span class="spacer"></span>
           <span class="muted small hide-narrow">joined ${fmtClock(p.joinedAt)}</span>
@@ -38,6 +95,7 @@ export function Channels({ api, settings, go }) {
   const [channels, setChannels] = useState(null);
   const [error, setError] = useState(null);
   const [recording, setRecording] = useState(null);
+  const bitrates = useBitrates(api);
   useEffect(() => {
     let stopped = false;
     let timer;
@@ -62,7 +120,7 @@ export function Channels({ api, settings, go }) {
   return html`<div>
     <div class="row" style="margin-bottom:1rem">
       <h1 style="margin:0">Channels</h1>
-      <span class="muted small">live, refreshed every ${POLL_MS / 1000} s</span>
+      <span class="muted small">live, refreshed every ${POLL_MS / 1000} s; bitrates every second</span>
       <span class="spacer"></span>
       <button onClick=${() => setRecording({ cname: '', participants: [], profile: null })}>Record another channel</button>
     </div>
@@ -72,7 +130,7 @@ export function Channels({ api, settings, go }) {
       : channels.length === 0
         ? html`<div class="card muted" id="no-channels">Nobody is in a channel. Open the <a href="/rtc/" target="_blank">call page</a>
             or run <code>npx reeltime publish</code> to start one.</div>`
-        : html`<div class="grid">${channels.map((ch) => html`<${ChannelCard} key=${ch.cname} ch=${ch} onRecord=${setRecording} />`)}</div>`}
+        : html`<div class="grid">${channels.map((ch) => html`<${ChannelCard} key=${ch.cname} ch=${ch} bitrates=${bitrates} onRecord=${setRecording} />`)}</div>`}
     ${recording
       ? html`<${RecordForm} api=${api} settings=${settings} channel=${recording} onClose=${() => setRecording(null)}
           onStarted=${(sid) => {

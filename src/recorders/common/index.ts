@@ -23,5 +23,6 @@ export { uploadEventReporter } from './upload-events.ts';
 export { PublisherLinks, type PublisherLinkEvents } from './publisher-links.ts';
 export { nextBackupIndex } from './backup-index.ts';
 export { openSessionIO, startInBackground, type LaunchDeps, type SessionIO, type StartableSession } from './launch.ts';
+export { meterUploads, registerRecorderMetrics, type RecorderMeter } from './meter.ts';
 export { SessionCore, type SessionCoreDeps, type SessionEndReason, type SessionHooks } from './session-core.ts';
 export { signalSliceOutcome, type SliceStream } from './slice-signals.ts';

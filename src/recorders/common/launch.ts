@@ -10,6 +10,7 @@ import type { StorageModule, UploadSession } from '../../storage/index.ts';
 import { ChannelRefusal, channelSource, type ChannelSource } from './channel-source.ts';
 import { recorderSignals, type RecorderSignals } from './events.ts';
 import { fenceUploads } from './fenced-upload.ts';
+import { meterUploads, type RecorderMeter } from './meter.ts';
 
 export interface LaunchDeps {
   readonly channel: ChannelModule;
@@ -18,6 +19,8 @@ export interface LaunchDeps {
   readonly baseUrl: () => string;
   /** Replaces the channel source (tests). */
   readonly source?: (task: RecordingTask) => ChannelSource;
+  /** Counts slices and streams for /metrics (processes with the recorder role). */
+  readonly meter?: RecorderMeter | undefined;
 }
 
 export interface SessionIO {
@@ -30,7 +33,7 @@ export interface SessionIO {
  * The task's upload session, fenced: past its lease (multi-process dispatch) a recorder hands nothing more to the
  * spool (docs/deployment.md).
  */
-export async function openUpload(storage: StorageModule, task: RecordingTask): Promise<UploadSession> {
+export async function openUpload(storage: StorageModule, task: RecordingTask, meter?: RecorderMeter): Promise<UploadSession> {
   const upload = await storage.openSession({
     sid: task.sid,
     appId: task.appId,
@@ -38,14 +41,14 @@ export async function openUpload(storage: StorageModule, task: RecordingTask): P
     uid: task.uid,
     storage: task.clientRequest.storageConfig,
   });
-  return fenceUploads(upload, task.fence);
+  return meterUploads(fenceUploads(upload, task.fence), task.mode, meter);
 }
 
 /** Status `initialized`, the task's upload session, and its view of the channel. */
 export async function openSessionIO(deps: LaunchDeps, task: RecordingTask, report: RecorderReport, profile: Profile): Promise<SessionIO> {
   const signals = recorderSignals(report);
   signals.status('initialized');
-  const upload = await openUpload(deps.storage, task);
+  const upload = await openUpload(deps.storage, task, deps.meter);
   const source =
     deps.source?.(task) ??
     channelSource({

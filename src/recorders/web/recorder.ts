@@ -11,6 +11,7 @@ import type { StorageModule } from '../../storage/index.ts';
 import { recorderSignals } from '../common/events.ts';
 import { nextBackupIndex } from '../common/backup-index.ts';
 import { openUpload } from '../common/launch.ts';
+import type { RecorderMeter } from '../common/meter.ts';
 import { webOptions, type WebTuning } from './options.ts';
 import { WEB_STOP, WebSession } from './session.ts';
 
@@ -21,6 +22,8 @@ export interface WebRecorderDeps {
   /** Root of the recorder's local work (segments before upload, MP4s): `<dataDir>/recorder/web`. */
   readonly workRoot: string;
   readonly tuning?: WebTuning;
+  /** Counts slices and streams for /metrics. */
+  readonly meter?: RecorderMeter | undefined;
 }
 
 export function createWebRecorder(deps: WebRecorderDeps): Recorder {
@@ -30,7 +33,7 @@ export function createWebRecorder(deps: WebRecorderDeps): Recorder {
       const log = deps.log.child({ component: 'recorder-web', sid: task.sid });
       const options = webOptions(task, deps.tuning);
       recorderSignals(report).status('initialized');
-      const upload = await openUpload(deps.storage, task);
+      const upload = await openUpload(deps.storage, task, deps.meter);
       // A session handed over after a restart starts a new page and names its files `bak<n>_…`.
       const backupIndex = task.resumed ? nextBackupIndex(task.previousFiles) : undefined;
       const session = new WebSession({

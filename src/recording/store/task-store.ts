@@ -60,6 +60,17 @@ function isUniqueViolation(e: unknown): boolean {
 export class TaskStore {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /** Sessions (started tasks) by mode and lifecycle state (live, stopping, ended), for /metrics. */
+  async countSessions(): Promise<{ mode: string; state: string; count: number }[]> {
+    const rows = await this.db
+      .selectFrom('recording_tasks')
+      .select(['mode', 'kind', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('mode', 'is not', null)
+      .groupBy(['mode', 'kind'])
+      .execute();
+    return rows.map((r) => ({ mode: r.mode!, state: r.kind, count: Number(r.n) }));
+  }
+
   async insert(task: Task, now: number): Promise<void> {
     await this.db
       .insertInto('recording_tasks')

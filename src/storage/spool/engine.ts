@@ -33,6 +33,13 @@ export interface SpoolDeps {
   readonly makeUploader?: typeof createUploader;
   /** Where this spool lives; default `<hostname>:<spoolDir>`. Only processes of one node share files. */
   readonly node?: string;
+  /** Times each upload attempt for /metrics. */
+  readonly meter?: UploadMeter | undefined;
+}
+
+/** One upload attempt as /metrics counts it: where it went, how long it took, how it ended. */
+export interface UploadMeter {
+  attempt(destination: string, seconds: number, outcome: 'uploaded' | 'failed', failure?: 'config' | 'transient'): void;
 }
 
 type RetryStep = Extract<FileStep, { state: 'pending' }>;
@@ -93,6 +100,11 @@ export class UploadSpool {
 
   get spoolBytes(): number {
     return this.#intake.usedBytes;
+  }
+
+  /** What this process still has to upload: files, their bytes, and the enqueue time (ms) of the oldest. */
+  backlog(): { readonly files: number; readonly bytes: number; readonly oldestEnqueuedAt: number | undefined } {
+    return { ...this.#queue.backlog(), bytes: this.#queue.bytes };
   }
 
   /** Picks up files a previous process left in this node's spool, then keeps its claims alive. */
@@ -178,8 +190,13 @@ export class UploadSpool {
     } catch {
       return { kind: 'file-missing' };
     }
+    // Wall time, not the injected clock: a duration measured for operators, never a lifecycle timer.
+    const started = performance.now();
+    const destination = this.#d.config.routeAllToLocal ? 'local' : s?.storage ? String(s.storage.vendor) : 'unknown';
+    const seconds = () => (performance.now() - started) / 1000;
     try {
       await this.#sessions.upload(row.sid, { key: row.key, body: { file: row.spool_path }, contentType: row.content_type });
+      this.#d.meter?.attempt(destination, seconds(), 'uploaded');
       return { kind: 'uploaded', at: this.#d.clock.now() };
     } catch (e) {
       const secrets = [s?.storage?.accessKey, s?.storage?.secretKey, s?.storage?.stsToken];
@@ -187,6 +204,7 @@ export class UploadSpool {
         e instanceof UploadError
           ? e
           : new UploadError('transient', scrubSecrets(`upload failed: ${(e as Error)?.message ?? String(e)}`, secrets));
+      this.#d.meter?.attempt(destination, seconds(), 'failed', err.kind === 'config' ? 'config' : 'transient');
       return { kind: 'failed', configError: err.kind === 'config', message: err.message };
     }
   }

@@ -47,6 +47,13 @@ export class UploadQueue {
     return this.#held.has(id);
   }
 
+  /** Files held and the enqueue time (ms) of the oldest, for the backlog metrics. */
+  backlog(): { readonly files: number; readonly oldestEnqueuedAt: number | undefined } {
+    let oldest: number | undefined;
+    for (const r of this.#held.values()) if (oldest === undefined || Number(r.enqueued_at) < oldest) oldest = Number(r.enqueued_at);
+    return { files: this.#held.size, oldestEnqueuedAt: oldest };
+  }
+
   rowsOf(sid: string): FileRow[] {
     return [...this.#held.values()].filter((r) => r.sid === sid);
   }
