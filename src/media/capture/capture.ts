@@ -75,8 +75,7 @@ class Capture implements CaptureHandle {
   ) {
     this.paused = o.onhold;
     this.pushBranch = o.rtmpUrl !== undefined;
-    this.pusher = new CdnPusher({ onStatus: (c) => this.pushStatus(c), ...o.pushTimeouts });
-    if (o.rtmpUrl !== undefined) void this.pusher.setTarget(o.rtmpUrl);
+    this.pusher = new CdnPusher({ onStatus: (c) => this.pushStatus(c), rtmpUrl: o.rtmpUrl, ...o.pushTimeouts });
     for (const child of [screen.process, sound.process, browser.process]) this.watch(child);
   }
 

@@ -26,6 +26,8 @@ export interface PushStatusChange {
 
 export interface CdnPusherOptions {
   readonly onStatus: (change: PushStatusChange) => void;
+  /** The target from the start (no child runs before the first beginStream). */
+  readonly rtmpUrl?: string | undefined;
   /** From a child's start to its first bytes at the CDN (probe, connect, handshake). Default 15 s. */
   readonly connectTimeoutMs?: number;
   /** Longest time a publishing child may write nothing before the push counts as lost. Default 8 s. */
@@ -54,7 +56,7 @@ class PushChild {
 }
 
 export class CdnPusher {
-  readonly #o: Required<CdnPusherOptions>;
+  readonly #o: Required<Omit<CdnPusherOptions, 'rtmpUrl'>>;
   #target: string | undefined;
   /** An MPEG-TS stream is flowing (between beginStream and endStream). */
   #streaming = false;
@@ -69,7 +71,9 @@ export class CdnPusher {
   /** Serialises child starts and stops: two children never push at once. */
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(options: CdnPusherOptions) {
+  constructor({ rtmpUrl, ...options }: CdnPusherOptions) {
+    if (rtmpUrl !== undefined) pusherArgs(rtmpUrl);
+    this.#target = rtmpUrl;
     this.#o = {
       connectTimeoutMs: 15_000,
       stallTimeoutMs: 8_000,
