@@ -135,9 +135,9 @@ interface CaptureFigures {
   pushEvents: string[];
 }
 
-/** CPU seconds so far of one process (0 once it has gone). */
+/** CPU seconds so far of one process (NaN once it has gone: a figure over a window it did not live through is none). */
 function cpuOf(pid: number): number {
-  return readProcs().get(pid)?.cpuSec ?? 0;
+  return readProcs().get(pid)?.cpuSec ?? Number.NaN;
 }
 
 async function capture(dir: string): Promise<CaptureFigures> {
@@ -211,9 +211,13 @@ try {
   console.log(`  ratio capture / baseline: ${(cap.cores / base).toFixed(2)}`);
   const rows = [...cap.byName].sort((a, b) => b[1] - a[1]).filter(([, c]) => c >= 0.005);
   for (const [name, cores] of rows) console.log(`    ${name.padEnd(16)} ${cores.toFixed(3)} cores`);
-  const role = (n: CaptureChildName) => (cap.byRole.get(n) ?? 0).toFixed(3);
+  const role = (n: CaptureChildName) => {
+    const v = cap.byRole.get(n);
+    return v === undefined || Number.isNaN(v) ? 'n/a (not running through the window)' : v.toFixed(3);
+  };
   console.log(`  encoder process alone: ${role('encoder')} cores${PUSH ? `; pusher process alone: ${role('pusher')} cores (push statuses: ${cap.pushEvents.join(' → ')})` : ''}`);
-  if (PUSH) console.log(`  ratio pusher / encoder: ${((cap.byRole.get('pusher') ?? 0) / (cap.byRole.get('encoder') ?? 1)).toFixed(3)}`);
+  const pushShare = (cap.byRole.get('pusher') ?? Number.NaN) / (cap.byRole.get('encoder') ?? Number.NaN);
+  if (PUSH && Number.isFinite(pushShare)) console.log(`  ratio pusher / encoder: ${pushShare.toFixed(3)}`);
   console.log(`  segments closed: ${cap.segments}; start → first segment reported: ${cap.firstSegmentMs} ms`);
   console.log(`  onhold: pause() ${cap.pauseMs} ms; on hold ${cap.holdCores.toFixed(3)} cores; resume() → first media of the new run ${cap.resumeToMediaMs} ms`);
 } finally {

@@ -28,9 +28,12 @@ export interface CdnPusherOptions {
   readonly onStatus: (change: PushStatusChange) => void;
   /** The target from the start (no child runs before the first beginStream). */
   readonly rtmpUrl?: string | undefined;
-  /** From a child's start to its first bytes at the CDN (probe, connect, handshake). Default 15 s. */
+  /**
+   * From the first bytes handed to a child to its first bytes at the CDN (probe, connect, handshake). Default
+   * 15 s. Counted from the input, not the child's start: an encoder that is late is not the CDN's fault.
+   */
   readonly connectTimeoutMs?: number;
-  /** Longest time a publishing child may write nothing before the push counts as lost. Default 8 s. */
+  /** Longest time a publishing child may hold bytes it was given without sending anything on. Default 8 s. */
   readonly stallTimeoutMs?: number;
   /** Bytes waiting for the child beyond which packets are dropped instead of queued. Default 4 MiB. */
   readonly maxBacklogBytes?: number;
@@ -44,7 +47,8 @@ class PushChild {
   readonly input: Writable;
   state: 'connecting' | 'publishing' | 'down' = 'connecting';
   sentBytes = 0;
-  lastGrowthAt = Date.now();
+  /** Since when bytes handed to the child have been waiting with nothing sent to the CDN (undefined: none wait). */
+  waitingSince: number | undefined;
   timer: NodeJS.Timeout | undefined;
 
   constructor(readonly rtmpUrl: string) {
@@ -156,7 +160,13 @@ export class CdnPusher {
       this.#dropped += whole;
       return;
     }
-    c.input.write(packets);
+    this.#write(c, packets);
+  }
+
+  #write(c: PushChild, bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    c.waitingSince ??= Date.now();
+    c.input.write(bytes);
   }
 
   #startChild(url: string): void {
@@ -164,7 +174,7 @@ export class CdnPusher {
     this.#child = c;
     this.#o.onStatus({ rtmpUrl: url, status: 'connecting' });
     // Joining a running stream: start on its latest keyframe (picture and sound together, no probe wait).
-    if (this.#streaming) c.input.write(this.#gop.snapshot());
+    if (this.#streaming) this.#write(c, this.#gop.snapshot());
     const lines = new LineSplitter();
     const progress = c.ffmpeg.pipe(PUSH_PROGRESS_FD);
     progress.setEncoding('utf8');
@@ -173,7 +183,7 @@ export class CdnPusher {
         const size = progressTotalSize(line);
         if (size === undefined || size <= c.sentBytes) continue;
         c.sentBytes = size;
-        c.lastGrowthAt = Date.now();
+        c.waitingSince = undefined;
         if (c.state === 'connecting') {
           c.state = 'publishing';
           this.#o.onStatus({ rtmpUrl: url, status: 'publishing' });
@@ -182,9 +192,10 @@ export class CdnPusher {
     });
     // One watchdog for both limits: not through in time, or nothing written for too long once publishing.
     c.timer = setInterval(() => {
-      const quiet = Date.now() - c.lastGrowthAt;
-      if (c.state === 'connecting' && quiet > this.#o.connectTimeoutMs) this.#down(c, `no connection to the CDN within ${this.#o.connectTimeoutMs} ms`);
-      else if (c.state === 'publishing' && quiet > this.#o.stallTimeoutMs) this.#down(c, `nothing sent to the CDN for ${this.#o.stallTimeoutMs} ms`);
+      if (c.waitingSince === undefined) return;
+      const waited = Date.now() - c.waitingSince;
+      if (c.state === 'connecting' && waited > this.#o.connectTimeoutMs) this.#down(c, `no connection to the CDN within ${this.#o.connectTimeoutMs} ms`);
+      else if (c.state === 'publishing' && waited > this.#o.stallTimeoutMs) this.#down(c, `nothing sent to the CDN for ${this.#o.stallTimeoutMs} ms`);
     }, 500);
     void c.ffmpeg.exited.then((exit) => {
       clearInterval(c.timer);
