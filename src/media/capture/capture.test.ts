@@ -197,17 +197,18 @@ function cpuSeconds(pid: number): number {
 test('the CDN push runs in its own process: it publishes, its loss (dropped or stalled CDN) and a new target leave the encoder and its slices alone', async () => {
   const pages = await startPageServer({ tone: { colour: 'rgb(0,0,255)', toneHz: 440 } });
   const workDir = mkdtempSync(join(tmpdir(), 'capture-push-'));
-  const received = [join(workDir, 'rx1.ts'), join(workDir, 'rx2.ts')];
-  const [port1, port2] = [await freePort(), await freePort()];
+  const received = [join(workDir, 'rx1.ts'), join(workDir, 'rx2.ts'), join(workDir, 'rx3.ts')];
+  const [port1, port2, port3] = [await freePort(), await freePort(), await freePort()];
   const rx1 = rtmpReceiver(port1, received[0]!);
   const rx2 = rtmpReceiver(port2, received[1]!);
+  const rx3 = rtmpReceiver(port3, received[2]!);
   const log = new EventLog();
   const held: Socket[] = [];
   let cap: CaptureHandle | undefined;
   const pidOf = (name: string) => cap!.children().find((c) => c.name === name)?.pid;
   const pushed = (kind: CaptureEvent['kind'], url: string) => log.all.some((e) => e.kind === kind && 'rtmpUrl' in e && e.rtmpUrl === url);
   try {
-    await waitFor('the RTMP receivers to listen', () => processTable().filter((p) => p.pid === rx1.pid || p.pid === rx2.pid).length === 2);
+    await waitFor('the RTMP receivers to listen', () => processTable().filter((p) => [rx1.pid, rx2.pid, rx3.pid].includes(p.pid)).length === 3);
     await new Promise((r) => setTimeout(r, 500));
     const url1 = `rtmp://127.0.0.1:${port1}/live/test`;
     cap = await startCapture(
@@ -275,6 +276,20 @@ test('the CDN push runs in its own process: it publishes, its loss (dropped or s
     }
     assert.equal(log.count('child-exited'), 0, 'no capture child died');
 
+    // On hold the pusher goes with the encoder run, quietly; the resumed run gets a pusher of its own.
+    const url4 = `rtmp://127.0.0.1:${port3}/live/test`;
+    await cap.setPushUrl(url4);
+    await waitFor('publishing to the third target', () => pushed('push-publishing', url4));
+    await cap.pause();
+    assert.equal(pidOf('pusher'), undefined, 'no pusher on hold');
+    assert.ok(!pushed('push-failed', url4), 'a pause is not a push failure');
+    const connects = () => log.all.filter((e) => e.kind === 'push-connecting' && e.rtmpUrl === url4).length;
+    assert.equal(connects(), 1);
+    await cap.resume();
+    await waitFor('a pusher for the resumed run', () => connects() === 2);
+    await waitFor('a segment of the resumed run', () => log.segments((x) => x.run === 1).length >= 1);
+    assert.notEqual(pidOf('encoder'), encoderPid, 'a resume is a new encoder run');
+
     // A child that dies on its own is reported by name. (ffmpeg goes on with the picture alone when its sound
     // input fails, so this report is what tells the session.)
     const sound = cap.children().find((c) => c.name === 'sound')!;
@@ -284,8 +299,7 @@ test('the CDN push runs in its own process: it publishes, its loss (dropped or s
     assert.ok(!cap.children().some((c) => c.name === 'sound'));
   } finally {
     await cap?.stop();
-    rx1.kill('SIGKILL');
-    rx2.kill('SIGKILL');
+    for (const rx of [rx1, rx2, rx3]) rx.kill('SIGKILL');
     await pages.close();
     rmSync(workDir, { recursive: true, force: true });
   }
