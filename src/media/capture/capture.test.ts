@@ -212,7 +212,7 @@ test('the CDN push runs in its own process: it publishes, its loss (dropped or s
     await new Promise((r) => setTimeout(r, 500));
     const url1 = `rtmp://127.0.0.1:${port1}/live/test`;
     cap = await startCapture(
-      { workDir, width: 640, height: 360, sliceSeconds: SLICE, rtmpUrl: url1, pushTimeouts: { connectTimeoutMs: 10_000, stallTimeoutMs: 5_000 } },
+      { workDir, width: 640, height: 360, sliceSeconds: SLICE, rtmpUrl: url1, pushTimeouts: { connectTimeoutMs: 15_000, stallTimeoutMs: 8_000 } },
       log.push,
     );
     await cap.load(`${pages.origin}/tone`);
