@@ -4,16 +4,21 @@
  * same run: one ffmpeg encoding a synthetic 1280×720@15 picture and tone with the same encoder settings and no
  * capture. CPU is utime+stime from /proc, summed over each process tree, over BENCH_SECONDS (default 20).
  *
- *   npm run bench:web-capture                (BENCH_SECONDS=20)
+ * With BENCH_PUSH=1 the capture also pushes to a loopback RTMP receiver (ffmpeg -listen 1, not counted), and
+ * the encoder's and the pusher process's own shares are printed.
+ *
+ *   npm run bench:web-capture                (BENCH_SECONDS=20, BENCH_PUSH=1)
  */
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startCapture, type CaptureEvent } from '../src/media/capture/index.ts';
+import { startCapture, type CaptureChildName, type CaptureEvent } from '../src/media/capture/index.ts';
+import { freePort, rtmpReceiver } from '../src/media/capture/testing/rtmp-receiver.ts';
 import { FfmpegProcess } from '../src/media/ffmpeg.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const PUSH = process.env.BENCH_PUSH === '1';
 const WARMUP_MS = 4000;
 const WIDTH = 1280;
 const HEIGHT = 720;
@@ -125,6 +130,14 @@ interface CaptureFigures {
   holdCores: number;
   pauseMs: number;
   resumeToMediaMs: number;
+  /** Cores of the encoder and (with a push) the pusher process alone, over the same window. */
+  byRole: Map<CaptureChildName, number>;
+  pushEvents: string[];
+}
+
+/** CPU seconds so far of one process (NaN once it has gone: a figure over a window it did not live through is none). */
+function cpuOf(pid: number): number {
+  return readProcs().get(pid)?.cpuSec ?? Number.NaN;
 }
 
 async function capture(dir: string): Promise<CaptureFigures> {
@@ -134,14 +147,33 @@ async function capture(dir: string): Promise<CaptureFigures> {
   const events: CaptureEvent[] = [];
   const t0 = Date.now();
   let firstSegmentMs = NaN;
-  const cap = await startCapture({ workDir: dir, width: WIDTH, height: HEIGHT, videoFps: FPS, videoBitrateKbps: BITRATE_KBPS }, (e) => {
-    if (e.kind === 'segment' && Number.isNaN(firstSegmentMs)) firstSegmentMs = Date.now() - t0;
-    events.push(e);
-  });
+  const rtmpPort = PUSH ? await freePort() : 0;
+  const receiver = PUSH ? rtmpReceiver(rtmpPort, join(dir, 'received.ts')) : undefined;
+  if (receiver) await new Promise((r) => setTimeout(r, 1000));
+  const cap = await startCapture(
+    {
+      workDir: dir,
+      width: WIDTH,
+      height: HEIGHT,
+      videoFps: FPS,
+      videoBitrateKbps: BITRATE_KBPS,
+      ...(PUSH ? { rtmpUrl: `rtmp://127.0.0.1:${rtmpPort}/live/test` } : {}),
+    },
+    (e) => {
+      if (e.kind === 'segment' && Number.isNaN(firstSegmentMs)) firstSegmentMs = Date.now() - t0;
+      events.push(e);
+    },
+  );
   try {
     await cap.load(`http://127.0.0.1:${port}/`);
     await new Promise((r) => setTimeout(r, WARMUP_MS));
+    const roles = cap.children();
+    const before = roles.map((c) => cpuOf(c.pid));
+    const w0 = process.hrtime.bigint();
     const m = await measureCores(() => cap.pids(), SECONDS);
+    const wall = Number(process.hrtime.bigint() - w0) / 1e9;
+    const byRole = new Map(roles.map((c, i) => [c.name, (cpuOf(c.pid) - before[i]!) / wall] as const));
+    const pushEvents = events.flatMap((e) => (e.kind.startsWith('push-') ? [e.kind.slice(5)] : []));
     const segments = events.filter((e) => e.kind === 'segment').length;
     // onhold: how long pause() takes (the encoder flushes its segment), what the idle page costs, and how soon
     // after resume() the new run's first media sample is.
@@ -160,9 +192,10 @@ async function capture(dir: string): Promise<CaptureFigures> {
         }
       }, 200);
     });
-    return { ...m, segments, firstSegmentMs, holdCores: hold.cores, pauseMs, resumeToMediaMs: first - resumedAt };
+    return { ...m, segments, firstSegmentMs, holdCores: hold.cores, pauseMs, resumeToMediaMs: first - resumedAt, byRole, pushEvents };
   } finally {
     await cap.stop();
+    receiver?.kill('SIGKILL');
     server.close();
   }
 }
@@ -178,6 +211,13 @@ try {
   console.log(`  ratio capture / baseline: ${(cap.cores / base).toFixed(2)}`);
   const rows = [...cap.byName].sort((a, b) => b[1] - a[1]).filter(([, c]) => c >= 0.005);
   for (const [name, cores] of rows) console.log(`    ${name.padEnd(16)} ${cores.toFixed(3)} cores`);
+  const role = (n: CaptureChildName) => {
+    const v = cap.byRole.get(n);
+    return v === undefined || Number.isNaN(v) ? 'n/a (not running through the window)' : v.toFixed(3);
+  };
+  console.log(`  encoder process alone: ${role('encoder')} cores${PUSH ? `; pusher process alone: ${role('pusher')} cores (push statuses: ${cap.pushEvents.join(' → ')})` : ''}`);
+  const pushShare = (cap.byRole.get('pusher') ?? Number.NaN) / (cap.byRole.get('encoder') ?? Number.NaN);
+  if (PUSH && Number.isFinite(pushShare)) console.log(`  ratio pusher / encoder: ${pushShare.toFixed(3)}`);
   console.log(`  segments closed: ${cap.segments}; start → first segment reported: ${cap.firstSegmentMs} ms`);
   console.log(`  onhold: pause() ${cap.pauseMs} ms; on hold ${cap.holdCores.toFixed(3)} cores; resume() → first media of the new run ${cap.resumeToMediaMs} ms`);
 } finally {

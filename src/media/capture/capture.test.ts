@@ -1,7 +1,7 @@
 // Real captures: Xvfb, PulseAudio, Chromium and ffmpeg, pages served on loopback. Each test holds one or two
 // captures for a few seconds with 3 s segments; run alone (--test-concurrency=1), they are CPU-heavy.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
@@ -187,41 +187,69 @@ test('two captures at once neither hear nor see each other; onhold at start; mob
   }
 });
 
-test('the CDN push publishes, its failure (dropped or stalled) is reported while segments go on, a new target restarts it', async () => {
+/** CPU seconds (utime + stime) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
+}
+
+test('the CDN push runs in its own process: it publishes, its loss (dropped or stalled CDN) and a new target leave the encoder and its slices alone', async () => {
   const pages = await startPageServer({ tone: { colour: 'rgb(0,0,255)', toneHz: 440 } });
   const workDir = mkdtempSync(join(tmpdir(), 'capture-push-'));
-  const received = [join(workDir, 'rx1.ts'), join(workDir, 'rx2.ts')];
-  const [port1, port2] = [await freePort(), await freePort()];
+  const received = [join(workDir, 'rx1.ts'), join(workDir, 'rx2.ts'), join(workDir, 'rx3.ts')];
+  const [port1, port2, port3] = [await freePort(), await freePort(), await freePort()];
   const rx1 = rtmpReceiver(port1, received[0]!);
   const rx2 = rtmpReceiver(port2, received[1]!);
+  const rx3 = rtmpReceiver(port3, received[2]!);
   const log = new EventLog();
   const held: Socket[] = [];
   let cap: CaptureHandle | undefined;
+  const pidOf = (name: string) => cap!.children().find((c) => c.name === name)?.pid;
+  const pushed = (kind: CaptureEvent['kind'], url: string) => log.all.some((e) => e.kind === kind && 'rtmpUrl' in e && e.rtmpUrl === url);
   try {
-    await waitFor('the RTMP receivers to listen', () => processTable().filter((p) => p.pid === rx1.pid || p.pid === rx2.pid).length === 2);
+    await waitFor('the RTMP receivers to listen', () => processTable().filter((p) => [rx1.pid, rx2.pid, rx3.pid].includes(p.pid)).length === 3);
     await new Promise((r) => setTimeout(r, 500));
     const url1 = `rtmp://127.0.0.1:${port1}/live/test`;
-    cap = await startCapture({ workDir, width: 640, height: 360, sliceSeconds: SLICE, rtmpUrl: url1 }, log.push);
+    cap = await startCapture(
+      { workDir, width: 640, height: 360, sliceSeconds: SLICE, rtmpUrl: url1, pushTimeouts: { connectTimeoutMs: 15_000, stallTimeoutMs: 8_000 } },
+      log.push,
+    );
     await cap.load(`${pages.origin}/tone`);
-    await waitFor('publishing', () => log.all.some((e) => e.kind === 'push-publishing' && e.rtmpUrl === url1));
-    await waitFor('a segment', () => log.segments().length >= 1);
+    await waitFor('publishing', () => pushed('push-publishing', url1));
+    assert.equal(log.all.filter((e) => e.kind === 'push-connecting' && e.rtmpUrl === url1).length, 1, 'connecting once, first');
+    const encoderPid = pidOf('encoder');
+    const pusherPid = pidOf('pusher');
+    assert.ok(encoderPid !== undefined && pusherPid !== undefined && encoderPid !== pusherPid, 'encoder and pusher are two processes');
     // The receiver probes its input for a few seconds before it writes anything.
     await waitFor('bytes at the receiver', () => existsSync(received[0]!) && statSync(received[0]!).size > 64 * 1024);
     const probe = await probeSegment(received[0]!);
     assert.deepEqual([...probe.codecs].sort(), ['aac', 'h264'], 'the receiver got H.264 + AAC');
+    assert.deepEqual([probe.width, probe.height], [640, 360]);
+
+    // The pusher copies packets: its CPU against the encoder's over the same few seconds.
+    const cpu0 = [cpuSeconds(encoderPid!), cpuSeconds(pusherPid!)];
+    const t0 = Date.now();
+    await new Promise((r) => setTimeout(r, 5000));
+    const wall = (Date.now() - t0) / 1000;
+    const [encCores, pushCores] = [cpuSeconds(encoderPid!) - cpu0[0]!, cpuSeconds(pusherPid!) - cpu0[1]!].map((c) => c / wall);
+    console.log(`# CPU over ${wall.toFixed(1)} s: encoder ${encCores!.toFixed(3)} core, pusher ${pushCores!.toFixed(3)} core`);
+    assert.ok(pushCores! < encCores! / 4, `the pusher (stream copy) costs a fraction of the encoder: ${pushCores} vs ${encCores}`);
 
     rx1.kill('SIGKILL');
-    await waitFor('push-failed', () => log.all.some((e) => e.kind === 'push-failed' && e.rtmpUrl === url1));
+    await waitFor('push-failed', () => pushed('push-failed', url1));
     const atFailure = log.segments().length;
-    await waitFor('segments after the push failed', () => log.segments().length > atFailure);
-    assert.equal(log.count('child-exited'), 0, 'the encoder kept running');
+    await waitFor('segments after the push failed', () => log.segments().length > atFailure + 1);
+    assert.equal(pidOf('encoder'), encoderPid, 'the encoder kept running');
+    assert.equal(pidOf('pusher'), undefined, 'the failed pusher is gone');
 
     const url2 = `rtmp://127.0.0.1:${port2}/live/test`;
     await cap.setPushUrl(url2);
     assert.equal(cap.rtmpUrl, url2);
-    await waitFor('publishing to the second target', () => log.all.some((e) => e.kind === 'push-publishing' && e.rtmpUrl === url2));
-    await waitFor('a segment of the new run', () => log.segments((s) => s.run === 1).length >= 1);
-    assert.equal(log.segments((s) => s.run === 1)[0]!.newStream, true);
+    await waitFor('publishing to the second target', () => pushed('push-publishing', url2));
+    await waitFor('bytes at the second receiver', () => existsSync(received[1]!) && statSync(received[1]!).size > 64 * 1024);
+    assert.deepEqual([...(await probeSegment(received[1]!)).codecs].sort(), ['aac', 'h264'], 'the second receiver got H.264 + AAC');
+    assert.equal(pidOf('encoder'), encoderPid, 'a new target restarts the pusher only');
 
     // A CDN that accepts the connection and then takes nothing: reported as failed, and the slices never wait.
     const silent = createNetServer((sock) => void held.push(sock));
@@ -229,12 +257,38 @@ test('the CDN push publishes, its failure (dropped or stalled) is reported while
     const url3 = `rtmp://127.0.0.1:${(silent.address() as { port: number }).port}/live/test`;
     try {
       await cap.setPushUrl(url3);
-      await waitFor('push-failed for the silent CDN', () => log.all.some((e) => e.kind === 'push-failed' && e.rtmpUrl === url3));
-      await waitFor('segments while the CDN stalls', () => log.segments((s) => s.run === 2 && !s.newStream).length >= 1);
+      await waitFor('push-failed for the silent CDN', () => pushed('push-failed', url3));
+      const atStall = log.segments().length;
+      await waitFor('segments while the CDN stalls', () => log.segments().length > atStall);
     } finally {
       for (const sock of held) sock.destroy();
       silent.close();
     }
+    assert.equal(pidOf('encoder'), encoderPid, 'still the first encoder');
+
+    // One run throughout: no new stream after the first segment, and each segment starts where the last ended.
+    const segs = log.segments();
+    assert.deepEqual([...new Set(segs.map((s) => s.run))], [0]);
+    assert.deepEqual(segs.map((s) => s.newStream), segs.map((_, i) => i === 0));
+    for (let i = 1; i < segs.length; i++) {
+      const gap = segs[i]!.startMs - (segs[i - 1]!.startMs + segs[i - 1]!.durationSec * 1000);
+      assert.ok(Math.abs(gap) < 150, `segment ${i} follows segment ${i - 1} without a gap (${gap} ms)`);
+    }
+    assert.equal(log.count('child-exited'), 0, 'no capture child died');
+
+    // On hold the pusher goes with the encoder run, quietly; the resumed run gets a pusher of its own.
+    const url4 = `rtmp://127.0.0.1:${port3}/live/test`;
+    await cap.setPushUrl(url4);
+    await waitFor('publishing to the third target', () => pushed('push-publishing', url4));
+    await cap.pause();
+    assert.equal(pidOf('pusher'), undefined, 'no pusher on hold');
+    assert.ok(!pushed('push-failed', url4), 'a pause is not a push failure');
+    const connects = () => log.all.filter((e) => e.kind === 'push-connecting' && e.rtmpUrl === url4).length;
+    assert.equal(connects(), 1);
+    await cap.resume();
+    await waitFor('a pusher for the resumed run', () => connects() === 2);
+    await waitFor('a segment of the resumed run', () => log.segments((x) => x.run === 1).length >= 1);
+    assert.notEqual(pidOf('encoder'), encoderPid, 'a resume is a new encoder run');
 
     // A child that dies on its own is reported by name. (ffmpeg goes on with the picture alone when its sound
     // input fails, so this report is what tells the session.)
@@ -245,8 +299,7 @@ test('the CDN push publishes, its failure (dropped or stalled) is reported while
     assert.ok(!cap.children().some((c) => c.name === 'sound'));
   } finally {
     await cap?.stop();
-    rx1.kill('SIGKILL');
-    rx2.kill('SIGKILL');
+    for (const rx of [rx1, rx2, rx3]) rx.kill('SIGKILL');
     await pages.close();
     rmSync(workDir, { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 /**
  * startCapture: one web page capture = a virtual display, a private sound server, a kiosk Chromium playing into
- * it, and an encoder run that records both into ≈15 s MPEG-TS segments (and optionally pushes to a CDN).
+ * it, and an encoder run that records both into ≈15 s MPEG-TS segments; with a CDN push, the same encoded stream
+ * also goes to a pusher process of its own, which can fail, restart or change target without touching the run.
  * Pausing (`onhold`) ends the encoder run and keeps the page alive; resuming starts a new run that appends.
  * stop() ends the encoder first (its last segment is flushed and reported), then the browser, the sound server
  * and the display, and deletes the profile and sound folders. docs/recording-web.md explains the choices.
@@ -12,7 +13,8 @@ import { CapturedBrowser, type LoadResult } from './browser.ts';
 import { startVirtualDisplay, type VirtualDisplay } from './display.ts';
 import { EncoderRun } from './encoder.ts';
 import type { CaptureEventListener } from './events.ts';
-import { isRtmpUrl, resolveCaptureOptions, type CaptureOptions, type ResolvedCaptureOptions } from './options.ts';
+import { CdnPusher, isRtmpUrl, type PushStatusChange } from '../push/index.ts';
+import { resolveCaptureOptions, type CaptureOptions, type ResolvedCaptureOptions } from './options.ts';
 import { startSoundServer, type SoundServer } from './sound-server.ts';
 import type { CaptureChildName, SupervisedChild } from './supervised-child.ts';
 
@@ -41,7 +43,10 @@ export interface CaptureHandle {
   pause(): Promise<void>;
   /** Starts a new encoder run whose first segment is marked `newStream`. */
   resume(): Promise<void>;
-  /** Sets or clears the push target; a running encoder is restarted to apply it (a new run). */
+  /**
+   * Sets or clears the push target. Only the pusher process restarts; the encoder run goes on, unless the capture
+   * had no push so far (its encoder then restarts once with the push branch: a new run).
+   */
   setPushUrl(url: string | undefined): Promise<void>;
   /** Test hook: crashes the page's renderer (the crash is reported as an event). */
   crashRenderer(): void;
@@ -53,7 +58,9 @@ class Capture implements CaptureHandle {
   private encoder: EncoderRun | undefined;
   private nextRun = 0;
   private paused: boolean;
-  private pushUrl: string | undefined;
+  private readonly pusher: CdnPusher;
+  /** Encoder runs write the stream for the pusher (once a push target was ever set). */
+  private pushBranch: boolean;
   private stopped: Promise<void> | undefined;
   /** Serialises pause/resume/setPushUrl/stop so encoder runs never overlap. */
   private queue: Promise<void> = Promise.resolve();
@@ -67,7 +74,8 @@ class Capture implements CaptureHandle {
     private readonly onEvent: CaptureEventListener,
   ) {
     this.paused = o.onhold;
-    this.pushUrl = o.rtmpUrl;
+    this.pushBranch = o.rtmpUrl !== undefined;
+    this.pusher = new CdnPusher({ onStatus: (c) => this.pushStatus(c), rtmpUrl: o.rtmpUrl, ...o.pushTimeouts });
     for (const child of [screen.process, sound.process, browser.process]) this.watch(child);
   }
 
@@ -78,7 +86,14 @@ class Capture implements CaptureHandle {
     return this.paused;
   }
   get rtmpUrl(): string | undefined {
-    return this.pushUrl;
+    return this.pusher.target;
+  }
+
+  private pushStatus(c: PushStatusChange): void {
+    if (this.stopped) return;
+    if (c.status === 'connecting') this.onEvent({ kind: 'push-connecting', rtmpUrl: c.rtmpUrl });
+    else if (c.status === 'publishing') this.onEvent({ kind: 'push-publishing', rtmpUrl: c.rtmpUrl });
+    else this.onEvent({ kind: 'push-failed', rtmpUrl: c.rtmpUrl, message: c.message ?? 'disconnected' });
   }
 
   private watch(child: SupervisedChild): void {
@@ -94,6 +109,8 @@ class Capture implements CaptureHandle {
       .map((c) => ({ name: c.name, pid: c.pid! }));
     const enc = this.encoder?.ffmpeg;
     if (enc?.running && enc.child.pid) all.push({ name: 'encoder', pid: enc.child.pid });
+    const pusher = this.pusher.pid;
+    if (pusher !== undefined) all.push({ name: 'pusher', pid: pusher });
     return all;
   }
 
@@ -116,14 +133,17 @@ class Capture implements CaptureHandle {
         monitorSource: this.sound.monitor,
         originMs: Date.now() - ORIGIN_LEAD_MS,
         run: this.nextRun++,
-        rtmpUrl: this.pushUrl,
+        push: this.pushBranch,
       },
       this.onEvent,
     );
     this.encoder = run;
+    // A new run's timestamps start over: the pusher joins it with a new child.
+    if (run.pushStream) run.pushStream.on('data', this.pusher.beginStream());
     void run.finished().then((e) => {
       if (run.stopRequested || this.stopped) return;
       if (this.encoder === run) this.encoder = undefined;
+      void this.pusher.endStream();
       this.onEvent({ kind: 'child-exited', child: 'encoder', code: e.code, signal: e.signal, stderrTail: e.stderrTail });
     });
   }
@@ -132,6 +152,8 @@ class Capture implements CaptureHandle {
     const run = this.encoder;
     this.encoder = undefined;
     await run?.stop();
+    // After the encoder: the pusher sends what the run wrote last, then ends its FLV.
+    if (run?.pushStream) await this.pusher.endStream();
   }
 
   load(url: string): Promise<LoadResult> {
@@ -164,7 +186,12 @@ class Capture implements CaptureHandle {
     if (url !== undefined && !isRtmpUrl(url)) return Promise.reject(new RangeError('rtmpUrl must be an rtmp:// or rtmps:// URL'));
     return this.serial(async () => {
       if (this.stopped) return;
-      this.pushUrl = url;
+      if (this.pushBranch || url === undefined) {
+        await this.pusher.setTarget(url);
+        return;
+      }
+      this.pushBranch = true;
+      await this.pusher.setTarget(url);
       if (this.paused) return;
       await this.stopEncoder();
       this.startEncoder();
@@ -176,6 +203,7 @@ class Capture implements CaptureHandle {
       // The encoder first, so its last segment holds the page up to the end; then the page's browser, the sound
       // server it played into, and the display everything was drawn on.
       await this.stopEncoder().catch(() => undefined);
+      await this.pusher.stop().catch(() => undefined);
       await this.browser.close().catch(() => undefined);
       await this.sound.process.stop();
       await this.screen.process.stop();

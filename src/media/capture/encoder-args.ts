@@ -2,8 +2,9 @@
  * The one ffmpeg command of a capture run, as a pure function of the plan (docs/recording-web.md, "Encoder").
  * Display (x11grab) and sound-card monitor (pulse) keep their wall-clock timestamps (`-copyts`), shifted by the
  * run's origin so the numbers stay small; a segment's start in UTC is then origin + its start time. Slices
- * are MPEG-TS files cut by the segment muxer, each closed slice reported as a CSV line on fd 3; the optional CDN
- * push is a second branch of a `tee` that may fail without stopping the slices.
+ * are MPEG-TS files cut by the segment muxer, each closed slice reported as a CSV line on fd 3; with a CDN push,
+ * a second branch of a `tee` hands the same encoded stream to the pusher process on fd 4 and may fail without
+ * stopping the slices.
  */
 import type { ResolvedCaptureOptions } from './options.ts';
 
@@ -18,14 +19,14 @@ export interface EncoderPlan {
   readonly originMs: number;
   /** Run number (0 first, +1 after each pause or push restart); names the segment files. */
   readonly run: number;
-  /** The CDN push target of this run, if any. */
-  readonly rtmpUrl?: string | undefined;
+  /** The run also writes its stream as MPEG-TS on PUSH_STREAM_FD for the CDN pusher. */
+  readonly push?: boolean;
 }
 
 /** The fd on which ffmpeg writes one CSV line per closed segment. */
 export const SEGMENT_LIST_FD = 3;
-/** The fd of ffmpeg's `-progress` key=value blocks (they show the output is running). */
-export const PROGRESS_FD = 4;
+/** The fd on which a run with a push writes the encoded stream (MPEG-TS) for the pusher process. */
+export const PUSH_STREAM_FD = 4;
 
 /**
  * Seconds between forced keyframes: at most 2 s (what CDNs ask for) and a whole fraction of the slice length,
@@ -90,30 +91,24 @@ export function encoderArgs(plan: EncoderPlan): string[] {
     // Keyframes every k seconds from the first frame, and nowhere else (no scene-cut keyframes).
     '-force_key_frames', `expr:gte(t,n_forced*${k})`, '-g', String(Math.ceil(2 * k * o.videoFps)), '-sc_threshold', '0',
     '-c:a', 'aac', '-b:a', `${o.audio.bitrateKbps}k`, '-ar', String(o.audio.sampleRate), '-ac', String(o.audio.channels),
-    '-progress', `pipe:${PROGRESS_FD}`, '-stats_period', '1',
   ];
   const pattern = segmentFilePattern(plan.run);
-  if (plan.rtmpUrl === undefined) {
+  if (!plan.push) {
     args.push('-f', 'segment');
     for (const [key, v] of Object.entries(segmentOptions)) args.push(`-${key}`, v);
     args.push(pattern);
     return args;
   }
   const slices = teeSlave({ f: 'segment', ...segmentOptions }, pattern);
-  // onfail=ignore: a CDN that refuses or drops the push leaves the slices running (the failure is logged and
-  // reported as a push failure). use_fifo with dropping: the push is written from its own thread through a
-  // bounded queue, so a CDN that connects and then stalls cannot hold up the slices. flvflags: a live FLV has no
-  // duration or size to rewrite at the end.
-  const push = teeSlave({ f: 'flv', onfail: 'ignore', use_fifo: '1', fifo_options: 'drop_pkts_on_overflow=1', flvflags: 'no_duration_filesize' }, plan.rtmpUrl);
+  // The push branch is MPEG-TS on a pipe the recorder reads and relays to the pusher process (any pusher can
+  // join a TS stream at a packet boundary). onfail=ignore: should the pipe ever fail, the slices go on.
+  // use_fifo with dropping: the branch is written from its own thread through a bounded queue (≈ 5 s of
+  // packets), so a recorder slow to read the pipe can never hold up the encoder. flush_packets: each packet
+  // leaves at once (no 32 KiB buffering: the pusher's delay stays small).
+  const push = teeSlave(
+    { f: 'mpegts', onfail: 'ignore', use_fifo: '1', fifo_options: 'queue_size=300:drop_pkts_on_overflow=1', flush_packets: '1' },
+    `pipe:${PUSH_STREAM_FD}`,
+  );
   args.push('-f', 'tee', `${slices}|${push}`);
   return args;
-}
-
-/**
- * Lines that mean the push branch is down: the tee dropped the branch (its write or connect failed), the branch's
- * queue could not open the URL, or the queue filled up because the CDN takes nothing (a server that accepts the
- * connection and then says nothing).
- */
-export function isPushFailureLine(line: string): boolean {
-  return /Slave muxer #\d+ failed|\[fifo @ [^\]]*\] (Error opening|FIFO queue full)/.test(line);
 }

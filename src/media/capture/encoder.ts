@@ -1,7 +1,7 @@
 /**
- * One encoder run of a capture: the ffmpeg of encoder-args.ts, its closed segments turned into UTC-stamped
- * reports, and its CDN push watched. A run ends on stop() (the last segment is flushed and reported first) or on
- * its own (reported by the caller as a crash).
+ * One encoder run of a capture: the ffmpeg of encoder-args.ts and its closed segments turned into UTC-stamped
+ * reports; with a push, the encoded MPEG-TS stream it also writes for the pusher process (pushStream). A run ends
+ * on stop() (the last segment is flushed and reported first) or on its own (reported by the caller as a crash).
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import { runChild } from '../../process/index.ts';
 import { FFPROBE_BIN, FfmpegProcess, type FfmpegExit } from '../ffmpeg.ts';
 import { LineSplitter, parseSegmentLine, type ClosedSegment } from '../segment-list.ts';
-import { encoderArgs, isPushFailureLine, PROGRESS_FD, SEGMENT_LIST_FD, type EncoderPlan } from './encoder-args.ts';
+import { encoderArgs, PUSH_STREAM_FD, SEGMENT_LIST_FD, type EncoderPlan } from './encoder-args.ts';
 import type { CaptureEventListener } from './events.ts';
 
 /** First timestamp in a segment file (seconds of capture time), or undefined when ffprobe finds none. */
@@ -24,41 +24,25 @@ export class EncoderRun {
   private segments = 0;
   /** Segment reports in order: the first of a run waits for a probe. */
   private reporting: Promise<void> = Promise.resolve();
-  private pushState: 'none' | 'opening' | 'publishing' | 'failed';
   private stopping = false;
+  /** The encoded stream as MPEG-TS, for the pusher (runs with a push only). */
+  readonly pushStream: Readable | undefined;
 
   constructor(
     private readonly plan: EncoderPlan,
     private readonly onEvent: CaptureEventListener,
   ) {
-    this.pushState = plan.rtmpUrl === undefined ? 'none' : 'opening';
-    this.ffmpeg = new FfmpegProcess(encoderArgs(plan), { extraPipes: 2, cwd: plan.options.workDir });
+    this.ffmpeg = new FfmpegProcess(encoderArgs(plan), { extraPipes: plan.push ? 2 : 1, cwd: plan.options.workDir });
     const list = new LineSplitter();
     const fd3 = this.ffmpeg.pipe(SEGMENT_LIST_FD);
     fd3.setEncoding('utf8');
     fd3.on('data', (d: string) => list.push(d).forEach((l) => this.segmentLine(l)));
     fd3.on('end', () => list.flush().forEach((l) => this.segmentLine(l)));
-    const progress = this.ffmpeg.pipe(PROGRESS_FD);
-    progress.setEncoding('utf8');
-    progress.on('data', (d: string) => {
-      // A progress block means the output header is written: the push branch, if any, got through its connect.
-      if (this.pushState === 'opening' && /frame=[1-9]/.test(d)) {
-        this.pushState = 'publishing';
-        this.onEvent({ kind: 'push-publishing', rtmpUrl: plan.rtmpUrl! });
-      }
-    });
-    const errLines = new LineSplitter();
-    (this.ffmpeg.child.stderr as Readable).on('data', (d: string) => errLines.push(d).forEach((l) => this.stderrLine(l)));
+    this.pushStream = plan.push ? this.ffmpeg.pipe(PUSH_STREAM_FD) : undefined;
   }
 
   get run(): number {
     return this.plan.run;
-  }
-
-  private stderrLine(line: string): void {
-    if (this.pushState === 'failed' || this.pushState === 'none' || !isPushFailureLine(line)) return;
-    this.pushState = 'failed';
-    this.onEvent({ kind: 'push-failed', rtmpUrl: this.plan.rtmpUrl!, message: line.trim() });
   }
 
   private segmentLine(line: string): void {

@@ -33,9 +33,12 @@ export type CaptureEvent =
       readonly signal: NodeJS.Signals | null;
       readonly stderrTail: string;
     }
-  /** The encoder runs with the push branch open. */
+  /** A pusher process started for the target (new stream, new target). */
+  | { readonly kind: 'push-connecting'; readonly rtmpUrl: string }
+  /** The pusher has written to the CDN. */
   | { readonly kind: 'push-publishing'; readonly rtmpUrl: string }
-  /** The push branch failed; the slices go on, the push stays down until setPushUrl restarts it. */
+  /** The push is down (the pusher exited, never got through, or stalled); the slices go on, the push stays down
+   * until setPushUrl or the next encoder run (resume) starts a new pusher. */
   | { readonly kind: 'push-failed'; readonly rtmpUrl: string; readonly message: string };
 
 export type CaptureEventListener = (event: CaptureEvent) => void;

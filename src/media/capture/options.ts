@@ -4,6 +4,7 @@
  * validation with field-naming errors lives in the recording API, this only refuses what would break a capture.
  */
 import { mixAudioProfile, type MixAudioProfile, type MixAudioProfileId } from '../mix/audio-profile.ts';
+import { isRtmpUrl } from '../push/index.ts';
 import { SLICE_SECONDS } from '../slice-policy.ts';
 
 export interface CaptureOptions {
@@ -22,9 +23,16 @@ export interface CaptureOptions {
   readonly sliceSeconds?: number;
   /** Start without encoding (`onhold`); resume() starts the encoder. */
   readonly onhold?: boolean;
-  /** `rtmp://` or `rtmps://` target for the CDN push, fed by the same encoder. */
+  /** `rtmp://` or `rtmps://` target for the CDN push (a pusher process fed by the capture's one encoder). */
   readonly rtmpUrl?: string;
   readonly chromiumPath?: string;
+  /** The pusher's connect and stall limits (tests shorten them); CdnPusher's defaults otherwise. */
+  readonly pushTimeouts?: PushTimeouts;
+}
+
+export interface PushTimeouts {
+  readonly connectTimeoutMs?: number;
+  readonly stallTimeoutMs?: number;
 }
 
 export interface ResolvedCaptureOptions {
@@ -39,6 +47,7 @@ export interface ResolvedCaptureOptions {
   readonly onhold: boolean;
   readonly rtmpUrl: string | undefined;
   readonly chromiumPath: string;
+  readonly pushTimeouts: PushTimeouts;
 }
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
@@ -51,11 +60,6 @@ export function defaultVideoBitrateKbps(width: number, height: number): number {
 function intIn(name: string, v: number, min: number, max: number): number {
   if (!Number.isInteger(v) || v < min || v > max) throw new RangeError(`${name} must be an integer in [${min},${max}], got ${v}`);
   return v;
-}
-
-export function isRtmpUrl(url: string): boolean {
-  // No `|`: ffmpeg's tee output, which carries the push, splits its outputs there without an escape.
-  return /^rtmps?:\/\/[^\s|]+$/i.test(url);
 }
 
 export function resolveCaptureOptions(o: CaptureOptions): ResolvedCaptureOptions {
@@ -79,5 +83,6 @@ export function resolveCaptureOptions(o: CaptureOptions): ResolvedCaptureOptions
     onhold: o.onhold ?? false,
     rtmpUrl: o.rtmpUrl,
     chromiumPath: o.chromiumPath ?? DEFAULT_CHROMIUM_PATH,
+    pushTimeouts: o.pushTimeouts ?? {},
   });
 }

@@ -173,3 +173,34 @@ test('a stop at maxRecordingHour (the control plane\'s timer) is 71 code 1', asy
     s.cleanup();
   }
 });
+
+test('CDN statuses: each change once; reports about an earlier target dropped; a target change never pauses the recording', async () => {
+  const url = 'rtmp://127.0.0.1:1935/live/a';
+  const next = 'rtmp://127.0.0.1:1935/live/b';
+  const s = setup({}, url);
+  try {
+    await s.session.start();
+    s.capture.emit({ kind: 'push-connecting', rtmpUrl: url });
+    s.capture.emit({ kind: 'push-publishing', rtmpUrl: url });
+    s.capture.emit({ kind: 'push-publishing', rtmpUrl: url });
+    s.capture.emit({ kind: 'push-failed', rtmpUrl: url, message: 'Broken pipe' });
+    await s.session.update({ rtmpUrl: next });
+    s.capture.emit({ kind: 'push-failed', rtmpUrl: url, message: 'late report of the old pusher' });
+    s.capture.emit({ kind: 'push-connecting', rtmpUrl: next });
+    s.capture.emit({ kind: 'push-publishing', rtmpUrl: next });
+    assert.deepEqual(s.rtmp, [
+      [url, 'connecting'],
+      [url, 'publishing'],
+      [url, 'disconnected'],
+      [next, 'connecting'],
+      [next, 'publishing'],
+    ]);
+    assert.equal(s.events.filter((e) => e.type === 100).length, 5, 'event 100 once per change');
+    assert.deepEqual(s.capture.calls, ['load', 'setPushUrl'], 'only the push target changed');
+    assert.equal(s.ended.length, 0, 'a push failure does not end the recording');
+    await s.session.stop();
+    assert.deepEqual(s.rtmp.at(-1), [next, 'disconnected']);
+  } finally {
+    s.cleanup();
+  }
+});

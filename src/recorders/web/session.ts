@@ -67,6 +67,8 @@ export class WebSession {
   private crashes = 0;
   private firstUploaded = false;
   private rtmpUrl: string | undefined;
+  /** The last CDN status reported, so each change is reported once. */
+  private rtmpReported: { readonly url: string; readonly status: RtmpStatus } | undefined;
   private mp4Files: RecordedFile[] = [];
 
   constructor(private readonly d: WebSessionDeps) {
@@ -204,17 +206,21 @@ export class WebSession {
         this.d.log.warn({ child: e.child, code: e.code, signal: e.signal, stderr: e.stderrTail.slice(-300) }, 'capture child exited');
         void this.fail(WEB_STOP.recorderError, `${e.child} exited`);
         return;
+      case 'push-connecting':
       case 'push-publishing':
-        this.rtmp(e.rtmpUrl, 'publishing');
-        return;
       case 'push-failed':
-        this.d.log.warn({ err: e.message }, 'CDN push failed');
-        this.rtmp(e.rtmpUrl, 'disconnected');
+        // A report about an earlier target (or one sent on hold) no longer describes the output.
+        if (e.rtmpUrl !== this.rtmpUrl || this.onhold) return;
+        if (e.kind === 'push-failed') this.d.log.warn({ err: e.message }, 'CDN push failed');
+        this.rtmp(e.rtmpUrl, e.kind === 'push-connecting' ? 'connecting' : e.kind === 'push-publishing' ? 'publishing' : 'disconnected');
         return;
     }
   }
 
   private rtmp(rtmpUrl: string, status: RtmpStatus): void {
+    const last = this.rtmpReported;
+    if (last?.url === rtmpUrl && last.status === status) return;
+    this.rtmpReported = { url: rtmpUrl, status };
     this.d.report.rtmpStatus?.(rtmpUrl, status);
     this.signals.emit('rtmpPublishStatus', { rtmpUrl, status });
   }

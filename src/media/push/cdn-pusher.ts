@@ -1,0 +1,233 @@
+/**
+ * CdnPusher: the CDN push in a process of its own (docs/recording-web.md, "CDN push"). An encoder that encodes
+ * once hands its MPEG-TS stream to feed(); the pusher passes it, in whole TS packets, to an ffmpeg child that
+ * copies it to the RTMP(S) target. The child can fail, be restarted or be pointed elsewhere while the encoder
+ * goes on: nothing here ever blocks the feed (packets are dropped while no child takes them).
+ *
+ * Statuses: `connecting` when a child starts, `publishing` once it has written to the CDN, `disconnected` when it
+ * exits on its own, does not get through in time, or stops getting its bytes out. A disconnected push stays down
+ * (no automatic retry) until setTarget() or the next stream (beginStream) starts a new child. Children stopped on
+ * purpose (pause, target switch, stop) report nothing.
+ */
+import type { Writable } from 'node:stream';
+import { FfmpegProcess } from '../ffmpeg.ts';
+import { LineSplitter } from '../segment-list.ts';
+import { GopCache } from './gop-cache.ts';
+import { progressTotalSize, PUSH_INPUT_FD, PUSH_PROGRESS_FD, pusherArgs, TS_PACKET_BYTES } from './pusher-args.ts';
+
+export type PushStatus = 'connecting' | 'publishing' | 'disconnected';
+
+export interface PushStatusChange {
+  readonly rtmpUrl: string;
+  readonly status: PushStatus;
+  /** Why the push is down (`disconnected` only). */
+  readonly message?: string;
+}
+
+export interface CdnPusherOptions {
+  readonly onStatus: (change: PushStatusChange) => void;
+  /** The target from the start (no child runs before the first beginStream). */
+  readonly rtmpUrl?: string | undefined;
+  /**
+   * From the first bytes handed to a child to its first bytes at the CDN (probe, connect, handshake). Default
+   * 15 s. Counted from the input, not the child's start: an encoder that is late is not the CDN's fault.
+   */
+  readonly connectTimeoutMs?: number;
+  /** Longest time a publishing child may hold bytes it was given without sending anything on. Default 8 s. */
+  readonly stallTimeoutMs?: number;
+  /** Bytes waiting for the child beyond which packets are dropped instead of queued. Default 4 MiB. */
+  readonly maxBacklogBytes?: number;
+}
+
+/** How long a child stopped on purpose gets to finish the FLV at the CDN after its input ended. */
+const GRACEFUL_EXIT_MS = 2000;
+
+class PushChild {
+  readonly ffmpeg: FfmpegProcess;
+  readonly input: Writable;
+  state: 'connecting' | 'publishing' | 'down' = 'connecting';
+  sentBytes = 0;
+  /** Since when bytes handed to the child have been waiting with nothing sent to the CDN (undefined: none wait). */
+  waitingSince: number | undefined;
+  timer: NodeJS.Timeout | undefined;
+
+  constructor(readonly rtmpUrl: string) {
+    this.ffmpeg = new FfmpegProcess(pusherArgs(rtmpUrl), { extraPipes: 2, stderrLimit: 4096 });
+    this.input = this.ffmpeg.child.stdio[PUSH_INPUT_FD] as Writable;
+    // EPIPE once the child is gone: its exit is what reports the failure.
+    this.input.on('error', () => undefined);
+  }
+}
+
+export class CdnPusher {
+  readonly #o: Required<Omit<CdnPusherOptions, 'rtmpUrl'>>;
+  #target: string | undefined;
+  /** An MPEG-TS stream is flowing (between beginStream and endStream). */
+  #streaming = false;
+  #stream = 0;
+  /** The unfinished TS packet at the end of the last chunk. */
+  #carry: Buffer = Buffer.alloc(0);
+  /** The stream from its latest keyframe: what a child joining it is given first. */
+  #gop = new GopCache();
+  #child: PushChild | undefined;
+  #dropped = 0;
+  #closed = false;
+  /** Serialises child starts and stops: two children never push at once. */
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor({ rtmpUrl, ...options }: CdnPusherOptions) {
+    if (rtmpUrl !== undefined) pusherArgs(rtmpUrl);
+    this.#target = rtmpUrl;
+    this.#o = {
+      connectTimeoutMs: 15_000,
+      stallTimeoutMs: 8_000,
+      maxBacklogBytes: 4 * 1024 * 1024,
+      ...options,
+    };
+  }
+
+  get target(): string | undefined {
+    return this.#target;
+  }
+
+  /** The running child's process id. */
+  get pid(): number | undefined {
+    const c = this.#child;
+    return c && c.ffmpeg.running ? c.ffmpeg.child.pid : undefined;
+  }
+
+  /** Bytes of the stream that no child took (none running, or it fell behind). */
+  get droppedBytes(): number {
+    return this.#dropped;
+  }
+
+  #serial(step: () => Promise<void>): Promise<void> {
+    const next = this.#queue.then(step);
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Points the push at `url` (a new child, the old one stopped first) or, with undefined, stops it. */
+  setTarget(url: string | undefined): Promise<void> {
+    if (url !== undefined) pusherArgs(url); // refuses a non-RTMP URL before anything changes
+    return this.#serial(async () => {
+      this.#target = url;
+      await this.#stopChild();
+      if (!this.#closed && this.#streaming && url !== undefined) this.#startChild(url);
+    });
+  }
+
+  /**
+   * A new MPEG-TS stream begins (an encoder run starts; its timestamps start over, so a new child joins it).
+   * Returns the function that takes the stream's bytes; bytes of an earlier stream are ignored from now on.
+   */
+  beginStream(): (chunk: Buffer) => void {
+    const stream = ++this.#stream;
+    this.#streaming = true;
+    this.#carry = Buffer.alloc(0);
+    this.#gop = new GopCache();
+    void this.#serial(async () => {
+      await this.#stopChild();
+      if (!this.#closed && this.#streaming && this.#stream === stream && this.#target !== undefined) this.#startChild(this.#target);
+    });
+    return (chunk) => {
+      if (this.#stream === stream && this.#streaming) this.#feed(chunk);
+    };
+  }
+
+  /** The stream ended (pause, stop): the child finishes what it has and exits, reporting nothing. */
+  endStream(): Promise<void> {
+    this.#streaming = false;
+    this.#stream++;
+    return this.#serial(() => this.#stopChild());
+  }
+
+  /** Ends the push for good. */
+  stop(): Promise<void> {
+    this.#closed = true;
+    return this.endStream();
+  }
+
+  #feed(chunk: Buffer): void {
+    const data = this.#carry.length > 0 ? Buffer.concat([this.#carry, chunk]) : chunk;
+    const whole = data.length - (data.length % TS_PACKET_BYTES);
+    this.#carry = Buffer.from(data.subarray(whole));
+    if (whole === 0) return;
+    const packets = data.subarray(0, whole);
+    this.#gop.push(packets);
+    const c = this.#child;
+    if (!c || c.state === 'down' || c.input.destroyed || c.input.writableLength > this.#o.maxBacklogBytes) {
+      this.#dropped += whole;
+      return;
+    }
+    this.#write(c, packets);
+  }
+
+  #write(c: PushChild, bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    c.waitingSince ??= Date.now();
+    c.input.write(bytes);
+  }
+
+  #startChild(url: string): void {
+    const c = new PushChild(url);
+    this.#child = c;
+    this.#o.onStatus({ rtmpUrl: url, status: 'connecting' });
+    // Joining a running stream: start on its latest keyframe (picture and sound together, no probe wait).
+    if (this.#streaming) this.#write(c, this.#gop.snapshot());
+    const lines = new LineSplitter();
+    const progress = c.ffmpeg.pipe(PUSH_PROGRESS_FD);
+    progress.setEncoding('utf8');
+    progress.on('data', (d: string) => {
+      for (const line of lines.push(d)) {
+        const size = progressTotalSize(line);
+        if (size === undefined || size <= c.sentBytes) continue;
+        c.sentBytes = size;
+        c.waitingSince = undefined;
+        if (c.state === 'connecting') {
+          c.state = 'publishing';
+          this.#o.onStatus({ rtmpUrl: url, status: 'publishing' });
+        }
+      }
+    });
+    // One watchdog for both limits: not through in time, or nothing written for too long once publishing.
+    c.timer = setInterval(() => {
+      if (c.waitingSince === undefined) return;
+      const waited = Date.now() - c.waitingSince;
+      if (c.state === 'connecting' && waited > this.#o.connectTimeoutMs) this.#down(c, `no connection to the CDN within ${this.#o.connectTimeoutMs} ms`);
+      else if (c.state === 'publishing' && waited > this.#o.stallTimeoutMs) this.#down(c, `nothing sent to the CDN for ${this.#o.stallTimeoutMs} ms`);
+    }, 500);
+    void c.ffmpeg.exited.then((exit) => {
+      clearInterval(c.timer);
+      const last = exit.stderrTail.trim().split('\n').at(-1) ?? '';
+      this.#down(c, `pusher exited (${exit.code ?? exit.signal}): ${last}`);
+    });
+  }
+
+  /** The push is lost: reported once, the child ended; the stream's packets are dropped from now on. */
+  #down(c: PushChild, message: string): void {
+    if (c.state === 'down') return;
+    c.state = 'down';
+    clearInterval(c.timer);
+    if (c.ffmpeg.running) void c.ffmpeg.stop(1000, 200);
+    this.#o.onStatus({ rtmpUrl: c.rtmpUrl, status: 'disconnected', message });
+  }
+
+  /** Ends the current child quietly: its input is closed so it can finish the FLV, then it is stopped. */
+  async #stopChild(): Promise<void> {
+    const c = this.#child;
+    this.#child = undefined;
+    if (!c) return;
+    const wasDown = c.state === 'down';
+    c.state = 'down';
+    clearInterval(c.timer);
+    if (wasDown && !c.ffmpeg.running) return;
+    c.input.end();
+    const timer = setTimeout(() => void c.ffmpeg.stop(1000, 200), GRACEFUL_EXIT_MS);
+    try {
+      await c.ffmpeg.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
