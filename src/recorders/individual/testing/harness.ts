@@ -60,6 +60,8 @@ export interface HarnessOptions {
   readonly mode?: 'individual' | 'mix';
   /** More recording settings (file keys of the "recording" section), e.g. web mode's short test slices. */
   readonly recording?: Readonly<Record<string, unknown>>;
+  /** More channel settings (file keys of the "channel" section), e.g. a longer idle timeout for loaded benchmarks. */
+  readonly channel?: JsonObject;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -81,7 +83,11 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.database ? { database: opts.database } : {}),
-    values: { recording: { rateLimitPerSecond: 0, ...opts.recording }, ...(opts.storage ? { storage: opts.storage } : {}) },
+    values: {
+      recording: { rateLimitPerSecond: 0, ...opts.recording },
+      ...(opts.storage ? { storage: opts.storage } : {}),
+      ...(opts.channel ? { channel: opts.channel } : {}),
+    },
     env: { REELTIME_NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${hookPort}/hook`, REELTIME_NOTIFY_WEBHOOK_SECRET: WEBHOOK_SECRET },
   });
   const publishers: SyntheticPublisher[] = [];
