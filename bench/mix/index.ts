@@ -15,7 +15,8 @@
  * from a publisher's frame leaving its ffmpeg to the same frame going into the encoder pipe (each publisher draws
  * its frame number as a binary code, read back from the composed canvases).
  *
- *   npm run bench:mix [-- [--part 1|2] [--seconds S] [--quick] [N ...]]   (defaults: both parts, 60 s, N 17 12 8 4)
+ *   npm run bench:mix [-- [--part 1|2] [--seconds S] [--quick] [--size WxH] [N ...]]
+ *   (defaults: both parts, 60 s windows (--quick: 20 s), part 1 publishers 640x360, part 2 N = 17 12 8 4)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,8 +41,14 @@ const option = (name: string): string | undefined => {
 const QUICK = argv.includes('--quick');
 const SECONDS = Number(option('--seconds') ?? process.env.BENCH_SECONDS ?? (QUICK ? 20 : 60));
 const PART = option('--part');
+/** Part 1's publisher size (`--size WxH`, default 640x360). */
+const PART1_SIZE = (() => {
+  const [width, height] = (option('--size') ?? '640x360').split('x').map(Number);
+  if (!(width! > 0 && height! > 0)) throw new RangeError('--size must be WIDTHxHEIGHT, e.g. 320x180');
+  return { width: width!, height: height! };
+})();
 const NS = (() => {
-  const ns = argv.filter((a, i) => /^\d+$/.test(a) && !['--seconds', '--part'].includes(argv[i - 1]!)).map(Number);
+  const ns = argv.filter((a, i) => /^\d+$/.test(a) && !['--seconds', '--part', '--size'].includes(argv[i - 1]!)).map(Number);
   return ns.length > 0 ? ns : [17, 12, 8, 4];
 })();
 const BASELINE_SECONDS = 10;
@@ -298,6 +305,8 @@ async function recordMix(h: Harness, cname: string, plan: readonly PublisherPlan
         streamTypes: 2,
         audioProfile: 0,
         maxIdleTime: 120,
+        subscribeVideoUids: ['#allstream#'],
+        subscribeAudioUids: ['#allstream#'],
         transcodingConfig: { width: CANVAS.width, height: CANVAS.height, fps: FPS, bitrate: BITRATE_KBPS, mixedVideoLayout: MIX_LAYOUT.bestFit },
       },
       recordingFileConfig: { avFileType: ['hls'] },
@@ -307,7 +316,7 @@ async function recordMix(h: Harness, cname: string, plan: readonly PublisherPlan
     const unobserve = pipeline.observeFrames((f) => watcher.onFrame(f));
     try {
       // Everyone's video in: two seconds of frames per user decoded.
-      await waitFor(() => pipeline.decodedVideoFrames >= plan.length * 2 * FPS, 120_000, 'every user decoded').catch((e: Error) => {
+      await waitFor(() => pipeline.decodedVideoFrames >= plan.length * 2 * FPS, 240_000, 'every user decoded').catch((e: Error) => {
         const who = pipeline.roster.map((u) => `${u.uid}:${u.video.kind}`).join(' ');
         throw new Error(`${e.message}: ${pipeline.decodedVideoFrames} frames decoded, ${pipeline.framesWritten} composed, users ${who || 'none'}`);
       });
@@ -447,8 +456,8 @@ async function main(): Promise<void> {
   try {
     console.log(`mix benchmark: ${CANVAS.width}×${CANVAS.height}@${FPS} H.264 ${BITRATE_KBPS} kb/s + AAC 48 kb/s mono, best fit, ${SECONDS} s windows; load average ${loadAverage()}`);
     if (PART !== '2') {
-      const plan = users(4, { width: 640, height: 360 }, 'mixed');
-      console.log(`\npart 1: 4 publishers 640×360@15 (2 VP8, 2 H.264, Opus) — load average ${loadAverage()}`);
+      const plan = users(4, PART1_SIZE, 'mixed');
+      console.log(`\npart 1: 4 publishers ${PART1_SIZE.width}×${PART1_SIZE.height}@15 (2 VP8, 2 H.264, Opus) — load average ${loadAverage()}`);
       const rec = await recordMix(h, 'bench-mix-4', plan);
       console.log(describe(rec));
       const floor = await floorRun(plan, dir);
