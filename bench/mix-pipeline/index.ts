@@ -9,7 +9,7 @@
  *
  *   npm run bench:mix-pipeline [-- N ... [--audio] [--no-baseline]]        (default 4 17; BENCH_SECONDS=20)
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../src/clock/index.ts';
@@ -18,6 +18,7 @@ import { completeMixLayoutSettings, layout, MIX_LAYOUT, mixAudioProfile } from '
 import { MixPipeline, mixEncoderArgs } from '../../src/media/mix/live/index.ts';
 import { publishTo, type RtpSource } from '../../src/media/mix/live/testing/rtp-source.ts';
 import { childrenOf } from '../../src/process/index.ts';
+import { cpuSecondsOf, ownCpuSeconds } from '../mix/proc-cpu.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const WARMUP_SECONDS = 3;
@@ -30,7 +31,6 @@ const NS = counts.length > 0 ? counts : [4, 17];
 const CANVAS = { width: 640, height: 360 };
 const FPS = 15;
 const BITRATE_KBPS = 800;
-const TICK = 100; // USER_HZ
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -38,21 +38,13 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 function cpuOf(pids: readonly number[]): Map<number, number> {
   const out = new Map<number, number>();
   for (const pid of pids) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(pid, (Number(f[11]) + Number(f[12])) / TICK);
-    } catch {
-      /* gone */
-    }
+    const cpu = cpuSecondsOf(pid);
+    if (cpu !== undefined) out.set(pid, cpu);
   }
   return out;
 }
 
-const ownCpu = (): number => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
+const ownCpu = ownCpuSeconds;
 
 type Part = 'node' | 'decoders' | 'encoder' | 'baseline';
 

@@ -14,7 +14,7 @@ export type {
   Profile,
   TrackInfo,
 } from './membership/index.ts';
-export { startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublisherOptions } from './publisher/index.ts';
+export { FRAME_CODE, startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublisherOptions } from './publisher/index.ts';
 export {
   startLoopbackStun,
   whepSubscribe,

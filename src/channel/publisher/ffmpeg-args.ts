@@ -12,6 +12,28 @@ export interface SyntheticMedia {
    * the other: two publishers with opposite halves take turns speaking (active-speaker tests). Absent: always on.
    */
   readonly toneTurns?: { readonly periodSec: number; readonly half: 'first' | 'second' } | undefined;
+  /** Draw the frame number as a binary code along the bottom edge (FRAME_CODE): latency benchmarks read it back. */
+  readonly frameCode?: boolean | undefined;
+}
+
+/**
+ * The frame code: a black band along the bottom `bandFraction` of the picture split into `bits` equal blocks, block
+ * k (from the left) white when bit k of the frame number (mod 2^bits) is set. Read it at each block's centre.
+ */
+export const FRAME_CODE = { bits: 10, bandFraction: 1 / 6 } as const;
+
+function frameCodeFilters(m: SyntheticMedia): string {
+  if (!m.frameCode) return '';
+  const band = Math.max(2, Math.round(m.height * FRAME_CODE.bandFraction));
+  const y = m.height - band;
+  const block = m.width / FRAME_CODE.bits;
+  const boxes = [`drawbox=x=0:y=${y}:w=${m.width}:h=${band}:color=black:t=fill`];
+  for (let k = 0; k < FRAME_CODE.bits; k++) {
+    const x = Math.round(k * block);
+    const w = Math.round((k + 1) * block) - x;
+    boxes.push(`drawbox=x=${x}:y=${y}:w=${w}:h=${band}:color=white:t=fill:enable='mod(floor(n/${2 ** k}),2)'`);
+  }
+  return `,${boxes.join(',')}`;
 }
 
 /** ffmpeg colour syntax we accept: a name ("red") or hex ("#ff0000", "0xff0000"). */
@@ -42,7 +64,7 @@ export function syntheticFfmpegArgs(m: SyntheticMedia, videoPort: number, audioP
     '-hide_banner',
     '-loglevel', 'error',
     '-nostdin',
-    '-re', '-f', 'lavfi', '-i', `color=c=${color}:s=${m.width}x${m.height}:r=${m.fps},${text}`,
+    '-re', '-f', 'lavfi', '-i', `color=c=${color}:s=${m.width}x${m.height}:r=${m.fps},${text}${frameCodeFilters(m)}`,
     '-re', '-f', 'lavfi', '-i', `sine=frequency=${m.toneHz}:sample_rate=48000${toneGate(m)}`,
     '-map', '0:v', ...video, '-g', gop, '-keyint_min', gop, '-pix_fmt', 'yuv420p',
     '-payload_type', '96', '-f', 'rtp', rtp(videoPort),

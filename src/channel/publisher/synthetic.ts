@@ -14,6 +14,11 @@ export interface SyntheticPublisherOptions extends Partial<SyntheticMedia> {
   readonly token?: string | undefined;
   readonly profile?: 'communication' | 'live';
   readonly stunUrl?: string;
+  /**
+   * Called when the last packet of video frame `index` (counted from the publisher's first frame, as its frame code
+   * shows) goes to the peer: the frame's send time for latency benchmarks.
+   */
+  readonly onVideoFrame?: (index: number, sentAtMs: number) => void;
 }
 
 export interface SyntheticPublisher {
@@ -39,14 +44,14 @@ interface RtpInput {
 /** ffmpeg's RTP has no retransmission: room for a few seconds of it while a busy event loop is not reading. */
 const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
 
-async function rtpInput(onPacket: () => void): Promise<RtpInput> {
+async function rtpInput(onPacket: (msg: Buffer) => void): Promise<RtpInput> {
   const sock = createSocket({ type: 'udp4', recvBufferSize: RECV_BUFFER_BYTES });
   const input: RtpInput = { sock, track: undefined };
   sock.on('message', (msg) => {
     // RTCP (payload types 200-204 with the marker bit) shares the port; the werift sender makes its own.
     if (msg.length < 12 || (msg[1]! >= 200 && msg[1]! <= 204)) return;
-    onPacket();
     input.track?.writeRtp(msg);
+    onPacket(msg);
   });
   await new Promise<void>((resolve) => sock.bind(0, '127.0.0.1', resolve));
   return input;
@@ -67,6 +72,7 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
     height: opts.height ?? 360,
     fps: opts.fps ?? 15,
     toneTurns: opts.toneTurns,
+    frameCode: opts.frameCode,
   };
   if (!COLOR.test(media.color)) throw new Error(`color must be a name like "red" or hex like "#ff0000", got "${media.color}"`);
   const q = new URLSearchParams({ uid: String(opts.uid), ...(opts.profile ? { profile: opts.profile } : {}) });
@@ -78,7 +84,19 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
     packets[kind]++;
     if (packets.audio > 0 && packets.video > 0) flowing();
   };
-  const video = await rtpInput(count('video'));
+  const frameTicks = 90_000 / media.fps;
+  let firstTimestamp: number | undefined;
+  const countVideo = count('video');
+  const onVideo = opts.onVideoFrame
+    ? (msg: Buffer) => {
+        countVideo();
+        if ((msg[1]! & 0x80) === 0) return; // not the frame's last packet
+        const ts = msg.readUInt32BE(4);
+        firstTimestamp ??= ts;
+        opts.onVideoFrame!(Math.round(((ts - firstTimestamp) >>> 0) / frameTicks), Date.now());
+      }
+    : countVideo;
+  const video = await rtpInput(onVideo);
   const audio = await rtpInput(count('audio'));
   const ff: ChildProcess = spawnChild('ffmpeg', syntheticFfmpegArgs(media, video.sock.address().port, audio.sock.address().port), {
     stdio: ['ignore', 'ignore', 'pipe'],

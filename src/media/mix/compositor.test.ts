@@ -7,7 +7,8 @@ import { createI420Frame, i420PixelAt, solidI420Frame, type I420Frame } from './
 import { layout } from './layout.ts';
 import { MIX_LAYOUT } from './layout-settings.ts';
 import type { PixelRect } from './region.ts';
-import type { ScalingMethod } from './scaling-plan.ts';
+import { ALPHA_OPAQUE, drawPlaneBilinear } from './plane-ops.ts';
+import { buildDrawPlan, type ScalingMethod } from './scaling-plan.ts';
 
 const RED = hexToYuv('#FF0000');
 const GREEN = hexToYuv('#00FF00');
@@ -157,6 +158,26 @@ test('bilinear blends between source pixels; nearest does not', () => {
   const smooth = lumaRow('bilinear');
   assert.ok(smooth.some((v) => v > 16 && v < 235), `intermediate values expected: ${smooth}`);
   assert.deepEqual([...smooth].sort((a, b) => a - b), smooth, 'monotonic from black to white');
+});
+
+test('bilinear at exactly half size (the 2×2 mean fast path) gives the same bytes as the weighted loop', () => {
+  // Noise, so that every one of the four samples matters.
+  const source = createI420Frame(64, 36);
+  let seed = 7;
+  for (let i = 0; i < source.data.length; i++) source.data[i] = (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
+  const plan = buildDrawPlan(64, 36, { x: 4, y: 2, width: 32, height: 18 }, 'crop', 'bilinear');
+  assert.ok(plan.luma!.halves && plan.chroma!.halves, 'the plan takes the fast path');
+  for (const alpha of [ALPHA_OPAQUE, 100]) {
+    for (const [map, plane] of [[plan.luma!, 'y'], [plan.chroma!, 'u']] as const) {
+      const stride = plane === 'y' ? 40 : 20;
+      const fast = new Uint8Array(stride * 24).fill(50);
+      const weighted = fast.slice();
+      drawPlaneBilinear(fast, stride, source[plane], map, alpha);
+      drawPlaneBilinear(weighted, stride, source[plane], { ...map, halves: false }, alpha);
+      assert.deepEqual(fast, weighted, `${plane} plane, alpha ${alpha}`);
+    }
+  }
+  assert.ok(!buildDrawPlan(64, 36, { x: 0, y: 0, width: 40, height: 18 }, 'crop', 'bilinear').luma!.halves, 'not for other factors');
 });
 
 test('scaling tables are reused frame after frame; the wrong target size is refused', () => {

@@ -42,6 +42,10 @@ export function drawPlaneBilinear(dst: Uint8Array, dstStride: number, src: Uint8
   }
   const { x, y, width, height, column0, column1, columnWeight, rowOffset0, rowOffset1, rowWeight } = map;
   const opaque = alpha >= ALPHA_OPAQUE;
+  if (opaque && map.halves) {
+    drawPlaneHalved(dst, dstStride, src, map);
+    return;
+  }
   const keep = ALPHA_OPAQUE - alpha;
   for (let j = 0; j < height; j++) {
     const top = rowOffset0[j]!;
@@ -69,6 +73,24 @@ export function drawPlaneBilinear(dst: Uint8Array, dstStride: number, src: Uint8
         const value = (upper * wyTop + lower * wy + 32768) >> 16;
         dst[out + i] = (value * alpha + dst[out + i]! * keep + 128) >> 8;
       }
+    }
+  }
+}
+
+/**
+ * Bilinear at exactly half size, opaque: the mean of each 2×2 block, (a + b + c + d + 2) >> 2, which is what the
+ * weighted loop computes with all weights ½ — the same bytes for a third of the loads (a 640×360 picture in a
+ * quarter of a 640×360 canvas, 320×180 in a sixteenth).
+ */
+function drawPlaneHalved(dst: Uint8Array, dstStride: number, src: Uint8Array, map: PlaneMap): void {
+  const { x, y, width, height, column0, rowOffset0, sourceStride } = map;
+  const first = column0[0]!;
+  for (let j = 0; j < height; j++) {
+    let top = rowOffset0[j]! + first;
+    const out = (y + j) * dstStride + x;
+    for (let i = 0; i < width; i++, top += 2) {
+      const bottom = top + sourceStride;
+      dst[out + i] = (src[top]! + src[top + 1]! + src[bottom]! + src[bottom + 1]! + 2) >> 2;
     }
   }
 }

@@ -25,6 +25,12 @@ export interface PlaneMap {
   readonly samplesAreExact: boolean;
   /** Exact and 1:1 horizontally: each output row is one contiguous source run starting at column0[0]. */
   readonly rowIsCopy: boolean;
+  /**
+   * Bilinear at exactly half size both ways: each output sample is the rounded mean of a 2×2 source block starting
+   * at (column0[0] + 2i, rowOffset0[j]), `sourceStride` bytes between its rows (the same values as the weighted path).
+   */
+  readonly halves: boolean;
+  readonly sourceStride: number;
 }
 
 /** How one picture of a given size lands in one region: the picture's planes and, in fit mode, the black bars. */
@@ -81,6 +87,9 @@ function planeMap(
   const samplesAreExact = method === 'nearest' || (columns.weight.every((w) => w === 0) && rows.weight.every((w) => w === 0));
   let rowIsCopy = samplesAreExact && columns.index0[0]! + dst.width <= srcPlane.width;
   for (let i = 1; rowIsCopy && i < dst.width; i++) rowIsCopy = columns.index0[i] === columns.index0[0]! + i;
+  const halvesAxis = (t: ReturnType<typeof axisTables>): boolean =>
+    t.index0.every((v, i) => v === t.index0[0]! + 2 * i && t.index1[i] === v + 1 && t.weight[i] === WEIGHT_ONE / 2);
+  const halves = method === 'bilinear' && halvesAxis(columns) && halvesAxis(rows);
   return {
     ...dst,
     column0: columns.index0,
@@ -91,6 +100,8 @@ function planeMap(
     rowWeight: rows.weight,
     samplesAreExact,
     rowIsCopy,
+    halves,
+    sourceStride: stride,
   };
 }
 

@@ -70,6 +70,7 @@ export class MixPipeline {
   #settings: MixLayoutSettings;
   #images: MixImages | undefined;
   #stopped = false;
+  readonly #observers = new Set<(frame: MixOutputFrame) => void>();
 
   constructor(
     private readonly options: MixPipelineOptions,
@@ -100,6 +101,20 @@ export class MixPipeline {
   /** Output frames composed so far. */
   get framesWritten(): number {
     return this.#frameClock?.emitted ?? 0;
+  }
+
+  /** Bytes handed to the encoder and not yet taken by it: growing means the encoder is slower than real time. */
+  get encoderBacklogBytes(): number {
+    return this.#encoder?.backlogBytes ?? 0;
+  }
+
+  /**
+   * Diagnostics (benchmarks): `listener` sees every composed frame right after it went to the encoder pipe, like
+   * the `onFrame` event. Returns the function that removes it.
+   */
+  observeFrames(listener: (frame: MixOutputFrame) => void): () => void {
+    this.#observers.add(listener);
+    return () => this.#observers.delete(listener);
   }
 
   /** Starts the encoder and the frame clock; the recording's time 0 is now. */
@@ -203,6 +218,7 @@ export class MixPipeline {
     if (canvas) encoder.writeVideo(canvas.data, () => engine.releaseCanvasFrame(canvas));
     if (this.#streams.audio) encoder.writeAudio(frame.audio);
     this.events.onFrame?.(frame);
+    for (const observe of this.#observers) observe(frame);
   }
 
   #videoDecoder(uid: string, track: RtpTrackDescription, clock: SenderClock): UserVideoDecoder {

@@ -1,0 +1,491 @@
+/**
+ * Mix recording benchmark (docs/recording-mix.md, "Benchmark: mix recording"): real mix recordings through the
+ * recording API of an in-process reeltime, fed by synthetic WHIP publishers that run in their own process
+ * (bench/mix/publishers.ts), so the recorder's CPU is counted apart from theirs.
+ *
+ * Part 1, cost: 4 publishers (640×360@15, two VP8, two H.264, Opus tones) → a 640×360@15 H.264 best-fit mix.
+ * Counted: this process's CPU while recording minus the same server with the same publishers and no recording
+ * (WebRTC forwarding and receive, compositing, mixing), plus every decoder and the encoder child, from /proc.
+ * Floor, in the same run: one ffmpeg that reads the same four publishers' media from files in real time (encoded
+ * beforehand with the publishers' own ffmpeg arguments), decodes them, scales and stacks them (xstack, amix) and
+ * encodes with the mix encoder's own arguments. Target: recorder ≤ 1.2 × floor.
+ *
+ * Part 2, scale: N publishers at 320×180 into 640×360@15 for N = 17, 12, 8, 4 until one keeps real time (output
+ * frames per second of wall time, encoder backlog, every input decoded at the rate it is sent); and the latency
+ * from a publisher's frame leaving its ffmpeg to the same frame going into the encoder pipe (each publisher draws
+ * its frame number as a binary code, read back from the composed canvases).
+ *
+ *   npm run bench:mix [-- [--part 1|2] [--seconds S] [--quick] [--size WxH] [N ...]]
+ *   (defaults: both parts, 60 s windows (--quick: 20 s), part 1 publishers 640x360, part 2 N = 17 12 8 4)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { FRAME_CODE } from '../../src/channel/index.ts';
+import { syntheticFfmpegArgs } from '../../src/channel/publisher/ffmpeg-args.ts'; // not in the index: the publishers' own arguments, for the floor's input files
+import { FfmpegProcess, runFfmpeg } from '../../src/media/ffmpeg.ts';
+import { layout, MIX_LAYOUT, mixAudioProfile, type MixRegion } from '../../src/media/mix/index.ts';
+import { MixPipeline, mixEncoderArgs, type MixOutputFrame } from '../../src/media/mix/live/index.ts';
+import { childrenOf, spawnChild } from '../../src/process/index.ts';
+import { rtcToken, startHarness, storageConfig, type Harness } from '../../src/recorders/individual/testing/harness.ts';
+import { sleep, waitFor } from '../../src/recorders/individual/testing/media-checks.ts';
+import { cpuSecondsOf, loadAverage, ownCpuSeconds } from './proc-cpu.ts';
+import type { PublisherPlan, PublishersMessage, PublishersPlan } from './publishers.ts';
+
+const argv = process.argv.slice(2);
+const option = (name: string): string | undefined => {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
+const QUICK = argv.includes('--quick');
+const SECONDS = Number(option('--seconds') ?? process.env.BENCH_SECONDS ?? (QUICK ? 20 : 60));
+const PART = option('--part');
+/** Part 1's publisher size (`--size WxH`, default 640x360). */
+const PART1_SIZE = (() => {
+  const [width, height] = (option('--size') ?? '640x360').split('x').map(Number);
+  if (!(width! > 0 && height! > 0)) throw new RangeError('--size must be WIDTHxHEIGHT, e.g. 320x180');
+  return { width: width!, height: height! };
+})();
+const NS = (() => {
+  const ns = argv.filter((a, i) => /^\d+$/.test(a) && !['--seconds', '--part', '--size'].includes(argv[i - 1]!)).map(Number);
+  return ns.length > 0 ? ns : [17, 12, 8, 4];
+})();
+const BASELINE_SECONDS = 10;
+const WARMUP_SECONDS = 3;
+const CANVAS = { width: 640, height: 360 };
+const FPS = 15;
+const BITRATE_KBPS = 800;
+const COLOURS = ['red', 'blue', 'green', 'yellow', 'magenta', 'cyan', 'orange', 'purple', 'white', 'gray', 'pink', 'brown', 'navy', 'olive', 'teal', 'maroon', 'lime'];
+const PUBLISHERS_SCRIPT = new URL('./publishers.ts', import.meta.url).pathname;
+
+// The recorder builds its MixPipeline inside the session; the benchmark watches the one it starts.
+const pipelines: MixPipeline[] = [];
+const startPipeline = MixPipeline.prototype.start;
+MixPipeline.prototype.start = function (this: MixPipeline): void {
+  pipelines.push(this);
+  startPipeline.call(this);
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Publishers in their own process
+
+interface Publishers {
+  readonly pid: number;
+  /** Per uid: frame index → send time (ms). */
+  readonly sent: Map<number, Map<number, number>>;
+  stop(): Promise<void>;
+}
+
+function users(n: number, size: { width: number; height: number }, codecs: 'mixed' | 'vp8'): PublisherPlan[] {
+  return Array.from({ length: n }, (_, i) => ({
+    uid: 1000 + i,
+    color: COLOURS[i % COLOURS.length]!,
+    toneHz: 300 + 60 * i,
+    codec: codecs === 'mixed' && i % 2 === 1 ? 'h264' : 'vp8',
+    ...size,
+  }));
+}
+
+async function startPublishers(baseUrl: string, cname: string, plan: readonly PublisherPlan[]): Promise<Publishers> {
+  const full: PublishersPlan = { baseUrl, cname, fps: FPS, frameCode: true, users: plan };
+  const child: ChildProcess = spawnChild(process.execPath, [...process.execArgv, PUBLISHERS_SCRIPT, JSON.stringify(full)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const sent = new Map<number, Map<number, number>>(plan.map((u) => [u.uid, new Map()]));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  let rest = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (d: string) => {
+      const lines = (rest + d).split('\n');
+      rest = lines.pop()!;
+      for (const line of lines) {
+        const m = JSON.parse(line) as PublishersMessage;
+        if (m.type === 'ready') resolve();
+        else if (m.type === 'failed') reject(new Error(`publishers: ${m.message}`));
+        else for (const [uid, index, at] of m.frames) sent.get(uid)?.set(index, at);
+      }
+    });
+    void exited.then(() => reject(new Error('the publishers process exited')));
+  });
+  const stop = async (): Promise<void> => {
+    child.stdin!.end();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    await ready;
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { pid: child.pid!, sent, stop };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// CPU
+
+type Part = 'videoDecoders' | 'audioDecoders' | 'encoder' | 'floor' | 'publishers';
+
+function partOf(args: readonly string[]): Part | undefined {
+  if (args.includes(PUBLISHERS_SCRIPT)) return 'publishers';
+  if (args.some((a) => a.includes('xstack'))) return 'floor';
+  const sdp = args.find((a) => a.endsWith('.sdp'));
+  if (sdp) return /\/video-[^/]*\.sdp$/.test(sdp) ? 'videoDecoders' : 'audioDecoders';
+  if (args.includes('pipe:3') && args.includes('libx264')) return 'encoder';
+  return undefined;
+}
+
+/** The processes to count: this process's children by part, the publishers process and its children. */
+function scanParts(): Map<number, Part> {
+  const out = new Map<number, Part>();
+  for (const c of childrenOf(process.pid)) {
+    const part = partOf(c.argv);
+    if (!part) continue;
+    out.set(c.pid, part);
+    if (part === 'publishers') for (const g of childrenOf(c.pid)) out.set(g.pid, 'publishers');
+  }
+  return out;
+}
+
+interface CpuFigures {
+  readonly seconds: number;
+  /** This process (the server: SFU, recorder's WebRTC receive, compositor, mixer), cores. */
+  readonly node: number;
+  readonly parts: Record<Part, number>;
+}
+
+/**
+ * Cores used over `seconds`. The process table is scanned at the start, every 5 s (decoders that start late or
+ * restart) and at the end; known processes are read every second so that one that exits still counts up to its
+ * last reading. `during` runs once a second (samples of the benchmark's own).
+ */
+async function measureCpu(seconds: number, during?: () => void): Promise<CpuFigures> {
+  const parts = scanParts();
+  const start = new Map<number, number>();
+  const last = new Map<number, number>();
+  const read = (): void => {
+    for (const pid of parts.keys()) {
+      const cpu = cpuSecondsOf(pid);
+      if (cpu === undefined) continue;
+      if (!start.has(pid)) start.set(pid, cpu); // new: counted from when first seen
+      last.set(pid, cpu);
+    }
+  };
+  read();
+  const self0 = ownCpuSeconds();
+  const t0 = performance.now();
+  const until = t0 + seconds * 1000;
+  let tick = 0;
+  while (performance.now() < until) {
+    await sleep(Math.min(1000, Math.max(0, until - performance.now())));
+    if (++tick % 5 === 0) for (const [pid, part] of scanParts()) if (!parts.has(pid)) parts.set(pid, part);
+    read();
+    during?.();
+  }
+  for (const [pid, part] of scanParts()) if (!parts.has(pid)) parts.set(pid, part);
+  read();
+  const elapsed = (performance.now() - t0) / 1000;
+  const cores: Record<Part, number> = { videoDecoders: 0, audioDecoders: 0, encoder: 0, floor: 0, publishers: 0 };
+  for (const [pid, cpu] of last) cores[parts.get(pid)!] += (cpu - start.get(pid)!) / elapsed;
+  return { seconds: elapsed, node: (ownCpuSeconds() - self0) / elapsed, parts: cores };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Frame codes at the encoder input
+
+/** The frame code drawn by the publisher in `rect` of a composed canvas, or undefined where none is readable. */
+function readFrameCode(frame: MixOutputFrame, rect: MixRegion['rect']): number | undefined {
+  const canvas = frame.video!;
+  const y = rect.y + Math.floor(rect.height * (1 - FRAME_CODE.bandFraction / 2));
+  let code = 0;
+  for (let k = 0; k < FRAME_CODE.bits; k++) {
+    const x = rect.x + Math.floor((rect.width * (k + 0.5)) / FRAME_CODE.bits);
+    const luma = canvas.y[y * canvas.width + x]!;
+    if (luma > 60 && luma < 180) return undefined; // not the code band (background, another picture)
+    if (luma >= 180) code |= 1 << k;
+  }
+  return code;
+}
+
+interface Sighting {
+  readonly uid: number;
+  readonly code: number;
+  readonly atMs: number;
+}
+
+/** Every change of each user's frame code in the composed canvases, with the time the canvas went to the encoder. */
+class FrameCodeWatcher {
+  readonly sightings: Sighting[] = [];
+  readonly #last = new Map<string, number>();
+  recording = false;
+
+  onFrame(frame: MixOutputFrame): void {
+    if (!this.recording || !frame.video) return;
+    const at = Date.now();
+    for (const r of frame.regions) {
+      if (r.uid === null) continue;
+      const code = readFrameCode(frame, r.rect);
+      if (code === undefined || this.#last.get(r.uid) === code) continue;
+      this.#last.set(r.uid, code);
+      this.sightings.push({ uid: Number(r.uid), code, atMs: at });
+    }
+  }
+}
+
+interface LatencyFigures {
+  readonly count: number;
+  readonly medianMs: number;
+  readonly p95Ms: number;
+  readonly maxMs: number;
+  /** Median of the first and the second half of the window: a growing latency means falling behind. */
+  readonly firstHalfMedianMs: number;
+  readonly secondHalfMedianMs: number;
+}
+
+const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
+
+/** Each sighting matched to the newest frame with that code sent before it. */
+function latencies(sightings: readonly Sighting[], sent: Map<number, Map<number, number>>): LatencyFigures {
+  const modulo = 2 ** FRAME_CODE.bits;
+  const out: number[] = [];
+  for (const s of sightings) {
+    const frames = sent.get(s.uid);
+    if (!frames) continue;
+    let newest = -1;
+    for (const i of frames.keys()) if (i > newest) newest = i;
+    for (let n = Math.floor(newest / modulo) * modulo + s.code; n >= 0; n -= modulo) {
+      const at = frames.get(n);
+      if (at !== undefined && at <= s.atMs) {
+        if (s.atMs - at < 10_000) out.push(s.atMs - at);
+        break;
+      }
+    }
+  }
+  const half = Math.floor(out.length / 2);
+  const median = (xs: number[]): number => percentile([...xs].sort((a, b) => a - b), 0.5);
+  const sorted = [...out].sort((a, b) => a - b);
+  return {
+    count: out.length,
+    medianMs: median(out),
+    p95Ms: percentile(sorted, 0.95),
+    maxMs: sorted.at(-1) ?? NaN,
+    firstHalfMedianMs: median(out.slice(0, half)),
+    secondHalfMedianMs: median(out.slice(half)),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// One mix recording
+
+interface RecordingFigures {
+  readonly cpu: CpuFigures;
+  /** This process without a recording (same server, same publishers), cores. */
+  readonly baselineNode: number;
+  readonly outputFps: number;
+  readonly decodedFpsPerInput: number;
+  readonly sentFpsPerInput: number;
+  readonly maxBacklogFrames: number;
+  readonly endBacklogFrames: number;
+  readonly latency: LatencyFigures;
+}
+
+async function recordMix(h: Harness, cname: string, plan: readonly PublisherPlan[]): Promise<RecordingFigures> {
+  const publishers = await startPublishers(h.server.url, cname, plan);
+  try {
+    const baseline = await measureCpu(BASELINE_SECONDS);
+    const before = pipelines.length;
+    const rec = await h.startRecording(cname, '9000', {
+      token: rtcToken(cname, 9000, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: {
+        channelType: 0,
+        streamTypes: 2,
+        audioProfile: 0,
+        maxIdleTime: 120,
+        subscribeVideoUids: ['#allstream#'],
+        subscribeAudioUids: ['#allstream#'],
+        transcodingConfig: { width: CANVAS.width, height: CANVAS.height, fps: FPS, bitrate: BITRATE_KBPS, mixedVideoLayout: MIX_LAYOUT.bestFit },
+      },
+      recordingFileConfig: { avFileType: ['hls'] },
+    });
+    const pipeline = await waitFor(() => pipelines.length > before && pipelines.at(-1), 30_000, 'the mix pipeline');
+    const watcher = new FrameCodeWatcher();
+    const unobserve = pipeline.observeFrames((f) => watcher.onFrame(f));
+    try {
+      // Everyone's video in: two seconds of frames per user decoded.
+      await waitFor(() => pipeline.decodedVideoFrames >= plan.length * 2 * FPS, 240_000, 'every user decoded').catch((e: Error) => {
+        const who = pipeline.roster.map((u) => `${u.uid}:${u.video.kind}`).join(' ');
+        throw new Error(`${e.message}: ${pipeline.decodedVideoFrames} frames decoded, ${pipeline.framesWritten} composed, users ${who || 'none'}`);
+      });
+      await sleep(WARMUP_SECONDS * 1000);
+      const frameBytes = (CANVAS.width * CANVAS.height * 3) / 2;
+      let maxBacklog = 0;
+      const sentBefore = [...publishers.sent.values()].reduce((a, m) => a + m.size, 0);
+      const decoded0 = pipeline.decodedVideoFrames;
+      const frames0 = pipeline.framesWritten;
+      watcher.recording = true;
+      const cpu = await measureCpu(SECONDS, () => (maxBacklog = Math.max(maxBacklog, pipeline.encoderBacklogBytes)));
+      watcher.recording = false;
+      const sentAfter = [...publishers.sent.values()].reduce((a, m) => a + m.size, 0);
+      const n = plan.length;
+      const figures: RecordingFigures = {
+        cpu,
+        baselineNode: baseline.node,
+        outputFps: (pipeline.framesWritten - frames0) / cpu.seconds,
+        decodedFpsPerInput: (pipeline.decodedVideoFrames - decoded0) / cpu.seconds / n,
+        sentFpsPerInput: (sentAfter - sentBefore) / cpu.seconds / n,
+        maxBacklogFrames: maxBacklog / frameBytes,
+        endBacklogFrames: pipeline.encoderBacklogBytes / frameBytes,
+        latency: latencies(watcher.sightings, publishers.sent),
+      };
+      const stop = await h.api('POST', h.path(rec.resourceId, rec.sid, 'stop'), { cname, uid: '9000', clientRequest: {} });
+      if (stop.status !== 200) throw new Error(`stop: ${stop.status} ${JSON.stringify(stop.body)}`);
+      return figures;
+    } finally {
+      unobserve();
+    }
+  } finally {
+    await publishers.stop();
+  }
+}
+
+const recorderCores = (f: RecordingFigures): number => Math.max(0, f.cpu.node - f.baselineNode) + f.cpu.parts.videoDecoders + f.cpu.parts.audioDecoders + f.cpu.parts.encoder;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Floor: one ffmpeg over the same media from files
+
+/** The publisher's own ffmpeg arguments writing `seconds` of its media to files instead of RTP. */
+function recordedInputArgs(p: PublisherPlan, videoFile: string, audioFile: string, seconds: number): string[] {
+  const live = syntheticFfmpegArgs({ ...p, fps: FPS, frameCode: true }, 1, 2);
+  const files = [videoFile, audioFile];
+  const out: string[] = [];
+  for (let i = 0; i < live.length; i++) {
+    const a = live[i]!;
+    if (a === '-re') continue;
+    if (a === '-payload_type') {
+      i++;
+      continue;
+    }
+    if (a === '-f' && live[i + 1] === 'rtp') {
+      const file = files.shift();
+      if (!file) throw new Error('the publisher writes more than two RTP outputs');
+      out.push('-t', String(seconds), '-f', 'matroska', file);
+      i += 2;
+      continue;
+    }
+    out.push(a);
+  }
+  if (files.length > 0) throw new Error('the publisher no longer writes one RTP output per kind');
+  return out;
+}
+
+async function floorRun(plan: readonly PublisherPlan[], dir: string): Promise<CpuFigures> {
+  const n = plan.length;
+  const seconds = SECONDS + WARMUP_SECONDS + 5;
+  const inputs: string[] = [];
+  for (const [i, p] of plan.entries()) {
+    const video = join(dir, `input-${i}-video.mkv`);
+    const audio = join(dir, `input-${i}-audio.mkv`);
+    await runFfmpeg(recordedInputArgs(p, video, audio, seconds), { timeoutMs: 600_000 });
+    inputs.push(video);
+    inputs.push(audio);
+  }
+  const regions = layout(MIX_LAYOUT.bestFit, CANVAS, plan.map((p) => String(p.uid))).filter((r) => r.uid !== null);
+  const videoIn = (i: number): number => 2 * i;
+  const audioIn = (i: number): number => 2 * i + 1;
+  const scaled = regions.map((r, i) => `[${videoIn(i)}:v]scale=${r.rect.width}:${r.rect.height}:flags=bilinear[s${i}]`);
+  const stack = `${regions.map((_, i) => `[s${i}]`).join('')}xstack=inputs=${n}:fill=black:layout=${regions.map((r) => `${r.rect.x}_${r.rect.y}`).join('|')}[x]`;
+  const pad = `[x]pad=${CANVAS.width}:${CANVAS.height}[v]`;
+  const mix = `${plan.map((_, i) => `[${audioIn(i)}:a]`).join('')}amix=inputs=${n}:normalize=0[a]`;
+  const audio = mixAudioProfile(0);
+  const encoder = mixEncoderArgs({ workDir: dir, canvas: CANVAS, fps: FPS, bitrateKbps: BITRATE_KBPS, audio, video: true, originMs: 0 });
+  // The mix encoder's output options with our own maps: from its first codec option on, the slice list to a file.
+  const output = encoder
+    .slice(encoder.indexOf('-c:v'))
+    .filter((a, i, all) => !(a === '-map' || all[i - 1] === '-map'))
+    .map((a) => (a === 'pipe:5' ? join(dir, 'floor.csv') : a));
+  const args = [
+    '-loglevel', 'error',
+    ...inputs.flatMap((f) => ['-re', '-i', f]),
+    '-filter_complex', [...scaled, stack, pad, mix].join(';'),
+    '-map', '[v]', '-map', '[a]', '-r', String(FPS), ...output,
+  ];
+  const ffmpeg = new FfmpegProcess(args, { cwd: dir });
+  try {
+    await sleep(WARMUP_SECONDS * 1000);
+    if (!ffmpeg.running) throw new Error(`floor ffmpeg exited: ${(await ffmpeg.exited).stderrTail}`);
+    return await measureCpu(SECONDS);
+  } finally {
+    await ffmpeg.stop(3000);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const f3 = (x: number): string => x.toFixed(3);
+
+function describe(f: RecordingFigures): string {
+  const p = f.cpu.parts;
+  const l = f.latency;
+  return [
+    `  recorder ${f3(recorderCores(f))} cores = node ${f3(Math.max(0, f.cpu.node - f.baselineNode))} (server ${f3(f.cpu.node)} − ${f3(f.baselineNode)} without recording)` +
+      ` + video decoders ${f3(p.videoDecoders)} + audio decoders ${f3(p.audioDecoders)} + encoder ${f3(p.encoder)}`,
+    `  publishers (own process, not counted) ${f3(p.publishers)} cores`,
+    `  output ${f.outputFps.toFixed(2)} fps; per input: sent ${f.sentFpsPerInput.toFixed(2)} fps, decoded ${f.decodedFpsPerInput.toFixed(2)} fps; encoder backlog max ${f.maxBacklogFrames.toFixed(1)} frames, at the end ${f.endBacklogFrames.toFixed(1)}`,
+    `  latency publisher frame → encoder input (${l.count} frames): median ${l.medianMs.toFixed(0)} ms, p95 ${l.p95Ms.toFixed(0)} ms, max ${l.maxMs.toFixed(0)} ms; medians first/second half ${l.firstHalfMedianMs.toFixed(0)}/${l.secondHalfMedianMs.toFixed(0)} ms`,
+  ].join('\n');
+}
+
+/** Real time: every output frame on time, the encoder keeping up, every input decoded as fast as it is sent. */
+function keptRealTime(f: RecordingFigures): boolean {
+  return (
+    f.outputFps >= 0.98 * FPS &&
+    f.endBacklogFrames <= 3 &&
+    f.decodedFpsPerInput >= 0.95 * f.sentFpsPerInput &&
+    f.latency.secondHalfMedianMs - f.latency.firstHalfMedianMs < 250
+  );
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-mix-'));
+  // A publisher process starved of CPU on a loaded machine may send nothing for seconds: not a reason to drop it.
+  const h = await startHarness({ mode: 'mix', channel: { idleTimeoutMs: 60_000 } });
+  try {
+    console.log(`mix benchmark: ${CANVAS.width}×${CANVAS.height}@${FPS} H.264 ${BITRATE_KBPS} kb/s + AAC 48 kb/s mono, best fit, ${SECONDS} s windows; load average ${loadAverage()}`);
+    if (PART !== '2') {
+      const plan = users(4, PART1_SIZE, 'mixed');
+      console.log(`\npart 1: 4 publishers ${PART1_SIZE.width}×${PART1_SIZE.height}@15 (2 VP8, 2 H.264, Opus) — load average ${loadAverage()}`);
+      const rec = await recordMix(h, 'bench-mix-4', plan);
+      console.log(describe(rec));
+      const floor = await floorRun(plan, dir);
+      const total = recorderCores(rec);
+      console.log(`  floor (one ffmpeg: 4 files decoded, xstack + amix, same encoder settings) ${f3(floor.parts.floor)} cores`);
+      console.log(`  ratio recorder / floor ${(total / floor.parts.floor).toFixed(2)} (target ≤ 1.2); load average ${loadAverage()}`);
+    }
+    if (PART !== '1') {
+      console.log(`\npart 2: N publishers 320×180@15 VP8 + Opus → ${CANVAS.width}×${CANVAS.height}@${FPS}, largest N that keeps real time`);
+      let best = 0;
+      for (const n of NS) {
+        console.log(`N = ${n} — load average ${loadAverage()}`);
+        const rec = await recordMix(h, `bench-mix-n${n}`, users(n, { width: 320, height: 180 }, 'vp8'));
+        const ok = keptRealTime(rec);
+        console.log(describe(rec));
+        console.log(`  kept real time: ${ok ? 'yes' : 'no'}; load average ${loadAverage()}`);
+        if (ok) {
+          best = n;
+          break;
+        }
+      }
+      console.log(`largest N that kept real time: ${best || 'none'} of ${NS.join(', ')} (tried from the largest down)`);
+    }
+  } finally {
+    await h.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();
+process.exit(0);
