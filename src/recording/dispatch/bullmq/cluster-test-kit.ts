@@ -26,6 +26,9 @@ export interface Cluster {
   readonly root: string;
   readonly bucketDir: string;
   readonly webhooks: ReceivedWebhook[];
+  /** The DATABASE_URL and REDIS_URL every process gets unless told otherwise (e.g. through a proxy). */
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
   /** A `reeltime` process: `args` [] runs every role; `dataDir` shared by processes that share a work volume. */
   start(args: readonly string[], opts?: { dataDir?: string; env?: Record<string, string> }): Promise<ServerProcess>;
   publish(baseUrl: string, cname: string, uid: number): Promise<SyntheticPublisher>;
@@ -53,6 +56,8 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
   });
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
   const hookPort = (hook.address() as { port: number }).port;
+  const databaseUrl = `${TEST_PG_URL}?schema=${db.location.pgSchema}`;
+  const redisUrl = env.REDIS_URL ?? TEST_REDIS_URL;
   const procs: ServerProcess[] = [];
   const publishers: SyntheticPublisher[] = [];
   let n = 0;
@@ -61,6 +66,8 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
     root,
     bucketDir: join(bucketRoot, BUCKET),
     webhooks,
+    databaseUrl,
+    redisUrl,
     async start(args, opts = {}) {
       const dataDir = opts.dataDir ?? join(root, `p${++n}`);
       mkdirSync(dataDir, { recursive: true });
@@ -68,7 +75,7 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
         dataDir,
         args,
         env: {
-          DATABASE_URL: `${TEST_PG_URL}?schema=${db.location.pgSchema}`,
+          DATABASE_URL: databaseUrl,
           REDIS_URL: TEST_REDIS_URL,
           REELTIME_REDIS_PREFIX: prefix,
           REELTIME_STORAGE_BUCKET_DIR: bucketRoot,
