@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSyntheticPublisher, type SyntheticPublisher } from '../../../channel/index.ts';
 import { verifySignature } from '../../../notify/index.ts';
-import { APP, BUCKET, rtcToken } from '../../../recorders/individual/testing/harness.ts';
+import { APP, BUCKET, rtcToken, storageConfig, type RecordingClient } from '../../../recorders/individual/testing/harness.ts';
 import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../../redis/testing.ts';
 import { openTestDatabase, startServerProcess, TEST_PG_URL, type ServerProcess, type TestDatabase } from '../../../testing/index.ts';
 
@@ -33,6 +33,16 @@ export interface Cluster {
   start(args: readonly string[], opts?: { dataDir?: string; env?: Record<string, string> }): Promise<ServerProcess>;
   publish(baseUrl: string, cname: string, uid: number): Promise<SyntheticPublisher>;
   close(): Promise<void>;
+}
+
+/** Starts an individual-mode session recording audio and video as HLS, the tests' common case. */
+export function startIndividualHls(client: RecordingClient, cname: string, uid: string): Promise<{ resourceId: string; sid: string }> {
+  return client.startRecording(cname, uid, {
+    token: rtcToken(cname, Number(uid), 2),
+    storageConfig: storageConfig(),
+    recordingConfig: { channelType: 0, subscribeUidGroup: 0, streamTypes: 2 },
+    recordingFileConfig: { avFileType: ['hls'] },
+  });
 }
 
 export async function startCluster(env: Record<string, string> = {}): Promise<Cluster> {

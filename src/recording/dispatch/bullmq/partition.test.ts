@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { recordingClient, rtcToken, storageConfig } from '../../../recorders/individual/testing/harness.ts';
+import { recordingClient } from '../../../recorders/individual/testing/harness.ts';
 import { bucketKeys, waitFor } from '../../../recorders/individual/testing/media-checks.ts';
 import { startTcpProxy, TEST_PG_URL, type TcpProxy } from '../../../testing/index.ts';
-import { startCluster, type Cluster } from './cluster-test-kit.ts';
+import { startCluster, startIndividualHls, type Cluster } from './cluster-test-kit.ts';
 import { TEST_REDIS_URL } from '../../../redis/testing.ts';
 
 const CNAME = 'partition';
@@ -38,12 +38,7 @@ test('partitioned recorder: stops writing after its lease, the other takes over,
   const first = await cluster.start(['recorder'], { env: { DATABASE_URL: pg.via(cluster.databaseUrl), REDIS_URL: redis.via(cluster.redisUrl) } });
   await cluster.publish(channel.url, CNAME, PUBLISHER);
   const client = recordingClient(api.url);
-  const { resourceId, sid } = await client.startRecording(CNAME, REC_UID, {
-    token: rtcToken(CNAME, Number(REC_UID), 2),
-    storageConfig: storageConfig(),
-    recordingConfig: { channelType: 0, subscribeUidGroup: 0, streamTypes: 2 },
-    recordingFileConfig: { avFileType: ['hls'] },
-  });
+  const { resourceId, sid } = await startIndividualHls(client, CNAME, REC_UID);
   // Objects of the first recorder (sid_...) and of the one that takes over (bak0_sid_...), with their write times.
   const objects = (firstOnes: boolean) =>
     bucketKeys(cluster.bucketDir)

@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { recordingClient, rtcToken, storageConfig } from '../../../recorders/individual/testing/harness.ts';
+import { recordingClient } from '../../../recorders/individual/testing/harness.ts';
 import { bucketKeys, probe, waitFor } from '../../../recorders/individual/testing/media-checks.ts';
 import { parseUserFileName } from '../../../media/index.ts';
 import { startTcpProxy, TEST_PG_URL, type TcpProxy } from '../../../testing/index.ts';
-import { startCluster, type Cluster } from './cluster-test-kit.ts';
+import { startCluster, startIndividualHls, type Cluster } from './cluster-test-kit.ts';
 
 const CNAME = 'pg-drop';
 const REC_UID = '9441';
@@ -45,12 +45,7 @@ test('PostgreSQL dropped and restored mid-session: recording continues, nothing 
   const [api, _recorder] = await Promise.all([cluster.start(['api'], { env }), cluster.start(['recorder'], { env })]);
   await cluster.publish(channel.url, CNAME, PUBLISHER);
   const client = recordingClient(api.url);
-  const { resourceId, sid } = await client.startRecording(CNAME, REC_UID, {
-    token: rtcToken(CNAME, Number(REC_UID), 2),
-    storageConfig: storageConfig(),
-    recordingConfig: { channelType: 0, subscribeUidGroup: 0, streamTypes: 2 },
-    recordingFileConfig: { avFileType: ['hls'] },
-  });
+  const { resourceId, sid } = await startIndividualHls(client, CNAME, REC_UID);
   const slices = () => bucketKeys(cluster.bucketDir).filter((k) => k.includes(`/${sid}_`) && /\.ts$/.test(k));
   await waitFor(() => slices().length > 0, 120_000, 'a slice before the outage');
 

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { APP, recordingClient, rtcToken, storageConfig } from '../../../recorders/individual/testing/harness.ts';
+import { APP, recordingClient, rtcToken } from '../../../recorders/individual/testing/harness.ts';
 import { bucketKeys, probe, waitFor } from '../../../recorders/individual/testing/media-checks.ts';
-import { startCluster, type Cluster } from './cluster-test-kit.ts';
+import { startCluster, startIndividualHls, type Cluster } from './cluster-test-kit.ts';
 
 const CNAME = 'followed';
 const REC_UID = '9431';
@@ -38,12 +38,7 @@ test('WHIP to the wrong channel node → 307 → published on the owner; a recor
   assert.ok(viaB.whip.location.startsWith(`${a.url}/`), viaB.whip.location);
 
   const client = recordingClient(api.url);
-  const { resourceId, sid } = await client.startRecording(CNAME, REC_UID, {
-    token: rtcToken(CNAME, Number(REC_UID), 2),
-    storageConfig: storageConfig(),
-    recordingConfig: { channelType: 0, subscribeUidGroup: 0, streamTypes: 2 },
-    recordingFileConfig: { avFileType: ['hls'] },
-  });
+  const { resourceId, sid } = await startIndividualHls(client, CNAME, REC_UID);
   const slicesOf = (uid: number) => bucketKeys(cluster.bucketDir).filter((k) => k.includes(`/${sid}_${CNAME}__uid_s_${uid}__`) && /\.ts$/.test(k));
   await waitFor(() => slicesOf(831).length > 0 && slicesOf(832).length > 0, 120_000, 'slices of both publishers in the bucket');
 
