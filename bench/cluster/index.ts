@@ -72,10 +72,22 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   const cname = (i: number) => `bench-${label}-${i}`;
   for (let i = 0; i < N; i++) {
     const c = cname(i);
-    const p = await startSyntheticPublisher({ baseUrl: o.channelUrl, appId: APP, cname: c, uid: 1000 + i, token: rtcToken(c, 1000 + i), width: 160, height: 120, fps: 5 });
-    pubs.push(p);
+    // werift's handshake can stall on a loaded machine: such an attempt is dropped and the next one made.
+    for (let attempt = 1; ; attempt++) {
+      const p = await startSyntheticPublisher({ baseUrl: o.channelUrl, appId: APP, cname: c, uid: 1000 + i, token: rtcToken(c, 1000 + i), width: 160, height: 120, fps: 5 });
+      try {
+        await p.ready;
+        pubs.push(p);
+        break;
+      } catch (e) {
+        await p.stop().catch(() => undefined);
+        if (attempt === 3) {
+          errors.push(`publisher ${i}: ${(e as Error).message}`);
+          break;
+        }
+      }
+    }
   }
-  await Promise.all(pubs.map((p) => p.ready.catch((e: Error) => errors.push(`publisher: ${e.message}`))));
   const startMs: number[] = [];
   const sessions = (
     await Promise.all(
