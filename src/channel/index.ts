@@ -1,4 +1,4 @@
-export { createChannelModule, type ChannelModule, type ChannelModuleOptions } from './module.ts';
+export { createChannelModule, type ChannelModule, type ChannelModuleOptions, type RecorderChannelView } from './module.ts';
 export type { ChannelConfig } from './config.ts';
 export { configuredApps, type AppLookup, type ChannelApp } from './apps.ts';
 export { CHANNEL_ERRORS, ChannelError, type ChannelErrorCode } from './errors.ts';

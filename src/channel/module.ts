@@ -2,7 +2,17 @@ import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { configuredApps, type AppLookup } from './apps.ts';
 import type { ChannelEventListener, ChannelSnapshot } from './membership/index.ts';
 import { registerChannelRoutes, registerPageRoutes } from './http/index.ts';
-import { advertisedUrl, localDirectory, redisDirectory, type ChannelDirectory } from './placement/index.ts';
+import { authorizeJoin } from './auth.ts';
+import {
+  advertisedUrl,
+  channelOwnerUrl,
+  followChannel,
+  localDirectory,
+  redisDirectory,
+  type ChannelDirectory,
+  type ChannelFollower,
+  type ChannelView,
+} from './placement/index.ts';
 import { registerChannelMetrics } from './metrics.ts';
 import { Sfu } from './sfu.ts';
 
@@ -12,7 +22,24 @@ export interface ChannelModule extends ReeltimeModule {
   snapshot(appId: string, cname: string): ChannelSnapshot;
   /** Every join/leave/publish/unpublish of every channel, in order; returns the unsubscribe function. */
   onEvent(listener: ChannelEventListener): () => void;
+  /**
+   * One channel wherever it is hosted: with Redis, followed on its owner node (a recorder-only process hosts
+   * nothing); without, this process's membership.
+   */
+  view(appId: string, cname: string): RecorderChannelView;
 }
+
+/** A channel as a recorder sees it. */
+export interface RecorderChannelView extends ChannelView {
+  /**
+   * Checks a reader's RTC token here (every process of a deployment has the app certificate); throws ChannelError.
+   * Absent when the channel is in this process: the recorder asks the channel's own endpoint.
+   */
+  authorize?(uid: number, token: string | undefined): void;
+}
+
+/** How often a followed channel's owner is looked up again (a channel nobody hosts yet, or one that moved). */
+const FOLLOW_POLL_MS = 1000;
 
 export interface ChannelModuleOptions {
   /** Where apps are looked up; defaults to the configuration's primary app. */
@@ -38,10 +65,61 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
           participants: (appId, cname) => sfu.membership.snapshot(appId, cname).participants.length,
         })
       : localDirectory();
+  const redis = ctx.redis;
+  // Followers of channels hosted elsewhere, shared by the sessions recording them, closed with the last listener.
+  const followers = new Map<string, { readonly follower: ChannelFollower; listeners: number }>();
+  const customerAuth = `Basic ${Buffer.from(`${ctx.config.customerId}:${ctx.config.customerSecret}`).toString('base64')}`;
+  const localView = (appId: string, cname: string): RecorderChannelView => ({
+    snapshot: () => sfu.membership.snapshot(appId, cname),
+    onEvent: (listener) => sfu.membership.subscribe((e) => e.appId === appId && e.cname === cname && listener(e)),
+    hostUrl: () => undefined,
+  });
+  const remoteView = (appId: string, cname: string): RecorderChannelView => {
+    const key = `${appId.toLowerCase()}\u0000${cname}`;
+    const entry = () => {
+      let e = followers.get(key);
+      if (!e) {
+        const follower = followChannel({
+          appId,
+          cname,
+          owner: () => channelOwnerUrl(redis!, appId, cname),
+          authorization: customerAuth,
+          pollMs: FOLLOW_POLL_MS,
+          clock: ctx.clock,
+          log,
+        });
+        followers.set(key, (e = { follower, listeners: 0 }));
+      }
+      return e;
+    };
+    return {
+      snapshot: () => followers.get(key)?.follower.snapshot() ?? { appId, cname, profile: undefined, participants: [] },
+      onEvent(listener) {
+        const e = entry();
+        e.listeners++;
+        const off = e.follower.onEvent(listener);
+        let done = false;
+        return () => {
+          if (done) return;
+          done = true;
+          off();
+          if (--e.listeners === 0 && followers.get(key) === e) {
+            followers.delete(key);
+            e.follower.close();
+          }
+        };
+      },
+      hostUrl: () => followers.get(key)?.follower.hostUrl(),
+      authorize(uid, token) {
+        authorizeJoin({ app: sfu.app(appId), token, cname, uid, publish: false, nowSec: Math.floor(ctx.clock.now() / 1000) });
+      },
+    };
+  };
   return {
     name: 'channel',
     snapshot: (appId, cname) => sfu.membership.snapshot(appId, cname),
     onEvent: (listener) => sfu.membership.subscribe(listener),
+    view: (appId, cname) => (redis ? remoteView(appId, cname) : localView(appId, cname)),
     async register(app) {
       if (!enabled) return;
       await app.register(async (child) => {
@@ -60,6 +138,8 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
       selfUrl = advertisedUrl(ctx.config.publicUrl, url);
     },
     async close() {
+      for (const { follower } of followers.values()) follower.close();
+      followers.clear();
       for (const stop of [...streams]) stop();
       await sfu.close();
       await directory.close();

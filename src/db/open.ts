@@ -76,8 +76,15 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const pool = new pg.Pool({
       connectionString: opts.url,
       max: 10,
+      // A server that went away (restart, partition) fails queries instead of hanging them: callers retry or fence.
+      connectionTimeoutMillis: 5000,
+      query_timeout: 15_000,
+      keepAlive: true,
       ...(opts.pgSchema ? { options: `-c search_path=${opts.pgSchema}` } : {}),
     });
+    // An idle client whose connection broke is dropped by the pool, which then emits this; unheard, it would end
+    // the process. The next query opens a new connection.
+    pool.on('error', () => undefined);
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
     dialect = 'sqlite';

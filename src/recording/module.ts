@@ -4,7 +4,14 @@ import type { NotifyModule } from '../notify/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { createAuthenticator, recordingApi, wordRecordingRefusal } from './api/index.ts';
 import { createInProcessDispatcher } from './dispatch/in-process.ts';
-import { createQueueDispatcher, LeaseStore, redisResourceLock, startRecorderWorker, type RecorderWorker } from './dispatch/bullmq/index.ts';
+import {
+  createQueueDispatcher,
+  LeaseStore,
+  redisResourceLock,
+  startRecorderWorker,
+  WorkerRegistry,
+  type RecorderWorker,
+} from './dispatch/bullmq/index.ts';
 import type { Dispatcher, Recorder } from './dispatch/types.ts';
 import type { RecordingNotifier } from './notifier.ts';
 import { SessionRuntime } from './runtime.ts';
@@ -46,7 +53,16 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
   const queued = !deps.dispatcher && ctx.redis !== undefined && ctx.bus !== undefined && redisUrl !== undefined && ctx.database.dialect === 'postgres';
   const leases = new LeaseStore(ctx.database.db);
   const queueDeps = queued
-    ? { redisUrl, redisPrefix: ctx.config.redis.prefix, bus: ctx.bus!, clock: ctx.clock, log, settings: cfg.dispatch, leases }
+    ? {
+        redisUrl,
+        redisPrefix: ctx.config.redis.prefix,
+        bus: ctx.bus!,
+        clock: ctx.clock,
+        log,
+        settings: cfg.dispatch,
+        leases,
+        workers: new WorkerRegistry(ctx.redis!),
+      }
     : undefined;
   const dispatcher =
     deps.dispatcher ??
@@ -101,6 +117,7 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
           recorders,
           reportFor: (task) => runtime.reportFor(task),
           rejoinToken: (appId, cname, uid) => rejoinToken(ctx.config, appId, cname, uid),
+          region: cfg.region,
         });
       } else if (!dispatcher.recoversItself) await runtime.recover();
     },

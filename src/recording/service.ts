@@ -15,6 +15,7 @@ import {
   DEFAULT_RESOURCE_EXPIRED_HOUR,
   LaunchFailedError,
   LayoutNotSupportedError,
+  NoRecorderFitsError,
   RecorderUnavailableError,
   requestStop,
   RESOURCE_TTL_MS,
@@ -141,6 +142,8 @@ export class RecordingService {
     checkStorageRegion(clientRequest.storageConfig, existing.resource.region, 'clientRequest.storageConfig');
     if (mode === 'web') await this.checkPageUrl(clientRequest);
     if (!this.d.dispatcher.supports(mode)) throw new RecorderUnavailableError(mode);
+    const unfit = await this.d.dispatcher.unplaceable?.(existing.resource);
+    if (unfit !== undefined) throw new NoRecorderFitsError(unfit);
     if (await this.d.store.hasActive(appId, env.cname, env.uid)) throw new TaskConflictError();
     const sid = randomBytes(16).toString('hex');
     // The store refuses a second active session of the same cname+uid (TaskConflictError) in a race.

@@ -226,7 +226,8 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
     write('snapshot', publicSnapshot(sfu, chApp.appId, cname));
     const off = sfu.membership.subscribe((ev: ChannelEvent) => {
       if (ev.appId !== chApp.appId || ev.cname !== cname) return;
-      write(ev.kind, ev, ev.seq);
+      // With the channel's profile after the event, so a follower on another node knows it (placement/follower.ts).
+      write(ev.kind, { ...ev, profile: sfu.membership.snapshot(ev.appId, ev.cname).profile ?? null }, ev.seq);
     });
   });
 

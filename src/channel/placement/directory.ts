@@ -135,3 +135,8 @@ export function redisDirectory(opts: RedisDirectoryOptions): ChannelDirectory {
     },
   };
 }
+
+/** The base URL of the node that hosts a channel now, read without claiming it; undefined when none does. */
+export async function channelOwnerUrl(redis: RedisConnection, appId: string, cname: string): Promise<string | undefined> {
+  return (await redis.commands.get(redis.key(...channelLeaseKey(appId, cname)))) ?? undefined;
+}

@@ -1,8 +1,6 @@
-export interface SseMessage {
-  readonly event: string;
-  readonly id: string | undefined;
-  readonly data: unknown;
-}
+import { readSseStream, type SseMessage } from '../client/sse.ts';
+
+export type { SseMessage } from '../client/sse.ts';
 
 export interface SseReader {
   readonly messages: SseMessage[];
@@ -17,32 +15,11 @@ export async function readSse(url: string, headers: Record<string, string> = {})
   if (res.status !== 200 || !res.body) throw new Error(`SSE ${url}: HTTP ${res.status} ${await res.text()}`);
   const messages: SseMessage[] = [];
   const waiters = new Set<() => void>();
-  void (async () => {
-    const dec = new TextDecoder();
-    let buf = '';
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buf += dec.decode(chunk, { stream: true });
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          let event = 'message';
-          let id: string | undefined;
-          const data: string[] = [];
-          for (const line of block.split('\n')) {
-            if (line.startsWith('event: ')) event = line.slice(7);
-            else if (line.startsWith('id: ')) id = line.slice(4);
-            else if (line.startsWith('data: ')) data.push(line.slice(6));
-          }
-          if (data.length) messages.push({ event, id, data: JSON.parse(data.join('\n')) });
-          for (const w of [...waiters]) w();
-        }
-      }
-    } catch {
-      // aborted
-    }
-  })();
+  void readSseStream(res.body as unknown as AsyncIterable<Uint8Array>, (m) => {
+    messages.push(m);
+    for (const w of [...waiters]) w();
+  }).catch(() => undefined); // aborted
+
   return {
     messages,
     waitFor(pred, timeoutMs = 20000) {

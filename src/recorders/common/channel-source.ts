@@ -1,11 +1,11 @@
 /**
- * What the recorder sees of a channel: who is there and publishing (in-process membership of the channel
- * module), and one publisher's media over WHEP as the task's uid with the task's token, like any other
- * subscriber. Each received track is described (codec, payload type, fmtp) for the media pipeline.
+ * What the recorder sees of a channel: who is there and publishing (the channel module's view of it: in this
+ * process, or followed on the node hosting it), and one publisher's media over WHEP, on that node, as the task's
+ * uid with the task's token, like any other subscriber. Each received track is described (codec, payload type, fmtp) for the media pipeline.
  */
 import type { RtpPacket } from 'werift';
 import type { ChannelEvent, ChannelModule, ChannelSnapshot, MediaKind, Profile } from '../../channel/index.ts';
-import { whepSubscribe, WhipHttpError, type WhepSubscriber } from '../../channel/index.ts';
+import { ChannelError, whepSubscribe, WhipHttpError, type WhepSubscriber } from '../../channel/index.ts';
 import type { RtpCodecName, RtpTrackDescription } from '../../media/index.ts';
 
 export interface MediaSubscription {
@@ -86,15 +86,21 @@ function describe(sub: WhepSubscriber, kind: MediaKind, pt: number): RtpTrackDes
 }
 
 export function channelSource(o: ChannelSourceOptions): ChannelSource {
-  const base = () => `${o.baseUrl().replace(/\/+$/, '')}/rtc/v1/apps/${encodeURIComponent(o.appId)}/channels/${encodeURIComponent(o.cname)}`;
+  const view = o.channel.view(o.appId, o.cname);
+  const base = () =>
+    `${(view.hostUrl() ?? o.baseUrl()).replace(/\/+$/, '')}/rtc/v1/apps/${encodeURIComponent(o.appId)}/channels/${encodeURIComponent(o.cname)}`;
   return {
-    snapshot: () => o.channel.snapshot(o.appId, o.cname),
-    onEvent(cb) {
-      return o.channel.onEvent((e) => {
-        if (e.appId === o.appId && e.cname === o.cname) cb(e);
-      });
-    },
+    snapshot: () => view.snapshot(),
+    onEvent: (cb) => view.onEvent(cb),
     async authorize() {
+      if (view.authorize) {
+        try {
+          return view.authorize(Number(o.uid), o.token);
+        } catch (e) {
+          if (e instanceof ChannelError) throw new ChannelRefusal(e.status, e.code, e.reason);
+          throw e;
+        }
+      }
       const q = new URLSearchParams({ uid: o.uid });
       const res = await fetch(`${base()}?${q}`, { headers: o.token ? { authorization: `Bearer ${o.token}` } : {} });
       if (!res.ok) throw await refusalOf(res);

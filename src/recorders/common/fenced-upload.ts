@@ -14,7 +14,8 @@ export function fenceUploads(upload: UploadSession, fence: WriteFence | undefine
     objectKey: (fileName) => upload.objectKey(fileName),
     async enqueue(localPath, key, options) {
       if (!fence.holds()) return { ok: false, reason: 'closed', message: 'this recorder no longer holds the session lease' };
-      return upload.enqueue(localPath, key, options);
+      // Waiting for the database (manifest retry) can outlast the lease: the fence is asked again before each retry.
+      return upload.enqueue(localPath, key, { ...options, stillWanted: () => fence.holds() && (options?.stillWanted?.() ?? true) });
     },
     async updateStorage(storage) {
       if (fence.holds()) await upload.updateStorage(storage);

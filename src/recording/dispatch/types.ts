@@ -1,4 +1,4 @@
-import type { RecordingMode, Scene, StartClientRequest, UpdateLayoutClientRequest } from '../validation/types.ts';
+import type { Area, RecordingMode, Scene, StartClientRequest, UpdateLayoutClientRequest } from '../validation/types.ts';
 import type { UploadingStatus } from '../../storage/index.ts';
 import type { RecorderUpdate, SubscriptionRequest } from './subscription.ts';
 
@@ -121,6 +121,11 @@ export interface Dispatcher {
    * answer 404, as the hosted service does). Absent in-process, where the session is always held.
    */
   holds?(resourceId: string): Promise<boolean>;
+  /**
+   * Why no recorder may take a session of this resource (acquire's `region` and `excludeResourceIds` against the
+   * recorders' labels), naming the field; undefined when one may. Absent in-process, where there is one recorder.
+   */
+  unplaceable?(resource: { readonly region: Area | undefined; readonly excludeResourceIds: readonly string[] }): Promise<string | undefined>;
   /** True when sessions survive this process on their own (queue-backed): restart recovery is then not run here. */
   readonly recoversItself?: boolean;
   close(): Promise<void>;

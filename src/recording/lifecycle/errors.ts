@@ -115,6 +115,11 @@ export class RecorderUnavailableError extends RecordingRefusal {
   }
 }
 
+/** start: no live recorder may take the session (acquire's region or excludeResourceIds); the message names the field. */
+export class NoRecorderFitsError extends RecordingRefusal {
+  override readonly name = 'NoRecorderFitsError';
+}
+
 /** acquire past the app's limit of concurrent tasks. */
 export class TooManyTasksError extends RecordingRefusal {
   override readonly name = 'TooManyTasksError';

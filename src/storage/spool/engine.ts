@@ -51,6 +51,12 @@ type RetryStep = Extract<FileStep, { state: 'pending' }>;
  * manifest rows, the sessions with their uploaders, and the file-row transition (docs/storage.md, "Inside the
  * spool").
  */
+/**
+ * A slice closed while the database is away waits this long for its manifest row (docs/deployment.md): longer
+ * than a database restart or failover, shorter than a recorder's patience with a stuck upload chain.
+ */
+const MANIFEST_RETRY_MS = 5 * 60 * 1000;
+
 export class UploadSpool {
   readonly #d: SpoolDeps;
   readonly #queue: UploadQueue;
@@ -95,6 +101,8 @@ export class UploadSpool {
       heldBytes: () => this.#queue.bytes,
       claimNew: (now) => this.#leases.claimNew(now),
       insertFile: (row) => deps.store.insertFile(row),
+      sleep: (ms) => new Promise((resolve) => deps.clock.setTimeout(resolve, ms)),
+      insertRetryMs: MANIFEST_RETRY_MS,
     });
   }
 

@@ -47,7 +47,15 @@ export interface SpoolIntakeDeps {
   /** The lease columns of a new row (its node and this process as owner). */
   readonly claimNew: (now: number) => Pick<FileRow, 'node' | 'owner' | 'lease_until'>;
   readonly insertFile: (row: FileRow) => Promise<void>;
+  /** Waits before the manifest insert is tried again (the database away for a while); on the injected clock. */
+  readonly sleep: (ms: number) => Promise<void>;
+  /** How long a failing manifest insert is retried before the intake gives up (the file stays where it was). */
+  readonly insertRetryMs: number;
 }
+
+/** First and longest wait between manifest insert attempts. */
+const INSERT_RETRY_FIRST_MS = 250;
+const INSERT_RETRY_MAX_MS = 2000;
 
 /**
  * Takes a closed file into the spool and the manifest, within the spool's byte limit: space is reserved before
@@ -67,6 +75,24 @@ export class SpoolIntake {
   /** Bytes the spool holds or has promised. */
   get usedBytes(): number {
     return this.#d.heldBytes() + this.#reserved;
+  }
+
+  /**
+   * The manifest row, retried while the database is away (a restart, a dropped connection) so a slice closed
+   * then is not dropped; the caller's later slices wait behind it, in order. Gives up (throws) after
+   * `insertRetryMs`, or when the caller no longer wants the file (`stillWanted`: a recorder fenced meanwhile).
+   */
+  async #insert(row: FileRow, options: EnqueueOptions): Promise<void> {
+    const giveUpAt = this.#d.now() + this.#d.insertRetryMs;
+    for (let wait = INSERT_RETRY_FIRST_MS; ; wait = Math.min(wait * 2, INSERT_RETRY_MAX_MS)) {
+      try {
+        return await this.#d.insertFile(row);
+      } catch (e) {
+        if (this.#d.now() + wait > giveUpAt) throw e;
+        await this.#d.sleep(wait);
+        if (options.stillWanted && !options.stillWanted()) throw e;
+      }
+    }
   }
 
   async take(sid: string, localPath: string, key: string, options: EnqueueOptions): Promise<{ readonly ok: true; readonly row: FileRow } | IntakeRefusal> {
@@ -112,7 +138,7 @@ export class SpoolIntake {
         ...this.#d.claimNew(now),
       };
       try {
-        await this.#d.insertFile(row);
+        await this.#insert(row, options);
       } catch (e) {
         await rm(spoolPath, { force: true });
         throw e;

@@ -66,6 +66,11 @@ export interface EnqueueOptions {
   readonly contentType?: string;
   /** Move the file into the spool instead of copying it (it must be complete and no longer written). */
   readonly move?: boolean;
+  /**
+   * Asked again before each retry of a manifest insert the database refused (it is away for a while); false gives
+   * up, leaving the file where it was. Default: always wanted.
+   */
+  readonly stillWanted?: () => boolean;
 }
 
 export interface SessionUploadStatus {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSyntheticPublisher, type SyntheticPublisher } from '../../../channel/index.ts';
 import { verifySignature } from '../../../notify/index.ts';
-import { APP, BUCKET, rtcToken } from '../../../recorders/individual/testing/harness.ts';
+import { APP, BUCKET, rtcToken, storageConfig, type RecordingClient } from '../../../recorders/individual/testing/harness.ts';
 import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../../redis/testing.ts';
 import { openTestDatabase, startServerProcess, TEST_PG_URL, type ServerProcess, type TestDatabase } from '../../../testing/index.ts';
 
@@ -26,10 +26,23 @@ export interface Cluster {
   readonly root: string;
   readonly bucketDir: string;
   readonly webhooks: ReceivedWebhook[];
+  /** The DATABASE_URL and REDIS_URL every process gets unless told otherwise (e.g. through a proxy). */
+  readonly databaseUrl: string;
+  readonly redisUrl: string;
   /** A `reeltime` process: `args` [] runs every role; `dataDir` shared by processes that share a work volume. */
   start(args: readonly string[], opts?: { dataDir?: string; env?: Record<string, string> }): Promise<ServerProcess>;
   publish(baseUrl: string, cname: string, uid: number): Promise<SyntheticPublisher>;
   close(): Promise<void>;
+}
+
+/** Starts an individual-mode session recording audio and video as HLS, the tests' common case. */
+export function startIndividualHls(client: RecordingClient, cname: string, uid: string): Promise<{ resourceId: string; sid: string }> {
+  return client.startRecording(cname, uid, {
+    token: rtcToken(cname, Number(uid), 2),
+    storageConfig: storageConfig(),
+    recordingConfig: { channelType: 0, subscribeUidGroup: 0, streamTypes: 2 },
+    recordingFileConfig: { avFileType: ['hls'] },
+  });
 }
 
 export async function startCluster(env: Record<string, string> = {}): Promise<Cluster> {
@@ -53,6 +66,8 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
   });
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
   const hookPort = (hook.address() as { port: number }).port;
+  const databaseUrl = `${TEST_PG_URL}?schema=${db.location.pgSchema}`;
+  const redisUrl = env.REDIS_URL ?? TEST_REDIS_URL;
   const procs: ServerProcess[] = [];
   const publishers: SyntheticPublisher[] = [];
   let n = 0;
@@ -61,6 +76,8 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
     root,
     bucketDir: join(bucketRoot, BUCKET),
     webhooks,
+    databaseUrl,
+    redisUrl,
     async start(args, opts = {}) {
       const dataDir = opts.dataDir ?? join(root, `p${++n}`);
       mkdirSync(dataDir, { recursive: true });
@@ -68,7 +85,7 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
         dataDir,
         args,
         env: {
-          DATABASE_URL: `${TEST_PG_URL}?schema=${db.location.pgSchema}`,
+          DATABASE_URL: databaseUrl,
           REDIS_URL: TEST_REDIS_URL,
           REELTIME_REDIS_PREFIX: prefix,
           REELTIME_STORAGE_BUCKET_DIR: bucketRoot,

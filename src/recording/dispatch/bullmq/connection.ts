@@ -3,6 +3,7 @@ import type { Clock } from '../../../clock/index.ts';
 import type { Logger } from '../../../log/index.ts';
 import { redactRedisUrl, type MessageBus } from '../../../redis/index.ts';
 import type { LeaseStore } from './lease.ts';
+import type { WorkerRegistry } from './registry.ts';
 import type { DispatchSettings } from './settings.ts';
 
 /** What both sides of queue-backed dispatch (API and recorder processes) are built from. */
@@ -15,6 +16,8 @@ export interface QueueContext {
   readonly log: Logger;
   readonly settings: DispatchSettings;
   readonly leases: LeaseStore;
+  /** Live recorders and their labels (region, id). */
+  readonly workers: WorkerRegistry;
 }
 
 /** BullMQ's own connection: its blocking commands need `maxRetriesPerRequest: null` (BullMQ docs, "Connections"). */

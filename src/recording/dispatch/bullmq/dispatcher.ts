@@ -3,6 +3,8 @@ import { within } from '../../within.ts';
 import type { Dispatcher, RecorderHandle, RecordingMode, RecordingTask } from '../types.ts';
 import { bullConnection, bullPrefix, type QueueContext } from './connection.ts';
 import { sendControl } from './control.ts';
+import { noFitReason } from './labels.ts';
+import { placementNeeds } from './registry.ts';
 import { QUEUE_NAME, topics, type Accepted, type ControlReply, type SessionJob } from './protocol.ts';
 
 export interface QueueDispatcherDeps extends QueueContext {
@@ -55,6 +57,10 @@ export function createQueueDispatcher(d: QueueDispatcherDeps): Dispatcher {
     recoversItself: true,
     attach,
     holds: (resourceId) => d.leases.isHeld(resourceId, d.clock.now()),
+    async unplaceable(resource) {
+      const [workers, needs] = await Promise.all([d.workers.live(d.clock.now()), placementNeeds(d.leases, resource)]);
+      return noFitReason(workers, needs);
+    },
     async launch(task) {
       let settle: (a: Accepted) => void = () => undefined;
       const accepted = new Promise<Accepted>((resolve) => (settle = resolve));

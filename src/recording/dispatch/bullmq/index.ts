@@ -5,3 +5,5 @@ export { LeaseStore, type Lease } from './lease.ts';
 export { redisResourceLock } from './lock.ts';
 export { parseDispatchSettings, type DispatchSettings } from './settings.ts';
 export type { QueueContext } from './connection.ts';
+export { fitsWorker, noFitReason, type PlacementNeeds, type WorkerLabels } from './labels.ts';
+export { WorkerRegistry } from './registry.ts';

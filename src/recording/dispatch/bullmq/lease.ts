@@ -71,6 +71,13 @@ export class LeaseStore {
     return row !== undefined && Number(row.expires_at) > now;
   }
 
+  /** The recorders that hold or last held these sessions (acquire's excludeResourceIds → recorder ids). */
+  async holdersOf(resourceIds: readonly string[]): Promise<string[]> {
+    if (resourceIds.length === 0) return [];
+    const rows = await this.db.selectFrom('recording_leases').select('holder').where('resource_id', 'in', [...resourceIds]).execute();
+    return [...new Set(rows.map((r) => r.holder))];
+  }
+
   /** Ends the lease at once (the session stopped), keeping the epoch so a late duplicate cannot resume it. */
   async release(lease: Lease): Promise<void> {
     await this.db

@@ -16,7 +16,8 @@ import { validateStartClientRequest } from '../../validation/index.ts';
 import type { Recorder, RecorderReport, RecordingTask } from '../types.ts';
 import { fenceUploads } from '../../../recorders/common/fenced-upload.ts';
 import { QUEUE_NAME } from './protocol.ts';
-import { createQueueDispatcher, LeaseStore, startRecorderWorker, type DispatchSettings } from './index.ts';
+import { createQueueDispatcher, LeaseStore, NoRecorderAccepted, startRecorderWorker, WorkerRegistry, type DispatchSettings } from './index.ts';
+import type { Area } from '../../validation/types.ts';
 
 const LEASE_MS = 9000;
 const log = createLogger('silent');
@@ -46,7 +47,11 @@ const settings = (over: Partial<DispatchSettings> = {}): DispatchSettings => ({
 
 let n = 0;
 /** A live task in the store, as `start` leaves it before the launch. */
-async function liveTask(store: TaskStore, clock: ManualClock): Promise<LiveTask> {
+async function liveTask(
+  store: TaskStore,
+  clock: ManualClock,
+  placement: { region?: Area; excludeResourceIds?: string[] } = {},
+): Promise<LiveTask> {
   const id = `r${++n}-${Date.now()}`;
   const now = clock.now();
   const issued = createIssuedTask({
@@ -56,8 +61,8 @@ async function liveTask(store: TaskStore, clock: ManualClock): Promise<LiveTask>
     uid: '77',
     scene: 0,
     resourceExpiredHour: 72,
-    region: 'EU',
-    excludeResourceIds: [],
+    region: 'region' in placement ? placement.region : 'EU',
+    excludeResourceIds: placement.excludeResourceIds ?? [],
     startParameter: undefined,
     issuedAt: now,
     expiresAt: now + RESOURCE_TTL_MS,
@@ -127,11 +132,12 @@ function setup(over: Partial<DispatchSettings> = {}, withWorker = true) {
   const store = new TaskStore(db.db);
   const leases = new LeaseStore(db.db);
   const bus = redisBus(redis);
-  const common = { redisUrl: TEST_REDIS_URL, redisPrefix: prefix, bus, clock, log, settings: settings(over), leases };
+  const common = { redisUrl: TEST_REDIS_URL, redisPrefix: prefix, bus, clock, log, settings: settings(over), leases, workers: new WorkerRegistry(redis) };
   const dispatcher = createQueueDispatcher({ ...common, modes: ['individual'] });
   const double = recorderDouble();
   const reports = reportLog();
   const worker = withWorker ? startRecorderWorker({ ...common, store, recorders: [double.recorder], reportFor: reports.reportFor }) : undefined;
+  const extra: { close(): Promise<void> }[] = [];
   return {
     clock,
     store,
@@ -139,12 +145,57 @@ function setup(over: Partial<DispatchSettings> = {}, withWorker = true) {
     dispatcher,
     double,
     reports,
+    /** Another recorder process on the same queue, serving `region`. */
+    addWorker(region: Area | undefined) {
+      const other = recorderDouble();
+      const w = startRecorderWorker({ ...common, store, recorders: [other.recorder], reportFor: reports.reportFor, region });
+      extra.push(w);
+      return { double: other, holder: w.holder };
+    },
     async close() {
+      for (const w of extra) await w.close();
       await worker?.close();
       await dispatcher.close();
     },
   };
 }
+
+test('region and excludeResourceIds: a session goes only to a recorder that fits; when none does, start is told which field', async () => {
+  const s = setup({}, false);
+  try {
+    const eu = s.addWorker('EU');
+    const na = s.addWorker('NA');
+    const resource = (t: LiveTask) => t.resource;
+    await until('both recorders announced', async () => (await new WorkerRegistry(redis).live(s.clock.now())).length >= 2);
+
+    const first = await liveTask(s.store, s.clock, { region: 'EU' });
+    await s.dispatcher.launch(recordingTaskOf(first, false), reportLog().reportFor());
+    assert.deepEqual(eu.double.tasks.map((t) => t.sid), [first.session.sid], 'the EU session runs on the EU recorder');
+    assert.equal(na.double.tasks.length, 0);
+    assert.equal(await s.dispatcher.unplaceable!(resource(first)), undefined);
+
+    // Excluding the first session's recorder leaves no EU recorder: start is refused before anything is queued.
+    const second = await liveTask(s.store, s.clock, { region: 'EU', excludeResourceIds: [first.resource.resourceId] });
+    assert.match(String(await s.dispatcher.unplaceable!(resource(second))), /^clientRequest\.excludeResourceIds \(acquire\): every recorder of region EU/);
+    // Queued anyway (an API process that checked before the recorders changed): no recorder takes it.
+    const refused = s.dispatcher.launch(recordingTaskOf(second, false), reportLog().reportFor());
+    await new Promise((r) => setTimeout(r, 2500));
+    s.clock.advance(5000);
+    await assert.rejects(refused, NoRecorderAccepted);
+    assert.deepEqual(eu.double.tasks.map((t) => t.sid), [first.session.sid], 'the excluded recorder never ran it');
+    assert.equal(na.double.tasks.length, 0, 'nor did the recorder of another region');
+
+    // The same exclusion in region NA: the NA recorder takes it.
+    const third = await liveTask(s.store, s.clock, { region: 'NA', excludeResourceIds: [first.resource.resourceId] });
+    await s.dispatcher.launch(recordingTaskOf(third, false), reportLog().reportFor());
+    assert.deepEqual(na.double.tasks.map((t) => t.sid), [third.session.sid]);
+
+    const nowhere = await liveTask(s.store, s.clock, { region: 'AP' });
+    assert.equal(await s.dispatcher.unplaceable!(resource(nowhere)), 'clientRequest.region (acquire): no recorder serves region AP; the recorders serve EU, NA');
+  } finally {
+    await s.close();
+  }
+});
 
 test('launch answers once the worker accepted; control reaches it; a lost lease fences it (no report, no upload) and stops it', async () => {
   const s = setup();

@@ -5,10 +5,13 @@ import type { TimerHandle } from '../../../clock/index.ts';
 import type { LiveTask, StoppingTask, Task } from '../../lifecycle/index.ts';
 import { recordingTaskOf } from '../../runtime.ts';
 import type { TaskStore } from '../../store/index.ts';
+import type { Area } from '../../validation/types.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingMode, StopResult } from '../types.ts';
 import { Admission } from './admission.ts';
 import { bullConnection, bullPrefix, type QueueContext } from './connection.ts';
+import { fitsWorker, type WorkerLabels } from './labels.ts';
 import type { Lease } from './lease.ts';
+import { placementNeeds } from './registry.ts';
 import { QUEUE_NAME, topics, type Accepted, type ControlMessage, type ControlReply, type SessionJob } from './protocol.ts';
 
 export interface RecorderWorkerDeps extends QueueContext {
@@ -18,6 +21,8 @@ export interface RecorderWorkerDeps extends QueueContext {
   readonly reportFor: (task: LiveTask | StoppingTask) => RecorderReport;
   /** An RTC token for the new uid a recorder rejoins with after a failover (undefined: keep the start's token). */
   readonly rejoinToken?: (appId: string, cname: string, uid: string) => string | undefined;
+  /** The area this recorder serves (`recording.region`); undefined: any. */
+  readonly region?: Area | undefined;
 }
 
 export interface RecorderWorker {
@@ -58,6 +63,16 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
   let closing = false;
   const connection = bullConnection(d.redisUrl, d.log, 'reeltime-worker');
   const minCost = Math.max(1, Math.min(...Object.values(d.settings.costs).filter((c) => c > 0), d.settings.capacity));
+
+  // Advertised in the registry so API processes can refuse a session no recorder fits; checked again per job below.
+  const labels: WorkerLabels = { id: holder, region: d.region };
+  let announceTimer: TimerHandle | undefined;
+  const announce = () => {
+    if (closing) return;
+    void d.workers.announce(labels, d.clock.now(), leaseMs).catch((e: Error) => d.log.warn({ err: e.message }, 'recorder announcement failed'));
+    announceTimer = d.clock.setTimeout(announce, leaseMs / 3);
+  };
+  announce();
 
   const publish = (topic: string, body: unknown) => void d.bus.publish(topic, JSON.stringify(body)).catch(() => undefined);
 
@@ -216,6 +231,8 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
       await job.moveToDelayed(Date.now() + ms, token);
       throw new DelayedError();
     };
+    // Another region, or a recorder the session excludes: left to the others (never run here).
+    if (!fitsWorker(labels, await placementNeeds(d.leases, task.resource))) return later(REFUSED_RETRY_MS);
     if (!admission.admit(cost)) return later(REFUSED_RETRY_MS);
     try {
       const asked = d.clock.now();
@@ -251,6 +268,8 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
       // Sessions here stay active in the queue: their job lock lapses and another recorder resumes them; the
       // leases are let go now so it need not wait for them too.
       closing = true;
+      if (announceTimer) d.clock.clearTimeout(announceTimer);
+      await d.workers.withdraw(holder).catch(() => undefined);
       await worker.close(true);
       await Promise.all([...running].map((leave) => leave()));
       connection.disconnect();

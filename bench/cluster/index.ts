@@ -1,0 +1,192 @@
+/**
+ * Cluster benchmark: N concurrent audio-only individual sessions (one synthetic publisher each) on a channel node,
+ * dispatched over 2 `reeltime recorder` processes through BullMQ (PostgreSQL + Redis), for SECONDS; then the same
+ * load on one embedded process (all roles, SQLite, in-process dispatch) as the baseline of the same run.
+ * Reports errors, files present after stop, start latency p50/p99 (the HTTP start call), API p99 (query calls
+ * during the run), and CPU per session-second of the recorder processes (with their ffmpeg children, from /proc)
+ * against the embedded process's (which also hosts the channel: its figure includes the SFU, so the channel node's
+ * CPU is added to the cluster side too for the like-for-like ratio).
+ *
+ *   node --import tsx bench/cluster/index.ts [N]   (default 50; BENCH_SECONDS=60)
+ */
+import { readFileSync, readdirSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, loadavg } from 'node:os';
+import { join } from 'node:path';
+import { startSyntheticPublisher, type SyntheticPublisher } from '../../src/channel/index.ts';
+import { startCluster } from '../../src/recording/dispatch/bullmq/cluster-test-kit.ts';
+import { APP, BUCKET, recordingClient, rtcToken, storageConfig } from '../../src/recorders/individual/testing/harness.ts';
+import { bucketKeys, sleep } from '../../src/recorders/individual/testing/media-checks.ts';
+import { startServerProcess, type ServerProcess } from '../../src/testing/index.ts';
+
+const N = Number(process.argv[2] ?? 50);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
+const TICK = 100; // USER_HZ
+
+/** CPU seconds (user + system) of a process and all its descendants now alive. */
+function treeCpu(rootPid: number): number {
+  const parent = new Map<number, number>();
+  const cpu = new Map<number, number>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parent.set(Number(d), Number(f[1]));
+      cpu.set(Number(d), (Number(f[11]) + Number(f[12])) / TICK);
+    } catch {
+      /* exited */
+    }
+  }
+  let total = 0;
+  for (const [pid, c] of cpu) {
+    for (let p: number | undefined = pid; p !== undefined && p > 1; p = parent.get(p)) {
+      if (p === rootPid) {
+        total += c;
+        break;
+      }
+    }
+  }
+  return total;
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]! : NaN;
+};
+
+interface Result {
+  readonly errors: string[];
+  readonly filesMissing: number;
+  readonly startMs: number[];
+  readonly apiMs: number[];
+  /** CPU s per session-second: recorders only, and everything that serves the sessions. */
+  readonly recorderCpu: number;
+  readonly allCpu: number;
+}
+
+/** Publishers, N sessions, SECONDS of recording with query calls, stop, files checked. */
+async function run(label: string, o: { apiUrl: string; channelUrl: string; bucketDir: string; recorders: number[]; all: number[] }): Promise<Result> {
+  const errors: string[] = [];
+  const client = recordingClient(o.apiUrl);
+  const pubs: SyntheticPublisher[] = [];
+  const cname = (i: number) => `bench-${label}-${i}`;
+  for (let i = 0; i < N; i++) {
+    const c = cname(i);
+    // werift's handshake can stall on a loaded machine: such an attempt is dropped and the next one made.
+    for (let attempt = 1; ; attempt++) {
+      const p = await startSyntheticPublisher({ baseUrl: o.channelUrl, appId: APP, cname: c, uid: 1000 + i, token: rtcToken(c, 1000 + i), width: 160, height: 120, fps: 5 });
+      try {
+        await p.ready;
+        pubs.push(p);
+        break;
+      } catch (e) {
+        await p.stop().catch(() => undefined);
+        if (attempt === 3) {
+          errors.push(`publisher ${i}: ${(e as Error).message}`);
+          break;
+        }
+      }
+    }
+  }
+  const startMs: number[] = [];
+  const sessions = (
+    await Promise.all(
+      Array.from({ length: N }, async (_, i) => {
+        const t0 = performance.now();
+        try {
+          const s = await client.startRecording(cname(i), String(5000 + i), {
+            token: rtcToken(cname(i), 5000 + i, 2),
+            storageConfig: storageConfig(),
+            recordingConfig: { channelType: 0, subscribeUidGroup: 0, streamTypes: 0 },
+            recordingFileConfig: { avFileType: ['hls'] },
+          });
+          startMs.push(performance.now() - t0);
+          return { i, ...s };
+        } catch (e) {
+          errors.push(`start ${i}: ${(e as Error).message}`);
+          return undefined;
+        }
+      }),
+    )
+  ).filter((s) => s !== undefined);
+  const cpu0 = { rec: o.recorders.reduce((a, p) => a + treeCpu(p), 0), all: o.all.reduce((a, p) => a + treeCpu(p), 0) };
+  const t0 = performance.now();
+  const apiMs: number[] = [];
+  let k = 0;
+  while (performance.now() - t0 < SECONDS * 1000) {
+    const s = sessions[k++ % sessions.length]!;
+    const q0 = performance.now();
+    const r = await client.api('GET', client.path(s.resourceId, s.sid, 'query'));
+    apiMs.push(performance.now() - q0);
+    if (r.status !== 200) errors.push(`query ${s.i}: HTTP ${r.status}`);
+    await sleep(200);
+  }
+  const wall = (performance.now() - t0) / 1000;
+  const cpu1 = { rec: o.recorders.reduce((a, p) => a + treeCpu(p), 0), all: o.all.reduce((a, p) => a + treeCpu(p), 0) };
+  let filesMissing = 0;
+  await Promise.all(
+    sessions.map(async (s) => {
+      const r = await client.api('POST', client.path(s.resourceId, s.sid, 'stop'), { cname: cname(s.i), uid: String(5000 + s.i), clientRequest: {} });
+      if (r.status !== 200) return void errors.push(`stop ${s.i}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
+      const list = (r.body.serverResponse as { fileList: { fileName: string }[] }).fileList;
+      const keys = new Set(bucketKeys(o.bucketDir));
+      if (!list.some((f) => f.fileName.endsWith('.m3u8'))) filesMissing++;
+      filesMissing += list.filter((f) => !keys.has(f.fileName)).length;
+    }),
+  );
+  await Promise.all(pubs.map((p) => p.stop().catch(() => undefined)));
+  const sessionSec = sessions.length * wall;
+  return { errors, filesMissing, startMs, apiMs, recorderCpu: (cpu1.rec - cpu0.rec) / sessionSec, allCpu: (cpu1.all - cpu0.all) / sessionSec };
+}
+
+function print(label: string, r: Result): void {
+  console.log(
+    `${label}: errors ${r.errors.length}, files missing ${r.filesMissing}, start p50 ${pct(r.startMs, 50).toFixed(0)} ms p99 ${pct(r.startMs, 99).toFixed(0)} ms, ` +
+      `query p99 ${pct(r.apiMs, 99).toFixed(0)} ms (${r.apiMs.length} calls), CPU per session: recorders ${(r.recorderCpu * 1000).toFixed(1)} ms/s, all ${(r.allCpu * 1000).toFixed(1)} ms/s`,
+  );
+  for (const e of r.errors.slice(0, 5)) console.log(`  ${e}`);
+}
+
+async function main(): Promise<void> {
+  console.log(`bench/cluster: ${N} audio-only individual sessions, ${SECONDS} s each; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  const roomy = { REELTIME_RECORDING_DISPATCH_CAPACITY: '1000', REELTIME_RECORDING_MAX_CONCURRENT_TASKS: String(N + 10) };
+  const cluster = await startCluster(roomy);
+  let clustered: Result;
+  try {
+    const channel = await cluster.start(['channel']);
+    const api = await cluster.start(['api']);
+    const recs = await Promise.all([cluster.start(['recorder']), cluster.start(['recorder'])]);
+    clustered = await run('cluster', {
+      apiUrl: api.url,
+      channelUrl: channel.url,
+      bucketDir: cluster.bucketDir,
+      recorders: recs.map((r) => r.pid),
+      all: [...recs.map((r) => r.pid), channel.pid],
+    });
+  } finally {
+    await cluster.close();
+  }
+  print('cluster (2 recorders)', clustered);
+
+  const root = mkdtempSync(join(tmpdir(), 'reeltime-bench-embedded-'));
+  let embedded: Result;
+  let server: ServerProcess | undefined;
+  try {
+    const dataDir = join(root, 'data');
+    mkdirSync(dataDir, { recursive: true });
+    server = await startServerProcess({
+      dataDir,
+      env: { ...roomy, REELTIME_STORAGE_BUCKET_DIR: join(root, 'bucket'), REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0' },
+    });
+    embedded = await run('embedded', { apiUrl: server.url, channelUrl: server.url, bucketDir: join(root, 'bucket', BUCKET), recorders: [server.pid], all: [server.pid] });
+  } finally {
+    await server?.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+  print('embedded (1 process)', embedded);
+  console.log(
+    `ratio cluster/embedded CPU per session: recorders+channel ${(clustered.allCpu / embedded.allCpu).toFixed(2)}x (target ≤ 1.3x); recorders alone ${(clustered.recorderCpu / embedded.allCpu).toFixed(2)}x; load average after ${loadavg().map((x) => x.toFixed(1)).join(' ')}`,
+  );
+}
+
+await main();
