@@ -66,7 +66,8 @@ export class IndividualSession {
   private holdChange: Promise<void> = Promise.resolve();
 
   constructor(private readonly d: SessionDeps) {
-    this.hold = new HoldState(d.task.clientRequest.recordingConfig?.onhold === true, d.clock.now());
+    // The hold the control plane stores (start's `recordingConfig.onhold`, then each update's): kept across restarts.
+    this.hold = new HoldState(d.task.onhold === true, d.clock.now());
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.options.backupIndex };
     this.core = new SessionCore(
       { ...d, profile: d.options.profile, maxIdleMs: d.options.maxIdleMs, subscription: d.options.subscription },

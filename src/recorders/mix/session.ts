@@ -36,6 +36,7 @@ import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts'
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from '../common/events.ts';
 import { finishUploads } from '../common/finish-uploads.ts';
 import { HlsTrackWriter } from '../common/hls-track.ts';
+import { HoldState } from '../common/hold.ts';
 import { signalSliceOutcome } from '../common/slice-signals.ts';
 import type { PublisherLinks } from '../common/publisher-links.ts';
 import { SessionCore } from '../common/session-core.ts';
@@ -83,9 +84,14 @@ export class MixSession {
   private layout: MixLayoutSettings;
   private chain: Promise<unknown> = Promise.resolve();
   private firstUploaded = false;
+  private readonly hold: HoldState;
+  /** Hold changes run one after another: a resume waits until the hold's last slice is handed over. */
+  private holdChange: Promise<void> = Promise.resolve();
 
   constructor(private readonly d: MixSessionDeps) {
     const o = d.options;
+    // The hold the control plane stores (start's `recordingConfig.onhold`, then each update's): kept across restarts.
+    this.hold = new HoldState(d.task.onhold === true, d.clock.now());
     this.core = new SessionCore(
       { ...d, profile: o.profile, maxIdleMs: o.maxIdleMs, subscription: o.subscription },
       {
@@ -125,6 +131,7 @@ export class MixSession {
         audioProfile: o.audioProfile,
         settings: o.layout,
         streams: o.streams,
+        onhold: this.hold.onhold,
       },
       {
         onSlice: (s) => this.serial(() => this.sliceClosed(s)),
@@ -144,6 +151,7 @@ export class MixSession {
     this.pipeline.start();
     this.applyImages(this.layout);
     this.core.started();
+    if (this.hold.onhold) this.signals.emit('recorderOnHold', { UtcMs: this.hold.windows[0]!.startMs });
     this.d.report.sliceStartTime(this.pipeline.originMs ?? this.d.clock.now());
     if (this.d.task.previousFiles.length > 0) this.d.report.files(this.d.task.previousFiles);
     this.reconcile();
@@ -236,8 +244,33 @@ export class MixSession {
     this.applyImages(settings);
   }
 
-  update(change: RecorderUpdate): Promise<void> {
-    return this.core.update(change);
+  async update(change: RecorderUpdate): Promise<void> {
+    await this.core.update(change);
+    if (change.onhold !== undefined) await this.setHold(change.onhold);
+  }
+
+  /**
+   * Pause: the pipeline stops encoding and its encoder closes the last slice, which is handed to the uploader
+   * before event 1100; the next slice starts a new stream, so the playlist gets `#EXT-X-DISCONTINUITY` and the MP4
+   * (a concatenation of the slices) leaves the held time out. Users, links and decoders stay. Resume: the next
+   * composed frame starts a new encoder run.
+   */
+  private setHold(onhold: boolean): Promise<void> {
+    this.holdChange = this.holdChange.then(async () => {
+      if (this.core.ending) return;
+      const at = this.d.clock.now();
+      const event = this.hold.set(onhold, at);
+      if (event === undefined) return;
+      if (event === 'recorderOnHold') {
+        await this.pipeline.hold();
+        this.serial(async () => this.hls.beginStream());
+        await this.chain;
+      } else {
+        this.pipeline.resume();
+      }
+      this.signals.emit(event, { UtcMs: at });
+    });
+    return this.holdChange;
   }
 
   /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */
