@@ -14,6 +14,7 @@ async function streamSpans(file: string): Promise<string> {
   const spans = new Map<string, [number, number]>();
   for (const l of r.stdout.toString('utf8').trim().split('\n')) {
     const [i, pts, dur] = l.split(',');
+    if (!pts) continue;
     const p = Number(pts);
     const e = p + (Number(dur) || 0);
     const s = spans.get(i!) ?? [p, e];
