@@ -43,9 +43,11 @@ test('a hold set by update survives a restart: the recovered recorder starts on 
       }));
       // Recording (a stream has started), then paused by update: the hold is the control plane's, not the start's.
       await waitFor(() => eventsOf(first, sid).some((e) => e.eventType === 43 && e.payload.details.state === 0), 60_000, 'audio recorded');
-      await sleep(2_000);
+      await sleep(5_000);
       await setHold(first, rid, sid, cname, true);
       await waitFor(() => eventsOf(first, sid).some((e) => e.eventType === 1100), 30_000, 'event 1100');
+      // The hold ended the stream: its last slice is in the bucket under the first run's names.
+      await waitFor(() => bucketKeys(first.bucketDir).some((k) => k.includes(`/${sid}_`) && k.endsWith('.ts')), 30_000, 'the first run\'s slice');
       assert.equal(await queryHold(first, rid, sid), true);
     } finally {
       console.log(`first run's events: ${first.events.map((e) => e.eventType).join(',')}`);
@@ -67,7 +69,8 @@ test('a hold set by update survives a restart: the recovered recorder starts on 
       await setHold(second, rid, sid, cname, false);
       assert.equal(await queryHold(second, rid, sid), undefined);
       await waitFor(() => eventsOf(second, sid).some((e) => e.eventType === 43 && e.payload.details.state === 0), 60_000, 'audio recorded after the resume');
-      await sleep(3_000);
+      // A few seconds of audio (the slicer's start takes a while on a loaded machine).
+      await sleep(8_000);
       const stop = await second.api('POST', second.path(rid, sid, 'stop'), { cname, uid: UID, clientRequest: {} });
       assert.equal(stop.status, 200, JSON.stringify(stop.body));
 
