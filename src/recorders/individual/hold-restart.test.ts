@@ -5,25 +5,12 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parsePlaylist } from '../../media/index.ts';
 import { openTestDatabase } from '../../testing/index.ts';
-import { rtcToken, startHarness, storageConfig, type Harness } from './testing/harness.ts';
+import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
+import { queryHold, sessionEvents as eventsOf, setHold } from './testing/hold-api.ts';
 import { bucketKeys, probe, sleep, waitFor } from './testing/media-checks.ts';
 
 const UID = '9401';
 const PUBLISHER = 621;
-
-async function setHold(h: Harness, rid: string, sid: string, cname: string, onhold: boolean): Promise<void> {
-  const up = await h.api('POST', h.path(rid, sid, 'update'), { cname, uid: UID, clientRequest: { recordingConfig: { onhold } } });
-  assert.equal(up.status, 200, JSON.stringify(up.body));
-}
-
-async function queryHold(h: Harness, rid: string, sid: string): Promise<boolean | undefined> {
-  const q = await h.api('GET', h.path(rid, sid, 'query'));
-  assert.equal(q.status, 200, JSON.stringify(q.body));
-  return (q.body.serverResponse as { onhold?: boolean }).onhold;
-}
-
-const eventsOf = (h: Harness, sid: string) =>
-  h.events.filter((e) => e.payload.sid === sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
 
 test('a hold set by update survives a restart: the recovered recorder starts on hold, writes nothing, and resumes on update', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-hold-restart-'));
@@ -44,11 +31,11 @@ test('a hold set by update survives a restart: the recovered recorder starts on 
       // Recording (a stream has started), then paused by update: the hold is the control plane's, not the start's.
       await waitFor(() => eventsOf(first, sid).some((e) => e.eventType === 43 && e.payload.details.state === 0), 60_000, 'audio recorded');
       await sleep(5_000);
-      await setHold(first, rid, sid, cname, true);
+      await setHold(first, { rid, sid, cname, uid: UID }, true);
       await waitFor(() => eventsOf(first, sid).some((e) => e.eventType === 1100), 30_000, 'event 1100');
       // The hold ended the stream: its last slice is in the bucket under the first run's names.
       await waitFor(() => bucketKeys(first.bucketDir).some((k) => k.includes(`/${sid}_`) && k.endsWith('.ts')), 30_000, 'the first run\'s slice');
-      assert.equal(await queryHold(first, rid, sid), true);
+      assert.equal(await queryHold(first, { rid, sid }), true);
     } finally {
       console.log(`first run's events: ${first.events.map((e) => e.eventType).join(',')}`);
       await first.close();
@@ -59,15 +46,15 @@ test('a hold set by update survives a restart: the recovered recorder starts on 
       await second.publish({ cname, uid: PUBLISHER, color: 'red', toneHz: 440 });
       // Restart recovery hands the session to a new recorder, which starts in the stored hold.
       await waitFor(() => eventsOf(second, sid).some((e) => e.eventType === 1100), 60_000, 'event 1100 from the recovered recorder');
-      assert.equal(await queryHold(second, rid, sid), true, 'query still reports the hold');
+      assert.equal(await queryHold(second, { rid, sid }), true, 'query still reports the hold');
       // Long enough for the publisher to be linked and, were it not held, for its stream to start.
       await waitFor(() => eventsOf(second, sid).some((e) => e.eventType === 40), 30_000, 'recorder started');
       await sleep(6_000);
       assert.ok(!eventsOf(second, sid).some((e) => e.eventType === 43 && e.payload.details.state === 0), 'no stream started while held');
       assert.deepEqual(bucketKeys(second.bucketDir).filter((k) => k.includes('/bak0_')), [], 'nothing written while held');
 
-      await setHold(second, rid, sid, cname, false);
-      assert.equal(await queryHold(second, rid, sid), undefined);
+      await setHold(second, { rid, sid, cname, uid: UID }, false);
+      assert.equal(await queryHold(second, { rid, sid }), undefined);
       await waitFor(() => eventsOf(second, sid).some((e) => e.eventType === 43 && e.payload.details.state === 0), 60_000, 'audio recorded after the resume');
       // A few seconds of audio (the slicer's start takes a while on a loaded machine).
       await sleep(8_000);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parsePlaylist } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from '../individual/testing/harness.ts';
+import { queryHold, sessionEvents, setHold } from '../individual/testing/hold-api.ts';
 import { FFPROBE_BIN } from '../../media/index.ts';
 import { runChild } from '../../process/index.ts';
 import { centrePixel, isColour, packetSpan, probe, sleep } from '../individual/testing/media-checks.ts';
@@ -32,17 +33,6 @@ const UID = '9301';
  */
 const FRAME_SLACK_MS = 250;
 
-async function setHold(h: Harness, rid: string, sid: string, cname: string, onhold: boolean): Promise<void> {
-  const up = await h.api('POST', h.path(rid, sid, 'update'), { cname, uid: UID, clientRequest: { recordingConfig: { onhold } } });
-  assert.equal(up.status, 200, JSON.stringify(up.body));
-}
-
-async function queryHold(h: Harness, rid: string, sid: string): Promise<boolean | undefined> {
-  const q = await h.api('GET', h.path(rid, sid, 'query'));
-  assert.equal(q.status, 200, JSON.stringify(q.body));
-  return (q.body.serverResponse as { onhold?: boolean }).onhold;
-}
-
 async function record(h: Harness, cname: string, onhold?: boolean) {
   await h.publish({ cname, uid: 311, color: 'red', toneHz: 440, codec: 'vp8', width: 320, height: 180 });
   return h.startRecording(cname, UID, {
@@ -59,23 +49,19 @@ async function record(h: Harness, cname: string, onhold?: boolean) {
   });
 }
 
-function holdEvents(h: Harness, sid: string) {
-  return h.events.filter((e) => e.payload.sid === sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
-}
-
 test('mix: 15 s, 15 s on hold, 15 s: one output with one discontinuity, no media from the hold, MP4 without it, events in order', async () => {
   const h = await startHarness({ mode: 'mix' });
   try {
     const cname = 'mix-hold';
     const { resourceId, sid } = await record(h, cname);
     const t0 = Date.now();
-    assert.equal(await queryHold(h, resourceId, sid), undefined, 'not on hold: the hosted form, no onhold field');
+    assert.equal(await queryHold(h, { rid: resourceId, sid }), undefined, 'not on hold: the hosted form, no onhold field');
     await sleep(15_000);
-    await setHold(h, resourceId, sid, cname, true);
-    assert.equal(await queryHold(h, resourceId, sid), true);
+    await setHold(h, { rid: resourceId, sid, cname, uid: UID }, true);
+    assert.equal(await queryHold(h, { rid: resourceId, sid }), true);
     await sleep(15_000);
-    await setHold(h, resourceId, sid, cname, false);
-    assert.equal(await queryHold(h, resourceId, sid), undefined);
+    await setHold(h, { rid: resourceId, sid, cname, uid: UID }, false);
+    assert.equal(await queryHold(h, { rid: resourceId, sid }), undefined);
     await sleep(15_000);
     const tStop = Date.now();
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: UID, clientRequest: {} });
@@ -84,7 +70,7 @@ test('mix: 15 s, 15 s on hold, 15 s: one output with one discontinuity, no media
     const names = ((stop.body.serverResponse as { fileList: { fileName: string }[] }).fileList).map((f) => f.fileName);
     assert.deepEqual(names, [`rec/ind/${sid}_${cname}.m3u8`, `rec/ind/${sid}_${cname}_0.mp4`], 'one playlist, one MP4');
 
-    const mine = holdEvents(h, sid);
+    const mine = sessionEvents(h, sid);
     const types = mine.map((e) => e.eventType);
     assert.deepEqual(types.filter((t) => t === 1100 || t === 1101), [1100, 1101], types.join(','));
     assert.ok(types.indexOf(40) < types.indexOf(1100) && types.indexOf(1101) < types.indexOf(41), types.join(','));
@@ -139,21 +125,21 @@ test('mix: started on hold, then hold/resume 10 times quickly: every slice and t
   try {
     const cname = 'mix-hold-quick';
     const { resourceId, sid } = await record(h, cname, true);
-    assert.equal(await queryHold(h, resourceId, sid), true);
+    assert.equal(await queryHold(h, { rid: resourceId, sid }), true);
     await sleep(2_000);
-    await setHold(h, resourceId, sid, cname, false);
+    await setHold(h, { rid: resourceId, sid, cname, uid: UID }, false);
     await sleep(3_000);
     for (let i = 0; i < 10; i++) {
-      await setHold(h, resourceId, sid, cname, true);
+      await setHold(h, { rid: resourceId, sid, cname, uid: UID }, true);
       await sleep(200);
-      await setHold(h, resourceId, sid, cname, false);
+      await setHold(h, { rid: resourceId, sid, cname, uid: UID }, false);
       await sleep(300);
     }
     await sleep(3_000);
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: UID, clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
 
-    const holds = holdEvents(h, sid).filter((e) => e.eventType === 1100 || e.eventType === 1101).map((e) => e.eventType);
+    const holds = sessionEvents(h, sid).filter((e) => e.eventType === 1100 || e.eventType === 1101).map((e) => e.eventType);
     assert.deepEqual(holds, [1100, 1101, ...Array.from({ length: 10 }, () => [1100, 1101]).flat()]);
 
     const plKey = `rec/ind/${sid}_${cname}.m3u8`;
