@@ -128,7 +128,7 @@ function recordingPaths(): Record<string, Json> {
     [`${session}/update`]: {
       post: recordingOperation({
         id: 'update',
-        summary: 'Change subscriptions, web onhold or RTMP outputs',
+        summary: 'Change subscriptions, onhold (web; individual and mix: recordingConfig.onhold) or RTMP outputs',
         parameters: sessionParams,
         request: 'UpdateRequest',
         ok: json(ref('SessionResponse'), 'Accepted.'),

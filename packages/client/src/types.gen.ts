@@ -127,7 +127,7 @@ export type QueryFileListJson = {
   fileList: Array<FileEntry>;
   /** Start of the first slice, Unix milliseconds (0 before it). */
   sliceStartTime: number;
-  /** Individual mode, only while paused by recordingConfig.onhold (reeltime's extension). */
+  /** Individual and mix modes, only while paused by recordingConfig.onhold (reeltime's extension). */
   onhold?: true;
 };
 
@@ -139,6 +139,8 @@ export type QueryFileListString = {
   fileList: string;
   /** Start of the first slice, Unix milliseconds (0 before it). */
   sliceStartTime: number;
+  /** Individual and mix modes, only while paused by recordingConfig.onhold (reeltime's extension). */
+  onhold?: true;
 };
 
 export type QuerySnapshot = {
@@ -146,7 +148,7 @@ export type QuerySnapshot = {
   status: 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 20;
   /** Start of the first slice, Unix milliseconds (0 before it). */
   sliceStartTime: number;
-  /** Individual mode, only while paused by recordingConfig.onhold (reeltime's extension). */
+  /** Individual and mix modes, only while paused by recordingConfig.onhold (reeltime's extension). */
   onhold?: true;
 };
 

@@ -72,6 +72,16 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   const updated = await cli('update', '--audio', '301', '--video', 'all');
   assert.equal(updated.code, 0, updated.stderr);
   assert.equal(updated.stdout, `updated sid ${sid}\n`);
+  // --onhold pauses and resumes an individual recording (recordingConfig.onhold); query reports the hold.
+  const held = await cli('update', '--onhold', 'true');
+  assert.equal(held.code, 0, held.stderr);
+  const heldQuery = await cli('query', '--json');
+  assert.equal((JSON.parse(heldQuery.stdout) as { serverResponse: { onhold?: boolean } }).serverResponse.onhold, true, heldQuery.stdout);
+  const resumed = await cli('update', '--onhold', 'false');
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const badHold = await cli('update', '--onhold', 'yes');
+  assert.equal(badHold.code, 2, 'a usage error');
+  assert.match(badHold.stderr, /--onhold must be true or false/);
   const badLayout = await cli('update', '--layout', 'bestfit');
   assert.equal(badLayout.code, 1, 'updateLayout is refused in individual mode');
   assert.match(badLayout.stderr, /^reeltime record update: 400 code \d+: /m);

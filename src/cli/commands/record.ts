@@ -24,6 +24,7 @@ import {
   sceneOf,
   startClientRequest,
   statusLine,
+  updateClientRequest,
   type SavedSession,
 } from '../record/index.ts';
 
@@ -35,6 +36,7 @@ commands:
           [--width W --height H] [--max-idle S] [--token T] [--wait [--timeout S]]
   query   [--sid S]                       status and files, once
   update  [--sid S] [--audio u1,u2|all] [--video u1,u2|all] [--onhold true|false] [--layout ...]
+                                          --onhold true pauses the recording, false resumes it (every mode)
   stop    [--sid S]                       stop; prints where the files are
   watch   [--sid S] [--interval S]        a live status line until the session ends
   list    [--channel C] [--status live|stopping|ended] [--mode M] [--limit N]   sessions, newest first
@@ -297,20 +299,12 @@ async function update(ctx: Context): Promise<number> {
   }
   if (v.audio !== undefined || v.video !== undefined || v.onhold !== undefined) {
     if (v.onhold !== undefined && v.onhold !== 'true' && v.onhold !== 'false') throw usage('--onhold must be true or false');
-    const r = await ctx.client.update(s, {
-      ...ids,
-      clientRequest: {
-        ...(v.audio !== undefined || v.video !== undefined
-          ? {
-              streamSubscribe: {
-                ...(v.audio !== undefined ? { audioUidList: { subscribeAudioUids: uidList('audio', v.audio) } } : {}),
-                ...(v.video !== undefined ? { videoUidList: { subscribeVideoUids: uidList('video', v.video) } } : {}),
-              },
-            }
-          : {}),
-        ...(v.onhold !== undefined ? { webRecordingConfig: { onhold: v.onhold === 'true' } } : {}),
-      },
+    const clientRequest = updateClientRequest(s.mode, {
+      audio: v.audio !== undefined ? uidList('audio', v.audio) : undefined,
+      video: v.video !== undefined ? uidList('video', v.video) : undefined,
+      onhold: v.onhold === undefined ? undefined : v.onhold === 'true',
     });
+    const r = await ctx.client.update(s, { ...ids, clientRequest });
     ctx.out(ctx.json ? JSON.stringify(r) : `updated sid ${r.sid}`);
     answered = true;
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { validateStartClientRequest } from '../../recording/validation/index.ts';
-import { localStorageConfig, startClientRequest, type StartChoices } from './request.ts';
+import { checkUpdateMode, updateRequest, validateStartClientRequest } from '../../recording/validation/index.ts';
+import { localStorageConfig, startClientRequest, updateClientRequest, type StartChoices } from './request.ts';
 import { bucketUrl, elapsed, fileNames, statusLine } from './status-line.ts';
 
 const choices: StartChoices = {
@@ -35,4 +35,18 @@ test('status line, elapsed time, file names and bucket URLs', () => {
   assert.deepEqual(fileNames({ status: 5, fileListMode: 'string', fileList: 'a.m3u8', sliceStartTime: 0 }), ['a.m3u8']);
   assert.deepEqual(fileNames({ uploadingStatus: 'uploaded' }), []);
   assert.equal(bucketUrl('http://127.0.0.1:8080/', 'b', 'rec/x y.m3u8'), 'http://127.0.0.1:8080/bucket/b/rec/x%20y.m3u8');
+});
+
+test('update --onhold: recordingConfig.onhold in individual and mix, webRecordingConfig.onhold in web; each passes the server checks', () => {
+  const none = { audio: undefined, video: undefined };
+  assert.deepEqual(updateClientRequest('individual', { ...none, onhold: true }), { recordingConfig: { onhold: true } });
+  assert.deepEqual(updateClientRequest('mix', { ...none, onhold: false }), { recordingConfig: { onhold: false } });
+  assert.deepEqual(updateClientRequest('web', { ...none, onhold: true }), { webRecordingConfig: { onhold: true } });
+  assert.deepEqual(updateClientRequest('mix', { audio: ['#allstream#'], video: ['7'], onhold: undefined }), {
+    streamSubscribe: { audioUidList: { subscribeAudioUids: ['#allstream#'] }, videoUidList: { subscribeVideoUids: ['7'] } },
+  });
+  for (const mode of ['individual', 'mix', 'web'] as const) {
+    const body = updateRequest({ cname: 'c', uid: '1', clientRequest: updateClientRequest(mode, { ...none, onhold: true }) }, '');
+    assert.doesNotThrow(() => checkUpdateMode(body.clientRequest, mode, false), mode);
+  }
 });

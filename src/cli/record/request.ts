@@ -1,7 +1,11 @@
-/** The start body `reeltime record start` sends for each mode, from its flags: pure, so it tests without a server. */
-import type { RecordingMode, StartRequest } from '@reeltime/client';
+/**
+ * The start and update bodies `reeltime record start|update` sends for each mode, from its flags: pure, so they
+ * test without a server.
+ */
+import type { RecordingMode, StartRequest, UpdateRequest } from '@reeltime/client';
 
 type StartClientRequest = StartRequest['clientRequest'];
+type UpdateClientRequest = UpdateRequest['clientRequest'];
 
 export interface StartChoices {
   readonly mode: RecordingMode;
@@ -67,4 +71,30 @@ export function startClientRequest(c: StartChoices): StartClientRequest {
         },
       };
   }
+}
+
+export interface UpdateChoices {
+  /** Subscribe lists: uids, or `['#allstream#']` for everyone; undefined leaves the kind's list as it is. */
+  readonly audio: readonly string[] | undefined;
+  readonly video: readonly string[] | undefined;
+  /** Pause (true) or resume (false); undefined leaves the hold as it is. */
+  readonly onhold: boolean | undefined;
+}
+
+/**
+ * The update body: subscription lists, and the hold where each mode takes it: web's `webRecordingConfig.onhold`,
+ * `recordingConfig.onhold` (reeltime's extension) for individual and mix.
+ */
+export function updateClientRequest(mode: RecordingMode, c: UpdateChoices): UpdateClientRequest {
+  const hold = c.onhold === undefined ? {} : mode === 'web' ? { webRecordingConfig: { onhold: c.onhold } } : { recordingConfig: { onhold: c.onhold } };
+  const lists =
+    c.audio === undefined && c.video === undefined
+      ? {}
+      : {
+          streamSubscribe: {
+            ...(c.audio !== undefined ? { audioUidList: { subscribeAudioUids: [...c.audio] } } : {}),
+            ...(c.video !== undefined ? { videoUidList: { subscribeVideoUids: [...c.video] } } : {}),
+          },
+        };
+  return { ...lists, ...hold };
 }

@@ -15,6 +15,7 @@ export {
 export { fenceUploads } from './fenced-upload.ts';
 export { finishUploads } from './finish-uploads.ts';
 export { HoldState, type HoldWindow } from './hold.ts';
+export { HoldSwitch, type HoldActions } from './hold-switch.ts';
 export { HlsTrackWriter, PLAYLIST_CONTENT_TYPE, type ClosedSliceFile, type HlsTrackOptions, type SliceOutcome } from './hls-track.ts';
 export { planSubscriptions, type CurrentSubscriptions, type Membership, type SubscriptionPlan, type TrackRef } from './plan.ts';
 export { applyLists, createSubscription, EVERYONE, kindsFor, NOBODY, selects, wants, type Subscription } from './subscription.ts';

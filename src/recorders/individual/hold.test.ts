@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { parsePlaylist, parseUserFileName } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from './testing/harness.ts';
+import { queryHold, sessionEvents, setHold } from './testing/hold-api.ts';
 import { bucketKeys, centrePixel, isColour, packetSpan, probe, sleep } from './testing/media-checks.ts';
 
 const RED = [255, 0, 0];
@@ -16,17 +17,6 @@ const UID = '9101';
  * after it tight. The durations check below bounds the same thing without the arrival clock.
  */
 const JITTER_MS = 3500;
-
-async function setHold(h: Harness, resourceId: string, sid: string, cname: string, onhold: boolean): Promise<void> {
-  const up = await h.api('POST', h.path(resourceId, sid, 'update'), { cname, uid: UID, clientRequest: { recordingConfig: { onhold } } });
-  assert.equal(up.status, 200, JSON.stringify(up.body));
-}
-
-async function queryHold(h: Harness, resourceId: string, sid: string): Promise<boolean | undefined> {
-  const q = await h.api('GET', h.path(resourceId, sid, 'query'));
-  assert.equal(q.status, 200, JSON.stringify(q.body));
-  return (q.body.serverResponse as { onhold?: boolean }).onhold;
-}
 
 function userFiles(h: Harness, sid: string) {
   const keys = bucketKeys(h.bucketDir);
@@ -61,19 +51,19 @@ test('10 s, 8 s on hold, 10 s: no media from the hold, one discontinuity per pla
     const cname = 'ind-hold';
     const { resourceId, sid } = await record(h, cname);
     const t0 = Date.now();
-    assert.equal(await queryHold(h, resourceId, sid), undefined, 'not on hold: the hosted form, no onhold field');
+    assert.equal(await queryHold(h, { rid: resourceId, sid }), undefined, 'not on hold: the hosted form, no onhold field');
     await sleep(10_000);
-    await setHold(h, resourceId, sid, cname, true);
-    assert.equal(await queryHold(h, resourceId, sid), true);
+    await setHold(h, { rid: resourceId, sid, cname, uid: UID }, true);
+    assert.equal(await queryHold(h, { rid: resourceId, sid }), true);
     await sleep(8_000);
-    await setHold(h, resourceId, sid, cname, false);
-    assert.equal(await queryHold(h, resourceId, sid), undefined, 'not on hold: the hosted form, no onhold field');
+    await setHold(h, { rid: resourceId, sid, cname, uid: UID }, false);
+    assert.equal(await queryHold(h, { rid: resourceId, sid }), undefined, 'not on hold: the hosted form, no onhold field');
     await sleep(10_000);
     const tStop = Date.now();
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: UID, clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
 
-    const mine = h.events.filter((e) => e.payload.sid === sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
+    const mine = sessionEvents(h, sid);
     const types = mine.map((e) => e.eventType);
     const held = mine.find((e) => e.eventType === 1100);
     const resumed = mine.find((e) => e.eventType === 1101);
@@ -131,21 +121,21 @@ test('started on hold, then hold/resume 10 times quickly: every file stays valid
   try {
     const cname = 'ind-hold-quick';
     const { resourceId, sid } = await record(h, cname, { onhold: true });
-    assert.equal(await queryHold(h, resourceId, sid), true);
+    assert.equal(await queryHold(h, { rid: resourceId, sid }), true);
     await sleep(3_000);
-    await setHold(h, resourceId, sid, cname, false);
+    await setHold(h, { rid: resourceId, sid, cname, uid: UID }, false);
     await sleep(4_000);
     for (let i = 0; i < 10; i++) {
-      await setHold(h, resourceId, sid, cname, true);
+      await setHold(h, { rid: resourceId, sid, cname, uid: UID }, true);
       await sleep(200);
-      await setHold(h, resourceId, sid, cname, false);
+      await setHold(h, { rid: resourceId, sid, cname, uid: UID }, false);
       await sleep(300);
     }
     await sleep(5_000);
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: UID, clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
 
-    const mine = h.events.filter((e) => e.payload.sid === sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
+    const mine = sessionEvents(h, sid);
     const holds = mine.filter((e) => e.eventType === 1100 || e.eventType === 1101).map((e) => e.eventType);
     assert.deepEqual(holds, [1100, 1101, ...Array.from({ length: 10 }, () => [1100, 1101]).flat()]);
 

@@ -35,7 +35,7 @@ import { signalSliceOutcome } from '../common/slice-signals.ts';
 import type { PublisherLinks } from '../common/publisher-links.ts';
 import { SessionCore } from '../common/session-core.ts';
 import { wants } from '../common/subscription.ts';
-import { HoldState } from '../common/hold.ts';
+import { HoldSwitch } from '../common/hold-switch.ts';
 import { finalizeRecording } from './finalize.ts';
 import type { IndividualOptions } from './options.ts';
 import { recoverLeftovers } from './recovery.ts';
@@ -61,12 +61,9 @@ export class IndividualSession {
   private chain: Promise<unknown> = Promise.resolve();
   private firstUploaded = false;
 
-  private readonly hold: HoldState;
-  /** Hold changes run one after another: a resume waits until the hold has ended every stream. */
-  private holdChange: Promise<void> = Promise.resolve();
+  private readonly hold: HoldSwitch;
 
   constructor(private readonly d: SessionDeps) {
-    this.hold = new HoldState(d.task.clientRequest.recordingConfig?.onhold === true, d.clock.now());
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.options.backupIndex };
     this.core = new SessionCore(
       { ...d, profile: d.options.profile, maxIdleMs: d.options.maxIdleMs, subscription: d.options.subscription },
@@ -79,13 +76,23 @@ export class IndividualSession {
     );
     this.links = this.core.links;
     this.signals = this.core.signals;
+    // Pause: every stream ends (its slicer writes the last slice), so resuming starts new streams and each playlist
+    // gets `#EXT-X-DISCONTINUITY`; the MP4 concatenates slices and so leaves the held time out. Resume: the next
+    // packets start the new streams (a video slicer asks for a keyframe when it starts).
+    this.hold = new HoldSwitch(d.task, d.clock, this.signals, {
+      pause: async () => {
+        await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
+      },
+      resume: () => undefined,
+      ending: () => this.core.ending,
+    });
   }
 
   /** Joins: checks the token, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */
   async start(): Promise<void> {
     await this.core.open();
     this.core.started();
-    if (this.hold.onhold) this.core.signals.emit('recorderOnHold', { UtcMs: this.hold.windows[0]!.startMs });
+    this.hold.announce();
     this.d.report.sliceStartTime(this.d.clock.now());
     if (this.d.task.resumed) {
       const recovered = await recoverLeftovers({
@@ -262,24 +269,7 @@ export class IndividualSession {
 
   async update(change: RecorderUpdate): Promise<void> {
     await this.core.update(change);
-    if (change.onhold !== undefined) await this.setHold(change.onhold);
-  }
-
-  /**
-   * Pause: every stream ends (its slicer writes the last slice), so resuming starts new streams and each playlist
-   * gets `#EXT-X-DISCONTINUITY`; the MP4 concatenates slices and so leaves the held time out. Resume: the next
-   * packets start the new streams (a video slicer asks for a keyframe when it starts).
-   */
-  private setHold(onhold: boolean): Promise<void> {
-    this.holdChange = this.holdChange.then(async () => {
-      if (this.core.ending) return;
-      const at = this.d.clock.now();
-      const event = this.hold.set(onhold, at);
-      if (event === undefined) return;
-      if (event === 'recorderOnHold') await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
-      this.core.signals.emit(event, { UtcMs: at });
-    });
-    return this.holdChange;
+    if (change.onhold !== undefined) await this.hold.set(change.onhold);
   }
 
   /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */

@@ -36,6 +36,7 @@ import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts'
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from '../common/events.ts';
 import { finishUploads } from '../common/finish-uploads.ts';
 import { HlsTrackWriter } from '../common/hls-track.ts';
+import { HoldSwitch } from '../common/hold-switch.ts';
 import { signalSliceOutcome } from '../common/slice-signals.ts';
 import type { PublisherLinks } from '../common/publisher-links.ts';
 import { SessionCore } from '../common/session-core.ts';
@@ -83,6 +84,7 @@ export class MixSession {
   private layout: MixLayoutSettings;
   private chain: Promise<unknown> = Promise.resolve();
   private firstUploaded = false;
+  private readonly hold: HoldSwitch;
 
   constructor(private readonly d: MixSessionDeps) {
     const o = d.options;
@@ -95,6 +97,19 @@ export class MixSession {
       },
     );
     this.signals = this.core.signals;
+    // Pause: the pipeline stops encoding and its encoder run closes the last slice, which is handed to the uploader
+    // before event 1100; the next slice starts a new stream, so the playlist gets `#EXT-X-DISCONTINUITY` and the MP4
+    // (a concatenation of the slices) leaves the held time out. Users, links and decoders stay. Resume: the next
+    // composed frame starts a new encoder run (docs/recording-mix.md, "Pause and resume").
+    this.hold = new HoldSwitch(d.task, d.clock, this.signals, {
+      pause: async () => {
+        await this.pipeline.hold();
+        this.serial(async () => this.hls.beginStream());
+        await this.chain;
+      },
+      resume: () => this.pipeline.resume(),
+      ending: () => this.core.ending,
+    });
     this.links = this.core.links;
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.backupIndex };
     this.layout = o.layout;
@@ -125,6 +140,7 @@ export class MixSession {
         audioProfile: o.audioProfile,
         settings: o.layout,
         streams: o.streams,
+        onhold: this.hold.onhold,
       },
       {
         onSlice: (s) => this.serial(() => this.sliceClosed(s)),
@@ -144,6 +160,7 @@ export class MixSession {
     this.pipeline.start();
     this.applyImages(this.layout);
     this.core.started();
+    this.hold.announce();
     this.d.report.sliceStartTime(this.pipeline.originMs ?? this.d.clock.now());
     if (this.d.task.previousFiles.length > 0) this.d.report.files(this.d.task.previousFiles);
     this.reconcile();
@@ -236,8 +253,9 @@ export class MixSession {
     this.applyImages(settings);
   }
 
-  update(change: RecorderUpdate): Promise<void> {
-    return this.core.update(change);
+  async update(change: RecorderUpdate): Promise<void> {
+    await this.core.update(change);
+    if (change.onhold !== undefined) await this.hold.set(change.onhold);
   }
 
   /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */

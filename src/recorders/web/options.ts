@@ -64,7 +64,8 @@ export function webOptions(task: RecordingTask, tuning: WebTuning = {}): WebOpti
     mobile: p.mobile === true,
     maxRecordingHour: p.maxRecordingHour,
     mp4SplitSec: tuning.mp4SplitSec ?? (p.maxVideoDuration ?? DEFAULT_MAX_VIDEO_MINUTES) * 60,
-    onhold: p.onhold === true,
+    // The stored hold (start's, then the last update's): a restarted recorder keeps an update's hold.
+    onhold: task.onhold ?? p.onhold === true,
     readyTimeoutMs: (p.readyTimeout ?? 0) * 1000,
     rtmpUrl,
     hls: av.includes('hls'),

@@ -69,11 +69,11 @@ function webRecorderPayload(t: SessionTask): WebRecorderPayload {
 }
 
 /**
- * Individual mode reports its pause (reeltime's extension, docs/recording-api.md "Pause and resume") as
+ * Individual and mix modes report their pause (reeltime's extension, docs/recording-api.md "Pause and resume") as
  * `onhold: true`, and only while on hold: the hosted service's response forms stay exactly as they are otherwise.
  */
-function individualHold(s: Session): { onhold?: true } {
-  return s.mode === 'individual' && s.onhold ? { onhold: true } : {};
+function recordingHold(s: Session): { onhold?: true } {
+  return s.mode !== 'web' && s.onhold ? { onhold: true } : {};
 }
 
 function ids(t: Task & { session: Session }) {
@@ -93,9 +93,9 @@ function queryBody(t: LiveTask | StoppingTask): QueryResponse {
     }
     serverResponse = { status: s.status, extensionServiceState: services };
   } else if (hasScreenshots(s)) {
-    serverResponse = { status: s.status, sliceStartTime: s.sliceStartTime ?? 0, ...individualHold(s) };
+    serverResponse = { status: s.status, sliceStartTime: s.sliceStartTime ?? 0, ...recordingHold(s) };
   } else {
-    serverResponse = { status: s.status, ...fileListFields(s), sliceStartTime: s.sliceStartTime ?? 0, ...individualHold(s) };
+    serverResponse = { status: s.status, ...fileListFields(s), sliceStartTime: s.sliceStartTime ?? 0, ...recordingHold(s) };
   }
   return { ...ids(t), serverResponse };
 }

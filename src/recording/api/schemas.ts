@@ -54,12 +54,14 @@ export const RtmpPublishPayloadSchema = Type.Object({
   state: WebStateSchema,
 });
 
-/** reeltime's extension, individual mode only: present (true) while paused by `recordingConfig.onhold`. */
-const onhold = Type.Optional(Type.Literal(true, { description: "Individual mode, only while paused by recordingConfig.onhold (reeltime's extension)." }));
+/** reeltime's extension, individual and mix modes: present (true) while paused by `recordingConfig.onhold`. */
+const onhold = Type.Optional(
+  Type.Literal(true, { description: "Individual and mix modes, only while paused by recordingConfig.onhold (reeltime's extension)." }),
+);
 
 // serverResponse of query, one schema per situation of the spec's query-response table.
 export const QueryFileListJsonSchema = Type.Object({ status: RecordingStatusSchema, ...JsonFileList, sliceStartTime, onhold });
-export const QueryFileListStringSchema = Type.Object({ status: RecordingStatusSchema, ...StringFileList, sliceStartTime });
+export const QueryFileListStringSchema = Type.Object({ status: RecordingStatusSchema, ...StringFileList, sliceStartTime, onhold });
 export const QuerySnapshotSchema = Type.Object({ status: RecordingStatusSchema, sliceStartTime, onhold });
 export const QueryWebServiceSchema = Type.Union([
   Type.Object({ serviceName: Type.Literal('web_recorder_service'), payload: WebRecorderPayloadSchema }),

@@ -49,6 +49,12 @@ export interface RecordingTask {
   readonly resumed: boolean;
   readonly previousFiles: readonly RecordedFile[];
   /**
+   * Pause wished for the session (`recordingConfig.onhold`, reeltime's extension): start's value, then each
+   * update's, as the control plane stored it before telling the recorder; so a recorder that takes the session
+   * over after a restart or failover starts in the hold the last update asked for. Absent: not on hold.
+   */
+  readonly onhold?: boolean;
+  /**
    * Present when another recorder may take the session over (queue-backed dispatch): the recorder hands no file to
    * the uploader once `holds()` is false, so two recorders never write one session (docs/deployment.md, fencing).
    */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { recordingTaskOf } from '../runtime.ts';
 import { startRequest } from '../testing/client.ts';
 import { validateStartClientRequest } from '../validation/index.ts';
 import {
@@ -164,6 +165,16 @@ test('updateLayout: mix only, replaces the layout; update keeps web onhold', () 
   assert.equal(refusal(() => updateLayout(ind, {})), 'LayoutNotSupportedError');
   const u = updateSession(t, { storageConfig: cr.storageConfig, webRecordingConfig: { onhold: true } });
   assert.equal(u.task.session.onhold, true);
+});
+
+test('the hold a recorder starts in is the stored one: the start request’s, then the last update’s', () => {
+  const held = startSession(createIssuedTask(resource()), { ...ev, clientRequest: { ...cr, recordingConfig: { ...cr.recordingConfig!, onhold: true } } }, T0).task;
+  assert.equal(recordingTaskOf(held, true).onhold, true);
+  assert.equal(recordingTaskOf(live(), true).onhold, false);
+  const paused = updateSession(live(), { recordingConfig: { onhold: true } }).task;
+  // A recorder taking the session over (restart recovery, failover) gets the update's hold, not the start's.
+  assert.equal(recordingTaskOf(paused, true).onhold, true);
+  assert.equal(recordingTaskOf(updateSession(paused, { recordingConfig: { onhold: false } }).task, true).onhold, false);
 });
 
 test('recorder effects: update and updateLayout carry the request; resume relaunches live sessions only', () => {

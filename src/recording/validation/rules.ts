@@ -37,7 +37,7 @@ export function sectionsOfMode(cr: StartClientRequest, mode: RecordingMode): voi
   onlyIn(rc?.streamMode !== undefined, 'recordingConfig.streamMode', ['individual'], mode);
   onlyIn(rc?.audioProfile !== undefined, 'recordingConfig.audioProfile', ['mix'], mode);
   onlyIn(rc?.transcodingConfig !== undefined, 'recordingConfig.transcodingConfig', ['mix'], mode);
-  onlyIn(rc?.onhold !== undefined, 'recordingConfig.onhold', ['individual'], mode);
+  onlyIn(rc?.onhold !== undefined, 'recordingConfig.onhold', ['individual', 'mix'], mode);
   if (mode === 'web' && cr.extensionServiceConfig === undefined) fail(`${CR}.extensionServiceConfig`, 'is required in web mode');
 }
 
@@ -99,7 +99,7 @@ export function validateStartClientRequest(raw: unknown, mode: RecordingMode, sc
 export function checkUpdateMode(cr: UpdateClientRequest, mode: RecordingMode, rtmpConfigured: boolean): void {
   onlyIn(cr.streamSubscribe !== undefined, 'streamSubscribe', ['individual', 'mix'], mode);
   onlyIn(cr.webRecordingConfig !== undefined, 'webRecordingConfig', ['web'], mode);
-  onlyIn(cr.recordingConfig !== undefined, 'recordingConfig', ['individual'], mode);
+  onlyIn(cr.recordingConfig !== undefined, 'recordingConfig', ['individual', 'mix'], mode);
   onlyIn(cr.rtmpPublishConfig !== undefined, 'rtmpPublishConfig', ['web'], mode);
   if (cr.rtmpPublishConfig !== undefined && !rtmpConfigured) {
     fail(`${CR}.rtmpPublishConfig`, 'needs a session started with rtmp_publish_service');

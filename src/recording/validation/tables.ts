@@ -162,7 +162,7 @@ export const RecordingConfigSchema = withRules(
     streamMode: Type.Optional(oneOf(['default', 'standard', 'original'] as const)),
     audioProfile: Type.Optional(oneOf([0, 1, 2] as const)),
     transcodingConfig: Type.Optional(TranscodingConfigSchema),
-    /** reeltime's extension (individual mode): start paused; docs/recording-api.md, "Pause and resume". */
+    /** reeltime's extension (individual and mix modes): start paused; docs/recording-api.md, "Pause and resume". */
     onhold: Type.Optional(Type.Boolean()),
   }),
   exclusiveAudioLists,
@@ -295,7 +295,7 @@ const VideoUidListSchema = withRules(
 export const UpdateClientRequestSchema = Type.Object({
   streamSubscribe: Type.Optional(Type.Object({ audioUidList: Type.Optional(AudioUidListSchema), videoUidList: Type.Optional(VideoUidListSchema) })),
   webRecordingConfig: Type.Optional(Type.Object({ onhold: Type.Optional(Type.Boolean()) })),
-  /** reeltime's extension (individual mode): pause or resume; docs/recording-api.md, "Pause and resume". */
+  /** reeltime's extension (individual and mix modes): pause or resume; docs/recording-api.md, "Pause and resume". */
   recordingConfig: Type.Optional(Type.Object({ onhold: Type.Optional(Type.Boolean()) })),
   rtmpPublishConfig: Type.Optional(Type.Object({ outputs: Type.Optional(Type.Array(RtmpOutputSchema, { maxItems: 1 })) })),
   /** Optional (a deliberate reading of the spec): when sent, the start's storage with refreshed credentials. */

@@ -100,7 +100,7 @@ test('update, updateLayout and stop bodies', () => {
   assert.equal(s({ cname: 'c', uid: '1', clientRequest: { async_stop: 'true' } }), 'clientRequest.async_stop: must be true or false');
 });
 
-test('recordingConfig.onhold (reeltime extension): boolean, at start and update, individual mode only', () => {
+test('recordingConfig.onhold (reeltime extension): boolean, at start and update, individual and mix modes only', () => {
   const start = (mode: RecordingMode, onhold: unknown) => {
     const cr = startRequest(mode === 'web' ? 'individual' : mode);
     const rc = { ...(cr.recordingConfig as Record<string, unknown>), onhold };
@@ -108,14 +108,16 @@ test('recordingConfig.onhold (reeltime extension): boolean, at start and update,
   };
   assert.equal(start('individual', true), undefined);
   assert.equal(start('individual', 'yes'), 'clientRequest.recordingConfig.onhold: must be true or false');
-  assert.equal(start('mix', true), 'clientRequest.recordingConfig.onhold: is only allowed in individual mode, not mix');
+  assert.equal(start('mix', true), undefined);
+  assert.equal(start('mix', 0), 'clientRequest.recordingConfig.onhold: must be true or false');
+  assert.equal(start('web', true), 'clientRequest.recordingConfig: is only allowed in individual and mix modes, not web');
 
   const update = (mode: RecordingMode, onhold: unknown) =>
     reasonOf(() => checkUpdateMode(updateRequest({ cname: 'c', uid: '1', clientRequest: { recordingConfig: { onhold } } }, '').clientRequest, mode, false));
   assert.equal(update('individual', false), undefined);
   assert.equal(update('individual', 1), 'clientRequest.recordingConfig.onhold: must be true or false');
-  assert.equal(update('mix', true), 'clientRequest.recordingConfig: is only allowed in individual mode, not mix');
-  assert.equal(update('web', true), 'clientRequest.recordingConfig: is only allowed in individual mode, not web');
+  assert.equal(update('mix', true), undefined);
+  assert.equal(update('web', true), 'clientRequest.recordingConfig: is only allowed in individual and mix modes, not web');
 });
 
 test('the recorder sees onhold in its update only when the request gave it', () => {

@@ -37,6 +37,7 @@ export interface MixEncoderEvents {
 /** Keyframes every 2 s, and one forced at every slice mark so each slice starts with one. */
 const GOP_SECONDS = 2;
 const FINISH_WAIT_MS = 10_000;
+const FINISH_POLL_MS = 500;
 
 export function mixEncoderArgs(o: MixEncoderOptions): string[] {
   const slice = o.sliceSeconds ?? SLICE_SECONDS;
@@ -131,18 +132,32 @@ export class MixEncoder {
     this.#audio.write(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength));
   }
 
-  /** Ends the inputs: ffmpeg encodes what it has, closes the last slice and exits. */
+  /**
+   * Ends the inputs: ffmpeg encodes what it has, closes the last slice and exits. An encoder that fell behind (a
+   * loaded machine) is given the time it needs while it still takes input; one that takes nothing and does not exit
+   * for FINISH_WAIT_MS is stopped, so a hung ffmpeg cannot hold up a stop or a hold.
+   */
   async finish(): Promise<FfmpegExit> {
     this.#finishing = true;
     this.#video?.end();
     this.#audio?.end();
-    const timer = setTimeout(() => void this.#ffmpeg.stop(2000), FINISH_WAIT_MS);
+    let backlog = this.backlogBytes;
+    let stalledMs = 0;
+    const watch = setInterval(() => {
+      const now = this.backlogBytes;
+      stalledMs = now < backlog ? 0 : stalledMs + FINISH_POLL_MS;
+      backlog = now;
+      if (stalledMs >= FINISH_WAIT_MS) {
+        clearInterval(watch);
+        void this.#ffmpeg.stop(2000);
+      }
+    }, FINISH_POLL_MS);
     try {
       const exit = await this.#ffmpeg.exited;
       await this.#slicesDone;
       return exit;
     } finally {
-      clearTimeout(timer);
+      clearInterval(watch);
     }
   }
 

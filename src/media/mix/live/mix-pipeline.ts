@@ -5,6 +5,12 @@
  * recorder session feeds it what its channel subscriptions give (RTP packets as received with their track
  * description, RTCP sender reports), tells it who joins and leaves, and changes the layout; it gets closed
  * slices back. Inputs never hold up the clock: a user whose decoder is silent is simply not updated.
+ *
+ * Pause and resume (`hold`/`resume`): while held the frame clock and the decoders keep running and the engine
+ * keeps its state (frames are composed without pixels, so the roster, the 3.5 s rule and the audio timeline move
+ * on), but nothing goes to an encoder. A hold ends the current encoder run (ffmpeg closes its last slice and
+ * exits); the first frame after a resume starts a new run whose timestamps start at 0, with that frame's time as
+ * its origin. Each run reports its slices only after the previous run's last one.
  */
 import { join } from 'node:path';
 import type { Clock } from '../../../clock/index.ts';
@@ -42,6 +48,8 @@ export interface MixPipelineOptions {
   /** Largest decoded frame per user (default: the canvas). */
   readonly decodeBound?: VideoSize;
   readonly scaling?: ScalingMethod;
+  /** Start on hold: nothing is encoded until `resume()`. */
+  readonly onhold?: boolean;
 }
 
 export interface MixPipelineEvents {
@@ -54,6 +62,13 @@ export interface MixPipelineEvents {
   onFrame?(frame: MixOutputFrame): void;
 }
 
+/** One encoder process, from the first frame after a start or resume to the next hold or the stop. */
+interface EncoderRun {
+  readonly encoder: MixEncoder;
+  /** Its slices, reported in order after every earlier run's. */
+  reported: Promise<void>;
+}
+
 interface UserMedia {
   video?: UserVideoDecoder;
   audio?: UserAudioDecoder;
@@ -63,7 +78,11 @@ interface UserMedia {
 
 export class MixPipeline {
   #engine: MixEngine | undefined;
-  #encoder: MixEncoder | undefined;
+  #run: EncoderRun | undefined;
+  /** Resolves once every ended run has exited and reported its last slice. */
+  #ended: Promise<unknown> = Promise.resolve();
+  #runs = 0;
+  #held: boolean;
   #frameClock: FrameClock | undefined;
   readonly #users = new Map<string, UserMedia>();
   readonly #streams: { readonly audio: boolean; readonly video: boolean };
@@ -79,6 +98,16 @@ export class MixPipeline {
     this.#streams = options.streams ?? { audio: true, video: true };
     if (!this.#streams.audio && !this.#streams.video) throw new RangeError('a mix needs audio, video or both');
     this.#settings = options.settings;
+    this.#held = options.onhold === true;
+  }
+
+  get onhold(): boolean {
+    return this.#held;
+  }
+
+  /** Encoder processes started so far (one per start or resume that was followed by a frame). */
+  get encoderRuns(): number {
+    return this.#runs;
   }
 
   /** Wall-clock time of output frame 0 (the recording's start), once started. */
@@ -105,7 +134,7 @@ export class MixPipeline {
 
   /** Bytes handed to the encoder and not yet taken by it: growing means the encoder is slower than real time. */
   get encoderBacklogBytes(): number {
-    return this.#encoder?.backlogBytes ?? 0;
+    return this.#run?.encoder.backlogBytes ?? 0;
   }
 
   /**
@@ -117,7 +146,7 @@ export class MixPipeline {
     return () => this.#observers.delete(listener);
   }
 
-  /** Starts the encoder and the frame clock; the recording's time 0 is now. */
+  /** Starts the frame clock (and with it, unless on hold, the encoder); the recording's time 0 is now. */
   start(): void {
     if (this.#engine) return;
     const o = this.options;
@@ -135,19 +164,6 @@ export class MixPipeline {
     if (this.#images) engine.setImages(this.#images);
     for (const uid of this.#users.keys()) engine.join(uid);
     this.#engine = engine;
-    this.#encoder = new MixEncoder(
-      {
-        workDir: join(o.workDir, 'mix'),
-        canvas: o.canvas,
-        fps: o.fps,
-        bitrateKbps: o.bitrateKbps,
-        audio: this.#streams.audio ? o.audioProfile : null,
-        video: this.#streams.video,
-        originMs,
-        ...(o.sliceSeconds !== undefined ? { sliceSeconds: o.sliceSeconds } : {}),
-      },
-      { onSlice: (s) => this.events.onSlice(s), onFailure: (e) => this.events.onFailure?.(e) },
-    );
     this.#frameClock = new FrameClock(o.clock, originMs, o.fps, (index) => this.#emit(index));
     this.#frameClock.start();
   }
@@ -198,6 +214,22 @@ export class MixPipeline {
     this.#engine?.setImages(images);
   }
 
+  /**
+   * Pause: from the next frame nothing is encoded; the current encoder run closes its last slice and exits.
+   * Resolves once that slice (and every earlier one) has been reported. Repeats change nothing.
+   */
+  hold(): Promise<void> {
+    this.#held = true;
+    this.#endRun();
+    return this.#ended.then(() => undefined);
+  }
+
+  /** Resume: the next frame starts a new encoder run (its slices follow the previous run's). */
+  resume(): void {
+    if (this.#stopped) return;
+    this.#held = false;
+  }
+
   /** Stops the clock and the decoders, lets the encoder close the last slice; resolves when it has. */
   async stop(): Promise<FfmpegExit | undefined> {
     if (this.#stopped) return undefined;
@@ -205,14 +237,63 @@ export class MixPipeline {
     this.#frameClock?.stop();
     const decoders = [...this.#users.values()].flatMap((m) => [m.video?.stop(), m.audio?.stop()]);
     this.#users.clear();
-    const exit = await this.#encoder?.finish();
+    const exit = this.#endRun();
+    await this.#ended;
     await Promise.all(decoders);
     return exit;
   }
 
+  /** Ends the current run, if any: its exit, once it has reported its last slice. */
+  #endRun(): Promise<FfmpegExit> | undefined {
+    const run = this.#run;
+    if (!run) return undefined;
+    this.#run = undefined;
+    const exit = run.encoder.finish();
+    // The run's last slices are queued on `reported` by the time its output list has ended (finish resolved).
+    this.#ended = exit.then(() => run.reported);
+    return exit;
+  }
+
+  /** A new encoder run whose time 0 is output frame `index`. */
+  #startRun(index: number): MixEncoder {
+    const o = this.options;
+    const previous = this.#ended;
+    const run: EncoderRun = {
+      reported: previous.then(
+        () => undefined,
+        () => undefined,
+      ),
+      encoder: new MixEncoder(
+        {
+          workDir: join(o.workDir, 'mix', `run${this.#runs++}`),
+          canvas: o.canvas,
+          fps: o.fps,
+          bitrateKbps: o.bitrateKbps,
+          audio: this.#streams.audio ? o.audioProfile : null,
+          video: this.#streams.video,
+          originMs: this.#engine!.frameTimeMs(index),
+          ...(o.sliceSeconds !== undefined ? { sliceSeconds: o.sliceSeconds } : {}),
+        },
+        {
+          onSlice: (s) => {
+            run.reported = run.reported.then(() => this.events.onSlice(s)).catch(() => undefined);
+          },
+          onFailure: (e) => this.events.onFailure?.(e),
+        },
+      ),
+    };
+    this.#run = run;
+    return run.encoder;
+  }
+
   #emit(index: number): void {
     const engine = this.#engine!;
-    const encoder = this.#encoder!;
+    if (this.#held) {
+      // Nothing is drawn or encoded; the engine's state (roster, shown frames, audio cursor) still moves on.
+      engine.frame(index, null);
+      return;
+    }
+    const encoder = this.#run?.encoder ?? this.#startRun(index);
     const canvas = this.#streams.video ? engine.createCanvasFrame() : null;
     const frame = engine.frame(index, canvas);
     if (canvas) encoder.writeVideo(canvas.data, () => engine.releaseCanvasFrame(canvas));

@@ -38,7 +38,14 @@ export async function probe(file: string): Promise<Probe> {
 /** Media time a file's packets cover (s): the first packet's pts to the last packet's end, and how many packets. */
 export async function packetSpan(file: string): Promise<{ readonly spanSec: number; readonly packets: number }> {
   const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', file]);
-  const rows = stdout.trim().split('\n').map((l) => l.split(',').map(Number)).filter((r) => Number.isFinite(r[0]));
+  // Lines without a pts (ffprobe prints an empty one for some MPEG-TS packets) would read as pts 0.
+  const rows = stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.split(','))
+    .filter((f) => f[0] !== undefined && f[0].trim() !== '' && f[0] !== 'N/A')
+    .map((f) => f.map(Number))
+    .filter((r) => Number.isFinite(r[0]));
   if (rows.length === 0) return { spanSec: 0, packets: 0 };
   const first = Math.min(...rows.map((r) => r[0]!));
   const end = Math.max(...rows.map((r) => r[0]! + (Number.isFinite(r[1]) ? r[1]! : 0)));
