@@ -3,7 +3,8 @@ import { configuredApps, type AppLookup } from './apps.ts';
 import type { ChannelEventListener, ChannelSnapshot } from './membership/index.ts';
 import { registerChannelRoutes, registerPageRoutes } from './http/index.ts';
 import { advertisedUrl, localDirectory, redisDirectory, type ChannelDirectory } from './placement/index.ts';
-import { Sfu } from './sfu.ts';
+import { ChannelError } from './errors.ts';
+import { Sfu, type TapHandle, type TapParams } from './sfu.ts';
 
 /** The channel module as other modules in the same process see it. */
 export interface ChannelModule extends ReeltimeModule {
@@ -11,6 +12,14 @@ export interface ChannelModule extends ReeltimeModule {
   snapshot(appId: string, cname: string): ChannelSnapshot;
   /** Every join/leave/publish/unpublish of every channel, in order; returns the unsubscribe function. */
   onEvent(listener: ChannelEventListener): () => void;
+  /** Whether this process runs the SFU (the `channel` role), so `tap` can reach its publishers. */
+  readonly localMedia: boolean;
+  /**
+   * In-process subscription to a publisher (a recorder beside the SFU): WHEP's token, profile and membership
+   * rules, the publisher's RTP straight from the forwarding path. Throws ChannelError (`not_enabled` without the
+   * `channel` role, `publisher_not_found`, token codes).
+   */
+  tap(params: TapParams): TapHandle;
 }
 
 export interface ChannelModuleOptions {
@@ -40,6 +49,11 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
     name: 'channel',
     snapshot: (appId, cname) => sfu.membership.snapshot(appId, cname),
     onEvent: (listener) => sfu.membership.subscribe(listener),
+    localMedia: enabled,
+    tap(params) {
+      if (!enabled) throw new ChannelError('not_enabled', 'this process runs no channel server');
+      return sfu.tap(params);
+    },
     async register(app) {
       if (!enabled) return;
       await app.register(async (child) => {

@@ -5,3 +5,4 @@ export type { PeerSessionOptions } from './peer-session.ts';
 export { PublishSession } from './publish-session.ts';
 export { choosePublishCodec, chooseSubscribeCodec, codecOf, parseOffer, parseSdpFrag, restrictOffer, type TrackCodec } from './sdp.ts';
 export { SubscribeSession } from './subscribe-session.ts';
+export { LocalTap, type LocalTapOptions, type TapPacketListener } from './local-tap.ts';
