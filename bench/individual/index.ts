@@ -128,7 +128,7 @@ async function run(n: number, path: Path): Promise<Row> {
       for (const [pid, s] of slicerCpu()) slicers.set(pid, s);
       rssPeak = Math.max(rssPeak, rssMb());
     }, 500);
-    const firstSlice = waitFor(() => bucketKeys(h.bucketDir).some((k) => /\.(ts|webm)$/.test(k)) && Date.now() - tStart, 120_000, 'first slice');
+    const firstSlice = waitFor(() => bucketKeys(h.bucketDir).some((k) => /\.(ts|webm)$/.test(k)) && Date.now() - tStart, 300_000, 'first slice');
     const firstSliceMs = await firstSlice;
     await sleep(Math.max(0, SECONDS * 1000 - (Date.now() - tStart)));
     for (const [pid, s] of slicerCpu()) slicers.set(pid, s);
