@@ -81,7 +81,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.database ? { database: opts.database } : {}),
-    values: { recording: { rateLimitPerSecond: 0, ...opts.recording }, ...(opts.storage ? { storage: opts.storage } : {}) },
+    // REELTIME_TEST_MEDIA_PATH=whep runs the recorder tests over loopback WHEP instead of the in-process tap.
+    values: { recording: { rateLimitPerSecond: 0, ...(process.env.REELTIME_TEST_MEDIA_PATH ? { mediaPath: process.env.REELTIME_TEST_MEDIA_PATH } : {}), ...opts.recording }, ...(opts.storage ? { storage: opts.storage } : {}) },
     env: { REELTIME_NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${hookPort}/hook`, REELTIME_NOTIFY_WEBHOOK_SECRET: WEBHOOK_SECRET },
   });
   const publishers: SyntheticPublisher[] = [];
