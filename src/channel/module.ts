@@ -14,7 +14,8 @@ import {
   type ChannelView,
 } from './placement/index.ts';
 import { registerChannelMetrics } from './metrics.ts';
-import { Sfu } from './sfu.ts';
+import { ChannelError } from './errors.ts';
+import { Sfu, type TapHandle, type TapParams } from './sfu.ts';
 
 /** The channel module as other modules in the same process see it. */
 export interface ChannelModule extends ReeltimeModule {
@@ -27,6 +28,14 @@ export interface ChannelModule extends ReeltimeModule {
    * nothing); without, this process's membership.
    */
   view(appId: string, cname: string): RecorderChannelView;
+  /** Whether this process runs the SFU (the `channel` role), so `tap` can reach its publishers. */
+  readonly localMedia: boolean;
+  /**
+   * In-process subscription to a publisher (a recorder beside the SFU): WHEP's token, profile and membership
+   * rules, the publisher's RTP straight from the forwarding path. Throws ChannelError (`not_enabled` without the
+   * `channel` role, `publisher_not_found`, token codes).
+   */
+  tap(params: TapParams): TapHandle;
 }
 
 /** A channel as a recorder sees it. */
@@ -120,6 +129,11 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
     snapshot: (appId, cname) => sfu.membership.snapshot(appId, cname),
     onEvent: (listener) => sfu.membership.subscribe(listener),
     view: (appId, cname) => (redis ? remoteView(appId, cname) : localView(appId, cname)),
+    localMedia: enabled,
+    tap(params) {
+      if (!enabled) throw new ChannelError('not_enabled', 'this process runs no channel server');
+      return sfu.tap(params);
+    },
     async register(app) {
       if (!enabled) return;
       await app.register(async (child) => {

@@ -13,13 +13,34 @@ import {
   parseOffer,
   parseSdpFrag,
   PublishSession,
+  LocalTap,
   restrictOffer,
   serverPeerConfig,
   SubscribeSession,
   ChannelTraffic,
   type PeerSessionOptions,
+  type TapPacketListener,
   type TrackCodec,
 } from './webrtc/index.ts';
+
+/** An in-process subscription (`Sfu.tap`): the same join rules as WHEP, without a peer connection. */
+export interface TapParams {
+  readonly appId: string;
+  readonly cname: string;
+  readonly uid: number;
+  readonly token: string | undefined;
+  readonly profile: Profile;
+  readonly publisher: number;
+  readonly kinds: readonly MediaKind[];
+  readonly onPacket: TapPacketListener;
+  /** Called once when the channel ends the tap (publisher left, shutdown), not after `close()`. */
+  readonly onEnded?: (reason: LeaveReason) => void;
+}
+
+export interface TapHandle {
+  requestKeyframe(): void;
+  close(): Promise<void>;
+}
 
 export interface JoinParams {
   readonly appId: string;
@@ -46,6 +67,15 @@ type SessionRecord =
       readonly publisher: number;
       readonly etag: string;
       readonly session: SubscribeSession;
+    }
+  | {
+      readonly kind: 'tap';
+      readonly app: ChannelApp;
+      readonly cname: string;
+      readonly uid: number;
+      readonly publisher: number;
+      readonly tap: LocalTap;
+      readonly ended: (reason: LeaveReason) => void;
     };
 
 const pubKey = (appId: string, cname: string, uid: number) => `${appId.toLowerCase()}\u0000${cname}\u0000${uid}`;
@@ -168,10 +198,39 @@ export class Sfu {
     }
   }
 
+  /**
+   * Subscribes in-process to a publisher's tracks (a recorder in the channel's own process): the token, profile
+   * and membership rules of WHEP, then the publisher's packets straight from its fan-out (docs/channel.md,
+   * "In-process taps").
+   */
+  tap(p: TapParams): TapHandle {
+    const app = this.app(p.appId);
+    authorizeJoin({ app, token: p.token, cname: p.cname, uid: p.uid, publish: false, nowSec: this.#nowSec() });
+    const reservation = this.membership.reserveSubscribe(app.appId, p.cname, p.uid, p.publisher, p.profile);
+    const pubId = this.#publishers.get(pubKey(app.appId, p.cname, p.publisher));
+    const pub = pubId ? this.#sessions.get(pubId) : undefined;
+    if (!pub || pub.kind !== 'publish' || pub.session.closed) {
+      reservation.cancel();
+      throw new ChannelError('publisher_not_found', `uid ${p.publisher} is not publishing in channel "${p.cname}"`);
+    }
+    const tap = new LocalTap({ sources: pub.session.tracks, kinds: p.kinds, clock: this.clock, onPacket: p.onPacket });
+    const id = this.#newId();
+    this.#sessions.set(id, { kind: 'tap', app, cname: p.cname, uid: p.uid, publisher: p.publisher, tap, ended: (r) => p.onEnded?.(r) });
+    reservation.commit();
+    return {
+      requestKeyframe: () => tap.requestKeyframe(),
+      close: async () => {
+        if (tap.closed) return;
+        tap.close();
+        await this.end(id, 'deleted');
+      },
+    };
+  }
+
   /** Trickle ICE (RFC 8840 fragment). The server is ICE-lite, so candidates are accepted and applied as hints. */
   async patch(id: string, ifMatch: string | undefined, body: string): Promise<void> {
     const rec = this.#sessions.get(id);
-    if (!rec) throw new ChannelError('session_not_found', 'no such session (it ended or never existed)');
+    if (!rec || rec.kind === 'tap') throw new ChannelError('session_not_found', 'no such session (it ended or never existed)');
     if (!ifMatch) throw new ChannelError('etag_required', 'PATCH needs an If-Match header with the session ETag');
     if (ifMatch === '*') throw new ChannelError('negotiation_failed', 'ICE restarts are not supported; create a new session');
     if (ifMatch.replace(/^W\//, '').replace(/"/g, '') !== rec.etag) {
@@ -188,6 +247,13 @@ export class Sfu {
     const rec = this.#sessions.get(id);
     if (!rec) return false;
     this.#sessions.delete(id);
+    if (rec.kind === 'tap') {
+      const byChannel = !rec.tap.closed;
+      rec.tap.close();
+      this.membership.endSubscribe(rec.app.appId, rec.cname, rec.uid, rec.publisher, reason);
+      if (byChannel) rec.ended(reason);
+      return true;
+    }
     await rec.session.close();
     if (rec.kind === 'subscribe') {
       this.membership.endSubscribe(rec.app.appId, rec.cname, rec.uid, rec.publisher, reason);
@@ -197,7 +263,7 @@ export class Sfu {
     this.membership.endPublish(rec.app.appId, rec.cname, rec.uid, reason);
     this.log.info({ cname: rec.cname, uid: rec.uid, reason }, 'channel: publisher left');
     const followers = [...this.#sessions].filter(
-      ([, r]) => r.kind === 'subscribe' && r.app === rec.app && r.cname === rec.cname && r.publisher === rec.uid,
+      ([, r]) => (r.kind === 'subscribe' || r.kind === 'tap') && r.app === rec.app && r.cname === rec.cname && r.publisher === rec.uid,
     );
     for (const [sid] of followers) await this.end(sid, 'publisher_left');
     return true;

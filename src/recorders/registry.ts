@@ -28,6 +28,7 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       workRoot: join(ctx.config.dataDir, 'recorder', 'individual'),
       baseUrl: deps.baseUrl,
       meter,
+      mediaPath: ctx.config.recording.mediaPath,
     }),
     createMixRecorder({
       channel: deps.channel,
@@ -36,6 +37,7 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       log: ctx.log,
       workRoot: join(ctx.config.dataDir, 'recorder', 'mix'),
       baseUrl: deps.baseUrl,
+      mediaPath: ctx.config.recording.mediaPath,
       // Background images are fetched under the same private-target rule as webhooks (docs/recording-mix.md).
       policy: { allowPrivate: ctx.config.notify.allowPrivateUrls },
       meter,

@@ -33,6 +33,11 @@ export interface RecordingSettings {
    */
   readonly webSliceSeconds: number;
   readonly webMp4SplitSeconds: number;
+  /**
+   * How individual and mix recorders receive publishers' media: `auto` taps the SFU in-process when this process
+   * runs the channel role (no WebRTC hop), WHEP otherwise; `whep` always subscribes over WHEP.
+   */
+  readonly mediaPath: 'auto' | 'whep';
 }
 
 const AREAS: readonly Area[] = ['CN', 'AP', 'EU', 'NA'];
@@ -64,6 +69,11 @@ function parseCustomers(src: ConfigSource): RecordingCustomer[] {
   });
 }
 
+function mediaPath(v: string): 'auto' | 'whep' {
+  if (v !== 'auto' && v !== 'whep') throw new ConfigError('REELTIME_RECORDING_MEDIA_PATH (recording.mediaPath)', 'must be auto or whep');
+  return v;
+}
+
 export function parseRecordingSettings(src: ConfigSource, core: CoreConfig): RecordingSettings {
   const customers = [
     { id: core.customerId, secret: core.customerSecret, appIds: [core.appId] },
@@ -87,5 +97,6 @@ export function parseRecordingSettings(src: ConfigSource, core: CoreConfig): Rec
     webSliceSeconds: src.int('recording.webSliceSeconds', 'REELTIME_RECORDING_WEB_SLICE_SECONDS', 0, { min: 0, max: 60 }),
     webMp4SplitSeconds: src.int('recording.webMp4SplitSeconds', 'REELTIME_RECORDING_WEB_MP4_SPLIT_SECONDS', 0, { min: 0 }),
     dispatch: parseDispatchSettings(src),
+    mediaPath: mediaPath(src.string('recording.mediaPath', 'REELTIME_RECORDING_MEDIA_PATH', 'auto')),
   };
 }

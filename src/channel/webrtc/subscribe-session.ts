@@ -1,8 +1,8 @@
-import { RtpHeader, RtpPacket, type RTCRtpTransceiver } from 'werift';
-import type { TimerHandle } from '../../clock/index.ts';
+import type { RTCRtpTransceiver } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
 import type { ForwardSource } from './forward.ts';
-import { streamStartFor, SubscriberGate } from './gate.ts';
+import type { SubscriberGate } from './gate.ts';
+import { attachGated, KeyframeAsker } from './gated-forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
 
 export interface SubscribeSessionOptions extends PeerSessionOptions {
@@ -11,9 +11,6 @@ export interface SubscribeSessionOptions extends PeerSessionOptions {
   /** Whether the publisher is still sending; a subscriber of a silent publisher sends no RTCP either. */
   readonly publisherSending: (withinMs: number) => boolean;
 }
-
-/** How often a subscriber still waiting for its first keyframe asks again. */
-const KEYFRAME_RETRY_MS = 1000;
 
 /**
  * One WHEP session: a send-only peer fed from a publisher's tracks without transcoding. Each track passes a
@@ -24,11 +21,12 @@ const KEYFRAME_RETRY_MS = 1000;
  */
 export class SubscribeSession extends PeerSession {
   readonly #detach: (() => void)[] = [];
-  #retry: TimerHandle | undefined;
   #videoGate: SubscriberGate | undefined;
+  readonly #keyframes: KeyframeAsker;
 
   constructor(private readonly opts: SubscribeSessionOptions) {
     super(opts);
+    this.#keyframes = new KeyframeAsker(opts.clock, opts.sources.get('video'), () => this.#videoGate?.waiting ?? false);
   }
 
   async negotiate(offer: string, kinds: readonly MediaKind[]): Promise<string> {
@@ -46,22 +44,12 @@ export class SubscribeSession extends PeerSession {
   }
 
   protected override connected(): void {
-    this.#askKeyframe(true);
+    if (!this.closed) this.#keyframes.ask(true);
   }
 
   protected override closing(): void {
-    if (this.#retry) this.opts.clock.clearTimeout(this.#retry);
+    this.#keyframes.stop();
     for (const d of this.#detach) d();
-  }
-
-  /** On connect always (the PLI a joining viewer owes its publisher), then every second while the video gate waits. */
-  #askKeyframe(first = false): void {
-    this.#retry = undefined;
-    const waiting = this.#videoGate?.waiting ?? false;
-    if (this.closed || (!first && !waiting)) return;
-    this.opts.sources.get('video')?.requestKeyframe();
-    if (!waiting) return;
-    this.#retry = this.opts.clock.setTimeout(() => this.#askKeyframe(), KEYFRAME_RETRY_MS);
   }
 
   #wire(t: RTCRtpTransceiver): void {
@@ -78,40 +66,23 @@ export class SubscribeSession extends PeerSession {
         source.requestKeyframe();
       });
     }
-    const codec = source.codec.mimeType.split('/')[1]!;
-    const gate = new SubscriberGate(streamStartFor(codec, () => source.parameterSets()), source.codec.clockRate);
-    if (kind === 'video') this.#videoGate = gate;
-    this.#detach.push(
-      source.addSink((packet) => {
-        if (sender.dtlsTransport.state !== 'connected') return;
-        const h = packet.header;
-        const wasOpen = !gate.waiting;
-        const r = gate.admit({ ssrc: h.ssrc, seq: h.sequenceNumber, timestamp: h.timestamp, payload: packet.payload }, this.opts.clock.now());
+    const { gate, detach } = attachGated(
+      source,
+      this.opts.clock,
+      // Fresh headers per subscriber: werift's sender rewrites SSRC, payload type and extensions in place.
+      (p) => {
+        traffic.countRtp('out', kind, p.serializeSize);
+        void sender.sendRtp(p).catch(() => undefined);
+      },
+      {
+        accept: () => sender.dtlsTransport.state === 'connected',
         // The publisher's stream changed (new SSRC): this viewer waits for its keyframe, so ask for one.
-        if (kind === 'video' && wasOpen && gate.waiting && !this.#retry) this.#askKeyframe(true);
-        // Fresh headers per subscriber: werift's sender rewrites SSRC, payload type and extensions in place.
-        for (const x of r.inject) {
-          const header = new RtpHeader({ payloadType: h.payloadType, sequenceNumber: x.seq, timestamp: x.timestamp, ssrc: h.ssrc, csrc: [], extensions: [] });
-          const injected = new RtpPacket(header, x.payload);
-          traffic.countRtp('out', kind, injected.serializeSize);
-          sender.sendRtp(injected).catch(() => undefined);
-        }
-        if (!r.forward) return;
-        const header = new RtpHeader({
-          marker: h.marker,
-          payloadType: h.payloadType,
-          sequenceNumber: r.forward.seq,
-          timestamp: r.forward.timestamp,
-          ssrc: h.ssrc,
-          padding: h.padding,
-          paddingSize: h.paddingSize,
-          csrc: [],
-          extensions: [],
-        });
-        const forwarded = new RtpPacket(header, packet.payload);
-        traffic.countRtp('out', kind, forwarded.serializeSize);
-        sender.sendRtp(forwarded).catch(() => undefined);
-      }),
+        onWaitAgain: () => {
+          if (kind === 'video' && !this.#keyframes.retrying) this.#keyframes.ask(true);
+        },
+      },
     );
+    if (kind === 'video') this.#videoGate = gate;
+    this.#detach.push(detach);
   }
 }

@@ -1,10 +1,12 @@
 /**
  * What the recorder sees of a channel: who is there and publishing (the channel module's view of it: in this
- * process, or followed on the node hosting it), and one publisher's media over WHEP, on that node, as the task's
- * uid with the task's token, like any other subscriber. Each received track is described (codec, payload type, fmtp) for the media pipeline.
+ * process, or followed on the node hosting it), and one publisher's media as the task's uid with the task's token,
+ * like any other subscriber: through the channel module's in-process tap when the channel is in this process's SFU
+ * (no WebRTC hop), over WHEP on the hosting node otherwise.
+ * Each received track is described (codec, payload type, fmtp) for the media pipeline.
  */
 import type { RtpPacket } from 'werift';
-import type { ChannelEvent, ChannelModule, ChannelSnapshot, MediaKind, Profile } from '../../channel/index.ts';
+import type { ChannelEvent, ChannelModule, ChannelSnapshot, MediaKind, Profile, TrackCodec } from '../../channel/index.ts';
 import { ChannelError, whepSubscribe, WhipHttpError, type WhepSubscriber } from '../../channel/index.ts';
 import type { RtpCodecName, RtpTrackDescription } from '../../media/index.ts';
 
@@ -44,7 +46,14 @@ export interface ChannelSourceOptions {
   readonly uid: string;
   readonly token: string | undefined;
   readonly profile: Profile;
+  /**
+   * How publishers' media reaches the recorder: `auto` (default) taps the SFU in-process when this process runs
+   * it and uses WHEP otherwise; `whep` always subscribes over WHEP (a loopback WebRTC hop when local).
+   */
+  readonly mediaPath?: MediaPath;
 }
+
+export type MediaPath = 'auto' | 'whep';
 
 async function refusalOf(res: Response): Promise<ChannelRefusal> {
   let code = 'http_error';
@@ -65,6 +74,56 @@ function codecName(mime: string): RtpCodecName | undefined {
   if (n === 'h264') return 'H264';
   if (n === 'opus') return 'opus';
   return undefined;
+}
+
+function describeCodec(c: TrackCodec, pt: number): RtpTrackDescription | undefined {
+  const codec = codecName(c.mimeType);
+  if (!codec) return undefined;
+  return {
+    codec,
+    payloadType: pt,
+    clockRate: c.clockRate,
+    ...(c.channels ? { channels: c.channels } : {}),
+    ...(c.fmtp ? { fmtp: c.fmtp } : {}),
+  };
+}
+
+type PacketListener = (kind: MediaKind, track: RtpTrackDescription, packet: Buffer) => void;
+
+/** The publisher's packets from the SFU's forwarding path in this process (ChannelModule.tap). */
+function tapSubscribe(o: ChannelSourceOptions, publisher: number, kinds: readonly MediaKind[]): MediaSubscription {
+  const described = new Map<MediaKind, RtpTrackDescription | null>();
+  const listeners: PacketListener[] = [];
+  let tap;
+  try {
+    tap = o.channel.tap({
+      appId: o.appId,
+      cname: o.cname,
+      uid: Number(o.uid),
+      token: o.token,
+      profile: o.profile,
+      publisher,
+      kinds,
+      onPacket(kind, codec, p) {
+        let d = described.get(kind);
+        if (d === undefined) {
+          d = describeCodec(codec, p.header.payloadType) ?? null;
+          described.set(kind, d);
+        }
+        if (!d || listeners.length === 0) return;
+        const bytes = p.serialize();
+        for (const l of listeners) l(kind, d, bytes);
+      },
+    });
+  } catch (e) {
+    if (e instanceof ChannelError) throw new ChannelRefusal(e.status, e.code, e.reason);
+    throw e;
+  }
+  return {
+    onPacket: (cb) => void listeners.push(cb),
+    requestKeyframe: () => tap.requestKeyframe(),
+    close: () => tap.close(),
+  };
 }
 
 function describe(sub: WhepSubscriber, kind: MediaKind, pt: number): RtpTrackDescription | undefined {
@@ -89,6 +148,8 @@ export function channelSource(o: ChannelSourceOptions): ChannelSource {
   const view = o.channel.view(o.appId, o.cname);
   const base = () =>
     `${(view.hostUrl() ?? o.baseUrl()).replace(/\/+$/, '')}/rtc/v1/apps/${encodeURIComponent(o.appId)}/channels/${encodeURIComponent(o.cname)}`;
+  // A followed view (Redis deployments) may live on another node: only a channel of this process's SFU is tapped.
+  const local = o.channel.localMedia && !view.authorize && o.mediaPath !== 'whep';
   return {
     snapshot: () => view.snapshot(),
     onEvent: (cb) => view.onEvent(cb),
@@ -107,6 +168,7 @@ export function channelSource(o: ChannelSourceOptions): ChannelSource {
       await res.body?.cancel();
     },
     async subscribe(publisher, kinds) {
+      if (local) return tapSubscribe(o, publisher, kinds);
       const q = new URLSearchParams({ uid: o.uid, publisher: String(publisher), profile: o.profile });
       let sub: WhepSubscriber;
       try {
@@ -117,7 +179,7 @@ export function channelSource(o: ChannelSourceOptions): ChannelSource {
       }
       const described = new Map<MediaKind, RtpTrackDescription | null>();
       let videoSsrc: number | undefined;
-      const listeners: ((kind: MediaKind, track: RtpTrackDescription, packet: Buffer) => void)[] = [];
+      const listeners: PacketListener[] = [];
       sub.onRtp((kind: MediaKind, p: RtpPacket) => {
         let d = described.get(kind);
         if (d === undefined) {

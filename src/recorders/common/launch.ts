@@ -7,7 +7,7 @@ import type { ChannelModule, Profile } from '../../channel/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
 import type { StorageModule, UploadSession } from '../../storage/index.ts';
-import { ChannelRefusal, channelSource, type ChannelSource } from './channel-source.ts';
+import { ChannelRefusal, channelSource, type ChannelSource, type MediaPath } from './channel-source.ts';
 import { recorderSignals, type RecorderSignals } from './events.ts';
 import { fenceUploads } from './fenced-upload.ts';
 import { meterUploads, type RecorderMeter } from './meter.ts';
@@ -17,6 +17,8 @@ export interface LaunchDeps {
   readonly storage: StorageModule;
   /** This process's HTTP base URL (WHEP endpoint), known once the server listens. */
   readonly baseUrl: () => string;
+  /** How publishers' media reaches the recorder (default `auto`: in-process tap when the SFU runs here). */
+  readonly mediaPath?: MediaPath;
   /** Replaces the channel source (tests). */
   readonly source?: (task: RecordingTask) => ChannelSource;
   /** Counts slices and streams for /metrics (processes with the recorder role). */
@@ -59,6 +61,7 @@ export async function openSessionIO(deps: LaunchDeps, task: RecordingTask, repor
       uid: task.uid,
       token: task.clientRequest.token,
       profile,
+      ...(deps.mediaPath ? { mediaPath: deps.mediaPath } : {}),
     });
   return { signals, upload, source };
 }

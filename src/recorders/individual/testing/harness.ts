@@ -83,8 +83,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.database ? { database: opts.database } : {}),
+    // REELTIME_TEST_MEDIA_PATH=whep runs the recorder tests over loopback WHEP instead of the in-process tap.
     values: {
-      recording: { rateLimitPerSecond: 0, ...opts.recording },
+      recording: {
+        rateLimitPerSecond: 0,
+        ...(process.env.REELTIME_TEST_MEDIA_PATH ? { mediaPath: process.env.REELTIME_TEST_MEDIA_PATH } : {}),
+        ...opts.recording,
+      },
       ...(opts.storage ? { storage: opts.storage } : {}),
       ...(opts.channel ? { channel: opts.channel } : {}),
     },

@@ -1,0 +1,216 @@
+/**
+ * Individual recording at scale, publishers measured apart: the recorder's media graph as it runs with the
+ * in-process tap (serialized RTP packets → TrackPipeline → ffmpeg slicer → closed slices on disk), fed from RTP
+ * captured once from a 640x360@15 VP8 + Opus encode and replayed at real-time pace, looped with continuous
+ * sequence numbers and timestamps. No encoder runs while measuring, so K users cost only what recording them
+ * costs. Reports, per recorded stream: slicer CPU (ffmpeg children from /proc, audio and video apart), this
+ * process's CPU for pushing packets (minus an idle baseline measured in the same run), slicer RSS and PSS, and
+ * whether every stream kept real time (closed slices cover ≥ 95 % of the wall time since its first packet).
+ *
+ *   node --import tsx bench/individual/replay.ts [USERS ...]   (default 5 25 50; BENCH_SECONDS=45;
+ *                                                             BENCH_STREAM_MODE=original: audio only, Opus copied)
+ */
+import { createSocket } from 'node:dgram';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TrackPipeline, type RtpTrackDescription } from '../../src/media/index.ts';
+import { spawnChild } from '../../src/process/index.ts';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 45);
+const LOOP_SEC = 20;
+const WARM_SEC = 5;
+const ORIGINAL = process.env.BENCH_STREAM_MODE === 'original';
+const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
+const USERS = counts.length > 0 ? counts : [5, 25, 50];
+const TICK = 100;
+const VP8: RtpTrackDescription = { codec: 'VP8', payloadType: 96, clockRate: 90000 };
+const OPUS: RtpTrackDescription = { codec: 'opus', payloadType: 111, clockRate: 48000, channels: 2, fmtp: 'minptime=10;useinbandfec=1' };
+
+interface Captured {
+  readonly atMs: number;
+  readonly packet: Buffer;
+}
+
+/** LOOP_SEC s of RTP from one ffmpeg encode (as fast as it can), each packet timed by its RTP timestamp. */
+async function capture(): Promise<{ audio: Captured[]; video: Captured[] }> {
+  const sockets = await Promise.all(
+    [0, 1].map(
+      () =>
+        new Promise<ReturnType<typeof createSocket>>((resolve) => {
+          const s = createSocket({ type: 'udp4', recvBufferSize: 32 * 2 ** 20 });
+          s.bind(0, '127.0.0.1', () => resolve(s));
+        }),
+    ),
+  );
+  const [vs, as] = sockets as [ReturnType<typeof createSocket>, ReturnType<typeof createSocket>];
+  const got = { video: [] as Buffer[], audio: [] as Buffer[] };
+  vs.on('message', (m) => got.video.push(m));
+  as.on('message', (m) => got.audio.push(m));
+  const ff = spawnChild('ffmpeg', [
+    '-hide_banner', '-loglevel', 'error', '-nostdin',
+    '-f', 'lavfi', '-i', `testsrc2=s=640x360:r=15:d=${LOOP_SEC}`,
+    '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:d=${LOOP_SEC}`,
+    '-map', '0:v', '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '800k', '-g', '30', '-keyint_min', '30', '-pix_fmt', 'yuv420p',
+    '-payload_type', '96', '-ssrc', '1111', '-f', 'rtp', `rtp://127.0.0.1:${(vs.address()).port}?pkt_size=1200`,
+    '-map', '1:a', '-c:a', 'libopus', '-b:a', '48k', '-ar', '48000', '-ac', '2',
+    '-payload_type', '111', '-ssrc', '2222', '-f', 'rtp', `rtp://127.0.0.1:${(as.address()).port}?pkt_size=1200`,
+  ], { stdio: ['ignore', 'ignore', 'inherit'] });
+  await new Promise((r) => ff.once('exit', r));
+  await new Promise((r) => setTimeout(r, 300));
+  vs.close();
+  as.close();
+  const timed = (ps: Buffer[], rate: number): Captured[] => {
+    // RTCP (SR, SDES, BYE: 200–207) on the same port is left out; our payload types with the marker are 224/239.
+    const rtp = ps.filter((p) => p.length >= 12 && !(p[1]! >= 200 && p[1]! <= 207));
+    if (rtp.length === 0) throw new Error(`nothing captured (${ps.length} datagrams)`);
+    const ts0 = rtp[0]!.readUInt32BE(4);
+    return rtp.map((p) => ({ atMs: (((p.readUInt32BE(4) - ts0) >>> 0) * 1000) / rate, packet: p }));
+  };
+  return { video: timed(got.video, 90000), audio: timed(got.audio, 48000) };
+}
+
+/** Replays one captured track into a pipeline, loop after loop, with continuous numbers. */
+class Replayer {
+  #next = 0;
+  #loop = 0;
+  recordedSec = 0;
+  firstMs: number | undefined;
+  constructor(
+    readonly kind: 'audio' | 'video',
+    private readonly packets: readonly Captured[],
+    private readonly rate: number,
+    readonly pipeline: TrackPipeline,
+    private readonly t0: number,
+  ) {}
+
+  pump(now: number): void {
+    for (;;) {
+      const c = this.packets[this.#next]!;
+      if (this.t0 + this.#loop * LOOP_SEC * 1000 + c.atMs > now) return;
+      const p = Buffer.from(c.packet);
+      p.writeUInt16BE((p.readUInt16BE(2) + this.#loop * this.packets.length) & 0xffff, 2);
+      p.writeUInt32BE((p.readUInt32BE(4) + this.#loop * LOOP_SEC * this.rate) >>> 0, 4);
+      this.firstMs ??= now;
+      this.pipeline.push(p);
+      if (++this.#next === this.packets.length) {
+        this.#next = 0;
+        this.#loop++;
+      }
+    }
+  }
+}
+
+const procField = (text: string, name: string): number => Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(text)?.[1] ?? 0);
+function slicers(): Map<number, { kind: 'audio' | 'video'; cpuSec: number; rssKb: number; pssKb: number }> {
+  const out = new Map<number, { kind: 'audio' | 'video'; cpuSec: number; rssKb: number; pssKb: number }>();
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
+      if (!cmd.startsWith('ffmpeg') || !cmd.includes('input.sdp')) continue;
+      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(f[1]) !== process.pid) continue;
+      const kind = readFileSync(`/proc/${d}/cwd/input.sdp`, 'utf8').includes('m=audio') ? 'audio' : 'video';
+      const rssKb = procField(readFileSync(`/proc/${d}/status`, 'utf8'), 'VmRSS');
+      const pssKb = procField(readFileSync(`/proc/${d}/smaps_rollup`, 'utf8'), 'Pss');
+      out.set(Number(d), { kind, cpuSec: (Number(f[11]) + Number(f[12])) / TICK, rssKb, pssKb });
+    } catch {
+      /* exited meanwhile */
+    }
+  }
+  return out;
+}
+const cpuNow = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const captured = await capture();
+console.log(`captured ${captured.video.length} video and ${captured.audio.length} audio packets (${LOOP_SEC} s)`);
+const rows: string[] = [];
+for (const users of USERS) {
+  const loadBefore = load();
+  const work = mkdtempSync(join(tmpdir(), 'reeltime-replay-'));
+  const i0 = cpuNow();
+  await sleep(3000);
+  const idlePerSec = (cpuNow() - i0) / 3;
+  const t0 = Date.now() + 2000;
+  const reps: Replayer[] = [];
+  for (let u = 0; u < users; u++) {
+    const tracks = ORIGINAL ? (['audio'] as const) : (['audio', 'video'] as const);
+    for (const kind of tracks) {
+      const rep: Replayer = new Replayer(
+        kind,
+        kind === 'audio' ? captured.audio : captured.video,
+        kind === 'audio' ? 48000 : 90000,
+        new TrackPipeline(
+          { track: kind === 'audio' ? OPUS : VP8, workDir: join(work, `u${u}-${kind}`), audioOutput: ORIGINAL ? 'copy' : 'transcode' },
+          { onSlice: (s) => void (rep.recordedSec += s.durationSec) },
+        ),
+        t0,
+      );
+      reps.push(rep);
+    }
+  }
+  await Promise.all(reps.map((r) => r.pipeline.start()));
+  const timer = setInterval(() => {
+    const now = Date.now();
+    for (const r of reps) r.pump(now);
+  }, 10);
+  // Steady state: ffmpeg's start-up (probing, codec setup) is left out by measuring from a snapshot after warm-up.
+  await sleep(Math.max(0, t0 - Date.now()) + WARM_SEC * 1000);
+  const start = slicers();
+  const c0 = cpuNow();
+  const w0 = Date.now();
+  const seen = new Map<number, ReturnType<typeof slicers> extends Map<number, infer V> ? V : never>();
+  const sampler = setInterval(() => {
+    for (const [pid, s] of slicers()) seen.set(pid, s);
+  }, 2000);
+  await sleep(SECONDS * 1000);
+  for (const [pid, s] of slicers()) seen.set(pid, s);
+  clearInterval(sampler);
+  clearInterval(timer);
+  const wall = (Date.now() - w0) / 1000;
+  const inProcess = Math.max(0, cpuNow() - c0 - idlePerSec * wall);
+  const tEnd = Date.now();
+  await Promise.all(reps.map((r) => r.pipeline.stop()));
+  const streams = reps.length;
+  const stats = [...seen].map(([pid, x]) => ({ ...x, cpuSec: x.cpuSec - (start.get(pid)?.cpuSec ?? 0) }));
+  const sum = (k: 'audio' | 'video' | undefined, f: (x: (typeof stats)[number]) => number) => stats.filter((x) => !k || x.kind === k).reduce((a, x) => a + f(x), 0);
+  const perStreamSec = (k: 'audio' | 'video') => sum(k, (x) => x.cpuSec) / (reps.filter((r) => r.kind === k).length * wall);
+  const keptUp = reps.every((r) => r.firstMs !== undefined && r.recordedSec >= 0.95 * ((tEnd - r.firstMs) / 1000) - 0.5);
+  const behind = reps.filter((r) => r.firstMs !== undefined && r.recordedSec < 0.95 * ((tEnd - r.firstMs) / 1000) - 0.5).length;
+  const slicerPerStream = sum(undefined, (x) => x.cpuSec) / (streams * wall);
+  const inProcPerStream = inProcess / (streams * wall);
+  const row = {
+    users,
+    streams,
+    wall: Math.round(wall),
+    keptUp,
+    behind,
+    audioSlicer: perStreamSec('audio'),
+    videoSlicer: ORIGINAL ? 0 : perStreamSec('video'),
+    slicers: slicerPerStream,
+    inProcess: inProcPerStream,
+    total: slicerPerStream + inProcPerStream,
+    rssMb: sum(undefined, (x) => x.rssKb) / 1024 / Math.max(1, stats.length),
+    pssMb: sum(undefined, (x) => x.pssKb) / 1024 / Math.max(1, stats.length),
+    loadBefore,
+    loadAfter: load(),
+  };
+  console.log(JSON.stringify(row));
+  const f4 = (x: number) => x.toFixed(4);
+  rows.push(
+    `| ${users} | ${streams} | ${row.wall} s | ${keptUp ? 'yes' : `no (${behind} behind)`} | ${f4(row.audioSlicer)} | ${ORIGINAL ? '—' : f4(row.videoSlicer)} | ${f4(row.inProcess)} | ${f4(row.total)} | ${row.rssMb.toFixed(1)} / ${row.pssMb.toFixed(1)} | ${loadBefore} → ${row.loadAfter} |`,
+  );
+  rmSync(work, { recursive: true, force: true });
+}
+console.log(`\nstreamMode ${ORIGINAL ? 'original (audio only, Opus copied)' : 'default (Opus→AAC, VP8 copied)'}; core-seconds per recorded stream-second`);
+console.log('| users | streams | wall | kept real time | audio slicer | video slicer | in-process push | total | slicer RSS / PSS MB | load average |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
+for (const r of rows) console.log(r);
+process.exit(0);

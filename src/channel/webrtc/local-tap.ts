@@ -1,0 +1,63 @@
+import type { RtpPacket } from 'werift';
+import type { Clock } from '../../clock/index.ts';
+import type { MediaKind } from '../membership/index.ts';
+import type { ForwardSource } from './forward.ts';
+import type { SubscriberGate } from './gate.ts';
+import { attachGated, KeyframeAsker } from './gated-forward.ts';
+import type { TrackCodec } from './sdp.ts';
+
+/** A packet of a tapped track: a fresh copy of the header with the subscriber's numbers, the publisher's payload. */
+export type TapPacketListener = (kind: MediaKind, codec: TrackCodec, packet: RtpPacket) => void;
+
+export interface LocalTapOptions {
+  readonly sources: ReadonlyMap<MediaKind, ForwardSource>;
+  readonly kinds: readonly MediaKind[];
+  readonly clock: Clock;
+  readonly onPacket: TapPacketListener;
+}
+
+/**
+ * An in-process subscriber: the publisher's RTP straight from the SFU's forwarding path (`TrackFanout` sinks),
+ * with no WebRTC hop (no SRTP encrypt and decrypt, no second packetisation). It is gated like a WHEP subscriber
+ * (`SubscriberGate`: video from a keyframe on, continuous numbers) and asks for keyframes like one: on start,
+ * every second while video waits, after a stream change, and on `requestKeyframe`.
+ */
+export class LocalTap {
+  readonly #detach: (() => void)[] = [];
+  readonly #keyframes: KeyframeAsker;
+  #videoGate: SubscriberGate | undefined;
+  #closed = false;
+
+  constructor(private readonly opts: LocalTapOptions) {
+    const video = opts.kinds.includes('video') ? opts.sources.get('video') : undefined;
+    this.#keyframes = new KeyframeAsker(opts.clock, video, () => this.#videoGate?.waiting ?? false);
+    for (const kind of opts.kinds) {
+      const source = opts.sources.get(kind);
+      if (!source) continue;
+      const { gate, detach } = attachGated(source, opts.clock, (p) => opts.onPacket(kind, source.codec, p), {
+        onWaitAgain: () => {
+          if (kind === 'video' && !this.#keyframes.retrying) this.#keyframes.ask(true);
+        },
+      });
+      if (kind === 'video') this.#videoGate = gate;
+      this.#detach.push(detach);
+    }
+    this.#keyframes.ask(true);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** A new consumer (a slicer) needs a clean start: ask the publisher for a keyframe (rate-limited there). */
+  requestKeyframe(): void {
+    if (!this.#closed && this.opts.kinds.includes('video')) this.opts.sources.get('video')?.requestKeyframe();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#keyframes.stop();
+    for (const d of this.#detach) d();
+  }
+}

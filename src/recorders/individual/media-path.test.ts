@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { ChannelModule, TapParams } from '../../channel/index.ts';
+import { parsePlaylist } from '../../media/index.ts';
+import { rtcToken, startHarness, storageConfig, type Harness } from './testing/harness.ts';
+import { bucketKeys, centrePixel, isColour, probe, sleep, waitFor } from './testing/media-checks.ts';
+
+const RED = [255, 0, 0];
+
+/** The real channel module of the harness's process, with its `tap` calls recorded (the tap itself still runs). */
+function spyOnTaps(h: Harness): TapParams[] {
+  const channel = h.server.modules.find((m) => m.name === 'channel') as ChannelModule;
+  const calls: TapParams[] = [];
+  const tap = channel.tap.bind(channel);
+  (channel as { tap: ChannelModule['tap'] }).tap = (p) => {
+    calls.push(p);
+    return tap(p);
+  };
+  return calls;
+}
+
+/** One VP8 red / 440 Hz publisher recorded until 20 s after its first slice; every slice probed. */
+async function recordAndCheck(h: Harness, cname: string): Promise<void> {
+  await h.publish({ cname, uid: 301, color: 'red', toneHz: 440, codec: 'vp8' });
+  const { resourceId, sid } = await h.startRecording(cname, '9301', {
+    token: rtcToken(cname, 9301, 2),
+    storageConfig: storageConfig(),
+    recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
+    recordingFileConfig: { avFileType: ['hls'] },
+  });
+  const tFirst = await waitFor(() => bucketKeys(h.bucketDir).some((k) => /\.(ts|webm)$/.test(k)) && Date.now(), 90_000, 'first slice');
+  await sleep(Math.max(0, 20_000 - (Date.now() - tFirst)));
+  const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9301', clientRequest: {} });
+  assert.equal(stop.status, 200, JSON.stringify(stop.body));
+  const keys = bucketKeys(h.bucketDir);
+  for (const [kind, ext, codec] of [
+    ['audio', 'ts', 'aac'],
+    ['video', 'webm', 'vp8'],
+  ] as const) {
+    const plKey = keys.find((k) => k.endsWith(`__uid_s_301__uid_e_${kind}.m3u8`));
+    assert.ok(plKey, `${kind} playlist in ${keys.join(', ')}`);
+    const pl = parsePlaylist(readFileSync(join(h.bucketDir, plKey)).toString('utf8'), kind);
+    assert.ok(pl.ended);
+    const total = pl.entries.reduce((s, e) => s + e.durationSec, 0);
+    // At least one full slice each (when each stream's first keyframe arrives depends on the machine's load).
+    assert.ok(total >= 15, `${kind}: ${total} s recorded`);
+    const slices = keys.filter((k) => k.includes(`__uid_s_301__uid_e_${kind}_`) && k.endsWith(`.${ext}`));
+    assert.equal(slices.length, pl.entries.length);
+    let probed = 0;
+    for (const s of slices) {
+      const p = await probe(join(h.bucketDir, s));
+      assert.deepEqual(p.codecs, [codec], `${s} codec`);
+      probed += p.duration;
+    }
+    assert.ok(Math.abs(probed - total) < 1, `${kind}: slices ${probed} s vs playlist ${total} s`);
+    if (kind === 'video') assert.ok(isColour(await centrePixel(join(h.bucketDir, slices.sort()[0]!), 1), RED), 'the first video slice is red');
+  }
+}
+
+test('in-process tap (the default beside the SFU): a WHIP publisher recorded into probed slices, no WHEP hop', async () => {
+  const h = await startHarness();
+  try {
+    const taps = spyOnTaps(h);
+    await recordAndCheck(h, 'ind-tap');
+    assert.deepEqual(
+      taps.map((t) => [t.cname, t.uid, t.publisher, [...t.kinds].sort(), t.profile]),
+      [['ind-tap', 9301, 301, ['audio', 'video'], 'communication']],
+      'the recorder subscribed through the tap as its task uid',
+    );
+  } finally {
+    await h.close();
+  }
+});
+
+test('recording.mediaPath whep: the same recording over a loopback WHEP subscription', async () => {
+  const h = await startHarness({ recording: { mediaPath: 'whep' } });
+  try {
+    const taps = spyOnTaps(h);
+    await recordAndCheck(h, 'ind-whep');
+    assert.equal(taps.length, 0, 'no tap with mediaPath whep');
+  } finally {
+    await h.close();
+  }
+});
