@@ -80,6 +80,7 @@ export function recordingTaskOf(task: LiveTask | StoppingTask, resumed: boolean)
     startedAt: task.session.startedAt,
     resumed,
     previousFiles: task.session.files,
+    layout: task.session.layout,
   };
 }
 

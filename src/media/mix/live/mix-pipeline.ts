@@ -26,6 +26,9 @@ import type { VideoSize } from './video-size.ts';
 
 export type MixMediaKind = 'audio' | 'video';
 
+/** Subdirectory of the pipeline's work dir where the encoder writes its slices (restart recovery reads it). */
+export const MIX_SLICE_SUBDIR = 'mix';
+
 export interface MixPipelineOptions {
   readonly workDir: string;
   readonly clock: Clock;
@@ -122,7 +125,7 @@ export class MixPipeline {
     this.#engine = engine;
     this.#encoder = new MixEncoder(
       {
-        workDir: join(o.workDir, 'mix'),
+        workDir: join(o.workDir, MIX_SLICE_SUBDIR),
         canvas: o.canvas,
         fps: o.fps,
         bitrateKbps: o.bitrateKbps,
