@@ -119,6 +119,8 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
   const stop = await client.api('POST', client.path(resourceId, sid, 'stop'), { cname: c.cname, uid: c.recUid, clientRequest: {} });
   assert.equal(stop.status, 200, JSON.stringify(stop.body));
 
+  // Files the dead recorder had spooled are adopted once its spool leases run out: they may arrive after the stop.
+  await waitFor(() => slicesMissingFromBucket(written, cluster.bucketDir).length === 0, 120_000, 'the spool to finish').catch(() => undefined);
   assert.deepEqual(slicesMissingFromBucket(written, cluster.bucketDir), [], 'every slice written before the kill is in the bucket');
   const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
   assert.equal(new Set(mine.map((w) => w.noticeId)).size, mine.length, 'no webhook delivered twice');
