@@ -1,9 +1,34 @@
 /**
- * For tests that SIGKILL a whole reeltime process: the kill, and the check that no ffmpeg child (or anything else
- * working in the process's data dir) outlives it.
+ * For tests that SIGKILL a whole reeltime process: small publishers, the kill, and the check that no ffmpeg child
+ * (or anything else working in the process's data dir) outlives it.
  */
+import type { SyntheticPublisher } from '../channel/index.ts';
 import { childrenOf, isRunning, processTable, type ProcessInfo } from '../process/index.ts';
+import { APP, connectedPublisher, rtcToken } from '../recorders/individual/testing/harness.ts';
 import type { ServerProcess } from '../testing/index.ts';
+
+export interface TestPublisher {
+  readonly uid: number;
+  readonly color: string;
+  readonly toneHz: number;
+}
+
+/** A connected synthetic H.264 publisher, small and slow: these tests are about processes and files, on a loaded machine. */
+export function publishSmall(baseUrl: string, cname: string, p: TestPublisher): Promise<SyntheticPublisher> {
+  return connectedPublisher({
+    baseUrl,
+    appId: APP,
+    cname,
+    uid: p.uid,
+    token: rtcToken(cname, p.uid),
+    color: p.color,
+    toneHz: p.toneHz,
+    codec: 'h264',
+    width: 160,
+    height: 120,
+    fps: 10,
+  });
+}
 
 export interface HardKill {
   /** The ffmpeg children the process had at the kill. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { SyntheticPublisher } from '../channel/index.ts';
 import { parsePlaylist } from '../media/m3u8.ts';
-import { APP, BUCKET, connectedPublisher, recordingClient, rtcToken, storageConfig } from '../recorders/individual/testing/harness.ts';
+import { BUCKET, recordingClient, rtcToken, storageConfig } from '../recorders/individual/testing/harness.ts';
 import {
   bucketKeys,
   filesUnder,
@@ -22,7 +22,7 @@ import {
 } from '../recorders/individual/testing/media-checks.ts';
 import { sampled } from '../recorders/mix/testing/frames.ts';
 import { startServerProcess } from '../testing/index.ts';
-import { killHard } from './sigkill-kit.ts';
+import { killHard, publishSmall } from './sigkill-kit.ts';
 
 const CNAME = 'sigkillmix';
 const RED = [255, 0, 0];
@@ -33,21 +33,7 @@ const PUBLISHERS = [
   { uid: 722, color: 'blue', toneHz: 880 },
 ] as const;
 
-const publish = (baseUrl: string, p: (typeof PUBLISHERS)[number]) =>
-  connectedPublisher({
-    baseUrl,
-    appId: APP,
-    cname: CNAME,
-    uid: p.uid,
-    token: rtcToken(CNAME, p.uid),
-    color: p.color,
-    toneHz: p.toneHz,
-    codec: 'h264',
-    // Small and slow: the test is about processes and files, and runs on a loaded machine.
-    width: 160,
-    height: 120,
-    fps: 10,
-  });
+const publish = (baseUrl: string, p: (typeof PUBLISHERS)[number]) => publishSmall(baseUrl, CNAME, p);
 
 interface FileEntry {
   fileName: string;

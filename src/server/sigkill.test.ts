@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { SyntheticPublisher } from '../channel/index.ts';
 import { parsePlaylist } from '../media/m3u8.ts';
 import { childrenOf } from '../process/index.ts';
-import { APP, BUCKET, connectedPublisher, recordingClient, rtcToken, storageConfig } from '../recorders/individual/testing/harness.ts';
+import { BUCKET, recordingClient, rtcToken, storageConfig } from '../recorders/individual/testing/harness.ts';
 import {
   bucketKeys,
   filesUnder,
@@ -18,7 +18,7 @@ import {
   waitFor,
 } from '../recorders/individual/testing/media-checks.ts';
 import { startServerProcess } from '../testing/index.ts';
-import { killHard } from './sigkill-kit.ts';
+import { killHard, publishSmall } from './sigkill-kit.ts';
 
 const CNAME = 'sigkill';
 const PUBLISHERS = [
@@ -27,21 +27,7 @@ const PUBLISHERS = [
 ] as const;
 const KINDS = ['audio', 'video'] as const;
 
-const publish = (baseUrl: string, p: (typeof PUBLISHERS)[number]) =>
-  connectedPublisher({
-    baseUrl,
-    appId: APP,
-    cname: CNAME,
-    uid: p.uid,
-    token: rtcToken(CNAME, p.uid),
-    color: p.color,
-    toneHz: p.toneHz,
-    codec: 'h264',
-    // Small and slow: the test is about processes, not pictures, and runs on a loaded machine.
-    width: 160,
-    height: 120,
-    fps: 10,
-  });
+const publish = (baseUrl: string, p: (typeof PUBLISHERS)[number]) => publishSmall(baseUrl, CNAME, p);
 
 test('SIGKILL of the server kills its ffmpeg children; a new server resumes and uploads every slice written before the kill', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-sigkill-'));

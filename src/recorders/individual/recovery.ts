@@ -4,7 +4,7 @@
  * but never handed to the uploader are uploaded under that run's names and its playlist is finished.
  */
 import { join } from 'node:path';
-import { playlistName, sliceName, type SessionNaming, type TrackKind } from '../../media/index.ts';
+import { sliceName, type SessionNaming, type TrackKind } from '../../media/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import { dirEntries, earlierGenerations, recoverTrack } from '../common/recovery.ts';
 

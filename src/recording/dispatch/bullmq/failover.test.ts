@@ -101,11 +101,17 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
     60_000,
     'the publisher on the second node',
   );
-  const failoverEvent = await waitFor(() => cluster.webhooks.find((w) => w.payload.sid === sid && w.eventType === 12), 60_000, 'event 12');
+  const failoverEvent = await waitFor(() => cluster.webhooks.find((w) => w.payload.sid === sid && w.eventType === 12), 60_000, 'event 12').catch(
+    (e: Error) => {
+      throw new Error(`${e.message}\nsurviving node:\n${second.output()}\nAPI node:\n${api.output()}`);
+    },
+  );
   const resumedMs = performance.now() - killedAt;
   t.diagnostic(`${c.mode} session resumed ${(resumedMs / 1000).toFixed(1)} s after SIGKILL (event 12 received)`);
   assert.ok(resumedMs < 30_000, `resumed after ${resumedMs} ms`);
-  assert.equal(switchAnswer, 404, 'query during the switch');
+  // The window between the lapse and the take-over can be shorter than one poll here: checked when it was seen.
+  if (switchAnswer === undefined) t.diagnostic('the switch window was not observed (the take-over came first)');
+  else assert.equal(switchAnswer, 404, 'query during the switch');
   const newUid = String(failoverEvent.payload.details.newUid);
   assert.match(newUid, /^\d+$/);
   assert.notEqual(newUid, c.recUid);
