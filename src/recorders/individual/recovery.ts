@@ -14,6 +14,9 @@ export interface RecoveredTrack {
   readonly uid: string;
   readonly kind: TrackKind;
   readonly slices: number;
+  /** Object key of the earlier run's playlist, and its first slice's start (to list it). */
+  readonly playlistKey: string;
+  readonly firstStartMs: number;
 }
 
 export async function recoverLeftovers(opts: {
@@ -46,7 +49,7 @@ export async function recoverLeftovers(opts: {
         },
         opts.upload,
       );
-      if (track && !track.alreadyEnded) out.push({ uid, kind, slices: track.recovered });
+      if (track && !track.alreadyEnded) out.push({ uid, kind, slices: track.recovered, playlistKey: track.playlistKey, firstStartMs: track.firstStartMs });
     }
   }
   return out;
