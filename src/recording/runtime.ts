@@ -81,6 +81,7 @@ export function recordingTaskOf(task: LiveTask | StoppingTask, resumed: boolean)
     resumed,
     previousFiles: task.session.files,
     onhold: task.session.onhold,
+    layout: task.session.layout,
   };
 }
 

@@ -1,17 +1,24 @@
 // A reeltime process killed with SIGKILL (OOM killer, crash) takes its ffmpeg children with it, and the next
 // process on the same data dir resumes the recording without losing a slice the killed one wrote.
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { startSyntheticPublisher, type SyntheticPublisher } from '../channel/index.ts';
+import type { SyntheticPublisher } from '../channel/index.ts';
 import { parsePlaylist } from '../media/m3u8.ts';
-import { childrenOf, isRunning, processTable, type ProcessInfo } from '../process/index.ts';
-import { APP, BUCKET, recordingClient, rtcToken, storageConfig } from '../recorders/individual/testing/harness.ts';
-import { bucketKeys, waitFor } from '../recorders/individual/testing/media-checks.ts';
+import { childrenOf } from '../process/index.ts';
+import { BUCKET, recordingClient, rtcToken, storageConfig } from '../recorders/individual/testing/harness.ts';
+import {
+  bucketKeys,
+  filesUnder,
+  isSliceFile as isSlice,
+  slicesMissingFromBucket,
+  slicesOnDisk,
+  waitFor,
+} from '../recorders/individual/testing/media-checks.ts';
 import { startServerProcess } from '../testing/index.ts';
+import { killHard, publishSmall } from './sigkill-kit.ts';
 
 const CNAME = 'sigkill';
 const PUBLISHERS = [
@@ -20,55 +27,7 @@ const PUBLISHERS = [
 ] as const;
 const KINDS = ['audio', 'video'] as const;
 
-/** Every file under `dir` whose name passes `keep`. */
-function filesUnder(dir: string, keep: (name: string) => boolean): string[] {
-  const out: string[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return out;
-  }
-  for (const n of names) {
-    const p = join(dir, n);
-    if (statSync(p).isDirectory()) out.push(...filesUnder(p, keep));
-    else if (keep(n)) out.push(p);
-  }
-  return out;
-}
-
-const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
-const isSlice = (name: string) => /\.(ts|webm)$/.test(name);
-
-/**
- * A synthetic publisher, connected. werift's DTLS handshake can stall when retransmissions cross on a heavily
- * loaded machine (the peer then stays "connecting"): such an attempt is dropped and the next one made.
- */
-async function publish(baseUrl: string, p: (typeof PUBLISHERS)[number]): Promise<SyntheticPublisher> {
-  for (let attempt = 1; ; attempt++) {
-    const pub = await startSyntheticPublisher({
-      baseUrl,
-      appId: APP,
-      cname: CNAME,
-      uid: p.uid,
-      token: rtcToken(CNAME, p.uid),
-      color: p.color,
-      toneHz: p.toneHz,
-      codec: 'h264',
-      // Small and slow: the test is about processes, not pictures, and runs on a loaded machine.
-      width: 160,
-      height: 120,
-      fps: 10,
-    });
-    try {
-      await pub.ready;
-      return pub;
-    } catch (e) {
-      await pub.stop().catch(() => undefined);
-      if (attempt === 3) throw e;
-    }
-  }
-}
+const publish = (baseUrl: string, p: (typeof PUBLISHERS)[number]) => publishSmall(baseUrl, CNAME, p);
 
 test('SIGKILL of the server kills its ffmpeg children; a new server resumes and uploads every slice written before the kill', async (t) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-sigkill-'));
@@ -102,30 +61,15 @@ test('SIGKILL of the server kills its ffmpeg children; a new server resumes and 
       120_000,
       'an uploaded slice and a partly written one on every track',
     );
-    const slicers: ProcessInfo[] = childrenOf(first.pid).filter((p) => p.argv[0] === 'ffmpeg');
+    const slicers = childrenOf(first.pid).filter((p) => p.argv[0] === 'ffmpeg');
     assert.equal(slicers.length, PUBLISHERS.length * KINDS.length, `one ffmpeg per track:\n${slicers.map((p) => p.argv.join(' ')).join('\n')}`);
 
-    const killedAt = performance.now();
-    first.child.kill('SIGKILL');
-    // Ours: the children seen above, and anything else whose command line points into this data dir.
-    const ours = () => [
-      ...new Map(
-        [...slicers.filter(isRunning), ...processTable().filter((p) => p.state !== 'Z' && p.argv.some((a) => a.includes(dataDir)))].map((p) => [p.pid, p]),
-      ).values(),
-    ];
-    const deadline = killedAt + 2000;
-    while (ours().length > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));
-    const goneMs = performance.now() - killedAt;
-    const left = ours();
-    assert.deepEqual(left.map((p) => `${p.pid} ${p.argv.join(' ')}`), [], 'no child of the killed server is alive 2 s after SIGKILL');
-    t.diagnostic(`last child gone ${goneMs.toFixed(0)} ms after SIGKILL (${slicers.length} ffmpeg)`);
+    const kill = await killHard(first, dataDir);
+    assert.deepEqual(kill.survivors, [], 'no child of the killed server is alive 2 s after SIGKILL');
+    t.diagnostic(`last child gone ${kill.goneMs.toFixed(0)} ms after SIGKILL (${kill.ffmpegs.length} ffmpeg)`);
 
     // What the killed process left: slices in its work dirs and in the upload spool. All must reach the bucket.
-    const written = new Map(
-      [...filesUnder(recorderDir, isSlice), ...filesUnder(join(dataDir, 'spool'), isSlice)]
-        .filter((f) => statSync(f).size > 0)
-        .map((f) => [sha256(f), f] as const),
-    );
+    const written = slicesOnDisk([recorderDir, join(dataDir, 'spool')]);
     assert.ok(written.size >= PUBLISHERS.length * KINDS.length, 'slices on disk at the kill');
     await Promise.all(publishers.map((p) => p.kill()));
     publishers = [];
@@ -156,9 +100,7 @@ test('SIGKILL of the server kills its ffmpeg children; a new server resumes and 
           for (const e of pl.entries) assert.ok(keys.some((k) => k.endsWith(`/${e.uri}`)), `${e.uri} of ${name} in the bucket`);
         }
       }
-      const inBucket = new Set(keys.filter(isSlice).map((k) => sha256(join(bucketDir, k))));
-      const lost = [...written].filter(([hash]) => !inBucket.has(hash)).map(([, f]) => f);
-      assert.deepEqual(lost, [], 'every slice written before the kill is in the bucket');
+      assert.deepEqual(slicesMissingFromBucket(written, bucketDir), [], 'every slice written before the kill is in the bucket');
     } finally {
       await Promise.all(publishers.map((p) => p.kill()));
       await second.close();

@@ -35,7 +35,7 @@ test('slices closed on disk but never enqueued by the previous run are uploaded 
       },
     } as unknown as UploadSession;
     const out = await recoverLeftovers({ sessionDir: root, currentGeneration: 'g1', naming, upload, playlistKey: (n, uid, kind) => playlistName(n, uid, kind) });
-    assert.deepEqual(out, [{ uid: '7', kind: 'audio', slices: 1 }]);
+    assert.deepEqual(out, [{ uid: '7', kind: 'audio', slices: 1, playlistKey: 'p/abc_room__uid_s_7__uid_e_audio.m3u8', firstStartMs: t }]);
     assert.equal(enqueued.length, 2);
     assert.match(enqueued[0]!, /^p\/abc_room__uid_s_7__uid_e_audio_\d{17}\.ts$/, 'the leftover keeps the first run’s (unprefixed) name');
     assert.equal(enqueued[1], 'p/abc_room__uid_s_7__uid_e_audio.m3u8');

@@ -38,7 +38,7 @@ import { wants } from '../common/subscription.ts';
 import { HoldSwitch } from '../common/hold-switch.ts';
 import { finalizeRecording } from './finalize.ts';
 import type { IndividualOptions } from './options.ts';
-import { recoverLeftovers } from './recovery.ts';
+import { recoverLeftovers, type RecoveredTrack } from './recovery.ts';
 import { TrackRecording } from './track-recording.ts';
 
 export interface SessionDeps {
@@ -60,6 +60,8 @@ export class IndividualSession {
   private readonly signals: RecorderSignals;
   private chain: Promise<unknown> = Promise.resolve();
   private firstUploaded = false;
+  /** Earlier runs' tracks finished at start (listed even when the dead run never reported them). */
+  private recovered: readonly RecoveredTrack[] = [];
 
   private readonly hold: HoldSwitch;
 
@@ -103,8 +105,9 @@ export class IndividualSession {
         playlistKey: (n, uid, kind) => playlistName(n, uid, kind),
       });
       if (recovered.length > 0) this.d.log.info({ recovered }, 'slices of the previous run recovered');
+      this.recovered = recovered;
     }
-    if (this.d.task.previousFiles.length > 0) this.d.report.files(this.d.task.previousFiles);
+    if (this.d.task.previousFiles.length > 0 || this.recovered.length > 0) this.reportFiles();
     this.reconcile();
   }
 
@@ -254,6 +257,10 @@ export class IndividualSession {
   /** The per-user playlists (and MP4s once written), after whatever was recorded before a restart. */
   files(): RecordedFile[] {
     const out: RecordedFile[] = [...this.d.task.previousFiles];
+    for (const r of this.recovered) {
+      if (out.some((f) => f.fileName === r.playlistKey)) continue;
+      out.push({ fileName: r.playlistKey, trackType: r.kind, uid: r.uid, mixedAllUser: false, isPlayable: true, sliceStartTime: r.firstStartMs });
+    }
     if (this.d.options.hls) {
       for (const t of this.tracks.values()) {
         if (t.hls.firstStartMs === undefined) continue;

@@ -66,3 +66,14 @@ test('mp4Groups: a new MP4 once the duration or size limit would be passed', () 
   assert.deepEqual(mp4Groups([s(1, 600), s(1, 600), s(1, 100)], limits).map((g) => g.length), [1, 2]);
   assert.deepEqual(mp4Groups([], limits), []);
 });
+
+test('mix options of a resumed session: the latest updateLayout replaces start’s layout, the canvas stays', () => {
+  const start = {
+    storageConfig: storage,
+    recordingConfig: { channelType: 0, transcodingConfig: { width: 640, height: 360, fps: 15, bitrate: 800, mixedVideoLayout: 1, backgroundColor: '#FF0000' } },
+  } as StartClientRequest;
+  assert.equal(mixOptions(task(start)).layout.kind, MIX_LAYOUT.bestFit);
+  const o = mixOptions({ ...task(start), resumed: true, layout: { mixedVideoLayout: 2, maxResolutionUid: '5' } });
+  assert.deepEqual([o.layout.kind, o.layout.maxResolutionUid, o.layout.backgroundColor], [MIX_LAYOUT.vertical, '5', '#000000']);
+  assert.deepEqual(o.canvas, { width: 640, height: 360 });
+});

@@ -89,7 +89,8 @@ export function mixOptions(task: RecordingTask): MixOptions {
     bitrateKbps: tc?.bitrate ?? DEFAULT_BITRATE_KBPS,
     audioProfile: mixAudioProfile(rc?.audioProfile ?? 0),
     streams: Object.freeze({ audio: task.subscription.audio, video: task.subscription.video }),
-    layout: layoutSettings(tc),
+    // The latest updateLayout wins over start's layout when a resumed session is handed over again.
+    layout: layoutSettings(task.layout ?? tc),
     maxIdleMs: (rc?.maxIdleTime ?? DEFAULT_MAX_IDLE_SECONDS) * 1000,
     mp4: avFileType.includes('mp4'),
   });

@@ -8,8 +8,8 @@ import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
-import { nextBackupIndex } from '../common/backup-index.ts';
 import { openSessionIO, startInBackground, type LaunchDeps } from '../common/launch.ts';
+import { generationDir, resumedBackupIndex } from '../common/recovery.ts';
 import { mixOptions } from './options.ts';
 import { MixSession } from './session.ts';
 
@@ -29,7 +29,8 @@ export function createMixRecorder(deps: MixRecorderDeps): Recorder {
       const log = deps.log.child({ component: 'recorder-mix', sid: task.sid });
       const options = mixOptions(task);
       const io = await openSessionIO(deps, task, report, options.profile);
-      const backupIndex = task.resumed ? nextBackupIndex(task.previousFiles) : undefined;
+      const sessionDir = join(deps.workRoot, task.sid);
+      const backupIndex = task.resumed ? await resumedBackupIndex(task.previousFiles, sessionDir) : undefined;
       const session = new MixSession({
         task,
         options,
@@ -38,7 +39,7 @@ export function createMixRecorder(deps: MixRecorderDeps): Recorder {
         upload: io.upload,
         clock: deps.clock,
         log,
-        workDir: join(deps.workRoot, task.sid, backupIndex === undefined ? 'g0' : `g${backupIndex + 1}`),
+        workDir: join(sessionDir, generationDir(backupIndex)),
         backupIndex,
         policy: deps.policy,
       });

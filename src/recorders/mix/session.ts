@@ -6,7 +6,7 @@
  * uploads (docs/recording-mix.md, "The session").
  */
 import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { MediaKind } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
@@ -43,6 +43,7 @@ import { SessionCore } from '../common/session-core.ts';
 import { wants } from '../common/subscription.ts';
 import { ImageLoader } from './images.ts';
 import { layoutSettings, mp4Groups, type MixOptions } from './options.ts';
+import { MIX_TRACK_DIR, recoverMixRuns, type RecoveredMixRun } from './recovery.ts';
 
 export interface MixSessionDeps {
   readonly task: RecordingTask;
@@ -81,6 +82,8 @@ export class MixSession {
   /** Users in the mix (joined the pipeline), and the kinds whose stream has started per user. */
   private readonly members = new Map<string, Set<MediaKind>>();
   private readonly slices: ClosedSlice[] = [];
+  /** Earlier runs of this session (before a restart or failover), recovered at start. */
+  private recoveredRuns: readonly RecoveredMixRun[] = [];
   private layout: MixLayoutSettings;
   private chain: Promise<unknown> = Promise.resolve();
   private firstUploaded = false;
@@ -115,7 +118,7 @@ export class MixSession {
     this.layout = o.layout;
     this.trackType = o.streams.audio && o.streams.video ? 'audio_and_video' : o.streams.video ? 'video' : 'audio';
     this.hls = new HlsTrackWriter({
-      dir: join(d.workDir, 'hls'),
+      dir: join(d.workDir, MIX_TRACK_DIR),
       kind: o.streams.video ? 'video' : 'audio',
       upload: d.upload,
       playlistName: mixPlaylistName(this.naming),
@@ -162,8 +165,25 @@ export class MixSession {
     this.core.started();
     this.hold.announce();
     this.d.report.sliceStartTime(this.pipeline.originMs ?? this.d.clock.now());
-    if (this.d.task.previousFiles.length > 0) this.d.report.files(this.d.task.previousFiles);
+    if (this.d.task.resumed) await this.recoverEarlierRuns();
+    if (this.d.task.previousFiles.length > 0 || this.recoveredRuns.length > 0) this.d.report.files(this.files([]));
     this.reconcile();
+  }
+
+  /**
+   * The earlier runs' slices that never reached the uploader go up under their names, their playlists get
+   * `#EXT-X-ENDLIST`, and each playlist stays listed (also one the dead run never got to report).
+   */
+  private async recoverEarlierRuns(): Promise<void> {
+    this.recoveredRuns = await recoverMixRuns({
+      sessionDir: dirname(this.d.workDir),
+      currentGeneration: basename(this.d.workDir),
+      naming: { sid: this.d.task.sid, cname: this.d.task.cname },
+      kind: this.d.options.streams.video ? 'video' : 'audio',
+      upload: this.d.upload,
+    });
+    const recovered = this.recoveredRuns.map((r) => ({ playlist: r.track.playlistKey, slices: r.track.recovered }));
+    if (recovered.length > 0) this.d.log.info({ recovered }, 'earlier runs recovered');
   }
 
   /** Subscriptions and the mix's members in line with the channel and the subscription lists. */
@@ -228,13 +248,21 @@ export class MixSession {
     this.d.report.files(this.files([]));
   }
 
-  /** The playlist (once it names a slice) and the MP4s given, after whatever was recorded before a restart. */
+  /**
+   * What earlier runs recorded (their reported files, and a recovered playlist they never reported), then this
+   * run's playlist (once it names a slice), then the MP4s given.
+   */
   private files(mp4s: readonly RecordedFile[]): RecordedFile[] {
     const out: RecordedFile[] = [...this.d.task.previousFiles];
-    if (this.hls.firstStartMs !== undefined) {
-      out.push({ fileName: this.hls.playlistKey, trackType: this.trackType, uid: '0', mixedAllUser: true, isPlayable: true, sliceStartTime: this.hls.firstStartMs });
+    for (const { track } of this.recoveredRuns) {
+      if (!out.some((f) => f.fileName === track.playlistKey)) out.push(this.recordedFile(track.playlistKey, track.firstStartMs));
     }
-    return [...out, ...mp4s];
+    if (this.hls.firstStartMs !== undefined) out.push(this.recordedFile(this.hls.playlistKey, this.hls.firstStartMs));
+    return [...out, ...mp4s.filter((m) => !out.some((f) => f.fileName === m.fileName))];
+  }
+
+  private recordedFile(fileName: string, sliceStartTime: number): RecordedFile {
+    return { fileName, trackType: this.trackType, uid: '0', mixedAllUser: true, isPlayable: true, sliceStartTime };
   }
 
   /** The layout at once; its images as soon as they are decoded (each URL fetched once per session). */
@@ -275,22 +303,32 @@ export class MixSession {
     await this.pipeline.stop();
     await this.chain;
     await this.hls.end();
-    const mp4s = this.d.options.mp4 && this.hls.recorded ? await this.writeMp4s() : [];
+    const mp4s: RecordedFile[] = [];
+    if (this.d.options.mp4) {
+      // Each earlier run's MP4s from its slices still on disk (under its names), then this run's.
+      for (const run of this.recoveredRuns) {
+        if (run.track.slices.length > 0) mp4s.push(...(await this.writeMp4s(run.naming, run.track.slices, join(this.d.workDir, 'mp4', `run-${run.naming.backupIndex ?? 'first'}`))));
+      }
+      if (this.hls.recorded) mp4s.push(...(await this.writeMp4s(this.naming, this.slices, join(this.d.workDir, 'mp4'))));
+    }
     const files = this.files(mp4s);
     this.d.report.files(files);
     const uploadingStatus = await finishUploads(this.d.upload, this.signals, files);
-    return { uploadingStatus, files, recordedAnything: this.hls.recorded };
+    return { uploadingStatus, files, recordedAnything: this.hls.recorded || this.recoveredRuns.length > 0 };
   }
 
   /** `<sid>_<cname>_<n>.mp4` from the TS slices (copied, no re-encode), a new file at the size/duration limit. */
-  private async writeMp4s(): Promise<RecordedFile[]> {
-    const dir = join(this.d.workDir, 'mp4');
+  private async writeMp4s(
+    naming: SessionNaming,
+    slices: readonly { readonly localPath: string; readonly startMs: number; readonly durationSec: number; readonly bytes: number }[],
+    dir: string,
+  ): Promise<RecordedFile[]> {
     await mkdir(dir, { recursive: true });
     const out: RecordedFile[] = [];
     const { audio, video } = this.d.options.streams;
     try {
-      for (const [index, group] of mp4Groups(this.slices).entries()) {
-        const name = mixMp4Name(this.naming, index);
+      for (const [index, group] of mp4Groups(slices).entries()) {
+        const name = mixMp4Name(naming, index);
         const local = join(dir, name);
         const files = group.map((s) => ({ path: s.localPath, startMs: s.startMs }));
         await userMp4({ video: video ? files : [], audio: audio ? files : [], videoCodec: video ? 'H264' : undefined, workDir: dir, output: local });
@@ -299,7 +337,7 @@ export class MixSession {
           this.signals.error(EVENT_MODULE.uploader, ERROR_LEVEL.major, ERROR_CODE.uploadFailed, res.message);
           continue;
         }
-        out.push({ fileName: res.key, trackType: this.trackType, uid: '0', mixedAllUser: true, isPlayable: true, sliceStartTime: group[0]!.startMs });
+        out.push(this.recordedFile(res.key, group[0]!.startMs));
       }
     } catch (e) {
       this.d.log.error({ err: (e as Error).message }, 'mix MP4 failed');

@@ -55,6 +55,11 @@ export interface RecordingTask {
    */
   readonly onhold?: boolean;
   /**
+   * Mix: the layout now (start's `transcodingConfig` layout, replaced by each `updateLayout`), so that a recorder
+   * resuming the session after a restart or failover draws what was last asked for.
+   */
+  readonly layout?: UpdateLayoutClientRequest | undefined;
+  /**
    * Present when another recorder may take the session over (queue-backed dispatch): the recorder hands no file to
    * the uploader once `holds()` is false, so two recorders never write one session (docs/deployment.md, fencing).
    */

@@ -187,7 +187,10 @@ export class UploadSpool {
   }
 
   async #attempt(row: FileRow): Promise<void> {
-    if (this.#queue.hasNewerCopy(row)) return this.#apply(row, undefined, { kind: 'newer-copy' });
+    // Held here, or only in the manifest: an older copy uploaded last would overwrite the newer one in the bucket.
+    if (this.#queue.hasNewerCopy(row) || (await this.#d.store.hasNewerCopy(row).catch(() => false))) {
+      return this.#apply(row, undefined, { kind: 'newer-copy' });
+    }
     const s = await this.#sessions.load(row.sid).catch(() => undefined);
     await this.#apply(row, s, await this.#tryUpload(row, s));
   }

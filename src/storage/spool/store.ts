@@ -95,6 +95,23 @@ export class SpoolStore {
     await this.db.updateTable('storage_files').set(patch).where('id', '=', id).execute();
   }
 
+  /**
+   * A later copy of the row's key is in the manifest, waiting or uploaded (e.g. a restarted recorder's ended
+   * playlist, while this row is a dead process's older copy adopted after its lease).
+   */
+  async hasNewerCopy(row: FileRow): Promise<boolean> {
+    const r = await this.db
+      .selectFrom('storage_files')
+      .select('id')
+      .where('sid', '=', row.sid)
+      .where('key', '=', row.key)
+      .where('state', 'in', ['pending', 'uploaded'])
+      .where((eb) => eb.or([eb('enqueued_at', '>', row.enqueued_at), eb.and([eb('enqueued_at', '=', row.enqueued_at), eb('id', '>', row.id)])]))
+      .limit(1)
+      .executeTakeFirst();
+    return r !== undefined;
+  }
+
   async sessionFiles(sid: string): Promise<FileRow[]> {
     return this.db
       .selectFrom('storage_files')

@@ -4,7 +4,7 @@ export { UserAudioDecoder, type UserAudioDecoderOptions } from './audio-decoder.
 export { FrameClock } from './frame-clock.ts';
 export { MixEncoder, mixEncoderArgs, type MixEncoderEvents, type MixEncoderOptions } from './mix-encoder.ts';
 export { MixEngine, type MixEngineOptions, type MixImages, type MixOutputFrame, NO_MIX_IMAGES } from './mix-engine.ts';
-export { type MixMediaKind, MixPipeline, type MixPipelineEvents, type MixPipelineOptions } from './mix-pipeline.ts';
+export { MIX_SLICE_SUBDIR, type MixMediaKind, MixPipeline, type MixPipelineEvents, type MixPipelineOptions } from './mix-pipeline.ts';
 export { isRtcp, readRtpHeader, type RtpHeaderFields } from './rtp-header.ts';
 export { ntpToUnixMs, rtpTimestampDelta, SenderClock, type SenderReport, senderReportOf, unixMsToNtp } from './sender-clock.ts';
 export { UserVideoDecoder, type UserVideoDecoderOptions } from './video-decoder.ts';

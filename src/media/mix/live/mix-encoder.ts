@@ -66,6 +66,8 @@ export function mixEncoderArgs(o: MixEncoderOptions): string[] {
     '-flush_packets', '1',
     ...segmentArgs(slicePolicy(o.video ? 'video' : 'audio', slice), 'ts'),
     '-segment_format', 'mpegts',
+    // Each slice's own muxer flushes every packet: a crash loses what is in flight, not the open slice.
+    '-segment_format_options', 'flush_packets=1',
     '-segment_list', 'pipe:5', '-segment_list_type', 'csv',
     'slice_%05d.ts',
   );

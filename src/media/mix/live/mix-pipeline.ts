@@ -32,6 +32,10 @@ import type { VideoSize } from './video-size.ts';
 
 export type MixMediaKind = 'audio' | 'video';
 
+/** Subdirectory of the pipeline's work dir where the encoder runs write their slices, one `run<n>/` folder per
+ * encoder run (a hold ends a run); restart recovery reads them. */
+export const MIX_SLICE_SUBDIR = 'mix';
+
 export interface MixPipelineOptions {
   readonly workDir: string;
   readonly clock: Clock;
@@ -265,7 +269,7 @@ export class MixPipeline {
       ),
       encoder: new MixEncoder(
         {
-          workDir: join(o.workDir, 'mix', `run${this.#runs++}`),
+          workDir: join(o.workDir, MIX_SLICE_SUBDIR, `run${this.#runs++}`),
           canvas: o.canvas,
           fps: o.fps,
           bitrateKbps: o.bitrateKbps,

@@ -6,7 +6,7 @@ import type { JsonObject } from '../../../config/index.ts';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { startSyntheticPublisher, type SyntheticPublisher } from '../../../channel/index.ts';
+import { startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublisherOptions } from '../../../channel/index.ts';
 import type { Clock } from '../../../clock/index.ts';
 import { verifySignature } from '../../../notify/index.ts';
 import { startTestServer, type TestDatabase, type TestServer } from '../../../testing/index.ts';
@@ -165,4 +165,21 @@ export function recordingClient(baseUrl: string, mode: 'individual' | 'mix' = 'i
 
 export function storageConfig(): Record<string, unknown> {
   return { vendor: 1, region: 0, bucket: BUCKET, accessKey: 'AKIATESTKEY', secretKey: 'test-secret-key', fileNamePrefix: PREFIX };
+}
+
+/**
+ * A synthetic publisher, connected. werift's DTLS handshake can stall when retransmissions cross on a heavily
+ * loaded machine (the peer then stays "connecting"): such an attempt is dropped and the next one made.
+ */
+export async function connectedPublisher(options: SyntheticPublisherOptions, attempts = 3): Promise<SyntheticPublisher> {
+  for (let attempt = 1; ; attempt++) {
+    const pub = await startSyntheticPublisher(options);
+    try {
+      await pub.ready;
+      return pub;
+    } catch (e) {
+      await pub.stop().catch(() => undefined);
+      if (attempt >= attempts) throw e;
+    }
+  }
 }

@@ -1,6 +1,7 @@
 /** What the tests check on recorded files: ffprobe facts and the colour of a decoded frame. */
 import { execFile } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { FFMPEG_BIN, FFPROBE_BIN } from '../../../media/index.ts';
@@ -99,3 +100,36 @@ export async function waitFor<T>(fn: () => T | undefined | false | Promise<T | u
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Every file under `dir` (recursively) whose name passes `keep`. */
+export function filesUnder(dir: string, keep: (name: string) => boolean): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names.flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? filesUnder(p, keep) : keep(n) ? [p] : [];
+  });
+}
+
+export const isSliceFile = (name: string): boolean => /\.(ts|webm)$/.test(name);
+const sha256File = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+/** The non-empty slices under these directories (work dirs, spool) by content hash: what a crash left on disk. */
+export function slicesOnDisk(dirs: readonly string[]): Map<string, string> {
+  return new Map(
+    dirs
+      .flatMap((d) => filesUnder(d, isSliceFile))
+      .filter((f) => statSync(f).size > 0)
+      .map((f) => [sha256File(f), f] as const),
+  );
+}
+
+/** The local paths of `written` slices whose content is in no slice object of the bucket. */
+export function slicesMissingFromBucket(written: ReadonlyMap<string, string>, bucketDir: string): string[] {
+  const inBucket = new Set(bucketKeys(bucketDir).filter(isSliceFile).map((k) => sha256File(join(bucketDir, k))));
+  return [...written].filter(([hash]) => !inBucket.has(hash)).map(([, f]) => f);
+}

@@ -84,6 +84,8 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
       const p = await startServerProcess({
         dataDir,
         args,
+        // Several Node processes starting at once on a busy shared machine: generous.
+        readyTimeoutMs: 180_000,
         env: {
           DATABASE_URL: databaseUrl,
           REDIS_URL: TEST_REDIS_URL,
