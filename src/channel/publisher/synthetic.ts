@@ -3,6 +3,8 @@ import { createSocket, type Socket } from 'node:dgram';
 import type { MediaStreamTrack } from 'werift';
 import { spawnChild } from '../../process/index.ts';
 import { whipPublish, type WhipPublisher } from '../client/index.ts';
+import type { MediaKind } from '../membership/index.ts';
+import { CaptureClock } from './capture-clock.ts';
 import { COLOR, syntheticFfmpegArgs, type SyntheticMedia } from './ffmpeg-args.ts';
 
 export interface SyntheticPublisherOptions extends Partial<SyntheticMedia> {
@@ -14,12 +16,16 @@ export interface SyntheticPublisherOptions extends Partial<SyntheticMedia> {
   readonly token?: string | undefined;
   readonly profile?: 'communication' | 'live';
   readonly stunUrl?: string;
+  /** Its sender reports put its clock this far ahead of ours (negative: behind); default 0. */
+  readonly senderClockOffsetMs?: number;
 }
 
 export interface SyntheticPublisher {
   readonly whip: WhipPublisher;
   /** Resolves when the peer is connected. */
   readonly ready: Promise<void>;
+  /** Our wall time (Unix ms) of its capture time 0, which its sender reports are dated from (plus the offset). */
+  readonly captureOriginMs: number;
   /** RTP packets read from ffmpeg so far, per kind. */
   readonly packets: { audio: number; video: number };
   /** Resolves when ffmpeg exits (stop() or an ffmpeg failure). */
@@ -34,19 +40,23 @@ export interface SyntheticPublisher {
 interface RtpInput {
   readonly sock: Socket;
   track: MediaStreamTrack | undefined;
+  /** Where its sender reports go, once the WHIP session is up. */
+  whip: WhipPublisher | undefined;
 }
 
 /** ffmpeg's RTP has no retransmission: room for a few seconds of it while a busy event loop is not reading. */
 const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
 
-async function rtpInput(onPacket: () => void): Promise<RtpInput> {
+async function rtpInput(kind: MediaKind, clock: CaptureClock, onPacket: () => void): Promise<RtpInput> {
   const sock = createSocket({ type: 'udp4', recvBufferSize: RECV_BUFFER_BYTES });
-  const input: RtpInput = { sock, track: undefined };
+  const input: RtpInput = { sock, track: undefined, whip: undefined };
   sock.on('message', (msg) => {
-    // RTCP (payload types 200-204 with the marker bit) shares the port; the werift sender makes its own.
+    // RTCP (payload types 200-204 with the marker bit) shares the port: ffmpeg's reports are replaced by the capture clock's.
     if (msg.length < 12 || (msg[1]! >= 200 && msg[1]! <= 204)) return;
     onPacket();
+    const report = clock.packet(kind, msg.readUInt32BE(4), Date.now());
     input.track?.writeRtp(msg);
+    if (report) input.whip?.sendSenderReport(kind, report);
   });
   await new Promise<void>((resolve) => sock.bind(0, '127.0.0.1', resolve));
   return input;
@@ -78,8 +88,9 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
     packets[kind]++;
     if (packets.audio > 0 && packets.video > 0) flowing();
   };
-  const video = await rtpInput(count('video'));
-  const audio = await rtpInput(count('audio'));
+  const clock = new CaptureClock(opts.senderClockOffsetMs ?? 0);
+  const video = await rtpInput('video', clock, count('video'));
+  const audio = await rtpInput('audio', clock, count('audio'));
   const ff: ChildProcess = spawnChild('ffmpeg', syntheticFfmpegArgs(media, video.sock.address().port, audio.sock.address().port), {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -126,10 +137,12 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
   }
   video.track = whip.video;
   audio.track = whip.audio;
+  video.whip = audio.whip = whip;
   const session = whip;
   return {
     whip: session,
     ready: session.ready,
+    captureOriginMs: clock.originMs!,
     packets,
     exited: exited.then(() => {
       if (!stopped && stderr) throw new Error(`ffmpeg exited: ${stderr.trim()}`);

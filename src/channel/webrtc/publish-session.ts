@@ -1,4 +1,4 @@
-import type { MediaStreamTrack, RTCRtpTransceiver } from 'werift';
+import { RtcpSrPacket, type MediaStreamTrack, type RTCRtpTransceiver } from 'werift';
 import type { MediaKind, TrackInfo } from '../membership/index.ts';
 import { TrackFanout } from './forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
@@ -56,7 +56,11 @@ export class PublishSession extends PeerSession {
   }
 
   #watchRtcp(t: RTCRtpTransceiver): void {
-    t.receiver.onRtcp.subscribe(() => this.touch());
+    t.receiver.onRtcp.subscribe((packet) => {
+      this.touch();
+      // The publisher's clock mapping, passed on to every subscriber of the track (translated there).
+      if (packet instanceof RtcpSrPacket) this.tracks.get(t.kind as MediaKind)?.pushSenderReport(packet);
+    });
   }
 
   #sendPli(kind: MediaKind, ssrc: number): void {

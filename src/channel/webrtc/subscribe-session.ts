@@ -4,6 +4,7 @@ import type { MediaKind } from '../membership/index.ts';
 import type { ForwardSource } from './forward.ts';
 import { streamStartFor, SubscriberGate } from './gate.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
+import { SenderReportWriter } from './sender-reports.ts';
 
 export interface SubscribeSessionOptions extends PeerSessionOptions {
   /** The publisher's tracks by kind. */
@@ -20,7 +21,8 @@ const KEYFRAME_RETRY_MS = 1000;
  * `SubscriberGate`: video is held back until a keyframe the decoder can start at (H.264 with its parameter sets),
  * with continuous sequence numbers. The publisher is asked for a keyframe when the peer connects, every second
  * while the video gate waits, and whenever the subscriber sends a PLI. NACKs are answered from the werift
- * sender's packet history.
+ * sender's packet history. The publisher's sender reports are passed on in the subscriber's SSRC and timestamps
+ * (werift's own, dated by forwarding time, are switched off): docs/channel.md, "Sender reports".
  */
 export class SubscribeSession extends PeerSession {
   readonly #detach: (() => void)[] = [];
@@ -68,6 +70,7 @@ export class SubscribeSession extends PeerSession {
     const kind = t.kind as MediaKind;
     const sender = t.sender;
     sender.onRtcp.subscribe(() => this.touch());
+    const reports = new SenderReportWriter(sender);
     const source = this.opts.sources.get(kind);
     if (!source) return;
     if (kind === 'video') {
@@ -76,6 +79,17 @@ export class SubscribeSession extends PeerSession {
     const codec = source.codec.mimeType.split('/')[1]!;
     const gate = new SubscriberGate(streamStartFor(codec, () => source.parameterSets()), source.codec.clockRate);
     if (kind === 'video') this.#videoGate = gate;
+    const send = (packet: RtpPacket) => {
+      reports.countSent(packet.payload.length);
+      sender.sendRtp(packet).catch(() => undefined);
+    };
+    this.#detach.push(
+      source.addSenderReportSink((sr) => {
+        // Same instant, this viewer's timestamp: NTP time ↔ the timestamp its packets of that instant carry.
+        const rtpTimestamp = gate.outgoingTimestamp(sr.ssrc, sr.senderInfo.rtpTimestamp);
+        if (rtpTimestamp !== undefined) reports.send({ ntpTimestamp: sr.senderInfo.ntpTimestamp, rtpTimestamp });
+      }),
+    );
     this.#detach.push(
       source.addSink((packet) => {
         if (sender.dtlsTransport.state !== 'connected') return;
@@ -87,7 +101,7 @@ export class SubscribeSession extends PeerSession {
         // Fresh headers per subscriber: werift's sender rewrites SSRC, payload type and extensions in place.
         for (const x of r.inject) {
           const header = new RtpHeader({ payloadType: h.payloadType, sequenceNumber: x.seq, timestamp: x.timestamp, ssrc: h.ssrc, csrc: [], extensions: [] });
-          sender.sendRtp(new RtpPacket(header, x.payload)).catch(() => undefined);
+          send(new RtpPacket(header, x.payload));
         }
         if (!r.forward) return;
         const header = new RtpHeader({
@@ -101,7 +115,7 @@ export class SubscribeSession extends PeerSession {
           csrc: [],
           extensions: [],
         });
-        sender.sendRtp(new RtpPacket(header, packet.payload)).catch(() => undefined);
+        send(new RtpPacket(header, packet.payload));
       }),
     );
   }
