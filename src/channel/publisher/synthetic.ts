@@ -24,8 +24,11 @@ export interface SyntheticPublisher {
   readonly whip: WhipPublisher;
   /** Resolves when the peer is connected. */
   readonly ready: Promise<void>;
-  /** Our wall time (Unix ms) of its capture time 0, which its sender reports are dated from (plus the offset). */
-  readonly captureOriginMs: number;
+  /**
+   * Its sender clock: our wall time (Unix ms) of a moment of its media timeline (ms from its start, e.g. where
+   * `toneTurns` switches), as its sender reports say it less their `senderClockOffsetMs` (undefined before any).
+   */
+  captureTimeOf(mediaMs: number): number | undefined;
   /** RTP packets read from ffmpeg so far, per kind. */
   readonly packets: { audio: number; video: number };
   /** Resolves when ffmpeg exits (stop() or an ffmpeg failure). */
@@ -54,9 +57,13 @@ async function rtpInput(kind: MediaKind, clock: CaptureClock, onPacket: () => vo
     // RTCP (payload types 200-204 with the marker bit) shares the port: ffmpeg's reports are replaced by the capture clock's.
     if (msg.length < 12 || (msg[1]! >= 200 && msg[1]! <= 204)) return;
     onPacket();
-    const report = clock.packet(kind, msg.readUInt32BE(4), Date.now());
+    const timestamp = msg.readUInt32BE(4);
     input.track?.writeRtp(msg);
-    if (report) input.whip?.sendSenderReport(kind, report);
+    // Reports from when they can go out (the first comes with the first packet after the peer connected).
+    const whip = input.whip?.pc.connectionState === 'connected' ? input.whip : undefined;
+    if (!whip) return clock.observe(kind, timestamp, Date.now());
+    const report = clock.report(kind, timestamp, Date.now());
+    if (report) whip.sendSenderReport(kind, report);
   });
   await new Promise<void>((resolve) => sock.bind(0, '127.0.0.1', resolve));
   return input;
@@ -142,7 +149,7 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
   return {
     whip: session,
     ready: session.ready,
-    captureOriginMs: clock.originMs!,
+    captureTimeOf: (mediaMs) => clock.captureTimeOf(mediaMs),
     packets,
     exited: exited.then(() => {
       if (!stopped && stderr) throw new Error(`ffmpeg exited: ${stderr.trim()}`);

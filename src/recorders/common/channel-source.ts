@@ -7,10 +7,16 @@ import type { RtpPacket } from 'werift';
 import type { ChannelEvent, ChannelModule, ChannelSnapshot, MediaKind, Profile } from '../../channel/index.ts';
 import { whepSubscribe, WhipHttpError, type WhepSubscriber } from '../../channel/index.ts';
 import type { RtpCodecName, RtpTrackDescription } from '../../media/index.ts';
+import { senderReportOf, type SenderReport } from '../../media/mix/live/index.ts';
 
 export interface MediaSubscription {
   /** Called once per kind, with the first packet's track description, then for each packet. */
   onPacket(cb: (kind: MediaKind, track: RtpTrackDescription, packet: Buffer) => void): void;
+  /**
+   * The publisher's RTCP sender reports per kind, as the SFU passes them on (the publisher's NTP time ↔ this
+   * subscription's RTP timestamps; docs/channel.md, "Sender reports").
+   */
+  onSenderReport(cb: (kind: MediaKind, report: SenderReport) => void): void;
   /** Asks the publisher for a keyframe (RTCP PLI), e.g. when a new slice pipeline starts mid-stream. */
   requestKeyframe(): void;
   close(): Promise<void>;
@@ -125,6 +131,7 @@ export function channelSource(o: ChannelSourceOptions): ChannelSource {
       });
       return {
         onPacket: (cb) => void listeners.push(cb),
+        onSenderReport: (cb) => sub.onSenderReport((kind, packet) => cb(kind, senderReportOf(packet))),
         requestKeyframe() {
           if (videoSsrc === undefined) return;
           for (const t of sub.pc.getTransceivers()) {
