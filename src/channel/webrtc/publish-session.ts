@@ -18,9 +18,14 @@ export class PublishSession extends PeerSession {
     super(opts);
     this.#lastRtpAt = opts.clock.now();
     const seen = new Set<string>();
+    const kinds = new Set<string>();
     this.pc.onTrack.subscribe((track) => {
       if (seen.has(track.uuid)) return;
       seen.add(track.uuid);
+      // One stream per kind: a simulcast offer gives one track per rid (in a=rid order); the first is forwarded,
+      // since two encodings in one fan-out would be one stream switching SSRC at every packet.
+      if (kinds.has(track.kind)) return;
+      kinds.add(track.kind);
       this.#attach(track);
     });
   }

@@ -49,14 +49,12 @@ test('mix on sender clocks: a late joiner whose clock runs ahead is heard at its
     const originMs = parsePlaylist(readFileSync(m3u8, 'utf8'), 'audio').entries[0]!.startMs;
     const pcm = await monoPcm(m3u8);
     const windows = Math.floor(pcm.length / WINDOW);
-    let peak = 0;
-    for (const v of pcm) peak = Math.max(peak, Math.abs(v));
-    console.log(`pcm ${pcm.length} samples, peak ${peak}, playlist ${readFileSync(m3u8, 'utf8').slice(0, 400)}`);
     const power = (hz: number, w: number) => tonePower(pcm, 1, hz, w * WINDOW, (w + 1) * WINDOW);
     const p1000 = Array.from({ length: windows }, (_, w) => power(1000, w));
     const p440 = Array.from({ length: windows }, (_, w) => power(440, w));
     const max = (xs: number[]) => xs.reduce((m, x) => Math.max(m, x), 0);
-    console.log(`windows ${windows}, max power 1000 Hz ${max(p1000)}, 440 Hz ${max(p440)}; per second 1000: ${Array.from({ length: Math.floor(windows / 100) }, (_, i) => max(p1000.slice(i * 100, i * 100 + 100)).toFixed(4)).join(' ')}`);
+    const perSecond = (xs: number[]) => Array.from({ length: Math.floor(xs.length / 100) }, (_, i) => (max(xs.slice(i * 100, i * 100 + 100)) > max(xs) / 4 ? '+' : '.')).join('');
+    console.log(`per second, joined at ${((lateJoinMs - originMs) / 1000).toFixed(1)} s: 440 Hz ${perSecond(p440)}, 1 kHz ${perSecond(p1000)}`);
     const on = p1000.map((p) => p > max(p1000) / 4);
     // Output sample k is sender time originMs − 400 ms (the mix's latency) + k / 48 kHz. The late user's tone
     // starts at its sender times of media times 2 s·n; with arrival time instead, 700 ms earlier.
