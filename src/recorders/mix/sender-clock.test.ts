@@ -71,10 +71,10 @@ test('mix on sender clocks: a late joiner whose clock runs ahead is heard at its
     const settled = starts.filter((t) => t >= firstHeard + 3000);
     const errors = settled.map(nearest);
     console.log(`tone onsets vs the late user's sender time (ms): ${errors.map((e) => e.toFixed(0)).join(' ')}`);
-    assert.ok(settled.length >= 4, `${settled.length} onsets after the first report`);
+    assert.ok(settled.length >= 3, `${settled.length} onsets after the first report`);
     const sorted = [...errors].sort((a, b) => a - b);
     const median = sorted[Math.floor(sorted.length / 2)]!;
-    assert.ok(Math.abs(median) <= 60, `median onset ${median.toFixed(0)} ms from the sender time (arrival time would be about −${OFFSET_MS})`);
+    assert.ok(Math.abs(median) <= 80, `median onset ${median.toFixed(0)} ms from the sender time (arrival time would be about −${OFFSET_MS})`);
     for (const e of errors) assert.ok(Math.abs(e) <= 120, `onset ${e.toFixed(0)} ms from the sender time`);
     // The first user is heard all along, before and after the late one came.
     const early = Math.floor(((lateJoinMs - originMs) * RATE) / 1000 / WINDOW);
