@@ -20,6 +20,7 @@ import {
   ChannelTraffic,
   type PeerSessionOptions,
   type TapPacketListener,
+  type TapSenderReportListener,
   type TrackCodec,
 } from './webrtc/index.ts';
 
@@ -33,6 +34,7 @@ export interface TapParams {
   readonly publisher: number;
   readonly kinds: readonly MediaKind[];
   readonly onPacket: TapPacketListener;
+  readonly onSenderReport?: TapSenderReportListener;
   /** Called once when the channel ends the tap (publisher left, shutdown), not after `close()`. */
   readonly onEnded?: (reason: LeaveReason) => void;
 }
@@ -213,7 +215,13 @@ export class Sfu {
       reservation.cancel();
       throw new ChannelError('publisher_not_found', `uid ${p.publisher} is not publishing in channel "${p.cname}"`);
     }
-    const tap = new LocalTap({ sources: pub.session.tracks, kinds: p.kinds, clock: this.clock, onPacket: p.onPacket });
+    const tap = new LocalTap({
+      sources: pub.session.tracks,
+      kinds: p.kinds,
+      clock: this.clock,
+      onPacket: p.onPacket,
+      ...(p.onSenderReport ? { onSenderReport: p.onSenderReport } : {}),
+    });
     const id = this.#newId();
     this.#sessions.set(id, { kind: 'tap', app, cname: p.cname, uid: p.uid, publisher: p.publisher, tap, ended: (r) => p.onEnded?.(r) });
     reservation.commit();

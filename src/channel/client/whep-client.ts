@@ -1,4 +1,4 @@
-import type { RTCPeerConnection, RtpPacket } from 'werift';
+import { RtcpSrPacket, type RTCPeerConnection, type RtpPacket } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
 import { connected, loopbackPeer, openSession, type VideoCodecName } from './peer.ts';
 
@@ -23,6 +23,8 @@ export interface WhepSubscriber {
   readonly counts: { audio: number; video: number };
   readonly ready: Promise<void>;
   onRtp(cb: (kind: MediaKind, packet: RtpPacket) => void): void;
+  /** The SFU's RTCP sender reports per kind: the publisher's NTP time ↔ this subscriber's RTP timestamps. */
+  onSenderReport(cb: (kind: MediaKind, report: RtcpSrPacket) => void): void;
   /** Resolves when `pred` holds (checked on each packet), rejects after timeoutMs. */
   waitFor(pred: () => boolean, timeoutMs?: number, what?: string): Promise<void>;
   close(): Promise<void>;
@@ -39,7 +41,13 @@ export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSub
   const counts = { audio: 0, video: 0 };
   const listeners: ((kind: MediaKind, p: RtpPacket) => void)[] = [];
   const waiters = new Set<() => void>();
-  for (const kind of opts.kinds ?? ['audio', 'video']) pc.addTransceiver(kind, { direction: 'recvonly' });
+  const reportListeners: ((kind: MediaKind, r: RtcpSrPacket) => void)[] = [];
+  for (const kind of opts.kinds ?? ['audio', 'video']) {
+    const t = pc.addTransceiver(kind, { direction: 'recvonly' });
+    t.receiver.onRtcp.subscribe((p) => {
+      if (p instanceof RtcpSrPacket) for (const l of reportListeners) l(kind, p);
+    });
+  }
   pc.onTrack.subscribe((track) => {
     const kind = track.kind as MediaKind;
     track.onReceiveRtp.subscribe((p) => {
@@ -63,6 +71,7 @@ export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSub
     counts,
     ready: connected(pc),
     onRtp: (cb) => void listeners.push(cb),
+    onSenderReport: (cb) => void reportListeners.push(cb),
     waitFor(pred, timeoutMs = 20000, what = 'condition') {
       if (pred()) return Promise.resolve();
       return new Promise((resolve, reject) => {

@@ -1,4 +1,6 @@
 import { MediaStream, MediaStreamTrack, type RTCPeerConnection } from 'werift';
+import type { MediaKind } from '../membership/index.ts';
+import { SenderReportWriter, type ClockMapping } from '../webrtc/index.ts';
 import { connected, loopbackPeer, openSession, type VideoCodecName } from './peer.ts';
 
 export interface WhipPublishOptions {
@@ -18,6 +20,12 @@ export interface WhipPublisher {
   readonly video: MediaStreamTrack | undefined;
   /** Resolves once ICE and DTLS are up. */
   readonly ready: Promise<void>;
+  /**
+   * Sends an RTCP sender report for one kind: this NTP time is the capture time of that RTP timestamp (the
+   * timestamps written into the track, which go out unchanged). werift's own reports are off: they are dated by
+   * when a packet was sent, with a broken NTP fraction (docs/channel.md, "Sender reports").
+   */
+  sendSenderReport(kind: MediaKind, mapping: ClockMapping): void;
   /** Called when the server asks for a keyframe (PLI/FIR from the SFU). */
   onKeyframeRequest(cb: () => void): void;
   /** DELETEs the session and closes the peer. */
@@ -37,6 +45,12 @@ export async function whipPublish(opts: WhipPublishOptions): Promise<WhipPublish
   const senders = [audio, video]
     .filter((t): t is MediaStreamTrack => t !== undefined)
     .map((t) => pc.addTransceiver(t, { direction: 'sendonly', streams: [stream] }).sender);
+  const reports = new Map<MediaKind, SenderReportWriter>();
+  for (const s of senders) {
+    const writer = new SenderReportWriter(s);
+    reports.set(s.kind as MediaKind, writer);
+    s.track?.onReceiveRtp.subscribe((p) => writer.countSent(p.payload.length));
+  }
   const session = await openSession(pc, opts.endpoint, opts.token);
   return {
     pc,
@@ -44,6 +58,7 @@ export async function whipPublish(opts: WhipPublishOptions): Promise<WhipPublish
     audio,
     video,
     ready: connected(pc),
+    sendSenderReport: (kind, mapping) => reports.get(kind)?.send(mapping),
     onKeyframeRequest(cb) {
       for (const s of senders) if (s.kind === 'video') s.onPictureLossIndication.subscribe(cb);
     },

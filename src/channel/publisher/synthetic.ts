@@ -3,6 +3,8 @@ import { createSocket, type Socket } from 'node:dgram';
 import type { MediaStreamTrack } from 'werift';
 import { spawnChild } from '../../process/index.ts';
 import { whipPublish, type WhipPublisher } from '../client/index.ts';
+import type { MediaKind } from '../membership/index.ts';
+import { CaptureClock } from './capture-clock.ts';
 import { COLOR, syntheticFfmpegArgs, type SyntheticMedia } from './ffmpeg-args.ts';
 
 export interface SyntheticPublisherOptions extends Partial<SyntheticMedia> {
@@ -19,12 +21,19 @@ export interface SyntheticPublisherOptions extends Partial<SyntheticMedia> {
    * shows) goes to the peer: the frame's send time for latency benchmarks.
    */
   readonly onVideoFrame?: (index: number, sentAtMs: number) => void;
+  /** Its sender reports put its clock this far ahead of ours (negative: behind); default 0. */
+  readonly senderClockOffsetMs?: number;
 }
 
 export interface SyntheticPublisher {
   readonly whip: WhipPublisher;
   /** Resolves when the peer is connected. */
   readonly ready: Promise<void>;
+  /**
+   * Its sender clock: our wall time (Unix ms) of a moment of its media timeline (ms from its start, e.g. where
+   * `toneTurns` switches), as its sender reports say it less their `senderClockOffsetMs` (undefined before any).
+   */
+  captureTimeOf(mediaMs: number): number | undefined;
   /** RTP packets read from ffmpeg so far, per kind. */
   readonly packets: { audio: number; video: number };
   /** Resolves when ffmpeg exits (stop() or an ffmpeg failure). */
@@ -39,19 +48,27 @@ export interface SyntheticPublisher {
 interface RtpInput {
   readonly sock: Socket;
   track: MediaStreamTrack | undefined;
+  /** Where its sender reports go, once the WHIP session is up. */
+  whip: WhipPublisher | undefined;
 }
 
 /** ffmpeg's RTP has no retransmission: room for a few seconds of it while a busy event loop is not reading. */
 const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
 
-async function rtpInput(onPacket: (msg: Buffer) => void): Promise<RtpInput> {
+async function rtpInput(kind: MediaKind, clock: CaptureClock, onPacket: (msg: Buffer) => void): Promise<RtpInput> {
   const sock = createSocket({ type: 'udp4', recvBufferSize: RECV_BUFFER_BYTES });
-  const input: RtpInput = { sock, track: undefined };
+  const input: RtpInput = { sock, track: undefined, whip: undefined };
   sock.on('message', (msg) => {
-    // RTCP (payload types 200-204 with the marker bit) shares the port; the werift sender makes its own.
+    // RTCP (payload types 200-204 with the marker bit) shares the port: ffmpeg's reports are replaced by the capture clock's.
     if (msg.length < 12 || (msg[1]! >= 200 && msg[1]! <= 204)) return;
+    const timestamp = msg.readUInt32BE(4);
     input.track?.writeRtp(msg);
     onPacket(msg);
+    // Reports from when they can go out (the first comes with the first packet after the peer connected).
+    const whip = input.whip?.pc.connectionState === 'connected' ? input.whip : undefined;
+    if (!whip) return clock.observe(kind, timestamp, Date.now());
+    const report = clock.report(kind, timestamp, Date.now());
+    if (report) whip.sendSenderReport(kind, report);
   });
   await new Promise<void>((resolve) => sock.bind(0, '127.0.0.1', resolve));
   return input;
@@ -96,8 +113,9 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
         opts.onVideoFrame!(Math.round(((ts - firstTimestamp) >>> 0) / frameTicks), Date.now());
       }
     : countVideo;
-  const video = await rtpInput(onVideo);
-  const audio = await rtpInput(count('audio'));
+  const clock = new CaptureClock(opts.senderClockOffsetMs ?? 0);
+  const video = await rtpInput('video', clock, onVideo);
+  const audio = await rtpInput('audio', clock, count('audio'));
   const ff: ChildProcess = spawnChild('ffmpeg', syntheticFfmpegArgs(media, video.sock.address().port, audio.sock.address().port), {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -144,10 +162,12 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
   }
   video.track = whip.video;
   audio.track = whip.audio;
+  video.whip = audio.whip = whip;
   const session = whip;
   return {
     whip: session,
     ready: session.ready,
+    captureTimeOf: (mediaMs) => clock.captureTimeOf(mediaMs),
     packets,
     exited: exited.then(() => {
       if (!stopped && stderr) throw new Error(`ffmpeg exited: ${stderr.trim()}`);

@@ -1,4 +1,4 @@
-import type { RtpPacket } from 'werift';
+import type { RtcpSrPacket, RtpPacket } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
 import { H264ParameterSets, type H264ParameterSetPair } from './h264.ts';
 import { fmtpParam, type TrackCodec } from './sdp.ts';
@@ -6,11 +6,16 @@ import { fmtpParam, type TrackCodec } from './sdp.ts';
 /** Receives every RTP packet of a published track; must not mutate it (it is shared by all sinks). */
 export type RtpSink = (packet: RtpPacket) => void;
 
+/** Receives the publisher's RTCP sender reports of a published track (shared by all sinks, too). */
+export type SenderReportSink = (report: RtcpSrPacket) => void;
+
 /** A published track that subscribers attach to. */
 export interface ForwardSource {
   readonly kind: MediaKind;
   readonly codec: TrackCodec;
   addSink(sink: RtpSink): () => void;
+  /** The publisher's sender reports of this track, as they arrive (docs/channel.md, "Sender reports"). */
+  addSenderReportSink(sink: SenderReportSink): () => void;
   /** Asks the publisher for a keyframe (rate-limited). */
   requestKeyframe(): void;
   /** H.264: the publisher's latest SPS and PPS (from its packets or its offer); undefined otherwise. */
@@ -26,6 +31,7 @@ export interface ForwardSource {
  */
 export class TrackFanout implements ForwardSource {
   readonly #sinks = new Set<RtpSink>();
+  readonly #reportSinks = new Set<SenderReportSink>();
   #ssrc: number | undefined;
   /** RTP received on this track so far (header and payload bytes): the console's bitrate sparkline. */
   packets = 0;
@@ -47,6 +53,16 @@ export class TrackFanout implements ForwardSource {
   addSink(sink: RtpSink): () => void {
     this.#sinks.add(sink);
     return () => this.#sinks.delete(sink);
+  }
+
+  addSenderReportSink(sink: SenderReportSink): () => void {
+    this.#reportSinks.add(sink);
+    return () => this.#reportSinks.delete(sink);
+  }
+
+  /** A sender report of the publisher's stream of this track. */
+  pushSenderReport(report: RtcpSrPacket): void {
+    for (const s of this.#reportSinks) s(report);
   }
 
   push(packet: RtpPacket): void {

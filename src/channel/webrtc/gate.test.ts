@@ -179,3 +179,29 @@ test('VP8 gate: interframes are held back, the keyframe opens; audio passes at o
   assert.deepEqual(r.forward, { seq: 65535, timestamp: 4294967000 });
   assert.deepEqual(opus.admit({ ssrc: 9, seq: 0, timestamp: 33, payload: b(0xfc) }, 20).forward, { seq: 0, timestamp: 33 }, 'wraps like the input');
 });
+
+test('gate: a sender report of the forwarded stream maps to the subscriber’s timestamps with the packets’ own offset', () => {
+  const key = b(0x10, 0x00);
+  const inter = b(0x10, 0x01);
+  const gate = new SubscriberGate(streamStartFor('vp8', () => undefined), 90000);
+  // Closed: no offset known yet, the report is not translated.
+  gate.admit({ ssrc: 1, seq: 10, timestamp: 1000, payload: inter }, 0);
+  assert.equal(gate.outgoingTimestamp(1, 900), undefined, 'closed gate');
+  // First start: the publisher's own numbers, so a report's timestamp is unchanged (wrap included).
+  gate.admit({ ssrc: 1, seq: 11, timestamp: 4294967000, payload: key }, 0);
+  assert.equal(gate.outgoingTimestamp(1, 4294967000), 4294967000);
+  assert.equal(gate.outgoingTimestamp(1, 500), 500);
+  assert.equal(gate.outgoingTimestamp(2, 500), undefined, 'another stream');
+  gate.admit({ ssrc: 1, seq: 12, timestamp: 3000, payload: inter }, 33);
+  // A new encoder stream (SSRC 2) with other numbers: closed until its keyframe, then shifted.
+  assert.equal(gate.admit({ ssrc: 2, seq: 500, timestamp: 777_000, payload: inter }, 50).forward, undefined);
+  assert.equal(gate.outgoingTimestamp(1, 3000), undefined, 'the old stream is gone');
+  assert.equal(gate.outgoingTimestamp(2, 777_000), undefined, 'the new stream is not forwarded yet');
+  const opened = gate.admit({ ssrc: 2, seq: 501, timestamp: 780_000, payload: key }, 100);
+  assert.notEqual(opened.forward!.timestamp, 780_000, 'the new stream is shifted');
+  // The report says "publisher timestamp 783000 is NTP X": the subscriber's packet of that instant carries the
+  // timestamp the report now names, so both map to the same NTP time.
+  const later = gate.admit({ ssrc: 2, seq: 502, timestamp: 783_000, payload: inter }, 133);
+  assert.equal(gate.outgoingTimestamp(2, 783_000), later.forward!.timestamp);
+  assert.equal(gate.outgoingTimestamp(2, 780_000 - 90_000), (opened.forward!.timestamp - 90_000) >>> 0, 'a report before the packet');
+});

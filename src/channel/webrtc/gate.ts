@@ -100,6 +100,16 @@ export class SubscriberGate {
     return { inject, forward: out };
   }
 
+  /**
+   * The timestamp this subscriber's stream has for the publisher's `timestamp` of stream `ssrc`, with the offset
+   * its packets go out with (for the publisher's sender reports, docs/channel.md "Sender reports"); undefined while
+   * the gate is closed or for another stream than the one it forwards, whose offset is not known.
+   */
+  outgoingTimestamp(ssrc: number, timestamp: number): number | undefined {
+    if (!this.#open || ssrc !== this.#ssrc) return undefined;
+    return u32(timestamp + this.#tsOffset);
+  }
+
   #openAt(p: GateInput, injected: number, nowMs: number): void {
     this.#open = true;
     this.#ssrc = p.ssrc;

@@ -9,17 +9,29 @@ import type { TrackCodec } from './sdp.ts';
 /** A packet of a tapped track: a fresh copy of the header with the subscriber's numbers, the publisher's payload. */
 export type TapPacketListener = (kind: MediaKind, codec: TrackCodec, packet: RtpPacket) => void;
 
+/** A sender report of a tapped track: the publisher's NTP time and the same instant in the tap's timestamps. */
+export interface TapSenderReport {
+  readonly ssrc: number;
+  readonly ntpTimestamp: bigint;
+  readonly rtpTimestamp: number;
+}
+
+export type TapSenderReportListener = (kind: MediaKind, report: TapSenderReport) => void;
+
 export interface LocalTapOptions {
   readonly sources: ReadonlyMap<MediaKind, ForwardSource>;
   readonly kinds: readonly MediaKind[];
   readonly clock: Clock;
   readonly onPacket: TapPacketListener;
+  /** The publisher's RTCP sender reports, translated like a WHEP subscriber's (docs/channel.md). */
+  readonly onSenderReport?: TapSenderReportListener;
 }
 
 /**
  * An in-process subscriber: the publisher's RTP straight from the SFU's forwarding path (`TrackFanout` sinks),
  * with no WebRTC hop (no SRTP encrypt and decrypt, no second packetisation). It is gated like a WHEP subscriber
- * (`SubscriberGate`: video from a keyframe on, continuous numbers) and asks for keyframes like one: on start,
+ * (`SubscriberGate`: video from a keyframe on, continuous numbers), gets the publisher's sender reports in its own
+ * timestamps, and asks for keyframes like one: on start,
  * every second while video waits, after a stream change, and on `requestKeyframe`.
  */
 export class LocalTap {
@@ -41,6 +53,15 @@ export class LocalTap {
       });
       if (kind === 'video') this.#videoGate = gate;
       this.#detach.push(detach);
+      const onReport = opts.onSenderReport;
+      if (onReport) {
+        this.#detach.push(
+          source.addSenderReportSink((sr) => {
+            const rtpTimestamp = gate.outgoingTimestamp(sr.ssrc, sr.senderInfo.rtpTimestamp);
+            if (rtpTimestamp !== undefined) onReport(kind, { ssrc: sr.ssrc, ntpTimestamp: sr.senderInfo.ntpTimestamp, rtpTimestamp });
+          }),
+        );
+      }
     }
     this.#keyframes.ask(true);
   }

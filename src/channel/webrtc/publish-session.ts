@@ -1,4 +1,4 @@
-import type { MediaStreamTrack, RTCRtpTransceiver } from 'werift';
+import { RtcpSrPacket, type MediaStreamTrack, type RTCRtpTransceiver } from 'werift';
 import type { MediaKind, TrackInfo } from '../membership/index.ts';
 import { TrackFanout } from './forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
@@ -18,9 +18,14 @@ export class PublishSession extends PeerSession {
     super(opts);
     this.#lastRtpAt = opts.clock.now();
     const seen = new Set<string>();
+    const kinds = new Set<string>();
     this.pc.onTrack.subscribe((track) => {
       if (seen.has(track.uuid)) return;
       seen.add(track.uuid);
+      // One stream per kind: a simulcast offer gives one track per rid (in a=rid order); the first is forwarded,
+      // since two encodings in one fan-out would be one stream switching SSRC at every packet.
+      if (kinds.has(track.kind)) return;
+      kinds.add(track.kind);
       this.#attach(track);
     });
   }
@@ -65,7 +70,11 @@ export class PublishSession extends PeerSession {
   }
 
   #watchRtcp(t: RTCRtpTransceiver): void {
-    t.receiver.onRtcp.subscribe(() => this.touch());
+    t.receiver.onRtcp.subscribe((packet) => {
+      this.touch();
+      // The publisher's clock mapping, passed on to every subscriber of the track (translated there).
+      if (packet instanceof RtcpSrPacket) this.tracks.get(t.kind as MediaKind)?.pushSenderReport(packet);
+    });
     // werift's receiver sends a NACK for each gap it sees in the publisher's sequence numbers.
     t.receiver.onPacketLost.subscribe(() => this.opts.traffic.nack.out++);
   }

@@ -4,6 +4,7 @@ import type { ForwardSource } from './forward.ts';
 import type { SubscriberGate } from './gate.ts';
 import { attachGated, KeyframeAsker } from './gated-forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
+import { SenderReportWriter } from './sender-reports.ts';
 
 export interface SubscribeSessionOptions extends PeerSessionOptions {
   /** The publisher's tracks by kind. */
@@ -17,7 +18,8 @@ export interface SubscribeSessionOptions extends PeerSessionOptions {
  * `SubscriberGate`: video is held back until a keyframe the decoder can start at (H.264 with its parameter sets),
  * with continuous sequence numbers. The publisher is asked for a keyframe when the peer connects, every second
  * while the video gate waits, and whenever the subscriber sends a PLI. NACKs are answered from the werift
- * sender's packet history.
+ * sender's packet history. The publisher's sender reports are passed on in the subscriber's SSRC and timestamps
+ * (werift's own, dated by forwarding time, are switched off): docs/channel.md, "Sender reports".
  */
 export class SubscribeSession extends PeerSession {
   readonly #detach: (() => void)[] = [];
@@ -58,6 +60,7 @@ export class SubscribeSession extends PeerSession {
     const traffic = this.peer.traffic;
     sender.onRtcp.subscribe(() => this.touch());
     sender.onGenericNack.subscribe(() => traffic.nack.in++);
+    const reports = new SenderReportWriter(sender);
     const source = this.opts.sources.get(kind);
     if (!source) return;
     if (kind === 'video') {
@@ -72,6 +75,7 @@ export class SubscribeSession extends PeerSession {
       // Fresh headers per subscriber: werift's sender rewrites SSRC, payload type and extensions in place.
       (p) => {
         traffic.countRtp('out', kind, p.serializeSize);
+        reports.countSent(p.payload.length);
         void sender.sendRtp(p).catch(() => undefined);
       },
       {
@@ -84,5 +88,12 @@ export class SubscribeSession extends PeerSession {
     );
     if (kind === 'video') this.#videoGate = gate;
     this.#detach.push(detach);
+    this.#detach.push(
+      source.addSenderReportSink((sr) => {
+        // Same instant, this viewer's timestamp: NTP time ↔ the timestamp its packets of that instant carry.
+        const rtpTimestamp = gate.outgoingTimestamp(sr.ssrc, sr.senderInfo.rtpTimestamp);
+        if (rtpTimestamp !== undefined) reports.send({ ntpTimestamp: sr.senderInfo.ntpTimestamp, rtpTimestamp });
+      }),
+    );
   }
 }

@@ -9,10 +9,16 @@ import type { RtpPacket } from 'werift';
 import type { ChannelEvent, ChannelModule, ChannelSnapshot, MediaKind, Profile, TrackCodec } from '../../channel/index.ts';
 import { ChannelError, whepSubscribe, WhipHttpError, type WhepSubscriber } from '../../channel/index.ts';
 import type { RtpCodecName, RtpTrackDescription } from '../../media/index.ts';
+import { senderReportOf, type SenderReport } from '../../media/mix/live/index.ts';
 
 export interface MediaSubscription {
   /** Called once per kind, with the first packet's track description, then for each packet. */
   onPacket(cb: (kind: MediaKind, track: RtpTrackDescription, packet: Buffer) => void): void;
+  /**
+   * The publisher's RTCP sender reports per kind, as the SFU passes them on (the publisher's NTP time ↔ this
+   * subscription's RTP timestamps; docs/channel.md, "Sender reports").
+   */
+  onSenderReport(cb: (kind: MediaKind, report: SenderReport) => void): void;
   /** Asks the publisher for a keyframe (RTCP PLI), e.g. when a new slice pipeline starts mid-stream. */
   requestKeyframe(): void;
   close(): Promise<void>;
@@ -94,6 +100,7 @@ type PacketListener = (kind: MediaKind, track: RtpTrackDescription, packet: Buff
 function tapSubscribe(o: ChannelSourceOptions, publisher: number, kinds: readonly MediaKind[]): MediaSubscription {
   const described = new Map<MediaKind, RtpTrackDescription | null>();
   const listeners: PacketListener[] = [];
+  const reportListeners: ((kind: MediaKind, report: SenderReport) => void)[] = [];
   let tap;
   try {
     tap = o.channel.tap({
@@ -114,6 +121,9 @@ function tapSubscribe(o: ChannelSourceOptions, publisher: number, kinds: readonl
         const bytes = p.serialize();
         for (const l of listeners) l(kind, d, bytes);
       },
+      onSenderReport(kind, report) {
+        for (const l of reportListeners) l(kind, report);
+      },
     });
   } catch (e) {
     if (e instanceof ChannelError) throw new ChannelRefusal(e.status, e.code, e.reason);
@@ -121,6 +131,7 @@ function tapSubscribe(o: ChannelSourceOptions, publisher: number, kinds: readonl
   }
   return {
     onPacket: (cb) => void listeners.push(cb),
+    onSenderReport: (cb) => void reportListeners.push(cb),
     requestKeyframe: () => tap.requestKeyframe(),
     close: () => tap.close(),
   };
@@ -193,6 +204,7 @@ export function channelSource(o: ChannelSourceOptions): ChannelSource {
       });
       return {
         onPacket: (cb) => void listeners.push(cb),
+        onSenderReport: (cb) => sub.onSenderReport((kind, packet) => cb(kind, senderReportOf(packet))),
         requestKeyframe() {
           if (videoSsrc === undefined) return;
           for (const t of sub.pc.getTransceivers()) {

@@ -15,6 +15,7 @@ class FakeSubscription implements MediaSubscription {
   onPacket(cb: (kind: MediaKind, track: RtpTrackDescription, packet: Buffer) => void): void {
     this.#cb = cb;
   }
+  onSenderReport(): void {}
   requestKeyframe(): void {
     this.keyframes++;
   }

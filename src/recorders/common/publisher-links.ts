@@ -6,12 +6,15 @@
  */
 import type { MediaKind } from '../../channel/index.ts';
 import type { RtpTrackDescription } from '../../media/index.ts';
+import type { SenderReport } from '../../media/mix/live/index.ts';
 import { ChannelRefusal, type ChannelSource, type MediaSubscription } from './channel-source.ts';
 
 const FATAL_REFUSALS: readonly string[] = ['token_invalid', 'token_expired', 'token_missing'];
 
 export interface PublisherLinkEvents {
   onPacket(uid: string, kind: MediaKind, track: RtpTrackDescription, packet: Buffer): void;
+  /** An RTCP sender report of a linked publisher's track (modes that align on sender clocks). */
+  onSenderReport?(uid: string, kind: MediaKind, report: SenderReport): void;
   /** The channel refused the task's token: the session cannot go on. */
   onRefused(e: ChannelRefusal): void;
   /** Subscribing failed otherwise (the publisher left meanwhile, a transient fault). */
@@ -53,6 +56,12 @@ export class PublisherLinks {
         sub.onPacket((kind, track, packet) => {
           if (this.#links.get(uid) === link && !this.#closed) this.events.onPacket(uid, kind, track, packet);
         });
+        const onReport = this.events.onSenderReport;
+        if (onReport) {
+          sub.onSenderReport((kind, report) => {
+            if (this.#links.get(uid) === link && !this.#closed) onReport(uid, kind, report);
+          });
+        }
       } catch (e) {
         if (this.#links.get(uid) === link) this.#links.delete(uid);
         if (e instanceof ChannelRefusal && FATAL_REFUSALS.includes(e.code)) this.events.onRefused(e);

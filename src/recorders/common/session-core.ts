@@ -9,6 +9,7 @@ import type { ChannelEvent, MediaKind, Profile } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { RtpTrackDescription } from '../../media/index.ts';
+import type { SenderReport } from '../../media/mix/live/index.ts';
 import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import type { ChannelRefusal, ChannelSource } from './channel-source.ts';
@@ -37,6 +38,8 @@ export interface SessionCoreDeps {
 export interface SessionHooks {
   /** A packet of a linked publisher. */
   onPacket(uid: string, kind: MediaKind, track: RtpTrackDescription, packet: Buffer): void;
+  /** An RTCP sender report of a linked publisher's track (modes that align on sender clocks). */
+  onSenderReport?(uid: string, kind: MediaKind, report: SenderReport): void;
   /** A channel event of another user, before the membership has settled (reconcile follows). */
   onChannelEvent?(e: ChannelEvent): void;
   /** Bring subscriptions in line with the channel (called once the membership has settled). */
@@ -73,6 +76,7 @@ export class SessionCore {
     this.#progress = new ProgressReporter(d.clock, d.upload, this.signals, d.log);
     this.links = new PublisherLinks(d.source, {
       onPacket: (uid, kind, track, packet) => hooks.onPacket(uid, kind, track, packet),
+      ...(hooks.onSenderReport ? { onSenderReport: hooks.onSenderReport.bind(hooks) } : {}),
       onRefused: (e) => void this.fail(e),
       onFailed: (uid, e) => {
         // The publisher left between the event and the request, or a transient failure: a later event retries.

@@ -20,7 +20,7 @@ import {
   type SessionNaming,
 } from '../../media/index.ts';
 import type { MixLayoutSettings } from '../../media/mix/index.ts';
-import { MixPipeline } from '../../media/mix/live/index.ts';
+import { MixPipeline, type SenderReport } from '../../media/mix/live/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import type {
   RecordedFile,
@@ -95,6 +95,7 @@ export class MixSession {
       { ...d, profile: o.profile, maxIdleMs: o.maxIdleMs, subscription: o.subscription },
       {
         onPacket: (uid, kind, track, packet) => this.onPacket(uid, kind, track, packet),
+        onSenderReport: (uid, kind, report) => this.onSenderReport(uid, kind, report),
         reconcile: () => this.reconcile(),
         finish: () => this.finish(),
       },
@@ -225,6 +226,12 @@ export class MixSession {
       this.streamState(uid, kind, 0);
     }
     this.pipeline.pushRtp(uid, kind, track, packet);
+  }
+
+  /** The publisher's clock for this stream: audio and video of every user go on one timeline (sender clocks). */
+  private onSenderReport(uid: string, kind: MediaKind, report: SenderReport): void {
+    if (this.core.ending || !wants(this.core.subscription, kind, uid) || !this.members.has(uid)) return;
+    this.pipeline.pushSenderReport(uid, kind, report);
   }
 
   private streamState(uid: string, kind: MediaKind, state: 0 | 1): void {

@@ -4,6 +4,9 @@
  * Before the first report, the first packet's arrival time stands in for its sending time. Pure, no I/O.
  */
 import type { RtcpSrPacket } from 'werift';
+import { ntpToUnixMs } from '../../../clock/index.ts';
+
+export { ntpToUnixMs, unixMsToNtp } from '../../../clock/index.ts';
 
 /** The two clocks of one sender report: what the session takes from a werift `RtcpSrPacket`. */
 export interface SenderReport {
@@ -11,21 +14,6 @@ export interface SenderReport {
   /** 64-bit NTP timestamp (seconds since 1900 in the high 32 bits, fraction in the low 32). */
   readonly ntpTimestamp: bigint;
   readonly rtpTimestamp: number;
-}
-
-/** Seconds between the NTP epoch (1900) and the Unix epoch (1970). */
-const NTP_UNIX_OFFSET_SEC = 2_208_988_800;
-
-export function ntpToUnixMs(ntp: bigint): number {
-  const seconds = Number(ntp >> 32n);
-  const fraction = Number(ntp & 0xffffffffn) / 2 ** 32;
-  return (seconds - NTP_UNIX_OFFSET_SEC + fraction) * 1000;
-}
-
-export function unixMsToNtp(ms: number): bigint {
-  const total = ms / 1000 + NTP_UNIX_OFFSET_SEC;
-  const seconds = Math.floor(total);
-  return (BigInt(seconds) << 32n) | BigInt(Math.floor((total - seconds) * 2 ** 32));
 }
 
 export function senderReportOf(packet: RtcpSrPacket): SenderReport {

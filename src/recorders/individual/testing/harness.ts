@@ -43,6 +43,8 @@ export interface Harness {
     width?: number;
     height?: number;
     toneTurns?: { periodSec: number; half: 'first' | 'second' };
+    /** Its sender reports put its clock this far ahead of ours. */
+    senderClockOffsetMs?: number;
   }): Promise<SyntheticPublisher>;
   api(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
   startRecording(cname: string, uid: string, clientRequest: Record<string, unknown>, scene?: number): Promise<{ resourceId: string; sid: string }>;
@@ -115,6 +117,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         ...(p.width ? { width: p.width } : {}),
         ...(p.height ? { height: p.height } : {}),
         ...(p.toneTurns ? { toneTurns: p.toneTurns } : {}),
+        ...(p.senderClockOffsetMs !== undefined ? { senderClockOffsetMs: p.senderClockOffsetMs } : {}),
       });
       publishers.push(pub);
       await pub.ready;
