@@ -248,6 +248,16 @@ function channelPaths(): Record<string, Json> {
         responses: { '200': text('text/event-stream', 'Events: snapshot, then joins, leaves and track changes.'), ...failed },
       },
     },
+    '/rtc/v1/apps/{appId}/channels': {
+      get: {
+        operationId: 'channels',
+        tags: ['Channels'],
+        summary: "Every channel of the app with someone in it, with participants and tracks (the console's list; reeltime's extension)",
+        security: [{ basicAuth: [] }],
+        parameters: [ch[0]],
+        responses: { '200': json({ type: 'object' }, '{appId, channels: [snapshot]}.'), ...failed },
+      },
+    },
     '/rtc/v1/apps/{appId}/track-stats': {
       get: {
         operationId: 'trackStats',
