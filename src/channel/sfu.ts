@@ -219,7 +219,11 @@ export class Sfu {
       sources: pub.session.tracks,
       kinds: p.kinds,
       clock: this.clock,
-      onPacket: p.onPacket,
+      // A tapped packet leaves the SFU to a subscriber like a WHEP one (the `out` counters of /metrics).
+      onPacket: (kind, codec, packet) => {
+        this.traffic.countRtp('out', kind, packet.serializeSize);
+        p.onPacket(kind, codec, packet);
+      },
       ...(p.onSenderReport ? { onSenderReport: p.onSenderReport } : {}),
     });
     const id = this.#newId();

@@ -68,7 +68,7 @@ test('a publish and a short individual recording move the counters of every modu
     const live = await scrape(h.server.url);
     assert.ok(live.sum('reeltime_recorder_child_processes', { command: 'ffmpeg' }) >= 1, 'ffmpeg children while recording');
     assert.ok(live.sum('reeltime_recording_sessions', { mode: 'individual', state: 'live' }) >= 1);
-    // The publisher and the recorder's WHEP subscription (in the communication profile everyone is a host).
+    // The publisher and the recorder's subscription (the in-process tap; in the communication profile everyone is a host).
     assert.equal(live.sum('reeltime_channel_participants'), 2);
     assert.equal(live.sum('reeltime_channels'), 1);
 
