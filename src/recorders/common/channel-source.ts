@@ -142,15 +142,7 @@ function describe(sub: WhepSubscriber, kind: MediaKind, pt: number): RtpTrackDes
     if (t.kind !== kind) continue;
     const c = t.codecs.find((x) => x.payloadType === pt) ?? t.codecs[0];
     if (!c) continue;
-    const codec = codecName(c.mimeType);
-    if (!codec) return undefined;
-    return {
-      codec,
-      payloadType: pt,
-      clockRate: c.clockRate,
-      ...(c.channels ? { channels: c.channels } : {}),
-      ...(c.parameters ? { fmtp: c.parameters } : {}),
-    };
+    return describeCodec({ mimeType: c.mimeType, clockRate: c.clockRate, channels: c.channels, fmtp: c.parameters ?? '' }, pt);
   }
   return undefined;
 }
