@@ -114,9 +114,9 @@ test('start: scene and mode must agree, the mode must exist, storage must be in 
   }
 });
 
-test('start: a recorder that cannot launch answers 500 code 502 and leaves no live session', async () => {
+test('start: a recorder that cannot launch answers 500 code 502, leaves no live session and keeps the resource for a retry', async () => {
   const server = await startTestServer({
-    recorders: [new RecorderDouble('mix', { failStart: true })],
+    recorders: [new RecorderDouble('mix', { failStart: true }), new RecorderDouble('individual', { failStart: 1 })],
     values: { recording: { rateLimitPerSecond: 0 } },
   });
   try {
@@ -128,10 +128,26 @@ test('start: a recorder that cannot launch answers 500 code 502 and leaves no li
     assert.equal(r.body.reason, 'Failed to allocate worker');
     const q = await api.query(rid, r.body.sid as string, 'mix');
     assert.equal(q.status, 404);
-    // The cname+uid is free again.
+    // The hosted service's advice: retry the same start after 3/6/9 s. The resource is still startable (not 433).
+    const again = await api.start(rid, 'mix', { cname: 'f', uid: '1', clientRequest: startRequest('mix') });
+    assert.equal(again.status, 500);
+    assert.equal(again.body.code, 502);
+    // The cname+uid is free again for a new resource too.
     const rid2 = (await api.acquire({ cname: 'f', uid: '1' })).body.resourceId as string;
     const r2 = await api.start(rid2, 'mix', { cname: 'f', uid: '1', clientRequest: startRequest('mix') });
     assert.equal(r2.body.code, 502);
+
+    // A recorder that fails once: the retry with the same resource and body starts, under a new sid.
+    const rid3 = (await api.acquire({ cname: 'f', uid: '2' })).body.resourceId as string;
+    const body = { cname: 'f', uid: '2', clientRequest: startRequest('individual') };
+    const failed = await api.start(rid3, 'individual', body);
+    assert.equal(failed.status, 500);
+    const retried = await api.start(rid3, 'individual', body);
+    assert.equal(retried.status, 200, JSON.stringify(retried.body));
+    assert.notEqual(retried.body.sid, failed.body.sid);
+    assert.equal((await api.query(rid3, retried.body.sid as string, 'individual')).status, 200);
+    // Once started, the resource is spent as before.
+    assert.equal((await api.start(rid3, 'individual', body)).body.code, 7);
   } finally {
     await server.close();
   }

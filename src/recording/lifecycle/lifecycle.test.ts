@@ -196,6 +196,12 @@ test('launch failure ends the session with event 1 code 52 before session_exit; 
     [[1, 'cloud_recording_error', 52], [11, 'session_exit', undefined], ['release']],
   );
   assert.deepEqual(launchFailed(f.task, T0 + 3000).effects, []);
+  // The resource stays startable (retry after 3/6/9 s) with a new sid, until it expires; a normal end spends it.
+  const retried = startSession(f.task, { ...ev, sid: 's2' }, T0 + 5000);
+  assert.equal(retried.task.session.sid, 's2');
+  assert.equal(refusal(() => startSession(f.task, { ...ev, sid: 's3' }, T0 + RESOURCE_TTL_MS)), 'ResourceExpiredError');
+  const ended = finish(live(), { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, T0 + 2000).task;
+  assert.equal(refusal(() => startSession(ended, { ...ev, sid: 's4' }, T0 + 5000)), 'ResourceExpiredError');
   const s = requestStop(live(), T0).task;
   const u = uploadTimedOut(s);
   assert.equal(u.task, s);

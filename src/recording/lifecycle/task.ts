@@ -72,6 +72,11 @@ export interface EndedTask {
   readonly reason: EndReason;
   readonly uploadingStatus: UploadingStatus;
   readonly recordedAnything: boolean;
+  /**
+   * The recorder never launched (start answered 5xx). The resource stays startable until it expires, because the
+   * hosted service's advice is to retry the same start after 3, 6 and 9 s (docs/recording-api.md).
+   */
+  readonly launchFailed?: true;
 }
 
 export type Task = IssuedTask | LiveTask | StoppingTask | EndedTask;

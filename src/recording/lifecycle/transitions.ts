@@ -44,13 +44,16 @@ export interface Identity {
   readonly uid: string;
 }
 
-/** Refusals of start that need only the stored resource: wrong owner, used twice, expired. */
+/**
+ * Refusals of start that need only the stored resource: wrong owner, used twice, expired. A resource whose last
+ * start failed to launch can be started again (a new sid) until it expires.
+ */
 export function assertStartable(task: Task, who: Identity, now: number): void {
   const r = task.resource;
   const subject = { cname: who.cname, uid: who.uid, resourceId: r.resourceId };
   if (r.appId !== who.appId || r.cname !== who.cname || r.uid !== who.uid) throw new ResourceMismatchError(subject);
   if (hasSession(task)) throw new AlreadyStartedError({ ...subject, sid: task.session.sid });
-  if (isEnded(task) || now >= r.expiresAt) throw new ResourceExpiredError(subject);
+  if ((isEnded(task) && task.launchFailed !== true) || now >= r.expiresAt) throw new ResourceExpiredError(subject);
 }
 
 export interface StartEvent extends Identity {
@@ -233,7 +236,8 @@ export function finish(task: Task, ev: FinishEvent, now: number): Outcome {
 /** The recorder could not take the session: it ends as an error (event 1, code 52, before session_exit). */
 export function launchFailed(task: Task, now: number): Outcome {
   const out = finish(task, { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, now);
-  if (out.task === task) return out;
+  if (out.task === task || out.task.kind !== 'ended') return out;
+  const ended: EndedTask = { ...out.task, launchFailed: true };
   const failed = Effects.emit(1, 0, {
     msgName: 'cloud_recording_error',
     module: 2,
@@ -242,7 +246,7 @@ export function launchFailed(task: Task, now: number): Outcome {
     stat: 0,
     errorMsg: 'failed to start the recording service',
   });
-  return { task: out.task, effects: [failed, ...out.effects] };
+  return { task: ended, effects: [failed, ...out.effects] };
 }
 
 /** A synchronous stop waited its bound for the uploads (event 1, code 50); the stop itself goes on. */

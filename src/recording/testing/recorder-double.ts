@@ -23,8 +23,8 @@ export interface DoubleSession {
 export interface DoubleOptions {
   /** On start: report status 5, a slice start and one file per mode (default true). */
   readonly autoRun?: boolean;
-  /** start() rejects (the recorder cannot launch). */
-  readonly failStart?: boolean;
+  /** start() rejects (the recorder cannot launch): always, or (a number) for that many first starts. */
+  readonly failStart?: boolean | number;
   /** stop() reports nothing recorded. */
   readonly recordNothing?: boolean;
   readonly uploadingStatus?: UploadingStatus;
@@ -54,6 +54,7 @@ export class RecorderDouble implements Recorder {
   /** When set, stop() waits for it (tests release it to simulate slow uploads). */
   stopGate: Promise<void> | undefined;
   #release: (() => void) | undefined;
+  #failedStarts = 0;
 
   constructor(
     readonly mode: RecordingMode,
@@ -76,7 +77,10 @@ export class RecorderDouble implements Recorder {
   }
 
   async start(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle> {
-    if (this.options.failStart) throw new Error(`double: cannot start with key ${task.clientRequest.storageConfig.secretKey}`);
+    const fail = this.options.failStart;
+    if (fail === true || (typeof fail === 'number' && this.#failedStarts++ < fail)) {
+      throw new Error(`double: cannot start with key ${task.clientRequest.storageConfig.secretKey}`);
+    }
     const s: DoubleSession = { task, report, updates: [], layouts: [], stopCalls: 0 };
     this.sessions.set(task.sid, s);
     const files = sampleFiles(task);
