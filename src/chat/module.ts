@@ -4,7 +4,7 @@ import { inProcessBus } from '../redis/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { ChatGateway, MessageStore, registerChatMetrics } from './gateway/index.ts';
 import { ChatTokenService, registerTokenRoutes, splitAppKey } from './token-server/index.ts';
-import { ChatUserStore, registerUsersRoutes, type ChatApp } from './users/index.ts';
+import { ChatUserStore, registerUsersRoutes, wordChatRefusal, type ChatApp } from './users/index.ts';
 
 export interface ChatModule extends ReeltimeModule {
   /** The app the users API and gateway serve; undefined when `chat.appkey` is not `org#app`. */
@@ -54,6 +54,7 @@ export function createChatModule(ctx: ServerContext): ChatModule {
     users,
     tokens,
     gateway,
+    ...(enabled && chatApp ? { wordRefusal: wordChatRefusal(chatApp, () => clock.now()) } : {}),
     async register(app) {
       if (!enabled) return;
       registerTokenRoutes(app, tokens);

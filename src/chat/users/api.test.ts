@@ -172,6 +172,24 @@ test('users API: rate limit of 100 requests per second per app key answers 429 r
   }
 });
 
+test('users API: paths the router resolves away under /{org}/{app}/ answer in the chat error body', async () => {
+  const s = await startTestServer();
+  try {
+    const headers = { authorization: `Bearer ${buildAppToken(APP_ID, CERT, 600)}` };
+    for (const url of ['/reeltime/default/users/..', '/reeltime/default/users/%2e%2e', '/reeltime/default/nothing', '/reeltime/default/users/%zz']) {
+      const res = await s.app.inject({ method: 'GET', url, headers });
+      assert.ok(res.statusCode === 404 || res.statusCode === 400, `${url}: ${res.statusCode}`);
+      const b = res.json() as ErrorBody;
+      assert.equal(b.error, 'web_application', url);
+      assert.equal(typeof b.error_description, 'string', url);
+    }
+    // Other prefixes keep the server's plain body.
+    assert.deepEqual((await s.app.inject({ method: 'GET', url: '/nothing/here/x' })).json(), { error: 'not_found', reason: 'no route for this method and path' });
+  } finally {
+    await s.close();
+  }
+});
+
 test('users API: 10,000 hostile requests get 4xx with the chat error body, never a crash or a 500', async () => {
   const s = await startTestServer({ values: { chat: { restRateLimit: 0 } } });
   try {

@@ -2,3 +2,4 @@
 export type { ChatApp } from './auth.ts';
 export { registerUsersRoutes } from './routes.ts';
 export { ChatUserStore, type ChatUser } from './store.ts';
+export { wordChatRefusal } from './refusals.ts';
