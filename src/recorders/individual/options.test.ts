@@ -62,5 +62,4 @@ test('a resumed task uses the next bak<n>_ index', () => {
   assert.equal(nextBackupIndex([]), 0);
   assert.equal(nextBackupIndex([f('p/s_c__uid_s_2__uid_e_audio.m3u8')]), 0);
   assert.equal(nextBackupIndex([f('p/bak0_s_c__uid_s_2__uid_e_audio.m3u8'), f('bak3_x.m3u8')]), 4);
-  assert.equal(individualOptions(task({}, { resumed: true, previousFiles: [f('s_c__uid_s_2__uid_e_audio.m3u8')] })).backupIndex, 0);
 });

@@ -5,7 +5,6 @@
 import type { Profile } from '../../channel/index.ts';
 import type { AudioMixFormat } from '../../media/index.ts';
 import type { RecordingTask } from '../../recording/dispatch/index.ts';
-import { nextBackupIndex } from '../common/backup-index.ts';
 import { createSubscription, type Subscription } from '../common/subscription.ts';
 
 export type StreamMode = 'default' | 'standard' | 'original';
@@ -41,7 +40,8 @@ export const DEFAULT_CAPTURE_INTERVAL = 10;
 export const DEFAULT_MIX_SAMPLE_RATE = 48_000;
 export const DEFAULT_MIX_BITRATE = 48_000;
 
-export function individualOptions(task: RecordingTask): IndividualOptions {
+/** `backupIndex`: the resumed run's `bak<n>_` index, found on disk and in the reported files (common/recovery.ts). */
+export function individualOptions(task: RecordingTask, backupIndex?: number): IndividualOptions {
   const cr = task.clientRequest;
   const rc = cr.recordingConfig;
   const avFileType = cr.recordingFileConfig?.avFileType ?? ['hls'];
@@ -70,6 +70,6 @@ export function individualOptions(task: RecordingTask): IndividualOptions {
     mp4: !snapshotOnly && avFileType.includes('mp4'),
     snapshotSec: cr.snapshotConfig ? (cr.snapshotConfig.captureInterval ?? DEFAULT_CAPTURE_INTERVAL) : undefined,
     postProcess,
-    backupIndex: task.resumed ? nextBackupIndex(task.previousFiles) : undefined,
+    backupIndex,
   });
 }

@@ -8,6 +8,7 @@ import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
 import { openSessionIO, startInBackground, type LaunchDeps } from '../common/launch.ts';
+import { generationDir, resumedBackupIndex } from '../common/recovery.ts';
 import { individualOptions } from './options.ts';
 import { IndividualSession } from './session.ts';
 
@@ -23,9 +24,11 @@ export function createIndividualRecorder(deps: IndividualRecorderDeps): Recorder
     mode: 'individual',
     async start(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle> {
       const log = deps.log.child({ component: 'recorder-individual', sid: task.sid });
-      const options = individualOptions(task);
+      const sessionDir = join(deps.workRoot, task.sid);
+      // Past every earlier run's work dir too: a run killed before it reported a file must not share its names.
+      const backupIndex = task.resumed ? await resumedBackupIndex(task.previousFiles, sessionDir) : undefined;
+      const options = individualOptions(task, backupIndex);
       const io = await openSessionIO(deps, task, report, options.profile);
-      const generation = options.backupIndex === undefined ? 'g0' : `g${options.backupIndex + 1}`;
       const session = new IndividualSession({
         task,
         options,
@@ -34,7 +37,7 @@ export function createIndividualRecorder(deps: IndividualRecorderDeps): Recorder
         upload: io.upload,
         clock: deps.clock,
         log,
-        workDir: join(deps.workRoot, task.sid, generation),
+        workDir: join(sessionDir, generationDir(backupIndex)),
       });
       startInBackground(session, io, report, log);
       return {

@@ -9,7 +9,7 @@ import type { Logger } from '../../log/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
 import type { StorageModule } from '../../storage/index.ts';
 import { recorderSignals } from '../common/events.ts';
-import { nextBackupIndex } from '../common/backup-index.ts';
+import { generationDir, resumedBackupIndex } from '../common/recovery.ts';
 import { openUpload } from '../common/launch.ts';
 import type { RecorderMeter } from '../common/meter.ts';
 import { webOptions, type WebTuning } from './options.ts';
@@ -35,7 +35,8 @@ export function createWebRecorder(deps: WebRecorderDeps): Recorder {
       recorderSignals(report).status('initialized');
       const upload = await openUpload(deps.storage, task, deps.meter);
       // A session handed over after a restart starts a new page and names its files `bak<n>_…`.
-      const backupIndex = task.resumed ? nextBackupIndex(task.previousFiles) : undefined;
+      const sessionDir = join(deps.workRoot, task.sid);
+      const backupIndex = task.resumed ? await resumedBackupIndex(task.previousFiles, sessionDir) : undefined;
       const session = new WebSession({
         task,
         options,
@@ -43,7 +44,7 @@ export function createWebRecorder(deps: WebRecorderDeps): Recorder {
         upload,
         clock: deps.clock,
         log,
-        workDir: join(deps.workRoot, task.sid, backupIndex === undefined ? 'g0' : `g${backupIndex + 1}`),
+        workDir: join(sessionDir, generationDir(backupIndex)),
         naming: { sid: task.sid, cname: task.cname, backupIndex },
       });
       // The page opens after the handle is returned: a page that fails ends the session through the report.
