@@ -15,6 +15,7 @@ const PAGE_FILES: Readonly<Record<string, string>> = {
   'recordings.js': 'text/javascript',
   'session.js': 'text/javascript',
   'players.js': 'text/javascript',
+  'webm-playlist.js': 'text/javascript',
   'ui.js': 'text/javascript',
   'style.css': 'text/css',
 };
