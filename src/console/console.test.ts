@@ -8,6 +8,7 @@ import { startTestServer } from '../testing/index.ts';
 // The page's own module (plain JS for the browser, typed by bodies.d.ts), loaded as the page loads it.
 const { acquireBody, curlCommands, defaultForm, startBody, updateTemplate } = await import('./page/bodies.js');
 type RecordForm = Parameters<typeof startBody>[0];
+const { isWebmPlaylist, parseMediaPlaylist } = await import('./page/webm-playlist.js');
 
 test('console: page at /, scripts and vendor files from node_modules, settings without secrets unless generated in development', async () => {
   const s = await startTestServer({ recorders: allDoubles() });
@@ -18,7 +19,7 @@ test('console: page at /, scripts and vendor files from node_modules, settings w
     assert.match(html, /<script type="module" src="\/console\/app\.js">/);
     // Every script the page imports is served here: nothing comes from another origin.
     assert.doesNotMatch(html, /https?:\/\//);
-    for (const path of ['/console/app.js', '/console/style.css', '/console/vendor/preact.mjs', '/console/vendor/hooks.mjs', '/console/vendor/htm.mjs', '/console/vendor/hls.mjs']) {
+    for (const path of ['/console/app.js', '/console/webm-playlist.js', '/console/style.css', '/console/vendor/preact.mjs', '/console/vendor/hooks.mjs', '/console/vendor/htm.mjs', '/console/vendor/hls.mjs']) {
       const r = await fetch(`${s.url}${path}`);
       assert.equal(r.status, 200, path);
       assert.ok((await r.text()).length > 100, path);
@@ -30,6 +31,22 @@ test('console: page at /, scripts and vendor files from node_modules, settings w
   } finally {
     await s.close();
   }
+});
+
+test('WebM playlist player: slices, start times and signed slice links of a VP8 user\'s playlist', () => {
+  const text = [
+    '#EXTM3U', '#EXT-X-VERSION:3', '#EXT-X-TARGETDURATION:16', '#EXTINF:15.2', 'a_20260101000000000.webm?expires=9&signature=x',
+    '#EXT-X-DISCONTINUITY', '#EXTINF:4.8', 'a_20260101000020000.webm?expires=9&signature=y', '#EXT-X-ENDLIST', '',
+  ].join('\n');
+  const list = parseMediaPlaylist(text, 'http://127.0.0.1:1/bucket/b/rec/a.m3u8?expires=9&signature=p');
+  assert.deepEqual(list.segments.map((s) => [s.url, s.start, s.duration]), [
+    ['http://127.0.0.1:1/bucket/b/rec/a_20260101000000000.webm?expires=9&signature=x', 0, 15.2],
+    ['http://127.0.0.1:1/bucket/b/rec/a_20260101000020000.webm?expires=9&signature=y', 15.2, 4.8],
+  ]);
+  assert.equal(list.ended, true);
+  assert.ok(isWebmPlaylist(text));
+  assert.ok(!isWebmPlaylist('#EXTM3U\n#EXTINF:15\na_1.ts\n'));
+  assert.equal(parseMediaPlaylist('#EXTM3U\n#EXTINF:2\nx.webm\n', 'http://h/p.m3u8').ended, false);
 });
 
 test('production: the sessions API hands out signed file URLs', async () => {
