@@ -100,9 +100,14 @@ test('console: sign in, see a publisher, record it (mix, then individual with an
     assert.match((await page.textContent('#curl-start')) ?? '', /mixedVideoLayout/);
     await shot(page, 'record-mix');
     await page.click('#record-send');
-    // The form starts the mix session: stop it and come back to the form.
+    // The form starts the mix session: change its layout with the picker (its preview beside it), stop it and come
+    // back to the form.
     await page.waitForSelector('#session', { timeout: 60000 });
     await page.waitForSelector('#stop');
+    await page.selectOption('#layout select', '2');
+    assert.equal(await page.locator('#layout svg rect').count(), 1);
+    await page.click('#layout button');
+    await page.waitForSelector('#actions pre >> text=sid', { timeout: 30000 });
     await page.click('#stop');
     await page.waitForSelector('#session[data-state="ended"]', { timeout: 60000 });
     // A VP8 publisher joins for the individual recording (its video is recorded into WebM slices).

@@ -6,7 +6,7 @@ import { allDoubles, TEST_APP_ID, TEST_AUTH } from '../recording/testing/index.t
 import { startTestServer } from '../testing/index.ts';
 
 // The page's own module (plain JS for the browser, typed by bodies.d.ts), loaded as the page loads it.
-const { acquireBody, curlCommands, defaultForm, startBody, updateTemplate } = await import('./page/bodies.js');
+const { acquireBody, curlCommands, defaultForm, holdBody, startBody, updateTemplate } = await import('./page/bodies.js');
 type RecordForm = Parameters<typeof startBody>[0];
 const { isWebmPlaylist, parseMediaPlaylist } = await import('./page/webm-playlist.js');
 
@@ -99,7 +99,7 @@ test('console: generated development credentials are prefilled; production never
   }
 });
 
-test('channel list: customer credentials only; the record form bodies start a session in every mode', async () => {
+test('channel list: customer credentials only; the record form bodies start, update, pause and resume a session in every mode', async () => {
   const s = await startTestServer({ recorders: allDoubles(), values: { recording: { rateLimitPerSecond: 0 } } });
   try {
     const list = `${s.url}/rtc/v1/apps/${TEST_APP_ID}/channels`;
@@ -135,6 +135,13 @@ test('channel list: customer credentials only; the record form bodies start a se
         clientRequest: updateTemplate({ mode: f.mode, onhold: f.onhold }),
       });
       assert.equal(upd.status, 200, `${f.mode} update: ${JSON.stringify(upd.body)}`);
+      // Pause and Resume: the session detail follows the hold.
+      for (const onhold of [true, false]) {
+        const hold = await post(`/resourceid/${acquired.body.resourceId as string}/sid/${sid}/mode/${f.mode}/update`, { cname: f.cname, uid: f.uid, clientRequest: holdBody(f.mode, onhold) });
+        assert.equal(hold.status, 200, `${f.mode} hold ${onhold}: ${JSON.stringify(hold.body)}`);
+        const detail = await fetch(`${rec}/sessions/${sid}`, { headers: { authorization: TEST_AUTH } });
+        assert.equal(((await detail.json()) as { onhold: boolean }).onhold, onhold, `${f.mode} detail onhold`);
+      }
     }
   } finally {
     await s.close();

@@ -16,6 +16,7 @@ const PAGE_FILES: Readonly<Record<string, string>> = {
   'session.js': 'text/javascript',
   'players.js': 'text/javascript',
   'webm-playlist.js': 'text/javascript',
+  'layout-preview.js': 'text/javascript',
   'ui.js': 'text/javascript',
   'style.css': 'text/css',
 };

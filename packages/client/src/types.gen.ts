@@ -495,7 +495,7 @@ export type SessionDetailResponse = {
   stopRequestedAt?: number;
   /** Start of the first slice, once recording. Unix milliseconds. */
   sliceStartTime?: number;
-  /** Web mode: the page capture is paused. */
+  /** Paused: webRecordingConfig.onhold in web mode, recordingConfig.onhold in individual and mix modes (reeltime's extension). */
   onhold: boolean;
   /** Web mode: CDN push outputs. */
   rtmp: Array<{

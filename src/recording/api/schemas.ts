@@ -196,7 +196,7 @@ export const SessionDetailResponseSchema = Type.Object({
   bucket: Text('storageConfig.bucket of the start request.'),
   stopRequestedAt: Type.Optional(UnixMs('Stop requested, while stopping.')),
   sliceStartTime: Type.Optional(UnixMs('Start of the first slice, once recording.')),
-  onhold: Type.Boolean({ description: 'Web mode: the page capture is paused.' }),
+  onhold: Type.Boolean({ description: "Paused: webRecordingConfig.onhold in web mode, recordingConfig.onhold in individual and mix modes (reeltime's extension)." }),
   rtmp: Type.Array(Type.Object({ rtmpUrl: Type.String(), status: oneOf(['connecting', 'publishing', 'onhold', 'disconnected'] as const) }), {
     description: 'Web mode: CDN push outputs.',
   }),
