@@ -1,3 +1,4 @@
+import { credentialMatcher, parseBasic } from '../http/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { registerBucketRoute } from './bucket-route.ts';
 import { registerStorageMetrics } from './metrics.ts';
@@ -40,6 +41,12 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
   let baseUrl = config.publicUrl;
   const urlKey = urlSigningKey(config.appCertificate);
   const nowSec = () => Math.floor(ctx.clock.now() / 1000);
+  // The recording API's customers (the same Basic credentials) may read the bucket without a signed link.
+  const customer = credentialMatcher(config.recording.customers);
+  const isCustomer = (header: string | undefined) => {
+    const credentials = parseBasic(header);
+    return typeof credentials === 'object' && customer(credentials) !== undefined;
+  };
   const localObjectUrl = (bucket: string, key: string) =>
     `${baseUrl}/bucket/${encodeURIComponent(bucket)}/${key.split('/').map(encodeURIComponent).join('/')}`;
   return {
@@ -49,7 +56,7 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
       registerBucketRoute(
         app,
         config.storage.bucketDir,
-        config.storage.bucketPublic ? { public: true } : { public: false, key: urlKey, nowSec },
+        config.storage.bucketPublic ? { public: true } : { public: false, key: urlKey, nowSec, isCustomer },
       );
     },
     async start(url) {
