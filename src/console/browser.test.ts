@@ -129,6 +129,8 @@ test('console: sign in, see a publisher, record it (mix, then individual with an
     await page.waitForTimeout(7000);
     await page.click('#stop');
     await page.waitForSelector('#session[data-state="ended"]', { timeout: 60000 });
+    // The status card counts what reached the bucket.
+    assert.match((await page.textContent('#uploads')) ?? '', /^[1-9]\d* objects in the bucket, [\d.]+ [kM]B/);
     const history = await page.$$eval('#status-history li', (lis) => lis.map((l) => l.getAttribute('data-status')));
     assert.equal(history[0], '0');
     assert.ok(history.includes('5') && history.includes('8'), history.join());

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { holdBody, LAYOUTS, updateTemplate } from './bodies.js';
 import { LayoutPreview } from './layout-preview.js';
 import { Players } from './players.js';
-import { DeliveryBadge, ErrorBody, fmtClock, fmtTime, html, StateBadge, STATUS_NAMES } from './ui.js';
+import { DeliveryBadge, ErrorBody, fmtBytes, fmtClock, fmtTime, html, StateBadge, STATUS_NAMES } from './ui.js';
 
 const REFRESH_MS = 2000;
 
@@ -117,6 +117,9 @@ export function Session({ api, sid, go }) {
       <ol class="steps" id="status-history">${s.statusHistory.map(
         (h) => html`<li data-status=${h.status}><b>${STATUS_NAMES[h.status] ?? `status ${h.status}`}</b><span class="muted">${fmtClock(h.at)}</span></li>`,
       )}</ol>
+      <p class="small muted" id="uploads">${s.uploads.files} object${s.uploads.files === 1 ? '' : 's'} in the bucket, ${fmtBytes(s.uploads.bytes)}${
+        s.uploads.pendingFiles ? ` · ${s.uploads.pendingFiles} waiting in the spool (${fmtBytes(s.uploads.pendingBytes)})` : ''
+      }</p>
       <p class="small muted">Started ${fmtTime(s.startedAt)} · recorder uid ${s.uid}${s.endedAt ? ` · ended ${fmtTime(s.endedAt)} (${s.endReason}, uploads ${s.uploadingStatus})` : ''}${
         s.onhold ? ' · on hold' : ''
       }</p>
