@@ -98,6 +98,9 @@ test('console: sign in, see a publisher, record it (mix, then individual with an
     await page.waitForSelector('#record-form');
     await page.click('#record-form .seg button >> text=mix');
     assert.match((await page.textContent('#curl-start')) ?? '', /mixedVideoLayout/);
+    // The preview draws the mix recorder's regions for the one publisher (best fit: one cell).
+    assert.equal(await page.getAttribute('#record-form svg', 'data-regions'), '1');
+    assert.equal(await page.locator('#record-form svg g[data-uid="501"]').count(), 1);
     await shot(page, 'record-mix');
     await page.click('#record-send');
     // The form starts the mix session: change its layout with the picker (its preview beside it), stop it and come
@@ -105,7 +108,7 @@ test('console: sign in, see a publisher, record it (mix, then individual with an
     await page.waitForSelector('#session', { timeout: 60000 });
     await page.waitForSelector('#stop');
     await page.selectOption('#layout select', '2');
-    assert.equal(await page.locator('#layout svg rect').count(), 1);
+    assert.equal(await page.locator('#layout svg g[data-uid="501"]').count(), 1);
     await page.click('#layout button');
     await page.waitForSelector('#actions pre >> text=sid', { timeout: 30000 });
     await page.click('#stop');

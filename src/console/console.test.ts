@@ -2,6 +2,7 @@
 // bodies its record form builds are accepted by the recording API in every mode.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { layout, MIX_LAYOUT_KINDS } from '../media/mix/index.ts';
 import { allDoubles, TEST_APP_ID, TEST_AUTH } from '../recording/testing/index.ts';
 import { startTestServer } from '../testing/index.ts';
 
@@ -25,6 +26,14 @@ test('console: page at /, scripts and vendor files from node_modules, settings w
       assert.ok((await r.text()).length > 100, path);
     }
     assert.equal((await fetch(`${s.url}/console/vendor/../../package.json`)).status, 404);
+    // The layout preview's module is the mix recorder's own layout function: same regions, every kind, many users.
+    const mod = (await import(`data:text/javascript;base64,${Buffer.from(await (await fetch(`${s.url}/console/mix-layout.mjs`)).text()).toString('base64')}`)) as { layout: typeof layout };
+    for (const kind of MIX_LAYOUT_KINDS) {
+      for (const n of [1, 2, 5, 17, 20]) {
+        const users = Array.from({ length: n }, (_, i) => String(i + 1));
+        assert.deepEqual(mod.layout(kind, { width: 1280, height: 720 }, users), layout(kind, { width: 1280, height: 720 }, users), `kind ${kind}, ${n} users`);
+      }
+    }
     // Configured credentials are never handed out.
     const settings = (await (await fetch(`${s.url}/console/settings.json`)).json()) as Record<string, unknown>;
     assert.deepEqual(settings, { env: 'development', appId: TEST_APP_ID, devCredentials: null, devTokens: true });

@@ -1,7 +1,7 @@
 // The record form: individual / mix / web, the exact acquire + start bodies as curl, and sending them.
 import { useEffect, useState } from 'preact/hooks';
 import { curlCommands, defaultForm, LAYOUTS, startBody } from './bodies.js';
-import { LayoutPreview } from './layout-preview.js';
+import { LayoutPreview, mixUsers } from './layout-preview.js';
 import { ErrorBody, html } from './ui.js';
 
 function Field({ label, children }) {
@@ -78,7 +78,7 @@ export function RecordForm({ api, settings, channel, onClose, onStarted }) {
             <${Field} label="Height"><input type="number" value=${f.height} onInput=${set('height')} /><//>
             <${Field} label="Files"><select value=${f.avFileType} onChange=${set('avFileType')}>
               <option value="hls">HLS</option><option value="hls+mp4">HLS + MP4</option></select><//>
-            <${LayoutPreview} layout=${Number(f.layout)} count=${channel.participants?.length ?? 1} width=${f.width} height=${f.height} />
+            <${LayoutPreview} layout=${Number(f.layout)} users=${mixUsers(channel.participants)} width=${f.width} height=${f.height} />
             <span class="muted small">${LAYOUTS.find((l) => l.value === Number(f.layout))?.hint}</span>
           </div>`
         : null}

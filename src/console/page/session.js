@@ -1,7 +1,7 @@
 // One session (GET …/sessions/{sid}): status history, actions while live, playback, files, webhook timeline, the request.
 import { useEffect, useState } from 'preact/hooks';
 import { holdBody, LAYOUTS, updateTemplate } from './bodies.js';
-import { LayoutPreview } from './layout-preview.js';
+import { LayoutPreview, mixUsers } from './layout-preview.js';
 import { Players } from './players.js';
 import { DeliveryBadge, ErrorBody, fmtBytes, fmtClock, fmtTime, html, StateBadge, STATUS_NAMES } from './ui.js';
 
@@ -15,13 +15,13 @@ function Actions({ api, s, reload }) {
   const canvas = s.clientRequest?.recordingConfig?.transcodingConfig ?? {};
   const [layout, setLayout] = useState(canvas.mixedVideoLayout ?? 1);
   // The layout picker previews the geometry for the users in the channel now (mix only).
-  const [users, setUsers] = useState(1);
+  const [users, setUsers] = useState([]);
   useEffect(() => {
     if (s.mode !== 'mix' || s.state !== 'live') return;
     let gone = false;
     api
       .channels()
-      .then((r) => !gone && setUsers(r.channels.find((c) => c.cname === s.cname)?.participants.filter((p) => p.uid !== s.uid).length ?? 1))
+      .then((r) => !gone && setUsers(mixUsers(r.channels.find((c) => c.cname === s.cname)?.participants)))
       .catch(() => undefined);
     return () => (gone = true);
   }, [api, s.cname, s.mode, s.state]);
@@ -50,7 +50,7 @@ function Actions({ api, s, reload }) {
     ${s.mode === 'mix'
       ? html`<div class="row" style="margin-top:.6rem" id="layout">
           <label class="field">Layout<select value=${layout} onChange=${(e) => setLayout(Number(e.target.value))}>${LAYOUTS.map((l) => html`<option value=${l.value}>${l.name}</option>`)}</select></label>
-          <${LayoutPreview} layout=${layout} count=${users} width=${canvas.width} height=${canvas.height} />
+          <${LayoutPreview} layout=${layout} users=${users} width=${canvas.width} height=${canvas.height} />
           <span class="muted small">${LAYOUTS.find((l) => l.value === layout)?.hint}</span>
           <button disabled=${busy} onClick=${() => run(() => api.updateLayout(s.resourceId, s.sid, s.mode, { ...id, clientRequest: { mixedVideoLayout: layout } }))}>Update layout</button>
         </div>`
