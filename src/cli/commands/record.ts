@@ -293,7 +293,8 @@ async function query(ctx: Context): Promise<number> {
     return 0;
   }
   ctx.out(statusLine(view(s, q, await uploadsOf(ctx, s.sid))));
-  for (const f of fileNames(q.serverResponse)) ctx.out(`  ${bucketUrl(s.server, s.bucket, f)}`);
+  const urls = await playbackUrls(ctx, s.sid);
+  for (const f of fileNames(q.serverResponse)) ctx.out(`  ${urls.get(f) ?? bucketUrl(s.server, s.bucket, f)}`);
   return 0;
 }
 
@@ -335,7 +336,8 @@ async function stop(ctx: Context): Promise<number> {
     const files = fileNames(r.serverResponse);
     const uploading = 'uploadingStatus' in r.serverResponse ? r.serverResponse.uploadingStatus : undefined;
     ctx.out(`stopped sid ${r.sid}${uploading ? ` (${uploading})` : ''}: ${files.length} file${files.length === 1 ? '' : 's'} in bucket "${s.bucket}"`);
-    for (const f of files) ctx.out(`  ${bucketUrl(s.server, s.bucket, f)}`);
+    const urls = await playbackUrls(ctx, s.sid);
+    for (const f of files) ctx.out(`  ${urls.get(f) ?? bucketUrl(s.server, s.bucket, f)}`);
     return 0;
   } catch (e) {
     if (e instanceof ServiceError && e.code === ERROR_CODES.noRecordedData) {
@@ -344,6 +346,18 @@ async function stop(ctx: Context): Promise<number> {
       return 1;
     }
     throw e;
+  }
+}
+
+/**
+ * The links the sessions API hands out per file (signed and expiring in production, where an unsigned bucket URL is
+ * refused); empty from a server without that API or whose files are not in its local bucket.
+ */
+async function playbackUrls(ctx: Context, sid: string): Promise<Map<string, string>> {
+  try {
+    return new Map((await ctx.client.getSession(sid)).files.flatMap((f) => (f.url ? [[f.fileName, f.url] as const] : [])));
+  } catch {
+    return new Map();
   }
 }
 
