@@ -88,7 +88,23 @@ export function playable(files, mode) {
   return players;
 }
 
-export function Players({ files, mode }) {
+/**
+ * The first link handed out for each file, while it has more than a minute left: in production every refresh of the
+ * session brings freshly signed links, and a new `src` would restart the players of a live recording.
+ */
+function useStableUrls(files) {
+  const seen = useRef(new Map());
+  return files.map((f) => {
+    const prev = seen.current.get(f.fileName);
+    const expires = prev ? Number(new URL(prev, location.href).searchParams.get('expires')) : 0;
+    if (prev && (!expires || expires * 1000 - Date.now() > 60_000)) return prev === f.url ? f : { ...f, url: prev };
+    if (f.url) seen.current.set(f.fileName, f.url);
+    return f;
+  });
+}
+
+export function Players({ files: given, mode }) {
+  const files = useStableUrls(given);
   const players = playable(files, mode);
   const snapshots = files.filter((f) => f.url && ext(f) === 'jpg');
   if (players.length === 0 && snapshots.length === 0) {
