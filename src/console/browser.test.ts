@@ -1,5 +1,6 @@
 // The console in headless Chromium against a whole reeltime with the real individual recorder: sign in, see a
-// synthetic publisher and its bitrate sparklines move, record it from the form, stop, play the HLS it produced, read the event timeline.
+// synthetic publisher and its bitrate sparklines move, record it from the form, stop, play what each user recorded
+// (TS through hls.js, VP8's WebM slices through the page's own playlist player), read the event timeline.
 // With REELTIME_SCREENSHOTS=1, screenshots of each view go to docs/images/console-*.png (docs/console.md); by default
 // the run leaves the committed images alone.
 import assert from 'node:assert/strict';
@@ -11,6 +12,30 @@ import { launchTestChromium } from '../testing/chromium.ts';
 
 const IMAGES = new URL('../../docs/images/', import.meta.url).pathname;
 const COLOUR = { r: 0xe0, g: 0x30, b: 0x30 };
+const VP8_COLOUR = { r: 0x30, g: 0xa0, b: 0xe0 };
+
+/** The player's video plays (its `currentTime` advances) and a decoded frame, read through a canvas, has `colour`. */
+async function assertPlays(page: Page, video: string, colour: { r: number; g: number; b: number }): Promise<void> {
+  await page.waitForSelector(video);
+  await page.waitForFunction((sel) => (document.querySelector(sel) as HTMLVideoElement).readyState >= 2, video, { timeout: 30000 });
+  await page.evaluate((sel) => (document.querySelector(sel) as HTMLVideoElement).play(), video);
+  await page.waitForFunction((sel) => (document.querySelector(sel) as HTMLVideoElement).currentTime > 1, video, { timeout: 30000 });
+  const first = await page.evaluate((sel) => (document.querySelector(sel) as HTMLVideoElement).currentTime, video);
+  await page.waitForFunction(([sel, t]) => (document.querySelector(sel as string) as HTMLVideoElement).currentTime > (t as number) + 0.5, [video, first] as const, { timeout: 30000 });
+  const pixel = await page.evaluate((sel) => {
+    const v = document.querySelector(sel) as HTMLVideoElement;
+    const c = document.createElement('canvas');
+    c.width = v.videoWidth;
+    c.height = v.videoHeight;
+    const g = c.getContext('2d')!;
+    g.drawImage(v, 0, 0);
+    const d = g.getImageData(Math.floor(c.width * 0.75), Math.floor(c.height * 0.75), 1, 1).data;
+    return { r: d[0]!, g: d[1]!, b: d[2]!, w: c.width };
+  }, video);
+  assert.ok(pixel.w > 0);
+  for (const k of ['r', 'g', 'b'] as const) assert.ok(Math.abs(pixel[k] - colour[k]) < 40, `${video}: pixel ${JSON.stringify(pixel)}`);
+  await page.evaluate((sel) => (document.querySelector(sel) as HTMLVideoElement).pause(), video);
+}
 
 async function shot(page: Page, name: string): Promise<void> {
   if (!process.env.REELTIME_SCREENSHOTS) return;
@@ -18,7 +43,7 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${IMAGES}console-${name}.png`, type: 'png' });
 }
 
-test('console: sign in, see a publisher, record it (individual), stop, play the HLS, read the event timeline', async () => {
+test('console: sign in, see a publisher, record it (mix, then individual with an H.264 and a VP8 user), stop, play each user, read the event timeline', async () => {
   // Chromium, a mix and an individual recorder and the publisher's ffmpeg share the machine: on a loaded one the
   // publisher's packets can pause for longer than the default 5 s idle timeout, which would end it mid-test.
   const h = await startHarness({ channel: { idleTimeoutMs: 30000 } });
@@ -73,13 +98,23 @@ test('console: sign in, see a publisher, record it (individual), stop, play the 
     await page.waitForSelector('#record-form');
     await page.click('#record-form .seg button >> text=mix');
     assert.match((await page.textContent('#curl-start')) ?? '', /mixedVideoLayout/);
+    // The preview draws the mix recorder's regions for the one publisher (best fit: one cell).
+    assert.equal(await page.getAttribute('#record-form svg', 'data-regions'), '1');
+    assert.equal(await page.locator('#record-form svg g[data-uid="501"]').count(), 1);
     await shot(page, 'record-mix');
     await page.click('#record-send');
-    // The form starts the mix session: stop it and come back to the form.
+    // The form starts the mix session: change its layout with the picker (its preview beside it), stop it and come
+    // back to the form.
     await page.waitForSelector('#session', { timeout: 60000 });
     await page.waitForSelector('#stop');
+    await page.selectOption('#layout select', '2');
+    assert.equal(await page.locator('#layout svg g[data-uid="501"]').count(), 1);
+    await page.click('#layout button');
+    await page.waitForSelector('#actions pre >> text=sid', { timeout: 30000 });
     await page.click('#stop');
     await page.waitForSelector('#session[data-state="ended"]', { timeout: 60000 });
+    // A VP8 publisher joins for the individual recording (its video is recorded into WebM slices).
+    await h.publish({ cname, uid: 502, color: '#30a0e0', toneHz: 660, codec: 'vp8' });
     await page.click('nav.tabs a >> text=Channels');
     await page.click(`${card} button.primary`);
     await page.click('#record-form .seg button >> text=individual');
@@ -97,31 +132,16 @@ test('console: sign in, see a publisher, record it (individual), stop, play the 
     await page.waitForTimeout(7000);
     await page.click('#stop');
     await page.waitForSelector('#session[data-state="ended"]', { timeout: 60000 });
+    // The status card counts what reached the bucket.
+    assert.match((await page.textContent('#uploads')) ?? '', /^[1-9]\d* objects in the bucket, [\d.]+ [kM]B/);
     const history = await page.$$eval('#status-history li', (lis) => lis.map((l) => l.getAttribute('data-status')));
     assert.equal(history[0], '0');
     assert.ok(history.includes('5') && history.includes('8'), history.join());
 
-    // Per-user player: the publisher's video plays from the local bucket through hls.js.
-    const video = '#playback figure[data-player="uid 501"] video';
-    await page.waitForSelector(video);
-    await page.waitForFunction((sel) => (document.querySelector(sel) as HTMLVideoElement).readyState >= 2, video, { timeout: 30000 });
-    await page.evaluate((sel) => (document.querySelector(sel) as HTMLVideoElement).play(), video);
-    await page.waitForFunction((sel) => (document.querySelector(sel) as HTMLVideoElement).currentTime > 1, video, { timeout: 30000 });
-    const first = await page.evaluate((sel) => (document.querySelector(sel) as HTMLVideoElement).currentTime, video);
-    await page.waitForFunction(([sel, t]) => (document.querySelector(sel as string) as HTMLVideoElement).currentTime > (t as number) + 0.5, [video, first] as const, { timeout: 30000 });
-    const pixel = await page.evaluate((sel) => {
-      const v = document.querySelector(sel) as HTMLVideoElement;
-      const c = document.createElement('canvas');
-      c.width = v.videoWidth;
-      c.height = v.videoHeight;
-      const g = c.getContext('2d')!;
-      g.drawImage(v, 0, 0);
-      const d = g.getImageData(Math.floor(c.width * 0.75), Math.floor(c.height * 0.75), 1, 1).data;
-      return { r: d[0]!, g: d[1]!, b: d[2]!, w: c.width };
-    }, video);
-    assert.ok(pixel.w > 0);
-    for (const k of ['r', 'g', 'b'] as const) assert.ok(Math.abs(pixel[k] - COLOUR[k]) < 40, `pixel ${JSON.stringify(pixel)}`);
-    await page.evaluate((sel) => (document.querySelector(sel) as HTMLVideoElement).pause(), video);
+    // Per-user players side by side: the H.264 publisher's TS playlist through hls.js, the VP8 publisher's WebM
+    // slices through the page's WebM playlist player.
+    await assertPlays(page, '#playback figure[data-player="uid 501"] video[data-player="hls"]', COLOUR);
+    await assertPlays(page, '#playback figure[data-player="uid 502"] video[data-player="webm"]', VP8_COLOUR);
 
     // The webhook timeline: every event delivered to the harness's receiver.
     await page.waitForFunction(() => {

@@ -2,12 +2,14 @@
 // bodies its record form builds are accepted by the recording API in every mode.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { layout, MIX_LAYOUT_KINDS } from '../media/mix/index.ts';
 import { allDoubles, TEST_APP_ID, TEST_AUTH } from '../recording/testing/index.ts';
 import { startTestServer } from '../testing/index.ts';
 
 // The page's own module (plain JS for the browser, typed by bodies.d.ts), loaded as the page loads it.
-const { acquireBody, curlCommands, defaultForm, startBody, updateTemplate } = await import('./page/bodies.js');
+const { acquireBody, curlCommands, defaultForm, holdBody, startBody, updateTemplate } = await import('./page/bodies.js');
 type RecordForm = Parameters<typeof startBody>[0];
+const { isWebmPlaylist, parseMediaPlaylist } = await import('./page/webm-playlist.js');
 
 test('console: page at /, scripts and vendor files from node_modules, settings without secrets unless generated in development', async () => {
   const s = await startTestServer({ recorders: allDoubles() });
@@ -18,18 +20,42 @@ test('console: page at /, scripts and vendor files from node_modules, settings w
     assert.match(html, /<script type="module" src="\/console\/app\.js">/);
     // Every script the page imports is served here: nothing comes from another origin.
     assert.doesNotMatch(html, /https?:\/\//);
-    for (const path of ['/console/app.js', '/console/style.css', '/console/vendor/preact.mjs', '/console/vendor/hooks.mjs', '/console/vendor/htm.mjs', '/console/vendor/hls.mjs']) {
+    for (const path of ['/console/app.js', '/console/webm-playlist.js', '/console/style.css', '/console/vendor/preact.mjs', '/console/vendor/hooks.mjs', '/console/vendor/htm.mjs', '/console/vendor/hls.mjs']) {
       const r = await fetch(`${s.url}${path}`);
       assert.equal(r.status, 200, path);
       assert.ok((await r.text()).length > 100, path);
     }
     assert.equal((await fetch(`${s.url}/console/vendor/../../package.json`)).status, 404);
+    // The layout preview's module is the mix recorder's own layout function: same regions, every kind, many users.
+    const mod = (await import(`data:text/javascript;base64,${Buffer.from(await (await fetch(`${s.url}/console/mix-layout.mjs`)).text()).toString('base64')}`)) as { layout: typeof layout };
+    for (const kind of MIX_LAYOUT_KINDS) {
+      for (const n of [1, 2, 5, 17, 20]) {
+        const users = Array.from({ length: n }, (_, i) => String(i + 1));
+        assert.deepEqual(mod.layout(kind, { width: 1280, height: 720 }, users), layout(kind, { width: 1280, height: 720 }, users), `kind ${kind}, ${n} users`);
+      }
+    }
     // Configured credentials are never handed out.
     const settings = (await (await fetch(`${s.url}/console/settings.json`)).json()) as Record<string, unknown>;
     assert.deepEqual(settings, { env: 'development', appId: TEST_APP_ID, devCredentials: null, devTokens: true });
   } finally {
     await s.close();
   }
+});
+
+test('WebM playlist player: slices, start times and signed slice links of a VP8 user\'s playlist', () => {
+  const text = [
+    '#EXTM3U', '#EXT-X-VERSION:3', '#EXT-X-TARGETDURATION:16', '#EXTINF:15.2', 'a_20260101000000000.webm?expires=9&signature=x',
+    '#EXT-X-DISCONTINUITY', '#EXTINF:4.8', 'a_20260101000020000.webm?expires=9&signature=y', '#EXT-X-ENDLIST', '',
+  ].join('\n');
+  const list = parseMediaPlaylist(text, 'http://127.0.0.1:1/bucket/b/rec/a.m3u8?expires=9&signature=p');
+  assert.deepEqual(list.segments.map((s) => [s.url, s.start, s.duration]), [
+    ['http://127.0.0.1:1/bucket/b/rec/a_20260101000000000.webm?expires=9&signature=x', 0, 15.2],
+    ['http://127.0.0.1:1/bucket/b/rec/a_20260101000020000.webm?expires=9&signature=y', 15.2, 4.8],
+  ]);
+  assert.equal(list.ended, true);
+  assert.ok(isWebmPlaylist(text));
+  assert.ok(!isWebmPlaylist('#EXTM3U\n#EXTINF:15\na_1.ts\n'));
+  assert.equal(parseMediaPlaylist('#EXTM3U\n#EXTINF:2\nx.webm\n', 'http://h/p.m3u8').ended, false);
 });
 
 test('production: the sessions API hands out signed file URLs', async () => {
@@ -82,7 +108,7 @@ test('console: generated development credentials are prefilled; production never
   }
 });
 
-test('channel list: customer credentials only; the record form bodies start a session in every mode', async () => {
+test('channel list: customer credentials only; the record form bodies start, update, pause and resume a session in every mode', async () => {
   const s = await startTestServer({ recorders: allDoubles(), values: { recording: { rateLimitPerSecond: 0 } } });
   try {
     const list = `${s.url}/rtc/v1/apps/${TEST_APP_ID}/channels`;
@@ -118,6 +144,13 @@ test('channel list: customer credentials only; the record form bodies start a se
         clientRequest: updateTemplate({ mode: f.mode, onhold: f.onhold }),
       });
       assert.equal(upd.status, 200, `${f.mode} update: ${JSON.stringify(upd.body)}`);
+      // Pause and Resume: the session detail follows the hold.
+      for (const onhold of [true, false]) {
+        const hold = await post(`/resourceid/${acquired.body.resourceId as string}/sid/${sid}/mode/${f.mode}/update`, { cname: f.cname, uid: f.uid, clientRequest: holdBody(f.mode, onhold) });
+        assert.equal(hold.status, 200, `${f.mode} hold ${onhold}: ${JSON.stringify(hold.body)}`);
+        const detail = await fetch(`${rec}/sessions/${sid}`, { headers: { authorization: TEST_AUTH } });
+        assert.equal(((await detail.json()) as { onhold: boolean }).onhold, onhold, `${f.mode} detail onhold`);
+      }
     }
   } finally {
     await s.close();

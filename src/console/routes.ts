@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { buildSync } from 'esbuild';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../server/config.ts';
 
@@ -15,6 +16,8 @@ const PAGE_FILES: Readonly<Record<string, string>> = {
   'recordings.js': 'text/javascript',
   'session.js': 'text/javascript',
   'players.js': 'text/javascript',
+  'webm-playlist.js': 'text/javascript',
+  'layout-preview.js': 'text/javascript',
   'ui.js': 'text/javascript',
   'style.css': 'text/css',
 };
@@ -36,6 +39,16 @@ function vendorPath(spec: string): string {
   const main = require.resolve(pkg!);
   const marker = `/node_modules/${pkg}/`;
   return `${main.slice(0, main.lastIndexOf(marker) + marker.length)}${rest.join('/')}`;
+}
+
+/**
+ * The mix recorder's layout function (pure TypeScript, no Node API) as one ES module for the page's layout preview:
+ * one source for the geometry. Bundled with esbuild (already there to run the server's TypeScript), on first request.
+ */
+function mixLayoutModule(): string {
+  const entry = new URL('../media/mix/layout.ts', import.meta.url).pathname;
+  return buildSync({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', write: false, minify: true, logLevel: 'silent' })
+    .outputFiles[0]!.text;
 }
 
 /** What the page needs to know before sign-in (no secret except the generated development credentials). */
@@ -73,6 +86,11 @@ export function registerConsoleRoutes(app: FastifyInstance, config: Config): voi
     const body = page(name);
     app.get(`/console/${name}`, async (_req, reply) => reply.headers(noStore).type(`${type}; charset=utf-8`).send(body));
   }
+  let mixLayout: string | undefined;
+  app.get('/console/mix-layout.mjs', async (_req, reply) => {
+    mixLayout ??= mixLayoutModule();
+    return reply.headers(noStore).type('text/javascript; charset=utf-8').send(mixLayout);
+  });
   for (const [name, spec] of Object.entries(VENDOR_FILES)) {
     const body = readFileSync(vendorPath(spec), 'utf8');
     app.get(`/console/vendor/${name}`, async (_req, reply) =>

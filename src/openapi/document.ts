@@ -313,16 +313,77 @@ function chatPaths(): Record<string, Json> {
 }
 
 function bucketPaths(): Record<string, Json> {
-  const parameters = [param('bucket', 'path', 'Bucket name.'), param('key', 'path', 'Object key (may contain slashes).')];
+  const parameters = [
+    param('bucket', 'path', 'Bucket name.'),
+    param('key', 'path', 'Object key (may contain slashes).'),
+    param('expires', 'query', 'Production: expiry of a signed link (Unix seconds), as the sessions API hands it out.'),
+    param('signature', 'query', 'Production: the signed link\'s HMAC (base64url).'),
+    { name: 'Range', in: 'header', required: false, description: 'A single byte range (`bytes=0-99`).', schema: { type: 'string' } },
+  ];
   const object = { description: 'The object (single byte ranges answer 206).', content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } };
+  const refused = {
+    description: 'Production: no signed link or customer credentials (`signature_missing`), a wrong one (`signature_invalid`), or a late one (`signature_expired`).',
+    content: { 'application/json': { schema: { type: 'object', required: ['error', 'message'], properties: { error: { type: 'string' }, message: { type: 'string' } } } } },
+  };
   const op = (id: string): Json => ({
     operationId: id,
     tags: ['Local bucket'],
-    summary: 'A recorded file from the local bucket (development)',
+    summary: 'A recorded file from the local bucket',
+    description:
+      'Development: anyone with the URL. Production: a signed, expiring link from the sessions API, or the customer\'s credentials (docs/storage.md, "Who may read recordings").',
+    // Either nothing (development, or a signed link in the query) or the customer's Basic credentials.
+    security: [{}, { basicAuth: [] }],
     parameters,
-    responses: { '200': object, '206': object, '404': { description: 'No such object.' }, '416': { description: 'Range not satisfiable.' } },
+    responses: { '200': object, '206': object, '403': refused, '404': { description: 'No such object.' }, '416': { description: 'Range not satisfiable.' } },
   });
   return { '/bucket/{bucket}/{key}': { get: op('getObject'), head: op('headObject') } };
+}
+
+function operationsPaths(): Record<string, Json> {
+  const str = { type: 'string' };
+  const roles = { type: 'array', items: str, description: 'The roles this process runs.' };
+  const checks = { type: 'object', additionalProperties: { type: 'object' }, description: 'Each dependency check and its outcome.' };
+  const json = (schema: Json) => ({ 'application/json': { schema } });
+  return {
+    '/healthz': {
+      get: {
+        operationId: 'healthz',
+        tags: ['Operations'],
+        summary: 'Alive: the process serves HTTP (every role)',
+        security: [{}],
+        responses: { '200': { description: 'Alive.', content: json({ type: 'object', required: ['status', 'roles'], properties: { status: { const: 'ok' }, roles } }) } },
+      },
+    },
+    '/readyz': {
+      get: {
+        operationId: 'readyz',
+        tags: ['Operations'],
+        summary: 'Ready: every dependency answers (every role); 503 names the failing ones',
+        security: [{}],
+        responses: {
+          '200': { description: 'Ready.', content: json({ type: 'object', required: ['status', 'roles', 'checks'], properties: { status: { const: 'ready' }, roles, checks } }) },
+          '503': {
+            description: 'A dependency does not answer.',
+            content: json({ type: 'object', required: ['status', 'roles', 'failing', 'checks'], properties: { status: { const: 'unavailable' }, roles, failing: { type: 'array', items: str }, checks } }),
+          },
+        },
+      },
+    },
+    '/metrics': {
+      get: {
+        operationId: 'metrics',
+        tags: ['Operations'],
+        summary: 'Prometheus metrics (docs/metrics.md)',
+        description: 'Callers on this host only, unless REELTIME_METRICS_TOKEN is set: then any address with that bearer token.',
+        security: [{}, { metricsToken: [] }],
+        responses: {
+          '200': { description: 'The Prometheus text format.', content: { 'text/plain': { schema: str } } },
+          '401': { description: 'A token is configured and none was sent.' },
+          '403': { description: 'A wrong token, or a caller beyond this host without a configured token.' },
+        },
+      },
+    },
+  };
 }
 
 export interface DocumentOptions {
@@ -343,13 +404,14 @@ export function buildOpenApiDocument(opts: DocumentOptions = {}): Json {
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     ...(opts.serverUrl ? { servers: [{ url: opts.serverUrl }] } : {}),
-    tags: [{ name: 'Cloud recording' }, { name: 'Sessions (reeltime)' }, { name: 'Channels' }, { name: 'Chat' }, { name: 'Local bucket' }],
-    paths: { ...recordingPaths(), ...channelPaths(), ...chatPaths(), ...bucketPaths() },
+    tags: [{ name: 'Cloud recording' }, { name: 'Sessions (reeltime)' }, { name: 'Channels' }, { name: 'Chat' }, { name: 'Local bucket' }, { name: 'Operations' }],
+    paths: { ...recordingPaths(), ...channelPaths(), ...chatPaths(), ...bucketPaths(), ...operationsPaths() },
     components: {
       schemas: namedSchemas(),
       securitySchemes: {
         basicAuth: { type: 'http', scheme: 'basic', description: 'Customer ID and customer secret (recording API, channel reads).' },
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'AccessToken2', description: 'An RTC or chat token (docs/token.md).' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'The configured metrics token (REELTIME_METRICS_TOKEN), for /metrics only.' },
       },
     },
   };

@@ -16,6 +16,7 @@ import type { Dispatcher, Recorder } from './dispatch/types.ts';
 import type { RecordingNotifier } from './notifier.ts';
 import { SessionRuntime } from './runtime.ts';
 import { SessionReader, type PlaybackUrl } from './sessions/index.ts';
+import type { SessionUploads } from './api/schemas.ts';
 import { RecordingService } from './service.ts';
 import { TaskStore } from './store/index.ts';
 
@@ -27,6 +28,8 @@ export interface RecordingDeps {
   readonly dispatcher?: Dispatcher;
   /** Playable URL of an object in the local bucket (the storage module's), for the sessions API's files. */
   readonly playbackUrl?: PlaybackUrl;
+  /** Files and bytes a session has uploaded (the storage module's), for the sessions API's `uploads`. */
+  readonly uploadTotals?: (sid: string) => Promise<SessionUploads>;
 }
 
 export type RecordingModule = ReeltimeModule;
@@ -104,6 +107,7 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
           store,
           deliveries: (filter) => deps.notify.deliveries(filter),
           playbackUrl: deps.playbackUrl ?? (() => undefined),
+          uploads: deps.uploadTotals ?? (async () => ({ files: 0, bytes: 0, pendingFiles: 0, pendingBytes: 0 })),
         }),
       });
     },

@@ -73,6 +73,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     notify,
     recorders: opts.recorders ?? defaultRecorders(ctx, { channel, storage, baseUrl: () => url }),
     playbackUrl: storage.playbackUrl,
+    uploadTotals: storage.uploadTotals,
   });
   const chat = createChatModule(ctx);
   const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat, createOpenApiModule(ctx), createConsoleModule(ctx)];

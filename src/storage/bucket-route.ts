@@ -6,10 +6,19 @@ import { parseRange } from './range.ts';
 import { checkObjectSignature, signPlaylist } from './signed-url.ts';
 import { localObjectPath } from './uploaders/index.ts';
 
-/** Who may read: anyone (development), or holders of a signed, unexpired link (docs/storage.md). */
+/**
+ * Who may read: anyone (development), or holders of a signed, unexpired link or of a customer's credentials
+ * (docs/storage.md).
+ */
 export type BucketAccess =
   | { readonly public: true }
-  | { readonly public: false; readonly key: Buffer; readonly nowSec: () => number };
+  | {
+      readonly public: false;
+      readonly key: Buffer;
+      readonly nowSec: () => number;
+      /** Whether an `Authorization` header carries a customer's credentials (HTTP Basic, as the recording API). */
+      readonly isCustomer: (authorization: string | undefined) => boolean;
+    };
 
 /**
  * Serves the local bucket read-only at /bucket/<bucket>/<key> so recordings play in a browser: range
@@ -30,14 +39,15 @@ export function registerBucketRoute(app: FastifyInstance, root: string, access: 
     const path = bucket && key ? localObjectPath(root, bucket, key) : undefined;
     if (!path) return reply.code(404).send({ error: 'not_found', message: 'no such object' });
     let signedUntil: number | undefined;
-    if (!access.public) {
+    // A customer's own credentials read everything, playlists as stored (their slices are fetched the same way).
+    if (!access.public && !access.isCustomer(req.headers.authorization)) {
       const q = req.query as { expires?: unknown; signature?: unknown };
       const check = checkObjectSignature(access.key, bucket!, key, q, access.nowSec());
       if (check !== 'ok') {
         const message =
           check === 'expired'
             ? 'this link has expired; ask the sessions API for a fresh one'
-            : 'objects are served only with a signed link from the sessions API';
+            : "objects are served only with a signed link from the sessions API or the customer's credentials";
         return reply.code(403).header('cache-control', 'no-store').send({ error: `signature_${check}`, message });
       }
       signedUntil = Number(q.expires);

@@ -39,5 +39,6 @@ export type {
   StorageEventListener,
   UploadingStatus,
   UploadSession,
+  UploadTotals,
 } from './spool/index.ts';
 export { UploadError, createUploader, type ObjectInfo, type PutRequest, type UploadBody, type Uploader } from './uploaders/index.ts';

@@ -1,9 +1,10 @@
+import { credentialMatcher, parseBasic } from '../http/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { registerBucketRoute } from './bucket-route.ts';
 import { registerStorageMetrics } from './metrics.ts';
 import { sealingKey } from './seal.ts';
 import { signObject, urlSigningKey } from './signed-url.ts';
-import { SpoolStore, UploadSpool, type OpenSessionInput, type StorageEventListener, type UploadingStatus, type UploadSession } from './spool/index.ts';
+import { SpoolStore, UploadSpool, type OpenSessionInput, type StorageEventListener, type UploadingStatus, type UploadSession, type UploadTotals } from './spool/index.ts';
 
 export interface StorageModule extends ReeltimeModule {
   /** Opens (or re-opens, e.g. after a restart) the upload session of a recording; persisted with its storage. */
@@ -12,6 +13,8 @@ export interface StorageModule extends ReeltimeModule {
   session(sid: string): Promise<UploadSession | undefined>;
   /** `uploaded` when nothing of the session waits in the spool, `backuped` otherwise, `unknown` for unknown sids. */
   uploadingStatus(sid: string): Promise<UploadingStatus>;
+  /** Files and bytes a session has in the bucket and still in a spool (the sessions API's `uploads`). */
+  uploadTotals(sid: string): Promise<UploadTotals>;
   /** Events of every session, including ones resumed from the spool after a restart. */
   onEvent(listener: StorageEventListener): () => void;
   /** URL of an object in the local bucket (served by this process), for playback links. */
@@ -40,6 +43,12 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
   let baseUrl = config.publicUrl;
   const urlKey = urlSigningKey(config.appCertificate);
   const nowSec = () => Math.floor(ctx.clock.now() / 1000);
+  // The recording API's customers (the same Basic credentials) may read the bucket without a signed link.
+  const customer = credentialMatcher(config.recording.customers);
+  const isCustomer = (header: string | undefined) => {
+    const credentials = parseBasic(header);
+    return typeof credentials === 'object' && customer(credentials) !== undefined;
+  };
   const localObjectUrl = (bucket: string, key: string) =>
     `${baseUrl}/bucket/${encodeURIComponent(bucket)}/${key.split('/').map(encodeURIComponent).join('/')}`;
   return {
@@ -49,7 +58,7 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
       registerBucketRoute(
         app,
         config.storage.bucketDir,
-        config.storage.bucketPublic ? { public: true } : { public: false, key: urlKey, nowSec },
+        config.storage.bucketPublic ? { public: true } : { public: false, key: urlKey, nowSec, isCustomer },
       );
     },
     async start(url) {
@@ -61,6 +70,7 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
     openSession: (input) => spool.openSession(input),
     session: (sid) => spool.session(sid),
     uploadingStatus: (sid) => spool.uploadingStatus(sid),
+    uploadTotals: (sid) => spool.uploadTotals(sid),
     onEvent: (listener) => spool.onEvent(listener),
     localObjectUrl,
     playbackUrl: (bucket, key) => {

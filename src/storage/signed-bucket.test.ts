@@ -1,10 +1,12 @@
-// Who may read recordings: the local bucket in production answers only signed, unexpired links (docs/storage.md).
+// Who may read recordings: the local bucket in production answers only signed, unexpired links and the customer's
+// credentials (docs/storage.md).
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ManualClock } from '../clock/index.ts';
+import { TEST_AUTH } from '../recording/testing/index.ts';
 import { startTestServer } from '../testing/index.ts';
 import type { StorageModule } from './module.ts';
 import { signPlaylist, urlSigningKey } from './signed-url.ts';
@@ -15,7 +17,7 @@ after(() => rmSync(work, { recursive: true, force: true }));
 const storageOf = (s: { modules: readonly { name: string }[] }) => s.modules.find((m) => m.name === 'storage') as StorageModule;
 const T0 = Date.UTC(2026, 0, 1, 12);
 
-test('production: unsigned, tampered and expired links are refused; signed ones play, with ranges and signed playlists', async () => {
+test('production: unsigned, tampered and expired links are refused; signed ones and the customer\'s credentials play, with ranges and signed playlists', async () => {
   const clock = new ManualClock(T0);
   // Production defaults (bucketPublic false), with recordings still routed to the local bucket it serves.
   const s = await startTestServer({
@@ -48,6 +50,15 @@ test('production: unsigned, tampered and expired links are refused; signed ones 
     const plain = await fetch(`${s.url}/bucket/rec/d/p_0.ts`);
     assert.equal(plain.status, 403);
     assert.equal(((await plain.json()) as { error: string }).error, 'signature_missing');
+
+    // The customer's own credentials (the recording API's Basic auth) read without a signature, ranges included;
+    // other credentials do not.
+    const byCustomer = await fetch(`${s.url}/bucket/rec/d/p_0.ts`, { headers: { authorization: TEST_AUTH, range: 'bytes=10-19' } });
+    assert.equal(byCustomer.status, 206);
+    assert.deepEqual(Buffer.from(await byCustomer.arrayBuffer()), segment.subarray(10, 20));
+    assert.equal((await fetch(`${s.url}/bucket/rec/d/p.m3u8`, { headers: { authorization: TEST_AUTH } })).status, 200);
+    const stranger = await fetch(`${s.url}/bucket/rec/d/p_0.ts`, { headers: { authorization: `Basic ${btoa('test-customer:nope')}` } });
+    assert.equal(stranger.status, 403);
 
     const tsUrl = storage.playbackUrl('rec', 'd/p_0.ts')!;
     assert.match(tsUrl, /^http:\/\/127\.0\.0\.1:\d+\/bucket\/rec\/d\/p_0\.ts\?expires=\d+&signature=[\w-]+$/);

@@ -495,7 +495,7 @@ export type SessionDetailResponse = {
   stopRequestedAt?: number;
   /** Start of the first slice, once recording. Unix milliseconds. */
   sliceStartTime?: number;
-  /** Web mode: the page capture is paused. */
+  /** Paused: webRecordingConfig.onhold in web mode, recordingConfig.onhold in individual and mix modes (reeltime's extension). */
   onhold: boolean;
   /** Web mode: CDN push outputs. */
   rtmp: Array<{
@@ -511,6 +511,17 @@ export type SessionDetailResponse = {
     at: number;
   }>;
   files: Array<SessionFile>;
+  /** What the recording has uploaded so far (each object key once, its newest copy: a playlist rewritten 20 times counts once). */
+  uploads: {
+    /** Objects in the bucket. */
+    files: number;
+    /** Their bytes. */
+    bytes: number;
+    /** Objects still waiting in a backup spool (retried). */
+    pendingFiles: number;
+    /** Their bytes. */
+    pendingBytes: number;
+  };
   /** Events the control plane emitted, oldest first. */
   events: Array<SessionEvent>;
   /** Every notification of the session, in sequence, with its delivery state. */

@@ -43,7 +43,7 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   assert.equal(started.code, 0, started.stderr);
   assert.match(started.stdout, /^started individual recording of "cli-record" as uid 9001: resourceId \S+ sid ([0-9a-f]{32})$/m);
   // Not a terminal: plain lines, the last one saying it records.
-  assert.match(started.stdout.trim().split('\n').at(-1)!, /^(recorder ready \(4\)|recording \(5\)) {2}\d\d:\d\d {2}\d+ files? {2}individual "cli-record" sid [0-9a-f]{32}$/);
+  assert.match(started.stdout.trim().split('\n').at(-1)!, /^(recorder ready \(4\)|recording \(5\)) {2}\d\d:\d\d {2}\d+ files? {2}\d+ uploaded, [\d.]+ k?M?B( \(\d+ waiting\))? {2}individual "cli-record" sid [0-9a-f]{32}$/);
   const sid = /sid ([0-9a-f]{32})$/m.exec(started.stdout)![1]!;
 
   // The first slices are written after a few seconds: wait until query lists a playlist per track.
@@ -67,7 +67,8 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   let watched = '';
   watcher.stdout!.on('data', (d: Buffer) => (watched += d.toString()));
   const watchEnded = new Promise<number | null>((resolve) => watcher.once('exit', (code) => resolve(code)));
-  await waitFor(() => /recording \(5\)/.test(watched), 60_000, 'a status line from watch');
+  // Its line counts the objects in the bucket and their bytes (the sessions API's uploads).
+  await waitFor(() => /recording \(5\) .* [1-9]\d* uploaded, [\d.]+ [kM]B/.test(watched), 60_000, 'a status line with uploads from watch');
 
   const updated = await cli('update', '--audio', '301', '--video', 'all');
   assert.equal(updated.code, 0, updated.stderr);

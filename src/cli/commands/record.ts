@@ -9,6 +9,7 @@ import {
   ServiceError,
   type QueryResponse,
   type RecordingMode,
+  type SessionDetailResponse,
   type StartRequest,
 } from '@reeltime/client';
 import { loadConfig } from '../../server/config.ts';
@@ -159,9 +160,20 @@ function session(ctx: Context): SavedSession {
   return saved;
 }
 
-function view(s: SavedSession, q: QueryResponse) {
-  return { cname: s.cname, sid: s.sid, mode: s.mode, status: q.serverResponse.status, files: fileNames(q.serverResponse).length, elapsedMs: Date.now() - s.startedAt };
+function view(s: SavedSession, q: QueryResponse, uploaded: SessionUploads | undefined) {
+  return { cname: s.cname, sid: s.sid, mode: s.mode, status: q.serverResponse.status, files: fileNames(q.serverResponse).length, elapsedMs: Date.now() - s.startedAt, uploaded };
 }
+
+/** The sessions API's upload totals; undefined from a server without it (the hosted service). */
+async function uploadsOf(ctx: Context, sid: string): Promise<SessionUploads | undefined> {
+  try {
+    return (await ctx.client.getSession(sid)).uploads;
+  } catch {
+    return undefined;
+  }
+}
+
+type SessionUploads = SessionDetailResponse['uploads'];
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -170,11 +182,11 @@ function statusPrinter(ctx: Context) {
   const tty = process.stdout.isTTY === true && !ctx.json;
   let last = '';
   return {
-    show(s: SavedSession, q: QueryResponse) {
-      const v = view(s, q);
-      if (ctx.json) return ctx.out(JSON.stringify(q));
+    show(s: SavedSession, q: QueryResponse, uploaded: SessionUploads | undefined) {
+      const v = view(s, q, uploaded);
+      if (ctx.json) return ctx.out(JSON.stringify(uploaded ? { ...q, uploads: uploaded } : q));
       if (tty) return void process.stdout.write(`\r\x1b[2K${statusLine(v)}`);
-      const key = `${v.status}/${v.files}`;
+      const key = `${v.status}/${v.files}/${uploaded?.files}`;
       if (key !== last) ctx.out(statusLine(v));
       last = key;
     },
@@ -199,7 +211,7 @@ async function poll(ctx: Context, s: SavedSession, intervalMs: number, until: (q
         if (e instanceof ServiceError && e.code === ERROR_CODES.workerNotFound) return undefined;
         throw e;
       }
-      printer.show(s, q);
+      printer.show(s, q, await uploadsOf(ctx, s.sid));
       if (until(q) || stopped) return q;
       if (Date.now() > deadline) throw new Error(`not recording after the timeout (status ${q.serverResponse.status})`);
       await sleep(intervalMs);
@@ -280,8 +292,9 @@ async function query(ctx: Context): Promise<number> {
     ctx.out(JSON.stringify(q));
     return 0;
   }
-  ctx.out(statusLine(view(s, q)));
-  for (const f of fileNames(q.serverResponse)) ctx.out(`  ${bucketUrl(s.server, s.bucket, f)}`);
+  ctx.out(statusLine(view(s, q, await uploadsOf(ctx, s.sid))));
+  const urls = await playbackUrls(ctx, s.sid);
+  for (const f of fileNames(q.serverResponse)) ctx.out(`  ${urls.get(f) ?? bucketUrl(s.server, s.bucket, f)}`);
   return 0;
 }
 
@@ -323,7 +336,8 @@ async function stop(ctx: Context): Promise<number> {
     const files = fileNames(r.serverResponse);
     const uploading = 'uploadingStatus' in r.serverResponse ? r.serverResponse.uploadingStatus : undefined;
     ctx.out(`stopped sid ${r.sid}${uploading ? ` (${uploading})` : ''}: ${files.length} file${files.length === 1 ? '' : 's'} in bucket "${s.bucket}"`);
-    for (const f of files) ctx.out(`  ${bucketUrl(s.server, s.bucket, f)}`);
+    const urls = await playbackUrls(ctx, s.sid);
+    for (const f of files) ctx.out(`  ${urls.get(f) ?? bucketUrl(s.server, s.bucket, f)}`);
     return 0;
   } catch (e) {
     if (e instanceof ServiceError && e.code === ERROR_CODES.noRecordedData) {
@@ -332,6 +346,18 @@ async function stop(ctx: Context): Promise<number> {
       return 1;
     }
     throw e;
+  }
+}
+
+/**
+ * The links the sessions API hands out per file (signed and expiring in production, where an unsigned bucket URL is
+ * refused); empty from a server without that API or whose files are not in its local bucket.
+ */
+async function playbackUrls(ctx: Context, sid: string): Promise<Map<string, string>> {
+  try {
+    return new Map((await ctx.client.getSession(sid)).files.flatMap((f) => (f.url ? [[f.fileName, f.url] as const] : [])));
+  } catch {
+    return new Map();
   }
 }
 

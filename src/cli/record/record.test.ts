@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkUpdateMode, updateRequest, validateStartClientRequest } from '../../recording/validation/index.ts';
 import { localStorageConfig, startClientRequest, updateClientRequest, type StartChoices } from './request.ts';
-import { bucketUrl, elapsed, fileNames, statusLine } from './status-line.ts';
+import { bucketUrl, bytes, elapsed, fileNames, statusLine } from './status-line.ts';
 
 const choices: StartChoices = {
   mode: 'individual',
@@ -32,6 +32,11 @@ test('status line, elapsed time, file names and bucket URLs', () => {
     statusLine({ cname: 'room', sid: 'ab', mode: 'mix', status: 5, files: 1, elapsedMs: 42_000 }),
     'recording (5)  00:42  1 file  mix "room" sid ab',
   );
+  assert.equal(
+    statusLine({ cname: 'room', sid: 'ab', mode: 'individual', status: 5, files: 2, elapsedMs: 42_000, uploaded: { files: 9, bytes: 3_140_000, pendingFiles: 1 } }),
+    'recording (5)  00:42  2 files  9 uploaded, 3.1 MB (1 waiting)  individual "room" sid ab',
+  );
+  assert.deepEqual([bytes(999), bytes(12_345), bytes(123_456_789), bytes(2e12)], ['999 B', '12 kB', '123 MB', '2.0 TB']);
   assert.deepEqual(fileNames({ status: 5, fileListMode: 'string', fileList: 'a.m3u8', sliceStartTime: 0 }), ['a.m3u8']);
   assert.deepEqual(fileNames({ uploadingStatus: 'uploaded' }), []);
   assert.equal(bucketUrl('http://127.0.0.1:8080/', 'b', 'rec/x y.m3u8'), 'http://127.0.0.1:8080/bucket/b/rec/x%20y.m3u8');

@@ -42,19 +42,40 @@ export function elapsed(ms: number): string {
   return h > 0 ? `${h}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}` : `${two(Math.floor(s / 60))}:${two(s % 60)}`;
 }
 
+/** `999 B`, `12.3 kB`, `4.6 MB`, `1.2 GB` (powers of 1000, as file managers show sizes). */
+export function bytes(n: number): string {
+  if (n < 1000) return `${n} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let v = n / 1000;
+  let i = 0;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i += 1;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}
+
 export interface StatusView {
   readonly cname: string;
   readonly sid: string;
   readonly mode: string;
   readonly status: number;
+  /** Files the recorder lists (playlists, MP4s). */
   readonly files: number;
   readonly elapsedMs: number;
+  /** Objects in the bucket and their bytes (the sessions API's `uploads`), when the server has that API. */
+  readonly uploaded?: { readonly files: number; readonly bytes: number; readonly pendingFiles: number } | undefined;
 }
 
-/** One line: `recording (5)  00:42  2 files  individual "room" sid 3f…`. */
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** One line: `recording (5)  00:42  2 files  14 uploaded, 3.1 MB  individual "room" sid 3f…`. */
 export function statusLine(v: StatusView): string {
   const name = STATUS_NAMES[v.status] ?? 'unknown';
-  return `${name} (${v.status})  ${elapsed(v.elapsedMs)}  ${v.files} file${v.files === 1 ? '' : 's'}  ${v.mode} "${v.cname}" sid ${v.sid}`;
+  const up = v.uploaded
+    ? `  ${v.uploaded.files} uploaded, ${bytes(v.uploaded.bytes)}${v.uploaded.pendingFiles ? ` (${v.uploaded.pendingFiles} waiting)` : ''}`
+    : '';
+  return `${name} (${v.status})  ${elapsed(v.elapsedMs)}  ${plural(v.files, 'file')}${up}  ${v.mode} "${v.cname}" sid ${v.sid}`;
 }
 
 /** Where a file of the local bucket is served (docs/storage.md, the local bucket). */

@@ -27,3 +27,4 @@ export declare function acquireBody(f: RecordForm): Record<string, unknown>;
 export declare function startBody(f: RecordForm): Record<string, unknown>;
 export declare function curlCommands(origin: string, recordingBase: string, f: RecordForm): { acquire: string; start: string };
 export declare function updateTemplate(session: { mode: string; onhold: boolean }): Record<string, unknown>;
+export declare function holdBody(mode: string, onhold: boolean): Record<string, unknown>;

@@ -115,6 +115,14 @@ export function curlCommands(origin, recordingBase, f) {
 
 /** A starting point for the session page's update box: flip onhold (web), or subscribe to everyone. */
 export function updateTemplate(session) {
-  if (session.mode === 'web') return { webRecordingConfig: { onhold: !session.onhold } };
+  if (session.mode === 'web') return holdBody(session.mode, !session.onhold);
   return { streamSubscribe: { audioUidList: { subscribeAudioUids: ['#allstream#'] }, videoUidList: { subscribeVideoUids: ['#allstream#'] } } };
+}
+
+/**
+ * The update's clientRequest that pauses (true) or resumes (false): web mode's own field, or reeltime's
+ * `recordingConfig.onhold` for individual and mix (docs/recording-api.md, "Pause and resume").
+ */
+export function holdBody(mode, onhold) {
+  return mode === 'web' ? { webRecordingConfig: { onhold } } : { recordingConfig: { onhold } };
 }

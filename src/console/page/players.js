@@ -1,7 +1,9 @@
-// Playback in the page: hls.js for TS playlists, <video> for MP4, per-user players for individual mode, snapshots.
-import { useEffect, useRef } from 'preact/hooks';
+// Playback in the page: hls.js for TS playlists, our WebM playlist player for VP8 slices, <video> for MP4, per-user
+// players for individual mode, snapshots.
+import { useEffect, useRef, useState } from 'preact/hooks';
 import Hls from 'hls.js';
 import { html } from './ui.js';
+import { attachWebmPlaylist, isWebmPlaylist } from './webm-playlist.js';
 
 function HlsVideo({ src, audioOnly }) {
   const ref = useRef(null);
@@ -20,7 +22,36 @@ function HlsVideo({ src, audioOnly }) {
   }, [src]);
   return audioOnly
     ? html`<audio ref=${ref} controls preload="metadata" data-src=${src}></audio>`
-    : html`<video ref=${ref} controls muted playsinline preload="metadata" data-src=${src}></video>`;
+    : html`<video ref=${ref} controls muted playsinline preload="metadata" data-src=${src} data-player="hls"></video>`;
+}
+
+function WebmVideo({ src }) {
+  const ref = useRef(null);
+  const [error, setError] = useState(null);
+  useEffect(() => ref.current && attachWebmPlaylist(ref.current, src, setError), [src]);
+  return html`<video ref=${ref} controls muted playsinline data-src=${src} data-player="webm"></video>
+    ${error ? html`<p class="error small">${error}</p>` : null}`;
+}
+
+/**
+ * A video playlist: hls.js for TS slices, the WebM playlist player for WebM ones (VP8 publishers in individual mode).
+ * Which one is read from the playlist itself: its slice names say the container.
+ */
+function PlaylistVideo({ src }) {
+  const [kind, setKind] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    let gone = false;
+    fetch(src, { cache: 'no-store' })
+      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(`playlist: HTTP ${r.status}`))))
+      .then((text) => !gone && setKind(isWebmPlaylist(text) ? 'webm' : 'hls'))
+      .catch((e) => !gone && setError(e.message));
+    return () => (gone = true);
+  }, [src]);
+  if (error) return html`<p class="error small">${error}</p>`;
+  if (kind === 'webm') return html`<${WebmVideo} src=${src} />`;
+  if (kind === 'hls') return html`<${HlsVideo} src=${src} />`;
+  return html`<p class="muted small">Loading…</p>`;
 }
 
 const ext = (f) => f.fileName.split('.').pop().toLowerCase();
@@ -31,13 +62,23 @@ export function playable(files, mode) {
   const players = [];
   if (mode === 'individual') {
     const byUid = new Map();
-    for (const f of withUrl.filter((f) => ext(f) === 'm3u8')) {
+    for (const f of withUrl) {
       const p = byUid.get(f.uid) ?? { uid: f.uid };
-      if (f.trackType === 'audio') p.audio = f;
-      else p.video = f;
+      // The user's MP4 (`[hls, mp4]`) plays in any browser, VP8 publishers included (it is H.264): preferred.
+      if (ext(f) === 'mp4') p.mp4 = f;
+      else if (ext(f) === 'm3u8' && f.trackType === 'audio') p.audio = f;
+      else if (ext(f) === 'm3u8' && f.trackType === 'video') p.video = f;
       byUid.set(f.uid, p);
     }
-    for (const p of byUid.values()) players.push({ label: `uid ${p.uid}`, video: p.video, audio: p.audio });
+    for (const p of byUid.values()) {
+      if (p.mp4) {
+        // An audio-only or video-only MP4 leaves the other kind to its playlist.
+        const t = p.mp4.trackType;
+        players.push({ label: `uid ${p.uid}`, mp4: p.mp4, video: t === 'audio' ? p.video : undefined, audio: t === 'video' ? p.audio : undefined });
+      } else if (p.video || p.audio) players.push({ label: `uid ${p.uid}`, video: p.video, audio: p.audio });
+    }
+    // Scene 2's mixed audio of every user (mp3, m4a, aac).
+    for (const f of withUrl.filter((f) => ['mp3', 'm4a', 'aac'].includes(ext(f)))) players.push({ label: `${f.fileName.split('/').pop()} (audio)`, sound: f });
   } else {
     for (const f of withUrl) {
       if (ext(f) === 'm3u8') players.push({ label: `${f.fileName.split('/').pop()} (HLS)`, video: f });
@@ -47,7 +88,23 @@ export function playable(files, mode) {
   return players;
 }
 
-export function Players({ files, mode }) {
+/**
+ * The first link handed out for each file, while it has more than a minute left: in production every refresh of the
+ * session brings freshly signed links, and a new `src` would restart the players of a live recording.
+ */
+function useStableUrls(files) {
+  const seen = useRef(new Map());
+  return files.map((f) => {
+    const prev = seen.current.get(f.fileName);
+    const expires = prev ? Number(new URL(prev, location.href).searchParams.get('expires')) : 0;
+    if (prev && (!expires || expires * 1000 - Date.now() > 60_000)) return prev === f.url ? f : { ...f, url: prev };
+    if (f.url) seen.current.set(f.fileName, f.url);
+    return f;
+  });
+}
+
+export function Players({ files: given, mode }) {
+  const files = useStableUrls(given);
   const players = playable(files, mode);
   const snapshots = files.filter((f) => f.url && ext(f) === 'jpg');
   if (players.length === 0 && snapshots.length === 0) {
@@ -57,8 +114,13 @@ export function Players({ files, mode }) {
     <div class="players">
       ${players.map(
         (p) => html`<figure data-player=${p.label}>
-          ${p.mp4 ? html`<video src=${p.mp4.url} controls muted playsinline preload="metadata"></video>` : null}
-          ${p.video ? html`<${HlsVideo} src=${p.video.url} />` : null}
+          ${p.mp4
+            ? p.mp4.trackType === 'audio'
+              ? html`<audio src=${p.mp4.url} controls preload="metadata"></audio>`
+              : html`<video src=${p.mp4.url} controls muted playsinline preload="metadata" data-player="mp4"></video>`
+            : null}
+          ${p.sound ? html`<audio src=${p.sound.url} controls preload="metadata"></audio>` : null}
+          ${p.video ? html`<${PlaylistVideo} src=${p.video.url} />` : null}
           ${p.audio ? html`<${HlsVideo} src=${p.audio.url} audioOnly=${true} />` : null}
           <figcaption>${p.label}</figcaption>
         </figure>`,

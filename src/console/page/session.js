@@ -1,8 +1,9 @@
 // One session (GET …/sessions/{sid}): status history, actions while live, playback, files, webhook timeline, the request.
 import { useEffect, useState } from 'preact/hooks';
-import { LAYOUTS, updateTemplate } from './bodies.js';
+import { holdBody, LAYOUTS, updateTemplate } from './bodies.js';
+import { LayoutPreview, mixUsers } from './layout-preview.js';
 import { Players } from './players.js';
-import { DeliveryBadge, ErrorBody, fmtClock, fmtTime, html, StateBadge, STATUS_NAMES } from './ui.js';
+import { DeliveryBadge, ErrorBody, fmtBytes, fmtClock, fmtTime, html, StateBadge, STATUS_NAMES } from './ui.js';
 
 const REFRESH_MS = 2000;
 
@@ -11,7 +12,19 @@ function Actions({ api, s, reload }) {
   const [error, setError] = useState(null);
   const [answer, setAnswer] = useState(null);
   const [update, setUpdate] = useState(() => JSON.stringify(updateTemplate(s), null, 2));
-  const [layout, setLayout] = useState(1);
+  const canvas = s.clientRequest?.recordingConfig?.transcodingConfig ?? {};
+  const [layout, setLayout] = useState(canvas.mixedVideoLayout ?? 1);
+  // The layout picker previews the geometry for the users in the channel now (mix only).
+  const [users, setUsers] = useState([]);
+  useEffect(() => {
+    if (s.mode !== 'mix' || s.state !== 'live') return;
+    let gone = false;
+    api
+      .channels()
+      .then((r) => !gone && setUsers(mixUsers(r.channels.find((c) => c.cname === s.cname)?.participants)))
+      .catch(() => undefined);
+    return () => (gone = true);
+  }, [api, s.cname, s.mode, s.state]);
   const id = { cname: s.cname, uid: s.uid };
   const run = async (what) => {
     setBusy(true);
@@ -30,12 +43,19 @@ function Actions({ api, s, reload }) {
     <h2>Control</h2>
     <div class="row">
       <button class="danger" id="stop" disabled=${busy} onClick=${() => run(() => api.stop(s.resourceId, s.sid, s.mode, { ...id, clientRequest: {} }))}>Stop</button>
-      ${s.mode === 'mix'
-        ? html`<select value=${layout} onChange=${(e) => setLayout(Number(e.target.value))}>${LAYOUTS.map((l) => html`<option value=${l.value}>${l.name}</option>`)}</select>
-            <button disabled=${busy} onClick=${() => run(() => api.updateLayout(s.resourceId, s.sid, s.mode, { ...id, clientRequest: { mixedVideoLayout: layout } }))}>Update layout</button>`
-        : null}
+      <button id="hold" disabled=${busy} onClick=${() => run(() => api.update(s.resourceId, s.sid, s.mode, { ...id, clientRequest: holdBody(s.mode, !s.onhold) }))}>${
+        s.onhold ? 'Resume' : 'Pause'
+      }</button>
     </div>
-    <details style="margin-top:.6rem"><summary class="small">update (subscriptions${s.mode === 'web' ? ', onhold' : ''})</summary>
+    ${s.mode === 'mix'
+      ? html`<div class="row" style="margin-top:.6rem" id="layout">
+          <label class="field">Layout<select value=${layout} onChange=${(e) => setLayout(Number(e.target.value))}>${LAYOUTS.map((l) => html`<option value=${l.value}>${l.name}</option>`)}</select></label>
+          <${LayoutPreview} layout=${layout} users=${users} width=${canvas.width} height=${canvas.height} />
+          <span class="muted small">${LAYOUTS.find((l) => l.value === layout)?.hint}</span>
+          <button disabled=${busy} onClick=${() => run(() => api.updateLayout(s.resourceId, s.sid, s.mode, { ...id, clientRequest: { mixedVideoLayout: layout } }))}>Update layout</button>
+        </div>`
+      : null}
+    <details style="margin-top:.6rem"><summary class="small">update (${s.mode === 'web' ? 'onhold' : 'subscriptions, onhold'}): any body</summary>
       <textarea value=${update} onInput=${(e) => setUpdate(e.target.value)}></textarea>
       <button disabled=${busy} onClick=${() => run(() => api.update(s.resourceId, s.sid, s.mode, { ...id, clientRequest: JSON.parse(update) }))}>Send update</button>
     </details>
@@ -97,6 +117,9 @@ export function Session({ api, sid, go }) {
       <ol class="steps" id="status-history">${s.statusHistory.map(
         (h) => html`<li data-status=${h.status}><b>${STATUS_NAMES[h.status] ?? `status ${h.status}`}</b><span class="muted">${fmtClock(h.at)}</span></li>`,
       )}</ol>
+      <p class="small muted" id="uploads">${s.uploads.files} object${s.uploads.files === 1 ? '' : 's'} in the bucket, ${fmtBytes(s.uploads.bytes)}${
+        s.uploads.pendingFiles ? ` · ${s.uploads.pendingFiles} waiting in the spool (${fmtBytes(s.uploads.pendingBytes)})` : ''
+      }</p>
       <p class="small muted">Started ${fmtTime(s.startedAt)} · recorder uid ${s.uid}${s.endedAt ? ` · ended ${fmtTime(s.endedAt)} (${s.endReason}, uploads ${s.uploadingStatus})` : ''}${
         s.onhold ? ' · on hold' : ''
       }</p>

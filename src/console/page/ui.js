@@ -6,6 +6,7 @@ export const html = htm.bind(h);
 
 export const fmtTime = (ms) => (ms ? new Date(ms).toLocaleString(undefined, { hour12: false }) : '—');
 export const fmtClock = (ms) => (ms ? new Date(ms).toLocaleTimeString(undefined, { hour12: false }) : '—');
+export const fmtBytes = (n) => (n < 1000 ? `${n} B` : n < 1e6 ? `${(n / 1e3).toFixed(1)} kB` : n < 1e9 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e9).toFixed(2)} GB`);
 
 /** query's serverResponse.status in words (docs/recording-api.md). */
 export const STATUS_NAMES = {

@@ -187,6 +187,16 @@ export const SessionWebhookSchema = Type.Object({
   lastError: Type.Optional(Type.String()),
   details: Type.Object({}, { additionalProperties: true }),
 });
+const Count = (description: string) => Type.Integer({ minimum: 0, description });
+export const SessionUploadsSchema = Type.Object(
+  {
+    files: Count('Objects in the bucket.'),
+    bytes: Count('Their bytes.'),
+    pendingFiles: Count('Objects still waiting in a backup spool (retried).'),
+    pendingBytes: Count('Their bytes.'),
+  },
+  { description: 'What the recording has uploaded so far (each object key once, its newest copy: a playlist rewritten 20 times counts once).' },
+);
 export const SessionDetailResponseSchema = Type.Object({
   ...SessionSummarySchema.properties,
   clientRequest: Type.Object({}, {
@@ -196,12 +206,13 @@ export const SessionDetailResponseSchema = Type.Object({
   bucket: Text('storageConfig.bucket of the start request.'),
   stopRequestedAt: Type.Optional(UnixMs('Stop requested, while stopping.')),
   sliceStartTime: Type.Optional(UnixMs('Start of the first slice, once recording.')),
-  onhold: Type.Boolean({ description: 'Web mode: the page capture is paused.' }),
+  onhold: Type.Boolean({ description: "Paused: webRecordingConfig.onhold in web mode, recordingConfig.onhold in individual and mix modes (reeltime's extension)." }),
   rtmp: Type.Array(Type.Object({ rtmpUrl: Type.String(), status: oneOf(['connecting', 'publishing', 'onhold', 'disconnected'] as const) }), {
     description: 'Web mode: CDN push outputs.',
   }),
   statusHistory: Type.Array(SessionStatusChangeSchema),
   files: Type.Array(SessionFileSchema),
+  uploads: SessionUploadsSchema,
   events: Type.Array(SessionEventSchema, { description: 'Events the control plane emitted, oldest first.' }),
   webhooks: Type.Array(SessionWebhookSchema, { description: 'Every notification of the session, in sequence, with its delivery state.' }),
 });
@@ -211,6 +222,7 @@ export type SessionListResponse = Static<typeof SessionListResponseSchema>;
 export type SessionDetailResponse = Static<typeof SessionDetailResponseSchema>;
 export type SessionWebhook = Static<typeof SessionWebhookSchema>;
 export type SessionFile = Static<typeof SessionFileSchema>;
+export type SessionUploads = Static<typeof SessionUploadsSchema>;
 export type SessionStatusChange = Static<typeof SessionStatusChangeSchema>;
 export type SessionEvent = Static<typeof SessionEventSchema>;
 

@@ -1,6 +1,6 @@
 /** Reads sessions for the sessions API: the store's rows, status history and events, and the notifier's deliveries. */
 import type { DeliveryFilter, DeliveryRecord } from '../../notify/index.ts';
-import type { SessionDetailResponse, SessionListResponse } from '../api/schemas.ts';
+import type { SessionDetailResponse, SessionListResponse, SessionUploads } from '../api/schemas.ts';
 import type { SessionQuery, TaskStore } from '../store/task-store.ts';
 import { encodeCursor } from './query.ts';
 import { hasStarted, sessionDetail, sessionSummary, type PlaybackUrl } from './view.ts';
@@ -9,6 +9,8 @@ export interface SessionReaderDeps {
   readonly store: TaskStore;
   readonly deliveries: (filter: DeliveryFilter) => Promise<readonly DeliveryRecord[]>;
   readonly playbackUrl: PlaybackUrl;
+  /** What the session has in the bucket (the storage module's manifest). */
+  readonly uploads: (sid: string) => Promise<SessionUploads>;
 }
 
 export class SessionReader {
@@ -29,11 +31,12 @@ export class SessionReader {
     if (!/^[0-9a-zA-Z_-]{1,128}$/.test(sid)) return undefined;
     const task = await this.d.store.bySid(appId, sid);
     if (!task || !hasStarted(task)) return undefined;
-    const [history, events, deliveries] = await Promise.all([
+    const [history, events, deliveries, uploads] = await Promise.all([
       this.d.store.statusHistory(sid),
       this.d.store.events(sid),
       this.d.deliveries({ appId, sid }),
+      this.d.uploads(sid),
     ]);
-    return sessionDetail(task, history, events, deliveries, this.d.playbackUrl);
+    return sessionDetail(task, history, events, deliveries, this.d.playbackUrl, uploads);
   }
 }

@@ -3,7 +3,7 @@
  * its control-plane events and its webhook deliveries. The shapes are the response schemas in api/schemas.ts.
  */
 import type { DeliveryRecord } from '../../notify/index.ts';
-import type { SessionDetailResponse, SessionSummary, SessionWebhook } from '../api/schemas.ts';
+import type { SessionDetailResponse, SessionSummary, SessionUploads, SessionWebhook } from '../api/schemas.ts';
 import type { Task } from '../lifecycle/index.ts';
 import { redactStartRequest } from '../scrub.ts';
 import type { StatusChange, StoredEvent } from '../store/task-store.ts';
@@ -62,6 +62,7 @@ export function sessionDetail(
   events: readonly StoredEvent[],
   deliveries: readonly DeliveryRecord[],
   playbackUrl: PlaybackUrl,
+  uploads: SessionUploads,
 ): SessionDetailResponse {
   const s = t.session;
   const bucket = s.clientRequest.storageConfig.bucket;
@@ -83,6 +84,7 @@ export function sessionDetail(
       sliceStartTime: f.sliceStartTime,
       ...present('url', playbackUrl(bucket, f.fileName)),
     })),
+    uploads,
     events: events.map((e) => ({ eventType: e.eventType, serviceType: e.serviceType, createdAt: e.createdAt, details: detailsOf(e.details) })),
     webhooks: [...deliveries].sort((a, b) => a.sequence - b.sequence).map(webhookView),
   };

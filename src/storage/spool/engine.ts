@@ -19,6 +19,7 @@ import type {
   SessionUploadStatus,
   StorageEventListener,
   UploadingStatus,
+  UploadTotals,
   UploadSession,
 } from './types.ts';
 
@@ -147,6 +148,21 @@ export class UploadSpool {
   }
 
   /** From the database, so any process (an API-only one too) answers for sessions uploaded elsewhere. */
+  /** Read from the manifest, so any process sharing the database answers for files of every node's spool. */
+  async uploadTotals(sid: string): Promise<UploadTotals> {
+    const t = { files: 0, bytes: 0, pendingFiles: 0, pendingBytes: 0 };
+    for (const f of latestPerKey(await this.#d.store.sessionFiles(sid))) {
+      if (f.state === 'uploaded') {
+        t.files += 1;
+        t.bytes += f.bytes;
+      } else if (f.state === 'pending') {
+        t.pendingFiles += 1;
+        t.pendingBytes += f.bytes;
+      }
+    }
+    return t;
+  }
+
   async uploadingStatus(sid: string): Promise<UploadingStatus> {
     if (!(await this.#d.store.session(sid))) return 'unknown';
     return (await this.#d.store.pendingCount(sid)) > 0 ? 'backuped' : 'uploaded';

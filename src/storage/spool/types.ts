@@ -82,6 +82,14 @@ export interface SessionUploadStatus {
   readonly progress: number;
 }
 
+/** What a session has put in the bucket so far, and what still waits (latest copy per object key). */
+export interface UploadTotals {
+  readonly files: number;
+  readonly bytes: number;
+  readonly pendingFiles: number;
+  readonly pendingBytes: number;
+}
+
 export interface FinishResult {
   /** `uploaded` when every file is in the bucket, `backuped` while any is still in the spool (retried). */
   readonly uploadingStatus: 'uploaded' | 'backuped';
