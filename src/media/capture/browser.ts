@@ -44,26 +44,44 @@ const NOTIFY_READY_SCRIPT = `(() => {
 /** The binding through which the page reports a feature web mode does not record (event 72). */
 const CAPABILITY_BINDING = '__reeltimeCapabilityLimit';
 
+/** The largest video source a page may show (the hosted service's limit since 2021, docs/recording-web.md). */
+export const MAX_VIDEO_SOURCE = { long: 1920, short: 1080 } as const;
+
 /**
- * Runs before any script of every document: asking a canvas for a WebGL context reports `WebGL` (web mode does
- * not support WebGL pages, docs/recording-web.md). The context is still returned; the session decides.
+ * Runs before any script of every document and reports, once per document, what web mode does not record
+ * (docs/recording-web.md): a canvas asked for a WebGL context (`WebGL`; the context is still returned, the session
+ * decides), and a `<video>` whose source is larger than MAX_VIDEO_SOURCE (`resolution`). Media events do not
+ * bubble, so the video check listens in the capture phase on the window: `loadedmetadata` and `resize` fire on
+ * every element with a new intrinsic size, files and MediaStreams alike.
  */
 const CAPABILITY_SCRIPT = `(() => {
   const call = globalThis[${JSON.stringify(CAPABILITY_BINDING)}];
   if (typeof call !== 'function') return;
+  const reported = new Set();
+  const report = (type) => { if (!reported.has(type)) { reported.add(type); call(type); } };
   const webgl = new Set(['webgl', 'webgl2', 'experimental-webgl']);
   for (const C of [globalThis.HTMLCanvasElement, globalThis.OffscreenCanvas]) {
     if (!C) continue;
     const original = C.prototype.getContext;
     Object.defineProperty(C.prototype, 'getContext', {
       value: function getContext(type, ...rest) {
-        if (webgl.has(String(type))) call('WebGL');
+        if (webgl.has(String(type))) report('WebGL');
         return original.call(this, type, ...rest);
       },
       writable: false,
       configurable: false,
     });
   }
+  if (typeof window === 'undefined' || typeof HTMLVideoElement === 'undefined') return;
+  const checkVideo = (e) => {
+    const v = e.target;
+    if (!(v instanceof HTMLVideoElement)) return;
+    const long = Math.max(v.videoWidth, v.videoHeight);
+    const short = Math.min(v.videoWidth, v.videoHeight);
+    if (long > ${MAX_VIDEO_SOURCE.long} || short > ${MAX_VIDEO_SOURCE.short}) report('resolution');
+  };
+  window.addEventListener('loadedmetadata', checkVideo, true);
+  window.addEventListener('resize', checkVideo, true);
 })();`;
 
 export function chromiumArgs(o: BrowserOptions): string[] {
@@ -195,7 +213,9 @@ export class CapturedBrowser {
     switch (e.method) {
       case 'Runtime.bindingCalled':
         if (p.name === READY_BINDING) this.onEvent({ kind: 'page-ready', atMs: Date.now() });
-        else if (p.name === CAPABILITY_BINDING && p.payload === 'WebGL') this.onEvent({ kind: 'capability-limit', limitType: 'WebGL' });
+        else if (p.name === CAPABILITY_BINDING && (p.payload === 'WebGL' || p.payload === 'resolution')) {
+          this.onEvent({ kind: 'capability-limit', limitType: p.payload });
+        }
         break;
       case 'Network.responseReceived': {
         const response = p.response as { url: string; status: number };

@@ -36,8 +36,11 @@ function webPayload(body: Record<string, unknown>): WebPayload {
 }
 
 test('web mode onhold and mobile: a phone-sized page in device emulation, held (no slices) and resumed into the same playlist after one discontinuity', async () => {
-  // The page paints yellow unless it runs in mobile emulation at exactly 360×640 (touch, mobile user agent).
-  const pages = await startPageServer({ phone: { colour: '#ff0000', toneHz: 440, mobileCheck: { width: 360, height: 640, otherwise: '#ffff00' } } });
+  // The page paints yellow unless it runs in mobile emulation at exactly 360×640 (touch, mobile user agent). Its
+  // portrait 1080×1920 video is at the size limit, not above it: no event 72.
+  const pages = await startPageServer({
+    phone: { colour: '#ff0000', toneHz: 440, mobileCheck: { width: 360, height: 640, otherwise: '#ffff00' }, video: { width: 1080, height: 1920 } },
+  });
   const h = await startHarness(SHORT);
   try {
     const web = webClient(h.api);
@@ -70,6 +73,7 @@ test('web mode onhold and mobile: a phone-sized page in device emulation, held (
     const stop = await h.api('POST', web.path(resourceId, sid, 'stop'), { cname, uid, clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
     assert.equal(webPayload(stop.body).onhold, false);
+    assert.ok(!h.events.some((e) => e.payload.sid === sid && e.eventType === 72), 'a video at the size limit is no capability limit');
 
     const keys = bucketKeys(h.bucketDir).filter((k) => k.includes(sid));
     const playlistKey = `rec/ind/${sid}_web-room-1.m3u8`;
@@ -110,8 +114,12 @@ test('web mode onhold and mobile: a phone-sized page in device emulation, held (
   }
 });
 
-test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no slices; a 404 page → 71 code 5; WebGL → 72, 71 code 2', async () => {
-  const pages = await startPageServer({ silent: { colour: '#0000ff', notifyReady: false }, gl: { colour: '#00ff00', webgl: true } });
+test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no slices; a 404 page → 71 code 5; WebGL or a video above 1920×1080 → 72, 71 code 2', async () => {
+  const pages = await startPageServer({
+    silent: { colour: '#0000ff', notifyReady: false },
+    gl: { colour: '#00ff00', webgl: true },
+    big: { colour: '#00ff00', video: { width: 2560, height: 1440 } },
+  });
   const h = await startHarness(SHORT);
   try {
     const web = webClient(h.api);
@@ -152,6 +160,16 @@ test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no 
     assert.equal(limited.payload.details.message, 'capability_limit');
     const limit = h.events.find((e) => e.payload.sid === gl.sid && e.eventType === 72);
     assert.equal(limit?.payload.details.limitType, 'WebGL');
+
+    // A page playing a 2560×1440 stream in a <video>: event 72 `resolution`, then 71 code 2.
+    const big = await web.start('web-big', '5006', {
+      storageConfig: storageConfig(),
+      extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/big`)] },
+    });
+    const tooBig = await waitFor(() => h.events.find((e) => e.payload.sid === big.sid && e.eventType === 71), 60_000, 'event 71 of the 2560×1440 video page');
+    assert.deepEqual([tooBig.payload.details.code, tooBig.payload.details.message], [2, 'capability_limit']);
+    const bigLimit = h.events.filter((e) => e.payload.sid === big.sid && e.eventType === 72);
+    assert.deepEqual(bigLimit.map((e) => e.payload.details.limitType), ['resolution']);
   } finally {
     await h.close();
     await pages.close();

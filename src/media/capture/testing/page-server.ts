@@ -28,6 +28,8 @@ export interface TestPage {
    * corner (FLASH_SQUARE, 200 ms, black otherwise) start at the same instant, the way a page would sync them.
    */
   readonly flashBeepHz?: number;
+  /** A playing `<video>` fed by a canvas of this size (its MediaStream), as a page showing a remote stream would. */
+  readonly video?: { readonly width: number; readonly height: number };
 }
 
 /** The flash square: CSS pixels from the top-left corner (the capture renders at scale 1). */
@@ -52,6 +54,13 @@ export function pageHtml(p: TestPage): string {
        bo.connect(bg); bg.connect(ctx.destination); bo.start();
        let nextBeep = Math.ceil(ctx.currentTime) + 1;`
     : '';
+  const video = p.video
+    ? `{ const c = document.createElement('canvas'); c.width = ${p.video.width}; c.height = ${p.video.height};
+       const g = c.getContext('2d'); const paint = () => { g.fillStyle = '#' + Math.floor(Math.random() * 4096).toString(16).padStart(3, '0'); g.fillRect(0, 0, c.width, c.height); };
+       paint(); setInterval(paint, 100);
+       const v = document.createElement('video'); v.autoplay = true; v.muted = true; v.style.cssText = 'width:160px;height:90px';
+       v.srcObject = c.captureStream(10); document.body.append(v); }`
+    : '';
   const cycle = p.cycle ? `const colours = ${JSON.stringify(p.cycle.colours)};` : '';
   const animate = p.flashBeepHz || p.cycle
     ? `function frame() {
@@ -73,6 +82,7 @@ ${audio}
 ${tone}
 ${mobile}
 ${flash}
+${video}
 ${cycle}
 ${animate}
 ${p.webgl ? "document.createElement('canvas').getContext('webgl');" : ''}
