@@ -6,6 +6,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { CdpPipe, type CdpEvent, type CdpParams } from './cdp.ts';
+import type { PinnedHost } from './options.ts';
 import type { CaptureEventListener } from './events.ts';
 import { SupervisedChild } from './supervised-child.ts';
 
@@ -19,6 +20,8 @@ export interface BrowserOptions {
   readonly mobile: boolean;
   /** Fresh, empty folder for the profile and the browser's HOME; the caller deletes it. */
   readonly profileDir: string;
+  /** The only host the browser may resolve, to the approved address; none: only 127.0.0.1 (hostResolverRules). */
+  readonly pinnedHost: PinnedHost | undefined;
 }
 
 export interface LoadResult {
@@ -84,6 +87,20 @@ const CAPABILITY_SCRIPT = `(() => {
   window.addEventListener('resize', checkVideo, true);
 })();`;
 
+/**
+ * Chromium's `--host-resolver-rules`: the first MAP rule matching a host (names and address literals alike)
+ * rewrites it, `~NOTFOUND` fails it, EXCLUDE exempts it. With a pin the page's host resolves to the approved address
+ * without any lookup (so a second DNS answer cannot point the browser elsewhere) and every other name and literal
+ * fails, loopback included; without one only 127.0.0.1 is reachable. Rules match an IPv6 literal without its
+ * brackets, and a MAP target needs them.
+ */
+export function hostResolverRules(pin: PinnedHost | undefined): string {
+  if (!pin) return 'MAP * ~NOTFOUND, EXCLUDE 127.0.0.1';
+  const host = pin.host.replace(/^\[(.*)\]$/, '$1');
+  const target = pin.address.includes(':') ? `[${pin.address}]` : pin.address;
+  return `MAP ${host} ${target}, MAP * ~NOTFOUND`;
+}
+
 export function chromiumArgs(o: BrowserOptions): string[] {
   return [
     // Root here; the sandbox needs user namespaces the recorder host may not have. Isolation comes from the
@@ -93,11 +110,11 @@ export function chromiumArgs(o: BrowserOptions): string[] {
     '--autoplay-policy=no-user-gesture-required',
     '--remote-debugging-pipe',
     `--user-data-dir=${o.profileDir}`,
-    // Nothing leaves loopback on the browser's own account, and only 127.0.0.1 resolves.
+    // Nothing goes out on the browser's own account, and it reaches only the page's approved address.
     '--no-first-run', '--no-default-browser-check', '--disable-background-networking', '--disable-component-update',
     '--disable-sync', '--disable-default-apps', '--disable-extensions', '--disable-breakpad', '--disable-domain-reliability',
     '--disable-client-side-phishing-detection', '--metrics-recording-only', '--password-store=basic',
-    '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    `--host-resolver-rules=${hostResolverRules(o.pinnedHost)}`,
     '--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,DialMediaRouteProvider',
     // The page is what we record: never throttle it for being "in the background".
     '--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows', '--disable-renderer-backgrounding',
