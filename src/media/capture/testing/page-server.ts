@@ -28,6 +28,11 @@ export interface TestPage {
    * corner (FLASH_SQUARE, 200 ms, black otherwise) start at the same instant, the way a page would sync them.
    */
   readonly flashBeepHz?: number;
+  /**
+   * The benchmarks' busy page: a full-window canvas repainted on every animation frame (a shifting background,
+   * twelve moving rectangles, the current time as text), so every captured frame differs.
+   */
+  readonly animation?: boolean;
   /** A playing `<video>` fed by a canvas of this size (its MediaStream), as a page showing a remote stream would. */
   readonly video?: { readonly width: number; readonly height: number };
 }
@@ -61,6 +66,18 @@ export function pageHtml(p: TestPage): string {
        const v = document.createElement('video'); v.autoplay = true; v.muted = true; v.style.cssText = 'width:160px;height:90px';
        v.srcObject = c.captureStream(10); document.body.append(v); }`
     : '';
+  const animation = p.animation
+    ? `{ const c = document.createElement('canvas'); c.width = innerWidth; c.height = innerHeight; c.style.display = 'block';
+       document.body.style.overflow = 'hidden'; document.body.append(c); const g = c.getContext('2d');
+       const draw = (t) => {
+         g.fillStyle = 'hsl(' + (t / 20 % 360) + ',60%,30%)'; g.fillRect(0, 0, c.width, c.height);
+         for (let i = 0; i < 12; i++) { g.fillStyle = 'hsl(' + (i * 30) + ',80%,60%)';
+           g.fillRect((t / 5 + i * 97) % c.width, (i * 53 + t / 9) % c.height, 120, 80); }
+         g.fillStyle = '#fff'; g.font = '48px sans-serif'; g.fillText(new Date().toISOString(), 40, 80);
+         requestAnimationFrame(draw);
+       };
+       requestAnimationFrame(draw); }`
+    : '';
   const cycle = p.cycle ? `const colours = ${JSON.stringify(p.cycle.colours)};` : '';
   const animate = p.flashBeepHz || p.cycle
     ? `function frame() {
@@ -83,6 +100,7 @@ ${tone}
 ${mobile}
 ${flash}
 ${video}
+${animation}
 ${cycle}
 ${animate}
 ${p.webgl ? "document.createElement('canvas').getContext('webgl');" : ''}
