@@ -114,7 +114,7 @@ test('web mode onhold and mobile: a phone-sized page in device emulation, held (
   }
 });
 
-test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no slices; a 404 page → 71 code 5; WebGL or a video above 1920×1080 → 72, 71 code 2', async () => {
+test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no slices; a 404 or unreachable page → 71 code 5; WebGL or a video above 1920×1080 → 72, 71 code 2', async () => {
   const pages = await startPageServer({
     silent: { colour: '#0000ff', notifyReady: false },
     gl: { colour: '#00ff00', webgl: true },
@@ -149,6 +149,17 @@ test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no 
     assert.equal(failed.payload.details.code, 5);
     assert.equal(failed.payload.details.message, 'access_url_failed');
     await waitFor(async () => (await h.api('GET', web.path(gone.resourceId, gone.sid, 'query'))).status === 404, 20_000, 'session ended');
+
+    // An unreachable page (nothing listens on the port): code 5 as well, with Chromium's reason.
+    const closed = await freePort();
+    const down = await web.start('web-down', '5007', {
+      storageConfig: storageConfig(),
+      extensionServiceConfig: { extensionServices: [webService(`http://127.0.0.1:${closed}/page`)] },
+    });
+    const refused = await waitFor(() => h.events.find((e) => e.payload.sid === down.sid && e.eventType === 71), 60_000, 'event 71 of the unreachable page');
+    assert.deepEqual([refused.payload.details.code, refused.payload.details.message], [5, 'access_url_failed']);
+    assert.match(String(refused.payload.details.details), /ERR_CONNECTION_REFUSED/);
+    assert.ok(!h.events.some((e) => e.payload.sid === down.sid && e.eventType === 70), 'no 70: the page never loaded');
 
     // A WebGL page: event 72 with the limit, then 71 code 2.
     const gl = await web.start('web-gl', '5005', {
