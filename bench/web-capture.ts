@@ -9,13 +9,13 @@
  *
  *   npm run bench:web-capture                (BENCH_SECONDS=20, BENCH_PUSH=1)
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCapture, type CaptureChildName, type CaptureEvent } from '../src/media/capture/index.ts';
+import { startPageServer } from '../src/media/capture/testing/page-server.ts';
 import { freePort, rtmpReceiver } from '../src/media/capture/testing/rtmp-receiver.ts';
-import { FfmpegProcess } from '../src/media/ffmpeg.ts';
+import { baselineCores, loadAverage, measureCores, readProcs } from './web-cpu.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const PUSH = process.env.BENCH_PUSH === '1';
@@ -24,103 +24,9 @@ const WIDTH = 1280;
 const HEIGHT = 720;
 const FPS = 15;
 const BITRATE_KBPS = 2000;
-const TICK = 100; // USER_HZ on Linux
 
-interface Proc {
-  ppid: number;
-  cpuSec: number;
-  name: string;
-}
-
-function readProcs(): Map<number, Proc> {
-  const out = new Map<number, Proc>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(d), { ppid: Number(f[1]), cpuSec: (Number(f[11]) + Number(f[12])) / TICK, name });
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  return out;
-}
-
-/** CPU seconds so far of each process in the trees under `roots` (pid → seconds, name). */
-function treeCpu(roots: readonly number[]): Map<number, Proc> {
-  const all = readProcs();
-  const inTree = new Set(roots);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const [pid, p] of all) {
-      if (inTree.has(p.ppid) && !inTree.has(pid)) {
-        inTree.add(pid);
-        grew = true;
-      }
-    }
-  }
-  return new Map([...all].filter(([pid]) => inTree.has(pid)));
-}
-
-/**
- * Cores used by the trees under `roots()` over `seconds`: per process, CPU at the end minus CPU at the start
- * (0 for a process that started meanwhile). Sampled every 500 ms so processes that exit still count.
- */
-async function measureCores(roots: () => number[], seconds: number): Promise<{ cores: number; byName: Map<string, number> }> {
-  const first = treeCpu(roots());
-  const last = new Map(first);
-  const t0 = process.hrtime.bigint();
-  const timer = setInterval(() => {
-    for (const [pid, p] of treeCpu(roots())) last.set(pid, p);
-  }, 500);
-  await new Promise((r) => setTimeout(r, seconds * 1000));
-  clearInterval(timer);
-  for (const [pid, p] of treeCpu(roots())) last.set(pid, p);
-  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-  const byName = new Map<string, number>();
-  let total = 0;
-  for (const [pid, p] of last) {
-    const used = p.cpuSec - (first.get(pid)?.cpuSec ?? 0);
-    total += used;
-    byName.set(p.name, (byName.get(p.name) ?? 0) + used / wall);
-  }
-  return { cores: total / wall, byName };
-}
-
-const PAGE = `<!doctype html><html><body style="margin:0;overflow:hidden;background:#123">
-<canvas id="c" width="${WIDTH}" height="${HEIGHT}"></canvas><script>
-const ctx = new AudioContext(); const o = ctx.createOscillator(); o.frequency.value = 440; o.connect(ctx.destination); o.start();
-const c = document.getElementById('c').getContext('2d');
-function draw(t) {
-  c.fillStyle = 'hsl(' + (t / 20 % 360) + ',60%,30%)'; c.fillRect(0, 0, ${WIDTH}, ${HEIGHT});
-  for (let i = 0; i < 12; i++) { c.fillStyle = 'hsl(' + (i * 30) + ',80%,60%)';
-    c.fillRect((t / 5 + i * 97) % ${WIDTH}, (i * 53 + t / 9) % ${HEIGHT}, 120, 80); }
-  c.fillStyle = '#fff'; c.font = '48px sans-serif'; c.fillText(new Date().toISOString(), 40, 80);
-  requestAnimationFrame(draw);
-}
-requestAnimationFrame(draw);
-if (navigator.notifyReady) navigator.notifyReady();
-</script></body></html>`;
-
-async function baseline(dir: string): Promise<number> {
-  const ff = new FfmpegProcess(
-    [
-      '-loglevel', 'error', '-re',
-      '-f', 'lavfi', '-i', `testsrc2=size=${WIDTH}x${HEIGHT}:rate=${FPS}`,
-      '-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000',
-      '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p', '-b:v', `${BITRATE_KBPS}k`, '-maxrate', `${BITRATE_KBPS}k`,
-      '-bufsize', `${BITRATE_KBPS * 2}k`, '-g', String(FPS * 2), '-c:a', 'aac', '-b:a', '48k', '-ac', '1',
-      '-f', 'segment', '-segment_time', '15', '-segment_format', 'mpegts', join(dir, 'base_%05d.ts'),
-    ],
-    { cwd: dir },
-  );
-  await new Promise((r) => setTimeout(r, WARMUP_MS));
-  const { cores } = await measureCores(() => [ff.child.pid!], SECONDS);
-  await ff.stop();
-  return cores;
-}
+const baseline = (dir: string): Promise<number> =>
+  baselineCores(dir, { width: WIDTH, height: HEIGHT, fps: FPS, kbps: BITRATE_KBPS, seconds: SECONDS });
 
 interface CaptureFigures {
   cores: number;
@@ -141,9 +47,7 @@ function cpuOf(pid: number): number {
 }
 
 async function capture(dir: string): Promise<CaptureFigures> {
-  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(PAGE));
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
+  const pages = await startPageServer({ busy: { colour: '#123', toneHz: 440, animation: true } });
   const events: CaptureEvent[] = [];
   const t0 = Date.now();
   let firstSegmentMs = NaN;
@@ -165,7 +69,7 @@ async function capture(dir: string): Promise<CaptureFigures> {
     },
   );
   try {
-    await cap.load(`http://127.0.0.1:${port}/`);
+    await cap.load(`${pages.origin}/busy`);
     await new Promise((r) => setTimeout(r, WARMUP_MS));
     const roles = cap.children();
     const before = roles.map((c) => cpuOf(c.pid));
@@ -196,7 +100,7 @@ async function capture(dir: string): Promise<CaptureFigures> {
   } finally {
     await cap.stop();
     receiver?.kill('SIGKILL');
-    server.close();
+    await pages.close();
   }
 }
 
@@ -204,7 +108,7 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-web-capture-'));
 try {
   const base = await baseline(dir);
   const cap = await capture(dir);
-  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const load = loadAverage();
   console.log(`web capture ${WIDTH}x${HEIGHT}@${FPS}, ${BITRATE_KBPS} kb/s, ${SECONDS} s measured after ${WARMUP_MS / 1000} s warm-up (load average ${load})`);
   console.log(`  baseline (ffmpeg, synthetic picture + tone, same encoder): ${base.toFixed(3)} cores`);
   console.log(`  capture (display + sound + browser + encoder):            ${cap.cores.toFixed(3)} cores`);

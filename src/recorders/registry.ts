@@ -49,6 +49,8 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       workRoot: join(ctx.config.dataDir, 'recorder', 'web'),
       tuning: webTuning(ctx.config.recording),
       meter,
+      // The page URL under the same private-target rule as start's check; the browser is pinned to its answer.
+      pageUrlPolicy: ctx.config.notify.allowPrivateUrls ? undefined : { allowPrivate: false },
     }),
   ];
 }

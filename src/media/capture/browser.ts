@@ -6,6 +6,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { CdpPipe, type CdpEvent, type CdpParams } from './cdp.ts';
+import type { PinnedHost } from './options.ts';
 import type { CaptureEventListener } from './events.ts';
 import { SupervisedChild } from './supervised-child.ts';
 
@@ -19,6 +20,8 @@ export interface BrowserOptions {
   readonly mobile: boolean;
   /** Fresh, empty folder for the profile and the browser's HOME; the caller deletes it. */
   readonly profileDir: string;
+  /** The only host the browser may resolve, to the approved address; none: only 127.0.0.1 (hostResolverRules). */
+  readonly pinnedHost: PinnedHost | undefined;
 }
 
 export interface LoadResult {
@@ -44,27 +47,59 @@ const NOTIFY_READY_SCRIPT = `(() => {
 /** The binding through which the page reports a feature web mode does not record (event 72). */
 const CAPABILITY_BINDING = '__reeltimeCapabilityLimit';
 
+/** The largest video source a page may show (the hosted service's limit since 2021, docs/recording-web.md). */
+export const MAX_VIDEO_SOURCE = { long: 1920, short: 1080 } as const;
+
 /**
- * Runs before any script of every document: asking a canvas for a WebGL context reports `WebGL` (web mode does
- * not support WebGL pages, docs/recording-web.md). The context is still returned; the session decides.
+ * Runs before any script of every document and reports, once per document, what web mode does not record
+ * (docs/recording-web.md): a canvas asked for a WebGL context (`WebGL`; the context is still returned, the session
+ * decides), and a `<video>` whose source is larger than MAX_VIDEO_SOURCE (`resolution`). Media events do not
+ * bubble, so the video check listens in the capture phase on the window: `loadedmetadata` and `resize` fire on
+ * every element with a new intrinsic size, files and MediaStreams alike.
  */
 const CAPABILITY_SCRIPT = `(() => {
   const call = globalThis[${JSON.stringify(CAPABILITY_BINDING)}];
   if (typeof call !== 'function') return;
+  const reported = new Set();
+  const report = (type) => { if (!reported.has(type)) { reported.add(type); call(type); } };
   const webgl = new Set(['webgl', 'webgl2', 'experimental-webgl']);
   for (const C of [globalThis.HTMLCanvasElement, globalThis.OffscreenCanvas]) {
     if (!C) continue;
     const original = C.prototype.getContext;
     Object.defineProperty(C.prototype, 'getContext', {
       value: function getContext(type, ...rest) {
-        if (webgl.has(String(type))) call('WebGL');
+        if (webgl.has(String(type))) report('WebGL');
         return original.call(this, type, ...rest);
       },
       writable: false,
       configurable: false,
     });
   }
+  if (typeof window === 'undefined' || typeof HTMLVideoElement === 'undefined') return;
+  const checkVideo = (e) => {
+    const v = e.target;
+    if (!(v instanceof HTMLVideoElement)) return;
+    const long = Math.max(v.videoWidth, v.videoHeight);
+    const short = Math.min(v.videoWidth, v.videoHeight);
+    if (long > ${MAX_VIDEO_SOURCE.long} || short > ${MAX_VIDEO_SOURCE.short}) report('resolution');
+  };
+  window.addEventListener('loadedmetadata', checkVideo, true);
+  window.addEventListener('resize', checkVideo, true);
 })();`;
+
+/**
+ * Chromium's `--host-resolver-rules`: the first MAP rule matching a host (names and address literals alike)
+ * rewrites it, `~NOTFOUND` fails it, EXCLUDE exempts it. With a pin the page's host resolves to the approved address
+ * without any lookup (so a second DNS answer cannot point the browser elsewhere) and every other name and literal
+ * fails, loopback included; without one only 127.0.0.1 is reachable. Rules match an IPv6 literal without its
+ * brackets, and a MAP target needs them.
+ */
+export function hostResolverRules(pin: PinnedHost | undefined): string {
+  if (!pin) return 'MAP * ~NOTFOUND, EXCLUDE 127.0.0.1';
+  const host = pin.host.replace(/^\[(.*)\]$/, '$1');
+  const target = pin.address.includes(':') ? `[${pin.address}]` : pin.address;
+  return `MAP ${host} ${target}, MAP * ~NOTFOUND`;
+}
 
 export function chromiumArgs(o: BrowserOptions): string[] {
   return [
@@ -75,11 +110,11 @@ export function chromiumArgs(o: BrowserOptions): string[] {
     '--autoplay-policy=no-user-gesture-required',
     '--remote-debugging-pipe',
     `--user-data-dir=${o.profileDir}`,
-    // Nothing leaves loopback on the browser's own account, and only 127.0.0.1 resolves.
+    // Nothing goes out on the browser's own account, and it reaches only the page's approved address.
     '--no-first-run', '--no-default-browser-check', '--disable-background-networking', '--disable-component-update',
     '--disable-sync', '--disable-default-apps', '--disable-extensions', '--disable-breakpad', '--disable-domain-reliability',
     '--disable-client-side-phishing-detection', '--metrics-recording-only', '--password-store=basic',
-    '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    `--host-resolver-rules=${hostResolverRules(o.pinnedHost)}`,
     '--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,DialMediaRouteProvider',
     // The page is what we record: never throttle it for being "in the background".
     '--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows', '--disable-renderer-backgrounding',
@@ -195,7 +230,9 @@ export class CapturedBrowser {
     switch (e.method) {
       case 'Runtime.bindingCalled':
         if (p.name === READY_BINDING) this.onEvent({ kind: 'page-ready', atMs: Date.now() });
-        else if (p.name === CAPABILITY_BINDING && p.payload === 'WebGL') this.onEvent({ kind: 'capability-limit', limitType: 'WebGL' });
+        else if (p.name === CAPABILITY_BINDING && (p.payload === 'WebGL' || p.payload === 'resolution')) {
+          this.onEvent({ kind: 'capability-limit', limitType: p.payload });
+        }
         break;
       case 'Network.responseReceived': {
         const response = p.response as { url: string; status: number };

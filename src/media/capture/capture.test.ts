@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:http';
 import { createServer as createNetServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -301,6 +302,50 @@ test('the CDN push runs in its own process: it publishes, its loss (dropped or s
     await cap?.stop();
     for (const rx of [rx1, rx2, rx3]) rx.kill('SIGKILL');
     await pages.close();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+});
+
+/** A loopback HTTP server that records the paths asked of it and answers `pages[path]` (else 204). */
+async function recordingServer(host: string, pages: Record<string, string> = {}): Promise<{ port: number; paths: string[]; close(): Promise<void> }> {
+  const paths: string[] = [];
+  const server = createServer((req, res) => {
+    paths.push(req.url ?? '');
+    const page = pages[(req.url ?? '').split('?')[0]!];
+    if (page) res.writeHead(200, { 'content-type': 'text/html' }).end(page);
+    else res.writeHead(204, { 'access-control-allow-origin': '*' }).end();
+  });
+  await new Promise<void>((r) => server.listen(0, host, r));
+  return { port: (server.address() as { port: number }).port, paths, close: () => new Promise((r) => server.close(() => r())) };
+}
+
+test('a pinned page host: the browser reaches only the approved address, by that name; other names, literals and loopback fail', async () => {
+  // B plays a private service at another address; the page tries it by address and by name, and its own server by
+  // a literal 127.0.0.1 and by another name. Only the pinned name may arrive.
+  const b = await recordingServer('127.0.0.2');
+  const a = await recordingServer('127.0.0.1');
+  const targets = [`http://127.0.0.2:${b.port}/leak-b-literal`, `http://private.example:${b.port}/leak-b-name`, `http://127.0.0.1:${a.port}/leak-a-literal`, `http://other.example:${a.port}/leak-a-name`];
+  const page = `<!doctype html><body style="background:#0c0"><script>
+    const targets = ${JSON.stringify(targets)};
+    Promise.allSettled(targets.map((t) => fetch(t, { mode: 'no-cors' }))).then((r) =>
+      fetch('/done?' + encodeURIComponent(r.map((x) => x.status).join(','))));
+  </script></body>`;
+  const pagesA = await recordingServer('127.0.0.1', { '/pinned': page });
+  const workDir = mkdtempSync(join(tmpdir(), 'capture-pin-'));
+  let cap: CaptureHandle | undefined;
+  try {
+    cap = await startCapture({ workDir, width: 640, height: 360, onhold: true, pinnedHost: { host: 'board.example', address: '127.0.0.1' } }, () => undefined);
+    const loaded = await cap.load(`http://board.example:${pagesA.port}/pinned`);
+    assert.deepEqual(loaded, { status: 200 }, 'the pinned name loads from the approved address, without a lookup');
+    const done = await waitFor('the page reported its fetches', () => pagesA.paths.find((p) => p.startsWith('/done?')));
+    assert.equal(decodeURIComponent(done.slice('/done?'.length)), 'rejected,rejected,rejected,rejected');
+    assert.deepEqual([...a.paths, ...b.paths], [], 'nothing reached another address or came by another name');
+    // The page's own server by its literal address is not the pinned host either.
+    const literal = await cap.load(`http://127.0.0.1:${pagesA.port}/pinned`);
+    assert.equal(literal.errorText, 'net::ERR_NAME_NOT_RESOLVED');
+  } finally {
+    await cap?.stop();
+    await Promise.all([a.close(), b.close(), pagesA.close()]);
     rmSync(workDir, { recursive: true, force: true });
   }
 });

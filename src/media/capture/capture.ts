@@ -241,6 +241,7 @@ export async function startCapture(options: CaptureOptions, onEvent: CaptureEven
         height: o.height,
         mobile: o.mobile,
         profileDir,
+        pinnedHost: o.pinnedHost,
       },
       onEvent,
     );

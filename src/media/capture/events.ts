@@ -14,6 +14,9 @@ export interface CapturedSegment {
   readonly newStream: boolean;
 }
 
+/** Event 72's `limitType`s we detect (its third, `bandwidth`, is not: docs/recording-web.md). */
+export type CapabilityLimitType = 'WebGL' | 'resolution';
+
 export type CaptureEvent =
   | { readonly kind: 'segment'; readonly segment: CapturedSegment }
   /** The page called `navigator.notifyReady()`. */
@@ -23,8 +26,8 @@ export type CaptureEvent =
   /** The main document could not be loaded at all (`net::ERR_…`). */
   | { readonly kind: 'load-failed'; readonly url: string; readonly errorText: string }
   | { readonly kind: 'renderer-crashed' }
-  /** The page uses something web mode does not record (so far only WebGL is detected). */
-  | { readonly kind: 'capability-limit'; readonly limitType: 'WebGL' }
+  /** The page uses something web mode does not record: WebGL, or a video source above 1920×1080. */
+  | { readonly kind: 'capability-limit'; readonly limitType: CapabilityLimitType }
   /** A child ended without being asked to. */
   | {
       readonly kind: 'child-exited';

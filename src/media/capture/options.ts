@@ -28,6 +28,18 @@ export interface CaptureOptions {
   readonly chromiumPath?: string;
   /** The pusher's connect and stall limits (tests shorten them); CdnPusher's defaults otherwise. */
   readonly pushTimeouts?: PushTimeouts;
+  /**
+   * The page's host and the address the outbound guard approved for it: the browser resolves that host to that
+   * address and no other name or address at all. Without a pin only 127.0.0.1 is reachable (development, tests).
+   */
+  readonly pinnedHost?: PinnedHost;
+}
+
+export interface PinnedHost {
+  /** `URL.hostname` of the page (an IPv6 literal with its brackets). */
+  readonly host: string;
+  /** The approved address (IPv6 without brackets). */
+  readonly address: string;
 }
 
 export interface PushTimeouts {
@@ -48,6 +60,7 @@ export interface ResolvedCaptureOptions {
   readonly rtmpUrl: string | undefined;
   readonly chromiumPath: string;
   readonly pushTimeouts: PushTimeouts;
+  readonly pinnedHost: PinnedHost | undefined;
 }
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
@@ -71,6 +84,12 @@ export function resolveCaptureOptions(o: CaptureOptions): ResolvedCaptureOptions
   const sliceSeconds = o.sliceSeconds ?? SLICE_SECONDS;
   if (!Number.isInteger(sliceSeconds) || sliceSeconds < 1) throw new RangeError(`sliceSeconds must be a positive integer, got ${sliceSeconds}`);
   if (o.rtmpUrl !== undefined && !isRtmpUrl(o.rtmpUrl)) throw new RangeError('rtmpUrl must be an rtmp:// or rtmps:// URL');
+  // The pin becomes a Chromium host rule, whose syntax has separators (`,`, space) and a wildcard (`*`) that a
+  // URL's host may legally contain: only plain DNS names and address literals are pinned.
+  if (o.pinnedHost && !(/^[a-z0-9.-]+$/.test(o.pinnedHost.host) || /^\[[0-9a-f:.]+\]$/.test(o.pinnedHost.host))) {
+    throw new RangeError(`the page host ${JSON.stringify(o.pinnedHost.host)} cannot be pinned (letters, digits, dots and dashes only)`);
+  }
+  if (o.pinnedHost && !/^[0-9a-f:.]+$/.test(o.pinnedHost.address)) throw new RangeError('pinnedHost.address must be an IP address');
   return Object.freeze({
     workDir: o.workDir,
     width,
@@ -84,5 +103,6 @@ export function resolveCaptureOptions(o: CaptureOptions): ResolvedCaptureOptions
     rtmpUrl: o.rtmpUrl,
     chromiumPath: o.chromiumPath ?? DEFAULT_CHROMIUM_PATH,
     pushTimeouts: o.pushTimeouts ?? {},
+    pinnedHost: o.pinnedHost,
   });
 }

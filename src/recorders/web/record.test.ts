@@ -1,6 +1,6 @@
 /**
- * Web mode end to end through the HTTP API: a loopback page (red, 440 Hz tone, notifyReady) recorded with 3 s
- * slices, put on hold and resumed, stopped; and a page answering 404. Two captures in all.
+ * Web mode through the HTTP API with 3 s slices: onhold and mobile emulation; page failures (readyTimeout, 404,
+ * WebGL); the CDN push. The issue's 40 s recording with real 15 s slices is page.test.ts.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -35,8 +35,12 @@ function webPayload(body: Record<string, unknown>): WebPayload {
   return web.payload as unknown as WebPayload;
 }
 
-test('web mode: a page recorded into HLS and MP4, onhold and back with one discontinuity, events 70…71', async () => {
-  const pages = await startPageServer({ red: { colour: '#ff0000', toneHz: 440 } });
+test('web mode onhold and mobile: a phone-sized page in device emulation, held (no slices) and resumed into the same playlist after one discontinuity', async () => {
+  // The page paints yellow unless it runs in mobile emulation at exactly 360×640 (touch, mobile user agent). Its
+  // portrait 1080×1920 video is at the size limit, not above it: no event 72.
+  const pages = await startPageServer({
+    phone: { colour: '#ff0000', toneHz: 440, mobileCheck: { width: 360, height: 640, otherwise: '#ffff00' }, video: { width: 1080, height: 1920 } },
+  });
   const h = await startHarness(SHORT);
   try {
     const web = webClient(h.api);
@@ -45,64 +49,54 @@ test('web mode: a page recorded into HLS and MP4, onhold and back with one disco
     const { resourceId, sid } = await web.start(cname, uid, {
       storageConfig: storageConfig(),
       recordingFileConfig: { avFileType: ['hls', 'mp4'] },
-      extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/red`, { readyTimeout: 10 })] },
+      extensionServiceConfig: {
+        extensionServices: [webService(`${pages.origin}/phone`, { readyTimeout: 10, mobile: true, videoWidth: 360, videoHeight: 640 })],
+      },
     });
     const slicesInBucket = () => bucketKeys(h.bucketDir).filter((k) => k.endsWith('.ts') && k.includes(sid));
     await waitFor(() => slicesInBucket().length >= 1, 60_000, 'first slice in the bucket');
 
-    const q = await h.api('GET', web.path(resourceId, sid, 'query'));
-    assert.equal(q.status, 200, JSON.stringify(q.body));
-    const live = webPayload(q.body);
-    assert.equal(live.onhold, false);
-    assert.equal(live.state, 'inProgress');
-    assert.ok(live.fileList.some((f) => f.filename.endsWith(`${sid}_web-room-1.m3u8`)), JSON.stringify(live));
-
-    // updateLayout has no meaning in web mode.
-    const layout = await h.api('POST', web.path(resourceId, sid, 'updateLayout'), { cname, uid, clientRequest: {} });
-    assert.equal(layout.status, 400, JSON.stringify(layout.body));
-
     const hold = await h.api('POST', web.path(resourceId, sid, 'update'), { cname, uid, clientRequest: { webRecordingConfig: { onhold: true } } });
     assert.equal(hold.status, 200, JSON.stringify(hold.body));
-    assert.equal(webPayload((await h.api('GET', web.path(resourceId, sid, 'query'))).body).onhold, true);
+    const held = webPayload((await h.api('GET', web.path(resourceId, sid, 'query'))).body);
+    assert.deepEqual([held.onhold, held.state], [true, 'inProgress']);
     // The encoder's last segment is flushed when the hold begins; nothing after it.
     await sleep(1000);
-    const held = slicesInBucket().length;
+    const atHold = slicesInBucket().length;
     await sleep(4000);
-    assert.equal(slicesInBucket().length, held, 'no slices while on hold');
+    assert.equal(slicesInBucket().length, atHold, 'no slices while on hold');
 
     const resume = await h.api('POST', web.path(resourceId, sid, 'update'), { cname, uid, clientRequest: { webRecordingConfig: { onhold: false } } });
     assert.equal(resume.status, 200, JSON.stringify(resume.body));
-    await waitFor(() => slicesInBucket().length >= held + 2, 30_000, 'slices after the hold');
+    await waitFor(() => slicesInBucket().length >= atHold + 2, 30_000, 'slices after the hold');
 
     const stop = await h.api('POST', web.path(resourceId, sid, 'stop'), { cname, uid, clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
-    const states = (stop.body.serverResponse as { extensionServiceState: ServiceState }).extensionServiceState;
-    assert.deepEqual(states.map((s) => s.serviceName), ['upload_service', 'web_recorder_service']);
-    assert.equal(states[0]!.payload.uploadingStatus, 'uploaded');
-    assert.equal(webPayload(stop.body).state, 'exit');
+    assert.equal(webPayload(stop.body).onhold, false);
+    assert.ok(!h.events.some((e) => e.payload.sid === sid && e.eventType === 72), 'a video at the size limit is no capability limit');
 
     const keys = bucketKeys(h.bucketDir).filter((k) => k.includes(sid));
-    const playlistKey = keys.find((k) => k.endsWith('.m3u8'));
-    assert.equal(playlistKey, `rec/ind/${sid}_web-room-1.m3u8`);
+    const playlistKey = `rec/ind/${sid}_web-room-1.m3u8`;
     const text = readFileSync(join(h.bucketDir, playlistKey), 'utf8');
     assert.equal(text.split('#EXT-X-DISCONTINUITY\n').length - 1, 1, text);
     const pl = parsePlaylist(text, 'video');
     assert.ok(pl.ended, 'final playlist has #EXT-X-ENDLIST');
     const slices = keys.filter((k) => k.endsWith('.ts'));
     assert.deepEqual(pl.entries.map((e) => e.uri).sort(), slices.map((k) => k.split('/').pop()!).sort(), 'playlist names every slice');
-    for (const s of slices) assert.match(s.split('/').pop()!, new RegExp(`^${sid}_web-room-1_\\d{17}\\.ts$`));
 
-    // A whole slice: H.264 + AAC, the page's colour, its tone.
-    const full = pl.entries.find((e, i) => i > 0 && e.durationSec > 2.5) ?? pl.entries[0]!;
+    // A whole slice after the hold: H.264 + AAC at the phone's size, the page's colour (so emulated), its tone.
+    const after = pl.entries.findIndex((e) => e.discontinuity);
+    const full = pl.entries.slice(after + 1).find((e) => e.durationSec > 2.5) ?? pl.entries[after]!;
     const slicePath = join(h.bucketDir, 'rec/ind', full.uri);
     const p = await probeSegment(slicePath);
     assert.deepEqual([...p.codecs].sort(), ['aac', 'h264']);
-    assert.deepEqual([p.width, p.height], [640, 360]);
-    assert.ok(isColour(await centrePixel(slicePath), RED), 'decoded frame is the page colour');
+    assert.deepEqual([p.width, p.height], [360, 640]);
+    const rgb = await centrePixel(slicePath);
+    assert.ok(isColour(rgb, RED), `the page in mobile emulation at 360×640 (yellow = not emulated), got ${rgb}`);
     const hz = dominantFrequency(await decodeMono(slicePath));
     assert.ok(Math.abs(hz - 440) <= 3, `tone ${hz} Hz`);
 
-    // MP4 split every 6 s (test setting) of recorded media, named from index 0.
+    // MP4 across the hold: split every 6 s (test setting) of recorded media, named from index 0.
     const mp4s = keys.filter((k) => k.endsWith('.mp4')).sort();
     const total = pl.entries.reduce((s, e) => s + e.durationSec, 0);
     assert.ok(mp4s.length >= 2, `${mp4s.length} MP4 files for ${total} s`);
@@ -114,28 +108,18 @@ test('web mode: a page recorded into HLS and MP4, onhold and back with one disco
       mp4Total += mp.duration;
     }
     assert.ok(Math.abs(mp4Total - total) < 1.5, `MP4s ${mp4Total} s vs playlist ${total} s`);
-
-    // Webhooks: 70 … 71 (code 0, its file list) … 31.
-    await waitFor(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 31), 20_000, 'uploaded event');
-    const mine = h.events.filter((e) => e.payload.sid === sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
-    const types = mine.map((e) => e.eventType);
-    assert.ok(types.indexOf(70) >= 0 && types.indexOf(70) < types.indexOf(71) && types.indexOf(71) < types.indexOf(31), types.join(','));
-    const started = mine.find((e) => e.eventType === 70)!;
-    assert.equal(typeof started.payload.details.recorderStartTime, 'number');
-    const stopped = mine.find((e) => e.eventType === 71)!.payload.details;
-    assert.equal(stopped.code, 0);
-    assert.equal(stopped.message, 'ok');
-    const list = stopped.fileList as { fileName: string }[];
-    assert.ok(list.some((f) => f.fileName === playlistKey));
-
   } finally {
     await h.close();
     await pages.close();
   }
 });
 
-test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no slices; a 404 page → 71 code 5; WebGL → 72, 71 code 2', async () => {
-  const pages = await startPageServer({ silent: { colour: '#0000ff', notifyReady: false }, gl: { colour: '#00ff00', webgl: true } });
+test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no slices; a 404 or unreachable page → 71 code 5; WebGL or a video above 1920×1080 → 72, 71 code 2', async () => {
+  const pages = await startPageServer({
+    silent: { colour: '#0000ff', notifyReady: false },
+    gl: { colour: '#00ff00', webgl: true },
+    big: { colour: '#00ff00', video: { width: 2560, height: 1440 } },
+  });
   const h = await startHarness(SHORT);
   try {
     const web = webClient(h.api);
@@ -166,6 +150,17 @@ test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no 
     assert.equal(failed.payload.details.message, 'access_url_failed');
     await waitFor(async () => (await h.api('GET', web.path(gone.resourceId, gone.sid, 'query'))).status === 404, 20_000, 'session ended');
 
+    // An unreachable page (nothing listens on the port): code 5 as well, with Chromium's reason.
+    const closed = await freePort();
+    const down = await web.start('web-down', '5007', {
+      storageConfig: storageConfig(),
+      extensionServiceConfig: { extensionServices: [webService(`http://127.0.0.1:${closed}/page`)] },
+    });
+    const refused = await waitFor(() => h.events.find((e) => e.payload.sid === down.sid && e.eventType === 71), 60_000, 'event 71 of the unreachable page');
+    assert.deepEqual([refused.payload.details.code, refused.payload.details.message], [5, 'access_url_failed']);
+    assert.match(String(refused.payload.details.details), /ERR_CONNECTION_REFUSED/);
+    assert.ok(!h.events.some((e) => e.payload.sid === down.sid && e.eventType === 70), 'no 70: the page never loaded');
+
     // A WebGL page: event 72 with the limit, then 71 code 2.
     const gl = await web.start('web-gl', '5005', {
       storageConfig: storageConfig(),
@@ -176,6 +171,16 @@ test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no 
     assert.equal(limited.payload.details.message, 'capability_limit');
     const limit = h.events.find((e) => e.payload.sid === gl.sid && e.eventType === 72);
     assert.equal(limit?.payload.details.limitType, 'WebGL');
+
+    // A page playing a 2560×1440 stream in a <video>: event 72 `resolution`, then 71 code 2.
+    const big = await web.start('web-big', '5006', {
+      storageConfig: storageConfig(),
+      extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/big`)] },
+    });
+    const tooBig = await waitFor(() => h.events.find((e) => e.payload.sid === big.sid && e.eventType === 71), 60_000, 'event 71 of the 2560×1440 video page');
+    assert.deepEqual([tooBig.payload.details.code, tooBig.payload.details.message], [2, 'capability_limit']);
+    const bigLimit = h.events.filter((e) => e.payload.sid === big.sid && e.eventType === 72);
+    assert.deepEqual(bigLimit.map((e) => e.payload.details.limitType), ['resolution']);
   } finally {
     await h.close();
     await pages.close();

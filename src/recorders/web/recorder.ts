@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
+import type { OutboundPolicy } from '../../net/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
 import type { StorageModule } from '../../storage/index.ts';
 import { recorderSignals } from '../common/events.ts';
@@ -24,6 +25,8 @@ export interface WebRecorderDeps {
   readonly tuning?: WebTuning;
   /** Counts slices and streams for /metrics. */
   readonly meter?: RecorderMeter | undefined;
+  /** Where private targets are refused: the page URL's guard, whose approved address the browser is pinned to. */
+  readonly pageUrlPolicy?: OutboundPolicy | undefined;
 }
 
 export function createWebRecorder(deps: WebRecorderDeps): Recorder {
@@ -46,6 +49,7 @@ export function createWebRecorder(deps: WebRecorderDeps): Recorder {
         log,
         workDir: join(sessionDir, generationDir(backupIndex)),
         naming: { sid: task.sid, cname: task.cname, backupIndex },
+        pageUrlPolicy: deps.pageUrlPolicy,
       });
       // The page opens after the handle is returned: a page that fails ends the session through the report.
       void session.start().catch((e: Error) => {

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
 import { createLogger } from '../../log/index.ts';
-import type { CaptureEventListener, CaptureHandle } from '../../media/capture/index.ts';
+import type { CaptureEventListener, CaptureHandle, CaptureOptions } from '../../media/capture/index.ts';
+import type { OutboundPolicy } from '../../net/index.ts';
 import type { RecorderOutcome, RecorderReport, RecordingTask, RtmpStatus } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import { webOptions } from './options.ts';
@@ -63,7 +64,7 @@ function task(param: Record<string, unknown>, startedAt: number, rtmpUrl?: strin
   } as unknown as RecordingTask;
 }
 
-function setup(param: Record<string, unknown>, rtmpUrl?: string) {
+function setup(param: Record<string, unknown>, rtmpUrl?: string, pageUrlPolicy?: OutboundPolicy) {
   const clock = new ManualClock();
   const capture = new ScriptedCapture();
   const events: { type: number; details: Record<string, unknown> }[] = [];
@@ -79,15 +80,18 @@ function setup(param: Record<string, unknown>, rtmpUrl?: string) {
   };
   const workDir = mkdtempSync(join(tmpdir(), 'web-session-'));
   const t = task(param, clock.now(), rtmpUrl);
+  const started: CaptureOptions[] = [];
   const session = new WebSession({
     task: t, options: webOptions(t), report, upload, clock, log: createLogger('silent'), workDir, naming: { sid: 'sid', cname: 'c' },
-    startCapture: async (_o, onEvent) => {
+    pageUrlPolicy,
+    startCapture: async (o, onEvent) => {
+      started.push(o);
       capture.emit = onEvent;
       return capture.handle();
     },
   });
   const webEvents = () => events.filter((e) => e.type >= 70 && e.type <= 73).map((e) => (e.type === 71 ? `71:${String(e.details.code)}` : String(e.type)));
-  return { clock, capture, events, rtmp, ended, session, webEvents, cleanup: () => rmSync(workDir, { recursive: true, force: true }) };
+  return { clock, capture, started, events, rtmp, ended, session, webEvents, cleanup: () => rmSync(workDir, { recursive: true, force: true }) };
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 20));
@@ -202,5 +206,37 @@ test('CDN statuses: each change once; reports about an earlier target dropped; a
     assert.deepEqual(s.rtmp.at(-1), [next, 'disconnected']);
   } finally {
     s.cleanup();
+  }
+});
+
+test('with the page URL guard, the browser is pinned to the address approved at launch; a refused address ends with 71 code 5 and no browser', async () => {
+  const resolveTo = (address: string): OutboundPolicy => ({ allowPrivate: false, resolve: async () => [{ address, family: 4 }] });
+  const s = setup({ url: 'https://board.example.com/room/1' }, undefined, resolveTo('203.0.113.7'));
+  try {
+    await s.session.start();
+    assert.deepEqual(s.started.map((o) => o.pinnedHost), [{ host: 'board.example.com', address: '203.0.113.7' }]);
+    assert.deepEqual(s.capture.calls, ['load']);
+  } finally {
+    s.cleanup();
+  }
+  // The name now answers a private address (rebinding after start's check): no browser is started.
+  const r = setup({ url: 'https://board.example.com/room/1' }, undefined, resolveTo('10.1.2.3'));
+  try {
+    await r.session.start();
+    await settle();
+    assert.equal(r.started.length, 0);
+    assert.deepEqual(r.webEvents(), ['71:5']);
+    assert.match(String(r.events.find((e) => e.type === 71)!.details.details), /10\.1\.2\.3/);
+    assert.equal(r.ended[0]?.reason, 'error');
+  } finally {
+    r.cleanup();
+  }
+  // Without a policy (private targets allowed: development, tests) nothing is resolved or pinned.
+  const d = setup({});
+  try {
+    await d.session.start();
+    assert.equal(d.started[0]?.pinnedHost, undefined);
+  } finally {
+    d.cleanup();
   }
 });

@@ -8,7 +8,8 @@ import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment, type LoadResult } from '../../media/capture/index.ts';
+import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment, type LoadResult, type PinnedHost } from '../../media/capture/index.ts';
+import { resolveOutbound, type OutboundPolicy } from '../../net/index.ts';
 import type { SessionNaming } from '../../media/index.ts';
 import type { RecordedFile, RecorderReport, RecorderUpdate, RecordingTask, RtmpStatus, StopResult } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
@@ -48,6 +49,11 @@ export interface WebSessionDeps {
   readonly naming: SessionNaming;
   /** Replaces the real capture (session tests). */
   readonly startCapture?: typeof startCapture;
+  /**
+   * Where private targets are refused: the page URL is checked again here, and the browser pinned to the address
+   * approved now (docs/recording-web.md, "The page URL"). Absent: the browser reaches 127.0.0.1 only.
+   */
+  readonly pageUrlPolicy?: OutboundPolicy | undefined;
 }
 
 export class WebSession {
@@ -108,6 +114,18 @@ export class WebSession {
       if (Object.keys(recovered).length > 0) this.d.log.info({ recovered }, 'segments of the previous run recovered');
       if (this.d.task.previousFiles.length > 0) this.d.report.files(this.d.task.previousFiles);
     }
+    let pinnedHost: PinnedHost | undefined;
+    if (this.d.pageUrlPolicy) {
+      // start's check ran in the API process, maybe long ago (a hand-over after a restart): the answer the browser
+      // is held to is the one approved here, just before it opens the page.
+      try {
+        const target = await resolveOutbound(o.url, this.d.pageUrlPolicy);
+        pinnedHost = { host: target.url.hostname, address: target.address };
+      } catch (e) {
+        void this.fail(WEB_STOP.accessUrlFailed, (e as Error).message);
+        return;
+      }
+    }
     this.capture = await (this.d.startCapture ?? startCapture)(
       {
         workDir: join(this.d.workDir, 'capture'),
@@ -121,6 +139,7 @@ export class WebSession {
         // The encoder runs only while recording: not before notifyReady when detection is on, not on hold.
         onhold: !this.recording,
         ...(o.rtmpUrl !== undefined ? { rtmpUrl: o.rtmpUrl } : {}),
+        ...(pinnedHost ? { pinnedHost } : {}),
       },
       (e) => this.onCaptureEvent(e),
     );

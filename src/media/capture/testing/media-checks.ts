@@ -8,16 +8,20 @@ export interface SegmentProbe {
   readonly height?: number;
   readonly sampleRate?: number;
   readonly channels?: number;
+  /** The file's first timestamp (s), on its own timeline (the capture's, kept by -copyts). */
+  readonly startSec: number;
 }
 
 export async function probeSegment(path: string): Promise<SegmentProbe> {
-  const r = await runChild(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'stream=codec_name,width,height,sample_rate,channels', '-of', 'json', path]);
+  const r = await runChild(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'stream=codec_name,width,height,sample_rate,channels:format=start_time', '-of', 'json', path]);
   if (r.code !== 0) throw new Error(`ffprobe failed on ${path}: ${r.stderr}`);
-  const streams = ((JSON.parse(r.stdout.toString()) as { streams?: Record<string, string | number>[] }).streams ?? []);
+  const j = JSON.parse(r.stdout.toString()) as { streams?: Record<string, string | number>[]; format?: { start_time?: string } };
+  const streams = j.streams ?? [];
   const v = streams.find((s) => s.width !== undefined);
   const a = streams.find((s) => s.sample_rate !== undefined);
   return {
     codecs: streams.map((s) => String(s.codec_name)),
+    startSec: Number(j.format?.start_time ?? Number.NaN),
     ...(v ? { width: Number(v.width), height: Number(v.height) } : {}),
     ...(a ? { sampleRate: Number(a.sample_rate), channels: Number(a.channels) } : {}),
   };
@@ -85,4 +89,91 @@ function goertzelPeak(samples: Float32Array, from: number, n: number, loHz: numb
     }
   }
   return best;
+}
+
+/** One decoded frame: its timestamp on the file's own timeline (seconds) and the RGB at each sampled point. */
+export interface FrameSample {
+  readonly ptsSec: number;
+  readonly rgb: readonly (readonly [number, number, number])[];
+}
+
+/**
+ * Every frame of the file's video, decoded in order, with the pixels at `points` (x, y). Timestamps come from
+ * ffprobe, pixels from one ffmpeg pass that writes each frame's points side by side (no frame dropped or
+ * duplicated: passthrough), so the two lists pair up one to one.
+ */
+export async function sampleFrames(path: string, points: readonly (readonly [number, number])[]): Promise<FrameSample[]> {
+  const ts = await runChild(FFPROBE_BIN, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'frame=pts_time', '-of', 'csv=p=0', path]);
+  if (ts.code !== 0) throw new Error(`ffprobe frames failed on ${path}: ${ts.stderr}`);
+  const pts = ts.stdout.toString().split('\n').map((l) => l.trim().replace(/,$/, '')).filter((l) => l !== '').map(Number);
+  const n = points.length;
+  const crops = points.map(([x, y], i) => `[p${i}]crop=1:1:${x}:${y}[q${i}]`).join(';');
+  const graph = n === 1 ? `format=rgb24,crop=1:1:${points[0]![0]}:${points[0]![1]}` : `format=rgb24,split=${n}${points.map((_, i) => `[p${i}]`).join('')};${crops};${points.map((_, i) => `[q${i}]`).join('')}hstack=inputs=${n}`;
+  const r = await runChild(FFMPEG_BIN, ['-v', 'error', '-i', path, '-map', '0:v:0', '-filter_complex', graph, '-fps_mode', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'rgb24', 'pipe:1']);
+  if (r.code !== 0) throw new Error(`no frames decoded from ${path}: ${r.stderr}`);
+  const frames = r.stdout.length / (3 * n);
+  if (frames !== pts.length) throw new Error(`${path}: ${frames} frames decoded, ${pts.length} timestamps`);
+  const out: FrameSample[] = [];
+  for (let f = 0; f < frames; f++) {
+    const rgb = points.map((_, i) => {
+      const o = (f * n + i) * 3;
+      return [r.stdout[o]!, r.stdout[o + 1]!, r.stdout[o + 2]!] as const;
+    });
+    out.push({ ptsSec: pts[f]!, rgb });
+  }
+  return out;
+}
+
+/** Timestamps (s) of the frames where the point `index` turns from dark to bright (a flash begins). */
+export function flashOnsets(frames: readonly FrameSample[], index = 0): number[] {
+  const out: number[] = [];
+  let dark = false;
+  for (const f of frames) {
+    const [r, g, b] = f.rgb[index]!;
+    const bright = (r + g + b) / 3 >= 128;
+    if (bright && dark) out.push(f.ptsSec);
+    dark = !bright;
+  }
+  return out;
+}
+
+/**
+ * Timestamps (s, the file's own timeline) where a high beep starts: the sound's second difference (a high-pass
+ * that passes 4 kHz about 80 times more than a 440 Hz tone) rises above `threshold` after at least `quietSec` below.
+ */
+export async function beepOnsets(path: string, threshold = 0.04, quietSec = 0.5): Promise<number[]> {
+  const probe = await runChild(FFPROBE_BIN, ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=start_time', '-of', 'csv=p=0', path]);
+  // MPEG-TS lists the stream under its program too: the first line is enough.
+  const audioStart = Number(probe.stdout.toString().trim().split('\n')[0]);
+  if (probe.code !== 0 || !Number.isFinite(audioStart)) throw new Error(`no audio start time in ${path}: ${probe.stderr}`);
+  const pcm = await decodeMono(path);
+  const out: number[] = [];
+  let quiet = 0;
+  for (let i = 2; i < pcm.length; i++) {
+    const hp = pcm[i]! - 2 * pcm[i - 1]! + pcm[i - 2]!;
+    if (Math.abs(hp) > threshold) {
+      if (quiet >= quietSec * 48_000) out.push(audioStart + i / 48_000);
+      quiet = 0;
+    } else quiet++;
+  }
+  return out;
+}
+
+/**
+ * Sound minus picture (ms) for each beep paired with the nearest flash; pairs further apart than `maxMs` (a beep
+ * whose flash fell into another file) are left out.
+ */
+export function avOffsetsMs(beepsSec: readonly number[], flashesSec: readonly number[], maxMs = 250): number[] {
+  const out: number[] = [];
+  for (const b of beepsSec) {
+    let best = Number.POSITIVE_INFINITY;
+    for (const f of flashesSec) if (Math.abs(b - f) < Math.abs(best)) best = b - f;
+    if (Math.abs(best) * 1000 < maxMs) out.push(best * 1000);
+  }
+  return out;
+}
+
+export function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : s[Math.floor(s.length / 2)]!;
 }
