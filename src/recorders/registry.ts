@@ -51,6 +51,7 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       meter,
       // The page URL under the same private-target rule as start's check; the browser is pinned to its answer.
       pageUrlPolicy: ctx.config.notify.allowPrivateUrls ? undefined : { allowPrivate: false },
+      pageHosts: ctx.config.recording.webPageHosts,
     }),
   ];
 }

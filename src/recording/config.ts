@@ -34,6 +34,11 @@ export interface RecordingSettings {
   readonly webSliceSeconds: number;
   readonly webMp4SplitSeconds: number;
   /**
+   * Production: hosts a recorded page may load from besides its own (each checked by the outbound guard and pinned
+   * when the browser starts); `*` lets other names resolve through the system (docs/recording-web.md).
+   */
+  readonly webPageHosts: readonly string[];
+  /**
    * How individual and mix recorders receive publishers' media: `auto` taps the SFU in-process when this process
    * runs the channel role (no WebRTC hop), WHEP otherwise; `whep` always subscribes over WHEP.
    */
@@ -69,6 +74,16 @@ function parseCustomers(src: ConfigSource): RecordingCustomer[] {
   });
 }
 
+/** Host names (lower case, as URL.hostname gives them) or `*`; anything else would change Chromium's rules. */
+function pageHosts(hosts: readonly string[]): readonly string[] {
+  for (const h of hosts) {
+    if (h !== '*' && !/^[a-z0-9.-]+$/.test(h)) {
+      throw new ConfigError('recording.webPageHosts (REELTIME_RECORDING_WEB_PAGE_HOSTS)', `${JSON.stringify(h)} is not a lower-case host name or *`);
+    }
+  }
+  return hosts;
+}
+
 function mediaPath(v: string): 'auto' | 'whep' {
   if (v !== 'auto' && v !== 'whep') throw new ConfigError('REELTIME_RECORDING_MEDIA_PATH (recording.mediaPath)', 'must be auto or whep');
   return v;
@@ -95,6 +110,7 @@ export function parseRecordingSettings(src: ConfigSource, core: CoreConfig): Rec
       src.int('recording.stopTimeoutSecond', 'REELTIME_RECORDING_STOP_TIMEOUT_SECOND', 20, { min: 1, max: 600 }) * 1000,
     region: region as Area | undefined,
     webSliceSeconds: src.int('recording.webSliceSeconds', 'REELTIME_RECORDING_WEB_SLICE_SECONDS', 0, { min: 0, max: 60 }),
+    webPageHosts: pageHosts(src.list('recording.webPageHosts', 'REELTIME_RECORDING_WEB_PAGE_HOSTS', [])),
     webMp4SplitSeconds: src.int('recording.webMp4SplitSeconds', 'REELTIME_RECORDING_WEB_MP4_SPLIT_SECONDS', 0, { min: 0 }),
     dispatch: parseDispatchSettings(src),
     mediaPath: mediaPath(src.string('recording.mediaPath', 'REELTIME_RECORDING_MEDIA_PATH', 'auto')),

@@ -20,8 +20,10 @@ export interface BrowserOptions {
   readonly mobile: boolean;
   /** Fresh, empty folder for the profile and the browser's HOME; the caller deletes it. */
   readonly profileDir: string;
-  /** The only host the browser may resolve, to the approved address; none: only 127.0.0.1 (hostResolverRules). */
-  readonly pinnedHost: PinnedHost | undefined;
+  /** Hosts the browser resolves to their approved addresses; none: only 127.0.0.1 (hostResolverRules). */
+  readonly pinnedHosts: readonly PinnedHost[];
+  /** Other names resolve through the system (the operator allowed any host). */
+  readonly openNetwork: boolean;
 }
 
 export interface LoadResult {
@@ -89,16 +91,26 @@ const CAPABILITY_SCRIPT = `(() => {
 
 /**
  * Chromium's `--host-resolver-rules`: the first MAP rule matching a host (names and address literals alike)
- * rewrites it, `~NOTFOUND` fails it, EXCLUDE exempts it. With a pin the page's host resolves to the approved address
- * without any lookup (so a second DNS answer cannot point the browser elsewhere) and every other name and literal
- * fails, loopback included; without one only 127.0.0.1 is reachable. Rules match an IPv6 literal without its
+ * rewrites it, `~NOTFOUND` fails it, EXCLUDE exempts it. Pinned hosts (the page's, and those the operator lists in
+ * `recording.webPageHosts`) resolve to their approved addresses without any lookup (so a second DNS answer cannot
+ * point the browser elsewhere) and every other name and literal fails, loopback included, unless the operator
+ * opened the network (`*`); without pins only 127.0.0.1 is reachable. Rules match an IPv6 literal without its
  * brackets, and a MAP target needs them.
  */
-export function hostResolverRules(pin: PinnedHost | undefined): string {
-  if (!pin) return 'MAP * ~NOTFOUND, EXCLUDE 127.0.0.1';
-  const host = pin.host.replace(/^\[(.*)\]$/, '$1');
-  const target = pin.address.includes(':') ? `[${pin.address}]` : pin.address;
-  return `MAP ${host} ${target}, MAP * ~NOTFOUND`;
+export function hostResolverRules(pins: readonly PinnedHost[], openNetwork = false): string {
+  if (pins.length === 0) return openNetwork ? '' : 'MAP * ~NOTFOUND, EXCLUDE 127.0.0.1';
+  const rules = pins.map((pin) => {
+    const host = pin.host.replace(/^\[(.*)\]$/, '$1');
+    const target = pin.address.includes(':') ? `[${pin.address}]` : pin.address;
+    return `MAP ${host} ${target}`;
+  });
+  if (!openNetwork) rules.push('MAP * ~NOTFOUND');
+  return rules.join(', ');
+}
+
+function resolverRulesArg(o: BrowserOptions): string[] {
+  const rules = hostResolverRules(o.pinnedHosts, o.openNetwork);
+  return rules === '' ? [] : [`--host-resolver-rules=${rules}`];
 }
 
 export function chromiumArgs(o: BrowserOptions): string[] {
@@ -110,11 +122,11 @@ export function chromiumArgs(o: BrowserOptions): string[] {
     '--autoplay-policy=no-user-gesture-required',
     '--remote-debugging-pipe',
     `--user-data-dir=${o.profileDir}`,
-    // Nothing goes out on the browser's own account, and it reaches only the page's approved address.
+    // Nothing goes out on the browser's own account, and it reaches only the approved addresses (hostResolverRules).
     '--no-first-run', '--no-default-browser-check', '--disable-background-networking', '--disable-component-update',
     '--disable-sync', '--disable-default-apps', '--disable-extensions', '--disable-breakpad', '--disable-domain-reliability',
     '--disable-client-side-phishing-detection', '--metrics-recording-only', '--password-store=basic',
-    `--host-resolver-rules=${hostResolverRules(o.pinnedHost)}`,
+    ...resolverRulesArg(o),
     '--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,DialMediaRouteProvider',
     // The page is what we record: never throttle it for being "in the background".
     '--disable-background-timer-throttling', '--disable-backgrounding-occluded-windows', '--disable-renderer-backgrounding',

@@ -334,7 +334,7 @@ test('a pinned page host: the browser reaches only the approved address, by that
   const workDir = mkdtempSync(join(tmpdir(), 'capture-pin-'));
   let cap: CaptureHandle | undefined;
   try {
-    cap = await startCapture({ workDir, width: 640, height: 360, onhold: true, pinnedHost: { host: 'board.example', address: '127.0.0.1' } }, () => undefined);
+    cap = await startCapture({ workDir, width: 640, height: 360, onhold: true, pinnedHosts: [{ host: 'board.example', address: '127.0.0.1' }] }, () => undefined);
     const loaded = await cap.load(`http://board.example:${pagesA.port}/pinned`);
     assert.deepEqual(loaded, { status: 200 }, 'the pinned name loads from the approved address, without a lookup');
     const done = await waitFor('the page reported its fetches', () => pagesA.paths.find((p) => p.startsWith('/done?')));

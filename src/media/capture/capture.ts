@@ -241,7 +241,8 @@ export async function startCapture(options: CaptureOptions, onEvent: CaptureEven
         height: o.height,
         mobile: o.mobile,
         profileDir,
-        pinnedHost: o.pinnedHost,
+        pinnedHosts: o.pinnedHosts,
+        openNetwork: o.openNetwork,
       },
       onEvent,
     );

@@ -29,10 +29,13 @@ export interface CaptureOptions {
   /** The pusher's connect and stall limits (tests shorten them); CdnPusher's defaults otherwise. */
   readonly pushTimeouts?: PushTimeouts;
   /**
-   * The page's host and the address the outbound guard approved for it: the browser resolves that host to that
-   * address and no other name or address at all. Without a pin only 127.0.0.1 is reachable (development, tests).
+   * The page's host (first) and the other hosts the operator lets pages load from, each with the address the
+   * outbound guard approved for it: the browser resolves those names to those addresses and, unless `openNetwork`,
+   * no other name or address at all. Without pins only 127.0.0.1 is reachable (development, tests).
    */
-  readonly pinnedHost?: PinnedHost;
+  readonly pinnedHosts?: readonly PinnedHost[];
+  /** Names without a pin resolve through the system (the operator's `recording.webPageHosts` `*`). */
+  readonly openNetwork?: boolean;
 }
 
 export interface PinnedHost {
@@ -60,7 +63,8 @@ export interface ResolvedCaptureOptions {
   readonly rtmpUrl: string | undefined;
   readonly chromiumPath: string;
   readonly pushTimeouts: PushTimeouts;
-  readonly pinnedHost: PinnedHost | undefined;
+  readonly pinnedHosts: readonly PinnedHost[];
+  readonly openNetwork: boolean;
 }
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
@@ -86,10 +90,12 @@ export function resolveCaptureOptions(o: CaptureOptions): ResolvedCaptureOptions
   if (o.rtmpUrl !== undefined && !isRtmpUrl(o.rtmpUrl)) throw new RangeError('rtmpUrl must be an rtmp:// or rtmps:// URL');
   // The pin becomes a Chromium host rule, whose syntax has separators (`,`, space) and a wildcard (`*`) that a
   // URL's host may legally contain: only plain DNS names and address literals are pinned.
-  if (o.pinnedHost && !(/^[a-z0-9.-]+$/.test(o.pinnedHost.host) || /^\[[0-9a-f:.]+\]$/.test(o.pinnedHost.host))) {
-    throw new RangeError(`the page host ${JSON.stringify(o.pinnedHost.host)} cannot be pinned (letters, digits, dots and dashes only)`);
+  for (const pin of o.pinnedHosts ?? []) {
+    if (!(/^[a-z0-9.-]+$/.test(pin.host) || /^\[[0-9a-f:.]+\]$/.test(pin.host))) {
+      throw new RangeError(`the host ${JSON.stringify(pin.host)} cannot be pinned (letters, digits, dots and dashes only)`);
+    }
+    if (!/^[0-9a-f:.]+$/.test(pin.address)) throw new RangeError('a pinned address must be an IP address');
   }
-  if (o.pinnedHost && !/^[0-9a-f:.]+$/.test(o.pinnedHost.address)) throw new RangeError('pinnedHost.address must be an IP address');
   return Object.freeze({
     workDir: o.workDir,
     width,
@@ -103,6 +109,7 @@ export function resolveCaptureOptions(o: CaptureOptions): ResolvedCaptureOptions
     rtmpUrl: o.rtmpUrl,
     chromiumPath: o.chromiumPath ?? DEFAULT_CHROMIUM_PATH,
     pushTimeouts: o.pushTimeouts ?? {},
-    pinnedHost: o.pinnedHost,
+    pinnedHosts: Object.freeze([...(o.pinnedHosts ?? [])]),
+    openNetwork: o.openNetwork ?? false,
   });
 }

@@ -27,6 +27,8 @@ export interface WebRecorderDeps {
   readonly meter?: RecorderMeter | undefined;
   /** Where private targets are refused: the page URL's guard, whose approved address the browser is pinned to. */
   readonly pageUrlPolicy?: OutboundPolicy | undefined;
+  /** `recording.webPageHosts` (see WebSessionDeps). */
+  readonly pageHosts?: readonly string[] | undefined;
 }
 
 export function createWebRecorder(deps: WebRecorderDeps): Recorder {
@@ -50,6 +52,7 @@ export function createWebRecorder(deps: WebRecorderDeps): Recorder {
         workDir: join(sessionDir, generationDir(backupIndex)),
         naming: { sid: task.sid, cname: task.cname, backupIndex },
         pageUrlPolicy: deps.pageUrlPolicy,
+        pageHosts: deps.pageHosts,
       });
       // The page opens after the handle is returned: a page that fails ends the session through the report.
       void session.start().catch((e: Error) => {

@@ -64,7 +64,7 @@ function task(param: Record<string, unknown>, startedAt: number, rtmpUrl?: strin
   } as unknown as RecordingTask;
 }
 
-function setup(param: Record<string, unknown>, rtmpUrl?: string, pageUrlPolicy?: OutboundPolicy) {
+function setup(param: Record<string, unknown>, rtmpUrl?: string, pageUrlPolicy?: OutboundPolicy, pageHosts?: readonly string[]) {
   const clock = new ManualClock();
   const capture = new ScriptedCapture();
   const events: { type: number; details: Record<string, unknown> }[] = [];
@@ -84,6 +84,7 @@ function setup(param: Record<string, unknown>, rtmpUrl?: string, pageUrlPolicy?:
   const session = new WebSession({
     task: t, options: webOptions(t), report, upload, clock, log: createLogger('silent'), workDir, naming: { sid: 'sid', cname: 'c' },
     pageUrlPolicy,
+    pageHosts,
     startCapture: async (o, onEvent) => {
       started.push(o);
       capture.emit = onEvent;
@@ -214,7 +215,8 @@ test('with the page URL guard, the browser is pinned to the address approved at 
   const s = setup({ url: 'https://board.example.com/room/1' }, undefined, resolveTo('203.0.113.7'));
   try {
     await s.session.start();
-    assert.deepEqual(s.started.map((o) => o.pinnedHost), [{ host: 'board.example.com', address: '203.0.113.7' }]);
+    assert.deepEqual(s.started.map((o) => o.pinnedHosts), [[{ host: 'board.example.com', address: '203.0.113.7' }]]);
+    assert.equal(s.started[0]?.openNetwork, false);
     assert.deepEqual(s.capture.calls, ['load']);
   } finally {
     s.cleanup();
@@ -235,8 +237,35 @@ test('with the page URL guard, the browser is pinned to the address approved at 
   const d = setup({});
   try {
     await d.session.start();
-    assert.equal(d.started[0]?.pinnedHost, undefined);
+    assert.deepEqual(d.started[0]?.pinnedHosts, []);
   } finally {
     d.cleanup();
+  }
+});
+
+test('recording.webPageHosts: listed hosts pass the guard and are pinned beside the page host; a refused one is left out; * opens the rest', async () => {
+  const byName: OutboundPolicy = {
+    allowPrivate: false,
+    resolve: async (host) => [{ address: host === 'cdn.example.net' ? '198.51.100.9' : host === 'inside.example' ? '10.0.0.8' : '203.0.113.7', family: 4 }],
+  };
+  const s = setup({ url: 'https://board.example.com/room/1' }, undefined, byName, ['cdn.example.net', 'inside.example', 'board.example.com']);
+  try {
+    await s.session.start();
+    assert.deepEqual(s.started[0]?.pinnedHosts, [
+      { host: 'board.example.com', address: '203.0.113.7' },
+      { host: 'cdn.example.net', address: '198.51.100.9' },
+    ]);
+    assert.equal(s.started[0]?.openNetwork, false);
+    assert.deepEqual(s.webEvents(), ['70'], 'a refused extra host does not stop the page: it starts (70), no 71');
+  } finally {
+    s.cleanup();
+  }
+  const o = setup({ url: 'https://board.example.com/room/1' }, undefined, byName, ['*']);
+  try {
+    await o.session.start();
+    assert.equal(o.started[0]?.pinnedHosts?.length, 1);
+    assert.equal(o.started[0]?.openNetwork, true);
+  } finally {
+    o.cleanup();
   }
 });

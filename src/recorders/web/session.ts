@@ -54,6 +54,8 @@ export interface WebSessionDeps {
    * approved now (docs/recording-web.md, "The page URL"). Absent: the browser reaches 127.0.0.1 only.
    */
   readonly pageUrlPolicy?: OutboundPolicy | undefined;
+  /** `recording.webPageHosts`: other hosts pages may load from, pinned like the page's; `*` any (docs/recording-web.md). */
+  readonly pageHosts?: readonly string[] | undefined;
 }
 
 export class WebSession {
@@ -114,16 +116,28 @@ export class WebSession {
       if (Object.keys(recovered).length > 0) this.d.log.info({ recovered }, 'segments of the previous run recovered');
       if (this.d.task.previousFiles.length > 0) this.d.report.files(this.d.task.previousFiles);
     }
-    let pinnedHost: PinnedHost | undefined;
+    const pinnedHosts: PinnedHost[] = [];
+    const allowed = this.d.pageHosts ?? [];
     if (this.d.pageUrlPolicy) {
       // start's check ran in the API process, maybe long ago (a hand-over after a restart): the answer the browser
       // is held to is the one approved here, just before it opens the page.
       try {
         const target = await resolveOutbound(o.url, this.d.pageUrlPolicy);
-        pinnedHost = { host: target.url.hostname, address: target.address };
+        pinnedHosts.push({ host: target.url.hostname, address: target.address });
       } catch (e) {
         void this.fail(WEB_STOP.accessUrlFailed, (e as Error).message);
         return;
+      }
+      // Hosts the operator lets pages load from (scripts from a CDN, the page's API) pass the same guard; one it
+      // refuses or that does not resolve stays unreachable for this page, which still records.
+      for (const host of allowed) {
+        if (host === '*' || pinnedHosts.some((p) => p.host === host)) continue;
+        try {
+          const target = await resolveOutbound(`https://${host}/`, this.d.pageUrlPolicy);
+          pinnedHosts.push({ host: target.url.hostname, address: target.address });
+        } catch (e) {
+          this.d.log.warn({ host, err: (e as Error).message }, 'recording.webPageHosts: host not pinned');
+        }
       }
     }
     this.capture = await (this.d.startCapture ?? startCapture)(
@@ -139,7 +153,8 @@ export class WebSession {
         // The encoder runs only while recording: not before notifyReady when detection is on, not on hold.
         onhold: !this.recording,
         ...(o.rtmpUrl !== undefined ? { rtmpUrl: o.rtmpUrl } : {}),
-        ...(pinnedHost ? { pinnedHost } : {}),
+        pinnedHosts,
+        openNetwork: pinnedHosts.length > 0 && allowed.includes('*'),
       },
       (e) => this.onCaptureEvent(e),
     );
