@@ -36,6 +36,10 @@ test('recording config: defaults, customers from file or environment, errors nam
       assert.ok(err instanceof ConfigError);
       return /recording|RECORDING/.test(err.setting);
     });
+  assert.deepEqual(d.webPageHosts, []);
+  assert.deepEqual(loadConfig({ env: { ...env, REELTIME_RECORDING_WEB_PAGE_HOSTS: 'cdn.example.net, api.example.com' }, values: {} }).recording.webPageHosts, ['cdn.example.net', 'api.example.com']);
+  bad({}, { REELTIME_RECORDING_WEB_PAGE_HOSTS: 'cdn.example.net,*.evil' });
+  bad({ recording: { webPageHosts: ['CDN.example.net'] } });
   bad({ recording: { customers: {} } });
   bad({ recording: { customers: [{ id: 'a:b', secret: 's', appIds: [] }] } });
   bad({ recording: { customers: [{ id: 'a', secret: 's', appIds: ['short'] }] } });
