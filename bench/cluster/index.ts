@@ -9,7 +9,7 @@
  *
  *   node --import tsx bench/cluster/index.ts [N]   (default 50; BENCH_SECONDS=60)
  */
-import { readFileSync, readdirSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startSyntheticPublisher, type SyntheticPublisher } from '../../src/channel/index.ts';
@@ -139,12 +139,19 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   return { errors, filesMissing, startMs, apiMs, recorderCpu: (cpu1.rec - cpu0.rec) / sessionSec, allCpu: (cpu1.all - cpu0.all) / sessionSec };
 }
 
+/** The processes' last output, kept where a failed run can be read after the temp dirs are gone. */
+function keepLogs(label: string, procs: Record<string, ServerProcess>): void {
+  const dir = mkdtempSync(join(tmpdir(), `bench-cluster-${label}-logs-`));
+  for (const [name, p] of Object.entries(procs)) writeFileSync(join(dir, `${name}.log`), p.output());
+  console.log(`${label}: process output kept in ${dir}`);
+}
+
 function print(label: string, r: Result): void {
   console.log(
     `${label}: errors ${r.errors.length}, files missing ${r.filesMissing}, start p50 ${pct(r.startMs, 50).toFixed(0)} ms p99 ${pct(r.startMs, 99).toFixed(0)} ms, ` +
       `query p99 ${pct(r.apiMs, 99).toFixed(0)} ms (${r.apiMs.length} calls), CPU per session: recorders ${(r.recorderCpu * 1000).toFixed(1)} ms/s, all ${(r.allCpu * 1000).toFixed(1)} ms/s`,
   );
-  for (const e of r.errors.slice(0, 5)) console.log(`  ${e}`);
+  for (const e of r.errors.slice(0, 20)) console.log(`  ${e}`);
 }
 
 async function main(): Promise<void> {
@@ -163,6 +170,7 @@ async function main(): Promise<void> {
       recorders: recs.map((r) => r.pid),
       all: [...recs.map((r) => r.pid), channel.pid],
     });
+    if (clustered.errors.length) keepLogs('cluster', { channel, api, recorder1: recs[0]!, recorder2: recs[1]! });
   } finally {
     await cluster.close();
   }
@@ -179,6 +187,7 @@ async function main(): Promise<void> {
       env: { ...roomy, REELTIME_STORAGE_BUCKET_DIR: join(root, 'bucket'), REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0' },
     });
     embedded = await run('embedded', { apiUrl: server.url, channelUrl: server.url, bucketDir: join(root, 'bucket', BUCKET), recorders: [server.pid], all: [server.pid] });
+    if (embedded.errors.length) keepLogs('embedded', { server });
   } finally {
     await server?.close();
     rmSync(root, { recursive: true, force: true });
