@@ -156,7 +156,12 @@ function print(label: string, r: Result): void {
 
 async function main(): Promise<void> {
   console.log(`bench/cluster: ${N} audio-only individual sessions, ${SECONDS} s each; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-  const roomy = { REELTIME_RECORDING_DISPATCH_CAPACITY: '1000', REELTIME_RECORDING_MAX_CONCURRENT_TASKS: String(N + 10) };
+  const roomy = {
+    REELTIME_RECORDING_DISPATCH_CAPACITY: '1000',
+    REELTIME_RECORDING_MAX_CONCURRENT_TASKS: String(N + 10),
+    // BENCH_LOG_LEVEL=info keeps the processes' lifecycle lines for a run with errors (see keepLogs).
+    REELTIME_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+  };
   const cluster = await startCluster(roomy);
   let clustered: Result;
   try {
@@ -176,23 +181,31 @@ async function main(): Promise<void> {
   }
   print('cluster (2 recorders)', clustered);
 
-  const root = mkdtempSync(join(tmpdir(), 'reeltime-bench-embedded-'));
-  let embedded: Result;
-  let server: ServerProcess | undefined;
-  try {
-    const dataDir = join(root, 'data');
-    mkdirSync(dataDir, { recursive: true });
-    server = await startServerProcess({
-      dataDir,
-      env: { ...roomy, REELTIME_STORAGE_BUCKET_DIR: join(root, 'bucket'), REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0' },
-    });
-    embedded = await run('embedded', { apiUrl: server.url, channelUrl: server.url, bucketDir: join(root, 'bucket', BUCKET), recorders: [server.pid], all: [server.pid] });
-    if (embedded.errors.length) keepLogs('embedded', { server });
-  } finally {
-    await server?.close();
-    rmSync(root, { recursive: true, force: true });
-  }
-  print('embedded (1 process)', embedded);
+  // The embedded process taps the SFU in-process; a recorder process receives over WHEP (WebRTC) from the channel
+  // node. The second embedded half takes the WHEP path too, so the ratio can be read both ways.
+  const embeddedRun = async (label: string, extra: Record<string, string>): Promise<Result> => {
+    const root = mkdtempSync(join(tmpdir(), 'reeltime-bench-embedded-'));
+    let server: ServerProcess | undefined;
+    try {
+      const dataDir = join(root, 'data');
+      mkdirSync(dataDir, { recursive: true });
+      server = await startServerProcess({
+        dataDir,
+        env: { ...roomy, ...extra, REELTIME_STORAGE_BUCKET_DIR: join(root, 'bucket'), REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0' },
+      });
+      const r = await run(label, { apiUrl: server.url, channelUrl: server.url, bucketDir: join(root, 'bucket', BUCKET), recorders: [server.pid], all: [server.pid] });
+      if (r.errors.length) keepLogs(label, { server });
+      return r;
+    } finally {
+      await server?.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  };
+  const embedded = await embeddedRun('embedded', {});
+  print('embedded (1 process, in-process tap)', embedded);
+  const embeddedWhep = await embeddedRun('embedded-whep', { REELTIME_RECORDING_MEDIA_PATH: 'whep' });
+  print('embedded (1 process, WHEP like the recorder processes)', embeddedWhep);
+  console.log(`ratio cluster/embedded-whep CPU per session: recorders+channel ${(clustered.allCpu / embeddedWhep.allCpu).toFixed(2)}x`);
   console.log(
     `ratio cluster/embedded CPU per session: recorders+channel ${(clustered.allCpu / embedded.allCpu).toFixed(2)}x (target ≤ 1.3x); recorders alone ${(clustered.recorderCpu / embedded.allCpu).toFixed(2)}x; load average after ${loadavg().map((x) => x.toFixed(1)).join(' ')}`,
   );
