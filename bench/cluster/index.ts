@@ -116,7 +116,8 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   while (performance.now() - t0 < SECONDS * 1000) {
     const s = sessions[k++ % sessions.length]!;
     const q0 = performance.now();
-    const r = await client.api('GET', client.path(s.resourceId, s.sid, 'query'));
+    // A refused or dropped connection (a process overwhelmed) is an error of the run, not the end of the bench.
+    const r = await client.api('GET', client.path(s.resourceId, s.sid, 'query')).catch((e: Error) => ({ status: `failed (${e.message})` }));
     apiMs.push(performance.now() - q0);
     if (r.status !== 200) errors.push(`query ${s.i}: HTTP ${r.status}`);
     await sleep(200);
@@ -126,7 +127,9 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   let filesMissing = 0;
   await Promise.all(
     sessions.map(async (s) => {
-      const r = await client.api('POST', client.path(s.resourceId, s.sid, 'stop'), { cname: cname(s.i), uid: String(5000 + s.i), clientRequest: {} });
+      const r = await client
+        .api('POST', client.path(s.resourceId, s.sid, 'stop'), { cname: cname(s.i), uid: String(5000 + s.i), clientRequest: {} })
+        .catch((e: Error) => ({ status: `failed (${e.message})`, body: {} as Record<string, unknown> }));
       if (r.status !== 200) return void errors.push(`stop ${s.i}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
       const list = (r.body.serverResponse as { fileList: { fileName: string }[] }).fileList;
       const keys = new Set(bucketKeys(o.bucketDir));
