@@ -9,7 +9,7 @@
  *
  *   node --import tsx bench/cluster/index.ts [N]   (default 50; BENCH_SECONDS=60)
  */
-import { readFileSync, readdirSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startSyntheticPublisher, type SyntheticPublisher } from '../../src/channel/index.ts';
@@ -116,7 +116,8 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   while (performance.now() - t0 < SECONDS * 1000) {
     const s = sessions[k++ % sessions.length]!;
     const q0 = performance.now();
-    const r = await client.api('GET', client.path(s.resourceId, s.sid, 'query'));
+    // A refused or dropped connection (a process overwhelmed) is an error of the run, not the end of the bench.
+    const r = await client.api('GET', client.path(s.resourceId, s.sid, 'query')).catch((e: Error) => ({ status: `failed (${e.message})` }));
     apiMs.push(performance.now() - q0);
     if (r.status !== 200) errors.push(`query ${s.i}: HTTP ${r.status}`);
     await sleep(200);
@@ -126,7 +127,9 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   let filesMissing = 0;
   await Promise.all(
     sessions.map(async (s) => {
-      const r = await client.api('POST', client.path(s.resourceId, s.sid, 'stop'), { cname: cname(s.i), uid: String(5000 + s.i), clientRequest: {} });
+      const r = await client
+        .api('POST', client.path(s.resourceId, s.sid, 'stop'), { cname: cname(s.i), uid: String(5000 + s.i), clientRequest: {} })
+        .catch((e: Error) => ({ status: `failed (${e.message})`, body: {} as Record<string, unknown> }));
       if (r.status !== 200) return void errors.push(`stop ${s.i}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
       const list = (r.body.serverResponse as { fileList: { fileName: string }[] }).fileList;
       const keys = new Set(bucketKeys(o.bucketDir));
@@ -139,17 +142,29 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   return { errors, filesMissing, startMs, apiMs, recorderCpu: (cpu1.rec - cpu0.rec) / sessionSec, allCpu: (cpu1.all - cpu0.all) / sessionSec };
 }
 
+/** The processes' last output, kept where a failed run can be read after the temp dirs are gone. */
+function keepLogs(label: string, procs: Record<string, ServerProcess>): void {
+  const dir = mkdtempSync(join(tmpdir(), `bench-cluster-${label}-logs-`));
+  for (const [name, p] of Object.entries(procs)) writeFileSync(join(dir, `${name}.log`), p.output());
+  console.log(`${label}: process output kept in ${dir}`);
+}
+
 function print(label: string, r: Result): void {
   console.log(
     `${label}: errors ${r.errors.length}, files missing ${r.filesMissing}, start p50 ${pct(r.startMs, 50).toFixed(0)} ms p99 ${pct(r.startMs, 99).toFixed(0)} ms, ` +
       `query p99 ${pct(r.apiMs, 99).toFixed(0)} ms (${r.apiMs.length} calls), CPU per session: recorders ${(r.recorderCpu * 1000).toFixed(1)} ms/s, all ${(r.allCpu * 1000).toFixed(1)} ms/s`,
   );
-  for (const e of r.errors.slice(0, 5)) console.log(`  ${e}`);
+  for (const e of r.errors.slice(0, 20)) console.log(`  ${e}`);
 }
 
 async function main(): Promise<void> {
   console.log(`bench/cluster: ${N} audio-only individual sessions, ${SECONDS} s each; load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-  const roomy = { REELTIME_RECORDING_DISPATCH_CAPACITY: '1000', REELTIME_RECORDING_MAX_CONCURRENT_TASKS: String(N + 10) };
+  const roomy = {
+    REELTIME_RECORDING_DISPATCH_CAPACITY: '1000',
+    REELTIME_RECORDING_MAX_CONCURRENT_TASKS: String(N + 10),
+    // BENCH_LOG_LEVEL=info keeps the processes' lifecycle lines for a run with errors (see keepLogs).
+    REELTIME_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+  };
   const cluster = await startCluster(roomy);
   let clustered: Result;
   try {
@@ -163,27 +178,37 @@ async function main(): Promise<void> {
       recorders: recs.map((r) => r.pid),
       all: [...recs.map((r) => r.pid), channel.pid],
     });
+    if (clustered.errors.length) keepLogs('cluster', { channel, api, recorder1: recs[0]!, recorder2: recs[1]! });
   } finally {
     await cluster.close();
   }
   print('cluster (2 recorders)', clustered);
 
-  const root = mkdtempSync(join(tmpdir(), 'reeltime-bench-embedded-'));
-  let embedded: Result;
-  let server: ServerProcess | undefined;
-  try {
-    const dataDir = join(root, 'data');
-    mkdirSync(dataDir, { recursive: true });
-    server = await startServerProcess({
-      dataDir,
-      env: { ...roomy, REELTIME_STORAGE_BUCKET_DIR: join(root, 'bucket'), REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0' },
-    });
-    embedded = await run('embedded', { apiUrl: server.url, channelUrl: server.url, bucketDir: join(root, 'bucket', BUCKET), recorders: [server.pid], all: [server.pid] });
-  } finally {
-    await server?.close();
-    rmSync(root, { recursive: true, force: true });
-  }
-  print('embedded (1 process)', embedded);
+  // The embedded process taps the SFU in-process; a recorder process receives over WHEP (WebRTC) from the channel
+  // node. The second embedded half takes the WHEP path too, so the ratio can be read both ways.
+  const embeddedRun = async (label: string, extra: Record<string, string>): Promise<Result> => {
+    const root = mkdtempSync(join(tmpdir(), 'reeltime-bench-embedded-'));
+    let server: ServerProcess | undefined;
+    try {
+      const dataDir = join(root, 'data');
+      mkdirSync(dataDir, { recursive: true });
+      server = await startServerProcess({
+        dataDir,
+        env: { ...roomy, ...extra, REELTIME_STORAGE_BUCKET_DIR: join(root, 'bucket'), REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0' },
+      });
+      const r = await run(label, { apiUrl: server.url, channelUrl: server.url, bucketDir: join(root, 'bucket', BUCKET), recorders: [server.pid], all: [server.pid] });
+      if (r.errors.length) keepLogs(label, { server });
+      return r;
+    } finally {
+      await server?.close();
+      rmSync(root, { recursive: true, force: true });
+    }
+  };
+  const embedded = await embeddedRun('embedded', {});
+  print('embedded (1 process, in-process tap)', embedded);
+  const embeddedWhep = await embeddedRun('embedded-whep', { REELTIME_RECORDING_MEDIA_PATH: 'whep' });
+  print('embedded (1 process, WHEP like the recorder processes)', embeddedWhep);
+  console.log(`ratio cluster/embedded-whep CPU per session: recorders+channel ${(clustered.allCpu / embeddedWhep.allCpu).toFixed(2)}x`);
   console.log(
     `ratio cluster/embedded CPU per session: recorders+channel ${(clustered.allCpu / embedded.allCpu).toFixed(2)}x (target ≤ 1.3x); recorders alone ${(clustered.recorderCpu / embedded.allCpu).toFixed(2)}x; load average after ${loadavg().map((x) => x.toFixed(1)).join(' ')}`,
   );

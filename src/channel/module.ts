@@ -1,3 +1,4 @@
+import type { OutboundPolicy } from '../net/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { configuredApps, type AppLookup } from './apps.ts';
 import type { ChannelEventListener, ChannelSnapshot } from './membership/index.ts';
@@ -36,6 +37,11 @@ export interface ChannelModule extends ReeltimeModule {
    * `channel` role, `publisher_not_found`, token codes).
    */
   tap(params: TapParams): TapHandle;
+  /**
+   * The outbound URL guard's rule for URLs of other nodes (owners read from Redis, their redirects): private
+   * targets as `REELTIME_ALLOW_PRIVATE_URLS` says, plus this process and `REELTIME_CLUSTER_PEERS`.
+   */
+  peerPolicy(): OutboundPolicy;
 }
 
 /** A channel as a recorder sees it. */
@@ -62,6 +68,11 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
   const enabled = ctx.roles.has('channel');
   if (enabled) registerChannelMetrics(ctx.metrics, sfu);
   let selfUrl = ctx.config.publicUrl;
+  let listenUrl = ctx.config.publicUrl;
+  const peerPolicy = (): OutboundPolicy => ({
+    allowPrivate: ctx.config.notify.allowPrivateUrls,
+    allow: [...new Set([ctx.config.publicUrl, selfUrl, listenUrl].map((u) => new URL(u).origin)), ...ctx.config.clusterPeers],
+  });
   // With Redis every channel lives on one channel node (docs/deployment.md); without it, here.
   const directory: ChannelDirectory =
     enabled && ctx.redis
@@ -94,6 +105,7 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
           owner: () => channelOwnerUrl(redis!, appId, cname),
           authorization: customerAuth,
           pollMs: FOLLOW_POLL_MS,
+          policy: peerPolicy,
           clock: ctx.clock,
           log,
         });
@@ -130,6 +142,7 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
     onEvent: (listener) => sfu.membership.subscribe(listener),
     view: (appId, cname) => (redis ? remoteView(appId, cname) : localView(appId, cname)),
     localMedia: enabled,
+    peerPolicy,
     tap(params) {
       if (!enabled) throw new ChannelError('not_enabled', 'this process runs no channel server');
       return sfu.tap(params);
@@ -149,6 +162,7 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
       });
     },
     start(url) {
+      listenUrl = url;
       selfUrl = advertisedUrl(ctx.config.publicUrl, url);
     },
     async close() {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isAllowEntry } from '../net/index.ts';
 import { ConfigError, ConfigSource, HEX32 } from './source.ts';
 
 export interface CoreConfig {
@@ -15,6 +16,11 @@ export interface CoreConfig {
   readonly databaseUrl: string | undefined;
   /** Redis URL: processes coordinate through it (docs/deployment.md); everything stays in-process when absent. */
   readonly redisUrl: string | undefined;
+  /**
+   * The cluster's own nodes as the outbound URL guard lets them through even when private: origins or IP ranges
+   * (docs/deployment.md, "Peer URLs"). This process's own URL is always one.
+   */
+  readonly clusterPeers: readonly string[];
   readonly logLevel: string;
   /** The primary app: RTC/chat tokens are signed with its certificate. */
   readonly appId: string;
@@ -83,6 +89,12 @@ export function parseCoreConfig(src: ConfigSource, cwd: string): CoreConfig {
   if (redisUrl !== undefined && !/^rediss?:\/\/[^/]/.test(redisUrl)) {
     throw new ConfigError('REDIS_URL (redisUrl)', 'must be a redis:// or rediss:// URL');
   }
+  const clusterPeers = src.list('clusterPeers', 'REELTIME_CLUSTER_PEERS', []).map((e) => e.replace(/\/+$/, ''));
+  for (const e of clusterPeers) {
+    if (!isAllowEntry(e)) {
+      throw new ConfigError('REELTIME_CLUSTER_PEERS (clusterPeers)', `"${e}" is neither an http(s) origin (http://10.0.0.5:8080) nor an IP range (10.0.0.0/16)`);
+    }
+  }
   const logLevel = parseLogLevel(src);
   const metricsToken = src.string('metricsToken', 'REELTIME_METRICS_TOKEN');
   if (metricsToken !== undefined && !/^[\x21-\x7e]{16,}$/.test(metricsToken)) {
@@ -125,6 +137,7 @@ export function parseCoreConfig(src: ConfigSource, cwd: string): CoreConfig {
     dataDir,
     databaseUrl,
     redisUrl,
+    clusterPeers,
     logLevel,
     appId: appId!,
     appCertificate: appCertificate!,

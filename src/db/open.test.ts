@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { openTestDatabase, TEST_DIALECTS, TEST_PG_URL } from '../testing/index.ts';
+import { openTestDatabase, startTcpProxy, TEST_DIALECTS, TEST_PG_URL } from '../testing/index.ts';
 import { openDatabase } from './open.ts';
 
 for (const dialect of TEST_DIALECTS) {
@@ -28,6 +28,33 @@ test('postgres: a schema named in the URL (?schema=) is where the tables go', as
       await other.close();
     }
   } finally {
+    await h.close();
+  }
+});
+
+test('postgres: a connection broken under a query in flight fails that query and leaves the process running', async () => {
+  // The recorder of postgres-drop.test.ts died this way: pg emits `error` on a checked-out client whose socket
+  // breaks, where the pool does not listen, so the process ended on an unhandled error event.
+  const h = await openTestDatabase('postgres');
+  const proxy = await startTcpProxy(Number(new URL(TEST_PG_URL).port || 5432));
+  const uncaught: Error[] = [];
+  const onUncaught = (e: Error) => void uncaught.push(e);
+  process.prependListener('uncaughtException', onUncaught);
+  const other = await openDatabase({ url: proxy.via(`${TEST_PG_URL}?schema=${h.location.pgSchema}`) });
+  try {
+    const inFlight = sql`select pg_sleep(5)`.execute(other.db);
+    await new Promise((r) => setTimeout(r, 500));
+    proxy.cut('reset');
+    await assert.rejects(inFlight);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(uncaught.map((e) => e.message), []);
+    proxy.restore();
+    const r = await sql<{ one: number }>`select 1 as one`.execute(other.db);
+    assert.equal(Number(r.rows[0]?.one), 1, 'a new connection once the server is back');
+  } finally {
+    process.removeListener('uncaughtException', onUncaught);
+    await other.close();
+    await proxy.close();
     await h.close();
   }
 });

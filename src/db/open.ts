@@ -63,6 +63,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     if (opts.pgSchema) {
       if (!/^[a-z_][a-z0-9_]*$/.test(opts.pgSchema)) throw new Error(`bad schema name ${opts.pgSchema}`);
       const c = new pg.Client({ connectionString: opts.url });
+      c.on('error', () => undefined); // as below: a broken socket fails the query, it must not end the process
       await c.connect();
       try {
         await c.query(`CREATE SCHEMA IF NOT EXISTS ${opts.pgSchema}`);
@@ -85,6 +86,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     // An idle client whose connection broke is dropped by the pool, which then emits this; unheard, it would end
     // the process. The next query opens a new connection.
     pool.on('error', () => undefined);
+    // A checked-out client (a query in flight, a transaction open) whose socket breaks fails its queries AND emits
+    // `error` on itself, where the pool listens only while the client is idle: unheard, that ends the process
+    // (a recorder killed by a PostgreSQL restart). The failed query is the caller's signal; the pool discards the
+    // broken client when it is released (it is no longer queryable).
+    pool.on('connect', (client) => void client.on('error', () => undefined));
     db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   } else {
     dialect = 'sqlite';

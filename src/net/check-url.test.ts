@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { checkOutboundUrl, OutboundUrlError, resolveOutbound, type OutboundPolicy } from './index.ts';
+import { checkOutboundUrl, isAllowEntry, OutboundUrlError, resolveOutbound, type OutboundPolicy } from './index.ts';
 
 const strict: OutboundPolicy = { allowPrivate: false };
 const open: OutboundPolicy = { allowPrivate: true };
@@ -106,4 +106,26 @@ test('hostnames are judged by what they resolve to (localhost through the system
     },
   };
   await assert.rejects(checkOutboundUrl('https://hooks.example/', failing), /could not be resolved \(ENOTFOUND\)/);
+});
+
+test('an allow list lets listed origins and ranges through when private targets are refused, nothing else', async () => {
+  const policy: OutboundPolicy = { allowPrivate: false, allow: ['http://10.0.0.5:8080', '192.168.1.0/24', 'fd00:1::/32'] };
+  assert.equal((await checkOutboundUrl('http://10.0.0.5:8080/rtc/v1/x', policy)).host, '10.0.0.5:8080');
+  assert.equal((await refusal('http://10.0.0.5:8081/', policy)).refusal, 'blocked_address', 'another port of a listed origin');
+  assert.equal((await refusal('https://10.0.0.5:8080/', policy)).refusal, 'blocked_address', 'another scheme of a listed origin');
+  assert.ok(await checkOutboundUrl('https://192.168.1.77:9000/', policy));
+  assert.equal((await refusal('http://192.168.2.1/', policy)).refusal, 'blocked_address');
+  assert.ok(await checkOutboundUrl('http://[fd00:1:2::3]:80/', policy));
+  assert.equal((await refusal('http://[fd00:2::3]/', policy)).refusal, 'blocked_address');
+  // A name is judged by every address it resolves to: one outside the range refuses it.
+  const resolveTo = (addresses: string[]): OutboundPolicy => ({ ...policy, resolve: async () => addresses.map((address) => ({ address, family: 4 as const })) });
+  assert.ok(await checkOutboundUrl('http://node-b.internal/', resolveTo(['192.168.1.8'])));
+  assert.equal((await refusal('http://node-b.internal/', resolveTo(['192.168.1.8', '10.1.1.1']))).refusal, 'blocked_address');
+  assert.equal((await refusal('http://127.0.0.1:8080/', policy)).refusal, 'blocked_address');
+  assert.equal(isAllowEntry('http://10.0.0.5:8080'), true);
+  assert.equal(isAllowEntry('10.0.0.0/8'), true);
+  assert.equal(isAllowEntry('http://10.0.0.5:8080/path'), false);
+  assert.equal(isAllowEntry('http://user:pw@10.0.0.5'), false);
+  assert.equal(isAllowEntry('10.0.0.0/33'), false);
+  assert.equal(isAllowEntry('node-b'), false);
 });

@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { OutboundUrlError } from './errors.ts';
-import { classifyIp } from './ip-ranges.ts';
+import { classifyIp, inCidr, parseCidr } from './ip-ranges.ts';
 
 export interface ResolvedAddress {
   readonly address: string;
@@ -11,6 +11,12 @@ export interface ResolvedAddress {
 export interface OutboundPolicy {
   /** False refuses loopback, private, link-local, CGNAT, ULA and similar targets (production default). */
   readonly allowPrivate: boolean;
+  /**
+   * Targets allowed even when private: origins (`http://10.0.0.5:8080`: that scheme, host and port) or address
+   * ranges (`10.0.0.0/16`: any address the host is or resolves to lies in it). The cluster's own nodes
+   * (`REELTIME_CLUSTER_PEERS`, docs/deployment.md) come in this way; see `isAllowEntry`.
+   */
+  readonly allow?: readonly string[];
   /** Name resolution; defaults to the system resolver (every address of the name). Tests may inject one. */
   readonly resolve?: (hostname: string) => Promise<readonly ResolvedAddress[]>;
 }
@@ -22,7 +28,28 @@ export interface ResolvedTarget {
   readonly family: 4 | 6;
 }
 
-const HINT = 'private targets are refused (set notify.allowPrivateUrls / REELTIME_ALLOW_PRIVATE_URLS to allow them)';
+const HINT =
+  'private targets are refused (set notify.allowPrivateUrls / REELTIME_ALLOW_PRIVATE_URLS to allow them, or list a node of the cluster in clusterPeers / REELTIME_CLUSTER_PEERS)';
+
+/** An allow entry is an http(s) origin (nothing after the port) or an IP range `address/bits`. */
+export function isAllowEntry(entry: string): boolean {
+  if (parseCidr(entry)) return true;
+  try {
+    const u = new URL(entry);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && !u.username && !u.password && `${u.origin}` === entry.replace(/\/+$/, '');
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the policy's allow list covers this URL reaching these addresses. */
+function allowed(policy: OutboundPolicy, url: URL, addresses: readonly string[]): boolean {
+  for (const entry of policy.allow ?? []) {
+    const range = parseCidr(entry);
+    if (range ? addresses.every((a) => inCidr(a, range)) : URL.canParse(entry) && new URL(entry).origin === url.origin) return true;
+  }
+  return false;
+}
 
 async function systemResolve(hostname: string): Promise<readonly ResolvedAddress[]> {
   const all = await lookup(hostname, { all: true, verbatim: true });
@@ -56,7 +83,7 @@ export async function resolveOutbound(raw: string | URL, policy: OutboundPolicy)
   const kind = isIP(literal);
   if (kind !== 0) {
     const range = classifyIp(literal);
-    if (range && !policy.allowPrivate) {
+    if (range && !policy.allowPrivate && !allowed(policy, url, [literal])) {
       throw new OutboundUrlError('blocked_address', `URL host ${host} is a ${range} address; ${HINT}`);
     }
     return { url, address: literal, family: kind === 6 ? 6 : 4 };
@@ -70,7 +97,7 @@ export async function resolveOutbound(raw: string | URL, policy: OutboundPolicy)
   }
   const first = addresses[0];
   if (!first) throw new OutboundUrlError('unresolvable', `URL host "${host}" resolved to no address`);
-  if (!policy.allowPrivate) {
+  if (!policy.allowPrivate && !allowed(policy, url, addresses.map((a) => a.address))) {
     for (const a of addresses) {
       const range = classifyIp(a.address);
       if (range) {

@@ -89,3 +89,30 @@ export function classifyIp(address: string): string | null {
   }
   throw new TypeError(`not an IP address: ${a}`);
 }
+
+/** 128-bit value of an IPv4 (as IPv4-mapped) or IPv6 literal, so one comparison serves both families. */
+function toBig(address: string): bigint {
+  const a = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  const groups = isIPv4(a) ? [0, 0, 0, 0, 0, 0xffff, v4ToInt(a) >>> 16, v4ToInt(a) & 0xffff] : parseIPv6(a);
+  return groups.reduce((n, g) => (n << 16n) | BigInt(g), 0n);
+}
+
+/** An `address/bits` range (IPv4 or IPv6); undefined when the text is not one. */
+export function parseCidr(text: string): { readonly base: bigint; readonly mask: bigint } | undefined {
+  const m = /^([^/]+)\/(\d{1,3})$/.exec(text.trim());
+  if (!m) return undefined;
+  const ip = m[1]!;
+  const v4 = isIPv4(ip);
+  if (!v4 && !isIPv6(ip)) return undefined;
+  const bits = Number(m[2]) + (v4 ? 96 : 0);
+  if (bits > 128 || (v4 && Number(m[2]) > 32)) return undefined;
+  const mask = bits === 0 ? 0n : ((1n << BigInt(bits)) - 1n) << BigInt(128 - bits);
+  return { base: toBig(ip) & mask, mask };
+}
+
+/** Whether an IP literal lies in the range (an IPv4 address matches an IPv4 range and its IPv4-mapped form). */
+export function inCidr(address: string, range: { readonly base: bigint; readonly mask: bigint }): boolean {
+  const a = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  if (!isIPv4(a) && !isIPv6(a)) return false;
+  return (toBig(a) & range.mask) === range.base;
+}

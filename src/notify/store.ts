@@ -34,7 +34,11 @@ export class NotifyStore {
           .execute();
         return sequence;
       } catch (e) {
-        if (!isUniqueViolation(e) || tries >= 20) throw e;
+        if (!isUniqueViolation(e)) throw e;
+        // A retry of an insert whose answer was lost (the connection broke after the commit): the row is there.
+        const mine = await this.db.selectFrom('notify_deliveries').select('sequence').where('notice_id', '=', row.notice_id).executeTakeFirst();
+        if (mine) return Number(mine.sequence);
+        if (tries >= 20) throw e;
       }
     }
   }

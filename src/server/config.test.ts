@@ -36,3 +36,12 @@ test('environment overrides the file, and bad values name the setting', () => {
   assert.throws(() => loadConfig({ cwd, env: { REELTIME_APP_ID: 'xyz' } }), /REELTIME_APP_ID/);
   assert.throws(() => loadConfig({ cwd, env: { REELTIME_ENV: 'production' } }), /REELTIME_APP_ID.*required/);
 });
+
+test('cluster peers: origins and IP ranges from the environment or the file; anything else names the setting', () => {
+  const cwd = tmp();
+  assert.deepEqual(loadConfig({ cwd, env: {} }).clusterPeers, []);
+  assert.deepEqual(loadConfig({ cwd, env: { REELTIME_CLUSTER_PEERS: 'http://10.0.0.5:8080/, 10.1.0.0/16' } }).clusterPeers, ['http://10.0.0.5:8080', '10.1.0.0/16']);
+  assert.deepEqual(loadConfig({ cwd, values: { clusterPeers: ['https://node-b.internal'] }, env: {} }).clusterPeers, ['https://node-b.internal']);
+  assert.throws(() => loadConfig({ cwd, env: { REELTIME_CLUSTER_PEERS: 'http://10.0.0.5:8080/rtc' } }), /REELTIME_CLUSTER_PEERS/);
+  assert.throws(() => loadConfig({ cwd, env: { REELTIME_CLUSTER_PEERS: 'node-b' } }), /REELTIME_CLUSTER_PEERS/);
+});

@@ -1,6 +1,7 @@
 import { RTCPeerConnection, useH264, useNACK, useOPUS, usePLI, useVP8 } from 'werift';
 import { gatheringComplete, loopbackClientConfig, tolerateRepeatedHelloVerify } from '../webrtc/index.ts';
 import { sharedLoopbackStun } from './loopback-stun.ts';
+import type { OutboundPolicy } from '../../net/index.ts';
 import { deleteSession, postOffer } from './whip-http.ts';
 
 export type VideoCodecName = 'vp8' | 'h264';
@@ -31,11 +32,11 @@ export interface ClientSession {
 }
 
 /** Offers `pc` to a WHIP/WHEP endpoint and applies the answer; the peer is closed if that fails. */
-export async function openSession(pc: RTCPeerConnection, endpoint: string, token: string | undefined): Promise<ClientSession> {
+export async function openSession(pc: RTCPeerConnection, endpoint: string, token: string | undefined, policy?: OutboundPolicy): Promise<ClientSession> {
   let location: string;
   try {
     const offer = await completeOffer(pc);
-    const res = await postOffer(endpoint, offer, token);
+    const res = await postOffer(endpoint, offer, token, policy);
     await pc.setRemoteDescription({ type: 'answer', sdp: res.answer });
     location = res.location;
   } catch (e) {
@@ -48,7 +49,7 @@ export async function openSession(pc: RTCPeerConnection, endpoint: string, token
     async close() {
       if (closed) return;
       closed = true;
-      await deleteSession(location);
+      await deleteSession(location, policy);
       await pc.close().catch(() => undefined);
     },
   };

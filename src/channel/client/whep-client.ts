@@ -1,4 +1,5 @@
 import { RtcpSrPacket, type RTCPeerConnection, type RtpPacket } from 'werift';
+import type { OutboundPolicy } from '../../net/index.ts';
 import type { MediaKind } from '../membership/index.ts';
 import { connected, loopbackPeer, openSession, type VideoCodecName } from './peer.ts';
 
@@ -11,6 +12,8 @@ export interface WhepSubscribeOptions {
   readonly stunUrl?: string;
   /** Keep this many received packets per kind in `packets` (default 2000; 0 keeps none). */
   readonly keep?: number;
+  /** The outbound URL guard's rule for the endpoint and its redirects (a recorder passes its peer rule). */
+  readonly policy?: OutboundPolicy;
 }
 
 export interface WhepSubscriber {
@@ -57,7 +60,7 @@ export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSub
       for (const w of [...waiters]) w();
     });
   });
-  const session = await openSession(pc, opts.endpoint, opts.token);
+  const session = await openSession(pc, opts.endpoint, opts.token, opts.policy);
   const codecs = new Map<MediaKind, string>();
   for (const t of pc.getTransceivers()) {
     const c = t.codecs[0];

@@ -1,3 +1,5 @@
+import { guardedFetch, type OutboundPolicy } from '../../net/index.ts';
+
 /** A refusal from a WHIP/WHEP endpoint, with the server's `{error, reason}`. */
 export class WhipHttpError extends Error {
   override readonly name = 'WhipHttpError';
@@ -21,20 +23,26 @@ export interface WhipExchange {
 const MAX_REDIRECTS = 3;
 
 /**
+ * Client tools (CLI, tests, synthetic publishers) talk to the server their user named, private or not; a server
+ * process passes its peer rule instead (docs/deployment.md, "Peer URLs"). Either way every hop goes through the
+ * outbound URL guard (http(s) only, connected to the address that was checked).
+ */
+const CLIENT_POLICY: OutboundPolicy = { allowPrivate: true };
+
+/**
  * POSTs an SDP offer to a WHIP or WHEP endpoint (RFC 9725 section 4.2). A 307/308 to the node hosting the
  * channel is followed here rather than by fetch, which would drop the Authorization header on the way to
  * another origin; the token goes only to http(s) targets of the same service.
  */
-export async function postOffer(endpoint: string, offer: string, token: string | undefined): Promise<WhipExchange> {
+export async function postOffer(endpoint: string, offer: string, token: string | undefined, policy = CLIENT_POLICY): Promise<WhipExchange> {
   let url = endpoint;
   let res: Response;
   for (let hops = 0; ; hops++) {
-    res = await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/sdp', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: offer,
-      redirect: 'manual',
-    });
+    res = await guardedFetch(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/sdp', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: offer },
+      policy,
+    );
     const to = res.headers.get('location');
     if ((res.status !== 307 && res.status !== 308) || !to) break;
     await res.body?.cancel();
@@ -63,6 +71,6 @@ export async function postOffer(endpoint: string, offer: string, token: string |
 }
 
 /** Ends a session; a session the server already ended is not an error. */
-export async function deleteSession(location: string): Promise<void> {
-  await fetch(location, { method: 'DELETE' }).then((r) => r.body?.cancel()).catch(() => undefined);
+export async function deleteSession(location: string, policy = CLIENT_POLICY): Promise<void> {
+  await guardedFetch(location, { method: 'DELETE' }, policy).then((r) => r.body?.cancel()).catch(() => undefined);
 }

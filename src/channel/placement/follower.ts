@@ -1,5 +1,6 @@
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
+import { guardedFetch, type OutboundPolicy } from '../../net/index.ts';
 import { readSseStream } from '../client/sse.ts';
 import type { ChannelEvent, ChannelEventListener, ChannelSnapshot, Profile } from '../membership/index.ts';
 import { applyChannelEvent, emptySnapshot, snapshotChanges } from './remote-snapshot.ts';
@@ -22,6 +23,8 @@ export interface FollowerOptions {
   readonly authorization: string;
   /** How often the directory is asked again: for a channel nobody hosts yet, or that moved. */
   readonly pollMs: number;
+  /** The outbound URL guard's rule for peer nodes (the owner URL comes from Redis, not from this process). */
+  readonly policy: () => OutboundPolicy;
   readonly clock: Clock;
   readonly log: Logger;
 }
@@ -85,11 +88,11 @@ export function followChannel(o: FollowerOptions): ChannelFollower {
     connectedTo = ownerUrl;
     try {
       // No redirect is followed: a 307 means the channel moved meanwhile, and the next round asks the directory.
-      const res = await fetch(eventsUrl(ownerUrl), {
-        headers: { authorization: o.authorization, accept: 'text/event-stream' },
-        redirect: 'manual',
-        signal: ctl.signal,
-      });
+      const res = await guardedFetch(
+        eventsUrl(ownerUrl),
+        { headers: { authorization: o.authorization, accept: 'text/event-stream' }, signal: ctl.signal },
+        o.policy(),
+      );
       if (res.status !== 200 || !res.body) {
         await res.body?.cancel().catch(() => undefined);
         throw new Error(`event stream answered HTTP ${res.status}`);

@@ -9,6 +9,7 @@ import type { RtpPacket } from 'werift';
 import type { ChannelEvent, ChannelModule, ChannelSnapshot, MediaKind, Profile, TrackCodec } from '../../channel/index.ts';
 import { ChannelError, whepSubscribe, WhipHttpError, type WhepSubscriber } from '../../channel/index.ts';
 import type { RtpCodecName, RtpTrackDescription } from '../../media/index.ts';
+import { guardedFetch } from '../../net/index.ts';
 import { senderReportOf, type SenderReport } from '../../media/mix/live/index.ts';
 
 export interface MediaSubscription {
@@ -166,7 +167,7 @@ export function channelSource(o: ChannelSourceOptions): ChannelSource {
         }
       }
       const q = new URLSearchParams({ uid: o.uid });
-      const res = await fetch(`${base()}?${q}`, { headers: o.token ? { authorization: `Bearer ${o.token}` } : {} });
+      const res = await guardedFetch(`${base()}?${q}`, { headers: o.token ? { authorization: `Bearer ${o.token}` } : {} }, o.channel.peerPolicy());
       if (!res.ok) throw await refusalOf(res);
       await res.body?.cancel();
     },
@@ -175,7 +176,7 @@ export function channelSource(o: ChannelSourceOptions): ChannelSource {
       const q = new URLSearchParams({ uid: o.uid, publisher: String(publisher), profile: o.profile });
       let sub: WhepSubscriber;
       try {
-        sub = await whepSubscribe({ endpoint: `${base()}/whep?${q}`, token: o.token, kinds, keep: 0 });
+        sub = await whepSubscribe({ endpoint: `${base()}/whep?${q}`, token: o.token, kinds, keep: 0, policy: o.channel.peerPolicy() });
       } catch (e) {
         if (e instanceof WhipHttpError) throw new ChannelRefusal(e.status, e.code, e.reason);
         throw e;

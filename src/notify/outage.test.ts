@@ -1,0 +1,56 @@
+// Events raised while PostgreSQL does not answer (a TCP proxy in front of the shared server refuses connections)
+// wait in the process and are stored and delivered once it answers again: each once, in the order raised.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ManualClock } from '../clock/index.ts';
+import { openDatabase } from '../db/index.ts';
+import { openTestDatabase, startTcpProxy, TEST_PG_URL } from '../testing/index.ts';
+import { event, startNotify, startReceiver, waitFor } from './test-helpers.ts';
+
+test('[postgres] events raised during a database outage are delivered afterwards, once each, in order', async () => {
+  const db = await openTestDatabase('postgres');
+  const proxy = await startTcpProxy(Number(new URL(TEST_PG_URL).port || 5432));
+  const viaProxy = await openDatabase({ url: proxy.via(`${TEST_PG_URL}?schema=${db.location.pgSchema}`) });
+  const clock = new ManualClock();
+  const rx = await startReceiver();
+  const m = await startNotify({ database: { ...viaProxy, location: db.location }, clock, url: rx.url });
+  try {
+    await m.emit(event('sid-o', 40));
+    // Delivered and recorded as such (a cut between the POST and that record resends it: at least once).
+    await waitFor('the first event delivered', async () => (await m.deliveries({}))[0]?.status === 'delivered');
+
+    proxy.cut('reset');
+    const raised = [
+      m.emit(event('sid-o', 43, { msgName: 'recorder_audio_stream_state_changed', streamUid: '1', state: 1 })),
+      m.emit(event('sid-o', 44, { msgName: 'recorder_video_stream_state_changed', streamUid: '1', state: 1 })),
+      m.emit(event('sid-o', 41, { msgName: 'recorder_leave', leaveCode: 2 })),
+    ];
+    // Retries run on the clock: a few of them while the database is away.
+    for (let i = 0; i < 6; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      clock.advance(1000);
+    }
+    assert.equal(rx.received.length, 1, 'nothing sent while the database is away');
+
+    proxy.restore();
+    let settled = false;
+    void Promise.all(raised).then(() => (settled = true));
+    await waitFor('the kept events stored', () => {
+      clock.advance(1000);
+      return settled;
+    });
+    await waitFor('every event delivered', () => rx.received.length >= 4);
+    await new Promise((r) => setTimeout(r, 300));
+    const bodies = rx.bodies();
+    assert.deepEqual(bodies.map((b) => [b.payload.sequence, b.eventType]), [[0, 40], [1, 43], [2, 44], [3, 41]]);
+    assert.equal(new Set(bodies.map((b) => b.noticeId)).size, 4, 'each delivered once');
+    const recs = await db.db.selectFrom('notify_deliveries').select(['sequence', 'status']).orderBy('sequence').execute();
+    assert.deepEqual(recs.map((r) => [Number(r.sequence), r.status]), [[0, 'delivered'], [1, 'delivered'], [2, 'delivered'], [3, 'delivered']]);
+  } finally {
+    await m.close();
+    await rx.close();
+    await viaProxy.close();
+    await proxy.close();
+    await db.close();
+  }
+});
