@@ -8,6 +8,8 @@
  */
 import { type I420Frame, i420ByteLength, i420FromBytes } from '../i420.ts';
 import type { RtpTrackDescription } from '../../sdp.ts';
+import { rmSync } from 'node:fs';
+import { FrameSocketReader, frameSocketPath } from './frame-socket.ts';
 import { type DecoderSlot, type RtpDecoderProcess, safeName, startDecoderSlot } from './rtp-decoder.ts';
 import { readRtpHeader } from './rtp-header.ts';
 import type { SenderClock } from './sender-clock.ts';
@@ -109,10 +111,16 @@ export class UserVideoDecoder {
     const generation = ++this.#generation;
     const running: Running = { process: undefined, held: [keyframePacket], inFlight: [], source, size };
     this.#running = running;
-    const args = ['-an', '-threads', '1', '-vf', `scale=${size.width}:${size.height}:flags=bilinear`, '-pix_fmt', 'yuv420p', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:3'];
     const name = `video-${safeName(this.options.uid)}-${generation}`;
+    // Frames come through a Unix socket ffmpeg listens on, read straight into pooled frame buffers (frame-socket.ts).
+    const socketPath = frameSocketPath(this.options.workDir, name);
+    rmSync(socketPath, { force: true });
+    const args = [
+      '-an', '-threads', '1', '-vf', `scale=${size.width}:${size.height}:flags=bilinear`, '-pix_fmt', 'yuv420p',
+      '-fps_mode', 'passthrough', '-f', 'rawvideo', '-listen', '1', `unix:${socketPath}`,
+    ];
     const wanted = (): boolean => !this.#stopped && this.#running === running;
-    startDecoderSlot(running, this.options.track, this.options.workDir, name, args, wanted, (process) => this.#readFrames(process, running));
+    startDecoderSlot(running, this.options.track, this.options.workDir, name, args, wanted, (process) => this.#readFrames(process, running, socketPath), false);
   }
 
   #frameSent(running: Running, rtpTimestamp: number): void {
@@ -136,36 +144,30 @@ export class UserVideoDecoder {
 
   /**
    * Each frame gets its own buffer (the engine holds several per user while they wait for their display time);
-   * buffers come back through recycle(), so a steady stream allocates nothing.
+   * buffers come back through recycle(), so a steady stream allocates nothing, and ffmpeg's bytes are read into
+   * them directly.
    */
-  #readFrames(process: RtpDecoderProcess, running: Running): void {
+  #readFrames(process: RtpDecoderProcess, running: Running, socketPath: string): void {
     const { size } = running;
     const length = i420ByteLength(size.width, size.height);
-    const buffer = (): Uint8Array => {
-      const spare = this.#pool.pop();
-      return spare && spare.length === length ? spare : new Uint8Array(length);
-    };
-    let filling = buffer();
-    let filled = 0;
-    process.output.on('data', (chunk: Buffer) => {
-      let at = 0;
-      while (at < chunk.length) {
-        const n = Math.min(length - filled, chunk.length - at);
-        filling.set(chunk.subarray(at, at + n), filled);
-        filled += n;
-        at += n;
-        if (filled < length) break;
-        filled = 0;
-        const done = filling;
-        filling = buffer();
-        if (this.#stopped || this.#running !== running) continue;
+    const reader = new FrameSocketReader({
+      path: socketPath,
+      frameBytes: length,
+      nextBuffer: () => {
+        const spare = this.#pool.pop();
+        return spare && spare.length === length ? spare : new Uint8Array(length);
+      },
+      alive: () => process.running && this.#running === running,
+      onFrame: (done) => {
+        if (this.#stopped || this.#running !== running) return;
         this.frames++;
         const arrival = this.options.now();
         const rtp = this.#decodedFrameTimestamp(running, arrival);
         const sent = rtp === undefined ? undefined : this.options.clock.wallTimeOf(rtp);
         const senderTime = sent === undefined ? arrival : Math.min(arrival, Math.max(arrival - MAX_TRANSIT_MS, sent));
         this.options.onFrame(i420FromBytes(done, size.width, size.height), senderTime);
-      }
+      },
     });
+    void process.exited.then(() => reader.close());
   }
 }
