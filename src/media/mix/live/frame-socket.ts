@@ -5,7 +5,7 @@
  * for four 640×360@15 users that is 20 MB/s of short-lived buffers, and the garbage collection they caused was
  * the largest item of the recorder's Node side. Here the kernel writes into the frame itself.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,19 +16,45 @@ const CONNECT_RETRY_MS = 20;
 
 let shortDir: string | undefined;
 
+const SHORT_DIR_PREFIX = 'rtmix-';
+
 /**
  * Where the socket for `name` goes: in `workDir` when the path fits a socket address, else in one short
- * directory of this process under the system temp dir (removed at exit).
+ * directory of this process under the system temp dir, `rtmix-<pid>-…`, removed at exit; those of processes that
+ * died without exiting (SIGKILL) are removed when the next one is made.
  */
 export function frameSocketPath(workDir: string, name: string): string {
   const own = join(workDir, `${name}.sock`);
   if (Buffer.byteLength(own) <= MAX_SOCKET_PATH) return own;
   if (!shortDir) {
-    const dir = mkdtempSync(join(tmpdir(), 'rtmix-'));
+    removeDeadShortDirs();
+    const dir = mkdtempSync(join(tmpdir(), `${SHORT_DIR_PREFIX}${process.pid}-`));
     shortDir = dir;
     process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   }
   return join(shortDir, `${name}.sock`);
+}
+
+function removeDeadShortDirs(): void {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const pid = new RegExp(`^${SHORT_DIR_PREFIX}(\\d+)-`).exec(entry)?.[1];
+    if (pid !== undefined && !alive(Number(pid))) rmSync(join(tmpdir(), entry), { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // someone else's process: alive
+  }
 }
 
 export interface FrameSocketOptions {
