@@ -314,11 +314,20 @@ async function recordMix(h: Harness, cname: string, plan: readonly PublisherPlan
     const pipeline = await waitFor(() => pipelines.length > before && pipelines.at(-1), 30_000, 'the mix pipeline');
     const watcher = new FrameCodeWatcher();
     const unobserve = pipeline.observeFrames((f) => watcher.onFrame(f));
+    const stopRecording = async (): Promise<void> => {
+      const stop = await h.api('POST', h.path(rec.resourceId, rec.sid, 'stop'), { cname, uid: '9000', clientRequest: {} });
+      if (stop.status !== 200) throw new Error(`stop: ${stop.status} ${JSON.stringify(stop.body)}`);
+    };
     try {
       // Everyone's video in: two seconds of frames per user decoded.
       await waitFor(() => pipeline.decodedVideoFrames >= plan.length * 2 * FPS, 240_000, 'every user decoded').catch((e: Error) => {
         const who = pipeline.roster.map((u) => `${u.uid}:${u.video.kind}`).join(' ');
-        throw new Error(`${e.message}: ${pipeline.decodedVideoFrames} frames decoded, ${pipeline.framesWritten} composed, users ${who || 'none'}`);
+        // The recording is stopped before the error goes up, so a smaller N starts on a quiet server.
+        const error = new Error(`${e.message}: ${pipeline.decodedVideoFrames} frames decoded, ${pipeline.framesWritten} composed, users ${who || 'none'}`);
+        return stopRecording().then(
+          () => Promise.reject(error),
+          () => Promise.reject(error),
+        );
       });
       await sleep(WARMUP_SECONDS * 1000);
       const frameBytes = (CANVAS.width * CANVAS.height * 3) / 2;
@@ -341,8 +350,7 @@ async function recordMix(h: Harness, cname: string, plan: readonly PublisherPlan
         endBacklogFrames: pipeline.encoderBacklogBytes / frameBytes,
         latency: latencies(watcher.sightings, publishers.sent),
       };
-      const stop = await h.api('POST', h.path(rec.resourceId, rec.sid, 'stop'), { cname, uid: '9000', clientRequest: {} });
-      if (stop.status !== 200) throw new Error(`stop: ${stop.status} ${JSON.stringify(stop.body)}`);
+      await stopRecording();
       return figures;
     } finally {
       unobserve();
@@ -470,7 +478,12 @@ async function main(): Promise<void> {
       let best = 0;
       for (const n of NS) {
         console.log(`N = ${n} — load average ${loadAverage()}`);
-        const rec = await recordMix(h, `bench-mix-n${n}`, users(n, { width: 320, height: 180 }, 'vp8'));
+        // On a loaded machine the publishers' own process may never get its peers in: not measured, try a smaller N.
+        const rec = await recordMix(h, `bench-mix-n${n}`, users(n, { width: 320, height: 180 }, 'vp8')).catch((e: Error) => {
+          console.log(`  not measured: ${e.message}; load average ${loadAverage()}`);
+          return undefined;
+        });
+        if (!rec) continue;
         const ok = keptRealTime(rec);
         console.log(describe(rec));
         console.log(`  kept real time: ${ok ? 'yes' : 'no'}; load average ${loadAverage()}`);

@@ -46,6 +46,8 @@ test('the encoder cuts slices that each start with a keyframe, with stereo AAC f
   assert.equal(slices[0]!.startMs, originMs);
   for (let i = 1; i < slices.length; i++) {
     assert.equal(slices[i]!.startMs, Math.round(slices[i - 1]!.startMs + slices[i - 1]!.durationSec * 1000));
+    // Each slice starts on its mark, the time of the frame it starts with (not later by x264's B-frame delay).
+    assert.equal(slices[i]!.startMs, originMs + i * 1000, `slice ${i} starts ${slices[i]!.startMs - originMs - i * 1000} ms after its mark`);
   }
   for (const slice of slices) {
     const first = await probe(slice.localPath, ['-select_streams', 'v', '-show_entries', 'frame=key_frame', '-read_intervals', '%+#1']);

@@ -64,10 +64,16 @@ export function mixEncoderArgs(o: MixEncoderOptions): string[] {
   }
   args.push(
     '-flush_packets', '1',
+    // x264's B-frames give the first frames negative decode times. Shifting them (ffmpeg's default) delays every
+    // timestamp by the B-frame delay (2 frames, 133 ms at 15 fps), so each slice's listed start, and its name, came
+    // that much after the frame it starts with; MPEG-TS offsets its timestamps by 1.4 s anyway, so nothing is
+    // negative in the files. Both the segment muxer and each slice's own muxer must leave them, or the first slice
+    // is shifted and the second is not.
+    '-avoid_negative_ts', 'disabled',
     ...segmentArgs(slicePolicy(o.video ? 'video' : 'audio', slice), 'ts'),
     '-segment_format', 'mpegts',
     // Each slice's own muxer flushes every packet: a crash loses what is in flight, not the open slice.
-    '-segment_format_options', 'flush_packets=1',
+    '-segment_format_options', 'flush_packets=1:avoid_negative_ts=disabled',
     '-segment_list', 'pipe:5', '-segment_list_type', 'csv',
     'slice_%05d.ts',
   );

@@ -19,7 +19,7 @@ import type { RtpTrackDescription } from '../../sdp.ts';
 import type { ClosedSlice } from '../../segment-list.ts';
 import type { MixAudioProfile } from '../audio-profile.ts';
 import type { MixLayoutSettings } from '../layout-settings.ts';
-import type { CanvasSize } from '../region.ts';
+import type { CanvasSize, MixRegion } from '../region.ts';
 import { EMPTY_ROSTER, type MixRoster } from '../roster.ts';
 import type { ScalingMethod } from '../scaling-plan.ts';
 import { UserAudioDecoder } from './audio-decoder.ts';
@@ -27,7 +27,7 @@ import { FrameClock } from './frame-clock.ts';
 import { MixEncoder } from './mix-encoder.ts';
 import { MixEngine, type MixImages, type MixOutputFrame } from './mix-engine.ts';
 import { SenderClock, type SenderReport } from './sender-clock.ts';
-import { UserVideoDecoder } from './video-decoder.ts';
+import { type DrawnRegion, UserVideoDecoder } from './video-decoder.ts';
 import type { VideoSize } from './video-size.ts';
 
 export type MixMediaKind = 'audio' | 'video';
@@ -94,6 +94,8 @@ export class MixPipeline {
   #images: MixImages | undefined;
   #stopped = false;
   readonly #observers = new Set<(frame: MixOutputFrame) => void>();
+  /** The last composed frame's regions: each user's video is decoded at the size it is drawn at there. */
+  #regions: readonly MixRegion[] = [];
 
   constructor(
     private readonly options: MixPipelineOptions,
@@ -193,7 +195,10 @@ export class MixPipeline {
     const media = this.#users.get(uid);
     if (!media || this.#stopped || !this.#streams[kind]) return;
     if (kind === 'video') {
-      media.video ??= this.#videoDecoder(uid, track, media.videoClock);
+      if (!media.video) {
+        media.video = this.#videoDecoder(uid, track, media.videoClock);
+        media.video.setRegion(drawnRegionOf(this.#regions, uid));
+      }
       media.video.push(packet);
     } else {
       media.audio ??= this.#audioDecoder(uid, track, media.audioClock);
@@ -294,16 +299,22 @@ export class MixPipeline {
     const engine = this.#engine!;
     if (this.#held) {
       // Nothing is drawn or encoded; the engine's state (roster, shown frames, audio cursor) still moves on.
-      engine.frame(index, null);
+      this.#setRegions(engine.frame(index, null).regions);
       return;
     }
     const encoder = this.#run?.encoder ?? this.#startRun(index);
     const canvas = this.#streams.video ? engine.createCanvasFrame() : null;
     const frame = engine.frame(index, canvas);
+    this.#setRegions(frame.regions);
     if (canvas) encoder.writeVideo(canvas.data, () => engine.releaseCanvasFrame(canvas));
     if (this.#streams.audio) encoder.writeAudio(frame.audio);
     this.events.onFrame?.(frame);
     for (const observe of this.#observers) observe(frame);
+  }
+
+  #setRegions(regions: readonly MixRegion[]): void {
+    this.#regions = regions;
+    for (const [uid, media] of this.#users) media.video?.setRegion(drawnRegionOf(regions, uid));
   }
 
   #videoDecoder(uid: string, track: RtpTrackDescription, clock: SenderClock): UserVideoDecoder {
@@ -330,4 +341,13 @@ export class MixPipeline {
       onPcm: (senderTimeMs, pcm) => this.#engine?.audio(uid, senderTimeMs, pcm),
     });
   }
+}
+
+/** The largest region `uid` is drawn in, if any. */
+function drawnRegionOf(regions: readonly MixRegion[], uid: string): DrawnRegion | undefined {
+  let best: MixRegion | undefined;
+  for (const r of regions) {
+    if (r.uid === uid && (!best || r.rect.width * r.rect.height > best.rect.width * best.rect.height)) best = r;
+  }
+  return best && { width: best.rect.width, height: best.rect.height, renderMode: best.renderMode };
 }

@@ -32,7 +32,6 @@ export function rtpInputArgs(sdpPath: string): string[] {
 }
 
 export class RtpDecoderProcess {
-  readonly output: Readable;
   readonly exited: Promise<FfmpegExit>;
   readonly #ffmpeg: FfmpegProcess;
   readonly #socket: Socket;
@@ -45,15 +44,19 @@ export class RtpDecoderProcess {
     this.#ffmpeg = ffmpeg;
     this.#socket = socket;
     this.#port = port;
-    this.output = ffmpeg.pipe(3);
     this.exited = ffmpeg.exited;
   }
 
+  /** The pipe on fd 3, for outputs written to `pipe:3` (started with `pipe: true`). */
+  get output(): Readable {
+    return this.#ffmpeg.pipe(3);
+  }
+
   /**
-   * Starts ffmpeg with `rtpInputArgs` then `outputArgs` (which write to pipe:3). Resolves at once; packets pushed
-   * before ffmpeg listens are replayed when it does.
+   * Starts ffmpeg with `rtpInputArgs` then `outputArgs` (which write to pipe:3 when `pipe`, else wherever they
+   * say). Resolves at once; packets pushed before ffmpeg listens are replayed when it does.
    */
-  static async start(track: RtpTrackDescription, workDir: string, name: string, outputArgs: readonly string[]): Promise<RtpDecoderProcess> {
+  static async start(track: RtpTrackDescription, workDir: string, name: string, outputArgs: readonly string[], pipe = true): Promise<RtpDecoderProcess> {
     mkdirSync(workDir, { recursive: true });
     const port = await allocateRtpPort();
     const sdpPath = join(workDir, `${name}.sdp`);
@@ -64,7 +67,7 @@ export class RtpDecoderProcess {
     // A connected socket sends without an address lookup per packet (measured: dgram's send was the largest item
     // of the Node side's profile with 17 users).
     await new Promise<void>((resolve) => socket.connect(port, '127.0.0.1', resolve));
-    const ffmpeg = new FfmpegProcess([...rtpInputArgs(sdpPath), ...outputArgs], { extraPipes: 1, cwd: workDir });
+    const ffmpeg = new FfmpegProcess([...rtpInputArgs(sdpPath), ...outputArgs], { extraPipes: pipe ? 1 : 0, cwd: workDir });
     const decoder = new RtpDecoderProcess(ffmpeg, socket, port);
     void ffmpeg.exited.then(() => decoder.#close());
     void decoder.#waitForBind();
@@ -133,8 +136,9 @@ export function startDecoderSlot(
   outputArgs: readonly string[],
   stillWanted: () => boolean,
   onStarted: (process: RtpDecoderProcess) => void,
+  pipe = true,
 ): void {
-  void RtpDecoderProcess.start(track, workDir, name, outputArgs).then((process) => {
+  void RtpDecoderProcess.start(track, workDir, name, outputArgs, pipe).then((process) => {
     if (!stillWanted()) {
       void process.stop();
       return;

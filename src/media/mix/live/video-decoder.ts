@@ -1,17 +1,23 @@
 /**
  * One user's video → I420 frames (docs/recording-mix.md, "Live pipeline"). An ffmpeg child decodes the RTP
- * stream and writes rawvideo yuv420p to a pipe at a fixed size: the source size read from the keyframe
- * (VP8 header or H.264 SPS), scaled down to fit the bound (the canvas) when larger. A keyframe that announces a
- * new size starts a new decoder from that keyframe on; the old one is dropped, the last frame stays on screen
- * meanwhile. Each decoded frame is handed over with the RTP timestamp it was sent with, so the engine can show it
- * on the sender's clock, in step with the audio.
+ * stream and writes rawvideo yuv420p at a fixed size: the size the compositor draws the picture at in the user's
+ * region (`setRegion`), or before a region is known the source size read from the keyframe (VP8 header or H.264
+ * SPS); never larger than the source, scaled down to fit the bound (the canvas). ffmpeg's scaler does the
+ * downscale, so the compositor copies rows instead of scaling. A keyframe that announces a new source size starts
+ * a new decoder from that keyframe on and drops the old one (the last frame stays on screen meanwhile). A new
+ * region size is taken at a keyframe too (asked for at once when the picture has to grow, after a while when it
+ * may shrink), and there the old decoder keeps delivering until the new one's first frame, so a layout change
+ * never freezes a picture. Each decoded frame is handed over with the RTP timestamp it was sent with, so the
+ * engine can show it on the sender's clock, in step with the audio.
  */
 import { type I420Frame, i420ByteLength, i420FromBytes } from '../i420.ts';
 import type { RtpTrackDescription } from '../../sdp.ts';
+import { rmSync } from 'node:fs';
+import { FrameSocketReader, frameSocketPath } from './frame-socket.ts';
 import { type DecoderSlot, type RtpDecoderProcess, safeName, startDecoderSlot } from './rtp-decoder.ts';
 import { readRtpHeader } from './rtp-header.ts';
-import type { SenderClock } from './sender-clock.ts';
-import { decodeSize, keyframeSize, type VideoSize } from './video-size.ts';
+import { rtpTimestampDelta, type SenderClock } from './sender-clock.ts';
+import { decodeSize, drawnSize, keyframeSize, type VideoSize } from './video-size.ts';
 
 export interface UserVideoDecoderOptions {
   readonly uid: string;
@@ -33,6 +39,19 @@ export interface UserVideoDecoderOptions {
 }
 
 const KEYFRAME_REQUEST_INTERVAL_MS = 1000;
+/**
+ * A smaller region is taken at the sender's next keyframe; only if none comes for this long is one asked for (a
+ * reflow or a speaker change must not make every publisher send keyframes, and the larger picture costs only
+ * compositing meanwhile).
+ */
+const SHRINK_WAIT_MS = 5000;
+
+/** Where the user is drawn: the largest of their regions (what the picture's decoded size is chosen for). */
+export interface DrawnRegion {
+  readonly width: number;
+  readonly height: number;
+  readonly renderMode: 'crop' | 'fit';
+}
 
 interface Running extends DecoderSlot {
   /** The frames given to this child and not yet decoded, oldest first. */
@@ -56,10 +75,18 @@ const IN_FLIGHT_LIMIT = 120;
 const POOL_LIMIT = 16;
 
 export class UserVideoDecoder {
+  /** The child whose frames are delivered. */
   #running: Running | undefined;
+  /** A child started at another output size, waiting for its first frame to take over from #running. */
+  #next: Running | undefined;
   #generation = 0;
   #stopped = false;
   #lastKeyframeRequestMs = -Infinity;
+  #region: DrawnRegion | undefined;
+  /** Since when the running size has been larger than the region needs (undefined: it is not). */
+  #oversizeSinceMs: number | undefined;
+  /** RTP timestamp of the last frame delivered: a child taking over skips what the previous one delivered. */
+  #lastDelivered: number | undefined;
   readonly #pool: Uint8Array[] = [];
   /** Frames written so far by all decoders of this user (diagnostics, benchmarks). */
   frames = 0;
@@ -70,30 +97,79 @@ export class UserVideoDecoder {
     return this.#running?.size;
   }
 
+  /**
+   * The region the user is drawn in now (the pipeline calls this for every composed frame; unchanged values cost a
+   * comparison). Undefined when the user is not drawn: the decoded size stays as it is.
+   */
+  setRegion(region: DrawnRegion | undefined): void {
+    const r = this.#region;
+    if (!region || (r && r.width === region.width && r.height === region.height && r.renderMode === region.renderMode)) return;
+    this.#region = region;
+    const newest = this.#next ?? this.#running;
+    if (!newest) return;
+    const wanted = this.#sizeFor(newest.source);
+    if (wanted.width > newest.size.width || wanted.height > newest.size.height) this.#askForKeyframe();
+  }
+
   push(packet: Buffer): void {
     if (this.#stopped) return;
     const header = readRtpHeader(packet);
     if (!header || header.payloadType !== this.options.track.payloadType) return;
-    this.options.clock.packetArrived(header.timestamp, this.options.now());
+    const now = this.options.now();
+    this.options.clock.packetArrived(header.timestamp, now);
     const source = keyframeSize(this.options.track.codec, packet.subarray(header.payloadOffset, header.payloadEnd));
-    const running = this.#running;
-    const dead = running?.process !== undefined && !running.process.running;
-    if (source && (!running || dead || running.source.width !== source.width || running.source.height !== source.height)) {
-      this.#restart(source, packet);
-      if (header.marker) this.#frameSent(this.#running!, header.timestamp);
-      return;
+    const newest = this.#next ?? this.#running;
+    const dead = newest?.process !== undefined && !newest.process.running;
+    if (source) {
+      const size = this.#sizeFor(source);
+      if (!newest || dead || !sameSize(newest.source, source)) {
+        this.#start(source, size, packet, false);
+      } else if (!sameSize(newest.size, size)) {
+        this.#start(source, size, packet, true);
+      }
     }
-    if (!running || dead) return this.#askForKeyframe();
-    if (running.process) running.process.push(packet);
-    else if (running.held.length < HELD_LIMIT) running.held.push(packet);
-    if (header.marker) this.#frameSent(running, header.timestamp);
+    const running = this.#running;
+    if (!running || (running.process !== undefined && !running.process.running)) return this.#askForKeyframe();
+    for (const child of this.#next ? [running, this.#next] : [running]) {
+      if (child.held[0] === packet) {
+        if (header.marker) this.#frameSent(child, header.timestamp);
+        continue; // started from this packet
+      }
+      if (child.process) child.process.push(packet);
+      else if (child.held.length < HELD_LIMIT) child.held.push(packet);
+      if (header.marker) this.#frameSent(child, header.timestamp);
+    }
+    this.#checkOversize(now);
   }
 
   async stop(): Promise<void> {
     this.#stopped = true;
-    const running = this.#running;
+    const children = [this.#running, this.#next];
     this.#running = undefined;
-    if (running?.process) await running.process.stop();
+    this.#next = undefined;
+    await Promise.all(children.map((c) => c?.process?.stop()));
+  }
+
+  /** The decoded size for a source: the drawn size in the current region, bounded by the canvas. */
+  #sizeFor(source: VideoSize): VideoSize {
+    const bounded = decodeSize(source, this.options.bound);
+    const region = this.#region;
+    if (!region) return bounded;
+    const drawn = drawnSize(source, region, region.renderMode);
+    return drawn.width <= bounded.width && drawn.height <= bounded.height ? drawn : bounded;
+  }
+
+  /** A picture decoded larger than its region needs: after SHRINK_WAIT_MS without a keyframe, ask for one. */
+  #checkOversize(now: number): void {
+    const newest = this.#next ?? this.#running;
+    if (!newest || !this.#region) return;
+    const wanted = this.#sizeFor(newest.source);
+    if (sameSize(wanted, newest.size)) {
+      this.#oversizeSinceMs = undefined;
+      return;
+    }
+    this.#oversizeSinceMs ??= now;
+    if (now - this.#oversizeSinceMs >= SHRINK_WAIT_MS) this.#askForKeyframe();
   }
 
   #askForKeyframe(): void {
@@ -103,16 +179,33 @@ export class UserVideoDecoder {
     this.options.onKeyframeNeeded?.();
   }
 
-  #restart(source: VideoSize, keyframePacket: Buffer): void {
-    void this.#running?.process?.stop();
-    const size = decodeSize(source, this.options.bound);
+  /**
+   * A child from this keyframe on. `overlap`: the source is unchanged and only the output size differs, so the
+   * running child keeps delivering until the new one's first frame; otherwise the running one stops now.
+   */
+  #start(source: VideoSize, size: VideoSize, keyframePacket: Buffer, overlap: boolean): void {
+    void this.#next?.process?.stop();
+    this.#next = undefined;
+    this.#oversizeSinceMs = undefined;
     const generation = ++this.#generation;
-    const running: Running = { process: undefined, held: [keyframePacket], inFlight: [], source, size };
-    this.#running = running;
-    const args = ['-an', '-threads', '1', '-vf', `scale=${size.width}:${size.height}:flags=bilinear`, '-pix_fmt', 'yuv420p', '-fps_mode', 'passthrough', '-f', 'rawvideo', 'pipe:3'];
+    const child: Running = { process: undefined, held: [keyframePacket], inFlight: [], source, size };
+    if (overlap && this.#running) {
+      this.#next = child;
+    } else {
+      void this.#running?.process?.stop();
+      this.#running = child;
+      this.#lastDelivered = undefined;
+    }
     const name = `video-${safeName(this.options.uid)}-${generation}`;
-    const wanted = (): boolean => !this.#stopped && this.#running === running;
-    startDecoderSlot(running, this.options.track, this.options.workDir, name, args, wanted, (process) => this.#readFrames(process, running));
+    // Frames come through a Unix socket ffmpeg listens on, read straight into pooled frame buffers (frame-socket.ts).
+    const socketPath = frameSocketPath(this.options.workDir, name);
+    rmSync(socketPath, { force: true });
+    const args = [
+      '-an', '-threads', '1', '-vf', `scale=${size.width}:${size.height}:flags=bilinear`, '-pix_fmt', 'yuv420p',
+      '-fps_mode', 'passthrough', '-f', 'rawvideo', '-listen', '1', `unix:${socketPath}`,
+    ];
+    const wanted = (): boolean => !this.#stopped && (this.#running === child || this.#next === child);
+    startDecoderSlot(child, this.options.track, this.options.workDir, name, args, wanted, (process) => this.#readFrames(process, child, socketPath), false);
   }
 
   #frameSent(running: Running, rtpTimestamp: number): void {
@@ -136,36 +229,45 @@ export class UserVideoDecoder {
 
   /**
    * Each frame gets its own buffer (the engine holds several per user while they wait for their display time);
-   * buffers come back through recycle(), so a steady stream allocates nothing.
+   * buffers come back through recycle(), so a steady stream allocates nothing, and ffmpeg's bytes are read into
+   * them directly.
    */
-  #readFrames(process: RtpDecoderProcess, running: Running): void {
-    const { size } = running;
+  #readFrames(process: RtpDecoderProcess, child: Running, socketPath: string): void {
+    const { size } = child;
     const length = i420ByteLength(size.width, size.height);
-    const buffer = (): Uint8Array => {
-      const spare = this.#pool.pop();
-      return spare && spare.length === length ? spare : new Uint8Array(length);
-    };
-    let filling = buffer();
-    let filled = 0;
-    process.output.on('data', (chunk: Buffer) => {
-      let at = 0;
-      while (at < chunk.length) {
-        const n = Math.min(length - filled, chunk.length - at);
-        filling.set(chunk.subarray(at, at + n), filled);
-        filled += n;
-        at += n;
-        if (filled < length) break;
-        filled = 0;
-        const done = filling;
-        filling = buffer();
-        if (this.#stopped || this.#running !== running) continue;
-        this.frames++;
-        const arrival = this.options.now();
-        const rtp = this.#decodedFrameTimestamp(running, arrival);
-        const sent = rtp === undefined ? undefined : this.options.clock.wallTimeOf(rtp);
-        const senderTime = sent === undefined ? arrival : Math.min(arrival, Math.max(arrival - MAX_TRANSIT_MS, sent));
-        this.options.onFrame(i420FromBytes(done, size.width, size.height), senderTime);
-      }
+    const reader = new FrameSocketReader({
+      path: socketPath,
+      frameBytes: length,
+      nextBuffer: () => {
+        const spare = this.#pool.pop();
+        return spare && spare.length === length ? spare : new Uint8Array(length);
+      },
+      alive: () => process.running && (this.#running === child || this.#next === child),
+      onFrame: (done) => this.#decoded(child, done),
     });
+    void process.exited.then(() => reader.close());
+  }
+
+  #decoded(child: Running, data: Uint8Array): void {
+    if (this.#stopped) return;
+    const arrival = this.options.now();
+    const rtp = this.#decodedFrameTimestamp(child, arrival);
+    if (child === this.#next) {
+      // The previous child may be ahead (it was warm): take over from the first frame it has not delivered.
+      const last = this.#lastDelivered;
+      if (rtp === undefined || (last !== undefined && rtpTimestampDelta(rtp, last) <= 0)) return;
+      void this.#running?.process?.stop();
+      this.#running = child;
+      this.#next = undefined;
+    } else if (child !== this.#running) {
+      return;
+    }
+    if (rtp !== undefined) this.#lastDelivered = rtp;
+    this.frames++;
+    const sent = rtp === undefined ? undefined : this.options.clock.wallTimeOf(rtp);
+    const senderTime = sent === undefined ? arrival : Math.min(arrival, Math.max(arrival - MAX_TRANSIT_MS, sent));
+    this.options.onFrame(i420FromBytes(data, child.size.width, child.size.height), senderTime);
   }
 }
+
+const sameSize = (a: VideoSize, b: VideoSize): boolean => a.width === b.width && a.height === b.height;

@@ -4,7 +4,7 @@ import { runFfmpeg } from '../../ffmpeg.ts';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeSize, h264SpsSize, vp8KeyframeSize } from './video-size.ts';
+import { decodeSize, drawnSize, h264SpsSize, vp8KeyframeSize } from './video-size.ts';
 
 /** NAL units of an Annex B stream. */
 function nalUnits(bytes: Uint8Array): Uint8Array[] {
@@ -51,4 +51,22 @@ test('decoded frames keep the source size unless larger than the bound, then shr
   assert.deepEqual(decodeSize({ width: 320, height: 180 }, canvas), { width: 320, height: 180 });
   assert.deepEqual(decodeSize({ width: 1920, height: 1080 }, canvas), { width: 640, height: 360 });
   assert.deepEqual(decodeSize({ width: 720, height: 1280 }, canvas), { width: 202, height: 360 });
+});
+
+test('a picture is decoded at the size it is drawn at: covering its region (crop) or inside it (fit), never enlarged', () => {
+  const source = { width: 640, height: 360 };
+  // Four tiles of a 640×360 best fit: exactly half.
+  assert.deepEqual(drawnSize(source, { width: 320, height: 180 }, 'crop'), { width: 320, height: 180 });
+  // A 4:3 source covering a 16:9 tile is cut at the top and bottom; fitted, it leaves bars at the sides.
+  assert.deepEqual(drawnSize({ width: 640, height: 480 }, { width: 320, height: 180 }, 'crop'), { width: 320, height: 240 });
+  assert.deepEqual(drawnSize({ width: 640, height: 480 }, { width: 320, height: 180 }, 'fit'), { width: 240, height: 180 });
+  // The vertical layout's Large (fit) and a small (crop): the scale-setting side is the region's, the other even.
+  assert.deepEqual(drawnSize(source, { width: 512, height: 360 }, 'fit'), { width: 512, height: 288 });
+  assert.deepEqual(drawnSize(source, { width: 128, height: 90 }, 'crop'), { width: 160, height: 90 });
+  assert.deepEqual(drawnSize({ width: 320, height: 180 }, { width: 128, height: 72 }, 'crop'), { width: 128, height: 72 });
+  // Never larger than the source: the compositor enlarges.
+  assert.deepEqual(drawnSize({ width: 240, height: 240 }, { width: 320, height: 180 }, 'crop'), { width: 240, height: 240 });
+  assert.deepEqual(drawnSize(source, { width: 640, height: 360 }, 'fit'), source);
+  // An odd region edge (an odd canvas) still gives an even size.
+  assert.deepEqual(drawnSize(source, { width: 321, height: 181 }, 'crop'), { width: 322, height: 180 });
 });

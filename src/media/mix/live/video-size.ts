@@ -157,3 +157,22 @@ export function decodeSize(source: VideoSize, bound: VideoSize): VideoSize {
   const even = (n: number): number => Math.max(2, 2 * Math.round((n * scale) / 2));
   return { width: even(source.width), height: even(source.height) };
 }
+
+/**
+ * The size at which the compositor draws a `source`-sized picture in a `region`-sized rectangle: covering it
+ * (crop) or inside it (fit), aspect kept, never larger than the source. The dimension that sets the scale is the
+ * region's own, and the other is rounded outwards (crop) or inwards (fit) to even, so a decoder that writes this
+ * size gives the compositor a 1:1 copy instead of a scale.
+ */
+export function drawnSize(source: VideoSize, region: VideoSize, mode: 'crop' | 'fit'): VideoSize {
+  const sx = region.width / source.width;
+  const sy = region.height / source.height;
+  const scale = mode === 'crop' ? Math.max(sx, sy) : Math.min(sx, sy);
+  if (scale >= 1) return { width: source.width, height: source.height };
+  const round = mode === 'crop' ? Math.ceil : Math.floor;
+  const other = (n: number): number => Math.max(2, 2 * round((n * scale) / 2));
+  const exact = (n: number): number => Math.max(2, n & ~1); // an odd canvas edge: one pixel scaled, still I420-even
+  return scale === sx
+    ? { width: exact(region.width), height: Math.min(source.height, other(source.height)) }
+    : { width: Math.min(source.width, other(source.width)), height: exact(region.height) };
+}

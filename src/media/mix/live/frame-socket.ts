@@ -1,0 +1,124 @@
+/**
+ * Raw frames from an ffmpeg decoder through a Unix socket ffmpeg listens on (`-listen 1 unix:<path>`), read with
+ * net's `onread` straight into the caller's frame buffers (docs/recording-mix.md, "Video decoding"). A child's
+ * stdio pipe hands Node a freshly allocated 64 KiB chunk per read, which the decoder then copied into its frame:
+ * for four 640×360@15 users that is 20 MB/s of short-lived buffers, and the garbage collection they caused was
+ * the largest item of the recorder's Node side. Here the kernel writes into the frame itself.
+ */
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** sun_path holds 108 bytes on Linux; leave room for the terminating NUL and a margin. */
+const MAX_SOCKET_PATH = 100;
+const CONNECT_RETRY_MS = 20;
+
+let shortDir: string | undefined;
+
+const SHORT_DIR_PREFIX = 'rtmix-';
+
+/**
+ * Where the socket for `name` goes: in `workDir` when the path fits a socket address, else in one short
+ * directory of this process under the system temp dir, `rtmix-<pid>-…`, removed at exit; those of processes that
+ * died without exiting (SIGKILL) are removed when the next one is made.
+ */
+export function frameSocketPath(workDir: string, name: string): string {
+  const own = join(workDir, `${name}.sock`);
+  if (Buffer.byteLength(own) <= MAX_SOCKET_PATH) return own;
+  if (!shortDir) {
+    removeDeadShortDirs();
+    const dir = mkdtempSync(join(tmpdir(), `${SHORT_DIR_PREFIX}${process.pid}-`));
+    shortDir = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return join(shortDir, `${name}.sock`);
+}
+
+function removeDeadShortDirs(): void {
+  let entries: string[] = [];
+  try {
+    entries = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const pid = new RegExp(`^${SHORT_DIR_PREFIX}(\\d+)-`).exec(entry)?.[1];
+    if (pid !== undefined && !alive(Number(pid))) rmSync(join(tmpdir(), entry), { recursive: true, force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // someone else's process: alive
+  }
+}
+
+export interface FrameSocketOptions {
+  readonly path: string;
+  /** Bytes of one frame: every `frameBytes` read make one frame. */
+  readonly frameBytes: number;
+  /** A buffer of `frameBytes` to read the next frame into. */
+  readonly nextBuffer: () => Uint8Array;
+  /** A complete frame; the buffer is the caller's from now on. */
+  readonly onFrame: (frame: Uint8Array) => void;
+  /** Whether to keep trying to connect (the ffmpeg child is still running). */
+  readonly alive: () => boolean;
+}
+
+/**
+ * Connects to ffmpeg's socket (retrying while ffmpeg has not bound it yet: it opens its output only after it has
+ * probed the input) and reads whole frames until ffmpeg closes it or `close()`.
+ */
+export class FrameSocketReader {
+  #socket: Socket | undefined;
+  #closed = false;
+  #filling: Uint8Array;
+  #filled = 0;
+
+  constructor(private readonly options: FrameSocketOptions) {
+    this.#filling = options.nextBuffer();
+    this.#connect();
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#socket?.destroy();
+    rmSync(this.options.path, { force: true });
+  }
+
+  #connect(): void {
+    if (this.#closed) return;
+    const o = this.options;
+    const socket = connect({
+      path: o.path,
+      onread: {
+        // Each read lands in the rest of the frame being filled.
+        buffer: () => this.#filling.subarray(this.#filled),
+        callback: (bytes: number) => {
+          this.#filled += bytes;
+          if (this.#filled < o.frameBytes) return true;
+          const frame = this.#filling;
+          this.#filling = o.nextBuffer();
+          this.#filled = 0;
+          if (!this.#closed) o.onFrame(frame);
+          return true;
+        },
+      },
+    });
+    this.#socket = socket;
+    socket.on('error', (e: NodeJS.ErrnoException) => {
+      socket.destroy();
+      // Not bound (ENOENT) or not listening yet (ECONNREFUSED): ffmpeg is still probing its input.
+      const early = e.code === 'ENOENT' || e.code === 'ECONNREFUSED';
+      if (early && !this.#closed && o.alive()) setTimeout(() => this.#connect(), CONNECT_RETRY_MS).unref();
+    });
+    socket.on('close', () => {
+      if (this.#socket === socket && socket.bytesRead > 0) this.close();
+    });
+  }
+}
