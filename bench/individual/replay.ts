@@ -8,7 +8,8 @@
  * whether every stream kept real time (closed slices cover ≥ 95 % of the wall time since its first packet).
  *
  *   node --import tsx bench/individual/replay.ts [USERS ...]   (default 5 25 50; BENCH_SECONDS=45;
- *                                                             BENCH_STREAM_MODE=original: audio only, Opus copied)
+ *                                                             BENCH_STREAM_MODE=original: audio only, Opus copied;
+ *                                                             BENCH_OPUS_CHANNELS=2: a stereo publisher)
  */
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -21,6 +22,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 45);
 const LOOP_SEC = 20;
 const WARM_SEC = 5;
 const ORIGINAL = process.env.BENCH_STREAM_MODE === 'original';
+// Browsers send mono Opus unless the application asks for stereo (`stereo=1`), so mono is the common publisher.
+const OPUS_CHANNELS = process.env.BENCH_OPUS_CHANNELS === '2' ? 2 : 1;
 const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
 const USERS = counts.length > 0 ? counts : [5, 25, 50];
 const TICK = 100;
@@ -53,7 +56,7 @@ async function capture(): Promise<{ audio: Captured[]; video: Captured[] }> {
     '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:d=${LOOP_SEC}`,
     '-map', '0:v', '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '800k', '-g', '30', '-keyint_min', '30', '-pix_fmt', 'yuv420p',
     '-payload_type', '96', '-ssrc', '1111', '-f', 'rtp', `rtp://127.0.0.1:${(vs.address()).port}?pkt_size=1200`,
-    '-map', '1:a', '-c:a', 'libopus', '-b:a', '48k', '-ar', '48000', '-ac', '2',
+    '-map', '1:a', '-c:a', 'libopus', '-b:a', '48k', '-ar', '48000', '-ac', String(OPUS_CHANNELS),
     '-payload_type', '111', '-ssrc', '2222', '-f', 'rtp', `rtp://127.0.0.1:${(as.address()).port}?pkt_size=1200`,
   ], { stdio: ['ignore', 'ignore', 'inherit'] });
   await new Promise((r) => ff.once('exit', r));
@@ -130,7 +133,7 @@ const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const captured = await capture();
-console.log(`captured ${captured.video.length} video and ${captured.audio.length} audio packets (${LOOP_SEC} s)`);
+console.log(`captured ${captured.video.length} video and ${captured.audio.length} audio packets (${LOOP_SEC} s, Opus ${OPUS_CHANNELS === 2 ? 'stereo' : 'mono'})`);
 const rows: string[] = [];
 for (const users of USERS) {
   const loadBefore = load();
