@@ -141,6 +141,7 @@ for (const users of USERS) {
   const i0 = cpuNow();
   await sleep(3000);
   const idlePerSec = (cpuNow() - i0) / 3;
+  const rss0 = process.memoryUsage().rss;
   const t0 = Date.now() + 2000;
   const reps: Replayer[] = [];
   for (let u = 0; u < users; u++) {
@@ -178,6 +179,8 @@ for (const users of USERS) {
   clearInterval(sampler);
   clearInterval(timer);
   const wall = (Date.now() - w0) / 1000;
+  // This process's memory for the pipelines (their queues, sockets, pacing state), per stream.
+  const nodeRssKbPerStream = (process.memoryUsage().rss - rss0) / 1024 / reps.length;
   const inProcess = Math.max(0, cpuNow() - c0 - idlePerSec * wall);
   const tEnd = Date.now();
   await Promise.all(reps.map((r) => r.pipeline.stop()));
@@ -202,18 +205,19 @@ for (const users of USERS) {
     total: slicerPerStream + inProcPerStream,
     rssMb: sum(undefined, (x) => x.rssKb) / 1024 / Math.max(1, stats.length),
     pssMb: sum(undefined, (x) => x.pssKb) / 1024 / Math.max(1, stats.length),
+    nodeRssKbPerStream,
     loadBefore,
     loadAfter: load(),
   };
   console.log(JSON.stringify(row));
   const f4 = (x: number) => x.toFixed(4);
   rows.push(
-    `| ${users} | ${streams} | ${row.wall} s | ${keptUp ? 'yes' : `no (${behind} behind)`} | ${f4(row.audioSlicer)} | ${ORIGINAL ? '—' : f4(row.videoSlicer)} | ${f4(row.inProcess)} | ${f4(row.total)} | ${row.rssMb.toFixed(1)} / ${row.pssMb.toFixed(1)} | ${loadBefore} → ${row.loadAfter} |`,
+    `| ${users} | ${streams} | ${row.wall} s | ${keptUp ? 'yes' : `no (${behind} behind)`} | ${f4(row.audioSlicer)} | ${ORIGINAL ? '—' : f4(row.videoSlicer)} | ${f4(row.inProcess)} | ${f4(row.total)} | ${row.rssMb.toFixed(1)} / ${row.pssMb.toFixed(1)} | ${Math.round(nodeRssKbPerStream)} | ${loadBefore} → ${row.loadAfter} |`,
   );
   rmSync(work, { recursive: true, force: true });
 }
 console.log(`\nstreamMode ${ORIGINAL ? 'original (audio only, Opus copied)' : 'default (Opus→AAC, VP8 copied)'}; core-seconds per recorded stream-second`);
-console.log('| users | streams | wall | kept real time | audio slicer | video slicer | in-process push | total | slicer RSS / PSS MB | load average |');
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('| users | streams | wall | kept real time | audio slicer | video slicer | in-process push | total | slicer RSS / PSS MB | bench process RSS KB / stream | load average |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
 process.exit(0);

@@ -81,8 +81,8 @@ export class TrackPipeline {
   private closed = false;
   private ssrc: number | undefined;
   private readonly now: () => number;
-  /** Resolves at the first packet: the AAC encoder's channel count is read from it. */
-  private firstPacket: () => void = () => {};
+  /** start() left the spawn to the first packet (see start). */
+  private launchOnPacket = false;
   packets = 0;
 
   constructor(
@@ -98,21 +98,32 @@ export class TrackPipeline {
   async start(): Promise<void> {
     mkdirSync(this.opts.workDir, { recursive: true });
     this.port = await allocateRtpPort();
-    const sdpPath = join(this.opts.workDir, 'input.sdp');
-    writeFileSync(sdpPath, buildSdp(this.opts.track, this.port));
+    writeFileSync(this.sdpPath(), buildSdp(this.opts.track, this.port));
     this.socket = createSocket('udp4');
     // A connected socket sends without an address per packet (cheaper per send: docs/recording-individual.md,
     // "Where the cost goes"); it also hears ICMP refusals once ffmpeg is gone, which mean nothing here.
     this.socket.on('error', () => {});
     await new Promise<void>((r) => this.socket!.connect(this.port, '127.0.0.1', r));
-    if (this.transcodes() && this.packets === 0 && !this.stopped) await new Promise<void>((r) => (this.firstPacket = r));
     if (this.stopped) {
       releaseRtpPort(this.port);
       return;
     }
+    // The AAC encoder's channel count is read from the first packet, so a transcoding slicer starts with it.
+    if (this.transcodes() && this.packets === 0) {
+      this.launchOnPacket = true;
+      return;
+    }
+    await this.launch();
+  }
+
+  private sdpPath(): string {
+    return join(this.opts.workDir, 'input.sdp');
+  }
+
+  private async launch(): Promise<void> {
     const snap = this.kind === 'video' && this.opts.snapshotIntervalSec ? this.opts.snapshotIntervalSec : undefined;
     if (snap) this.watchSnapshots(snap);
-    this.ffmpeg = new FfmpegProcess(this.args(sdpPath, snap), { extraPipes: 1, cwd: this.opts.workDir });
+    this.ffmpeg = new FfmpegProcess(this.args(this.sdpPath(), snap), { extraPipes: 1, cwd: this.opts.workDir });
     const lines = new LineSplitter();
     const fd3 = this.ffmpeg.pipe(3);
     fd3.setEncoding('utf8');
@@ -181,7 +192,10 @@ export class TrackPipeline {
     this.packets++;
     if (!this.ready) {
       if (this.pending.length < PENDING_LIMIT) this.pending.push(packet);
-      this.firstPacket();
+      if (this.launchOnPacket) {
+        this.launchOnPacket = false;
+        void this.launch().catch((e: Error) => this.events.onFailure?.({ code: null, signal: null, clean: false, stderrTail: e.message }));
+      }
       return;
     }
     this.send(packet);
@@ -233,8 +247,11 @@ export class TrackPipeline {
   async stop(): Promise<FfmpegExit | undefined> {
     if (this.stopped) return undefined;
     this.stopped = true;
-    // A transcoding slicer still waiting for its first packet never started: there is nothing to end.
-    this.firstPacket();
+    if (this.launchOnPacket) {
+      // A transcoding slicer that never got a packet never started: there is nothing to end.
+      this.launchOnPacket = false;
+      releaseRtpPort(this.port);
+    }
     // An RTCP BYE ends ffmpeg's RTP input like an end of file: the last slice and snapshot are flushed cleanly
     // even when the sender has already gone quiet. Signals are the fallback (see FfmpegProcess.stop).
     const exit = await this.endOfStream();
