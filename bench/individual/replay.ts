@@ -111,11 +111,11 @@ function slicers(): Map<number, { kind: 'audio' | 'video'; cpuSec: number; rssKb
     if (!/^\d+$/.test(d)) continue;
     try {
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      if (!cmd.startsWith('ffmpeg') || !cmd.includes('input.sdp')) continue;
+      if (!cmd.startsWith('ffmpeg') || !cmd.includes('slice_%05d')) continue;
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (Number(f[1]) !== process.pid) continue;
-      const kind = readFileSync(`/proc/${d}/cwd/input.sdp`, 'utf8').includes('m=audio') ? 'audio' : 'video';
+      const kind = cmd.includes('0:a') ? 'audio' : 'video';
       const rssKb = procField(readFileSync(`/proc/${d}/status`, 'utf8'), 'VmRSS');
       const pssKb = procField(readFileSync(`/proc/${d}/smaps_rollup`, 'utf8'), 'Pss');
       out.set(Number(d), { kind, cpuSec: (Number(f[11]) + Number(f[12])) / TICK, rssKb, pssKb });
