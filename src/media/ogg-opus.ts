@@ -1,8 +1,8 @@
 /**
  * Opus RTP packets → an Ogg Opus stream (RFC 7845), which the audio slicer reads on its stdin instead of RTP over
  * loopback UDP (docs/recording-individual.md, "Audio slicers read Ogg on stdin": ffmpeg's cost per audio stream
- * halves). Pure: bytes in, bytes out. One Opus packet per page, so each page's granule position (the end of its
- * packet in 48 kHz samples, RFC 7845 §4) carries the RTP timestamp and a gap in the stream stays a gap.
+ * halves). Pure: bytes in, bytes out. One Opus packet per page; granule positions (48 kHz samples, RFC 7845 §4)
+ * carry the RTP timestamps.
  */
 import { rtpPayloadOffset } from './aac-output.ts';
 
@@ -39,8 +39,11 @@ const SERIAL = 0x5245454c;
 export class OggOpusWriter {
   #seq = 0;
   #lastTs = 0;
-  /** Highest timestamp written, unwrapped (RTP timestamps are 32-bit and wrap after 24.8 hours at 48 kHz). */
-  #ext: number | undefined;
+  /**
+   * The last packet taken, not yet written; start and end in samples from the first packet (unwrapped: RTP
+   * timestamps are 32-bit and wrap after 24.8 hours at 48 kHz).
+   */
+  #held: { readonly payload: Buffer; readonly start: number; readonly end: number } | undefined;
 
   /** The two header pages (OpusHead, OpusTags) for a stream decoded as `channels`. */
   header(channels: 1 | 2): Buffer {
@@ -61,8 +64,11 @@ export class OggOpusWriter {
   }
 
   /**
-   * The page for one RTP packet, or undefined when it carries nothing new: no payload, or a timestamp at or
-   * before one already written (a duplicate or a packet that came too late; ffmpeg's RTP input dropped those too).
+   * Takes one RTP packet and returns the page of the packet before it, if any. ffmpeg's Ogg reader starts each
+   * page's packet where the previous page's granule position says, so a page is written once the next packet is
+   * known and its granule position is where that next packet starts: a gap (loss, DTX) stays a gap and every
+   * packet keeps its RTP time. Packets with no payload, duplicates and packets at or before one already taken
+   * (too late) are dropped, as ffmpeg's RTP input did.
    */
   packet(rtp: Buffer): Buffer | undefined {
     const off = rtpPayloadOffset(rtp);
@@ -70,18 +76,24 @@ export class OggOpusWriter {
     let end = rtp.length;
     if (rtp[0]! & 0x20) end -= rtp[end - 1]!; // RTP padding
     if (end <= off) return undefined;
-    const payload = rtp.subarray(off, end);
     const ts = rtp.readUInt32BE(4);
-    let ext: number;
-    if (this.#ext === undefined) {
-      ext = 0;
-    } else {
-      ext = this.#ext + ((ts - this.#lastTs) | 0);
-      if (ext <= this.#ext) return undefined;
+    let start = 0;
+    if (this.#held) {
+      start = this.#held.start + ((ts - this.#lastTs) | 0);
+      if (start <= this.#held.start) return undefined;
     }
-    this.#ext = ext;
+    const out = this.#held ? this.#page(this.#held.payload, Math.max(start, this.#held.end), 0) : undefined;
+    const payload = Buffer.from(rtp.subarray(off, end));
+    this.#held = { payload, start, end: start + opusPacketSamples(payload) };
     this.#lastTs = ts;
-    return this.#page(payload, ext + opusPacketSamples(payload), 0);
+    return out;
+  }
+
+  /** The page of the last packet taken, at the end of the stream. */
+  flush(): Buffer | undefined {
+    const h = this.#held;
+    this.#held = undefined;
+    return h ? this.#page(h.payload, h.end, 0) : undefined;
   }
 
   #page(data: Uint8Array, granule: number, type: number): Buffer {

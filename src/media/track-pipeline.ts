@@ -170,6 +170,8 @@ class OggOpusInput implements SlicerInput {
   }
 
   end(): void {
+    const last = this.#ogg.flush();
+    if (last) this.#pipe?.write(last);
     this.#pipe?.end();
   }
 
