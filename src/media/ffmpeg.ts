@@ -5,7 +5,7 @@
  * time.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { spawnChild, watchChild } from '../process/index.ts';
 
 /** ffmpeg and ffprobe are found on PATH (docs/configuration.md): PATH is how an operator picks another build. */
@@ -23,8 +23,6 @@ export interface FfmpegExit {
 export interface FfmpegOptions {
   /** Extra pipes beyond stdio 0..2, readable from the parent (fd 3, 4, ...). */
   readonly extraPipes?: number;
-  /** stdin as a pipe from the parent (an input fed as `-i pipe:0`); otherwise closed. */
-  readonly stdin?: boolean;
   readonly cwd?: string;
   /** Bytes of stderr kept for diagnostics. */
   readonly stderrLimit?: number;
@@ -40,10 +38,8 @@ export class FfmpegProcess {
     opts: FfmpegOptions = {},
   ) {
     const extra = opts.extraPipes ?? 0;
-    const stdio: ('ignore' | 'pipe')[] = [opts.stdin ? 'pipe' : 'ignore', 'ignore', 'pipe', ...Array<'pipe'>(extra).fill('pipe')];
+    const stdio: ('ignore' | 'pipe')[] = ['ignore', 'ignore', 'pipe', ...Array<'pipe'>(extra).fill('pipe')];
     this.child = spawnChild(FFMPEG_BIN, ['-hide_banner', '-nostdin', ...args], { stdio, cwd: opts.cwd });
-    // EPIPE when ffmpeg has exited before the writer noticed: the exit itself is what gets reported.
-    this.child.stdin?.on('error', () => {});
     this.exited = watchChild(this.child, { stderrLimit: opts.stderrLimit ?? 8192, settleOn: 'close' }).then(
       ({ code, signal, stderrTail }) => {
         const clean = code === 0 || (this.stopping && (code === 255 || signal === 'SIGINT'));
@@ -57,13 +53,6 @@ export class FfmpegProcess {
     const s = this.child.stdio[fd];
     if (!s || !('on' in s)) throw new Error(`no pipe on fd ${fd}`);
     return s as Readable;
-  }
-
-  /** The input pipe (FfmpegOptions.stdin); writes after ffmpeg has gone fail quietly. */
-  input(): Writable {
-    const s = this.child.stdin;
-    if (!s) throw new Error('ffmpeg was started without a stdin pipe');
-    return s;
   }
 
   get running(): boolean {

@@ -1,18 +1,15 @@
 /**
  * One received track of one user → closed slices on local disk, without transcoding video.
- * Video RTP goes to ffmpeg over loopback UDP (a generated SDP); Opus goes as an Ogg stream on ffmpeg's stdin
- * (no RTP demuxing or UDP polling in ffmpeg: half the audio slicer's CPU, docs/recording-individual.md).
- * ffmpeg's segment muxer cuts slices per the slice policy and reports each closed slice on fd 3; optional JPEG
- * snapshots come out of the same process. Packets that arrive before ffmpeg can take them are held (bounded) and
- * then replayed, so the first keyframe is not lost.
+ * RTP goes to ffmpeg over loopback UDP (a generated SDP); ffmpeg's segment muxer cuts slices per the slice
+ * policy and reports each closed slice on fd 3; optional JPEG snapshots come out of the same process.
+ * Packets that arrive before ffmpeg has bound its port are held (bounded) and then replayed, so the first
+ * keyframe is not lost.
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { mkdirSync, readdirSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
-import type { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { aacArgs, aacChannels } from './aac-output.ts';
 import { FfmpegProcess, type FfmpegExit } from './ffmpeg.ts';
-import { OggOpusWriter } from './ogg-opus.ts';
 import type { TrackKind } from './naming.ts';
 import { buildSdp, isVideoCodec, type RtpTrackDescription } from './sdp.ts';
 import { type ClosedSlice, ClosedSliceReader, LineSplitter } from './segment-list.ts';
@@ -67,124 +64,13 @@ export function rtcpBye(ssrc: number): Buffer {
   return b;
 }
 const BIND_WAIT_MS = 10_000;
-/** Bytes queued for a slicer's stdin beyond which packets are dropped (ffmpeg stalled: about 1 min of Opus). */
-const STDIN_LIMIT = 512 * 1024;
-
-/** How packets reach one slicer: its ffmpeg input arguments and the sending side. */
-interface SlicerInput {
-  readonly stdin: boolean;
-  /** Before the spawn. */
-  prepare(): Promise<void>;
-  args(): string[];
-  /** After the spawn; resolves when ffmpeg can take packets. */
-  open(ff: FfmpegProcess): Promise<void>;
-  send(packet: Buffer): void;
-  /** Ends the input: ffmpeg writes its last slice and exits. */
-  end(ssrc: number | undefined): void;
-  close(): void;
-}
-
-/** RTP over a loopback UDP port that ffmpeg reads through a generated SDP. */
-class UdpRtpInput implements SlicerInput {
-  readonly stdin = false;
-  #socket: Socket | undefined;
-  #port = 0;
-  #released = false;
-
-  constructor(
-    private readonly track: RtpTrackDescription,
-    private readonly workDir: string,
-  ) {}
-
-  async prepare(): Promise<void> {
-    this.#port = await allocateRtpPort();
-    writeFileSync(this.#sdpPath(), buildSdp(this.track, this.#port));
-    this.#socket = createSocket('udp4');
-    // A connected socket sends without an address per packet (cheaper per send); it also hears ICMP refusals
-    // once ffmpeg is gone, which mean nothing here.
-    this.#socket.on('error', () => {});
-    await new Promise<void>((r) => this.#socket!.connect(this.#port, '127.0.0.1', r));
-  }
-
-  #sdpPath(): string {
-    return join(this.workDir, 'input.sdp');
-  }
-
-  args(): string[] {
-    return ['-protocol_whitelist', 'file,udp,rtp', '-i', this.#sdpPath()];
-  }
-
-  async open(ff: FfmpegProcess): Promise<void> {
-    const deadline = Date.now() + BIND_WAIT_MS;
-    while (Date.now() < deadline && ff.running) {
-      if (await isPortBound(this.#port)) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    this.#release();
-  }
-
-  send(packet: Buffer): void {
-    this.#socket?.send(packet);
-  }
-
-  end(ssrc: number | undefined): void {
-    // ffmpeg reads RTCP on the RTP port too, so one BYE on it ends the input like an end of file.
-    if (ssrc !== undefined) this.#socket?.send(rtcpBye(ssrc));
-  }
-
-  #release(): void {
-    if (this.#released || this.#port === 0) return;
-    this.#released = true;
-    releaseRtpPort(this.#port);
-  }
-
-  close(): void {
-    this.#release();
-    this.#socket?.close();
-    this.#socket = undefined;
-  }
-}
-
-/** Opus as an Ogg stream on ffmpeg's stdin (OggOpusWriter); the end of the pipe is the end of the stream. */
-class OggOpusInput implements SlicerInput {
-  readonly stdin = true;
-  readonly #ogg = new OggOpusWriter();
-  #pipe: Writable | undefined;
-
-  constructor(private readonly channels: () => 1 | 2) {}
-
-  async prepare(): Promise<void> {}
-
-  args(): string[] {
-    return ['-f', 'ogg', '-i', 'pipe:0'];
-  }
-
-  async open(ff: FfmpegProcess): Promise<void> {
-    this.#pipe = ff.input();
-    this.#pipe.write(this.#ogg.header(this.channels()));
-  }
-
-  send(packet: Buffer): void {
-    const page = this.#ogg.packet(packet);
-    if (page && this.#pipe && this.#pipe.writableLength < STDIN_LIMIT) this.#pipe.write(page);
-  }
-
-  end(): void {
-    const last = this.#ogg.flush();
-    if (last) this.#pipe?.write(last);
-    this.#pipe?.end();
-  }
-
-  close(): void {
-    this.#pipe?.destroy();
-  }
-}
 
 export class TrackPipeline {
   readonly kind: TrackKind;
   readonly container: 'ts' | 'webm';
   private ffmpeg: FfmpegProcess | undefined;
-  private readonly input: SlicerInput;
+  private socket: Socket | undefined;
+  private port = 0;
   private ready = false;
   private pending: Buffer[] = [];
   private firstPacketMs: number | undefined;
@@ -207,19 +93,19 @@ export class TrackPipeline {
     this.container = opts.track.codec === 'VP8' ? 'webm' : 'ts';
     this.now = opts.now ?? Date.now;
     this.slices = new ClosedSliceReader(opts.workDir, this.container, () => this.firstPacketMs ?? this.now());
-    // The declared channels of copied Opus stay 2, as the RTP description (opus/48000/2) always said.
-    this.input = opts.track.codec === 'opus' ? new OggOpusInput(() => (this.transcodes() ? this.aacChannels() : 2)) : new UdpRtpInput(opts.track, opts.workDir);
-  }
-
-  private aacChannels(): 1 | 2 {
-    return aacChannels(this.opts.track.fmtp, this.pending);
   }
 
   async start(): Promise<void> {
     mkdirSync(this.opts.workDir, { recursive: true });
-    await this.input.prepare();
+    this.port = await allocateRtpPort();
+    writeFileSync(this.sdpPath(), buildSdp(this.opts.track, this.port));
+    this.socket = createSocket('udp4');
+    // A connected socket sends without an address per packet (cheaper per send: docs/recording-individual.md,
+    // "Where the cost goes"); it also hears ICMP refusals once ffmpeg is gone, which mean nothing here.
+    this.socket.on('error', () => {});
+    await new Promise<void>((r) => this.socket!.connect(this.port, '127.0.0.1', r));
     if (this.stopped) {
-      this.input.close();
+      releaseRtpPort(this.port);
       return;
     }
     // The AAC encoder's channel count is read from the first packet, so a transcoding slicer starts with it.
@@ -230,10 +116,14 @@ export class TrackPipeline {
     await this.launch();
   }
 
+  private sdpPath(): string {
+    return join(this.opts.workDir, 'input.sdp');
+  }
+
   private async launch(): Promise<void> {
     const snap = this.kind === 'video' && this.opts.snapshotIntervalSec ? this.opts.snapshotIntervalSec : undefined;
     if (snap) this.watchSnapshots(snap);
-    this.ffmpeg = new FfmpegProcess(this.args(snap), { extraPipes: 1, cwd: this.opts.workDir, stdin: this.input.stdin });
+    this.ffmpeg = new FfmpegProcess(this.args(this.sdpPath(), snap), { extraPipes: 1, cwd: this.opts.workDir });
     const lines = new LineSplitter();
     const fd3 = this.ffmpeg.pipe(3);
     fd3.setEncoding('utf8');
@@ -241,34 +131,32 @@ export class TrackPipeline {
     fd3.on('end', () => lines.flush().forEach((l) => this.segmentClosed(l)));
     void this.ffmpeg.exited.then((exit) => {
       if (this.stopped) return;
-      // ffmpeg died on its own: release the input and watcher now, nobody may call stop().
+      // ffmpeg died on its own: release the socket and watcher now, nobody may call stop().
       this.stopped = true;
       this.closed = true;
       this.watcher?.close();
-      this.input.close();
+      this.socket?.close();
       this.events.onFailure?.(exit);
     });
-    await this.input.open(this.ffmpeg);
-    this.ready = true;
-    for (const p of this.pending) this.input.send(p);
-    this.pending = [];
+    await this.waitForBind();
   }
 
   private transcodes(): boolean {
     return this.kind === 'audio' && this.opts.audioOutput !== 'copy';
   }
 
-  private args(snapshotSec: number | undefined): string[] {
+  private args(sdpPath: string, snapshotSec: number | undefined): string[] {
     const policy = slicePolicy(this.kind, this.opts.sliceSeconds);
     const codec =
       this.kind === 'video'
         ? ['-map', '0:v', '-c:v', 'copy']
         : this.transcodes()
-          ? ['-map', '0:a', ...aacArgs(this.aacChannels())]
+          ? ['-map', '0:a', ...aacArgs(aacChannels(this.opts.track.fmtp, this.pending))]
           : ['-map', '0:a', '-c:a', 'copy'];
     const args = [
       '-loglevel', 'error',
-      ...this.input.args(),
+      '-protocol_whitelist', 'file,udp,rtp',
+      '-i', sdpPath,
       ...codec,
       // Every packet reaches the disk at once: a crash loses at most what is in flight, not a 32 KiB buffer.
       '-flush_packets', '1',
@@ -282,6 +170,18 @@ export class TrackPipeline {
       args.push('-map', '0:v', '-vf', `fps=1/${snapshotSec}`, '-q:v', '3', '-atomic_writing', '1', '-f', 'image2', 'snap_%05d.jpg');
     }
     return args;
+  }
+
+  private async waitForBind(): Promise<void> {
+    const deadline = Date.now() + BIND_WAIT_MS;
+    while (Date.now() < deadline && this.ffmpeg?.running) {
+      if (await isPortBound(this.port)) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    releaseRtpPort(this.port);
+    this.ready = true;
+    for (const p of this.pending) this.send(p);
+    this.pending = [];
   }
 
   /** One RTP packet as received (header + payload). */
@@ -298,18 +198,23 @@ export class TrackPipeline {
       }
       return;
     }
-    this.input.send(packet);
+    this.send(packet);
   }
 
   private async endOfStream(): Promise<FfmpegExit | undefined> {
     const ff = this.ffmpeg;
     if (!ff) return undefined;
-    if (this.ready && ff.running) {
-      this.input.end(this.ssrc);
+    if (this.ready && this.ssrc !== undefined && ff.running) {
+      // ffmpeg reads RTCP on the RTP port too (RFC 5761 multiplexing), so the BYE needs no second socket.
+      this.socket?.send(rtcpBye(this.ssrc));
       const exited = await Promise.race([ff.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), BYE_WAIT_MS))]);
       if (exited) return ff.exited;
     }
     return ff.stop();
+  }
+
+  private send(packet: Buffer): void {
+    this.socket?.send(packet);
   }
 
   private segmentClosed(line: string): void {
@@ -342,11 +247,13 @@ export class TrackPipeline {
   async stop(): Promise<FfmpegExit | undefined> {
     if (this.stopped) return undefined;
     this.stopped = true;
-    // A transcoding slicer that never got a packet never started: there is nothing to end.
-    this.launchOnPacket = false;
-    // Ending the input (an RTCP BYE for RTP, which ffmpeg treats as an end of file; the end of the pipe for Ogg)
-    // flushes the last slice and snapshot cleanly even when the sender has already gone quiet. Signals are the
-    // fallback (see FfmpegProcess.stop).
+    if (this.launchOnPacket) {
+      // A transcoding slicer that never got a packet never started: there is nothing to end.
+      this.launchOnPacket = false;
+      releaseRtpPort(this.port);
+    }
+    // An RTCP BYE ends ffmpeg's RTP input like an end of file: the last slice and snapshot are flushed cleanly
+    // even when the sender has already gone quiet. Signals are the fallback (see FfmpegProcess.stop).
     const exit = await this.endOfStream();
     this.closed = true;
     this.watcher?.close();
@@ -354,7 +261,7 @@ export class TrackPipeline {
     if (interval && this.kind === 'video') {
       for (const f of readdirSync(this.opts.workDir).sort()) this.snapshotMaybe(f, interval);
     }
-    this.input.close();
+    this.socket?.close();
     return exit;
   }
 }
