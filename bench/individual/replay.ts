@@ -161,8 +161,17 @@ for (const users of USERS) {
     }
   }
   await Promise.all(reps.map((r) => r.pipeline.start()));
+  // Pacing health: ticks later than 50 ms mean this process, not the slicers, fell behind.
+  const pacing = { ticks: 0, late: 0, maxGapMs: 0, last: 0 };
   const timer = setInterval(() => {
     const now = Date.now();
+    if (pacing.last > 0) {
+      const gap = now - pacing.last;
+      pacing.ticks++;
+      if (gap > 50) pacing.late++;
+      pacing.maxGapMs = Math.max(pacing.maxGapMs, gap);
+    }
+    pacing.last = now;
     for (const r of reps) r.pump(now);
   }, 10);
   // Steady state: ffmpeg's start-up (probing, codec setup) is left out by measuring from a snapshot after warm-up.
@@ -208,6 +217,9 @@ for (const users of USERS) {
     nodeRssKbPerStream,
     loadBefore,
     loadAfter: load(),
+    pacingLateTicks: pacing.late,
+    pacingTicks: pacing.ticks,
+    pacingMaxGapMs: pacing.maxGapMs,
   };
   console.log(JSON.stringify(row));
   const f4 = (x: number) => x.toFixed(4);
