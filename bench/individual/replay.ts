@@ -84,7 +84,8 @@ class Replayer {
     private readonly packets: readonly Captured[],
     private readonly rate: number,
     readonly pipeline: TrackPipeline,
-    private readonly t0: number,
+    /** Wall time of the first packet; set once every pipeline has started. */
+    public t0: number,
   ) {}
 
   pump(now: number): void {
@@ -105,25 +106,43 @@ class Replayer {
 }
 
 const procField = (text: string, name: string): number => Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(text)?.[1] ?? 0);
-function slicers(): Map<number, { kind: 'audio' | 'video'; cpuSec: number; rssKb: number; pssKb: number }> {
-  const out = new Map<number, { kind: 'audio' | 'video'; cpuSec: number; rssKb: number; pssKb: number }>();
+interface Slicer {
+  readonly pid: number;
+  readonly kind: 'audio' | 'video';
+}
+/** This process's ffmpeg slicers, found once: a /proc scan per sample blocked the pacing loop for seconds at 100 streams. */
+function findSlicers(): Slicer[] {
+  const out: Slicer[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
       if (!cmd.startsWith('ffmpeg') || !cmd.includes('slice_%05d')) continue;
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[1]) !== process.pid) continue;
-      const kind = cmd.includes('0:a') ? 'audio' : 'video';
-      const rssKb = procField(readFileSync(`/proc/${d}/status`, 'utf8'), 'VmRSS');
-      const pssKb = procField(readFileSync(`/proc/${d}/smaps_rollup`, 'utf8'), 'Pss');
-      out.set(Number(d), { kind, cpuSec: (Number(f[11]) + Number(f[12])) / TICK, rssKb, pssKb });
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+      out.push({ pid: Number(d), kind: cmd.includes('0:a') ? 'audio' : 'video' });
     } catch {
       /* exited meanwhile */
     }
   }
   return out;
+}
+function cpuSec(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICK;
+  } catch {
+    return Number.NaN;
+  }
+}
+/** RSS and PSS (shared pages divided among the sharers), read once after the measured window: smaps_rollup is slow. */
+function memoryKb(pid: number): { rssKb: number; pssKb: number } {
+  try {
+    return { rssKb: procField(readFileSync(`/proc/${pid}/status`, 'utf8'), 'VmRSS'), pssKb: procField(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'), 'Pss') };
+  } catch {
+    return { rssKb: Number.NaN, pssKb: Number.NaN };
+  }
 }
 const cpuNow = () => {
   const u = process.cpuUsage();
@@ -142,7 +161,7 @@ for (const users of USERS) {
   await sleep(3000);
   const idlePerSec = (cpuNow() - i0) / 3;
   const rss0 = process.memoryUsage().rss;
-  const t0 = Date.now() + 2000;
+  let t0 = Number.POSITIVE_INFINITY;
   const reps: Replayer[] = [];
   for (let u = 0; u < users; u++) {
     const tracks = ORIGINAL ? (['audio'] as const) : (['audio', 'video'] as const);
@@ -161,6 +180,9 @@ for (const users of USERS) {
     }
   }
   await Promise.all(reps.map((r) => r.pipeline.start()));
+  // Pacing starts once all slicers are up (starting 100 under load took a minute): no backlog sent in a burst.
+  t0 = Date.now() + 2000;
+  for (const r of reps) r.t0 = t0;
   // Pacing health: ticks later than 50 ms mean this process, not the slicers, fell behind.
   const pacing = { ticks: 0, late: 0, maxGapMs: 0, last: 0 };
   const timer = setInterval(() => {
@@ -176,34 +198,31 @@ for (const users of USERS) {
   }, 10);
   // Steady state: ffmpeg's start-up (probing, codec setup) is left out by measuring from a snapshot after warm-up.
   await sleep(Math.max(0, t0 - Date.now()) + WARM_SEC * 1000);
-  const start = slicers();
+  const found = findSlicers();
+  const cpu0 = new Map(found.map((x) => [x.pid, cpuSec(x.pid)]));
   const c0 = cpuNow();
   const w0 = Date.now();
-  const seen = new Map<number, ReturnType<typeof slicers> extends Map<number, infer V> ? V : never>();
-  const sampler = setInterval(() => {
-    for (const [pid, s] of slicers()) seen.set(pid, s);
-  }, 2000);
   await sleep(SECONDS * 1000);
-  for (const [pid, s] of slicers()) seen.set(pid, s);
-  clearInterval(sampler);
-  clearInterval(timer);
+  const cpu1 = new Map(found.map((x) => [x.pid, cpuSec(x.pid)]));
   const wall = (Date.now() - w0) / 1000;
   // This process's memory for the pipelines (their queues, sockets, pacing state), per stream.
   const nodeRssKbPerStream = (process.memoryUsage().rss - rss0) / 1024 / reps.length;
   const inProcess = Math.max(0, cpuNow() - c0 - idlePerSec * wall);
   const tEnd = Date.now();
+  clearInterval(timer);
+  const stats = found.map((x) => ({ ...x, ...memoryKb(x.pid), cpuSec: cpu1.get(x.pid)! - cpu0.get(x.pid)! })).filter((x) => Number.isFinite(x.cpuSec));
   await Promise.all(reps.map((r) => r.pipeline.stop()));
   const streams = reps.length;
-  const stats = [...seen].map(([pid, x]) => ({ ...x, cpuSec: x.cpuSec - (start.get(pid)?.cpuSec ?? 0) }));
   const sum = (k: 'audio' | 'video' | undefined, f: (x: (typeof stats)[number]) => number) => stats.filter((x) => !k || x.kind === k).reduce((a, x) => a + f(x), 0);
-  const perStreamSec = (k: 'audio' | 'video') => sum(k, (x) => x.cpuSec) / (reps.filter((r) => r.kind === k).length * wall);
+  const perStreamSec = (k: 'audio' | 'video') => sum(k, (x) => x.cpuSec) / (stats.filter((x) => x.kind === k).length * wall);
   const keptUp = reps.every((r) => r.firstMs !== undefined && r.recordedSec >= 0.95 * ((tEnd - r.firstMs) / 1000) - 0.5);
   const behind = reps.filter((r) => r.firstMs !== undefined && r.recordedSec < 0.95 * ((tEnd - r.firstMs) / 1000) - 0.5).length;
-  const slicerPerStream = sum(undefined, (x) => x.cpuSec) / (streams * wall);
+  const slicerPerStream = sum(undefined, (x) => x.cpuSec) / (Math.max(1, stats.length) * wall);
   const inProcPerStream = inProcess / (streams * wall);
   const row = {
     users,
     streams,
+    slicersMeasured: stats.length,
     wall: Math.round(wall),
     keptUp,
     behind,
