@@ -15,6 +15,7 @@ import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fork, type ChildProcess } from 'node:child_process';
 import { TrackPipeline, type RtpTrackDescription } from '../../src/media/index.ts';
 import { spawnChild } from '../../src/process/index.ts';
 
@@ -27,6 +28,10 @@ const OPUS_CHANNELS = process.env.BENCH_OPUS_CHANNELS === '2' ? 2 : 1;
 const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
 const USERS = counts.length > 0 ? counts : [5, 25, 50];
 const TICK = 100;
+// Pacing processes: one process pacing 5,000 packets a second got too small a CPU share at high load (the kernel
+// shares CPU per thread, and 100 slicers are 100 threads or more), so the streams are split among W child
+// processes, each with its users' pipelines (the project's spawn helper forks slicers from a main thread only).
+const WORKERS = Math.max(1, Number(process.env.BENCH_WORKERS ?? 4));
 const VP8: RtpTrackDescription = { codec: 'VP8', payloadType: 96, clockRate: 90000 };
 const OPUS: RtpTrackDescription = { codec: 'opus', payloadType: 111, clockRate: 48000, channels: 2, fmtp: 'minptime=10;useinbandfec=1' };
 
@@ -111,7 +116,7 @@ interface Slicer {
   readonly kind: 'audio' | 'video';
 }
 /** This process's ffmpeg slicers, found once: a /proc scan per sample blocked the pacing loop for seconds at 100 streams. */
-function findSlicers(): Slicer[] {
+function findSlicers(parents: ReadonlySet<number>): Slicer[] {
   const out: Slicer[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
@@ -119,7 +124,7 @@ function findSlicers(): Slicer[] {
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
       if (!cmd.startsWith('ffmpeg') || !cmd.includes('slice_%05d')) continue;
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+      if (!parents.has(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))) continue;
       out.push({ pid: Number(d), kind: cmd.includes('0:a') ? 'audio' : 'video' });
     } catch {
       /* exited meanwhile */
@@ -144,74 +149,132 @@ function memoryKb(pid: number): { rssKb: number; pssKb: number } {
     return { rssKb: Number.NaN, pssKb: Number.NaN };
   }
 }
-const cpuNow = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+interface WorkerInput {
+  readonly users: readonly number[];
+  readonly work: string;
+  readonly audio: Captured[];
+  readonly video: Captured[];
+}
+interface PacingStats {
+  ticks: number;
+  late: number;
+  maxGapMs: number;
+}
+interface StreamResult {
+  readonly kind: 'audio' | 'video';
+  readonly recordedSec: number;
+  readonly firstMs: number | undefined;
+}
+type ToWorker = { type: 'go'; t0: number } | { type: 'end' };
+type FromWorker = { type: 'started' } | { type: 'ended'; streams: StreamResult[]; pacing: PacingStats };
+
+/** A pacing process: its users' pipelines, started, paced from `go`, stopped at `end`. */
+async function pacingProcess(input: WorkerInput): Promise<void> {
+  const port = { postMessage: (m: FromWorker) => process.send!(m), on: (e: 'message', f: (m: ToWorker) => void) => process.on(e, f) };
+  const reps: Replayer[] = [];
+  const asBuffers = (cs: Captured[]) => cs.map((c) => ({ atMs: c.atMs, packet: Buffer.from(c.packet as unknown as string, 'base64') }));
+  const audio = asBuffers(input.audio);
+  const video = asBuffers(input.video);
+  for (const u of input.users) {
+    for (const kind of ORIGINAL ? (['audio'] as const) : (['audio', 'video'] as const)) {
+      const rep: Replayer = new Replayer(
+        kind,
+        kind === 'audio' ? audio : video,
+        kind === 'audio' ? 48000 : 90000,
+        new TrackPipeline(
+          { track: kind === 'audio' ? OPUS : VP8, workDir: join(input.work, `u${u}-${kind}`), audioOutput: ORIGINAL ? 'copy' : 'transcode' },
+          { onSlice: (sl) => void (rep.recordedSec += sl.durationSec) },
+        ),
+        Number.POSITIVE_INFINITY,
+      );
+      reps.push(rep);
+    }
+  }
+  await Promise.all(reps.map((r) => r.pipeline.start()));
+  // Pacing health: ticks later than 50 ms mean the pacer, not the slicers, fell behind.
+  const pacing: PacingStats = { ticks: 0, late: 0, maxGapMs: 0 };
+  let last = 0;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  port.on('message', (m: ToWorker) => {
+    if (m.type === 'go') {
+      for (const r of reps) r.t0 = m.t0;
+      timer = setInterval(() => {
+        const now = Date.now();
+        if (last > 0 && now >= m.t0) {
+          const gap = now - last;
+          pacing.ticks++;
+          if (gap > 50) pacing.late++;
+          pacing.maxGapMs = Math.max(pacing.maxGapMs, gap);
+        }
+        last = now;
+        for (const r of reps) r.pump(now);
+      }, 10);
+      return;
+    }
+    clearInterval(timer);
+    void Promise.all(reps.map((r) => r.pipeline.stop())).then(() => {
+      const msg: FromWorker = { type: 'ended', streams: reps.map((r) => ({ kind: r.kind, recordedSec: r.recordedSec, firstMs: r.firstMs })), pacing };
+      port.postMessage(msg);
+    });
+  });
+  const started: FromWorker = { type: 'started' };
+  port.postMessage(started);
+}
+
+if (process.env.BENCH_PACER) {
+  const input = await new Promise<WorkerInput>((r) => process.once('message', (m) => r(m as WorkerInput)));
+  await pacingProcess(input);
+} else {
 const captured = await capture();
 console.log(`captured ${captured.video.length} video and ${captured.audio.length} audio packets (${LOOP_SEC} s, Opus ${OPUS_CHANNELS === 2 ? 'stereo' : 'mono'})`);
 const rows: string[] = [];
 for (const users of USERS) {
   const loadBefore = load();
   const work = mkdtempSync(join(tmpdir(), 'reeltime-replay-'));
-  const i0 = cpuNow();
+  const threads = Math.min(WORKERS, users);
+  const workers = Array.from({ length: threads }, (_, w) => {
+    // Packets go base64-encoded over the IPC channel (JSON).
+    const enc = (cs: Captured[]) => cs.map((c) => ({ atMs: c.atMs, packet: c.packet.toString('base64') }));
+    const input = { users: Array.from({ length: users }, (_, u) => u).filter((u) => u % threads === w), work, audio: enc(captured.audio), video: enc(captured.video) };
+    const child = fork(new URL(import.meta.url).pathname, [], { env: { ...process.env, BENCH_PACER: '1' }, execArgv: ['--import', 'tsx'] });
+    child.send(input);
+    return child;
+  });
+  const pacerPids = new Set(workers.map((w) => w.pid!));
+  const pacersCpu = () => workers.reduce((a, w) => a + cpuSec(w.pid!), 0);
+  const next = (w: ChildProcess) => new Promise<FromWorker>((r) => w.once('message', (m) => r(m as FromWorker)));
+  await Promise.all(workers.map(next));
+  // The pacing processes' idle cost (Node, timers; slicers up, no packets yet), subtracted below.
+  const p0 = pacersCpu();
   await sleep(3000);
-  const idlePerSec = (cpuNow() - i0) / 3;
-  const rss0 = process.memoryUsage().rss;
-  let t0 = Number.POSITIVE_INFINITY;
-  const reps: Replayer[] = [];
-  for (let u = 0; u < users; u++) {
-    const tracks = ORIGINAL ? (['audio'] as const) : (['audio', 'video'] as const);
-    for (const kind of tracks) {
-      const rep: Replayer = new Replayer(
-        kind,
-        kind === 'audio' ? captured.audio : captured.video,
-        kind === 'audio' ? 48000 : 90000,
-        new TrackPipeline(
-          { track: kind === 'audio' ? OPUS : VP8, workDir: join(work, `u${u}-${kind}`), audioOutput: ORIGINAL ? 'copy' : 'transcode' },
-          { onSlice: (s) => void (rep.recordedSec += s.durationSec) },
-        ),
-        t0,
-      );
-      reps.push(rep);
-    }
-  }
-  await Promise.all(reps.map((r) => r.pipeline.start()));
+  const idlePerSec = (pacersCpu() - p0) / 3;
   // Pacing starts once all slicers are up (starting 100 under load took a minute): no backlog sent in a burst.
-  t0 = Date.now() + 2000;
-  for (const r of reps) r.t0 = t0;
-  // Pacing health: ticks later than 50 ms mean this process, not the slicers, fell behind.
-  const pacing = { ticks: 0, late: 0, maxGapMs: 0, last: 0 };
-  const timer = setInterval(() => {
-    const now = Date.now();
-    if (pacing.last > 0) {
-      const gap = now - pacing.last;
-      pacing.ticks++;
-      if (gap > 50) pacing.late++;
-      pacing.maxGapMs = Math.max(pacing.maxGapMs, gap);
-    }
-    pacing.last = now;
-    for (const r of reps) r.pump(now);
-  }, 10);
+  const t0 = Date.now() + 2000;
+  for (const w of workers) w.send({ type: 'go', t0 } satisfies ToWorker);
   // Steady state: ffmpeg's start-up (probing, codec setup) is left out by measuring from a snapshot after warm-up.
   await sleep(Math.max(0, t0 - Date.now()) + WARM_SEC * 1000);
-  const found = findSlicers();
+  const found = findSlicers(pacerPids);
   const cpu0 = new Map(found.map((x) => [x.pid, cpuSec(x.pid)]));
-  const c0 = cpuNow();
+  const c0 = pacersCpu();
   const w0 = Date.now();
   await sleep(SECONDS * 1000);
   const cpu1 = new Map(found.map((x) => [x.pid, cpuSec(x.pid)]));
   const wall = (Date.now() - w0) / 1000;
-  // This process's memory for the pipelines (their queues, sockets, pacing state), per stream.
-  const nodeRssKbPerStream = (process.memoryUsage().rss - rss0) / 1024 / reps.length;
-  const inProcess = Math.max(0, cpuNow() - c0 - idlePerSec * wall);
+  // The pacing processes' memory (Node itself included: an upper bound of what the pipelines hold), per stream.
+  const nodeRssKbPerStream = workers.reduce((a, w) => a + memoryKb(w.pid!).rssKb, 0) / (users * (ORIGINAL ? 1 : 2));
+  // The pacing processes' CPU: the pipelines' pushes (what the recorder's process spends) plus the pacing itself.
+  const inProcess = Math.max(0, pacersCpu() - c0 - idlePerSec * wall);
   const tEnd = Date.now();
-  clearInterval(timer);
   const stats = found.map((x) => ({ ...x, ...memoryKb(x.pid), cpuSec: cpu1.get(x.pid)! - cpu0.get(x.pid)! })).filter((x) => Number.isFinite(x.cpuSec));
-  await Promise.all(reps.map((r) => r.pipeline.stop()));
+  const ends = workers.map(next);
+  for (const w of workers) w.send({ type: 'end' } satisfies ToWorker);
+  const results = (await Promise.all(ends)).flatMap((m) => (m.type === 'ended' ? [m] : []));
+  for (const w of workers) w.kill();
+  const reps = results.flatMap((m) => m.streams);
+  const pacing = results.reduce((a, m) => ({ ticks: a.ticks + m.pacing.ticks, late: a.late + m.pacing.late, maxGapMs: Math.max(a.maxGapMs, m.pacing.maxGapMs) }), { ticks: 0, late: 0, maxGapMs: 0 });
   const streams = reps.length;
   const sum = (k: 'audio' | 'video' | undefined, f: (x: (typeof stats)[number]) => number) => stats.filter((x) => !k || x.kind === k).reduce((a, x) => a + f(x), 0);
   const perStreamSec = (k: 'audio' | 'video') => sum(k, (x) => x.cpuSec) / (stats.filter((x) => x.kind === k).length * wall);
@@ -248,7 +311,8 @@ for (const users of USERS) {
   rmSync(work, { recursive: true, force: true });
 }
 console.log(`\nstreamMode ${ORIGINAL ? 'original (audio only, Opus copied)' : 'default (Opus→AAC, VP8 copied)'}; core-seconds per recorded stream-second`);
-console.log('| users | streams | wall | kept real time | audio slicer | video slicer | in-process push | total | slicer RSS / PSS MB | bench process RSS KB / stream | load average |');
+console.log('| users | streams | wall | kept real time | audio slicer | video slicer | in-process push | total | slicer RSS / PSS MB | pacer RSS KB / stream (Node included) | load average |');
 console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
 process.exit(0);
+}
