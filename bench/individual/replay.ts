@@ -3,13 +3,15 @@
  * in-process tap (serialized RTP packets → TrackPipeline → ffmpeg slicer → closed slices on disk), fed from RTP
  * captured once from a 640x360@15 VP8 + Opus encode and replayed at real-time pace, looped with continuous
  * sequence numbers and timestamps. No encoder runs while measuring, so K users cost only what recording them
- * costs. Reports, per recorded stream: slicer CPU (ffmpeg children from /proc, audio and video apart), this
- * process's CPU for pushing packets (minus an idle baseline measured in the same run), slicer RSS and PSS, and
+ * costs. The users are split among BENCH_WORKERS pacing processes, each holding its users' pipelines. Reports,
+ * per recorded stream: slicer CPU (ffmpeg children from /proc, audio and video apart), the pacing processes' CPU
+ * for pushing packets (minus their idle cost measured in the same run), slicer RSS and PSS, pacing health, and
  * whether every stream kept real time (closed slices cover ≥ 95 % of the wall time since its first packet).
  *
  *   node --import tsx bench/individual/replay.ts [USERS ...]   (default 5 25 50; BENCH_SECONDS=45;
  *                                                             BENCH_STREAM_MODE=original: audio only, Opus copied;
- *                                                             BENCH_OPUS_CHANNELS=2: a stereo publisher)
+ *                                                             BENCH_OPUS_CHANNELS=2: a stereo publisher;
+ *                                                             BENCH_WORKERS=4 pacing processes)
  */
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
