@@ -51,11 +51,12 @@ function slicerCpu(): Map<number, SlicerSample> {
     if (!/^\d+$/.test(d)) continue;
     try {
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      if (!cmd.startsWith('ffmpeg') || !cmd.includes('input.sdp') || !cmd.includes('pipe:3')) continue;
+      // Slicers: the segment muxer writing slice_%05d with its list on fd 3 (audio reads Ogg on stdin, video an SDP).
+      if (!cmd.startsWith('ffmpeg') || !cmd.includes('slice_%05d') || !cmd.includes('pipe:3')) continue;
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (Number(f[1]) !== process.pid) continue;
-      const kind = readFileSync(`/proc/${d}/cwd/input.sdp`, 'utf8').includes('m=audio') ? 'audio' : 'video';
+      const kind = cmd.includes('0:a') ? 'audio' : 'video';
       const rssKb = procField(readFileSync(`/proc/${d}/status`, 'utf8'), 'VmRSS');
       const writeBytes = procField(readFileSync(`/proc/${d}/io`, 'utf8'), 'wchar');
       const pssKb = procField(readFileSync(`/proc/${d}/smaps_rollup`, 'utf8'), 'Pss');

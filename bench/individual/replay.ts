@@ -3,17 +3,21 @@
  * in-process tap (serialized RTP packets → TrackPipeline → ffmpeg slicer → closed slices on disk), fed from RTP
  * captured once from a 640x360@15 VP8 + Opus encode and replayed at real-time pace, looped with continuous
  * sequence numbers and timestamps. No encoder runs while measuring, so K users cost only what recording them
- * costs. Reports, per recorded stream: slicer CPU (ffmpeg children from /proc, audio and video apart), this
- * process's CPU for pushing packets (minus an idle baseline measured in the same run), slicer RSS and PSS, and
+ * costs. The users are split among BENCH_WORKERS pacing processes, each holding its users' pipelines. Reports,
+ * per recorded stream: slicer CPU (ffmpeg children from /proc, audio and video apart), the pacing processes' CPU
+ * for pushing packets (minus their idle cost measured in the same run), slicer RSS and PSS, pacing health, and
  * whether every stream kept real time (closed slices cover ≥ 95 % of the wall time since its first packet).
  *
  *   node --import tsx bench/individual/replay.ts [USERS ...]   (default 5 25 50; BENCH_SECONDS=45;
- *                                                             BENCH_STREAM_MODE=original: audio only, Opus copied)
+ *                                                             BENCH_STREAM_MODE=original: audio only, Opus copied;
+ *                                                             BENCH_OPUS_CHANNELS=2: a stereo publisher;
+ *                                                             BENCH_WORKERS=4 pacing processes)
  */
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fork, type ChildProcess } from 'node:child_process';
 import { TrackPipeline, type RtpTrackDescription } from '../../src/media/index.ts';
 import { spawnChild } from '../../src/process/index.ts';
 
@@ -21,9 +25,15 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 45);
 const LOOP_SEC = 20;
 const WARM_SEC = 5;
 const ORIGINAL = process.env.BENCH_STREAM_MODE === 'original';
+// Browsers send mono Opus unless the application asks for stereo (`stereo=1`), so mono is the common publisher.
+const OPUS_CHANNELS = process.env.BENCH_OPUS_CHANNELS === '2' ? 2 : 1;
 const counts = process.argv.slice(2).map(Number).filter((n) => n > 0);
 const USERS = counts.length > 0 ? counts : [5, 25, 50];
 const TICK = 100;
+// Pacing processes: one process pacing 5,000 packets a second got too small a CPU share at high load (the kernel
+// shares CPU per thread, and 100 slicers are 100 threads or more), so the streams are split among W child
+// processes, each with its users' pipelines (the project's spawn helper forks slicers from a main thread only).
+const WORKERS = Math.max(1, Number(process.env.BENCH_WORKERS ?? 4));
 const VP8: RtpTrackDescription = { codec: 'VP8', payloadType: 96, clockRate: 90000 };
 const OPUS: RtpTrackDescription = { codec: 'opus', payloadType: 111, clockRate: 48000, channels: 2, fmtp: 'minptime=10;useinbandfec=1' };
 
@@ -53,7 +63,7 @@ async function capture(): Promise<{ audio: Captured[]; video: Captured[] }> {
     '-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:d=${LOOP_SEC}`,
     '-map', '0:v', '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '800k', '-g', '30', '-keyint_min', '30', '-pix_fmt', 'yuv420p',
     '-payload_type', '96', '-ssrc', '1111', '-f', 'rtp', `rtp://127.0.0.1:${(vs.address()).port}?pkt_size=1200`,
-    '-map', '1:a', '-c:a', 'libopus', '-b:a', '48k', '-ar', '48000', '-ac', '2',
+    '-map', '1:a', '-c:a', 'libopus', '-b:a', '48k', '-ar', '48000', '-ac', String(OPUS_CHANNELS),
     '-payload_type', '111', '-ssrc', '2222', '-f', 'rtp', `rtp://127.0.0.1:${(as.address()).port}?pkt_size=1200`,
   ], { stdio: ['ignore', 'ignore', 'inherit'] });
   await new Promise((r) => ff.once('exit', r));
@@ -81,7 +91,8 @@ class Replayer {
     private readonly packets: readonly Captured[],
     private readonly rate: number,
     readonly pipeline: TrackPipeline,
-    private readonly t0: number,
+    /** Wall time of the first packet; set once every pipeline has started. */
+    public t0: number,
   ) {}
 
   pump(now: number): void {
@@ -102,93 +113,181 @@ class Replayer {
 }
 
 const procField = (text: string, name: string): number => Number(new RegExp(`^${name}:\\s*(\\d+)`, 'm').exec(text)?.[1] ?? 0);
-function slicers(): Map<number, { kind: 'audio' | 'video'; cpuSec: number; rssKb: number; pssKb: number }> {
-  const out = new Map<number, { kind: 'audio' | 'video'; cpuSec: number; rssKb: number; pssKb: number }>();
+interface Slicer {
+  readonly pid: number;
+  readonly kind: 'audio' | 'video';
+}
+/** This process's ffmpeg slicers, found once: a /proc scan per sample blocked the pacing loop for seconds at 100 streams. */
+function findSlicers(parents: ReadonlySet<number>): Slicer[] {
+  const out: Slicer[] = [];
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
       const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
-      if (!cmd.startsWith('ffmpeg') || !cmd.includes('input.sdp')) continue;
+      if (!cmd.startsWith('ffmpeg') || !cmd.includes('slice_%05d')) continue;
       const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[1]) !== process.pid) continue;
-      const kind = readFileSync(`/proc/${d}/cwd/input.sdp`, 'utf8').includes('m=audio') ? 'audio' : 'video';
-      const rssKb = procField(readFileSync(`/proc/${d}/status`, 'utf8'), 'VmRSS');
-      const pssKb = procField(readFileSync(`/proc/${d}/smaps_rollup`, 'utf8'), 'Pss');
-      out.set(Number(d), { kind, cpuSec: (Number(f[11]) + Number(f[12])) / TICK, rssKb, pssKb });
+      if (!parents.has(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]))) continue;
+      out.push({ pid: Number(d), kind: cmd.includes('0:a') ? 'audio' : 'video' });
     } catch {
       /* exited meanwhile */
     }
   }
   return out;
 }
-const cpuNow = () => {
-  const u = process.cpuUsage();
-  return (u.user + u.system) / 1e6;
-};
+function cpuSec(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICK;
+  } catch {
+    return Number.NaN;
+  }
+}
+/** RSS and PSS (shared pages divided among the sharers), read once after the measured window: smaps_rollup is slow. */
+function memoryKb(pid: number): { rssKb: number; pssKb: number } {
+  try {
+    return { rssKb: procField(readFileSync(`/proc/${pid}/status`, 'utf8'), 'VmRSS'), pssKb: procField(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'), 'Pss') };
+  } catch {
+    return { rssKb: Number.NaN, pssKb: Number.NaN };
+  }
+}
 const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const captured = await capture();
-console.log(`captured ${captured.video.length} video and ${captured.audio.length} audio packets (${LOOP_SEC} s)`);
-const rows: string[] = [];
-for (const users of USERS) {
-  const loadBefore = load();
-  const work = mkdtempSync(join(tmpdir(), 'reeltime-replay-'));
-  const i0 = cpuNow();
-  await sleep(3000);
-  const idlePerSec = (cpuNow() - i0) / 3;
-  const t0 = Date.now() + 2000;
+interface WorkerInput {
+  readonly users: readonly number[];
+  readonly work: string;
+  readonly audio: Captured[];
+  readonly video: Captured[];
+}
+interface PacingStats {
+  ticks: number;
+  late: number;
+  maxGapMs: number;
+}
+interface StreamResult {
+  readonly kind: 'audio' | 'video';
+  readonly recordedSec: number;
+  readonly firstMs: number | undefined;
+}
+type ToWorker = { type: 'go'; t0: number } | { type: 'end' };
+type FromWorker = { type: 'started' } | { type: 'ended'; streams: StreamResult[]; pacing: PacingStats };
+
+/** A pacing process: its users' pipelines, started, paced from `go`, stopped at `end`. */
+async function pacingProcess(input: WorkerInput): Promise<void> {
+  const port = { postMessage: (m: FromWorker) => process.send!(m), on: (e: 'message', f: (m: ToWorker) => void) => process.on(e, f) };
   const reps: Replayer[] = [];
-  for (let u = 0; u < users; u++) {
-    const tracks = ORIGINAL ? (['audio'] as const) : (['audio', 'video'] as const);
-    for (const kind of tracks) {
+  const asBuffers = (cs: Captured[]) => cs.map((c) => ({ atMs: c.atMs, packet: Buffer.from(c.packet as unknown as string, 'base64') }));
+  const audio = asBuffers(input.audio);
+  const video = asBuffers(input.video);
+  for (const u of input.users) {
+    for (const kind of ORIGINAL ? (['audio'] as const) : (['audio', 'video'] as const)) {
       const rep: Replayer = new Replayer(
         kind,
-        kind === 'audio' ? captured.audio : captured.video,
+        kind === 'audio' ? audio : video,
         kind === 'audio' ? 48000 : 90000,
         new TrackPipeline(
-          { track: kind === 'audio' ? OPUS : VP8, workDir: join(work, `u${u}-${kind}`), audioOutput: ORIGINAL ? 'copy' : 'transcode' },
-          { onSlice: (s) => void (rep.recordedSec += s.durationSec) },
+          { track: kind === 'audio' ? OPUS : VP8, workDir: join(input.work, `u${u}-${kind}`), audioOutput: ORIGINAL ? 'copy' : 'transcode' },
+          { onSlice: (sl) => void (rep.recordedSec += sl.durationSec) },
         ),
-        t0,
+        Number.POSITIVE_INFINITY,
       );
       reps.push(rep);
     }
   }
   await Promise.all(reps.map((r) => r.pipeline.start()));
-  const timer = setInterval(() => {
-    const now = Date.now();
-    for (const r of reps) r.pump(now);
-  }, 10);
+  // Pacing health: ticks later than 50 ms mean the pacer, not the slicers, fell behind.
+  const pacing: PacingStats = { ticks: 0, late: 0, maxGapMs: 0 };
+  let last = 0;
+  let timer: ReturnType<typeof setInterval> | undefined;
+  port.on('message', (m: ToWorker) => {
+    if (m.type === 'go') {
+      for (const r of reps) r.t0 = m.t0;
+      timer = setInterval(() => {
+        const now = Date.now();
+        if (last > 0 && now >= m.t0) {
+          const gap = now - last;
+          pacing.ticks++;
+          if (gap > 50) pacing.late++;
+          pacing.maxGapMs = Math.max(pacing.maxGapMs, gap);
+        }
+        last = now;
+        for (const r of reps) r.pump(now);
+      }, 10);
+      return;
+    }
+    clearInterval(timer);
+    void Promise.all(reps.map((r) => r.pipeline.stop())).then(() => {
+      const msg: FromWorker = { type: 'ended', streams: reps.map((r) => ({ kind: r.kind, recordedSec: r.recordedSec, firstMs: r.firstMs })), pacing };
+      port.postMessage(msg);
+    });
+  });
+  const started: FromWorker = { type: 'started' };
+  port.postMessage(started);
+}
+
+if (process.env.BENCH_PACER) {
+  const input = await new Promise<WorkerInput>((r) => process.once('message', (m) => r(m as WorkerInput)));
+  await pacingProcess(input);
+} else {
+const captured = await capture();
+console.log(`captured ${captured.video.length} video and ${captured.audio.length} audio packets (${LOOP_SEC} s, Opus ${OPUS_CHANNELS === 2 ? 'stereo' : 'mono'})`);
+const rows: string[] = [];
+for (const users of USERS) {
+  const loadBefore = load();
+  const work = mkdtempSync(join(tmpdir(), 'reeltime-replay-'));
+  const threads = Math.min(WORKERS, users);
+  const workers = Array.from({ length: threads }, (_, w) => {
+    // Packets go base64-encoded over the IPC channel (JSON).
+    const enc = (cs: Captured[]) => cs.map((c) => ({ atMs: c.atMs, packet: c.packet.toString('base64') }));
+    const input = { users: Array.from({ length: users }, (_, u) => u).filter((u) => u % threads === w), work, audio: enc(captured.audio), video: enc(captured.video) };
+    const child = fork(new URL(import.meta.url).pathname, [], { env: { ...process.env, BENCH_PACER: '1' }, execArgv: ['--import', 'tsx'] });
+    child.send(input);
+    return child;
+  });
+  const pacerPids = new Set(workers.map((w) => w.pid!));
+  const pacersCpu = () => workers.reduce((a, w) => a + cpuSec(w.pid!), 0);
+  const next = (w: ChildProcess) => new Promise<FromWorker>((r) => w.once('message', (m) => r(m as FromWorker)));
+  await Promise.all(workers.map(next));
+  // The pacing processes' idle cost (Node, timers; slicers up, no packets yet), subtracted below.
+  const p0 = pacersCpu();
+  await sleep(3000);
+  const idlePerSec = (pacersCpu() - p0) / 3;
+  // Pacing starts once all slicers are up (starting 100 under load took a minute): no backlog sent in a burst.
+  const t0 = Date.now() + 2000;
+  for (const w of workers) w.send({ type: 'go', t0 } satisfies ToWorker);
   // Steady state: ffmpeg's start-up (probing, codec setup) is left out by measuring from a snapshot after warm-up.
   await sleep(Math.max(0, t0 - Date.now()) + WARM_SEC * 1000);
-  const start = slicers();
-  const c0 = cpuNow();
+  const found = findSlicers(pacerPids);
+  const cpu0 = new Map(found.map((x) => [x.pid, cpuSec(x.pid)]));
+  const c0 = pacersCpu();
   const w0 = Date.now();
-  const seen = new Map<number, ReturnType<typeof slicers> extends Map<number, infer V> ? V : never>();
-  const sampler = setInterval(() => {
-    for (const [pid, s] of slicers()) seen.set(pid, s);
-  }, 2000);
   await sleep(SECONDS * 1000);
-  for (const [pid, s] of slicers()) seen.set(pid, s);
-  clearInterval(sampler);
-  clearInterval(timer);
+  const cpu1 = new Map(found.map((x) => [x.pid, cpuSec(x.pid)]));
   const wall = (Date.now() - w0) / 1000;
-  const inProcess = Math.max(0, cpuNow() - c0 - idlePerSec * wall);
+  // The pacing processes' memory (Node itself included: an upper bound of what the pipelines hold), per stream.
+  const nodeRssKbPerStream = workers.reduce((a, w) => a + memoryKb(w.pid!).rssKb, 0) / (users * (ORIGINAL ? 1 : 2));
+  // The pacing processes' CPU: the pipelines' pushes (what the recorder's process spends) plus the pacing itself.
+  const inProcess = Math.max(0, pacersCpu() - c0 - idlePerSec * wall);
   const tEnd = Date.now();
-  await Promise.all(reps.map((r) => r.pipeline.stop()));
+  const stats = found.map((x) => ({ ...x, ...memoryKb(x.pid), cpuSec: cpu1.get(x.pid)! - cpu0.get(x.pid)! })).filter((x) => Number.isFinite(x.cpuSec));
+  const ends = workers.map(next);
+  for (const w of workers) w.send({ type: 'end' } satisfies ToWorker);
+  const results = (await Promise.all(ends)).flatMap((m) => (m.type === 'ended' ? [m] : []));
+  for (const w of workers) w.kill();
+  const reps = results.flatMap((m) => m.streams);
+  const pacing = results.reduce((a, m) => ({ ticks: a.ticks + m.pacing.ticks, late: a.late + m.pacing.late, maxGapMs: Math.max(a.maxGapMs, m.pacing.maxGapMs) }), { ticks: 0, late: 0, maxGapMs: 0 });
   const streams = reps.length;
-  const stats = [...seen].map(([pid, x]) => ({ ...x, cpuSec: x.cpuSec - (start.get(pid)?.cpuSec ?? 0) }));
   const sum = (k: 'audio' | 'video' | undefined, f: (x: (typeof stats)[number]) => number) => stats.filter((x) => !k || x.kind === k).reduce((a, x) => a + f(x), 0);
-  const perStreamSec = (k: 'audio' | 'video') => sum(k, (x) => x.cpuSec) / (reps.filter((r) => r.kind === k).length * wall);
+  const perStreamSec = (k: 'audio' | 'video') => sum(k, (x) => x.cpuSec) / (stats.filter((x) => x.kind === k).length * wall);
   const keptUp = reps.every((r) => r.firstMs !== undefined && r.recordedSec >= 0.95 * ((tEnd - r.firstMs) / 1000) - 0.5);
   const behind = reps.filter((r) => r.firstMs !== undefined && r.recordedSec < 0.95 * ((tEnd - r.firstMs) / 1000) - 0.5).length;
-  const slicerPerStream = sum(undefined, (x) => x.cpuSec) / (streams * wall);
+  const slicerPerStream = sum(undefined, (x) => x.cpuSec) / (Math.max(1, stats.length) * wall);
   const inProcPerStream = inProcess / (streams * wall);
   const row = {
     users,
     streams,
+    slicersMeasured: stats.length,
     wall: Math.round(wall),
     keptUp,
     behind,
@@ -199,18 +298,23 @@ for (const users of USERS) {
     total: slicerPerStream + inProcPerStream,
     rssMb: sum(undefined, (x) => x.rssKb) / 1024 / Math.max(1, stats.length),
     pssMb: sum(undefined, (x) => x.pssKb) / 1024 / Math.max(1, stats.length),
+    nodeRssKbPerStream,
     loadBefore,
     loadAfter: load(),
+    pacingLateTicks: pacing.late,
+    pacingTicks: pacing.ticks,
+    pacingMaxGapMs: pacing.maxGapMs,
   };
   console.log(JSON.stringify(row));
   const f4 = (x: number) => x.toFixed(4);
   rows.push(
-    `| ${users} | ${streams} | ${row.wall} s | ${keptUp ? 'yes' : `no (${behind} behind)`} | ${f4(row.audioSlicer)} | ${ORIGINAL ? '—' : f4(row.videoSlicer)} | ${f4(row.inProcess)} | ${f4(row.total)} | ${row.rssMb.toFixed(1)} / ${row.pssMb.toFixed(1)} | ${loadBefore} → ${row.loadAfter} |`,
+    `| ${users} | ${streams} | ${row.wall} s | ${keptUp ? 'yes' : `no (${behind} behind)`} | ${f4(row.audioSlicer)} | ${ORIGINAL ? '—' : f4(row.videoSlicer)} | ${f4(row.inProcess)} | ${f4(row.total)} | ${row.rssMb.toFixed(1)} / ${row.pssMb.toFixed(1)} | ${Math.round(nodeRssKbPerStream)} | ${loadBefore} → ${row.loadAfter} |`,
   );
   rmSync(work, { recursive: true, force: true });
 }
 console.log(`\nstreamMode ${ORIGINAL ? 'original (audio only, Opus copied)' : 'default (Opus→AAC, VP8 copied)'}; core-seconds per recorded stream-second`);
-console.log('| users | streams | wall | kept real time | audio slicer | video slicer | in-process push | total | slicer RSS / PSS MB | load average |');
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('| users | streams | wall | kept real time | audio slicer | video slicer | in-process push | total | slicer RSS / PSS MB | pacer RSS KB / stream (Node included) | load average |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
 process.exit(0);
+}

@@ -1,5 +1,6 @@
 // Media pieces the recorders assemble: ffmpeg supervision, the RTP-to-slices pipeline and its slicing rule,
 // HLS playlists, object names, and post-recording remux. Mix compositing has its own index (./mix/index.ts).
+export { AAC_BITRATE } from './aac-output.ts';
 export { FFMPEG_BIN, FFPROBE_BIN, FfmpegProcess, runFfmpeg, type FfmpegExit, type FfmpegOptions } from './ffmpeg.ts';
 export {
   appendSlice,
@@ -38,7 +39,6 @@ export { mixAudio, userMp4, type AudioMixInput, type SliceFile, type UserMp4Inpu
 export { isVideoCodec, type RtpCodecName, type RtpTrackDescription } from './sdp.ts';
 export { expectedSliceCount, SLICE_SECONDS, slicePolicy, type SlicePolicy } from './slice-policy.ts';
 export {
-  AAC_BITRATE,
   TrackPipeline,
   type AudioOutput,
   type ClosedSlice,

@@ -8,6 +8,7 @@
 import { createSocket, type Socket } from 'node:dgram';
 import { mkdirSync, readdirSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
+import { aacArgs, aacChannels } from './aac-output.ts';
 import { FfmpegProcess, type FfmpegExit } from './ffmpeg.ts';
 import type { TrackKind } from './naming.ts';
 import { buildSdp, isVideoCodec, type RtpTrackDescription } from './sdp.ts';
@@ -43,8 +44,6 @@ export interface TrackPipelineEvents {
   onFailure?(exit: FfmpegExit): void;
 }
 
-/** AAC bitrate of transcoded audio slices: the hosted service's individual-mode audio (docs/recording-individual.md). */
-export const AAC_BITRATE = '64k';
 const PENDING_LIMIT = 2000;
 const BYE_WAIT_MS = 4000;
 
@@ -82,6 +81,8 @@ export class TrackPipeline {
   private closed = false;
   private ssrc: number | undefined;
   private readonly now: () => number;
+  /** start() left the spawn to the first packet (see start). */
+  private launchOnPacket = false;
   packets = 0;
 
   constructor(
@@ -97,13 +98,32 @@ export class TrackPipeline {
   async start(): Promise<void> {
     mkdirSync(this.opts.workDir, { recursive: true });
     this.port = await allocateRtpPort();
-    const sdpPath = join(this.opts.workDir, 'input.sdp');
-    writeFileSync(sdpPath, buildSdp(this.opts.track, this.port));
+    writeFileSync(this.sdpPath(), buildSdp(this.opts.track, this.port));
     this.socket = createSocket('udp4');
-    await new Promise<void>((r) => this.socket!.bind(0, '127.0.0.1', r));
+    // A connected socket sends without an address per packet (cheaper per send: docs/recording-individual.md,
+    // "Where the cost goes"); it also hears ICMP refusals once ffmpeg is gone, which mean nothing here.
+    this.socket.on('error', () => {});
+    await new Promise<void>((r) => this.socket!.connect(this.port, '127.0.0.1', r));
+    if (this.stopped) {
+      releaseRtpPort(this.port);
+      return;
+    }
+    // The AAC encoder's channel count is read from the first packet, so a transcoding slicer starts with it.
+    if (this.transcodes() && this.packets === 0) {
+      this.launchOnPacket = true;
+      return;
+    }
+    await this.launch();
+  }
+
+  private sdpPath(): string {
+    return join(this.opts.workDir, 'input.sdp');
+  }
+
+  private async launch(): Promise<void> {
     const snap = this.kind === 'video' && this.opts.snapshotIntervalSec ? this.opts.snapshotIntervalSec : undefined;
     if (snap) this.watchSnapshots(snap);
-    this.ffmpeg = new FfmpegProcess(this.args(sdpPath, snap), { extraPipes: 1, cwd: this.opts.workDir });
+    this.ffmpeg = new FfmpegProcess(this.args(this.sdpPath(), snap), { extraPipes: 1, cwd: this.opts.workDir });
     const lines = new LineSplitter();
     const fd3 = this.ffmpeg.pipe(3);
     fd3.setEncoding('utf8');
@@ -121,10 +141,18 @@ export class TrackPipeline {
     await this.waitForBind();
   }
 
+  private transcodes(): boolean {
+    return this.kind === 'audio' && this.opts.audioOutput !== 'copy';
+  }
+
   private args(sdpPath: string, snapshotSec: number | undefined): string[] {
     const policy = slicePolicy(this.kind, this.opts.sliceSeconds);
     const codec =
-      this.kind === 'video' ? ['-map', '0:v', '-c:v', 'copy'] : this.opts.audioOutput === 'copy' ? ['-map', '0:a', '-c:a', 'copy'] : ['-map', '0:a', '-c:a', 'aac', '-b:a', AAC_BITRATE];
+      this.kind === 'video'
+        ? ['-map', '0:v', '-c:v', 'copy']
+        : this.transcodes()
+          ? ['-map', '0:a', ...aacArgs(aacChannels(this.opts.track.fmtp, this.pending))]
+          : ['-map', '0:a', '-c:a', 'copy'];
     const args = [
       '-loglevel', 'error',
       '-protocol_whitelist', 'file,udp,rtp',
@@ -164,6 +192,10 @@ export class TrackPipeline {
     this.packets++;
     if (!this.ready) {
       if (this.pending.length < PENDING_LIMIT) this.pending.push(packet);
+      if (this.launchOnPacket) {
+        this.launchOnPacket = false;
+        void this.launch().catch((e: Error) => this.events.onFailure?.({ code: null, signal: null, clean: false, stderrTail: e.message }));
+      }
       return;
     }
     this.send(packet);
@@ -173,9 +205,8 @@ export class TrackPipeline {
     const ff = this.ffmpeg;
     if (!ff) return undefined;
     if (this.ready && this.ssrc !== undefined && ff.running) {
-      const bye = rtcpBye(this.ssrc);
-      this.socket?.send(bye, this.port + 1, '127.0.0.1');
-      this.socket?.send(bye, this.port, '127.0.0.1');
+      // ffmpeg reads RTCP on the RTP port too (RFC 5761 multiplexing), so the BYE needs no second socket.
+      this.socket?.send(rtcpBye(this.ssrc));
       const exited = await Promise.race([ff.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), BYE_WAIT_MS))]);
       if (exited) return ff.exited;
     }
@@ -183,7 +214,7 @@ export class TrackPipeline {
   }
 
   private send(packet: Buffer): void {
-    this.socket?.send(packet, this.port, '127.0.0.1');
+    this.socket?.send(packet);
   }
 
   private segmentClosed(line: string): void {
@@ -216,6 +247,11 @@ export class TrackPipeline {
   async stop(): Promise<FfmpegExit | undefined> {
     if (this.stopped) return undefined;
     this.stopped = true;
+    if (this.launchOnPacket) {
+      // A transcoding slicer that never got a packet never started: there is nothing to end.
+      this.launchOnPacket = false;
+      releaseRtpPort(this.port);
+    }
     // An RTCP BYE ends ffmpeg's RTP input like an end of file: the last slice and snapshot are flushed cleanly
     // even when the sender has already gone quiet. Signals are the fallback (see FfmpegProcess.stop).
     const exit = await this.endOfStream();

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -8,7 +8,7 @@ import { openTestDatabase } from '../../testing/index.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { bucketKeys, probe, sleep, waitFor } from './testing/media-checks.ts';
 
-/** Our own ffmpeg children whose command line reads a recorder SDP under `dir`: killed to simulate a crash. */
+/** Our own ffmpeg children working under `dir` (the slicers run in their stream's directory): killed to simulate a crash. */
 function killSlicers(dir: string): number {
   let n = 0;
   for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
@@ -16,7 +16,7 @@ function killSlicers(dir: string): number {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid && cmd.startsWith('ffmpeg') && cmd.includes(dir)) {
+      if (ppid === process.pid && cmd.startsWith('ffmpeg') && readlinkSync(`/proc/${pid}/cwd`).startsWith(dir)) {
         process.kill(Number(pid), 'SIGKILL');
         n++;
       }
