@@ -14,25 +14,30 @@ const framesOf = (uid: number) => `(() => { const v = document.querySelector('#r
 test('Chromium publishes through /rtc/ (WHIP), a werift subscriber receives its RTP, two browsers see each other', async () => {
   // Dead-peer timeouts are not under test here: two Chromiums on a busy machine may take seconds to connect.
   const s = await startTestServer({ values: { channel: { idleTimeoutMs: 60000 } } });
-  const a = await launchTestChromium();
-  const b = await launchTestChromium();
+  // Independent steps run side by side: both launches, then the werift subscriber's check beside B's join.
+  const [a, b] = await Promise.all([launchTestChromium(), launchTestChromium()]);
   try {
     const pageA = await a.context.newPage();
     await pageA.goto(`${s.url}/rtc/?channel=call&uid=101&autojoin=1`);
     await pageA.waitForFunction('window.reeltime && window.reeltime.joined', undefined, { timeout: 30000 });
 
     const token = buildRtcTokenWithUid(APP, CERT, 'call', 900, 2, 600, 600);
-    const sub = await whepSubscribe({ endpoint: `${s.url}/rtc/v1/apps/${APP}/channels/call/whep?uid=900&publisher=101`, token });
-    try {
-      await sub.waitFor(() => sub.counts.video > 50 && sub.counts.audio > 50, 30000, 'RTP from Chromium');
-      assert.ok(['vp8', 'h264'].includes(sub.codecs.get('video')!));
-    } finally {
-      await sub.close();
-    }
-
-    const pageB = await b.context.newPage();
-    await pageB.goto(`${s.url}/rtc/?channel=call&uid=102&autojoin=1`);
-    await pageB.waitForFunction('window.reeltime && window.reeltime.joined', undefined, { timeout: 30000 });
+    const viaWerift = (async () => {
+      const sub = await whepSubscribe({ endpoint: `${s.url}/rtc/v1/apps/${APP}/channels/call/whep?uid=900&publisher=101`, token });
+      try {
+        await sub.waitFor(() => sub.counts.video > 50 && sub.counts.audio > 50, 30000, 'RTP from Chromium');
+        assert.ok(['vp8', 'h264'].includes(sub.codecs.get('video')!));
+      } finally {
+        await sub.close();
+      }
+    })();
+    const joinB = (async () => {
+      const pageB = await b.context.newPage();
+      await pageB.goto(`${s.url}/rtc/?channel=call&uid=102&autojoin=1`);
+      await pageB.waitForFunction('window.reeltime && window.reeltime.joined', undefined, { timeout: 30000 });
+      return pageB;
+    })();
+    const [pageB] = await Promise.all([joinB, viaWerift]);
     await pageB.waitForFunction(`${framesOf(101)} > 10`, undefined, { timeout: 30000 });
     await pageA.waitForFunction(`${framesOf(102)} > 10`, undefined, { timeout: 30000 });
     const status = await pageA.textContent('#status');

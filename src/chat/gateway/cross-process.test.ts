@@ -1,12 +1,14 @@
 // Two real chat gateway processes on one PostgreSQL and one Redis: a message reaches the recipient's connection
-// whichever process holds it (docs/chat.md, "Across processes").
+// whichever process holds it (docs/chat.md, "Across processes"). The tests share one pair of gateways on a Redis of
+// their own (each uses its own users): a gateway process costs seconds of CPU to start, and what each test checks
+// is delivery across them and their recovery when that Redis restarts, not a fresh start.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { deleteTestKeys, requireTestRedis, startPrivateRedis, TEST_REDIS_URL, testRedisPrefix } from '../../redis/testing.ts';
+import { startPrivateRedis, testRedisPrefix, type PrivateRedis } from '../../redis/testing.ts';
 import { openTestDatabase, startServerProcess, TEST_PG_URL, type ServerProcess, type TestDatabase } from '../../testing/index.ts';
 import { ChatTokenSession, fetchUserToken, type TextMessage } from '../sdk/index.ts';
 import { NodeWebSocket, RawClient, waitFor } from './test-helpers.ts';
@@ -15,22 +17,26 @@ const prefix = testRedisPrefix();
 let db: TestDatabase;
 const dirs: string[] = [];
 const procs: ServerProcess[] = [];
+let redis: PrivateRedis;
+let a: ServerProcess;
+let b: ServerProcess;
 
 before(async () => {
-  await requireTestRedis();
   db = await openTestDatabase('postgres').catch((e: Error) => {
     throw new Error(`this test needs PostgreSQL at ${TEST_PG_URL}: ${e.message}`);
   });
+  redis = await startPrivateRedis();
+  [a, b] = await Promise.all([gateway(), gateway()]);
 });
 
 after(async () => {
-  for (const p of procs) await p.close();
+  await Promise.all(procs.map((p) => p.close()));
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
   await db?.close();
-  await deleteTestKeys(prefix);
+  await redis?.kill();
 });
 
-async function gateway(extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+async function gateway(): Promise<ServerProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-chat-gw-'));
   dirs.push(dataDir);
   const p = await startServerProcess({
@@ -38,9 +44,8 @@ async function gateway(extraEnv: Record<string, string> = {}): Promise<ServerPro
     args: ['chat'],
     env: {
       DATABASE_URL: `${TEST_PG_URL}?schema=${db.location.pgSchema}`,
-      REDIS_URL: TEST_REDIS_URL,
+      REDIS_URL: redis.url,
       REELTIME_REDIS_PREFIX: prefix,
-      ...extraEnv,
     },
   });
   procs.push(p);
@@ -60,7 +65,6 @@ function client(server: ServerProcess, user: string) {
 }
 
 test('a message from a user on gateway A reaches a user on gateway B, and back; offline messages wait in PostgreSQL', async () => {
-  const [a, b] = await Promise.all([gateway(), gateway()]);
   const alice = client(a, 'alice');
   const bob = client(b, 'bob');
   try {
@@ -94,9 +98,6 @@ test('a message from a user on gateway A reaches a user on gateway B, and back; 
 });
 
 test('Redis restarted between two messages: gateways resubscribe and live delivery resumes', async () => {
-  let redis = await startPrivateRedis();
-  const env = { REDIS_URL: redis.url };
-  const [a, b] = await Promise.all([gateway(env), gateway(env)]);
   const carol = client(a, 'carol');
   const dave = client(b, 'dave');
   const probe = new Redis(redis.url, { maxRetriesPerRequest: 1, retryStrategy: () => 100 });
@@ -126,33 +127,26 @@ test('Redis restarted between two messages: gateways resubscribe and live delive
     carol.sess.stop();
     dave.sess.stop();
     probe.disconnect();
-    await redis.kill();
   }
 });
 
 test('a login while Redis is down is refused (internal, close 1001) and succeeds once Redis is back', async () => {
-  let redis = await startPrivateRedis();
-  const a = await gateway({ REDIS_URL: redis.url });
   const wsUrl = `${a.url.replace(/^http/, 'ws')}/chat/ws`;
   const token = await fetchUserToken(a.url, 'erin');
-  try {
-    await redis.kill();
-    const refused = await RawClient.connect(wsUrl);
-    refused.send({ type: 'login', user: 'erin', token });
-    const failed = await refused.next('login-failed');
-    assert.equal(failed.code, 'internal');
-    await waitFor('closed', () => refused.closed !== undefined);
-    assert.equal(refused.closed!.code, 1001);
+  await redis.kill();
+  const refused = await RawClient.connect(wsUrl);
+  refused.send({ type: 'login', user: 'erin', token });
+  const failed = await refused.next('login-failed');
+  assert.equal(failed.code, 'internal');
+  await waitFor('closed', () => refused.closed !== undefined);
+  assert.equal(refused.closed!.code, 1001);
 
-    redis = await startPrivateRedis(redis.port);
-    const accepted = await RawClient.connect(wsUrl);
-    try {
-      accepted.send({ type: 'login', user: 'erin', token });
-      assert.equal((await accepted.next('login-ok')).user, 'erin');
-    } finally {
-      accepted.ws.close();
-    }
+  redis = await startPrivateRedis(redis.port);
+  const accepted = await RawClient.connect(wsUrl);
+  try {
+    accepted.send({ type: 'login', user: 'erin', token });
+    assert.equal((await accepted.next('login-ok')).user, 'erin');
   } finally {
-    await redis.kill();
+    accepted.ws.close();
   }
 });

@@ -45,20 +45,9 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   // Not a terminal: plain lines, the last one saying it records.
   assert.match(started.stdout.trim().split('\n').at(-1)!, /^(recorder ready \(4\)|recording \(5\)) {2}\d\d:\d\d {2}\d+ files? {2}\d+ uploaded, [\d.]+ k?M?B( \(\d+ waiting\))? {2}individual "cli-record" sid [0-9a-f]{32}$/);
   const sid = /sid ([0-9a-f]{32})$/m.exec(started.stdout)![1]!;
+  const rid = /resourceId (\S+) sid /.exec(started.stdout)![1]!;
 
-  // The first slices are written after a few seconds: wait until query lists a playlist per track.
-  const queried = await waitFor(
-    async () => {
-      const r = await cli('query', '--json');
-      assert.equal(r.code, 0, r.stderr);
-      const body = JSON.parse(r.stdout) as { sid: string; serverResponse: { status: number; fileList?: { fileName: string }[] } };
-      return (body.serverResponse.fileList?.length ?? 0) >= 2 && body;
-    },
-    120_000,
-    'two files in query',
-  );
-  assert.equal(queried.sid, sid);
-
+  // watch from the start: it keeps polling until its line counts uploads (below).
   const watcher = spawnChild(process.execPath, [BIN, 'record', 'watch', '--interval', '0.5', '--server', harness.server.url], {
     cwd: cliDir,
     env: env(),
@@ -67,12 +56,39 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   let watched = '';
   watcher.stdout!.on('data', (d: Buffer) => (watched += d.toString()));
   const watchEnded = new Promise<number | null>((resolve) => watcher.once('exit', (code) => resolve(code)));
+
+  // The first slices are written after a few seconds: wait (on the API itself, not a CLI process per poll) until
+  // query lists a playlist per track, then check that the CLI's query lists them too.
+  await waitFor(
+    async () => {
+      const r = await harness.api('GET', harness.path(rid, sid, 'query'));
+      const files = (r.body.serverResponse as { fileList?: unknown[] } | undefined)?.fileList;
+      return (files?.length ?? 0) >= 2;
+    },
+    120_000,
+    'two files in query',
+  );
+  const queriedCli = await cli('query', '--json');
+  assert.equal(queriedCli.code, 0, queriedCli.stderr);
+  const queried = JSON.parse(queriedCli.stdout) as { sid: string; serverResponse: { status: number; fileList?: { fileName: string }[] } };
+  assert.ok((queried.serverResponse.fileList?.length ?? 0) >= 2, queriedCli.stdout);
+  assert.equal(queried.sid, sid);
+
   // Its line counts the objects in the bucket and their bytes (the sessions API's uploads).
   await waitFor(() => /recording \(5\) .* [1-9]\d* uploaded, [\d.]+ [kM]B/.test(watched), 60_000, 'a status line with uploads from watch');
 
-  const updated = await cli('update', '--audio', '301', '--video', 'all');
+  // The refused calls do not touch the session's state: they run beside the first update.
+  const [updated, badHold, badLayout] = await Promise.all([
+    cli('update', '--audio', '301', '--video', 'all'),
+    cli('update', '--onhold', 'yes'),
+    cli('update', '--layout', 'bestfit'),
+  ]);
   assert.equal(updated.code, 0, updated.stderr);
   assert.equal(updated.stdout, `updated sid ${sid}\n`);
+  assert.equal(badHold.code, 2, 'a usage error');
+  assert.match(badHold.stderr, /--onhold must be true or false/);
+  assert.equal(badLayout.code, 1, 'updateLayout is refused in individual mode');
+  assert.match(badLayout.stderr, /^reeltime record update: 400 code \d+: /m);
   // --onhold pauses and resumes an individual recording (recordingConfig.onhold); query reports the hold.
   const held = await cli('update', '--onhold', 'true');
   assert.equal(held.code, 0, held.stderr);
@@ -80,12 +96,6 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   assert.equal((JSON.parse(heldQuery.stdout) as { serverResponse: { onhold?: boolean } }).serverResponse.onhold, true, heldQuery.stdout);
   const resumed = await cli('update', '--onhold', 'false');
   assert.equal(resumed.code, 0, resumed.stderr);
-  const badHold = await cli('update', '--onhold', 'yes');
-  assert.equal(badHold.code, 2, 'a usage error');
-  assert.match(badHold.stderr, /--onhold must be true or false/);
-  const badLayout = await cli('update', '--layout', 'bestfit');
-  assert.equal(badLayout.code, 1, 'updateLayout is refused in individual mode');
-  assert.match(badLayout.stderr, /^reeltime record update: 400 code \d+: /m);
 
   const stopped = await cli('stop');
   assert.equal(stopped.code, 0, stopped.stderr);
@@ -103,26 +113,26 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   assert.equal(await watchEnded, 0);
   assert.match(watched, new RegExp(`session ${sid} has ended\\n$`));
 
-  const again = await cli('query');
+  // The session's notifications reached the harness's receiver, and the sessions API says so; query (404) meanwhile.
+  const sessionUrl = `${harness.server.url}/v1/apps/${APP}/cloud_recording/sessions/${sid}`;
+  const [again] = await Promise.all([
+    cli('query'),
+    waitFor(
+      async () => {
+        const d = (await (await fetch(sessionUrl, { headers: { authorization: AUTH } })).json()) as { webhooks: { msgName: string; delivery: string }[] };
+        return d.webhooks.length > 0 && d.webhooks.every((w) => w.delivery === 'delivered') && d.webhooks.some((w) => w.msgName === 'session_exit');
+      },
+      30_000,
+      'every webhook of the session delivered',
+    ),
+  ]);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /404 code 404: failed to find worker/);
 
-  // The session's notifications reached the harness's receiver, and the sessions API says so.
-  const sessionUrl = `${harness.server.url}/v1/apps/${APP}/cloud_recording/sessions/${sid}`;
-  await waitFor(
-    async () => {
-      const d = (await (await fetch(sessionUrl, { headers: { authorization: AUTH } })).json()) as { webhooks: { msgName: string; delivery: string }[] };
-      return d.webhooks.length > 0 && d.webhooks.every((w) => w.delivery === 'delivered') && d.webhooks.some((w) => w.msgName === 'session_exit');
-    },
-    30_000,
-    'every webhook of the session delivered',
-  );
-
   // Once query stops answering, the sessions API still lists the session and its files.
-  const listed = await cli('list', '--channel', CNAME);
+  const [listed, filed] = await Promise.all([cli('list', '--channel', CNAME), cli('files')]);
   assert.equal(listed.code, 0, listed.stderr);
   assert.match(listed.stdout, new RegExp(`^${sid}  individual ended +8  [0-9-]+ [0-9:]+ +\\d+ files  "${CNAME}" uid 9001$`, 'm'));
-  const filed = await cli('files');
   assert.equal(filed.code, 0, filed.stderr);
   const fileLines = filed.stdout.trim().split('\n');
   assert.match(fileLines[0]!, new RegExp(`^\\d+ files of sid ${sid} \\(individual, ended, (uploaded|backuped)\\):$`));

@@ -1,10 +1,10 @@
 import type { StorageSettings } from '../config.ts';
 import { endpointUrl, describeStorage, type StorageConfig } from '../storage-config.ts';
 import { vendorRegion, vendorSpec } from '../vendors/index.ts';
-import { createAzureUploader } from './azure.ts';
+import type { AzureUploaderOptions } from './azure.ts';
 import { createLocalUploader } from './local.ts';
-import { createS3Uploader, parseTag } from './s3.ts';
-import { UploadError, type Uploader } from './types.ts';
+import type { S3UploaderOptions } from './s3.ts';
+import { UploadError, type ObjectInfo, type PutRequest, type Uploader } from './types.ts';
 
 /** Where a session's files go, without credentials (pure; tested per vendor and region). */
 export type Destination =
@@ -61,16 +61,17 @@ export function createUploader(storage: StorageConfig, config: StorageSettings, 
   const description = describeStorage(storage);
   if (d.api === 'local') return createLocalUploader(d.root, d.bucket);
   if (d.api === 'azure') {
-    return createAzureUploader({
+    const options: AzureUploaderOptions = {
       serviceUrl: d.serviceUrl,
       accountName: storage.accessKey,
       accountKey: storage.secretKey,
       container: d.container,
       blockSize: config.partSizeBytes,
       description,
-    });
+    };
+    return deferred('azure', description, async () => (await import('./azure.ts')).createAzureUploader(options));
   }
-  return createS3Uploader({
+  const options: Omit<S3UploaderOptions, 'tags'> = {
     endpoint: d.endpoint,
     region: d.signingRegion,
     forcePathStyle: d.forcePathStyle,
@@ -80,9 +81,35 @@ export function createUploader(storage: StorageConfig, config: StorageSettings, 
     ...(d.useSts ? { sessionToken: storage.stsToken! } : {}),
     ...(d.useSts && storage.stsExpiration ? { sessionTokenExpiresAt: storage.stsExpiration * 1000 } : {}),
     ...(d.sse ? { sse: d.sse } : {}),
-    ...(d.tag ? { tags: parseTag(d.tag) } : {}),
     partSize: config.partSizeBytes,
     now,
     description,
+  };
+  const tag = d.tag;
+  return deferred('s3', description, async () => {
+    const s3 = await import('./s3.ts');
+    return s3.createS3Uploader({ ...options, ...(tag ? { tags: s3.parseTag(tag) } : {}) });
   });
+}
+
+/**
+ * An uploader whose vendor SDK is loaded on first use. The AWS and Azure SDKs cost every process that starts
+ * reeltime (each test file with a server, the CLI) a few hundred ms of CPU to load, while most never upload
+ * anywhere but the local bucket.
+ */
+function deferred(kind: 's3' | 'azure', description: string, load: () => Promise<Uploader>): Uploader {
+  let loading: Promise<Uploader> | undefined;
+  const real = () => (loading ??= load());
+  return {
+    kind,
+    description,
+    put: async (req: PutRequest) => (await real()).put(req),
+    head: async (key: string): Promise<ObjectInfo | undefined> => (await real()).head(key),
+    get: async (key: string) => (await real()).get(key),
+    list: async (prefix?: string) => (await real()).list(prefix),
+    delete: async (key: string) => (await real()).delete(key),
+    close() {
+      void loading?.then((u) => u.close(), () => undefined);
+    },
+  };
 }
