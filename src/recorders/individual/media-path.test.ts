@@ -89,11 +89,17 @@ test('recording.mediaPath whep: the same recording over a loopback WHEP subscrip
 test('recording.mediaPath whep: a first WHEP session that never connects is replaced and the recording still gets slices', async () => {
   // The SFU's first answer carries a wrong ICE password: the recorder's connectivity checks fail, as when ICE/DTLS
   // never completes on a loaded host. Later answers are left alone.
-  const subscribe = Sfu.prototype.subscribe;
-  let calls = 0;
+  const { subscribe, end } = Sfu.prototype;
+  const ids: string[] = [];
+  const deleted: string[] = [];
   Sfu.prototype.subscribe = async function (this: Sfu, p) {
     const s = await subscribe.call(this, p);
-    return ++calls === 1 ? { ...s, answer: s.answer.replace(/^a=ice-pwd:.*$/gm, 'a=ice-pwd:0000000000000000000000') } : s;
+    ids.push(s.id);
+    return ids.length === 1 ? { ...s, answer: s.answer.replace(/^a=ice-pwd:.*$/gm, 'a=ice-pwd:0000000000000000000000') } : s;
+  };
+  Sfu.prototype.end = function (this: Sfu, id, reason) {
+    if (reason === 'deleted') deleted.push(id);
+    return end.call(this, id, reason);
   };
   const h = await startHarness({ recording: { mediaPath: 'whep' } });
   try {
@@ -106,9 +112,10 @@ test('recording.mediaPath whep: a first WHEP session that never connects is repl
       recordingFileConfig: { avFileType: ['hls'] },
     });
     await waitFor(() => ['ts', 'webm'].every((ext) => bucketKeys(h.bucketDir).some((k) => k.endsWith(`.${ext}`))), 120_000, 'a slice of each kind');
+    assert.ok(ids.length >= 2, `WHEP subscriptions made: ${ids.length}`);
+    assert.ok(deleted.includes(ids[0]!), 'the stuck WHEP session was deleted by the recorder');
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9302', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
-    assert.ok(calls >= 2, `WHEP subscriptions made: ${calls}`);
     for (const [kind, ext, codec] of [
       ['audio', 'ts', 'aac'],
       ['video', 'webm', 'vp8'],
@@ -118,7 +125,7 @@ test('recording.mediaPath whep: a first WHEP session that never connects is repl
       assert.deepEqual((await probe(join(h.bucketDir, slice))).codecs, [codec]);
     }
   } finally {
-    Sfu.prototype.subscribe = subscribe;
+    Object.assign(Sfu.prototype, { subscribe, end });
     await h.close();
   }
 });
