@@ -6,36 +6,17 @@
  * Each received track is described (codec, payload type, fmtp) for the media pipeline.
  */
 import type { RtpPacket } from 'werift';
+import type { Clock } from '../../clock/index.ts';
+import type { Logger } from '../../log/index.ts';
 import type { ChannelEvent, ChannelModule, ChannelSnapshot, MediaKind, Profile, TrackCodec } from '../../channel/index.ts';
 import { ChannelError, whepSubscribe, WhipHttpError, type WhepSubscriber } from '../../channel/index.ts';
 import type { RtpCodecName, RtpTrackDescription } from '../../media/index.ts';
 import { guardedFetch } from '../../net/index.ts';
 import { senderReportOf, type SenderReport } from '../../media/mix/live/index.ts';
+import { ChannelRefusal, type MediaSubscription } from './media-subscription.ts';
+import { supervisedWhep, type LinkState, type WhepLink } from './whep-retry.ts';
 
-export interface MediaSubscription {
-  /** Called once per kind, with the first packet's track description, then for each packet. */
-  onPacket(cb: (kind: MediaKind, track: RtpTrackDescription, packet: Buffer) => void): void;
-  /**
-   * The publisher's RTCP sender reports per kind, as the SFU passes them on (the publisher's NTP time ↔ this
-   * subscription's RTP timestamps; docs/channel.md, "Sender reports").
-   */
-  onSenderReport(cb: (kind: MediaKind, report: SenderReport) => void): void;
-  /** Asks the publisher for a keyframe (RTCP PLI), e.g. when a new slice pipeline starts mid-stream. */
-  requestKeyframe(): void;
-  close(): Promise<void>;
-}
-
-/** A refusal by the channel (token, profile, publisher gone) with its code, e.g. `token_expired`. */
-export class ChannelRefusal extends Error {
-  override readonly name = 'ChannelRefusal';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly reason: string,
-  ) {
-    super(`${status} ${code}: ${reason}`);
-  }
-}
+export { ChannelRefusal, type MediaSubscription } from './media-subscription.ts';
 
 export interface ChannelSource {
   snapshot(): ChannelSnapshot;
@@ -58,6 +39,10 @@ export interface ChannelSourceOptions {
    * it and uses WHEP otherwise; `whep` always subscribes over WHEP (a loopback WebRTC hop when local).
    */
   readonly mediaPath?: MediaPath;
+  /** The recorders' injected clock: bounds and back-off of WHEP re-subscriptions (whep-retry.ts). */
+  readonly clock: Clock;
+  /** Warnings about WHEP re-subscriptions (the session's logger). */
+  readonly log: Logger;
 }
 
 export type MediaPath = 'auto' | 'whep';
@@ -148,6 +133,49 @@ function describe(sub: WhepSubscriber, kind: MediaKind, pt: number): RtpTrackDes
   return undefined;
 }
 
+/** One WHEP session to the publisher, with its peer connection's state for the supervisor (whep-retry.ts). */
+async function whepLink(o: ChannelSourceOptions, endpoint: string, kinds: readonly MediaKind[]): Promise<WhepLink> {
+  let sub: WhepSubscriber;
+  try {
+    sub = await whepSubscribe({ endpoint, token: o.token, kinds, keep: 0, policy: o.channel.peerPolicy() });
+  } catch (e) {
+    if (e instanceof WhipHttpError) throw new ChannelRefusal(e.status, e.code, e.reason);
+    throw e;
+  }
+  const described = new Map<MediaKind, RtpTrackDescription | null>();
+  let videoSsrc: number | undefined;
+  const listeners: PacketListener[] = [];
+  sub.onRtp((kind: MediaKind, p: RtpPacket) => {
+    let d = described.get(kind);
+    if (d === undefined) {
+      d = describe(sub, kind, p.header.payloadType) ?? null;
+      described.set(kind, d);
+    }
+    if (!d) return;
+    if (kind === 'video') videoSsrc = p.header.ssrc;
+    const bytes = p.serialize();
+    for (const l of listeners) l(kind, d, bytes);
+  });
+  const stateOf = (s: string): LinkState | 'connecting' =>
+    s === 'connected' ? 'connected' : s === 'disconnected' ? 'disconnected' : s === 'failed' || s === 'closed' ? 'failed' : 'connecting';
+  return {
+    onPacket: (cb) => void listeners.push(cb),
+    onSenderReport: (cb) => sub.onSenderReport((kind, packet) => cb(kind, senderReportOf(packet))),
+    requestKeyframe() {
+      if (videoSsrc === undefined) return;
+      for (const t of sub.pc.getTransceivers()) {
+        if (t.kind === 'video') void t.receiver.sendRtcpPLI(videoSsrc).catch(() => undefined);
+      }
+    },
+    onState(cb) {
+      cb(stateOf(sub.pc.connectionState));
+      sub.pc.connectionStateChange.subscribe((s) => cb(stateOf(s)));
+    },
+    // When the channel server is gone the WHEP DELETE fails and the peer would stay open: close it ourselves.
+    close: () => sub.close().catch(() => sub.pc.close().catch(() => undefined)),
+  };
+}
+
 export function channelSource(o: ChannelSourceOptions): ChannelSource {
   const view = o.channel.view(o.appId, o.cname);
   const base = () =>
@@ -173,40 +201,14 @@ export function channelSource(o: ChannelSourceOptions): ChannelSource {
     },
     async subscribe(publisher, kinds) {
       if (local) return tapSubscribe(o, publisher, kinds);
-      const q = new URLSearchParams({ uid: o.uid, publisher: String(publisher), profile: o.profile });
-      let sub: WhepSubscriber;
-      try {
-        sub = await whepSubscribe({ endpoint: `${base()}/whep?${q}`, token: o.token, kinds, keep: 0, policy: o.channel.peerPolicy() });
-      } catch (e) {
-        if (e instanceof WhipHttpError) throw new ChannelRefusal(e.status, e.code, e.reason);
-        throw e;
-      }
-      const described = new Map<MediaKind, RtpTrackDescription | null>();
-      let videoSsrc: number | undefined;
-      const listeners: PacketListener[] = [];
-      sub.onRtp((kind: MediaKind, p: RtpPacket) => {
-        let d = described.get(kind);
-        if (d === undefined) {
-          d = describe(sub, kind, p.header.payloadType) ?? null;
-          described.set(kind, d);
-        }
-        if (!d) return;
-        if (kind === 'video') videoSsrc = p.header.ssrc;
-        const bytes = p.serialize();
-        for (const l of listeners) l(kind, d, bytes);
+      return supervisedWhep({
+        clock: o.clock,
+        log: o.log,
+        publisher,
+        kinds,
+        // The endpoint is worked out anew for each attempt: the channel may have moved to another node meanwhile.
+        open: () => whepLink(o, `${base()}/whep?${new URLSearchParams({ uid: o.uid, publisher: String(publisher), profile: o.profile })}`, kinds),
       });
-      return {
-        onPacket: (cb) => void listeners.push(cb),
-        onSenderReport: (cb) => sub.onSenderReport((kind, packet) => cb(kind, senderReportOf(packet))),
-        requestKeyframe() {
-          if (videoSsrc === undefined) return;
-          for (const t of sub.pc.getTransceivers()) {
-            if (t.kind === 'video') void t.receiver.sendRtcpPLI(videoSsrc).catch(() => undefined);
-          }
-        },
-        // When the channel server is gone the WHEP DELETE fails and the peer would stay open: close it ourselves.
-        close: () => sub.close().catch(() => sub.pc.close().catch(() => undefined)),
-      };
     },
   };
 }

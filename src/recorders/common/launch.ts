@@ -4,6 +4,7 @@
  * token ending it through the report.
  */
 import type { ChannelModule, Profile } from '../../channel/index.ts';
+import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
 import type { StorageModule, UploadSession } from '../../storage/index.ts';
@@ -23,6 +24,9 @@ export interface LaunchDeps {
   readonly source?: (task: RecordingTask) => ChannelSource;
   /** Counts slices and streams for /metrics (processes with the recorder role). */
   readonly meter?: RecorderMeter | undefined;
+  /** The recorders' injected clock (WHEP re-subscription bounds, among the session's timers). */
+  readonly clock: Clock;
+  readonly log: Logger;
 }
 
 export interface SessionIO {
@@ -61,6 +65,8 @@ export async function openSessionIO(deps: LaunchDeps, task: RecordingTask, repor
       uid: task.uid,
       token: task.clientRequest.token,
       profile,
+      clock: deps.clock,
+      log: deps.log.child({ component: 'channel-source', sid: task.sid }),
       ...(deps.mediaPath ? { mediaPath: deps.mediaPath } : {}),
     });
   return { signals, upload, source };

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ChannelModule, TapParams } from '../../channel/index.ts';
+import { Sfu } from '../../channel/sfu.ts';
 import { parsePlaylist } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from './testing/harness.ts';
 import { bucketKeys, centrePixel, isColour, probe, sleep, waitFor } from './testing/media-checks.ts';
@@ -81,6 +82,50 @@ test('recording.mediaPath whep: the same recording over a loopback WHEP subscrip
     await recordAndCheck(h, 'ind-whep');
     assert.equal(taps.length, 0, 'no tap with mediaPath whep');
   } finally {
+    await h.close();
+  }
+});
+
+test('recording.mediaPath whep: a first WHEP session that never connects is replaced and the recording still gets slices', async () => {
+  // The SFU's first answer carries a wrong ICE password: the recorder's connectivity checks fail, as when ICE/DTLS
+  // never completes on a loaded host. Later answers are left alone.
+  const { subscribe, end } = Sfu.prototype;
+  const ids: string[] = [];
+  const deleted: string[] = [];
+  Sfu.prototype.subscribe = async function (this: Sfu, p) {
+    const s = await subscribe.call(this, p);
+    ids.push(s.id);
+    return ids.length === 1 ? { ...s, answer: s.answer.replace(/^a=ice-pwd:.*$/gm, 'a=ice-pwd:0000000000000000000000') } : s;
+  };
+  Sfu.prototype.end = function (this: Sfu, id, reason) {
+    if (reason === 'deleted') deleted.push(id);
+    return end.call(this, id, reason);
+  };
+  const h = await startHarness({ recording: { mediaPath: 'whep' } });
+  try {
+    const cname = 'ind-whep-retry';
+    await h.publish({ cname, uid: 302, color: 'red', toneHz: 440, codec: 'vp8' });
+    const { resourceId, sid } = await h.startRecording(cname, '9302', {
+      token: rtcToken(cname, 9302, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
+      recordingFileConfig: { avFileType: ['hls'] },
+    });
+    await waitFor(() => ['ts', 'webm'].every((ext) => bucketKeys(h.bucketDir).some((k) => k.endsWith(`.${ext}`))), 120_000, 'a slice of each kind');
+    assert.ok(ids.length >= 2, `WHEP subscriptions made: ${ids.length}`);
+    assert.ok(deleted.includes(ids[0]!), 'the stuck WHEP session was deleted by the recorder');
+    const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9302', clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+    for (const [kind, ext, codec] of [
+      ['audio', 'ts', 'aac'],
+      ['video', 'webm', 'vp8'],
+    ] as const) {
+      const slice = bucketKeys(h.bucketDir).find((k) => k.includes(`__uid_s_302__uid_e_${kind}_`) && k.endsWith(`.${ext}`));
+      assert.ok(slice, `a ${kind} slice`);
+      assert.deepEqual((await probe(join(h.bucketDir, slice))).codecs, [codec]);
+    }
+  } finally {
+    Object.assign(Sfu.prototype, { subscribe, end });
     await h.close();
   }
 });
