@@ -128,16 +128,24 @@ test('a 404 on query is retried after 5, 10 and 15 s, then rejected with code 40
   assert.deepEqual(slept, [5000, 10000, 15000]);
 });
 
-test('a 5xx on start is retried with the same body after 3 s; a 4xx answer ends the retries; nothing recorded on stop is code 435', async () => {
+test('a 5xx on start is retried with the same body after 3, 6 and 9 s; a 4xx answer is not retried; nothing recorded on stop is code 435', async () => {
   const retried: { attempt: number; status: number; delayMs: number }[] = [];
   const { c, slept } = client(failing.url, { onRetry: (r) => retried.push({ attempt: r.attempt, status: r.error.status, delayMs: r.delayMs }) });
   const a = await c.acquire({ cname: 'client-fail', uid: '9' });
   const e = await c.start(a.resourceId, 'mix', { cname: 'client-fail', uid: '9', clientRequest: startRequest('mix') as never }).catch((x: unknown) => x);
-  // reeltime spends the resource on a failed launch, so the retry meets 433 (docs/client.md, "Retries").
+  // A failed launch leaves the resource startable (docs/client.md, "Retries"): every retry reaches a recorder again.
   assert.ok(e instanceof ServiceError, String(e));
-  assert.deepEqual([e.status, e.code], [400, 433]);
-  assert.deepEqual(retried, [{ attempt: 1, status: 500, delayMs: 3000 }]);
-  assert.deepEqual(slept, [3000]);
+  assert.deepEqual([e.status, e.code], [500, 502]);
+  assert.deepEqual(retried, [
+    { attempt: 1, status: 500, delayMs: 3000 },
+    { attempt: 2, status: 500, delayMs: 6000 },
+    { attempt: 3, status: 500, delayMs: 9000 },
+  ]);
+  assert.deepEqual(slept, [3000, 6000, 9000]);
+  // A refusal (here another uid than the resource's) is final.
+  const refused = await c.start(a.resourceId, 'mix', { cname: 'client-fail', uid: '10', clientRequest: startRequest('mix') as never }).catch((x: unknown) => x);
+  assert.ok(refused instanceof ServiceError && refused.status === 400, String(refused));
+  assert.equal(retried.length, 3);
 
   const b = await c.acquire({ cname: 'client-empty', uid: '9' });
   const s = await c.start(b.resourceId, 'individual', { cname: 'client-empty', uid: '9', clientRequest: startRequest('individual') as never });
