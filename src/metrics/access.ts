@@ -1,5 +1,5 @@
-import { timingSafeEqual } from 'node:crypto';
 import { isIP } from 'node:net';
+import { safeEqual } from '../http/index.ts';
 
 /** Who may read /metrics: holders of the configured bearer token, or else only callers on this host. */
 export type MetricsAccess = { readonly kind: 'token'; readonly token: string } | { readonly kind: 'loopback' };
@@ -21,12 +21,6 @@ export function isLoopback(address: string | undefined): boolean {
   return a === '::1';
 }
 
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 /**
  * Pure: whether a scrape is allowed. With a token, any address with `Authorization: Bearer <token>` (401 without
  * one, 403 with a wrong one). Without, loopback peers only; a request relayed by a proxy on this host is refused
@@ -36,7 +30,7 @@ export function decideMetricsAccess(access: MetricsAccess, req: MetricsRequest):
   if (access.kind === 'token') {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(req.authorization ?? '');
     if (!m) return { ok: false, status: 401, reason: 'send the metrics token as Authorization: Bearer <token>' };
-    if (!sameSecret(m[1]!, access.token)) return { ok: false, status: 403, reason: 'the metrics token does not match' };
+    if (!safeEqual(m[1]!, access.token)) return { ok: false, status: 403, reason: 'the metrics token does not match' };
     return { ok: true };
   }
   if (!isLoopback(req.remoteAddress) || req.forwarded) {

@@ -1,23 +1,16 @@
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { parseBasic, safeEqual } from '../../http/index.ts';
 import type { ChannelApp } from '../apps.ts';
 import { authorizeJoin, bearerToken } from '../auth.ts';
 import { ChannelError } from '../errors.ts';
 import { parseUid } from './params.ts';
 
-function same(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 /** True when the request carries the customer's Basic credentials; throws when it carries other Basic ones. */
 export function isCustomer(req: FastifyRequest, customer: { readonly id: string; readonly secret: string }): boolean {
   const header = req.headers.authorization;
   if (!header || !/^Basic\s/i.test(header)) return false;
-  const decoded = Buffer.from(header.replace(/^Basic\s+/i, ''), 'base64').toString('utf8');
-  const i = decoded.indexOf(':');
-  if (i > 0 && same(decoded.slice(0, i), customer.id) && same(decoded.slice(i + 1), customer.secret)) return true;
+  const given = parseBasic(header);
+  if (typeof given === 'object' && safeEqual(given.id, customer.id) && safeEqual(given.secret, customer.secret)) return true;
   throw new ChannelError('unauthorized', 'the Basic credentials are not the customer id and secret');
 }
 
