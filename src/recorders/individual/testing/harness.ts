@@ -45,6 +45,8 @@ export interface Harness {
     toneTurns?: { periodSec: number; half: 'first' | 'second' };
     /** Its sender reports put its clock this far ahead of ours. */
     senderClockOffsetMs?: number;
+    /** `replay`: media encoded once and paced out, which keeps real time on a loaded machine (default `live`). */
+    mode?: SyntheticPublisherOptions['mode'];
   }): Promise<SyntheticPublisher>;
   api(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
   startRecording(cname: string, uid: string, clientRequest: Record<string, unknown>, scene?: number): Promise<{ resourceId: string; sid: string }>;
@@ -118,6 +120,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         ...(p.height ? { height: p.height } : {}),
         ...(p.toneTurns ? { toneTurns: p.toneTurns } : {}),
         ...(p.senderClockOffsetMs !== undefined ? { senderClockOffsetMs: p.senderClockOffsetMs } : {}),
+        ...(p.mode ? { mode: p.mode } : {}),
       });
       publishers.push(pub);
       await pub.ready;
