@@ -45,7 +45,10 @@ export interface Harness {
     toneTurns?: { periodSec: number; half: 'first' | 'second' };
     /** Its sender reports put its clock this far ahead of ours. */
     senderClockOffsetMs?: number;
-    /** `replay`: media encoded once and paced out, which keeps real time on a loaded machine (default `live`). */
+    /**
+     * `replay`: media encoded once and paced out, which keeps real time on a loaded machine. Default `live`, or what
+     * REELTIME_TEST_PUBLISHERS says (`replay`: every harness publisher replays, to try a whole suite that way).
+     */
     mode?: SyntheticPublisherOptions['mode'];
   }): Promise<SyntheticPublisher>;
   api(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
@@ -120,7 +123,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         ...(p.height ? { height: p.height } : {}),
         ...(p.toneTurns ? { toneTurns: p.toneTurns } : {}),
         ...(p.senderClockOffsetMs !== undefined ? { senderClockOffsetMs: p.senderClockOffsetMs } : {}),
-        ...(p.mode ? { mode: p.mode } : {}),
+        mode: p.mode ?? (process.env.REELTIME_TEST_PUBLISHERS === 'replay' ? 'replay' : 'live'),
       });
       publishers.push(pub);
       await pub.ready;
