@@ -51,13 +51,13 @@ export interface SyntheticPublisher {
    * `toneTurns` switches), as its sender reports say it less their `senderClockOffsetMs` (undefined before any).
    */
   captureTimeOf(mediaMs: number): number | undefined;
-  /** RTP packets read from ffmpeg so far, per kind. */
+  /** RTP packets sent so far (read from ffmpeg, or paced out by the replay), per kind. */
   readonly packets: { audio: number; video: number };
-  /** Resolves when ffmpeg exits (stop() or an ffmpeg failure). */
+  /** Resolves when the media ends (stop(), or a live ffmpeg's failure: then it rejects with ffmpeg's error). */
   readonly exited: Promise<void>;
-  /** Stops ffmpeg, leaves the channel (DELETE) and closes the peer. */
+  /** Stops the media, leaves the channel (DELETE) and closes the peer. */
   stop(): Promise<void>;
-  /** Stops ffmpeg and the peer without telling the server (tests of dead-peer detection). */
+  /** Stops the media and the peer without telling the server (tests of dead-peer detection). */
   kill(): Promise<void>;
 }
 
