@@ -4,8 +4,9 @@
  * in-process reeltime, and that process with its children (live: the ffmpeg encoder) counted from /proc over a
  * window after a warm-up. A replay publisher's encode happens before it reports ready, outside the window.
  *
- *   node --import tsx bench/mix/publisher-cpu.ts [--seconds S] [case ...]
- *   (default 30 s; cases: vp8-640x360 h264-640x360 vp8-320x180 vp8-160x120@5, the last the cluster benchmark's)
+ *   node --import tsx bench/mix/publisher-cpu.ts [--seconds S] [--count N] [case ...]
+ *   (default 30 s, 1 publisher; cases: vp8-640x360 h264-640x360 vp8-320x180 vp8-160x120@5, the last the cluster
+ *   benchmark's; with N publishers, in one process as the benchmarks run them, the figure is per publisher)
  */
 import type { ChildProcess } from 'node:child_process';
 import { processTable, spawnChild } from '../../src/process/index.ts';
@@ -16,6 +17,8 @@ import type { PublishersMessage, PublishersPlan } from './publishers.ts';
 const argv = process.argv.slice(2);
 const secondsAt = argv.indexOf('--seconds');
 const SECONDS = secondsAt >= 0 ? Number(argv[secondsAt + 1]) : 30;
+const countAt = argv.indexOf('--count');
+const COUNT = countAt >= 0 ? Number(argv[countAt + 1]) : 1;
 const WARMUP_SECONDS = 3;
 const CASES: Record<string, { codec: 'vp8' | 'h264'; width: number; height: number; fps: number }> = {
   'vp8-640x360': { codec: 'vp8', width: 640, height: 360, fps: 15 },
@@ -23,7 +26,7 @@ const CASES: Record<string, { codec: 'vp8' | 'h264'; width: number; height: numb
   'vp8-320x180': { codec: 'vp8', width: 320, height: 180, fps: 15 },
   'vp8-160x120@5': { codec: 'vp8', width: 160, height: 120, fps: 5 },
 };
-const named = argv.filter((a, i) => a in CASES && argv[i - 1] !== '--seconds');
+const named = argv.filter((a) => a in CASES);
 const PUBLISHERS_SCRIPT = new URL('./publishers.ts', import.meta.url).pathname;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -49,7 +52,7 @@ async function measure(baseUrl: string, cname: string, c: (typeof CASES)[string]
     fps: c.fps,
     frameCode: false,
     mode,
-    users: [{ uid: 1000, color: 'red', toneHz: 440, codec: c.codec, width: c.width, height: c.height }],
+    users: Array.from({ length: COUNT }, (_, i) => ({ uid: 1000 + i, color: 'red', toneHz: 440, codec: c.codec, width: c.width, height: c.height })),
   };
   const child: ChildProcess = spawnChild(process.execPath, [...process.execArgv, PUBLISHERS_SCRIPT, JSON.stringify(plan)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
@@ -72,7 +75,7 @@ async function measure(baseUrl: string, cname: string, c: (typeof CASES)[string]
     const cpu0 = treeCpu(child.pid!);
     const t0 = performance.now();
     await sleep(SECONDS * 1000);
-    return (treeCpu(child.pid!) - cpu0) / ((performance.now() - t0) / 1000);
+    return (treeCpu(child.pid!) - cpu0) / ((performance.now() - t0) / 1000) / COUNT;
   } finally {
     child.stdin!.end();
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
@@ -84,7 +87,7 @@ async function measure(baseUrl: string, cname: string, c: (typeof CASES)[string]
 async function main(): Promise<void> {
   const h = await startHarness();
   try {
-    console.log(`publisher CPU, ${SECONDS} s windows; load average ${loadAverage()}`);
+    console.log(`publisher CPU, ${COUNT} publisher(s) per process, per publisher, ${SECONDS} s windows; load average ${loadAverage()}`);
     for (const name of named.length > 0 ? named : Object.keys(CASES)) {
       const c = CASES[name]!;
       const live = await measure(h.server.url, `cpu-${name}-live`, c, 'live');
