@@ -46,8 +46,9 @@ export interface Harness {
     /** Its sender reports put its clock this far ahead of ours. */
     senderClockOffsetMs?: number;
     /**
-     * `replay`: media encoded once and paced out, which keeps real time on a loaded machine. Default `live`, or what
-     * REELTIME_TEST_PUBLISHERS says (`replay`: every harness publisher replays, to try a whole suite that way).
+     * Default `replay` (media encoded once and paced out, which keeps real time on a loaded machine; every test file
+     * with harness publishers passed with it), or what REELTIME_TEST_PUBLISHERS says: `live` brings back an ffmpeg
+     * encoder per publisher for the publishers that do not ask for a mode.
      */
     mode?: SyntheticPublisherOptions['mode'];
   }): Promise<SyntheticPublisher>;
@@ -123,7 +124,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         ...(p.height ? { height: p.height } : {}),
         ...(p.toneTurns ? { toneTurns: p.toneTurns } : {}),
         ...(p.senderClockOffsetMs !== undefined ? { senderClockOffsetMs: p.senderClockOffsetMs } : {}),
-        mode: p.mode ?? (process.env.REELTIME_TEST_PUBLISHERS === 'replay' ? 'replay' : 'live'),
+        mode: p.mode ?? (process.env.REELTIME_TEST_PUBLISHERS === 'live' ? 'live' : 'replay'),
       });
       publishers.push(pub);
       await pub.ready;
