@@ -13,8 +13,8 @@ const UID = '9101';
  * A slice's UTC start is its first packet's arrival, its length the media's own clock, and the hold's time is the
  * update's. A live synthetic publisher's audio ran ahead of the arrival clock before a hold (its media outlasted the
  * wall time by 1.3–2.2 s in five runs, video by −0.1–1.1 s), while after a resume both started 30–65 ms after it;
- * the replayed publisher used now ended 60 ms (audio) and 25 ms (video) after the hold began in one run, so the
- * live encoder's lag was the cause. The bound before the hold stays loose (still well under the 8 s a leak would
+ * the replayed publisher used now ended 60 ms (audio) and 25 ms (video) after the hold began in one run, which
+ * points at the live encoder's timing. The bound before the hold stays loose (still well under the 8 s a leak would
  * add) and the one after it tight. The durations check below bounds the same thing without the arrival clock.
  */
 const JITTER_MS = 3500;
