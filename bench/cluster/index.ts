@@ -12,7 +12,7 @@
 import { readFileSync, readdirSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { startSyntheticPublisher, type SyntheticPublisher } from '../../src/channel/index.ts';
+import { prepareReplay, startSyntheticPublisher, type SyntheticPublisher } from '../../src/channel/index.ts';
 import { startCluster } from '../../src/recording/dispatch/bullmq/cluster-test-kit.ts';
 import { APP, BUCKET, recordingClient, rtcToken, storageConfig } from '../../src/recorders/individual/testing/harness.ts';
 import { bucketKeys, sleep } from '../../src/recorders/individual/testing/media-checks.ts';
@@ -21,6 +21,12 @@ import { startServerProcess, type ServerProcess } from '../../src/testing/index.
 const N = Number(process.argv[2] ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const TICK = 100; // USER_HZ
+/**
+ * Every publisher sends the same small picture and tone, replayed (encoded once, paced from memory in this
+ * process): 50 live encoders fell behind real time on 2 cores and their sessions never got in. BENCH_PUBLISHERS=live
+ * brings the encoders back.
+ */
+const PUBLISHER = { width: 160, height: 120, fps: 5, mode: process.env.BENCH_PUBLISHERS === 'live' ? 'live' : 'replay' } as const;
 
 /** CPU seconds (user + system) of a process and all its descendants now alive. */
 function treeCpu(rootPid: number): number {
@@ -74,7 +80,7 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
     const c = cname(i);
     // werift's handshake can stall on a loaded machine: such an attempt is dropped and the next one made.
     for (let attempt = 1; ; attempt++) {
-      const p = await startSyntheticPublisher({ baseUrl: o.channelUrl, appId: APP, cname: c, uid: 1000 + i, token: rtcToken(c, 1000 + i), width: 160, height: 120, fps: 5 });
+      const p = await startSyntheticPublisher({ baseUrl: o.channelUrl, appId: APP, cname: c, uid: 1000 + i, token: rtcToken(c, 1000 + i), ...PUBLISHER });
       try {
         await p.ready;
         pubs.push(p);
@@ -165,6 +171,7 @@ async function main(): Promise<void> {
     // BENCH_LOG_LEVEL=info keeps the processes' lifecycle lines for a run with errors (see keepLogs).
     REELTIME_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
   };
+  if (PUBLISHER.mode === 'replay') await prepareReplay(PUBLISHER);
   const cluster = await startCluster(roomy);
   let clustered: Result;
   try {

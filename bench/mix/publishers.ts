@@ -1,10 +1,10 @@
 /**
- * The mix benchmark's publishers, in their own process so that their CPU (ffmpeg encoders, werift send) is
- * measured apart from the recorder's. Started by bench/mix/index.ts with one JSON argument (`PublishersPlan`);
+ * The mix benchmark's publishers, in their own process so that their CPU (replay pacing or live ffmpeg encoders,
+ * werift send) is measured apart from the recorder's. Started by bench/mix/index.ts with one JSON argument (`PublishersPlan`);
  * prints one JSON line per message on stdout (`PublishersMessage`) and leaves the channel when stdin closes
  * (which also happens when the benchmark process dies).
  */
-import { startSyntheticPublisher, type SyntheticPublisher } from '../../src/channel/index.ts';
+import { prepareReplay, startSyntheticPublisher, type SyntheticPublisher } from '../../src/channel/index.ts';
 import { APP, rtcToken } from '../../src/recorders/individual/testing/harness.ts';
 
 export interface PublisherPlan {
@@ -22,6 +22,11 @@ export interface PublishersPlan {
   readonly fps: number;
   readonly frameCode: boolean;
   readonly users: readonly PublisherPlan[];
+  /**
+   * `replay` (default): each publisher's media is encoded once beforehand and paced out from memory, so 17
+   * publishers cost little and keep real time on a busy machine; `live`: an ffmpeg encoder per publisher.
+   */
+  readonly mode?: 'live' | 'replay';
 }
 
 export type PublishersMessage =
@@ -32,6 +37,8 @@ export type PublishersMessage =
 
 /** Publishers connected at a time, and tries each: a loaded machine refuses nothing, it is only slow. */
 const CONNECT_BATCH = 2;
+/** Replay encodes run at once (each is one ffmpeg, single-threaded for these sizes). */
+const PREPARE_BATCH = 2;
 const CONNECT_TRIES = 3;
 
 const send = (m: PublishersMessage): void => void process.stdout.write(`${JSON.stringify(m)}\n`);
@@ -63,7 +70,13 @@ async function main(): Promise<void> {
   process.stdin.on('end', () => void stop());
   process.stdin.on('close', () => void stop());
   process.stdin.resume();
+  const mode = plan.mode ?? 'replay';
+  const media = (u: PublisherPlan) => ({ color: u.color, toneHz: u.toneHz, codec: u.codec, width: u.width, height: u.height, fps: plan.fps, frameCode: plan.frameCode });
   try {
+    // The encodes first (a cached one is only read), so that no publisher waits on another's while connected.
+    if (mode === 'replay') {
+      for (let i = 0; i < plan.users.length; i += PREPARE_BATCH) await Promise.all(plan.users.slice(i, i + PREPARE_BATCH).map((u) => prepareReplay(media(u))));
+    }
     for (let i = 0; i < plan.users.length; i += CONNECT_BATCH) {
       const batch = plan.users.slice(i, i + CONNECT_BATCH);
       const started = await Promise.all(
@@ -74,13 +87,8 @@ async function main(): Promise<void> {
             cname: plan.cname,
             uid: u.uid,
             token: rtcToken(plan.cname, u.uid),
-            color: u.color,
-            toneHz: u.toneHz,
-            codec: u.codec,
-            width: u.width,
-            height: u.height,
-            fps: plan.fps,
-            frameCode: plan.frameCode,
+            ...media(u),
+            mode,
             onVideoFrame: (index, sentAtMs) => frames.push([u.uid, index, sentAtMs]),
           }).then(async (p) => {
             try {

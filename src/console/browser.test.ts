@@ -46,7 +46,8 @@ async function shot(page: Page, name: string): Promise<void> {
 test('console: sign in, see a publisher, record it (mix, then individual with an H.264 and a VP8 user), stop, play each user, read the event timeline', async () => {
   // Chromium, a mix and an individual recorder and the publisher's ffmpeg share the machine: on a loaded one the
   // publisher's packets can pause for longer than the default 5 s idle timeout, which would end it mid-test.
-  const h = await startHarness({ channel: { idleTimeoutMs: 30000 } });
+  // 4 s individual slices (a test-only setting): the individual recording has files after 4 s instead of 15.
+  const h = await startHarness({ channel: { idleTimeoutMs: 30000 }, recording: { individualSliceSeconds: 4 } });
   const browser = await launchTestChromium();
   try {
     const cname = 'console-demo';

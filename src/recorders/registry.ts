@@ -29,6 +29,7 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       baseUrl: deps.baseUrl,
       meter,
       mediaPath: ctx.config.recording.mediaPath,
+      ...(ctx.config.recording.individualSliceSeconds > 0 ? { sliceSeconds: ctx.config.recording.individualSliceSeconds } : {}),
     }),
     createMixRecorder({
       channel: deps.channel,

@@ -45,5 +45,9 @@ test('recording config: defaults, customers from file or environment, errors nam
   bad({ recording: { customers: [{ id: 'a', secret: 's', appIds: ['short'] }] } });
   bad({ recording: { region: 'US' } });
   bad({ recording: { maxConcurrentTasks: 0 } });
+  assert.equal(d.individualSliceSeconds, 0, 'the service’s 15 s slices unless a test shortens them');
+  assert.equal(loadConfig({ env: { ...env, REELTIME_RECORDING_INDIVIDUAL_SLICE_SECONDS: '4' }, values: {} }).recording.individualSliceSeconds, 4);
+  bad({ recording: { individualSliceSeconds: 61 } });
+  bad({ recording: { individualSliceSeconds: -1 } });
   bad({}, { REELTIME_RECORDING_CUSTOMERS: '[not json' });
 });

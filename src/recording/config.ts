@@ -34,6 +34,11 @@ export interface RecordingSettings {
   readonly webSliceSeconds: number;
   readonly webMp4SplitSeconds: number;
   /**
+   * Individual mode's slice length in seconds; 0 keeps the service's 15 s. Like the web settings it exists so tests
+   * get a first slice quickly (docs/recording-individual.md); no request can change it.
+   */
+  readonly individualSliceSeconds: number;
+  /**
    * Production: hosts a recorded page may load from besides its own (each checked by the outbound guard and pinned
    * when the browser starts); `*` lets other names resolve through the system (docs/recording-web.md).
    */
@@ -112,6 +117,7 @@ export function parseRecordingSettings(src: ConfigSource, core: CoreConfig): Rec
     webSliceSeconds: src.int('recording.webSliceSeconds', 'REELTIME_RECORDING_WEB_SLICE_SECONDS', 0, { min: 0, max: 60 }),
     webPageHosts: pageHosts(src.list('recording.webPageHosts', 'REELTIME_RECORDING_WEB_PAGE_HOSTS', [])),
     webMp4SplitSeconds: src.int('recording.webMp4SplitSeconds', 'REELTIME_RECORDING_WEB_MP4_SPLIT_SECONDS', 0, { min: 0 }),
+    individualSliceSeconds: src.int('recording.individualSliceSeconds', 'REELTIME_RECORDING_INDIVIDUAL_SLICE_SECONDS', 0, { min: 0, max: 60 }),
     dispatch: parseDispatchSettings(src),
     mediaPath: mediaPath(src.string('recording.mediaPath', 'REELTIME_RECORDING_MEDIA_PATH', 'auto')),
   };

@@ -39,10 +39,6 @@ function frameCodeFilters(m: SyntheticMedia): string {
 /** ffmpeg colour syntax we accept: a name ("red") or hex ("#ff0000", "0xff0000"). */
 export const COLOR = /^([a-zA-Z]{3,20}|(#|0x)[0-9a-fA-F]{6})$/;
 
-/**
- * ffmpeg arguments for a solid colour with a frame counter and a sine tone, sent as RTP to two loopback ports
- * (RTCP goes to the same port and is dropped by the reader). Keyframes every 2 s, no B-frames.
- */
 /** A volume filter that keeps the tone in one half of each period (single quotes keep the commas in the expression). */
 function toneGate(m: SyntheticMedia): string {
   if (!m.toneTurns) return '';
@@ -51,7 +47,21 @@ function toneGate(m: SyntheticMedia): string {
   return `,volume='if(${on},1,0)':eval=frame`;
 }
 
-export function syntheticFfmpegArgs(m: SyntheticMedia, videoPort: number, audioPort: number): string[] {
+/**
+ * How ffmpeg renders: `realtime` paces its inputs (`-re`) for a live publisher; otherwise it encodes as fast as it
+ * can, `seconds` of media, for a replay publisher's cache (publisher/replay-cache.ts). The encoders and their
+ * settings are the same either way, so both kinds of publisher send the same media.
+ */
+export type Rendering =
+  | { readonly realtime: true }
+  /** `readRate`: at most this many times real time (ffmpeg's `-readrate`). */
+  | { readonly realtime: false; readonly seconds: number; readonly readRate?: number };
+
+/**
+ * ffmpeg arguments for a solid colour with a frame counter and a sine tone, sent as RTP to two loopback ports
+ * (RTCP goes to the same port and is dropped by the reader). Keyframes every 2 s, no B-frames.
+ */
+export function syntheticFfmpegArgs(m: SyntheticMedia, videoPort: number, audioPort: number, rendering: Rendering = { realtime: true }): string[] {
   const gop = String(Math.max(1, Math.round(m.fps * 2)));
   const color = m.color.startsWith('#') ? `0x${m.color.slice(1)}` : m.color;
   const text = `drawtext=fontfile=${FONT}:text='%{n}':fontsize=${Math.round(m.height / 8)}:fontcolor=white:x=16:y=16`;
@@ -60,12 +70,16 @@ export function syntheticFfmpegArgs(m: SyntheticMedia, videoPort: number, audioP
       ? ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '800k', '-auto-alt-ref', '0', '-error-resilient', '1']
       : ['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-bf', '0', '-b:v', '800k'];
   const rtp = (port: number) => `rtp://127.0.0.1:${port}?rtcpport=${port}&pkt_size=1200`;
+  // An input option: each lavfi source ends after `seconds` (the sources themselves are endless).
+  const pace = rendering.realtime
+    ? ['-re']
+    : [...(rendering.readRate ? ['-readrate', String(rendering.readRate)] : []), '-t', String(rendering.seconds)];
   return [
     '-hide_banner',
     '-loglevel', 'error',
     '-nostdin',
-    '-re', '-f', 'lavfi', '-i', `color=c=${color}:s=${m.width}x${m.height}:r=${m.fps},${text}${frameCodeFilters(m)}`,
-    '-re', '-f', 'lavfi', '-i', `sine=frequency=${m.toneHz}:sample_rate=48000${toneGate(m)}`,
+    ...pace, '-f', 'lavfi', '-i', `color=c=${color}:s=${m.width}x${m.height}:r=${m.fps},${text}${frameCodeFilters(m)}`,
+    ...pace, '-f', 'lavfi', '-i', `sine=frequency=${m.toneHz}:sample_rate=48000${toneGate(m)}`,
     '-map', '0:v', ...video, '-g', gop, '-keyint_min', gop, '-pix_fmt', 'yuv420p',
     '-payload_type', '96', '-f', 'rtp', rtp(videoPort),
     '-map', '1:a', '-c:a', 'libopus', '-b:a', '48k', '-ar', '48000', '-ac', '2', '-application', 'lowdelay',

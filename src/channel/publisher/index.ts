@@ -1,2 +1,2 @@
 export { COLOR, FRAME_CODE } from './ffmpeg-args.ts';
-export { startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublisherOptions } from './synthetic.ts';
+export { prepareReplay, REPLAY_SECONDS, startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublisherOptions } from './synthetic.ts';

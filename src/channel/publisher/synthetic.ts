@@ -6,6 +6,11 @@ import { whipPublish, type WhipPublisher } from '../client/index.ts';
 import type { MediaKind } from '../membership/index.ts';
 import { CaptureClock } from './capture-clock.ts';
 import { COLOR, syntheticFfmpegArgs, type SyntheticMedia } from './ffmpeg-args.ts';
+import { replayMedia } from './replay-cache.ts';
+import { RtpReplay } from './replay.ts';
+
+/** A replay publisher's default loop. */
+export const REPLAY_SECONDS = 30;
 
 export interface SyntheticPublisherOptions extends Partial<SyntheticMedia> {
   /** reeltime base URL, e.g. http://127.0.0.1:8080 */
@@ -23,6 +28,18 @@ export interface SyntheticPublisherOptions extends Partial<SyntheticMedia> {
   readonly onVideoFrame?: (index: number, sentAtMs: number) => void;
   /** Its sender reports put its clock this far ahead of ours (negative: behind); default 0. */
   readonly senderClockOffsetMs?: number;
+  /**
+   * `live` (default): an ffmpeg encodes in real time for the publisher's whole life; on a busy machine it falls
+   * behind. `replay`: the same media is encoded once, faster than real time, into a cache file shared by every
+   * process (publisher/replay-cache.ts), and sent in real time from memory, looped (publisher/replay.ts): no encoder
+   * runs while publishing. The first publisher of a set of parameters on a machine waits for that encode.
+   */
+  readonly mode?: 'live' | 'replay';
+  /**
+   * Replay: the loop's length in seconds (default REPLAY_SECONDS). It is rounded up to whole `toneTurns` periods, and
+   * with `frameCode` to whole frame-code periods (1024 frames: 68.3 s at 15 fps), so loops change neither.
+   */
+  readonly replaySeconds?: number;
 }
 
 export interface SyntheticPublisher {
@@ -34,53 +51,114 @@ export interface SyntheticPublisher {
    * `toneTurns` switches), as its sender reports say it less their `senderClockOffsetMs` (undefined before any).
    */
   captureTimeOf(mediaMs: number): number | undefined;
-  /** RTP packets read from ffmpeg so far, per kind. */
+  /** RTP packets sent so far (read from ffmpeg, or paced out by the replay), per kind. */
   readonly packets: { audio: number; video: number };
-  /** Resolves when ffmpeg exits (stop() or an ffmpeg failure). */
+  /** Resolves when the media ends (stop(), or a live ffmpeg's failure: then it rejects with ffmpeg's error). */
   readonly exited: Promise<void>;
-  /** Stops ffmpeg, leaves the channel (DELETE) and closes the peer. */
+  /** Stops the media, leaves the channel (DELETE) and closes the peer. */
   stop(): Promise<void>;
-  /** Stops ffmpeg and the peer without telling the server (tests of dead-peer detection). */
+  /** Stops the media and the peer without telling the server (tests of dead-peer detection). */
   kill(): Promise<void>;
 }
 
-/** A loopback port ffmpeg sends one kind's RTP to; packets go to `track` once it is set. */
+/** Where one kind's RTP goes (from ffmpeg's loopback port, or the replay pacer): to `track` once it is set. */
 interface RtpInput {
-  readonly sock: Socket;
   track: MediaStreamTrack | undefined;
   /** Where its sender reports go, once the WHIP session is up. */
   whip: WhipPublisher | undefined;
+  deliver(msg: Buffer): void;
 }
 
 /** ffmpeg's RTP has no retransmission: room for a few seconds of it while a busy event loop is not reading. */
 const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
 
-async function rtpInput(kind: MediaKind, clock: CaptureClock, onPacket: (msg: Buffer) => void): Promise<RtpInput> {
-  const sock = createSocket({ type: 'udp4', recvBufferSize: RECV_BUFFER_BYTES });
-  const input: RtpInput = { sock, track: undefined, whip: undefined };
-  sock.on('message', (msg) => {
-    // RTCP (payload types 200-204 with the marker bit) shares the port: ffmpeg's reports are replaced by the capture clock's.
-    if (msg.length < 12 || (msg[1]! >= 200 && msg[1]! <= 204)) return;
-    const timestamp = msg.readUInt32BE(4);
-    input.track?.writeRtp(msg);
-    onPacket(msg);
-    // Reports from when they can go out (the first comes with the first packet after the peer connected).
-    const whip = input.whip?.pc.connectionState === 'connected' ? input.whip : undefined;
-    if (!whip) return clock.observe(kind, timestamp, Date.now());
-    const report = clock.report(kind, timestamp, Date.now());
-    if (report) whip.sendSenderReport(kind, report);
-  });
-  await new Promise<void>((resolve) => sock.bind(0, '127.0.0.1', resolve));
+function rtpInput(kind: MediaKind, clock: CaptureClock, onPacket: (msg: Buffer) => void): RtpInput {
+  const input: RtpInput = {
+    track: undefined,
+    whip: undefined,
+    deliver(msg) {
+      // RTCP (payload types 200-204 with the marker bit) shares ffmpeg's port: its reports are replaced by the capture clock's.
+      if (msg.length < 12 || (msg[1]! >= 200 && msg[1]! <= 204)) return;
+      const timestamp = msg.readUInt32BE(4);
+      input.track?.writeRtp(msg);
+      onPacket(msg);
+      // Reports from when they can go out (the first comes with the first packet after the peer connected).
+      const whip = input.whip?.pc.connectionState === 'connected' ? input.whip : undefined;
+      if (!whip) return clock.observe(kind, timestamp, Date.now());
+      const report = clock.report(kind, timestamp, Date.now());
+      if (report) whip.sendSenderReport(kind, report);
+    },
+  };
   return input;
 }
 
-/**
- * A synthetic WHIP publisher: ffmpeg renders a solid colour with a frame counter and a sine tone, encodes VP8 or
- * H.264 and Opus, and sends RTP to loopback ports that a werift client peer reads and forwards over WHIP.
- * ffmpeg starts first and the WHIP session opens once both kinds flow, so the server gets media as soon as the
- * peer connects (a slow ffmpeg start on a busy machine would otherwise count against the server's idle timeout).
- */
-export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): Promise<SyntheticPublisher> {
+async function socketInto(input: RtpInput): Promise<Socket> {
+  const sock = createSocket({ type: 'udp4', recvBufferSize: RECV_BUFFER_BYTES });
+  sock.on('message', (msg) => input.deliver(msg));
+  await new Promise<void>((resolve) => sock.bind(0, '127.0.0.1', resolve));
+  return sock;
+}
+
+/** What makes the media: a live ffmpeg or the replay pacer. */
+interface MediaSource {
+  /** Resolves when it ends (stopped, or ffmpeg exited). */
+  readonly exited: Promise<void>;
+  /** ffmpeg's error output, if any. */
+  failure(): string | undefined;
+  /** How it ended, for an error before any media: the error output or the exit code. */
+  ending(): string;
+  stop(): Promise<void>;
+}
+
+async function liveSource(media: SyntheticMedia, video: RtpInput, audio: RtpInput): Promise<MediaSource> {
+  const vs = await socketInto(video);
+  const as = await socketInto(audio);
+  const ff: ChildProcess = spawnChild('ffmpeg', syntheticFfmpegArgs(media, vs.address().port, as.address().port), {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  ff.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-2000);
+  });
+  ff.once('error', (e) => {
+    stderr += String(e);
+  });
+  // A failed spawn emits 'error' and no 'exit'.
+  const exited = new Promise<void>((resolve) => {
+    ff.once('exit', () => resolve());
+    ff.once('error', () => resolve());
+  });
+  return {
+    exited,
+    failure: () => stderr.trim() || undefined,
+    ending: () => stderr.trim() || `exit code ${ff.exitCode}`,
+    async stop() {
+      if (ff.exitCode === null && ff.signalCode === null) ff.kill('SIGKILL');
+      await exited;
+      vs.close();
+      as.close();
+    },
+  };
+}
+
+async function replaySource(media: SyntheticMedia, seconds: number, video: RtpInput, audio: RtpInput): Promise<MediaSource> {
+  const replay = new RtpReplay(await replayMedia(media, seconds), media.codec, (kind, p) => (kind === 'video' ? video : audio).deliver(p));
+  let ended: () => void = () => undefined;
+  const exited = new Promise<void>((resolve) => (ended = resolve));
+  replay.start();
+  return {
+    exited,
+    failure: () => undefined,
+    ending: () => 'stopped',
+    async stop() {
+      replay.stop();
+      ended();
+    },
+  };
+}
+
+/** The media of a publisher with these options (defaults filled in, colour checked). */
+function syntheticMedia(opts: Partial<SyntheticMedia>): SyntheticMedia {
   const media: SyntheticMedia = {
     color: opts.color ?? 'red',
     toneHz: opts.toneHz ?? 440,
@@ -92,6 +170,27 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
     frameCode: opts.frameCode,
   };
   if (!COLOR.test(media.color)) throw new Error(`color must be a name like "red" or hex like "#ff0000", got "${media.color}"`);
+  return media;
+}
+
+/**
+ * Makes (or finds) the replay media of a publisher with these options, without publishing: a benchmark encodes its
+ * publishers' media before it measures anything, and starts them all without waiting on one another's encodes.
+ */
+export async function prepareReplay(opts: Partial<SyntheticMedia> & Pick<SyntheticPublisherOptions, 'replaySeconds'>): Promise<void> {
+  await replayMedia(syntheticMedia(opts), opts.replaySeconds ?? REPLAY_SECONDS);
+}
+
+/**
+ * A synthetic WHIP publisher: ffmpeg renders a solid colour with a frame counter and a sine tone, encodes VP8 or
+ * H.264 and Opus, and sends RTP to loopback ports that a werift client peer reads and forwards over WHIP (live);
+ * or the RTP of such an encode, made once and cached, is paced out from memory (replay). Either way the packets
+ * take the same path from here on: the capture clock's sender reports, the frame callbacks, the counters.
+ * The media starts first and the WHIP session opens once both kinds flow, so the server gets media as soon as the
+ * peer connects (a slow ffmpeg start on a busy machine would otherwise count against the server's idle timeout).
+ */
+export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): Promise<SyntheticPublisher> {
+  const media = syntheticMedia(opts);
   const q = new URLSearchParams({ uid: String(opts.uid), ...(opts.profile ? { profile: opts.profile } : {}) });
   const endpoint = `${opts.baseUrl.replace(/\/+$/, '')}/rtc/v1/apps/${encodeURIComponent(opts.appId)}/channels/${encodeURIComponent(opts.cname)}/whip?${q}`;
   const packets = { audio: 0, video: 0 };
@@ -114,40 +213,26 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
       }
     : countVideo;
   const clock = new CaptureClock(opts.senderClockOffsetMs ?? 0);
-  const video = await rtpInput('video', clock, onVideo);
-  const audio = await rtpInput('audio', clock, count('audio'));
-  const ff: ChildProcess = spawnChild('ffmpeg', syntheticFfmpegArgs(media, video.sock.address().port, audio.sock.address().port), {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  ff.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-2000);
-  });
-  ff.once('error', (e) => {
-    stderr += String(e);
-  });
-  // A failed spawn emits 'error' and no 'exit'.
-  const exited = new Promise<void>((resolve) => {
-    ff.once('exit', () => resolve());
-    ff.once('error', () => resolve());
-  });
+  const video = rtpInput('video', clock, onVideo);
+  const audio = rtpInput('audio', clock, count('audio'));
+  const source =
+    opts.mode === 'replay'
+      ? await replaySource(media, opts.replaySeconds ?? REPLAY_SECONDS, video, audio)
+      : await liveSource(media, video, audio);
   let whip: WhipPublisher | undefined;
   let stopped = false;
   const shutdown = async (leave: boolean) => {
     if (stopped) return;
     stopped = true;
-    if (ff.exitCode === null && ff.signalCode === null) ff.kill('SIGKILL');
-    await exited;
-    video.sock.close();
-    audio.sock.close();
+    await source.stop();
     if (!whip) return;
     if (leave) await whip.close();
     else await whip.pc.close().catch(() => undefined);
   };
-  const started = await Promise.race([bothFlowing.then(() => true), exited.then(() => false)]);
+  const started = await Promise.race([bothFlowing.then(() => true), source.exited.then(() => false)]);
   if (!started) {
     await shutdown(false);
-    throw new Error(`ffmpeg exited before sending media: ${stderr.trim() || `exit code ${ff.exitCode}`}`);
+    throw new Error(`ffmpeg exited before sending media: ${source.ending()}`);
   }
   try {
     whip = await whipPublish({
@@ -169,8 +254,9 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
     ready: session.ready,
     captureTimeOf: (mediaMs) => clock.captureTimeOf(mediaMs),
     packets,
-    exited: exited.then(() => {
-      if (!stopped && stderr) throw new Error(`ffmpeg exited: ${stderr.trim()}`);
+    exited: source.exited.then(() => {
+      const failure = source.failure();
+      if (!stopped && failure) throw new Error(`ffmpeg exited: ${failure}`);
     }),
     stop: () => shutdown(true),
     kill: () => shutdown(false),

@@ -18,7 +18,8 @@ const CNAME = 'cli-record';
 let harness: Harness;
 let cliDir: string;
 before(async () => {
-  harness = await startHarness();
+  // 4 s slices (a test-only setting): the first files are in the bucket after 4 s instead of 15.
+  harness = await startHarness({ recording: { individualSliceSeconds: 4 } });
   cliDir = mkdtempSync(join(tmpdir(), 'reeltime-record-cli-'));
 });
 after(async () => {

@@ -17,6 +17,8 @@ export interface IndividualRecorderDeps extends LaunchDeps {
   readonly log: Logger;
   /** Root of the recorder's local work (slices before upload, MP4s): `<dataDir>/recorder/individual`. */
   readonly workRoot: string;
+  /** Slice length in seconds (`recording.individualSliceSeconds`, tests); absent: the service's 15 s. */
+  readonly sliceSeconds?: number;
 }
 
 export function createIndividualRecorder(deps: IndividualRecorderDeps): Recorder {
@@ -38,6 +40,7 @@ export function createIndividualRecorder(deps: IndividualRecorderDeps): Recorder
         clock: deps.clock,
         log,
         workDir: join(sessionDir, generationDir(backupIndex)),
+        ...(deps.sliceSeconds !== undefined ? { sliceSeconds: deps.sliceSeconds } : {}),
       });
       startInBackground(session, io, report, log);
       return {

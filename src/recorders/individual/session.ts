@@ -50,6 +50,8 @@ export interface SessionDeps {
   readonly clock: Clock;
   readonly log: Logger;
   readonly workDir: string;
+  /** Slice length in seconds (tests); absent: the service's 15 s. */
+  readonly sliceSeconds?: number;
 }
 
 export class IndividualSession {
@@ -164,6 +166,7 @@ export class IndividualSession {
         workDir: t.streamDir(),
         audioOutput: this.d.options.streamMode === 'original' ? 'copy' : 'transcode',
         snapshotIntervalSec: this.d.options.snapshotSec,
+        ...(this.d.sliceSeconds !== undefined ? { sliceSeconds: this.d.sliceSeconds } : {}),
       },
       {
         onSlice: (s) => this.serial(() => this.sliceClosed(t, s)),

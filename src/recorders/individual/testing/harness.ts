@@ -45,6 +45,12 @@ export interface Harness {
     toneTurns?: { periodSec: number; half: 'first' | 'second' };
     /** Its sender reports put its clock this far ahead of ours. */
     senderClockOffsetMs?: number;
+    /**
+     * Default `replay` (media encoded once and paced out, which keeps real time on a loaded machine; every test file
+     * with harness publishers passed with it), or what REELTIME_TEST_PUBLISHERS says: `live` brings back an ffmpeg
+     * encoder per publisher for the publishers that do not ask for a mode.
+     */
+    mode?: SyntheticPublisherOptions['mode'];
   }): Promise<SyntheticPublisher>;
   api(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
   startRecording(cname: string, uid: string, clientRequest: Record<string, unknown>, scene?: number): Promise<{ resourceId: string; sid: string }>;
@@ -118,6 +124,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
         ...(p.height ? { height: p.height } : {}),
         ...(p.toneTurns ? { toneTurns: p.toneTurns } : {}),
         ...(p.senderClockOffsetMs !== undefined ? { senderClockOffsetMs: p.senderClockOffsetMs } : {}),
+        mode: p.mode ?? (process.env.REELTIME_TEST_PUBLISHERS === 'live' ? 'live' : 'replay'),
       });
       publishers.push(pub);
       await pub.ready;
