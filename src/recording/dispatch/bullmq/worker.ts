@@ -6,7 +6,7 @@ import type { LiveTask, StoppingTask, Task } from '../../lifecycle/index.ts';
 import { recordingTaskOf } from '../../runtime.ts';
 import type { TaskStore } from '../../store/index.ts';
 import type { Area } from '../../validation/types.ts';
-import type { Recorder, RecorderHandle, RecorderReport, RecordingMode, StopResult } from '../types.ts';
+import type { Recorder, RecorderHandle, RecorderReport, RecordingMode, StopResult, WriteFence } from '../types.ts';
 import { Admission } from './admission.ts';
 import { bullConnection, bullPrefix, type QueueContext } from './connection.ts';
 import { fitsWorker, type WorkerLabels } from './labels.ts';
@@ -17,8 +17,11 @@ import { QUEUE_NAME, topics, type Accepted, type ControlMessage, type ControlRep
 export interface RecorderWorkerDeps extends QueueContext {
   readonly store: TaskStore;
   readonly recorders: readonly Recorder[];
-  /** The runtime's report object for a task: reports become transitions in the shared database. */
-  readonly reportFor: (task: LiveTask | StoppingTask) => RecorderReport;
+  /**
+   * The runtime's report object for a task: reports become transitions in the shared database; one still waiting for
+   * the database once `fence` no longer holds is applied as stale (runtime.ts, KeptReport).
+   */
+  readonly reportFor: (task: LiveTask | StoppingTask, fence: WriteFence) => RecorderReport;
   /** An RTC token for the new uid a recorder rejoins with after a failover (undefined: keep the start's token). */
   readonly rejoinToken?: (appId: string, cname: string, uid: string) => string | undefined;
   /** The area this recorder serves (`recording.region`); undefined: any. */
@@ -93,8 +96,9 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
       await d.leases.release(lease).catch(() => undefined);
     };
     running.add(leave);
+    const fence: WriteFence = { holds: () => !fenced && d.clock.now() < validUntil };
     // Fencing: nothing this recorder reports reaches the store once its lease is gone (docs/deployment.md).
-    const inner = d.reportFor(task);
+    const inner = d.reportFor(task, fence);
     const report: RecorderReport = {
       status: (s) => void (!fenced && inner.status(s)),
       files: (f) => void (!fenced && inner.files(f)),
@@ -109,7 +113,6 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
 
     // After a failover the recorder rejoins with a new random uid (and a token for it), writing bak<n>_ files.
     const uid = failover ? newUid(task.resource.uid) : task.resource.uid;
-    const fence = { holds: () => !fenced && d.clock.now() < validUntil };
     const sessionTask = () => {
       const base = recordingTaskOf(task, failover);
       if (!failover) return { ...base, fence };
