@@ -97,8 +97,15 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
     };
     running.add(leave);
     const fence: WriteFence = { holds: () => !fenced && d.clock.now() < validUntil };
+    /**
+     * Set once the session ended here (its stop answered, or it ended on its own) with the lease still ours: the job
+     * then completes, so no other recorder takes the session, and reports still waiting for the database (an outage
+     * longer than the lease) are this session's last word, not stale.
+     */
+    let completed = false;
+    const reportFence: WriteFence = { holds: () => !fenced && (completed || d.clock.now() < validUntil) };
     // Fencing: nothing this recorder reports reaches the store once its lease is gone (docs/deployment.md).
-    const inner = d.reportFor(task, fence);
+    const inner = d.reportFor(task, reportFence);
     const report: RecorderReport = {
       status: (s) => void (!fenced && inner.status(s)),
       files: (f) => void (!fenced && inner.files(f)),
@@ -106,7 +113,10 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
       rtmpStatus: (url, s) => void (!fenced && inner.rtmpStatus?.(url, s)),
       event: (t, s, details) => void (!fenced && inner.event(t, s, details)),
       ended: (o) => {
-        if (!fenced) inner.ended(o);
+        if (!fenced) {
+          completed = true;
+          inner.ended(o);
+        }
         over();
       },
     };
@@ -126,6 +136,7 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
       (stopping ??= handle!
         .stop()
         .then((result) => {
+          if (!fenced) completed = true;
           // Also answers a stop whose requester sent it to a recorder that died meanwhile (control.ts).
           if (!fenced) publish(topics.stopped(sid), { ok: true, result } satisfies ControlReply);
           return result;
