@@ -54,6 +54,7 @@ export function createNotifyModule(ctx: ServerContext): NotifyModule {
     retryDelaysMs: cfg.retryDelaysMs,
     retentionMs: cfg.retentionHours * 3_600_000,
     sweepIntervalMs: ctx.database.dialect === 'postgres' ? SWEEP_INTERVAL_MS : 0,
+    journalDir: join(ctx.config.dataDir, 'outbox'),
   });
   /**
    * Events wait here while the database does not answer, in order per session (sequence numbers are
