@@ -328,7 +328,7 @@ export class SessionRuntime {
     await Promise.all([this.#reportsOut.close(FLUSH_ON_CLOSE_MS), this.#eventsOut.close(FLUSH_ON_CLOSE_MS)]);
   }
 
-  /** Stores the event and hands it to notify; `from` names the source in logs (a recorder's events are stored best-effort). */
+  /** Stores the event in the session history (kept while the database is away) and hands it to notify; `from` names the source in logs. */
   #emit(
     task: Task,
     eventType: number,
