@@ -148,6 +148,8 @@ export class Outbox<T> {
           continue;
         }
         q.attempt++;
+        // Stopping: what is left stays in the journal (close() collects it).
+        if (this.#stopped) break;
         await this.#sleep(q, Math.min(this.#o.retryBaseMs * 2 ** Math.min(q.attempt - 1, 16), this.#o.retryMaxMs));
       }
     }
