@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, before, test, type TestContext } from 'node:test';
 import { APP, rtcToken, recordingClient, storageConfig } from '../../../recorders/individual/testing/harness.ts';
 import { bucketKeys, probe, waitFor } from '../../../recorders/individual/testing/media-checks.ts';
 import { startTcpProxy, TEST_PG_URL, type ServerProcess, type TcpProxy } from '../../../testing/index.ts';
@@ -40,6 +40,14 @@ interface Detail {
 
 test('recorder cut off from PostgreSQL while a slice closes and its session stops: file list and history complete afterwards', async (t) => {
   const recorder = await cluster.start(['recorder'], { env: { DATABASE_URL: pg.via(cluster.databaseUrl) } });
+  t.after(async () => {
+    pg.restore();
+    await recorder.close();
+  });
+  await recordAndEnd(t, recorder);
+});
+
+async function recordAndEnd(t: TestContext, recorder: ServerProcess): Promise<void> {
   const pub = await cluster.publish(channel.url, CNAME, PUBLISHER);
   const client = recordingClient(api.url);
   const { sid } = await client.startRecording(CNAME, REC_UID, {
@@ -71,7 +79,10 @@ test('recorder cut off from PostgreSQL while a slice closes and its session stop
   const ended = await waitFor(async () => {
     const d = await detail();
     return d?.state === 'ended' ? d : undefined;
-  }, 120_000, 'the session ended in the store');
+  }, 120_000, 'the session ended in the store').catch((e: Error) => {
+    t.diagnostic(`recorder output:\n${recorder.output().slice(-6000)}`);
+    throw e;
+  });
   t.diagnostic(`ended in the store ${Date.now() - restoredAt} ms after the database came back`);
 
   // The complete file list: both playlists, and every slice in the bucket is in one of them.
@@ -109,14 +120,14 @@ test('recorder cut off from PostgreSQL while a slice closes and its session stop
   const seq = mine.map((w) => w.payload.sequence);
   assert.deepEqual([...seq].sort((a, b) => a - b), seq, 'delivered in sequence order');
   for (const type of [43, 44]) assert.ok(mine.some((w) => w.eventType === type && w.payload.details.state === 1), `webhook ${type} state 1`);
-  await recorder.close();
-});
+}
 
 test('recorder stopped (SIGTERM) during the outage: its journal keeps the events; a recorder started on its data dir writes them', async (t) => {
   const dataDir = join(cluster.root, 'recorder-journal');
   // A shorter lease for this session's recorders: the stopped one's session is taken over sooner.
   const env = { DATABASE_URL: pg.via(cluster.databaseUrl), REELTIME_RECORDING_DISPATCH_LEASE_SECOND: '20' };
   const recorder = await cluster.start(['recorder'], { dataDir, env });
+  t.after(() => pg.restore());
   const cname = `${CNAME}-stop`;
   const pub = await cluster.publish(channel.url, cname, PUBLISHER + 1);
   const client = recordingClient(api.url);
@@ -138,6 +149,7 @@ test('recorder stopped (SIGTERM) during the outage: its journal keeps the events
   // The streams' end is raised (events 43/44 state 1) while the database is away; then the process is stopped.
   await new Promise((r) => setTimeout(r, 3000));
   await recorder.close();
+  t.diagnostic(`stopped recorder's output:\n${recorder.output().slice(-4000)}`);
   const journals = readdirSync(join(dataDir, 'outbox'));
   t.diagnostic(`journals left: ${journals.join(' ')}`);
   const kept = journals.filter((f) => f.startsWith('recording-events.')).map((f) => readFileSync(join(dataDir, 'outbox', f), 'utf8')).join('');
