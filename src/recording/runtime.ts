@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../clock/index.ts';
-import { Outbox } from '../db/outbox.ts';
+import { Outbox, OutboxError } from '../db/outbox.ts';
 import type { Logger } from '../log/index.ts';
 import type {
   Dispatcher,
@@ -351,9 +351,11 @@ export class SessionRuntime {
     void this.#eventsOut
       .submit(ev.sid, { id: randomUUID(), appId: ev.appId, resourceId: task.resource.resourceId, sid: ev.sid, eventType, serviceType, details, createdAt: now })
       .catch((e: Error) => this.d.log.warn({ err: e.message, eventType, from }, 'a recording event was not stored in the session history'));
-    void this.d.notifier
-      .emit(ev)
-      .catch((e: Error) => this.d.log.error({ err: e.message, eventType }, `notify rejected a ${from} event`));
+    void this.d.notifier.emit(ev).catch((e: Error) => {
+      // Left in the journal at a stop during an outage: the next start delivers it (logged by the outbox).
+      if (e instanceof OutboxError && e.reason === 'left_in_journal') this.d.log.warn({ err: e.message, eventType }, `a ${from} event waits in the journal`);
+      else this.d.log.error({ err: e.message, eventType }, `notify rejected a ${from} event`);
+    });
   }
 
   /** Carries out one effect; recorder effects return their completion (see `Applied.done`). */

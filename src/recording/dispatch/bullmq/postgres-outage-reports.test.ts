@@ -39,7 +39,7 @@ interface Detail {
 }
 
 test('recorder cut off from PostgreSQL while a slice closes and its session stops: file list and history complete afterwards', async (t) => {
-  const recorder = await cluster.start(['recorder'], { env: { DATABASE_URL: pg.via(cluster.databaseUrl) } });
+  const recorder = await cluster.start(['recorder'], { env: { DATABASE_URL: pg.via(cluster.databaseUrl), REELTIME_LOG_LEVEL: 'info' } });
   t.after(async () => {
     pg.restore();
     await recorder.close();
