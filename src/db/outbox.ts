@@ -295,11 +295,12 @@ export class Outbox<T> {
       if (pid === process.pid) return !openJournals.has(path.replace(/\.replay-.*$/, ''));
       try {
         process.kill(pid, 0);
-        return false;
       } catch (e) {
-        return (e as NodeJS.ErrnoException).code === 'ESRCH';
+        if ((e as NodeJS.ErrnoException).code === 'ESRCH') return true;
       }
     }
+    // Another host's, or a pid running again (reused by another process): untouched for longer than any item is
+    // retried, its owner holds nothing in it any more (a live one would have given its items up and marked them).
     try {
       return Date.now() - (await stat(path)).mtimeMs > this.#o.retryForMs;
     } catch {
