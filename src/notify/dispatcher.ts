@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../clock/index.ts';
+import { Outbox } from '../db/outbox.ts';
 import type { Logger } from '../log/index.ts';
 import type { OutboundPolicy } from '../net/index.ts';
 import type { WebhookTarget } from './config.ts';
-import type { NotifyDeliveryRow } from './db.ts';
+import type { NotifyAttemptRow, NotifyDeliveryRow } from './db.ts';
 import { encodeEnvelope } from './envelope.ts';
 import { afterFailure } from './retry.ts';
 import { sendOnce } from './send.ts';
@@ -27,7 +28,23 @@ export interface DispatcherOptions {
   readonly sweepIntervalMs: number;
   /** Each attempt's outcome and duration, for /metrics. */
   readonly meter?: DeliveryMeter | undefined;
+  /**
+   * Where the record of a delivery the database could not take is journalled (src/db/outbox.ts); undefined: in
+   * memory only.
+   */
+  readonly journalDir?: string | undefined;
 }
+
+/** A delivery (HTTP 200) whose record waits for the database: the event is not sent again meanwhile. */
+interface KeptDelivery {
+  readonly appId: string;
+  readonly sid: string;
+  readonly attempt: NotifyAttemptRow;
+  readonly deliveredMs: number;
+}
+
+/** How long a stop keeps trying to record deliveries before leaving them in the journal. */
+const RECORD_FLUSH_MS = 5_000;
 
 /** `retrying`: failed, another attempt is scheduled; `failed`: failed and given up. */
 export type AttemptOutcome = 'delivered' | 'retrying' | 'failed';
@@ -70,14 +87,57 @@ export class Dispatcher {
   #busy = 0;
   readonly #waiting: (() => void)[] = [];
   #closed = false;
+  #replayed = false;
+  /**
+   * Deliveries the receiver took (HTTP 200) whose record the database did not take (an outage between the POST and
+   * its record): kept and written when it answers, journalled meanwhile. Their sessions send nothing until then, so
+   * the event is not sent twice by this process, nor by another one while the claim's lease runs.
+   */
+  readonly #records: Outbox<KeptDelivery>;
+  /** Sessions with a kept record: `#drain` leaves them alone until it is written. */
+  readonly #recording = new Map<string, number>();
 
   constructor(o: DispatcherOptions) {
     this.#o = o;
+    this.#records = new Outbox<KeptDelivery>({
+      name: 'notify-delivered',
+      clock: o.clock,
+      log: o.log,
+      write: async ([k]) => this.#o.store.recordDelivered(k!.attempt, k!.deliveredMs),
+      maxBatch: 1,
+      maxItems: 100_000,
+      retryBaseMs: 250,
+      retryMaxMs: 5_000,
+      retryForMs: 15 * 60_000,
+      dir: o.journalDir,
+    });
+  }
+
+  /** Keeps a delivery's record until the database takes it; the session resumes sending afterwards. */
+  #keepRecord(k: KeptDelivery): void {
+    const key = `${k.appId}\u0000${k.sid}`;
+    this.#recording.set(key, (this.#recording.get(key) ?? 0) + 1);
+    const done = () => {
+      const n = (this.#recording.get(key) ?? 1) - 1;
+      if (n > 0) this.#recording.set(key, n);
+      else this.#recording.delete(key);
+      this.kick(k.appId, k.sid);
+    };
+    this.#records.submit(key, k).then(done, (e: Error) => {
+      this.#o.log.warn({ appId: k.appId, sid: k.sid, noticeId: k.attempt.notice_id, err: e.message }, 'notify: the record of a delivered event was not written');
+      done();
+    });
   }
 
   /** Resumes every session with pending events, then keeps sweeping for ones left by crashed peers. */
   async resume(): Promise<void> {
     if (this.#closed) return;
+    // Records of deliveries a stopped process left in its journal go in before anything is sent again.
+    if (!this.#replayed) {
+      this.#replayed = true;
+      await this.#records.replay();
+      await this.#records.whenEmpty(RECORD_FLUSH_MS);
+    }
     const work = this.#sweepOnce();
     this.#sweeping = work;
     try {
@@ -144,6 +204,8 @@ export class Dispatcher {
   async #drain(key: string, appId: string, sid: string): Promise<void> {
     const { store, clock } = this.#o;
     while (!this.#closed) {
+      // A delivery of this session waits for its record: nothing more goes out before it is written.
+      if (this.#recording.has(key)) return;
       const row = await store.nextPending(appId, sid);
       if (!row || this.#closed) return;
       const now = clock.now();
@@ -216,7 +278,13 @@ export class Dispatcher {
     const seconds = result.durationMs / 1000;
     if (result.ok) {
       this.#o.meter?.('delivered', seconds);
-      await store.recordAttempt(record, { status: 'delivered', nextAttemptMs: null, deliveredMs: clock.now(), lastError: null });
+      const deliveredMs = clock.now();
+      try {
+        await store.recordDelivered(record, deliveredMs);
+      } catch (e) {
+        log.warn({ ...ctx, err: (e as Error).message }, 'notify: delivered, but the database did not take the record; kept');
+        this.#keepRecord({ appId: row.app_id, sid: row.sid, attempt: record, deliveredMs });
+      }
       log.debug(ctx, 'notify: event delivered');
       return;
     }
@@ -234,6 +302,7 @@ export class Dispatcher {
   /** Stops sending; an attempt in flight is abandoned uncounted and goes out again after restart. */
   async close(): Promise<void> {
     this.#closed = true;
+    await this.#records.close(RECORD_FLUSH_MS);
     if (this.#sweep) this.#o.clock.clearTimeout(this.#sweep);
     for (const t of this.#timers.values()) this.#o.clock.clearTimeout(t);
     this.#timers.clear();

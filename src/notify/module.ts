@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { TimerHandle } from '../clock/index.ts';
+import { join } from 'node:path';
+import { Outbox } from '../db/outbox.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { Dispatcher, SWEEP_INTERVAL_MS } from './dispatcher.ts';
 import { encodePayload } from './envelope.ts';
@@ -14,6 +15,17 @@ import { validateEvent } from './validate.ts';
 const STORE_RETRY_BASE_MS = 250;
 const STORE_RETRY_MAX_MS = 5000;
 const STORE_RETRY_FOR_MS = 15 * 60_000;
+/** Events kept at most while the database is away (about 1 KB each in memory). */
+const OUTBOX_MAX_EVENTS = 100_000;
+/** How long a graceful stop keeps trying to store waiting events before leaving them in the journal. */
+export const OUTBOX_FLUSH_MS = 5_000;
+
+/** An event waiting to be stored, as journalled: everything needed to store it in another process. */
+interface KeptEvent {
+  readonly event: RecordingEventInput;
+  readonly noticeId: string;
+  readonly raisedAt: number;
+}
 
 export interface NotifyModule extends ReeltimeModule {
   /**
@@ -42,12 +54,25 @@ export function createNotifyModule(ctx: ServerContext): NotifyModule {
     retryDelaysMs: cfg.retryDelaysMs,
     retentionMs: cfg.retentionHours * 3_600_000,
     sweepIntervalMs: ctx.database.dialect === 'postgres' ? SWEEP_INTERVAL_MS : 0,
+    journalDir: join(ctx.config.dataDir, 'outbox'),
   });
-  // Sequence numbers are read-then-inserted; emits of one session are chained so this process never races itself.
-  const chains = new Map<string, Promise<unknown>>();
-  // Waits of events kept in memory while the database is unreachable; close() ends them.
-  const waits = new Set<{ timer: TimerHandle; reject: (e: Error) => void }>();
-  let closed = false;
+  /**
+   * Events wait here while the database does not answer, in order per session (sequence numbers are
+   * read-then-inserted, so events of one sid are stored one at a time), journalled on disk meanwhile so a stop or a
+   * crash does not lose them (src/db/outbox.ts).
+   */
+  const outbox = new Outbox<KeptEvent>({
+    name: 'notify',
+    clock: ctx.clock,
+    log,
+    write: async ([k]) => store1(k!.event, k!.noticeId, k!.raisedAt),
+    maxBatch: 1,
+    maxItems: OUTBOX_MAX_EVENTS,
+    retryBaseMs: STORE_RETRY_BASE_MS,
+    retryMaxMs: STORE_RETRY_MAX_MS,
+    retryForMs: STORE_RETRY_FOR_MS,
+    dir: join(ctx.config.dataDir, 'outbox'),
+  });
 
   async function store1(event: RecordingEventInput, noticeId: string, raisedAt: number): Promise<void> {
     const hook = cfg.webhooks[event.appId];
@@ -74,41 +99,6 @@ export function createNotifyModule(ctx: ServerContext): NotifyModule {
     dispatcher.maybePrune().catch((e: unknown) => log.warn({ err: e }, 'notify: pruning old events failed'));
   }
 
-  function pause(ms: number): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const w = {
-        timer: ctx.clock.setTimeout(() => {
-          waits.delete(w);
-          resolve();
-        }, ms),
-        reject,
-      };
-      waits.add(w);
-    });
-  }
-
-  /**
-   * Stores the event, retrying on the clock while the database does not answer (a recorder records on through a
-   * database outage, and its events must reach the webhook afterwards). The notice ID is fixed before the first try,
-   * so an insert whose answer was lost is found rather than stored twice; the per-sid chain keeps later events of the
-   * session behind this one, so sequence numbers follow the order the events were raised in.
-   */
-  async function storeKept(event: RecordingEventInput): Promise<void> {
-    const noticeId = randomUUID();
-    const raisedAt = ctx.clock.now();
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await store1(event, noticeId, raisedAt);
-        if (attempt > 1) log.info({ sid: event.sid, eventType: event.eventType, attempts: attempt }, 'notify: event stored after the database came back');
-        return;
-      } catch (e) {
-        if (closed || ctx.clock.now() - raisedAt >= STORE_RETRY_FOR_MS) throw e;
-        if (attempt === 1) log.warn({ err: (e as Error).message, sid: event.sid, eventType: event.eventType }, 'notify: storing an event failed; kept and retried');
-        await pause(Math.min(STORE_RETRY_BASE_MS * 2 ** Math.min(attempt - 1, 8), STORE_RETRY_MAX_MS));
-      }
-    }
-  }
-
   return {
     name: 'notify',
     register() {},
@@ -121,29 +111,19 @@ export function createNotifyModule(ctx: ServerContext): NotifyModule {
           log.warn({ appId, origin }, 'notify: webhook uses plain HTTP');
         }
       }
+      // Events a stopped process of this data dir could not store (a database outage at its stop or crash).
+      await outbox.replay();
       await dispatcher.resume();
     },
     async close() {
-      closed = true;
-      for (const w of waits) {
-        ctx.clock.clearTimeout(w.timer);
-        w.reject(new Error('notify closed before the event could be stored'));
-      }
-      waits.clear();
+      await outbox.close(OUTBOX_FLUSH_MS);
       await dispatcher.close();
-      await Promise.allSettled([...chains.values()]);
     },
     async emit(event) {
       validateEvent(event);
-      const key = `${event.appId}\u0000${event.sid}`;
-      const prev = chains.get(key) ?? Promise.resolve();
-      const mine = prev.catch(() => {}).then(() => storeKept(event));
-      chains.set(key, mine);
-      try {
-        await mine;
-      } finally {
-        if (chains.get(key) === mine) chains.delete(key);
-      }
+      // The notice ID and the time are fixed when the event is raised: a retry finds a row whose insert answer was
+      // lost instead of storing it twice, and `sendts` is when it happened.
+      await outbox.submit(`${event.appId}\u0000${event.sid}`, { event, noticeId: randomUUID(), raisedAt: ctx.clock.now() });
     },
     ncsHosts: () => cfg.ncsHosts,
     deliveries: (filter) => store.list(filter),

@@ -54,3 +54,49 @@ test('[postgres] events raised during a database outage are delivered afterwards
     await db.close();
   }
 });
+
+test('[postgres] a delivery whose record the database did not take is not sent again: kept, written when it answers', async () => {
+  const db = await openTestDatabase('postgres');
+  const proxy = await startTcpProxy(Number(new URL(TEST_PG_URL).port || 5432));
+  const viaProxy = await openDatabase({ url: proxy.via(`${TEST_PG_URL}?schema=${db.location.pgSchema}`) });
+  const clock = new ManualClock();
+  // The database goes away while the receiver answers the first POST: 200 reaches the sender, its record cannot.
+  const rx = await startReceiver((_r, i) => {
+    if (i === 0) proxy.cut('reset');
+    return 200;
+  });
+  const m = await startNotify({ database: { ...viaProxy, location: db.location }, clock, url: rx.url });
+  try {
+    await m.emit(event('sid-r', 40));
+    const second = m.emit(event('sid-r', 41, { msgName: 'recorder_leave', leaveCode: 2 }));
+    await waitFor('the first POST', () => rx.received.length >= 1);
+    // Well past the sender's error back-off (30 s) and the claim's lease (40 s): before, the event went out again.
+    for (let i = 0; i < 30; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      clock.advance(5000);
+    }
+    assert.equal(rx.received.length, 1, 'not sent again while its record waits');
+
+    proxy.restore();
+    let stored = false;
+    void second.then(() => (stored = true));
+    await waitFor('the second event stored and sent', () => {
+      clock.advance(1000);
+      return stored && rx.received.length >= 2;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    clock.advance(60_000);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(rx.bodies().map((b) => [b.payload.sequence, b.eventType]), [[0, 40], [1, 41]], 'each once, in order');
+    const recs = await db.db.selectFrom('notify_deliveries').select(['sequence', 'status', 'attempts']).orderBy('sequence').execute();
+    assert.deepEqual(recs.map((r) => [Number(r.sequence), r.status, Number(r.attempts)]), [[0, 'delivered', 1], [1, 'delivered', 1]]);
+    const attempts = await db.db.selectFrom('notify_attempts').select(['attempt', 'http_status']).execute();
+    assert.deepEqual(attempts.map((a) => [Number(a.attempt), a.http_status]), [[1, 200], [1, 200]]);
+  } finally {
+    await m.close();
+    await rx.close();
+    await viaProxy.close();
+    await proxy.close();
+    await db.close();
+  }
+});

@@ -113,6 +113,25 @@ export class NotifyStore {
     });
   }
 
+  /**
+   * Records a delivered attempt, once: only while the event is still pending at the attempt before it, so writing it
+   * again (an answer lost, or a record taken back from the journal after the event moved on) changes nothing.
+   */
+  async recordDelivered(attempt: NotifyAttemptRow, deliveredMs: number): Promise<void> {
+    await this.db.transaction().execute(async (tx) => {
+      const res = await tx
+        .updateTable('notify_deliveries')
+        .set({ attempts: attempt.attempt, status: 'delivered', next_attempt_ms: null, delivered_ms: deliveredMs, last_error: null, lease_owner: null, lease_until: null })
+        .where('notice_id', '=', attempt.notice_id)
+        .where('status', '=', 'pending')
+        .where('attempts', '=', attempt.attempt - 1)
+        .executeTakeFirst();
+      if (Number(res.numUpdatedRows) === 1) {
+        await tx.insertInto('notify_attempts').values(attempt).onConflict((oc) => oc.columns(['notice_id', 'attempt']).doNothing()).execute();
+      }
+    });
+  }
+
   /** Marks an event as not sendable without an attempt (e.g. its app's webhook was removed). */
   async settle(noticeId: string, status: DeliveryStatus, lastError: string): Promise<void> {
     await this.db

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { RateLimiter } from '../http/index.ts';
 import type { NotifyModule } from '../notify/index.ts';
@@ -78,6 +79,7 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
     dispatcher,
     notifier,
     ...(queued ? { shared: { lock: redisResourceLock(ctx.redis!) } } : {}),
+    journalDir: join(ctx.config.dataDir, 'outbox'),
   });
   let worker: RecorderWorker | undefined;
   // Where private targets are refused (production), web mode's page URL passes the same outbound guard as
@@ -112,6 +114,9 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
       });
     },
     async start() {
+      // Reports and history events a stopped process of this data dir could not write (a database outage at its
+      // stop or crash) go in first, so a resumed session starts from them.
+      await runtime.replayKept();
       // Sessions live before a restart go back to their recorder (resume); stopping ones end (see docs).
       if (!ctx.roles.has('recorder')) return;
       if (queueDeps) {
@@ -119,7 +124,7 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
           ...queueDeps,
           store,
           recorders,
-          reportFor: (task) => runtime.reportFor(task),
+          reportFor: (task, fence) => runtime.reportFor(task, fence),
           rejoinToken: (appId, cname, uid) => rejoinToken(ctx.config, appId, cname, uid),
           region: cfg.region,
         });

@@ -3,16 +3,22 @@
  * carries out every effect they return (launch, update, updateLayout, stop, timers, events) and receives recorder
  * reports. No HTTP here; callers that answer with a recorder's outcome await `Applied.done`.
  */
+import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../clock/index.ts';
+import { Outbox, OutboxError } from '../db/outbox.ts';
 import type { Logger } from '../log/index.ts';
 import type {
   Dispatcher,
   EndReason,
   RecordedFile,
   RecorderHandle,
+  RecorderOutcome,
   RecorderReport,
+  RecordingStatus,
   RecordingTask,
+  RtmpStatus,
   StopResult,
+  WriteFence,
 } from './dispatch/types.ts';
 import { recorderUpdate, subscriptionRequest } from './dispatch/subscription.ts';
 import {
@@ -31,9 +37,10 @@ import {
   type StoppingTask,
   type Task,
 } from './lifecycle/index.ts';
+import { TaskConflictError } from './lifecycle/errors.ts';
 import { KeyedLock } from './lock.ts';
 import type { RecordingNotifier } from './notifier.ts';
-import type { TaskStore } from './store/index.ts';
+import type { StoredEvent, TaskStore } from './store/index.ts';
 import { scrub } from './scrub.ts';
 import { within } from './within.ts';
 
@@ -52,6 +59,40 @@ export interface ResourceLock {
   run<T>(key: string, fn: () => Promise<T>): Promise<T>;
 }
 
+/**
+ * Reports and history events wait for the database this long at most, retried doubling from 250 ms to 5 s (as
+ * notify's events do): longer than a slice waits for its manifest row, so they outlast any outage a recording rides
+ * out.
+ */
+const KEEP_BASE_MS = 250;
+const KEEP_MAX_MS = 5_000;
+const KEEP_FOR_MS = 15 * 60_000;
+/** Reports and events kept at most while the database is away. */
+const KEEP_MAX_ITEMS = 100_000;
+/** How long a graceful stop keeps trying to write waiting reports and events before leaving them in the journal. */
+const FLUSH_ON_CLOSE_MS = 5_000;
+
+/** One recorder report as data, so it can wait for the database (and in the journal) and be applied later. */
+export type KeptReport = {
+  readonly resourceId: string;
+  readonly sid: string;
+  /**
+   * Present when the recorder writes under a lease (queue-backed dispatch): the key of its fence in this process.
+   * A report applied once the fence no longer holds (or in another process, after a restart) is stale: only what
+   * cannot hurt the recorder that holds the session now is taken from it (`applyStale`).
+   */
+  readonly fence?: string;
+} & (
+  | { readonly kind: 'status'; readonly status: RecordingStatus }
+  | { readonly kind: 'files'; readonly files: readonly RecordedFile[] }
+  | { readonly kind: 'sliceStart'; readonly ms: number }
+  | { readonly kind: 'rtmp'; readonly rtmpUrl: string; readonly status: RtmpStatus }
+  | { readonly kind: 'ended'; readonly outcome: RecorderOutcome }
+);
+
+/** A report the lifecycle would not take: retrying cannot help. */
+class ReportRefused extends Error {}
+
 export interface RuntimeDeps {
   readonly store: TaskStore;
   readonly clock: Clock;
@@ -63,6 +104,11 @@ export interface RuntimeDeps {
    * then always read from the store, never from this process's memory, under a lock all processes share.
    */
   readonly shared?: { readonly lock: ResourceLock };
+  /**
+   * Where reports and history events that wait for the database are journalled (src/db/outbox.ts); undefined:
+   * in memory only.
+   */
+  readonly journalDir?: string | undefined;
 }
 
 /** What a recorder needs to run a live task's session. */
@@ -105,12 +151,49 @@ export class SessionRuntime {
   readonly #timers = new Map<string, TimerHandle>();
   /** Stop in progress per resource, so an API stop and an expiry share one recorder stop. */
   readonly #stops = new Map<string, Promise<Task>>();
-  /** Recorder reports waiting for their resource's lock, applied together. */
-  readonly #reports = new Map<string, ((t: Task) => Outcome)[]>();
+  /** Fences of the sessions recorders in this process write under, by key (see KeptReport.fence). */
+  readonly #fences = new Map<string, WriteFence>();
+  /** Recorder reports, per resource in the order made, kept while the database does not answer. */
+  readonly #reportsOut: Outbox<KeptReport>;
+  /** The sessions API's event history (`recording_events`), per session in the order raised, kept likewise. */
+  readonly #eventsOut: Outbox<StoredEvent>;
   #closed = false;
 
   constructor(private readonly d: RuntimeDeps) {
     this.#lock = d.shared?.lock ?? new KeyedLock();
+    const keep = {
+      clock: d.clock,
+      log: d.log,
+      maxItems: KEEP_MAX_ITEMS,
+      retryBaseMs: KEEP_BASE_MS,
+      retryMaxMs: KEEP_MAX_MS,
+      retryForMs: KEEP_FOR_MS,
+      dir: d.journalDir,
+    };
+    this.#reportsOut = new Outbox<KeptReport>({
+      ...keep,
+      name: 'recording-reports',
+      // Reports arriving while the previous ones are written are applied together, in one transition.
+      maxBatch: 64,
+      write: (items) => this.#applyReports(items),
+      isPermanent: (e) => e instanceof ReportRefused || e instanceof TaskConflictError,
+    });
+    this.#eventsOut = new Outbox<StoredEvent>({
+      ...keep,
+      name: 'recording-events',
+      maxBatch: 64,
+      write: (items) => this.d.store.addEvents(items),
+    });
+  }
+
+  /**
+   * Writes what stopped processes of this data dir left in their journals (call once at start); waits up to
+   * `boundMs` for them to be written, so a session resumed next starts from its last reported files.
+   */
+  async replayKept(boundMs = FLUSH_ON_CLOSE_MS): Promise<void> {
+    await this.#eventsOut.replay();
+    await this.#reportsOut.replay();
+    await Promise.all([this.#eventsOut.whenEmpty(boundMs), this.#reportsOut.whenEmpty(boundMs)]);
   }
 
   /** The current task: from memory when this process holds its session, else from the store. */
@@ -242,9 +325,10 @@ export class SessionRuntime {
     this.#closed = true;
     for (const t of this.#timers.values()) this.d.clock.clearTimeout(t);
     this.#timers.clear();
+    await Promise.all([this.#reportsOut.close(FLUSH_ON_CLOSE_MS), this.#eventsOut.close(FLUSH_ON_CLOSE_MS)]);
   }
 
-  /** Stores the event and hands it to notify; `from` names the source in logs (a recorder's events are stored best-effort). */
+  /** Stores the event in the session history (kept while the database is away) and hands it to notify; `from` names the source in logs. */
   #emit(
     task: Task,
     eventType: number,
@@ -263,14 +347,15 @@ export class SessionRuntime {
       details,
     };
     const now = this.d.clock.now();
-    void this.d.store
-      .addEvent({ appId: ev.appId, resourceId: task.resource.resourceId, sid: ev.sid, eventType, serviceType, details, createdAt: now })
-      .catch((e: Error) => {
-        if (from === 'recording') this.d.log.error({ err: e.message }, 'storing a recording event failed');
-      });
-    void this.d.notifier
-      .emit(ev)
-      .catch((e: Error) => this.d.log.error({ err: e.message, eventType }, `notify rejected a ${from} event`));
+    // The ID is fixed now: a retry after a lost answer does not list the event twice.
+    void this.#eventsOut
+      .submit(ev.sid, { id: randomUUID(), appId: ev.appId, resourceId: task.resource.resourceId, sid: ev.sid, eventType, serviceType, details, createdAt: now })
+      .catch((e: Error) => this.d.log.warn({ err: e.message, eventType, from }, 'a recording event was not stored in the session history'));
+    void this.d.notifier.emit(ev).catch((e: Error) => {
+      // Left in the journal at a stop during an outage: the next start delivers it (logged by the outbox).
+      if (e instanceof OutboxError && e.reason === 'left_in_journal') this.d.log.warn({ err: e.message, eventType }, `a ${from} event waits in the journal`);
+      else this.d.log.error({ err: e.message, eventType }, `notify rejected a ${from} event`);
+    });
   }
 
   /** Carries out one effect; recorder effects return their completion (see `Applied.done`). */
@@ -318,47 +403,92 @@ export class SessionRuntime {
     );
   }
 
-  /** The report object for a session a recorder in this process took from another process (dispatch/bullmq). */
-  reportFor(task: LiveTask | StoppingTask): RecorderReport {
-    return this.#report(task);
+  /**
+   * The report object for a session a recorder in this process took from another process (dispatch/bullmq), written
+   * under `fence`: a report still waiting for the database when the fence stops holding is applied as stale.
+   */
+  reportFor(task: LiveTask | StoppingTask, fence?: WriteFence): RecorderReport {
+    return this.#report(task, fence);
   }
 
-  /** The report object a recorder gets: each call becomes a serialised transition (or a forwarded event). */
-  #report(task: LiveTask | StoppingTask): RecorderReport {
-    const rid = task.resource.resourceId;
-    // Reports arriving together (status, slice start, files) are applied in one transaction, in order.
-    const apply = (what: string, fn: (t: Task) => Outcome) => {
-      const queued = this.#reports.get(rid);
-      if (queued) {
-        queued.push(fn);
-        return;
-      }
-      const batch = [fn];
-      this.#reports.set(rid, batch);
-      void this.mutate(rid, (t) => {
-        this.#reports.delete(rid);
-        if (!t) return { task: t as never, effects: [] };
-        let cur: Task = t;
-        const effects: Effect[] = [];
-        for (const f of batch) {
-          const o = f(cur);
-          cur = o.task;
-          effects.push(...o.effects);
-        }
-        return { task: cur, effects };
-      }).catch((e: Error) => this.d.log.error({ resourceId: rid, err: e.message }, `recorder report ${what} failed`));
-    };
+  /**
+   * The report object a recorder gets: each call becomes a transition, kept in order while the database does not
+   * answer (KeptReport), or a forwarded event.
+   */
+  #report(task: LiveTask | StoppingTask, fence?: WriteFence): RecorderReport {
+    const base = { resourceId: task.resource.resourceId, sid: task.session.sid };
+    let fenceKey: string | undefined;
+    if (fence) {
+      // Fences that no longer hold would only make their reports stale, as an unknown key does: let them go.
+      for (const [k, f] of this.#fences) if (!f.holds()) this.#fences.delete(k);
+      fenceKey = randomUUID();
+      this.#fences.set(fenceKey, fence);
+    }
+    const keep = (r: KeptReport) =>
+      void this.#reportsOut
+        .submit(r.resourceId, fenceKey ? { ...r, fence: fenceKey } : r)
+        .catch((e: Error) => this.d.log.error({ resourceId: r.resourceId, err: e.message }, `recorder report ${r.kind} not applied`));
     return {
-      status: (s) => apply('status', (t) => reportStatus(t, s)),
-      files: (files: readonly RecordedFile[]) => apply('files', (t) => reportFiles(t, files)),
-      sliceStartTime: (ms) => apply('sliceStartTime', (t) => reportSliceStart(t, ms)),
-      rtmpStatus: (url, s) => apply('rtmpStatus', (t) => reportRtmp(t, url, s)),
+      status: (status) => keep({ ...base, kind: 'status', status }),
+      files: (files) => keep({ ...base, kind: 'files', files }),
+      sliceStartTime: (ms) => keep({ ...base, kind: 'sliceStart', ms }),
+      rtmpStatus: (rtmpUrl, status) => keep({ ...base, kind: 'rtmp', rtmpUrl, status }),
       event: (eventType, serviceType, details) => this.#emit(task, eventType, serviceType, details, 'recorder'),
-      ended: (o) =>
-        apply('ended', (t) => {
-          if (t.kind === 'ended' || (t.kind === 'stopping' && this.#stops.has(rid))) return { task: t, effects: [] };
-          return finish(t, o, this.d.clock.now());
-        }),
+      ended: (outcome) => keep({ ...base, kind: 'ended', outcome }),
     };
   }
+
+  /** Applies reports of one resource, in order, in one transition; throws while the store does not answer. */
+  async #applyReports(items: readonly KeptReport[]): Promise<void> {
+    const rid = items[0]!.resourceId;
+    await this.mutate(rid, (t) => {
+      if (!t) return { task: t as never, effects: [] };
+      let cur: Task = t;
+      const effects: Effect[] = [];
+      for (const r of items) {
+        // A report of an earlier session of the resource (or of none) changes nothing.
+        if (cur.kind === 'issued' || cur.session.sid !== r.sid) continue;
+        const stale = r.fence !== undefined && !(this.#fences.get(r.fence)?.holds() ?? false);
+        let o: Outcome;
+        try {
+          o = stale ? applyStale(cur, r) : this.#applyReport(cur, r);
+        } catch (e) {
+          throw new ReportRefused((e as Error).message);
+        }
+        cur = o.task;
+        effects.push(...o.effects);
+      }
+      return { task: cur, effects };
+    });
+  }
+
+  #applyReport(t: Task, r: KeptReport): Outcome {
+    switch (r.kind) {
+      case 'status':
+        return reportStatus(t, r.status);
+      case 'files':
+        return reportFiles(t, r.files);
+      case 'sliceStart':
+        return reportSliceStart(t, r.ms);
+      case 'rtmp':
+        return reportRtmp(t, r.rtmpUrl, r.status);
+      case 'ended':
+        // An API stop in progress ends the task itself, with the stop's result.
+        if (t.kind === 'ended' || (t.kind === 'stopping' && this.#stops.has(r.resourceId))) return { task: t, effects: [] };
+        return finish(t, r.outcome, this.d.clock.now());
+    }
+  }
+}
+
+/**
+ * A report made under a lease that no longer holds (its recorder was cut off, stopped, or is another process now):
+ * the recorder holding the session may have moved on, so status, slice start, CDN state and the end are dropped.
+ * Its files are real objects of the session (uploaded or in the spool), so any the stored list lacks are added;
+ * none is removed or replaced.
+ */
+function applyStale(t: Task, r: KeptReport): Outcome {
+  if (r.kind !== 'files' || !hasSession(t)) return { task: t, effects: [] };
+  const known = new Set(t.session.files.map((f) => f.fileName));
+  const added = r.files.filter((f) => !known.has(f.fileName));
+  return added.length > 0 ? reportFiles(t, [...t.session.files, ...added]) : { task: t, effects: [] };
 }

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import type { MediaKind } from '../../channel/index.ts';
+import { whepSubscribe, type MediaKind } from '../../channel/index.ts';
 import { ManualClock } from '../../clock/index.ts';
 import { createLogger } from '../../log/index.ts';
 import type { RtpTrackDescription } from '../../media/index.ts';
 import { ChannelRefusal } from './media-subscription.ts';
-import { supervisedWhep, WHEP_CONNECT_BOUND_MS, WHEP_RETRY_BACKOFF_MS, type LinkState, type WhepLink } from './whep-retry.ts';
+import { isNetworkError, supervisedWhep, WHEP_CONNECT_BOUND_MS, WHEP_RETRY_BACKOFF_MS, type LinkState, type WhepLink } from './whep-retry.ts';
 
 const OPUS: RtpTrackDescription = { codec: 'opus', payloadType: 111, clockRate: 48000, channels: 2 };
 
@@ -137,4 +139,73 @@ test('WHEP supervision: a failure or a long disconnection later is replaced; a r
   assert.equal(h2.links.length, 1);
   assert.equal(h2.links[0]!.closed, true);
   await sub.close();
+});
+
+test('WHEP supervision: a first POST refused or reset at the network level is retried with back-off; an HTTP refusal is not', async () => {
+  // Real sockets: a port nobody listens on (connection refused), a server that drops the connection (reset), and
+  // one that answers 404 (the channel's refusal, the caller's to handle).
+  const closed = createServer();
+  await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+  const refusedPort = (closed.address() as AddressInfo).port;
+  await new Promise<void>((r) => closed.close(() => r()));
+  const resetting = createNetServer((socket) => socket.destroy());
+  await new Promise<void>((r) => resetting.listen(0, '127.0.0.1', r));
+  const refusing = createServer((_req, res) => res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"publisher_not_found","reason":"gone"}'));
+  await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
+  const post = (port: number) => whepSubscribe({ endpoint: `http://127.0.0.1:${port}/whep?uid=1&publisher=2`, kinds: ['audio'], keep: 0, policy: { allowPrivate: true } });
+  try {
+    const h = harness();
+    const targets = [refusedPort, (resetting.address() as AddressInfo).port];
+    const errors: unknown[] = [];
+    const open = async (): Promise<WhepLink> => {
+      const port = targets.shift();
+      if (port !== undefined) {
+        try {
+          await post(port);
+        } catch (e) {
+          errors.push(e);
+          throw e;
+        }
+        throw new Error('the POST was expected to fail');
+      }
+      return h.open();
+    };
+    const sub = await supervisedWhep({ clock: h.clock, log: h.log, publisher: 11, kinds: ['audio'], open });
+    assert.ok(errors.length === 1 && isNetworkError(errors[0]), `refused: ${String(errors[0])}`);
+    const got: number[] = [];
+    sub.onPacket((_k, _t, p) => got.push(p[0]!));
+    assert.equal(h.links.length, 0, 'no link yet: the retry waits for its back-off');
+    // Real sockets answer in wall time; the back-off runs on the injected clock.
+    const step = async (ms: number) => {
+      h.clock.advance(ms);
+      await new Promise((r) => setTimeout(r, 200));
+    };
+    await step(WHEP_RETRY_BACKOFF_MS[0]! - 1);
+    assert.equal(errors.length, 1);
+    await step(1);
+    assert.ok((errors.length as number) === 2 && isNetworkError(errors[1]), `reset: ${String(errors[1])}`);
+    await step(WHEP_RETRY_BACKOFF_MS[1]!);
+    assert.equal(h.links.length, 1, 'the third attempt made a link');
+    h.links[0]!.set('connected');
+    h.links[0]!.push(5);
+    assert.deepEqual(got, [5]);
+    const warned = h.lines.filter((l) => l.msg === 'WHEP subscription not connected: re-subscribing');
+    assert.equal(warned.length, 2);
+    assert.match(String(warned[0]!.reason), /^subscribe failed: .*ECONNREFUSED/);
+    await sub.close();
+    assert.equal(h.clock.pendingCount, 0);
+
+    // The channel answered (404): not retried, the caller sees it as before.
+    const h2 = harness();
+    const refused = (refusing.address() as AddressInfo).port;
+    await assert.rejects(
+      supervisedWhep({ clock: h2.clock, log: h2.log, publisher: 12, kinds: ['audio'], open: () => post(refused) as never }),
+      (e: Error) => !isNetworkError(e) && /404/.test(e.message),
+    );
+    assert.equal(h2.clock.pendingCount, 0, 'no retry armed');
+  } finally {
+    await new Promise<void>((r) => resetting.close(() => r()));
+    refusing.closeAllConnections();
+    await new Promise<void>((r) => refusing.close(() => r()));
+  }
 });

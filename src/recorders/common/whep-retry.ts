@@ -23,6 +23,32 @@ export const WHEP_CONNECT_BOUND_MS = 10_000;
 /** Pause before the n-th replacement (the last value repeats): quick first, then easing off a struggling host. */
 export const WHEP_RETRY_BACKOFF_MS: readonly number[] = [500, 1_000, 2_000, 5_000, 10_000];
 
+/** Socket-level failures of the WHEP POST: the channel node did not get to answer (restarting, overloaded, moving). */
+const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * Whether the error is a connection that failed at the network level (refused, reset, timed out), looking through
+ * `cause` chains (fetch wraps the socket error), as opposed to an answer of the channel or a fault of our own.
+ */
+export function isNetworkError(e: unknown): boolean {
+  for (let cur: unknown = e, depth = 0; cur instanceof Error && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return true;
+  }
+  return false;
+}
+
 /** What the peer connection reports: `failed` also covers a peer closed other than by us. */
 export type LinkState = 'connected' | 'disconnected' | 'failed';
 
@@ -46,8 +72,10 @@ type PacketListener = (kind: MediaKind, track: RtpTrackDescription, packet: Buff
 type ReportListener = (kind: MediaKind, report: SenderReport) => void;
 
 /**
- * Opens the first WHEP session (its errors are the caller's, as before) and supervises it and its replacements
- * until closed.
+ * Opens the first WHEP session and supervises it and its replacements until closed. A first POST that fails at the
+ * network level (the channel node restarting or overloaded) is retried with the same back-off, the subscription
+ * returned meanwhile (packets start when a link is up); the channel's refusals and any other error of the first
+ * attempt are the caller's, as before.
  */
 export async function supervisedWhep(o: SupervisedWhepOptions): Promise<MediaSubscription> {
   const packetListeners: PacketListener[] = [];
@@ -118,7 +146,12 @@ export async function supervisedWhep(o: SupervisedWhepOptions): Promise<MediaSub
     });
   };
 
-  install(await o.open());
+  try {
+    install(await o.open());
+  } catch (e) {
+    if (!isNetworkError(e)) throw e;
+    replace(`subscribe failed: ${(e as Error).message}`);
+  }
   return {
     onPacket: (cb) => void packetListeners.push(cb),
     onSenderReport: (cb) => void reportListeners.push(cb),

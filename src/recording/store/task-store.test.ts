@@ -68,8 +68,10 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal((await store.listWithSession()).length, 0);
       await store.save(twin, T0 + 50);
 
-      await store.addEvent({ appId: 'app', resourceId: 'r1', sid: 's1', eventType: 11, serviceType: 0, details: { msgName: 'session_exit', exitStatus: 0 }, createdAt: T0 + 40 });
-      await store.addEvent({ appId: 'app', resourceId: 'r1', sid: 's1', eventType: 1, serviceType: 0, details: { msgName: 'cloud_recording_error' }, createdAt: T0 + 35 });
+      await store.addEvents([{ id: 'e1', appId: 'app', resourceId: 'r1', sid: 's1', eventType: 11, serviceType: 0, details: { msgName: 'session_exit', exitStatus: 0 }, createdAt: T0 + 40 }]);
+      await store.addEvents([{ id: 'e2', appId: 'app', resourceId: 'r1', sid: 's1', eventType: 1, serviceType: 0, details: { msgName: 'cloud_recording_error' }, createdAt: T0 + 35 }]);
+      // Written again (its first answer lost in an outage): listed once.
+      await store.addEvents([{ id: 'e1', appId: 'app', resourceId: 'r1', sid: 's1', eventType: 11, serviceType: 0, details: { msgName: 'session_exit', exitStatus: 0 }, createdAt: T0 + 40 }]);
       const events = await store.events('s1');
       assert.deepEqual(events.map((e) => e.eventType), [1, 11]);
       assert.equal(events[1]!.createdAt, T0 + 40);

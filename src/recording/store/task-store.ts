@@ -6,6 +6,8 @@ import { TaskConflictError } from '../lifecycle/errors.ts';
 import { hasSession, type Task } from '../lifecycle/task.ts';
 
 export interface StoredEvent {
+  /** Chosen when the event is raised, so writing it again (an answer lost in an outage) does not list it twice. */
+  readonly id: string;
   readonly appId: string;
   readonly resourceId: string;
   readonly sid: string;
@@ -205,19 +207,24 @@ export class TaskStore {
     return rows.map((r) => JSON.parse(r.data) as Task);
   }
 
-  async addEvent(e: StoredEvent): Promise<void> {
+  /** Stores events of the session history; one already stored (same ID) is left as it is. */
+  async addEvents(events: readonly StoredEvent[]): Promise<void> {
+    if (events.length === 0) return;
     await this.db
       .insertInto('recording_events')
-      .values({
-        id: randomUUID(),
-        app_id: e.appId,
-        resource_id: e.resourceId,
-        sid: e.sid,
-        event_type: e.eventType,
-        service_type: e.serviceType,
-        details: JSON.stringify(e.details),
-        created_at: e.createdAt,
-      })
+      .values(
+        events.map((e) => ({
+          id: e.id,
+          app_id: e.appId,
+          resource_id: e.resourceId,
+          sid: e.sid,
+          event_type: e.eventType,
+          service_type: e.serviceType,
+          details: JSON.stringify(e.details),
+          created_at: e.createdAt,
+        })),
+      )
+      .onConflict((oc) => oc.column('id').doNothing())
       .execute();
   }
 
@@ -229,6 +236,7 @@ export class TaskStore {
       .orderBy('created_at')
       .execute();
     return rows.map((r) => ({
+      id: r.id,
       appId: r.app_id,
       resourceId: r.resource_id,
       sid: r.sid,

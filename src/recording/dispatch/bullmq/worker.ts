@@ -6,7 +6,7 @@ import type { LiveTask, StoppingTask, Task } from '../../lifecycle/index.ts';
 import { recordingTaskOf } from '../../runtime.ts';
 import type { TaskStore } from '../../store/index.ts';
 import type { Area } from '../../validation/types.ts';
-import type { Recorder, RecorderHandle, RecorderReport, RecordingMode, StopResult } from '../types.ts';
+import type { Recorder, RecorderHandle, RecorderReport, RecordingMode, StopResult, WriteFence } from '../types.ts';
 import { Admission } from './admission.ts';
 import { bullConnection, bullPrefix, type QueueContext } from './connection.ts';
 import { fitsWorker, type WorkerLabels } from './labels.ts';
@@ -17,8 +17,11 @@ import { QUEUE_NAME, topics, type Accepted, type ControlMessage, type ControlRep
 export interface RecorderWorkerDeps extends QueueContext {
   readonly store: TaskStore;
   readonly recorders: readonly Recorder[];
-  /** The runtime's report object for a task: reports become transitions in the shared database. */
-  readonly reportFor: (task: LiveTask | StoppingTask) => RecorderReport;
+  /**
+   * The runtime's report object for a task: reports become transitions in the shared database; one still waiting for
+   * the database once `fence` no longer holds is applied as stale (runtime.ts, KeptReport).
+   */
+  readonly reportFor: (task: LiveTask | StoppingTask, fence: WriteFence) => RecorderReport;
   /** An RTC token for the new uid a recorder rejoins with after a failover (undefined: keep the start's token). */
   readonly rejoinToken?: (appId: string, cname: string, uid: string) => string | undefined;
   /** The area this recorder serves (`recording.region`); undefined: any. */
@@ -93,8 +96,16 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
       await d.leases.release(lease).catch(() => undefined);
     };
     running.add(leave);
+    const fence: WriteFence = { holds: () => !fenced && d.clock.now() < validUntil };
+    /**
+     * Set once the session ended here (its stop answered, or it ended on its own) with the lease still ours: the job
+     * then completes, so no other recorder takes the session, and reports still waiting for the database (an outage
+     * longer than the lease) are this session's last word, not stale.
+     */
+    let completed = false;
+    const reportFence: WriteFence = { holds: () => !fenced && (completed || d.clock.now() < validUntil) };
     // Fencing: nothing this recorder reports reaches the store once its lease is gone (docs/deployment.md).
-    const inner = d.reportFor(task);
+    const inner = d.reportFor(task, reportFence);
     const report: RecorderReport = {
       status: (s) => void (!fenced && inner.status(s)),
       files: (f) => void (!fenced && inner.files(f)),
@@ -102,14 +113,16 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
       rtmpStatus: (url, s) => void (!fenced && inner.rtmpStatus?.(url, s)),
       event: (t, s, details) => void (!fenced && inner.event(t, s, details)),
       ended: (o) => {
-        if (!fenced) inner.ended(o);
+        if (!fenced) {
+          completed = true;
+          inner.ended(o);
+        }
         over();
       },
     };
 
     // After a failover the recorder rejoins with a new random uid (and a token for it), writing bak<n>_ files.
     const uid = failover ? newUid(task.resource.uid) : task.resource.uid;
-    const fence = { holds: () => !fenced && d.clock.now() < validUntil };
     const sessionTask = () => {
       const base = recordingTaskOf(task, failover);
       if (!failover) return { ...base, fence };
@@ -123,6 +136,7 @@ export function startRecorderWorker(d: RecorderWorkerDeps): RecorderWorker {
       (stopping ??= handle!
         .stop()
         .then((result) => {
+          if (!fenced) completed = true;
           // Also answers a stop whose requester sent it to a recorder that died meanwhile (control.ts).
           if (!fenced) publish(topics.stopped(sid), { ok: true, result } satisfies ControlReply);
           return result;

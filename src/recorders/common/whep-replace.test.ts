@@ -1,0 +1,187 @@
+// A recorder's WHEP subscription replaced mid-recording: what the individual recorder's files show across the
+// switch, measured with ffprobe (docs/recording-individual.md, "A WHEP subscription replaced mid-recording").
+// Two ways a link goes: the channel node ends the session (the recorder's peer notices only when ICE consent fails,
+// ~30 s later), and the recorder's own peer fails at once (replaced after 0.5 s, while the slicer is still open).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { promisify } from 'node:util';
+import { RTCPeerConnection } from 'werift';
+import { Sfu } from '../../channel/sfu.ts';
+import { FFMPEG_BIN, FFPROBE_BIN, parsePlaylist } from '../../media/index.ts';
+import { rtcToken, startHarness, storageConfig, type Harness } from '../individual/testing/harness.ts';
+import { bucketKeys, probe, sleep, waitFor } from '../individual/testing/media-checks.ts';
+
+const run = promisify(execFile);
+
+/** Every packet's pts and duration (s) of one stream of a file, in file order (lines without a pts skipped). */
+async function packets(file: string, kind: 'audio' | 'video'): Promise<{ pts: number; dur: number }[]> {
+  const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-select_streams', kind === 'audio' ? 'a:0' : 'v:0', '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', file], {
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.split(','))
+    .filter((f) => f[0] !== undefined && f[0].trim() !== '' && f[0] !== 'N/A')
+    .map((f) => ({ pts: Number(f[0]), dur: Number.isFinite(Number(f[1])) ? Number(f[1]) : 0 }))
+    .filter((p) => Number.isFinite(p.pts));
+}
+
+interface Measured {
+  readonly kind: 'audio' | 'video';
+  /** Discontinuity tags in the playlist. */
+  readonly discontinuities: number;
+  /** Largest forward gap between consecutive packets within one stream (between discontinuities), s. */
+  readonly maxGapSec: number;
+  /** Packets more than 0.1 s before the previous one's end within one stream. */
+  readonly backwards: number;
+  readonly listedSec: number;
+  readonly probedSec: number;
+  /** Errors of ffmpeg decoding each stream (run of slices between discontinuities) end to end. */
+  readonly decodeErrors: string;
+}
+
+async function measure(h: Harness, uid: number, t: TestContext): Promise<Measured[]> {
+  const keys = bucketKeys(h.bucketDir);
+  const out: Measured[] = [];
+  for (const [kind, codec] of [
+    ['audio', 'aac'],
+    ['video', 'h264'],
+  ] as const) {
+    const plKey = keys.find((k) => k.endsWith(`__uid_s_${uid}__uid_e_${kind}.m3u8`));
+    assert.ok(plKey, `${kind} playlist in ${keys.join(', ')}`);
+    const text = readFileSync(join(h.bucketDir, plKey), 'utf8');
+    const pl = parsePlaylist(text, kind);
+    let prevEnd: number | undefined;
+    let maxGapSec = 0;
+    let backwards = 0;
+    let probedSec = 0;
+    const runs: string[][] = [];
+    const perSlice: string[] = [];
+    for (const e of pl.entries) {
+      const file = join(h.bucketDir, join(plKey, '..', e.uri));
+      if (e.discontinuity || runs.length === 0) {
+        prevEnd = undefined;
+        runs.push([]);
+      }
+      runs[runs.length - 1]!.push(file);
+      const p = await probe(file);
+      assert.deepEqual(p.codecs, [codec], `${e.uri} codec`);
+      probedSec += p.duration;
+      const pks = await packets(file, kind);
+      let sliceGap = 0;
+      for (const pk of pks) {
+        if (prevEnd !== undefined) {
+          const gap = pk.pts - prevEnd;
+          sliceGap = Math.max(sliceGap, gap);
+          if (gap < -0.1) backwards++;
+        }
+        prevEnd = Math.max(prevEnd ?? -Infinity, pk.pts + pk.dur);
+      }
+      maxGapSec = Math.max(maxGapSec, sliceGap);
+      perSlice.push(`${e.discontinuity ? 'DISC ' : ''}${e.durationSec.toFixed(1)} s, pts ${pks[0]?.pts.toFixed(2)}..${pks[pks.length - 1]?.pts.toFixed(2)}, max gap ${sliceGap.toFixed(2)} s`);
+    }
+    // Each stream decoded end to end from its slices (ffmpeg's own HLS reader ignores discontinuity tags).
+    const errors: string[] = [];
+    for (const files of runs) {
+      const r = await run(FFMPEG_BIN, ['-v', 'error', '-i', `concat:${files.join('|')}`, '-f', 'null', '-'], { maxBuffer: 16 * 1024 * 1024 }).then(
+        (x) => x.stderr.trim(),
+        (e: { stderr?: string }) => `failed: ${e.stderr ?? ''}`,
+      );
+      if (r) errors.push(r.split('\n').slice(0, 2).join(' | '));
+    }
+    const m: Measured = {
+      kind,
+      discontinuities: (text.match(/#EXT-X-DISCONTINUITY\b/g) ?? []).length,
+      maxGapSec,
+      backwards,
+      listedSec: pl.entries.reduce((s, e) => s + e.durationSec, 0),
+      probedSec,
+      decodeErrors: errors.join(' || '),
+    };
+    t.diagnostic(
+      `${kind}: ${pl.entries.length} slices [${perSlice.join('; ')}], playlist ${m.listedSec.toFixed(1)} s, probed ${m.probedSec.toFixed(1)} s, ` +
+        `discontinuities ${m.discontinuities}, largest gap within a stream ${m.maxGapSec.toFixed(2)} s, backward ${m.backwards}, decode errors: ${m.decodeErrors || 'none'}`,
+    );
+    out.push(m);
+  }
+  return out;
+}
+
+/** Records uid's publisher over WHEP, runs `cut` 4 s after the first slices, records 20 s after the replacement. */
+async function recordAcross(t: TestContext, cname: string, uid: number, cut: (made: readonly { sfu: Sfu; id: string }[]) => Promise<void>) {
+  const { subscribe } = Sfu.prototype;
+  const made: { sfu: Sfu; id: string; atMs: number }[] = [];
+  Sfu.prototype.subscribe = async function (this: Sfu, p) {
+    const s = await subscribe.call(this, p);
+    made.push({ sfu: this, id: s.id, atMs: Date.now() });
+    return s;
+  };
+  const h = await startHarness({ recording: { mediaPath: 'whep' } });
+  try {
+    await h.publish({ cname, uid, color: 'red', toneHz: 440, codec: 'h264' });
+    const recUid = String(9000 + uid);
+    const { resourceId, sid } = await h.startRecording(cname, recUid, {
+      token: rtcToken(cname, Number(recUid), 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
+      recordingFileConfig: { avFileType: ['hls'] },
+    });
+    await waitFor(() => ['audio', 'video'].every((k) => bucketKeys(h.bucketDir).some((x) => x.includes(`__uid_s_${uid}__uid_e_${k}_`))), 120_000, 'a slice of each kind');
+    await sleep(4000);
+    const cutAt = Date.now();
+    await cut(made);
+    await waitFor(() => made.length >= 2, 90_000, 'a replacement WHEP session');
+    t.diagnostic(`cut → replacement WHEP session: ${made[1]!.atMs - cutAt} ms`);
+    await sleep(20_000);
+    const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: recUid, clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+    const errors = h.events.filter((e) => e.payload.sid === sid && e.eventType === 1).map((e) => e.payload.details);
+    t.diagnostic(`error events: ${JSON.stringify(errors)}`);
+    return await measure(h, uid, t);
+  } finally {
+    Sfu.prototype.subscribe = subscribe;
+    await h.close();
+  }
+}
+
+test('WHEP session ended by the channel node: the slicer times out first; the replacement starts a new stream after a discontinuity', async (t) => {
+  const m = await recordAcross(t, 'ind-whep-end', 304, async (made) => void (await made[0]!.sfu.end(made[0]!.id, 'connection_failed')));
+  for (const r of m) {
+    assert.equal(r.discontinuities, 1, `${r.kind}: the replacement's stream is marked`);
+    assert.equal(r.backwards, 0, `${r.kind}: timestamps never go backwards within a stream`);
+    assert.ok(r.maxGapSec < 1, `${r.kind}: no gap within a stream (${r.maxGapSec} s)`);
+    assert.ok(Math.abs(r.probedSec - r.listedSec) < 1.5, `${r.kind}: slices ${r.probedSec} s vs playlist ${r.listedSec} s`);
+    assert.equal(r.decodeErrors, '', `${r.kind}: each stream decodes`);
+  }
+});
+
+test('WHEP peer failing at once: replaced within the slicer\'s input timeout; what the slices show', async (t) => {
+  // The recorder's own WHEP peers are the werift peers with receive-only transceivers made in this process.
+  const { addTransceiver } = RTCPeerConnection.prototype;
+  const receivers: RTCPeerConnection[] = [];
+  RTCPeerConnection.prototype.addTransceiver = function (this: RTCPeerConnection, ...args: Parameters<typeof addTransceiver>) {
+    if ((args[1] as { direction?: string } | undefined)?.direction === 'recvonly' && !receivers.includes(this)) receivers.push(this);
+    return addTransceiver.apply(this, args);
+  } as typeof addTransceiver;
+  try {
+    const m = await recordAcross(t, 'ind-whep-fail', 305, async () => {
+      const pc = receivers[receivers.length - 1]!;
+      await pc.close();
+    });
+    for (const r of m) {
+      // The new session's packets carry the publisher's RTP clock on (the SFU keeps its numbering for a new
+      // subscriber), so the slicer sees a gap as long as the media missed, not a jump: no discontinuity needed.
+      assert.equal(r.discontinuities, 0, `${r.kind}: one stream`);
+      assert.ok(r.maxGapSec > 0.1 && r.maxGapSec < 5, `${r.kind}: the switch is a short gap within the stream (${r.maxGapSec} s)`);
+      assert.equal(r.backwards, 0, `${r.kind}: timestamps never go backwards within a stream`);
+      assert.ok(Math.abs(r.probedSec - r.listedSec) < 1.5, `${r.kind}: slices ${r.probedSec} s vs playlist ${r.listedSec} s`);
+      assert.equal(r.decodeErrors, '', `${r.kind}: the stream decodes`);
+    }
+  } finally {
+    RTCPeerConnection.prototype.addTransceiver = addTransceiver;
+  }
+});
