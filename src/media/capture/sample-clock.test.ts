@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { LOSS_MS, LOSS_WINDOW_MS, SampleClock } from './sample-clock.ts';
+import { LOSS_MS, LOSS_WINDOW_MS, MAX_PLAY_DELAY_MS, PLAY_REPORTS, SampleClock } from './sample-clock.ts';
 
 const RATE = 48_000;
 /** Feeds 20 ms batches (960 samples) captured from `t0`, each arriving `delay(i)` ms after its last sample. */
@@ -45,13 +45,18 @@ test('samples lost for a whole window are filled with silence; jitter below the 
 test('samples are stamped when they play: the server’s position, a little later than their arrival', () => {
   const c = new SampleClock(RATE);
   feed(c, 0, 100, () => 3);
-  assert.equal(c.playDelayMs, 0, 'until the server has said');
   assert.equal(c.timeOf(0), 3);
-  // The server says sample 48000 plays at 1012 ms (reports reach us 0–20 ms late): 12 ms after its arrival-based time.
-  c.played(1000, 1012 + 20);
-  c.played(1000, 1012);
-  c.played(1500, 1512 + 7);
-  assert.equal(c.playDelayMs, 9);
-  assert.equal(c.timeOf(48_000), 1012);
-  assert.equal(c.indexAt(1012), 48_000);
+  // A report 1 s off (seen at the start of a stream), then the server's steady reports: sample 48000·k/20 plays
+  // 12 ms after its arrival-based time (reports reach us 0–4 ms late).
+  c.played(0, -1000);
+  for (let k = 1; k < PLAY_REPORTS; k++) {
+    assert.equal(c.playDelayMs, 0, 'until enough reports came');
+    c.played(k * 50, 3 + k * 50 + 12 + (k % 5));
+  }
+  assert.equal(c.playDelayMs, 14);
+  assert.equal(c.timeOf(48_000), 1017);
+  assert.equal(c.indexAt(1017), 48_000);
+  // Reports far off do not make a delay beyond the bound.
+  for (let k = 0; k < PLAY_REPORTS; k++) c.played(0, 5000);
+  assert.equal(c.playDelayMs, MAX_PLAY_DELAY_MS);
 });

@@ -12,6 +12,10 @@
 export const LOSS_WINDOW_MS = 5000;
 /** Smaller steps are jitter of the reader; a lost stretch this long or longer is filled with silence. */
 export const LOSS_MS = 100;
+/** Sound-server position reports the play delay is the median of (pacat sends one every 50 ms). */
+export const PLAY_REPORTS = 40;
+/** A play delay beyond this is a report gone wrong, not a sink's latency. */
+export const MAX_PLAY_DELAY_MS = 250;
 
 export class SampleClock {
   /** Timeline position after the last batch: samples received plus silence inserted for lost ones. */
@@ -58,20 +62,24 @@ export class SampleClock {
 
   /**
    * The sound server said, at or before `nowMs`, that the stream's sample at `streamTimeMs` (its own count, from
-   * the stream's first sample) is the one playing now. A null sink renders a little ahead of that, by up to its
-   * latency, and the monitor passes samples on as they are rendered, so the server's moment is later than the
-   * arrival-based anchor by about the sink's latency (≈ 12 ms here). We stamp samples at the moment they play, as
-   * the server (and ffmpeg's pulse input before) does; the smallest value seen is the estimate, as for arrivals.
+   * the stream's first sample) is the one playing now. A null sink renders ahead of that by up to its latency and
+   * the monitor passes samples on as they are rendered, so a sample plays about the sink's latency (≈ 12 ms here)
+   * after it arrives; we stamp samples at the moment they play, as the server says. Its reports are not trusted
+   * alone: in the first second of a stream we saw them 1 s off, so the delay is the median over the latest
+   * PLAY_REPORTS reports, taken only once that many came, and kept within [0, MAX_PLAY_DELAY_MS].
    */
   played(streamTimeMs: number, nowMs: number): void {
-    this.playAnchor = Math.min(this.playAnchor, nowMs - streamTimeMs);
+    this.plays.push(nowMs - streamTimeMs);
+    if (this.plays.length > PLAY_REPORTS) this.plays.shift();
   }
-  private playAnchor = Number.POSITIVE_INFINITY;
+  private readonly plays: number[] = [];
 
-  /** How much later a sample plays than it arrives (ms, ≥ 0): 0 until the server has said. */
+  /** How much later a sample plays than it arrives (ms): 0 until the server has said enough. */
   get playDelayMs(): number {
-    const d = this.playAnchor - this.anchor;
-    return Number.isFinite(d) ? Math.max(0, d) : 0;
+    if (this.plays.length < PLAY_REPORTS || !Number.isFinite(this.anchor)) return 0;
+    const sorted = [...this.plays].sort((a, b) => a - b);
+    const d = sorted[Math.floor(sorted.length / 2)]! - this.anchor;
+    return Math.min(MAX_PLAY_DELAY_MS, Math.max(0, d));
   }
 
   /** UTC ms at which timeline sample `index` plays (was captured). */
