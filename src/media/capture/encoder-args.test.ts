@@ -36,6 +36,7 @@ test('defaults follow serviceParam: 15 fps, 2000 kb/s from 1280×720, else 1500;
   assert.equal(after(args, '-ar'), '48000');
   assert.equal(after(args, '-output_ts_offset'), '-1700000000.123');
   assert.equal(after(args, '-i'), ':7');
+  assert.equal(after(args, '-itsoffset'), '-0.033333', 'a frame stands for the half period before and after its stamp');
   // The sound: raw samples on fd 5, stamped from the UTC time of the first one (µs) plus their count.
   const sound = args.indexOf('pipe:5');
   assert.deepEqual(args.slice(sound - 9, sound + 1), ['-f', 's16le', '-ar', '48000', '-ac', '1', '-itsoffset', '1700000000.345500', '-i', 'pipe:5']);

@@ -81,6 +81,9 @@ export function encoderArgs(plan: EncoderPlan): string[] {
     '-loglevel', 'warning',
     '-copyts',
     '-thread_queue_size', '1024',
+    // A grab at t shows what reached the screen since the grab before, on average half a frame period earlier:
+    // the frame is stamped at the middle of the time it stands for (docs/recording-web.md, "A/V").
+    '-itsoffset', `-${(0.5 / o.videoFps).toFixed(6)}`,
     '-f', 'x11grab', '-draw_mouse', '0', '-framerate', String(o.videoFps), '-video_size', `${o.width}x${o.height}`,
     '-i', plan.display,
     // The sound: raw samples, stamped from their count (the demuxer's own timestamps start at 0) plus the UTC
