@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { processInfo, processTable } from '../../process/index.ts';
 import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment } from './index.ts';
-import { decodeMono, dominantFrequency, isColour, pixelAt, probeSegment, rms } from './testing/media-checks.ts';
+import { audioPacketTicks, audioTimestampGaps, decodeMono, dominantFrequency, isColour, pixelAt, probeSegment, rms } from './testing/media-checks.ts';
 import { startPageServer } from './testing/page-server.ts';
 import { freePort, rtmpReceiver } from './testing/rtmp-receiver.ts';
 
@@ -96,7 +96,7 @@ test('a capture records the page into H.264 + AAC segments and reports ready, 40
   let tree: number[] = [];
   try {
     cap = await startCapture({ workDir, width: 640, height: 360, sliceSeconds: SLICE, audioProfile: 0 }, log.push);
-    assert.equal(cap.pids().length, 4, 'display, sound server, browser and encoder run');
+    assert.equal(cap.pids().length, 5, 'display, sound server and its reader, browser and encoder run');
     assert.deepEqual(await cap.load(`${pages.origin}/tone`), { status: 200 });
     const [first] = await segmentsAfterReady(log);
     const probe = await probeSegment(first!.path);
@@ -119,7 +119,7 @@ test('a capture records the page into H.264 + AAC segments and reports ready, 40
     tree = processTree(cap.pids());
     await cap.pause();
     assert.equal(cap.onhold, true);
-    assert.equal(cap.pids().length, 3, 'only the encoder stopped');
+    assert.equal(cap.pids().length, 4, 'only the encoder stopped');
     const afterPause = log.segments().length;
     assert.deepEqual(await cap.load(`${pages.origin}/tone`), { status: 200 });
     await waitFor('notifyReady after reload', () => log.readyAt(2));
@@ -127,6 +127,14 @@ test('a capture records the page into H.264 + AAC segments and reports ready, 40
     await cap.resume();
     const resumed = await segmentsAfterReady(log, 2, 1);
     assert.equal(log.segments((x) => x.run === 1)[0]!.newStream, true, 'the first segment of the new run is marked');
+    // The sound's timestamps are continuous from the first packet of each run on: the capture's first run and the
+    // run after the resume, each packet exactly one AAC frame after the one before.
+    for (const run of [0, 1]) {
+      const first = log.segments((x) => x.run === run)[0]!;
+      const { ticks } = await audioPacketTicks(first.path);
+      assert.ok(ticks.length >= 50, `run ${run}: ${ticks.length} audio packets in its first segment`);
+      assert.deepEqual(await audioTimestampGaps(first.path), [], `run ${run}: audio timestamps of its first segment`);
+    }
     const lastBeforeHold = log.segments((x) => x.run === 0).at(-1)!;
     assert.ok(resumed[0]!.startMs >= lastBeforeHold.startMs + lastBeforeHold.durationSec * 1000, 'the new run starts after the old one ended');
     await assertTone(resumed[1]!, 440);
@@ -167,7 +175,7 @@ test('two captures at once neither hear nor see each other; onhold at start; mob
     caps.push(a, b);
     assert.notEqual(a.display, b.display);
     assert.equal(a.onhold, true);
-    assert.deepEqual(a.children().map((c) => c.name).sort(), ['browser', 'display', 'sound'], 'no encoder while on hold');
+    assert.deepEqual(a.children().map((c) => c.name).sort(), ['browser', 'display', 'sound', 'sound-reader'], 'no encoder while on hold');
     await Promise.all([a.load(`${pages.origin}/silent`), b.load(`${pages.origin}/phone`)]);
     await waitFor('A ready', () => logA.readyAt(1));
     assert.equal(logA.segments().length, 0);
@@ -291,12 +299,11 @@ test('the CDN push runs in its own process: it publishes, its loss (dropped or s
     await waitFor('a segment of the resumed run', () => log.segments((x) => x.run === 1).length >= 1);
     assert.notEqual(pidOf('encoder'), encoderPid, 'a resume is a new encoder run');
 
-    // A child that dies on its own is reported by name. (ffmpeg goes on with the picture alone when its sound
-    // input fails, so this report is what tells the session.)
+    // A child that dies on its own is reported by name. (The sound reader goes with the server; ffmpeg then goes on
+    // with the picture alone, so this report is what tells the session.)
     const sound = cap.children().find((c) => c.name === 'sound')!;
     process.kill(sound.pid, 'SIGKILL');
-    const exited = await waitFor('child-exited', () => log.all.find((e) => e.kind === 'child-exited'));
-    assert.equal(exited.kind === 'child-exited' && exited.child, 'sound');
+    await waitFor('child-exited of the sound server', () => log.all.find((e) => e.kind === 'child-exited' && e.child === 'sound'));
     assert.ok(!cap.children().some((c) => c.name === 'sound'));
   } finally {
     await cap?.stop();

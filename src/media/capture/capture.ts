@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { CapturedBrowser, type LoadResult } from './browser.ts';
 import { startVirtualDisplay, type VirtualDisplay } from './display.ts';
 import { EncoderRun } from './encoder.ts';
+import { MonitorReader } from './monitor-reader.ts';
 import type { CaptureEventListener } from './events.ts';
 import { CdnPusher, isRtmpUrl, type PushStatusChange } from '../push/index.ts';
 import { resolveCaptureOptions, type CaptureOptions, type ResolvedCaptureOptions } from './options.ts';
@@ -69,6 +70,7 @@ class Capture implements CaptureHandle {
     private readonly o: ResolvedCaptureOptions,
     private readonly screen: VirtualDisplay,
     private readonly sound: SoundServer,
+    private readonly reader: MonitorReader,
     private readonly browser: CapturedBrowser,
     readonly privateDir: string,
     private readonly onEvent: CaptureEventListener,
@@ -76,7 +78,7 @@ class Capture implements CaptureHandle {
     this.paused = o.onhold;
     this.pushBranch = o.rtmpUrl !== undefined;
     this.pusher = new CdnPusher({ onStatus: (c) => this.pushStatus(c), rtmpUrl: o.rtmpUrl, ...o.pushTimeouts });
-    for (const child of [screen.process, sound.process, browser.process]) this.watch(child);
+    for (const child of [screen.process, sound.process, reader.process, browser.process]) this.watch(child);
   }
 
   get display(): string {
@@ -104,7 +106,7 @@ class Capture implements CaptureHandle {
   }
 
   children(): { readonly name: CaptureChildName; readonly pid: number }[] {
-    const all = [this.screen.process, this.sound.process, this.browser.process]
+    const all = [this.screen.process, this.sound.process, this.reader.process, this.browser.process]
       .filter((c) => c.running && c.pid !== undefined)
       .map((c) => ({ name: c.name, pid: c.pid! }));
     const enc = this.encoder?.ffmpeg;
@@ -124,17 +126,22 @@ class Capture implements CaptureHandle {
     return next;
   }
 
-  startEncoder(): void {
+  /** Starts a run once the sound reader has samples (at once, but for the first run of a capture). */
+  async startEncoder(): Promise<void> {
+    await this.reader.ready();
+    const startMs = Date.now();
     const run = new EncoderRun(
       {
         options: this.o,
         display: this.screen.display,
-        pulseServer: this.sound.server,
-        monitorSource: this.sound.monitor,
-        originMs: Date.now() - ORIGIN_LEAD_MS,
+        originMs: startMs - ORIGIN_LEAD_MS,
         run: this.nextRun++,
         push: this.pushBranch,
       },
+      this.reader,
+      // The run's sound begins with the sample captured when it starts; its picture a moment later, when ffmpeg
+      // grabs its first frame.
+      startMs,
       this.onEvent,
     );
     this.encoder = run;
@@ -178,7 +185,7 @@ class Capture implements CaptureHandle {
     return this.serial(async () => {
       if (this.stopped || !this.paused) return;
       this.paused = false;
-      this.startEncoder();
+      await this.startEncoder();
     });
   }
 
@@ -194,7 +201,7 @@ class Capture implements CaptureHandle {
       await this.pusher.setTarget(url);
       if (this.paused) return;
       await this.stopEncoder();
-      this.startEncoder();
+      await this.startEncoder();
     });
   }
 
@@ -205,6 +212,7 @@ class Capture implements CaptureHandle {
       await this.stopEncoder().catch(() => undefined);
       await this.pusher.stop().catch(() => undefined);
       await this.browser.close().catch(() => undefined);
+      await this.reader.stop();
       await this.sound.process.stop();
       await this.screen.process.stop();
       rmSync(this.privateDir, { recursive: true, force: true });
@@ -229,6 +237,9 @@ export async function startCapture(options: CaptureOptions, onEvent: CaptureEven
     started.push(screen.process);
     const sound = await startSoundServer(join(privateDir, 'pulse'), o.audio.sampleRate);
     started.push(sound.process);
+    // The reader from the start: by the time a run begins, its clock has settled (monitor-reader.ts).
+    const reader = new MonitorReader(sound.server, sound.monitor, o.audio.sampleRate, o.audio.channels, sound.clientEnv);
+    started.push(reader);
     const profileDir = join(privateDir, 'profile');
     mkdirSync(profileDir, { recursive: true });
     const browser = await CapturedBrowser.launch(
@@ -246,8 +257,9 @@ export async function startCapture(options: CaptureOptions, onEvent: CaptureEven
       },
       onEvent,
     );
-    const capture = new Capture(o, screen, sound, browser, privateDir, onEvent);
-    if (!o.onhold) capture.startEncoder();
+    started.push({ stop: () => browser.close() });
+    const capture = new Capture(o, screen, sound, reader, browser, privateDir, onEvent);
+    if (!o.onhold) await capture.startEncoder();
     return capture;
   } catch (err) {
     for (const s of started.reverse()) await s.stop().catch(() => undefined);

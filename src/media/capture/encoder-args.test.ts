@@ -7,8 +7,7 @@ import { resolveCaptureOptions } from './options.ts';
 const plan = (over: Partial<EncoderPlan> = {}): EncoderPlan => ({
   options: resolveCaptureOptions({ workDir: '/w', width: 1280, height: 720 }),
   display: ':7',
-  pulseServer: 'unix:/p/native',
-  monitorSource: 'reeltime.monitor',
+  audioStartMs: 1_700_000_000_345.5,
   originMs: 1_700_000_000_123,
   run: 2,
   ...over,
@@ -29,6 +28,7 @@ test('keyframes at most 2 s apart and a whole fraction of the slice', () => {
 test('defaults follow serviceParam: 15 fps, 2000 kb/s from 1280×720, else 1500; profile 0 is 48 kHz mono 48 kb/s', () => {
   const args = encoderArgs(plan());
   assert.equal(after(args, '-framerate'), '15');
+  assert.equal(after(args, '-r'), '15', 'the output frame rate is set, not guessed');
   assert.equal(after(args, '-video_size'), '1280x720');
   assert.equal(after(args, '-b:v'), '2000k');
   assert.equal(after(args, '-b:a'), '48k');
@@ -36,6 +36,10 @@ test('defaults follow serviceParam: 15 fps, 2000 kb/s from 1280×720, else 1500;
   assert.equal(after(args, '-ar'), '48000');
   assert.equal(after(args, '-output_ts_offset'), '-1700000000.123');
   assert.equal(after(args, '-i'), ':7');
+  assert.equal(after(args, '-itsoffset'), '-0.033333', 'a frame stands for the half period before and after its stamp');
+  // The sound: raw samples on fd 5, stamped from the UTC time of the first one (µs) plus their count.
+  const sound = args.indexOf('pipe:5');
+  assert.deepEqual(args.slice(sound - 9, sound + 1), ['-f', 's16le', '-ar', '48000', '-ac', '1', '-itsoffset', '1700000000.345500', '-i', 'pipe:5']);
   assert.equal(resolveCaptureOptions({ workDir: '/w', width: 640, height: 360 }).videoBitrateKbps, 1500);
   const stereo = encoderArgs(plan({ options: resolveCaptureOptions({ workDir: '/w', width: 640, height: 360, audioProfile: 2 }) }));
   assert.equal(after(stereo, '-b:a'), '192k');

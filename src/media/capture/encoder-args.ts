@@ -1,7 +1,9 @@
 /**
  * The one ffmpeg command of a capture run, as a pure function of the plan (docs/recording-web.md, "Encoder").
- * Display (x11grab) and sound-card monitor (pulse) keep their wall-clock timestamps (`-copyts`), shifted by the
- * run's origin so the numbers stay small; a segment's start in UTC is then origin + its start time. Slices
+ * The display (x11grab) keeps its wall-clock timestamps (`-copyts`); the sound arrives as raw samples on a pipe
+ * from the capture's monitor reader and is stamped `audioStartMs + n / rate` (`-itsoffset`), so its timestamps
+ * are continuous from the first packet. Both are shifted by the run's origin so the numbers stay small; a
+ * segment's start in UTC is then origin + its start time. Slices
  * are MPEG-TS files cut by the segment muxer, each closed slice reported as a CSV line on fd 3; with a CDN push,
  * a second branch of a `tee` hands the same encoded stream to the pusher process on fd 4 and may fail without
  * stopping the slices.
@@ -12,9 +14,8 @@ export interface EncoderPlan {
   readonly options: ResolvedCaptureOptions;
   /** X display to grab, e.g. `:3`. */
   readonly display: string;
-  /** PulseAudio server address (`unix:/path`) and the source to record (the sink's monitor). */
-  readonly pulseServer: string;
-  readonly monitorSource: string;
+  /** UTC ms at which the first sample written to AUDIO_IN_FD was captured (MonitorReader's clock). */
+  readonly audioStartMs: number;
   /** UTC ms that this run's media time 0 stands for. */
   readonly originMs: number;
   /** Run number (0 first, +1 after each pause or push restart); names the segment files. */
@@ -27,6 +28,8 @@ export interface EncoderPlan {
 export const SEGMENT_LIST_FD = 3;
 /** The fd on which a run with a push writes the encoded stream (MPEG-TS) for the pusher process. */
 export const PUSH_STREAM_FD = 4;
+/** The fd on which ffmpeg reads the sound: raw s16le samples at the profile's rate and channel count. */
+export const AUDIO_IN_FD = 5;
 
 /**
  * Seconds between forced keyframes: at most 2 s (what CDNs ask for) and a whole fraction of the slice length,
@@ -78,14 +81,22 @@ export function encoderArgs(plan: EncoderPlan): string[] {
     '-loglevel', 'warning',
     '-copyts',
     '-thread_queue_size', '1024',
+    // A grab at t shows what reached the screen since the grab before, on average half a frame period earlier:
+    // the frame is stamped at the middle of the time it stands for (docs/recording-web.md, "A/V").
+    '-itsoffset', `-${(0.5 / o.videoFps).toFixed(6)}`,
     '-f', 'x11grab', '-draw_mouse', '0', '-framerate', String(o.videoFps), '-video_size', `${o.width}x${o.height}`,
     '-i', plan.display,
+    // The sound: raw samples, stamped from their count (the demuxer's own timestamps start at 0) plus the UTC
+    // time of the first one, to the microsecond.
     '-thread_queue_size', '1024',
-    '-f', 'pulse', '-server', plan.pulseServer, '-name', 'reeltime-capture',
-    '-sample_rate', String(o.audio.sampleRate), '-channels', String(o.audio.channels),
-    '-i', plan.monitorSource,
+    '-f', 's16le', '-ar', String(o.audio.sampleRate), '-ac', String(o.audio.channels),
+    '-itsoffset', (plan.audioStartMs / 1000).toFixed(6),
+    '-i', `pipe:${AUDIO_IN_FD}`,
     '-output_ts_offset', `-${secondsText(plan.originMs)}`,
     '-map', '0:v', '-map', '1:a',
+    // The output frame rate pinned: left to ffmpeg it is guessed from the grabber's first frames, and once (two
+    // encoders starting at the same moment) it came out as 29.92 fps, every frame stamped 0.3 % late.
+    '-r', String(o.videoFps),
     '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p',
     '-b:v', bitrate, '-maxrate', bitrate, '-bufsize', `${o.videoBitrateKbps * 2}k`,
     // Keyframes every k seconds from the first frame, and nowhere else (no scene-cut keyframes).

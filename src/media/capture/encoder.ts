@@ -1,16 +1,21 @@
 /**
- * One encoder run of a capture: the ffmpeg of encoder-args.ts and its closed segments turned into UTC-stamped
- * reports; with a push, the encoded MPEG-TS stream it also writes for the pusher process (pushStream). A run ends
+ * One encoder run of a capture: the ffmpeg of encoder-args.ts, fed the sound from the capture's monitor reader,
+ * and its closed segments turned into UTC-stamped reports; with a push, the encoded MPEG-TS stream it also writes
+ * for the pusher process (pushStream). A run ends
  * on stop() (the last segment is flushed and reported first) or on its own (reported by the caller as a crash).
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import { Writable, type Readable } from 'node:stream';
 import { runChild } from '../../process/index.ts';
 import { FFPROBE_BIN, FfmpegProcess, type FfmpegExit } from '../ffmpeg.ts';
 import { LineSplitter, parseSegmentLine, type ClosedSegment } from '../segment-list.ts';
-import { encoderArgs, PUSH_STREAM_FD, SEGMENT_LIST_FD, type EncoderPlan } from './encoder-args.ts';
+import { AUDIO_IN_FD, encoderArgs, PUSH_STREAM_FD, SEGMENT_LIST_FD, type EncoderPlan } from './encoder-args.ts';
 import type { CaptureEventListener } from './events.ts';
+import type { MonitorReader } from './monitor-reader.ts';
+
+/** A run's plan without its sound start, which the monitor reader decides when the run begins. */
+export type RunPlan = Omit<EncoderPlan, 'audioStartMs'>;
 
 /** First timestamp in a segment file (seconds of capture time), or undefined when ffprobe finds none. */
 async function firstTimestampSec(path: string): Promise<number | undefined> {
@@ -28,11 +33,27 @@ export class EncoderRun {
   /** The encoded stream as MPEG-TS, for the pusher (runs with a push only). */
   readonly pushStream: Readable | undefined;
 
+  private readonly plan: EncoderPlan;
+  private readonly audioIn: Writable;
+
+  /** Starts the run with the sound captured from `startMs` on (UTC ms; the reader must have had samples). */
   constructor(
-    private readonly plan: EncoderPlan,
+    runPlan: RunPlan,
+    private readonly reader: MonitorReader,
+    startMs: number,
     private readonly onEvent: CaptureEventListener,
   ) {
-    this.ffmpeg = new FfmpegProcess(encoderArgs(plan), { extraPipes: plan.push ? 2 : 1, cwd: plan.options.workDir });
+    const first = reader.startIndex(startMs);
+    this.plan = { ...runPlan, audioStartMs: reader.clock.timeOf(first) };
+    const plan = this.plan;
+    // fds 3, 4 and 5 (4 stays unused without a push).
+    this.ffmpeg = new FfmpegProcess(encoderArgs(plan), { extraPipes: AUDIO_IN_FD - 2, cwd: plan.options.workDir });
+    // An extra stdio 'pipe' is a socket pair: the parent's end is writable as well.
+    const audioIn = (this.ffmpeg.child.stdio as readonly unknown[])[AUDIO_IN_FD];
+    if (!(audioIn instanceof Writable)) throw new Error(`ffmpeg has no pipe on fd ${AUDIO_IN_FD}`);
+    this.audioIn = audioIn;
+    reader.attach(this.audioIn, first);
+    void this.ffmpeg.exited.then(() => reader.detach(this.audioIn));
     const list = new LineSplitter();
     const fd3 = this.ffmpeg.pipe(SEGMENT_LIST_FD);
     fd3.setEncoding('utf8');

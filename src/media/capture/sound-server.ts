@@ -20,6 +20,8 @@ export interface SoundServer {
   /** The source that carries what is played into the sink. */
   readonly monitor: string;
   readonly process: SupervisedChild;
+  /** Environment for our own clients of the server (the monitor reader): nothing of ours, files kept in `dir`. */
+  readonly clientEnv: NodeJS.ProcessEnv;
 }
 
 function canConnect(path: string): Promise<boolean> {
@@ -70,5 +72,6 @@ export async function startSoundServer(dir: string, sampleRate: number): Promise
     }
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { server: `unix:${socket}`, sink: SINK_NAME, monitor: `${SINK_NAME}.monitor`, process: proc };
+  const clientEnv = { PATH: process.env.PATH, HOME: dir, XDG_RUNTIME_DIR: dir, XDG_CONFIG_HOME: join(dir, 'config') };
+  return { server: `unix:${socket}`, sink: SINK_NAME, monitor: `${SINK_NAME}.monitor`, process: proc, clientEnv };
 }

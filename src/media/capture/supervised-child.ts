@@ -6,7 +6,7 @@
 import type { ChildProcess, StdioOptions } from 'node:child_process';
 import { spawnChild, watchChild, type ChildOutcome } from '../../process/index.ts';
 
-export type CaptureChildName = 'display' | 'sound' | 'browser' | 'encoder' | 'pusher';
+export type CaptureChildName = 'display' | 'sound' | 'sound-reader' | 'browser' | 'encoder' | 'pusher';
 
 export type ChildExit = ChildOutcome;
 

@@ -2,22 +2,31 @@
  * After a process restart (docs/recording-web.md, "Restarts"): each earlier generation's capture segments
  * (`g<k>/capture/seg_<run>_<n>.ts`, one stream per capture run) are recovered by the common track recovery
  * (common/recovery.ts): segments closed on disk but never handed to the spool are uploaded under that generation's
- * names and its playlist is finished with `#EXT-X-ENDLIST`.
+ * names and its playlist is finished with `#EXT-X-ENDLIST`. The slices still on disk are returned for the MP4 files
+ * the session writes at its stop under each generation's names (as mix mode does).
  */
 import { join } from 'node:path';
 import type { SessionNaming } from '../../media/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
-import { dirEntries, earlierGenerations, recoverTrack } from '../common/recovery.ts';
+import { dirEntries, earlierGenerations, recoverTrack, type RecoveredTrack } from '../common/recovery.ts';
 import { webPlaylistName, webSliceName } from './options.ts';
 
-/** Slices recovered per earlier generation (`g<k>`), for the log. */
+export interface RecoveredWebRun {
+  /** The generation (`g<k>`). */
+  readonly generation: string;
+  /** Its names (`bak<n>_` after the first). */
+  readonly naming: SessionNaming;
+  readonly track: RecoveredTrack;
+}
+
+/** Every earlier generation that recorded something: its playlist finished, its slices on disk for MP4s. */
 export async function recoverWebLeftovers(opts: {
   readonly sessionDir: string;
   readonly currentGeneration: string;
   readonly naming: Omit<SessionNaming, 'backupIndex'>;
   readonly upload: Pick<UploadSession, 'enqueue' | 'objectKey'>;
-}): Promise<Record<string, number>> {
-  const out: Record<string, number> = {};
+}): Promise<RecoveredWebRun[]> {
+  const out: RecoveredWebRun[] = [];
   for (const gen of await earlierGenerations(opts)) {
     const captureDir = join(gen.dir, 'capture');
     const segments = (await dirEntries(captureDir)).filter((e) => /^seg_\d+_\d+\.ts$/.test(e)).sort();
@@ -32,7 +41,7 @@ export async function recoverWebLeftovers(opts: {
       },
       opts.upload,
     );
-    if (track && !track.alreadyEnded) out[gen.name] = track.recovered;
+    if (track) out.push({ generation: gen.name, naming: gen.naming, track });
   }
   return out;
 }

@@ -20,7 +20,7 @@ import { ProgressReporter } from '../common/session-timers.ts';
 import { uploadEventReporter } from '../common/upload-events.ts';
 import { writeMp4Files } from './mp4.ts';
 import { webPlaylistName, webSliceName, type TimedSlice, type WebOptions } from './options.ts';
-import { recoverWebLeftovers } from './recovery.ts';
+import { recoverWebLeftovers, type RecoveredWebRun } from './recovery.ts';
 
 /** Codes of event 71 (docs/recording-web.md, "Events"). */
 export const WEB_STOP = Object.freeze({
@@ -78,6 +78,8 @@ export class WebSession {
   /** The last CDN status reported, so each change is reported once. */
   private rtmpReported: { readonly url: string; readonly status: RtmpStatus } | undefined;
   private mp4Files: RecordedFile[] = [];
+  /** Earlier generations of this session (before a process restart), recovered at start. */
+  private recoveredRuns: readonly RecoveredWebRun[] = [];
 
   constructor(private readonly d: WebSessionDeps) {
     this.signals = recorderSignals(d.report);
@@ -107,14 +109,15 @@ export class WebSession {
     this.unlistenUploads = this.d.upload.onEvent(uploadEventReporter(this.signals));
     await mkdir(this.d.workDir, { recursive: true });
     if (this.d.task.resumed) {
-      const recovered = await recoverWebLeftovers({
+      this.recoveredRuns = await recoverWebLeftovers({
         sessionDir: dirname(this.d.workDir),
         currentGeneration: basename(this.d.workDir),
         naming: { sid: this.d.task.sid, cname: this.d.task.cname },
         upload: this.d.upload,
       });
+      const recovered = Object.fromEntries(this.recoveredRuns.filter((r) => !r.track.alreadyEnded).map((r) => [r.generation, r.track.recovered]));
       if (Object.keys(recovered).length > 0) this.d.log.info({ recovered }, 'segments of the previous run recovered');
-      if (this.d.task.previousFiles.length > 0) this.d.report.files(this.d.task.previousFiles);
+      if (this.d.task.previousFiles.length > 0 || this.recoveredRuns.length > 0) this.d.report.files(this.files());
     }
     const pinnedHosts: PinnedHost[] = [];
     const allowed = this.d.pageHosts ?? [];
@@ -285,20 +288,27 @@ export class WebSession {
     this.d.report.files(this.files());
   }
 
-  /** The playlist (once it names a slice) and, after the stop, the MP4 files. */
+  /**
+   * What earlier generations recorded (their reported files, and a recovered playlist they never reported), this
+   * generation's playlist (once it names a slice) and, after the stop, the MP4 files.
+   */
   files(): RecordedFile[] {
     const out: RecordedFile[] = [...this.d.task.previousFiles];
-    if (this.d.options.hls && this.hls.firstStartMs !== undefined) {
-      out.push({
-        fileName: this.hls.playlistKey,
-        trackType: 'audio_and_video',
-        uid: '0',
-        mixedAllUser: true,
-        isPlayable: true,
-        sliceStartTime: this.hls.firstStartMs,
-      });
+    const file = (fileName: string, sliceStartTime: number): RecordedFile => ({
+      fileName,
+      trackType: 'audio_and_video',
+      uid: '0',
+      mixedAllUser: true,
+      isPlayable: true,
+      sliceStartTime,
+    });
+    if (this.d.options.hls) {
+      for (const { track } of this.recoveredRuns) {
+        if (!out.some((f) => f.fileName === track.playlistKey)) out.push(file(track.playlistKey, track.firstStartMs));
+      }
+      if (this.hls.firstStartMs !== undefined) out.push(file(this.hls.playlistKey, this.hls.firstStartMs));
     }
-    return [...out, ...this.mp4Files];
+    return [...out, ...this.mp4Files.filter((m) => !out.some((f) => f.fileName === m.fileName))];
   }
 
   async update(change: RecorderUpdate): Promise<void> {
@@ -352,17 +362,24 @@ export class WebSession {
     if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, 'disconnected');
     await this.chain;
     if (this.d.options.hls) await this.hls.end();
-    if (this.d.options.mp4 && this.slices.length > 0) {
-      try {
-        this.mp4Files = await writeMp4Files({
-          slices: this.slices,
-          splitSec: this.d.options.mp4SplitSec,
-          naming: this.d.naming,
-          workDir: join(this.d.workDir, 'mp4'),
-          upload: this.d.upload,
-        });
-      } catch (e) {
-        this.d.log.error({ err: (e as Error).message }, 'MP4 files failed');
+    if (this.d.options.mp4) {
+      // Each earlier generation's MP4s from its slices still on disk (under its names), then this generation's.
+      const runs = [
+        ...this.recoveredRuns.map((r) => ({
+          naming: r.naming,
+          slices: r.track.slices.map((x) => ({ path: x.localPath, startMs: x.startMs, durationSec: x.durationSec })),
+          dir: join(this.d.workDir, 'mp4', r.generation),
+        })),
+        { naming: this.d.naming, slices: this.slices, dir: join(this.d.workDir, 'mp4') },
+      ];
+      for (const run of runs.filter((r) => r.slices.length > 0)) {
+        try {
+          this.mp4Files.push(
+            ...(await writeMp4Files({ slices: run.slices, splitSec: this.d.options.mp4SplitSec, naming: run.naming, workDir: run.dir, upload: this.d.upload })),
+          );
+        } catch (e) {
+          this.d.log.error({ err: (e as Error).message }, 'MP4 files failed');
+        }
       }
     }
     const files = this.files();
@@ -377,7 +394,7 @@ export class WebSession {
     this.unlistenUploads?.();
     const uploadingStatus = await finishUploads(this.d.upload, this.signals, files);
     if (!abnormal) this.signals.status('componentsStopped');
-    return { uploadingStatus, files, recordedAnything: this.slices.length > 0 };
+    return { uploadingStatus, files, recordedAnything: this.slices.length > 0 || this.recoveredRuns.length > 0 };
   }
 }
 

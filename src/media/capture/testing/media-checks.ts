@@ -177,3 +177,28 @@ export function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s.length === 0 ? Number.NaN : s[Math.floor(s.length / 2)]!;
 }
+
+/** The audio packets' timestamps in the stream's time base ticks (MPEG-TS: 90 kHz), in file order. */
+export async function audioPacketTicks(path: string): Promise<{ readonly ticks: number[]; readonly ticksPerSecond: number }> {
+  const r = await runChild(FFPROBE_BIN, ['-v', 'error', '-select_streams', 'a:0', '-show_entries', 'stream=time_base:packet=pts', '-of', 'json', path]);
+  if (r.code !== 0) throw new Error(`ffprobe packets failed on ${path}: ${r.stderr}`);
+  const j = JSON.parse(r.stdout.toString()) as { packets?: { pts?: number }[]; streams?: { time_base?: string }[] };
+  const [num, den] = (j.streams?.[0]?.time_base ?? '').split('/').map(Number);
+  if (!num || !den) throw new Error(`no audio time base in ${path}`);
+  return { ticks: (j.packets ?? []).map((p) => Number(p.pts)), ticksPerSecond: den / num };
+}
+
+/**
+ * Where an AAC stream's timestamps are not continuous: the packets (index, step in ms) whose timestamp is not
+ * exactly one frame (1024 samples) after the one before. Empty when every packet follows the last.
+ */
+export async function audioTimestampGaps(path: string, sampleRate = 48_000): Promise<{ index: number; stepMs: number }[]> {
+  const { ticks, ticksPerSecond } = await audioPacketTicks(path);
+  const frame = (1024 * ticksPerSecond) / sampleRate;
+  const out: { index: number; stepMs: number }[] = [];
+  for (let i = 1; i < ticks.length; i++) {
+    const step = ticks[i]! - ticks[i - 1]!;
+    if (Math.abs(step - frame) > 0.5) out.push({ index: i, stepMs: (step * 1000) / ticksPerSecond });
+  }
+  return out;
+}
