@@ -1,5 +1,6 @@
 // A recorder's WHEP subscription replaced mid-recording: what the individual recorder's files show across the
-// switch, measured with ffprobe (docs/recording-individual.md, "A WHEP subscription replaced mid-recording").
+// switch, measured with ffprobe (docs/recording-individual.md, "A WHEP subscription replaced mid-recording"), and
+// that neither replacement, nor a slow one in mix mode, is reported as a recorder error (event 1).
 // Two ways a link goes: the channel node ends the session (the recorder's peer notices only when ICE consent fails,
 // ~30 s later), and the recorder's own peer fails at once (replaced after 0.5 s, while the slicer is still open).
 import assert from 'node:assert/strict';
@@ -195,5 +196,40 @@ test('WHEP peer failing at once: replaced within the slicer\'s input timeout; wh
     }
   } finally {
     RTCPeerConnection.prototype.addTransceiver = addTransceiver;
+  }
+});
+
+test('mix: a WHEP session ended by the channel node (media missing until the recorder\'s peer notices) raises no error event', async (t) => {
+  // A mix decoder whose input goes quiet ends on ffmpeg's input timeout and is restarted by the next packet; the
+  // mix encoder is fed by the frame clock throughout, so nothing here is a recorder error.
+  const { subscribe } = Sfu.prototype;
+  const made: { sfu: Sfu; id: string }[] = [];
+  Sfu.prototype.subscribe = async function (this: Sfu, p) {
+    const s = await subscribe.call(this, p);
+    made.push({ sfu: this, id: s.id });
+    return s;
+  };
+  const h = await startHarness({ mode: 'mix', recording: { mediaPath: 'whep' } });
+  try {
+    const cname = 'mix-whep-end';
+    await h.publish({ cname, uid: 306, color: 'red', toneHz: 440, width: 160, height: 90 });
+    const { resourceId, sid } = await h.startRecording(cname, '9306', {
+      token: rtcToken(cname, 9306, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0 },
+    });
+    await waitFor(() => bucketKeys(h.bucketDir).some((k) => k.includes(sid) && k.endsWith('.ts')), 120_000, 'a mixed slice');
+    await made[0]!.sfu.end(made[0]!.id, 'connection_failed');
+    await waitFor(() => made.length >= 2, 90_000, 'a replacement WHEP session');
+    const before = bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length;
+    await waitFor(() => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length > before, 60_000, 'slices after the replacement');
+    const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9306', clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+    const errors = h.events.filter((e) => e.payload.sid === sid && e.eventType === 1).map((e) => e.payload.details);
+    t.diagnostic(`error events: ${JSON.stringify(errors)}`);
+    assert.deepEqual(errors, [], 'no error event (1)');
+  } finally {
+    Sfu.prototype.subscribe = subscribe;
+    await h.close();
   }
 });
