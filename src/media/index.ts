@@ -39,8 +39,11 @@ export { mixAudio, userMp4, type AudioMixInput, type SliceFile, type UserMp4Inpu
 export { isVideoCodec, type RtpCodecName, type RtpTrackDescription } from './sdp.ts';
 export { expectedSliceCount, SLICE_SECONDS, slicePolicy, type SlicePolicy } from './slice-policy.ts';
 export {
+  INPUT_TIMEOUT_MS,
+  slicerEnd,
   TrackPipeline,
   type AudioOutput,
+  type SlicerEnd,
   type ClosedSlice,
   type Snapshot,
   type TrackPipelineEvents,

@@ -26,7 +26,10 @@ export interface TrackPipelineOptions {
   /** Seconds between JPEG snapshots (video only); none when absent. */
   readonly snapshotIntervalSec?: number | undefined;
   readonly sliceSeconds?: number;
-  /** Wall-clock source for media timestamps (not a lifecycle timer). */
+  /**
+   * Wall-clock source for media timestamps and for how long the input has been without a packet when ffmpeg ends
+   * on its own (a measurement, not a lifecycle timer).
+   */
   readonly now?: () => number;
 }
 
@@ -40,8 +43,42 @@ export interface Snapshot {
 export interface TrackPipelineEvents {
   onSlice(slice: ClosedSlice): void;
   onSnapshot?(snap: Snapshot): void;
-  /** ffmpeg ended on its own (not after stop()): the stream is broken. */
+  /** ffmpeg ended on its own (not after stop()) and not for a quiet input: the stream is broken. */
   onFailure?(exit: FfmpegExit): void;
+  /**
+   * ffmpeg ended its input after INPUT_TIMEOUT_MS without a packet (publisher silent, muted, its subscription
+   * being replaced) and closed its last slice cleanly: the stream is over, nothing broke. A later packet needs a
+   * new pipeline.
+   */
+  onInputTimeout?(end: { readonly idleMs: number; readonly exit: FfmpegExit }): void;
+}
+
+/**
+ * How long ffmpeg's RTP/SDP reader waits for a packet before it ends its input (`READ_PACKET_TIMEOUT_S` in
+ * libavformat/rtsp.c): it then prints `<input>: Connection timed out`, finishes its outputs and exits 0.
+ */
+export const INPUT_TIMEOUT_MS = 10_000;
+/** Slack on INPUT_TIMEOUT_MS for the two clocks (ffmpeg counts 100 ms polls; ours is read when the exit is seen). */
+const INPUT_TIMEOUT_SLACK_MS = 1_000;
+/** stderr lines that mean the output side failed, even when ffmpeg still exits 0 (a trailer it could not write). */
+const OUTPUT_FAULT = /Error writing trailer|av_interleaved_write_frame\(\)|No space left on device|Input\/output error|Permission denied|Conversion failed/i;
+
+/** Why a slicer's ffmpeg ended on its own. */
+export type SlicerEnd = 'inputTimeout' | 'failure';
+
+/**
+ * Decides whether ffmpeg ended on its own because its input had no packet for its timeout (a clean end of the
+ * stream) or because something broke. All of these must hold for the former: a normal exit (code 0, no signal),
+ * ffmpeg's own word that the input timed out (`<sdpName>: Connection timed out`), no sign of an output fault, and
+ * the pipeline itself saw no packet for the timeout (so a timeout while packets were being sent, meaning the
+ * loopback path broke, is still a failure). Anything else (crash, signal, bad exit, write error) is a failure.
+ */
+export function slicerEnd(exit: FfmpegExit, idleMs: number, sdpName: string): SlicerEnd {
+  if (exit.code !== 0 || exit.signal !== null) return 'failure';
+  const lines = exit.stderrTail.split('\n').map((l) => l.trim());
+  const timedOut = lines.some((l) => l.endsWith(`${sdpName}: Connection timed out`));
+  if (!timedOut || lines.some((l) => OUTPUT_FAULT.test(l))) return 'failure';
+  return idleMs >= INPUT_TIMEOUT_MS - INPUT_TIMEOUT_SLACK_MS ? 'inputTimeout' : 'failure';
 }
 
 const PENDING_LIMIT = 2000;
@@ -64,6 +101,7 @@ export function rtcpBye(ssrc: number): Buffer {
   return b;
 }
 const BIND_WAIT_MS = 10_000;
+const INPUT_SDP = 'input.sdp';
 
 export class TrackPipeline {
   readonly kind: TrackKind;
@@ -74,6 +112,9 @@ export class TrackPipeline {
   private ready = false;
   private pending: Buffer[] = [];
   private firstPacketMs: number | undefined;
+  /** On `now`: the last packet pushed, and when ffmpeg was launched (the idle start when no packet came). */
+  private lastPacketMs: number | undefined;
+  private launchedMs = 0;
   private readonly slices: ClosedSliceReader;
   private watcher: FSWatcher | undefined;
   private snapshotsSeen = new Set<string>();
@@ -117,12 +158,13 @@ export class TrackPipeline {
   }
 
   private sdpPath(): string {
-    return join(this.opts.workDir, 'input.sdp');
+    return join(this.opts.workDir, INPUT_SDP);
   }
 
   private async launch(): Promise<void> {
     const snap = this.kind === 'video' && this.opts.snapshotIntervalSec ? this.opts.snapshotIntervalSec : undefined;
     if (snap) this.watchSnapshots(snap);
+    this.launchedMs = this.now();
     this.ffmpeg = new FfmpegProcess(this.args(this.sdpPath(), snap), { extraPipes: 1, cwd: this.opts.workDir });
     const lines = new LineSplitter();
     const fd3 = this.ffmpeg.pipe(3);
@@ -136,7 +178,9 @@ export class TrackPipeline {
       this.closed = true;
       this.watcher?.close();
       this.socket?.close();
-      this.events.onFailure?.(exit);
+      const idleMs = this.now() - (this.lastPacketMs ?? this.launchedMs);
+      if (slicerEnd(exit, idleMs, INPUT_SDP) === 'inputTimeout' && this.events.onInputTimeout) this.events.onInputTimeout({ idleMs, exit });
+      else this.events.onFailure?.(exit);
     });
     await this.waitForBind();
   }
@@ -187,7 +231,8 @@ export class TrackPipeline {
   /** One RTP packet as received (header + payload). */
   push(packet: Buffer): void {
     if (this.closed) return;
-    this.firstPacketMs ??= this.now();
+    this.lastPacketMs = this.now();
+    this.firstPacketMs ??= this.lastPacketMs;
     if (packet.length >= 12) this.ssrc = packet.readUInt32BE(8);
     this.packets++;
     if (!this.ready) {

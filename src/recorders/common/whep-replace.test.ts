@@ -1,5 +1,6 @@
 // A recorder's WHEP subscription replaced mid-recording: what the individual recorder's files show across the
-// switch, measured with ffprobe (docs/recording-individual.md, "A WHEP subscription replaced mid-recording").
+// switch, measured with ffprobe (docs/recording-individual.md, "A WHEP subscription replaced mid-recording"), and
+// that neither replacement, nor a slow one in mix mode, is reported as a recorder error (event 1).
 // Two ways a link goes: the channel node ends the session (the recorder's peer notices only when ICE consent fails,
 // ~30 s later), and the recorder's own peer fails at once (replaced after 0.5 s, while the slicer is still open).
 import assert from 'node:assert/strict';
@@ -141,15 +142,26 @@ async function recordAcross(t: TestContext, cname: string, uid: number, cut: (ma
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
     const errors = h.events.filter((e) => e.payload.sid === sid && e.eventType === 1).map((e) => e.payload.details);
     t.diagnostic(`error events: ${JSON.stringify(errors)}`);
-    return await measure(h, uid, t);
+    // Audio (43) and video (44) stream states of the publisher, in order.
+    const states = ([43, 44] as const).map((type) =>
+      h.events.filter((e) => e.payload.sid === sid && e.eventType === type && e.payload.details.streamUid === String(uid)).map((e) => e.payload.details.state as number),
+    );
+    t.diagnostic(`stream states: audio ${JSON.stringify(states[0])}, video ${JSON.stringify(states[1])}`);
+    return { measured: await measure(h, uid, t), errors, states };
   } finally {
     Sfu.prototype.subscribe = subscribe;
     await h.close();
   }
 }
 
-test('WHEP session ended by the channel node: the slicer times out first; the replacement starts a new stream after a discontinuity', async (t) => {
-  const m = await recordAcross(t, 'ind-whep-end', 304, async (made) => void (await made[0]!.sfu.end(made[0]!.id, 'connection_failed')));
+test('WHEP session ended by the channel node: the slicer times out first (no error event); the replacement starts a new stream after a discontinuity', async (t) => {
+  const { measured: m, errors, states } = await recordAcross(t, 'ind-whep-end', 304, async (made) => void (await made[0]!.sfu.end(made[0]!.id, 'connection_failed')));
+  // Only media was missing: the slicers' input timeout is a clean end of each stream, not a recorder error.
+  assert.deepEqual(errors, [], 'no error event (1)');
+  for (const s of states) {
+    // Received, not received (the slicer's input timed out), received again (and not received after the stop).
+    assert.ok(s.length >= 3 && s.every((x, i) => x === i % 2) && s.filter((x) => x === 0).length === 2, `stream states ${JSON.stringify(s)}`);
+  }
   for (const r of m) {
     assert.equal(r.discontinuities, 1, `${r.kind}: the replacement's stream is marked`);
     assert.equal(r.backwards, 0, `${r.kind}: timestamps never go backwards within a stream`);
@@ -168,10 +180,11 @@ test('WHEP peer failing at once: replaced within the slicer\'s input timeout; wh
     return addTransceiver.apply(this, args);
   } as typeof addTransceiver;
   try {
-    const m = await recordAcross(t, 'ind-whep-fail', 305, async () => {
+    const { measured: m, errors } = await recordAcross(t, 'ind-whep-fail', 305, async () => {
       const pc = receivers[receivers.length - 1]!;
       await pc.close();
     });
+    assert.deepEqual(errors, [], 'no error event (1)');
     for (const r of m) {
       // The new session's packets carry the publisher's RTP clock on (the SFU keeps its numbering for a new
       // subscriber), so the slicer sees a gap as long as the media missed, not a jump: no discontinuity needed.
@@ -183,5 +196,40 @@ test('WHEP peer failing at once: replaced within the slicer\'s input timeout; wh
     }
   } finally {
     RTCPeerConnection.prototype.addTransceiver = addTransceiver;
+  }
+});
+
+test('mix: a WHEP session ended by the channel node (media missing until the recorder\'s peer notices) raises no error event', async (t) => {
+  // A mix decoder whose input goes quiet ends on ffmpeg's input timeout and is restarted by the next packet; the
+  // mix encoder is fed by the frame clock throughout, so nothing here is a recorder error.
+  const { subscribe } = Sfu.prototype;
+  const made: { sfu: Sfu; id: string }[] = [];
+  Sfu.prototype.subscribe = async function (this: Sfu, p) {
+    const s = await subscribe.call(this, p);
+    made.push({ sfu: this, id: s.id });
+    return s;
+  };
+  const h = await startHarness({ mode: 'mix', recording: { mediaPath: 'whep' } });
+  try {
+    const cname = 'mix-whep-end';
+    await h.publish({ cname, uid: 306, color: 'red', toneHz: 440, width: 160, height: 90 });
+    const { resourceId, sid } = await h.startRecording(cname, '9306', {
+      token: rtcToken(cname, 9306, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0 },
+    });
+    await waitFor(() => bucketKeys(h.bucketDir).some((k) => k.includes(sid) && k.endsWith('.ts')), 120_000, 'a mixed slice');
+    await made[0]!.sfu.end(made[0]!.id, 'connection_failed');
+    await waitFor(() => made.length >= 2, 90_000, 'a replacement WHEP session');
+    const before = bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length;
+    await waitFor(() => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length > before, 60_000, 'slices after the replacement');
+    const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9306', clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+    const errors = h.events.filter((e) => e.payload.sid === sid && e.eventType === 1).map((e) => e.payload.details);
+    t.diagnostic(`error events: ${JSON.stringify(errors)}`);
+    assert.deepEqual(errors, [], 'no error event (1)');
+  } finally {
+    Sfu.prototype.subscribe = subscribe;
+    await h.close();
   }
 });

@@ -176,6 +176,15 @@ export class IndividualSession {
           this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.medium, ERROR_CODE.slicerStopped, `${t.kind} slicer of uid ${t.uid} stopped`);
           if (t.pipeline === pipeline) t.pipeline = undefined;
         },
+        // No packet for ffmpeg's input timeout (publisher silent or muted, its link being replaced): the stream
+        // ended cleanly with its last slice, which is no error; the user's track is reported as no longer received
+        // (event 43/44, state 1) and the next packet starts a new stream after a discontinuity.
+        onInputTimeout: ({ idleMs }) => {
+          this.d.log.info({ uid: t.uid, kind: t.kind, idleMs }, 'slicer input ended after no packets');
+          if (t.pipeline !== pipeline) return;
+          t.pipeline = undefined;
+          this.streamState(t, 1);
+        },
       },
     );
     t.pipeline = pipeline;
