@@ -51,7 +51,8 @@ type Part = 'node' | 'decoders' | 'encoder' | 'baseline';
 function partOf(argv: readonly string[]): Part | undefined {
   if (argv.some((a) => a.includes('xstack'))) return 'baseline';
   if (argv.includes('rtp') && argv.includes('copy')) return undefined; // the test senders
-  if (argv.some((a) => a.endsWith('.sdp'))) return 'decoders';
+  const format = argv[argv.indexOf('-i') - 1];
+  if (format === 'ivf' || format === 'ogg') return 'decoders';
   if (argv.includes('pipe:3') && argv.includes('libx264')) return 'encoder';
   return undefined;
 }
