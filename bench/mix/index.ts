@@ -132,8 +132,12 @@ type Part = 'videoDecoders' | 'audioDecoders' | 'encoder' | 'floor' | 'publisher
 function partOf(args: readonly string[]): Part | undefined {
   if (args.includes(PUBLISHERS_SCRIPT)) return 'publishers';
   if (args.some((a) => a.includes('xstack'))) return 'floor';
-  const input = args[args.indexOf('-i') - 1] === 'ivf' ? 'video' : args[args.indexOf('-i') - 1] === 'ogg' ? 'audio' : undefined;
-  if (input) return input === 'video' ? 'videoDecoders' : 'audioDecoders';
+  // Decoders read IVF (video) or Ogg (Opus) on fd 3; before that change, RTP through an SDP file.
+  const format = args[args.indexOf('-i') - 1];
+  if (format === 'ivf') return 'videoDecoders';
+  if (format === 'ogg') return 'audioDecoders';
+  const sdp = args.find((a) => a.endsWith('.sdp'));
+  if (sdp) return /\/video-[^/]*\.sdp$/.test(sdp) ? 'videoDecoders' : 'audioDecoders';
   if (args.includes('pipe:3') && args.includes('libx264')) return 'encoder';
   return undefined;
 }

@@ -206,3 +206,14 @@ test('real VP8, H.264 and Opus RTP assembled here decode in ffmpeg from IVF and 
   await runFfmpeg(['-loglevel', 'error', '-f', 'ogg', '-i', ogg, '-ac', '1', '-f', 's16le', pcm]);
   assert.equal(readFileSync(pcm).length / 2, samples);
 });
+
+test('padding-only packets (bandwidth probes) between and inside frames are no loss', () => {
+  const a = new FrameAssembler('VP8');
+  assert.equal(push(a, rtp(1, 0, true, Uint8Array.of(0x10, ...vp8Key)))?.kind, 'frame');
+  assert.equal(push(a, rtp(2, 0, false, Uint8Array.of())), undefined);
+  assert.equal(push(a, rtp(3, 0, false, Uint8Array.of())), undefined);
+  assert.equal(push(a, rtp(4, 3000, false, Uint8Array.of(0x10, ...vp8Inter))), undefined);
+  assert.equal(push(a, rtp(5, 3000, false, Uint8Array.of())), undefined);
+  const r = push(a, rtp(6, 3000, true, Uint8Array.of(0x00, 4, 5)));
+  assert.deepEqual(r?.kind === 'frame' ? [...r.frame.data] : r, [...vp8Inter, 4, 5]);
+});

@@ -65,6 +65,11 @@ export class FrameAssembler {
   /** One packet (header already read); a result once its frame is complete, lost or dropped. */
   push(header: RtpHeaderFields, packet: Buffer): AssembleResult | undefined {
     const payload = packet.subarray(header.payloadOffset, header.payloadEnd);
+    if (payload.length === 0 && this.#timestamp === undefined) {
+      // Padding only (a sender probing bandwidth) between frames: it takes a sequence number and nothing else.
+      if (this.#lastSeq !== undefined && seqDelta(header.sequenceNumber, this.#lastSeq) === 1) this.#lastSeq = header.sequenceNumber;
+      return undefined;
+    }
     let result: AssembleResult | undefined;
     if (this.#timestamp !== undefined && header.timestamp !== this.#timestamp) {
       // A new frame began before the last one's marker: the last one lost its end.
@@ -72,7 +77,8 @@ export class FrameAssembler {
       this.#reset();
     }
     this.#timestamp ??= header.timestamp;
-    if (payload.length > 0 && this.#parts.length < MAX_FRAME_PACKETS) this.#parts.push({ seq: header.sequenceNumber, payload });
+    // Padding inside a frame is kept for its sequence number and skipped when the frame is put together.
+    if (this.#parts.length < MAX_FRAME_PACKETS) this.#parts.push({ seq: header.sequenceNumber, payload });
     else this.#broken = true;
     if (!header.marker) return result;
     const complete = this.#complete();
@@ -105,7 +111,9 @@ export class FrameAssembler {
     const previous = this.#lastSeq;
     const gapBefore = previous !== undefined && seqDelta(parts[0]!.seq, previous) !== 1;
     this.#lastSeq = parts.at(-1)!.seq;
-    const frame = broken ? undefined : this.codec === 'VP8' ? this.#vp8(parts) : this.#h264(parts);
+    const media = parts.filter((p) => p.payload.length > 0);
+    if (media.length === 0) return undefined;
+    const frame = broken ? undefined : this.codec === 'VP8' ? this.#vp8(media) : this.#h264(media);
     if (!frame) broken = true;
     if (broken) {
       this.#needKeyframe = true;
