@@ -8,7 +8,7 @@
  */
 import type { RtpCodecName } from '../../sdp.ts';
 import type { RtpHeaderFields } from './rtp-header.ts';
-import { h264SpsSize, vp8KeyframeSize, type VideoSize } from './video-size.ts';
+import { h264SpsSize, vp8FrameSize, type VideoSize } from './video-size.ts';
 
 export interface CodedFrame {
   readonly rtpTimestamp: number;
@@ -130,21 +130,18 @@ export class FrameAssembler {
 
   #vp8(parts: readonly Part[]): CodedFrame | undefined {
     const chunks: Buffer[] = [];
-    let size: VideoSize | undefined;
-    let keyframe = false;
     for (const [i, { payload }] of parts.entries()) {
       const offset = vp8DescriptorLength(payload);
       if (offset === undefined || offset >= payload.length) return undefined;
       const start = (payload[0]! & 0x10) !== 0 && (payload[0]! & 0x07) === 0;
-      if (i === 0) {
-        if (!start) return undefined; // the frame's first packet is missing
-        keyframe = (payload[offset]! & 0x01) === 0;
-        if (keyframe) size = vp8KeyframeSize(payload);
-      }
+      if (i === 0 && !start) return undefined; // the frame's first packet is missing
       chunks.push(payload.subarray(offset));
     }
+    const data = Buffer.concat(chunks);
+    const keyframe = (data[0]! & 0x01) === 0;
+    const size = keyframe ? vp8FrameSize(data) : undefined;
     if (keyframe && !size) return undefined;
-    return { rtpTimestamp: this.#timestampOf(), data: Buffer.concat(chunks), keyframe, size };
+    return { rtpTimestamp: this.#timestampOf(), data, keyframe, size };
   }
 
   #h264(parts: readonly Part[]): CodedFrame | undefined {
