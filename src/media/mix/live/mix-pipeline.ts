@@ -302,6 +302,7 @@ export class MixPipeline {
 
   #emit(index: number): void {
     const engine = this.#engine!;
+    for (const media of this.#users.values()) media.audio?.flush();
     if (this.#held) {
       // Nothing is drawn or encoded; the engine's state (roster, shown frames, audio cursor) still moves on.
       this.#setRegions(engine.frame(index, null).regions);
