@@ -51,9 +51,8 @@ type Part = 'node' | 'videoDecoders' | 'audioDecoders' | 'encoder' | 'baseline';
 function partOf(argv: readonly string[]): Part | undefined {
   if (argv.some((a) => a.includes('xstack'))) return 'baseline';
   if (argv.includes('rtp') && argv.includes('copy')) return undefined; // the test senders
-  // Decoders read IVF (video) or Ogg (Opus) on fd 3; before that change, RTP through an SDP file.
+  // Video decoders read RTP through an SDP file; audio decoders Ogg on fd 3 (before that change, RTP too).
   const format = argv[argv.indexOf('-i') - 1];
-  if (format === 'ivf') return 'videoDecoders';
   if (format === 'ogg') return 'audioDecoders';
   const sdp = argv.find((a) => a.endsWith('.sdp'));
   if (sdp) return /\/video-[^/]*\.sdp$/.test(sdp) ? 'videoDecoders' : 'audioDecoders';

@@ -132,9 +132,8 @@ type Part = 'videoDecoders' | 'audioDecoders' | 'encoder' | 'floor' | 'publisher
 function partOf(args: readonly string[]): Part | undefined {
   if (args.includes(PUBLISHERS_SCRIPT)) return 'publishers';
   if (args.some((a) => a.includes('xstack'))) return 'floor';
-  // Decoders read IVF (video) or Ogg (Opus) on fd 3; before that change, RTP through an SDP file.
+  // Video decoders read RTP through an SDP file; audio decoders Ogg on fd 3 (before that change, RTP too).
   const format = args[args.indexOf('-i') - 1];
-  if (format === 'ivf') return 'videoDecoders';
   if (format === 'ogg') return 'audioDecoders';
   const sdp = args.find((a) => a.endsWith('.sdp'));
   if (sdp) return /\/video-[^/]*\.sdp$/.test(sdp) ? 'videoDecoders' : 'audioDecoders';

@@ -1,16 +1,17 @@
 /**
- * One ffmpeg decoder fed through a pipe on its fd 3 (docs/recording-mix.md, "Video decoding", "Audio decoding"):
- * the pipeline writes whole coded frames in a container ffmpeg reads as a stream (IVF for video, Ogg for Opus), one
- * write per frame, instead of sending each RTP packet as a loopback datagram to an RTP demuxer. That saves a
- * datagram per packet on the Node side and, in ffmpeg, the UDP receive thread, its hand-off to the demuxer and the
- * RTP depacketizer; a single-threaded decoder blocks in one read per frame. Stopping never waits on the input.
+ * One ffmpeg decoder fed through a pipe on its fd 3 (docs/recording-mix.md, "Audio decoding"): the pipeline
+ * writes the coded media in a container ffmpeg reads as a stream (Ogg for Opus), a few packets per write, instead
+ * of sending each RTP packet as a loopback datagram to an RTP demuxer: no UDP receive thread and hand-off per
+ * packet, and a single-threaded decoder that blocks in one read per batch. Stopping never waits on the input.
+ * (Video stays on RTP: fed IVF this way, ffmpeg 5.1 gave each decoded frame out only after the next one came in,
+ * one frame of delay, for no measurable saving; see the doc.)
  */
 import type { Readable, Writable } from 'node:stream';
 import { type FfmpegExit, FfmpegProcess } from '../../ffmpeg.ts';
 
 /**
  * Bytes written and not yet read by ffmpeg beyond which the child counts as stuck (default): it is stopped, and
- * the owner starts a new one (at the next keyframe for video), instead of queueing without bound in Node.
+ * the owner starts a new one, instead of queueing without bound in Node.
  */
 const MAX_INPUT_BACKLOG = 8 * 1024 * 1024;
 
@@ -22,21 +23,16 @@ export interface PipeDecoderOptions {
 }
 
 /**
- * Input options for a container on fd 3. One decoder thread: the pictures are small, frame threads would add a
- * frame of delay per thread and a hand-off between threads per frame. Stream info is complete after the first
- * frame (the container gives the codec and size, the keyframe the pixel format), so probing stops there:
- * `-fpsprobesize 0` keeps ffmpeg from reading frames to guess a frame rate (the output passes frames through).
- * Not `-fflags nobuffer`: it throws away what was read while probing, and every frame given must come out (frames
- * are matched to their timestamps in order, audio samples are counted).
+ * Input options for a container on fd 3: one decoder thread, and probing that stops at the first packet (the
+ * container gives the codec and channels, the first decoded packet the sample format). Not `-fflags nobuffer`: it
+ * throws away what was read while probing, and every sample given must come out (samples are counted).
  */
-export function pipeInputArgs(format: 'ivf' | 'ogg'): string[] {
+export function pipeInputArgs(format: 'ogg'): string[] {
   return [
     '-loglevel', 'error',
     '-threads', '1',
-    '-flags', 'low_delay',
     '-probesize', '32',
     '-analyzeduration', '1',
-    '-fpsprobesize', '0',
     '-f', format,
     '-i', 'pipe:3',
   ];
@@ -49,7 +45,7 @@ export class PipeDecoderProcess {
   readonly #maxBacklog: number;
   #closed = false;
 
-  constructor(format: 'ivf' | 'ogg', outputArgs: readonly string[], options: PipeDecoderOptions = {}) {
+  constructor(format: 'ogg', outputArgs: readonly string[], options: PipeDecoderOptions = {}) {
     this.#maxBacklog = options.maxBacklogBytes ?? MAX_INPUT_BACKLOG;
     this.#ffmpeg = new FfmpegProcess([...pipeInputArgs(format), ...outputArgs], {
       extraPipes: 1 + (options.outputs ?? 0),
@@ -91,9 +87,4 @@ export class PipeDecoderProcess {
     this.#closed = true;
     this.#input.destroy();
   }
-}
-
-/** A uid as part of a file name (uids are user input). */
-export function safeName(uid: string): string {
-  return uid.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64);
 }

@@ -1,23 +1,20 @@
 /**
- * One user's video → I420 frames (docs/recording-mix.md, "Live pipeline"). The RTP packets are put together into
- * whole coded frames here (frame-assembler.ts) and written to an ffmpeg child as IVF through a pipe, one write per
- * frame; the child writes rawvideo yuv420p at a fixed size: the size the compositor draws the picture at in the
- * user's region (`setRegion`), or before a region is known the source size read from the keyframe (VP8 header or
- * H.264 SPS); never larger than the source, scaled down to fit the bound (the canvas). ffmpeg's scaler does the
+ * One user's video → I420 frames (docs/recording-mix.md, "Live pipeline"). An ffmpeg child decodes the RTP
+ * stream and writes rawvideo yuv420p at a fixed size: the size the compositor draws the picture at in the user's
+ * region (`setRegion`), or before a region is known the source size read from the keyframe (VP8 header or H.264
+ * SPS); never larger than the source, scaled down to fit the bound (the canvas). ffmpeg's scaler does the
  * downscale, so the compositor copies rows instead of scaling. A keyframe that announces a new source size starts
  * a new decoder from that keyframe on and drops the old one (the last frame stays on screen meanwhile). A new
  * region size is taken at a keyframe too (asked for at once when the picture has to grow, after a while when it
  * may shrink), and there the old decoder keeps delivering until the new one's first frame, so a layout change
- * never freezes a picture. A lost packet drops frames until the next keyframe, which is asked for. Each decoded
- * frame is handed over with the RTP timestamp it was sent with, so the engine can show it on the sender's clock,
- * in step with the audio.
+ * never freezes a picture. Each decoded frame is handed over with the RTP timestamp it was sent with, so the
+ * engine can show it on the sender's clock, in step with the audio.
  */
 import { type I420Frame, i420ByteLength, i420FromBytes } from '../i420.ts';
 import type { RtpTrackDescription } from '../../sdp.ts';
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { FrameSocketReader, frameSocketPath } from './frame-socket.ts';
-import { type CodedFrame, FrameAssembler, ivfFileHeader, ivfFrame } from './frame-assembler.ts';
-import { PipeDecoderProcess, safeName } from './pipe-decoder.ts';
+import { type DecoderSlot, type RtpDecoderProcess, safeName, startDecoderSlot } from './rtp-decoder.ts';
 import { readRtpHeader } from './rtp-header.ts';
 import { rtpTimestampDelta, type SenderClock } from './sender-clock.ts';
 import { decodeSize, drawnSize, keyframeSize, type VideoSize } from './video-size.ts';
@@ -56,16 +53,14 @@ export interface DrawnRegion {
   readonly renderMode: 'crop' | 'fit';
 }
 
-interface Running {
-  readonly process: PipeDecoderProcess;
-  /** Frames written to this child so far (the IVF pts). */
-  written: number;
+interface Running extends DecoderSlot {
   /** The frames given to this child and not yet decoded, oldest first. */
   readonly inFlight: { readonly rtpTimestamp: number; readonly pushedAtMs: number }[];
   readonly source: VideoSize;
   readonly size: VideoSize;
 }
 
+const HELD_LIMIT = 2000;
 /** A sender time further back than this from arrival is a clock mismatch, not transit. */
 export const MAX_TRANSIT_MS = 2000;
 /**
@@ -93,13 +88,10 @@ export class UserVideoDecoder {
   /** RTP timestamp of the last frame delivered: a child taking over skips what the previous one delivered. */
   #lastDelivered: number | undefined;
   readonly #pool: Uint8Array[] = [];
-  readonly #assembler: FrameAssembler;
   /** Frames written so far by all decoders of this user (diagnostics, benchmarks). */
   frames = 0;
 
-  constructor(private readonly options: UserVideoDecoderOptions) {
-    this.#assembler = new FrameAssembler(options.track.codec, options.track.fmtp);
-  }
+  constructor(private readonly options: UserVideoDecoderOptions) {}
 
   get size(): VideoSize | undefined {
     return this.#running?.size;
@@ -125,30 +117,27 @@ export class UserVideoDecoder {
     if (!header || header.payloadType !== this.options.track.payloadType) return;
     const now = this.options.now();
     this.options.clock.packetArrived(header.timestamp, now);
-    const result = this.#assembler.push(header, packet);
-    if (!result) return;
-    if (result.kind !== 'frame') return this.#askForKeyframe();
-    this.#frame(result.frame, now);
-  }
-
-  /** A whole coded frame: a keyframe may start a new child; every running child gets it. */
-  #frame(frame: CodedFrame, now: number): void {
-    const source = frame.keyframe ? frame.size : undefined;
+    const source = keyframeSize(this.options.track.codec, packet.subarray(header.payloadOffset, header.payloadEnd));
     const newest = this.#next ?? this.#running;
-    const dead = newest !== undefined && !newest.process.running;
+    const dead = newest?.process !== undefined && !newest.process.running;
     if (source) {
       const size = this.#sizeFor(source);
       if (!newest || dead || !sameSize(newest.source, source)) {
-        this.#start(source, size, false);
+        this.#start(source, size, packet, false);
       } else if (!sameSize(newest.size, size)) {
-        this.#start(source, size, true);
+        this.#start(source, size, packet, true);
       }
     }
     const running = this.#running;
-    if (!running || !running.process.running) return this.#askForKeyframe();
+    if (!running || (running.process !== undefined && !running.process.running)) return this.#askForKeyframe();
     for (const child of this.#next ? [running, this.#next] : [running]) {
-      child.process.write(ivfFrame(frame.data, child.written++));
-      this.#frameSent(child, frame.rtpTimestamp);
+      if (child.held[0] === packet) {
+        if (header.marker) this.#frameSent(child, header.timestamp);
+        continue; // started from this packet
+      }
+      if (child.process) child.process.push(packet);
+      else if (child.held.length < HELD_LIMIT) child.held.push(packet);
+      if (header.marker) this.#frameSent(child, header.timestamp);
     }
     this.#checkOversize(now);
   }
@@ -158,7 +147,7 @@ export class UserVideoDecoder {
     const children = [this.#running, this.#next];
     this.#running = undefined;
     this.#next = undefined;
-    await Promise.all(children.map((c) => c?.process.stop()));
+    await Promise.all(children.map((c) => c?.process?.stop()));
   }
 
   /** The decoded size for a source: the drawn size in the current region, bounded by the canvas. */
@@ -194,31 +183,29 @@ export class UserVideoDecoder {
    * A child from this keyframe on. `overlap`: the source is unchanged and only the output size differs, so the
    * running child keeps delivering until the new one's first frame; otherwise the running one stops now.
    */
-  #start(source: VideoSize, size: VideoSize, overlap: boolean): void {
-    void this.#next?.process.stop();
+  #start(source: VideoSize, size: VideoSize, keyframePacket: Buffer, overlap: boolean): void {
+    void this.#next?.process?.stop();
     this.#next = undefined;
     this.#oversizeSinceMs = undefined;
     const generation = ++this.#generation;
+    const child: Running = { process: undefined, held: [keyframePacket], inFlight: [], source, size };
+    if (overlap && this.#running) {
+      this.#next = child;
+    } else {
+      void this.#running?.process?.stop();
+      this.#running = child;
+      this.#lastDelivered = undefined;
+    }
     const name = `video-${safeName(this.options.uid)}-${generation}`;
-    mkdirSync(this.options.workDir, { recursive: true });
     // Frames come through a Unix socket ffmpeg listens on, read straight into pooled frame buffers (frame-socket.ts).
     const socketPath = frameSocketPath(this.options.workDir, name);
     rmSync(socketPath, { force: true });
     const args = [
-      '-an', '-filter_threads', '1', '-vf', `scale=${size.width}:${size.height}:flags=bilinear`, '-pix_fmt', 'yuv420p',
+      '-an', '-threads', '1', '-vf', `scale=${size.width}:${size.height}:flags=bilinear`, '-pix_fmt', 'yuv420p',
       '-fps_mode', 'passthrough', '-f', 'rawvideo', '-listen', '1', `unix:${socketPath}`,
     ];
-    const process = new PipeDecoderProcess('ivf', args, { cwd: this.options.workDir });
-    process.write(ivfFileHeader(this.options.track.codec, source));
-    const child: Running = { process, written: 0, inFlight: [], source, size };
-    if (overlap && this.#running) {
-      this.#next = child;
-    } else {
-      void this.#running?.process.stop();
-      this.#running = child;
-      this.#lastDelivered = undefined;
-    }
-    this.#readFrames(process, child, socketPath);
+    const wanted = (): boolean => !this.#stopped && (this.#running === child || this.#next === child);
+    startDecoderSlot(child, this.options.track, this.options.workDir, name, args, wanted, (process) => this.#readFrames(process, child, socketPath), false);
   }
 
   #frameSent(running: Running, rtpTimestamp: number): void {
@@ -245,7 +232,7 @@ export class UserVideoDecoder {
    * buffers come back through recycle(), so a steady stream allocates nothing, and ffmpeg's bytes are read into
    * them directly.
    */
-  #readFrames(process: PipeDecoderProcess, child: Running, socketPath: string): void {
+  #readFrames(process: RtpDecoderProcess, child: Running, socketPath: string): void {
     const { size } = child;
     const length = i420ByteLength(size.width, size.height);
     const reader = new FrameSocketReader({
@@ -269,7 +256,7 @@ export class UserVideoDecoder {
       // The previous child may be ahead (it was warm): take over from the first frame it has not delivered.
       const last = this.#lastDelivered;
       if (rtp === undefined || (last !== undefined && rtpTimestampDelta(rtp, last) <= 0)) return;
-      void this.#running?.process.stop();
+      void this.#running?.process?.stop();
       this.#running = child;
       this.#next = undefined;
     } else if (child !== this.#running) {
