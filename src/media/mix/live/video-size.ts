@@ -30,11 +30,7 @@ export function vp8KeyframeSize(p: Uint8Array): VideoSize | undefined {
     if (x & 0x40) i += 1; // TL0PICIDX
     if (x & 0x30) i += 1; // TID / KEYIDX
   }
-  return vp8FrameSize(p.subarray(i));
-}
-
-/** The size a VP8 keyframe declares in its frame header (RFC 6386 §9.1), or undefined for an inter frame. */
-export function vp8FrameSize(h: Uint8Array): VideoSize | undefined {
+  const h = p.subarray(i);
   if (h.length < 10 || (h[0]! & 0x01) !== 0) return undefined; // P bit 0 = keyframe
   if (h[3] !== 0x9d || h[4] !== 0x01 || h[5] !== 0x2a) return undefined;
   const width = (h[6]! | (h[7]! << 8)) & 0x3fff;
