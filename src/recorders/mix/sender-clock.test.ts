@@ -101,6 +101,11 @@ test('mix on sender clocks: a late joiner whose clock runs ahead is heard at its
     const behindSorted = [...behindErrors].sort((a, b) => a - b);
     const behindMedian = behindSorted[Math.floor(behindSorted.length / 2)]!;
     assert.ok(Math.abs(behindMedian) <= 150, `median onset ${behindMedian.toFixed(0)} ms from its arrival time (its reports would put it ${BEHIND_MS} ms earlier, behind the window)`);
+    // Really heard, not noise crossing the threshold: as loud as the other tones, and its onsets where they belong
+    // (dropped audio leaves only noise, whose onsets scatter over the whole period).
+    assert.ok(max(p1700) > max(p440) / 10, `1.7 kHz power ${max(p1700).toExponential(2)} against 440 Hz ${max(p440).toExponential(2)}`);
+    const behindClose = behindErrors.filter((e) => Math.abs(e) <= 150).length;
+    assert.ok(behindClose >= behindErrors.length / 2, `${behindClose} of ${behindErrors.length} onsets within 150 ms of its arrival time`);
     // The first user is in the mix too (how soon its link is up after the start depends on the machine's load).
     const heard = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i).filter((w) => p440[w]! > max(p440) / 4).length / (to - from);
     assert.ok(heard(windows - 300, windows - 20) > 0.95, `440 Hz at the end: ${heard(windows - 300, windows - 20)}`);

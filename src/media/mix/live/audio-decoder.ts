@@ -30,10 +30,11 @@ const DEAD_RESTART_INTERVAL_MS = 1000;
  * Pages are written in batches (`flush`, which the pipeline calls once per output frame), not one write per 20 ms
  * packet: each write wakes the decoder, and a wake-up costs it several times the decoding of a packet (measured:
  * one Opus decoder fed 50 packets a second took 0.007 of a core, against 0.0013 decoding the same audio at full
- * speed). Pages wait at most this long...
+ * speed). Every output frame, not every other one: ffmpeg gives a packet out only once the next one has come in,
+ * so a batch's last packet waits for the next batch, and a longer wait left audio behind the latency window on a
+ * loaded machine (beeps cut at the start in `av-sync.test.ts`).
  */
-const BATCH_MS = 50;
-/** ...and are written at once when this much audio is queued (a pipeline that does not tick). */
+/** Queued audio written at once without waiting for a frame (a pipeline that does not tick). */
 const BATCH_LIMIT_SAMPLES = MIX_SAMPLE_RATE / 5;
 /** Ogg bytes queued for a child that does not read them (about a minute of speech): it is stuck, and replaced. */
 const MAX_BACKLOG_BYTES = 256 * 1024;
@@ -50,9 +51,8 @@ interface Running {
   readonly ogg: OggOpusWriter;
   /** What was written and has not come out yet, oldest first. */
   readonly pending: Run[];
-  /** Pages not written yet, when the first of them was queued, and how many samples they hold. */
+  /** Pages not written yet, and how many samples they hold. */
   queue: Buffer[];
-  queuedAtMs: number;
   queuedSamples: number;
 }
 
@@ -86,7 +86,6 @@ export class UserAudioDecoder {
       if (running && this.options.now() - this.#startedAtMs < DEAD_RESTART_INTERVAL_MS) return;
       running = this.#start();
     }
-    if (running.queue.length === 0) running.queuedAtMs = now;
     running.queue.push(running.ogg.packet(payload, samples));
     running.queuedSamples += samples;
     if (running.queuedSamples >= BATCH_LIMIT_SAMPLES) this.#write(running);
@@ -95,10 +94,10 @@ export class UserAudioDecoder {
     else running.pending.push({ rtp: header.timestamp, samples, decoded: 0 });
   }
 
-  /** Writes the queued pages if the oldest has waited BATCH_MS (the pipeline calls this once per output frame). */
+  /** Writes the queued pages (the pipeline calls this once per output frame). */
   flush(): void {
     const running = this.#running;
-    if (running && running.queue.length > 0 && this.options.now() - running.queuedAtMs >= BATCH_MS) this.#write(running);
+    if (running && running.queue.length > 0) this.#write(running);
   }
 
   #write(running: Running): void {
@@ -125,7 +124,7 @@ export class UserAudioDecoder {
     ];
     const process = new PipeDecoderProcess('ogg', args, { outputs: 1, maxBacklogBytes: MAX_BACKLOG_BYTES });
     const ogg = new OggOpusWriter(this.options.track.channels === 1 ? 1 : 2);
-    const running: Running = { process, ogg, pending: [], queue: [ogg.headers()], queuedAtMs: this.options.now(), queuedSamples: 0 };
+    const running: Running = { process, ogg, pending: [], queue: [ogg.headers()], queuedSamples: 0 };
     this.#running = running;
     this.#readPcm(running);
     return running;

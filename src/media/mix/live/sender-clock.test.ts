@@ -18,8 +18,13 @@ test('the first packet anchors the clock until a sender report replaces the anch
   const clock = new SenderClock(48_000);
   assert.equal(clock.wallTimeOf(1000), undefined);
   clock.packetArrived(1000, 5_000);
-  clock.packetArrived(49_000, 6_000); // later packets do not move the anchor
+  clock.packetArrived(49_000, 6_000); // later packets that come in time or late do not move the anchor
+  clock.packetArrived(97_000, 7_300);
   assert.equal(clock.wallTimeOf(49_000), 6_000);
+  // One that comes sooner than the anchor predicts shows the first was held up: the anchor moves to it.
+  clock.packetArrived(145_000, 7_900);
+  assert.equal(clock.wallTimeOf(145_000), 7_900);
+  assert.equal(clock.wallTimeOf(49_000), 5_900);
   assert.equal(clock.synchronised, false);
   // The sender says RTP 0xfffff000 was sent at 10 s: timestamps after the wrap map past it.
   clock.senderReport({ ssrc: 1, ntpTimestamp: unixMsToNtp(10_000), rtpTimestamp: 0xfffff000 });

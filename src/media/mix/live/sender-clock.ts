@@ -1,8 +1,9 @@
 /**
  * Sender clocks for mix audio alignment (docs/recording-mix.md, "Live pipeline"): an RTP timestamp becomes the
  * sender's wall-clock time through the latest RTCP sender report (NTP time ↔ RTP timestamp of the same instant).
- * Before the first report, the first packet's arrival time stands in for its sending time, and again for good
- * once the reports are found to put the sender too far behind us (LateSenderClock). Pure, no I/O.
+ * Before the first report, packets' arrival stands in for their sending time (the soonest arrival relative to the
+ * timestamps), and again for good once the reports are found to put the sender too far behind us
+ * (LateSenderClock). Pure, no I/O.
  */
 import type { RtcpSrPacket } from 'werift';
 import { ntpToUnixMs } from '../../../clock/index.ts';
@@ -35,8 +36,12 @@ interface ClockAnchor {
 /** Maps one source's RTP timestamps to wall-clock milliseconds. */
 export class SenderClock {
   #anchor: ClockAnchor | undefined;
-  /** The first packet's arrival: the anchor before any report, and again once reports are not trusted. */
-  #firstArrival: ClockAnchor | undefined;
+  /**
+   * The anchor by arrival: the first packet, moved to any later packet that arrives sooner than it predicts (the
+   * first one had been held up: a burst at the start of a link, a busy process). The anchor before any report,
+   * and again once reports are not trusted.
+   */
+  #arrival: ClockAnchor | undefined;
   #trustReports = true;
 
   constructor(readonly clockRate: number) {
@@ -48,10 +53,13 @@ export class SenderClock {
     return this.#anchor?.fromReport ?? false;
   }
 
-  /** A packet arrived at `arrivalMs`: anchors the clock on it while no sender report has come. */
+  /** A packet arrived at `arrivalMs`: the arrival anchor, used while no trusted sender report has come. */
   packetArrived(rtpTimestamp: number, arrivalMs: number): void {
-    this.#firstArrival ??= { rtp: rtpTimestamp >>> 0, wallMs: arrivalMs, fromReport: false };
-    this.#anchor ??= this.#firstArrival;
+    const a = this.#arrival;
+    if (!a || arrivalMs < a.wallMs + (rtpTimestampDelta(rtpTimestamp >>> 0, a.rtp) * 1000) / this.clockRate) {
+      this.#arrival = { rtp: rtpTimestamp >>> 0, wallMs: arrivalMs, fromReport: false };
+      if (!this.#anchor?.fromReport) this.#anchor = this.#arrival;
+    }
   }
 
   senderReport(report: SenderReport): void {
@@ -60,12 +68,12 @@ export class SenderClock {
   }
 
   /**
-   * From now on this source's reports are ignored and its first packet's arrival stands for its sending time, as
-   * before the first report (a sender whose clock is too far from ours, see LateSenderClock).
+   * From now on this source's reports are ignored and arrival stands for its sending time, as before the first
+   * report (a sender whose clock is too far from ours, see LateSenderClock).
    */
   distrustReports(): void {
     this.#trustReports = false;
-    this.#anchor = this.#firstArrival;
+    this.#anchor = this.#arrival;
   }
 
   /** The sender's wall-clock time of `rtpTimestamp`, or undefined before any packet or report. */
