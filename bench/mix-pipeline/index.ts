@@ -9,7 +9,7 @@
  *
  *   npm run bench:mix-pipeline [-- N ... [--audio] [--no-baseline]]        (default 4 17; BENCH_SECONDS=20)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../src/clock/index.ts';
@@ -46,12 +46,16 @@ function cpuOf(pids: readonly number[]): Map<number, number> {
 
 const ownCpu = ownCpuSeconds;
 
-type Part = 'node' | 'decoders' | 'encoder' | 'baseline';
+type Part = 'node' | 'videoDecoders' | 'audioDecoders' | 'encoder' | 'baseline';
 
 function partOf(argv: readonly string[]): Part | undefined {
   if (argv.some((a) => a.includes('xstack'))) return 'baseline';
   if (argv.includes('rtp') && argv.includes('copy')) return undefined; // the test senders
-  if (argv.some((a) => a.endsWith('.sdp'))) return 'decoders';
+  // Video decoders read RTP through an SDP file; audio decoders Ogg on fd 3 (before that change, RTP too).
+  const format = argv[argv.indexOf('-i') - 1];
+  if (format === 'ogg') return 'audioDecoders';
+  const sdp = argv.find((a) => a.endsWith('.sdp'));
+  if (sdp) return /\/video-[^/]*\.sdp$/.test(sdp) ? 'videoDecoders' : 'audioDecoders';
   if (argv.includes('pipe:3') && argv.includes('libx264')) return 'encoder';
   return undefined;
 }
@@ -83,7 +87,7 @@ async function measure(seconds: number): Promise<Record<Part, number>> {
   for (const [pid, part] of scan()) if (!parts.has(pid)) parts.set(pid, part); // started meanwhile (a restart)
   for (const [pid, cpu] of cpuOf([...parts.keys()])) last.set(pid, cpu);
   const elapsed = (performance.now() - t0) / 1000;
-  const cores: Record<Part, number> = { node: (ownCpu() - self0) / elapsed, decoders: 0, encoder: 0, baseline: 0 };
+  const cores: Record<Part, number> = { node: (ownCpu() - self0) / elapsed, videoDecoders: 0, audioDecoders: 0, encoder: 0, baseline: 0 };
   for (const [pid, cpu] of last) cores[parts.get(pid)!] += (cpu - (start.get(pid) ?? 0)) / elapsed;
   return cores;
 }
@@ -168,14 +172,15 @@ async function main(): Promise<void> {
     ]);
     const what = WITH_AUDIO ? 'video + Opus → AAC 48 kb/s' : 'video only';
     console.log(`mix pipeline: N × 320×180@15 VP8 → ${CANVAS.width}×${CANVAS.height}@${FPS} H.264 ${BITRATE_KBPS} kb/s, best fit, ${what}, ${SECONDS} s each`);
-    console.log('N\tpipeline cores (node + decoders + encoder)\tbaseline (xstack) cores\tratio\tdecoded fps/input\toutput fps');
+    console.log(`load average ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+    console.log('N\tpipeline cores (node + video decoders + audio decoders + encoder)\tbaseline (xstack) cores\tratio\tdecoded fps/input\toutput fps');
     for (const n of NS) {
       const pipeline = await pipelineRun(n, input, dir);
       const baseline = WITH_BASELINE ? await baselineRun(n, input, dir) : NaN;
-      const { node, decoders, encoder } = pipeline.parts;
-      const total = node + decoders + encoder;
+      const { node, videoDecoders, audioDecoders, encoder } = pipeline.parts;
+      const total = node + videoDecoders + audioDecoders + encoder;
       console.log(
-        `${n}\t${total.toFixed(3)} (${node.toFixed(3)} + ${decoders.toFixed(3)} + ${encoder.toFixed(3)})\t${baseline.toFixed(3)}\t${(total / baseline).toFixed(2)}\t${pipeline.decodedFps.toFixed(1)}\t${pipeline.outputFps.toFixed(1)}`,
+        `${n}\t${total.toFixed(3)} (${node.toFixed(3)} + ${videoDecoders.toFixed(3)} + ${audioDecoders.toFixed(3)} + ${encoder.toFixed(3)})\t${baseline.toFixed(3)}\t${(total / baseline).toFixed(2)}\t${pipeline.decodedFps.toFixed(1)}\t${pipeline.outputFps.toFixed(1)}\tload ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`,
       );
     }
   } finally {

@@ -132,6 +132,9 @@ type Part = 'videoDecoders' | 'audioDecoders' | 'encoder' | 'floor' | 'publisher
 function partOf(args: readonly string[]): Part | undefined {
   if (args.includes(PUBLISHERS_SCRIPT)) return 'publishers';
   if (args.some((a) => a.includes('xstack'))) return 'floor';
+  // Video decoders read RTP through an SDP file; audio decoders Ogg on fd 3 (before that change, RTP too).
+  const format = args[args.indexOf('-i') - 1];
+  if (format === 'ogg') return 'audioDecoders';
   const sdp = args.find((a) => a.endsWith('.sdp'));
   if (sdp) return /\/video-[^/]*\.sdp$/.test(sdp) ? 'videoDecoders' : 'audioDecoders';
   if (args.includes('pipe:3') && args.includes('libx264')) return 'encoder';
@@ -282,8 +285,13 @@ function latencies(sightings: readonly Sighting[], sent: Map<number, Map<number,
 
 interface RecordingFigures {
   readonly cpu: CpuFigures;
-  /** This process without a recording (same server, same publishers), cores. */
+  /**
+   * This process without a recording (same server, same publishers), cores: the mean of a window before the
+   * recording and one after it (on a shared machine the other load drifts; one window before gave ±0.02 core).
+   */
   readonly baselineNode: number;
+  readonly baselineNodeBefore: number;
+  readonly baselineNodeAfter: number;
   readonly outputFps: number;
   readonly decodedFpsPerInput: number;
   readonly sentFpsPerInput: number;
@@ -343,6 +351,8 @@ async function recordMix(h: Harness, cname: string, plan: readonly PublisherPlan
       const figures: RecordingFigures = {
         cpu,
         baselineNode: baseline.node,
+        baselineNodeBefore: baseline.node,
+        baselineNodeAfter: NaN,
         outputFps: (pipeline.framesWritten - frames0) / cpu.seconds,
         decodedFpsPerInput: (pipeline.decodedVideoFrames - decoded0) / cpu.seconds / n,
         sentFpsPerInput: (sentAfter - sentBefore) / cpu.seconds / n,
@@ -351,7 +361,10 @@ async function recordMix(h: Harness, cname: string, plan: readonly PublisherPlan
         latency: latencies(watcher.sightings, publishers.sent),
       };
       await stopRecording();
-      return figures;
+      // The same server and publishers without the recording again, after its decoders and encoder have gone.
+      await sleep(2000);
+      const after = await measureCpu(BASELINE_SECONDS);
+      return { ...figures, baselineNodeAfter: after.node, baselineNode: (baseline.node + after.node) / 2 };
     } finally {
       unobserve();
     }
@@ -439,7 +452,7 @@ function describe(f: RecordingFigures): string {
   const p = f.cpu.parts;
   const l = f.latency;
   return [
-    `  recorder ${f3(recorderCores(f))} cores = node ${f3(Math.max(0, f.cpu.node - f.baselineNode))} (server ${f3(f.cpu.node)} − ${f3(f.baselineNode)} without recording)` +
+    `  recorder ${f3(recorderCores(f))} cores = node ${f3(Math.max(0, f.cpu.node - f.baselineNode))} (server ${f3(f.cpu.node)} − ${f3(f.baselineNode)} without recording, mean of ${f3(f.baselineNodeBefore)} before and ${f3(f.baselineNodeAfter)} after)` +
       ` + video decoders ${f3(p.videoDecoders)} + audio decoders ${f3(p.audioDecoders)} + encoder ${f3(p.encoder)}`,
     `  publishers (own process, not counted) ${f3(p.publishers)} cores`,
     `  output ${f.outputFps.toFixed(2)} fps; per input: sent ${f.sentFpsPerInput.toFixed(2)} fps, decoded ${f.decodedFpsPerInput.toFixed(2)} fps; encoder backlog max ${f.maxBacklogFrames.toFixed(1)} frames, at the end ${f.endBacklogFrames.toFixed(1)}`,

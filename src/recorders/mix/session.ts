@@ -153,6 +153,8 @@ export class MixSession {
           this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.major, ERROR_CODE.slicerStopped, 'mix encoder stopped');
         },
         onKeyframeNeeded: (uid) => this.links.requestKeyframe(uid),
+        onSenderClockDistrusted: (uid, lagMs) =>
+          d.log.warn({ uid, lagMs: Math.round(lagMs) }, 'sender clock too far behind: user placed by arrival time'),
       },
     );
   }

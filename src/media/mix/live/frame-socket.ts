@@ -8,34 +8,48 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /** sun_path holds 108 bytes on Linux; leave room for the terminating NUL and a margin. */
 const MAX_SOCKET_PATH = 100;
 const CONNECT_RETRY_MS = 20;
 
-let shortDir: string | undefined;
-
 const SHORT_DIR_PREFIX = 'rtmix-';
+/** Short directories of this process not removed yet (removed at exit at the latest). */
+const liveShortDirs = new Set<string>();
+let swept = false;
 
 /**
- * Where the socket for `name` goes: in `workDir` when the path fits a socket address, else in one short
- * directory of this process under the system temp dir, `rtmix-<pid>-…`, removed at exit; those of processes that
- * died without exiting (SIGKILL) are removed when the next one is made.
+ * Where the socket for `name` goes: in `workDir` when the path fits a socket address, else in a short directory
+ * of its own under the system temp dir, `rtmix-<pid>-…`. Either is removed as soon as the reader has connected
+ * (the connection outlives the name), so a process killed with SIGKILL leaves at most the sockets of decoders
+ * that had not delivered a frame yet; the first short directory a process makes sweeps away those of processes
+ * that are gone.
  */
 export function frameSocketPath(workDir: string, name: string): string {
   const own = join(workDir, `${name}.sock`);
   if (Buffer.byteLength(own) <= MAX_SOCKET_PATH) return own;
-  if (!shortDir) {
-    removeDeadShortDirs();
-    const dir = mkdtempSync(join(tmpdir(), `${SHORT_DIR_PREFIX}${process.pid}-`));
-    shortDir = dir;
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  if (!swept) {
+    swept = true;
+    sweepDeadFrameSocketDirs();
+    process.once('exit', () => {
+      for (const dir of liveShortDirs) rmSync(dir, { recursive: true, force: true });
+    });
   }
-  return join(shortDir, `${name}.sock`);
+  const dir = mkdtempSync(join(tmpdir(), `${SHORT_DIR_PREFIX}${process.pid}-`));
+  liveShortDirs.add(dir);
+  return join(dir, `${name}.sock`);
 }
 
-function removeDeadShortDirs(): void {
+/** Removes a socket's name, and its short directory if it has one: once connected, or when the reader gives up. */
+export function removeFrameSocketPath(path: string): void {
+  rmSync(path, { force: true });
+  const dir = dirname(path);
+  if (liveShortDirs.delete(dir)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** Removes the short directories of processes that no longer run (killed before they could remove their own). */
+export function sweepDeadFrameSocketDirs(): void {
   let entries: string[] = [];
   try {
     entries = readdirSync(tmpdir());
@@ -88,7 +102,7 @@ export class FrameSocketReader {
     if (this.#closed) return;
     this.#closed = true;
     this.#socket?.destroy();
-    rmSync(this.options.path, { force: true });
+    removeFrameSocketPath(this.options.path);
   }
 
   #connect(): void {
@@ -111,6 +125,8 @@ export class FrameSocketReader {
       },
     });
     this.#socket = socket;
+    // Connected: the name is no longer needed (and would be left behind by a SIGKILL).
+    socket.once('connect', () => removeFrameSocketPath(o.path));
     socket.on('error', (e: NodeJS.ErrnoException) => {
       socket.destroy();
       // Not bound (ENOENT) or not listening yet (ECONNREFUSED): ffmpeg is still probing its input.

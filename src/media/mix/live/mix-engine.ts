@@ -58,7 +58,8 @@ export interface MixOutputFrame {
   readonly regions: readonly MixRegion[];
 }
 
-const DEFAULT_LATENCY_MS = 400;
+/** The jitter window by default (`latencyMs`). */
+export const DEFAULT_MIX_LATENCY_MS = 400;
 /** Frames waiting for their display time per user; beyond it the oldest is shown early rather than kept. */
 const QUEUE_LIMIT = 30;
 
@@ -89,7 +90,7 @@ export class MixEngine {
     this.canvas = options.canvas;
     this.fps = options.fps;
     this.originMs = options.originMs;
-    this.latencyMs = options.latencyMs ?? DEFAULT_LATENCY_MS;
+    this.latencyMs = options.latencyMs ?? DEFAULT_MIX_LATENCY_MS;
     this.#compositor = new MixCompositor(options.canvas, options.scaling);
     this.#timeline = new AudioTimeline({ originMs: options.originMs - this.latencyMs, channels: options.audioProfile.channels });
     this.#settings = options.settings;

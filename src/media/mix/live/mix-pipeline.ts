@@ -25,8 +25,8 @@ import type { ScalingMethod } from '../scaling-plan.ts';
 import { UserAudioDecoder } from './audio-decoder.ts';
 import { FrameClock } from './frame-clock.ts';
 import { MixEncoder } from './mix-encoder.ts';
-import { MixEngine, type MixImages, type MixOutputFrame } from './mix-engine.ts';
-import { SenderClock, type SenderReport } from './sender-clock.ts';
+import { DEFAULT_MIX_LATENCY_MS, MixEngine, type MixImages, type MixOutputFrame } from './mix-engine.ts';
+import { LateSenderClock, SenderClock, type SenderReport } from './sender-clock.ts';
 import { type DrawnRegion, UserVideoDecoder } from './video-decoder.ts';
 import type { VideoSize } from './video-size.ts';
 
@@ -64,6 +64,11 @@ export interface MixPipelineEvents {
   onKeyframeNeeded?(uid: string): void;
   /** Every composed frame, after it went to the encoder (tests, diagnostics). */
   onFrame?(frame: MixOutputFrame): void;
+  /**
+   * A user's sender reports put its clock so far behind ours that its audio would arrive too late for the mix
+   * (`lagMs` behind): from now on both of its streams are placed by their first packets' arrival.
+   */
+  onSenderClockDistrusted?(uid: string, lagMs: number): void;
 }
 
 /** One encoder process, from the first frame after a start or resume to the next hold or the stop. */
@@ -297,6 +302,7 @@ export class MixPipeline {
 
   #emit(index: number): void {
     const engine = this.#engine!;
+    for (const media of this.#users.values()) media.audio?.flush();
     if (this.#held) {
       // Nothing is drawn or encoded; the engine's state (roster, shown frames, audio cursor) still moves on.
       this.#setRegions(engine.frame(index, null).regions);
@@ -331,15 +337,27 @@ export class MixPipeline {
   }
 
   #audioDecoder(uid: string, track: RtpTrackDescription, clock: SenderClock): UserAudioDecoder {
+    // Audio that arrives further behind its sender time than the latency window is dropped as late: a sender clock
+    // that far behind ours (not a stall) stops being trusted, for both of the user's streams.
+    const late = new LateSenderClock(this.options.latencyMs ?? DEFAULT_MIX_LATENCY_MS);
     return new UserAudioDecoder({
-      uid,
       track,
-      workDir: join(this.options.workDir, 'decoders'),
       channels: this.options.audioProfile.channels,
       clock,
       now: () => this.options.clock.now(),
       onPcm: (senderTimeMs, pcm) => this.#engine?.audio(uid, senderTimeMs, pcm),
+      onReportedLag: (arrivalMs, lagMs) => {
+        if (late.observe(arrivalMs, lagMs)) this.#distrustSenderClock(uid, lagMs);
+      },
     });
+  }
+
+  #distrustSenderClock(uid: string, lagMs: number): void {
+    const media = this.#users.get(uid);
+    if (!media) return;
+    media.audioClock.distrustReports();
+    media.videoClock.distrustReports();
+    this.events.onSenderClockDistrusted?.(uid, lagMs);
   }
 }
 
