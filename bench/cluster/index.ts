@@ -68,6 +68,8 @@ interface Result {
   /** CPU s per session-second: recorders only, and everything that serves the sessions. */
   readonly recorderCpu: number;
   readonly allCpu: number;
+  /** The machine's 1-minute load average sampled every 10 s of the recording window (it is shared: read CPU with it). */
+  readonly load: number[];
 }
 
 /** Publishers, N sessions, SECONDS of recording with query calls, stop, files checked. */
@@ -118,6 +120,8 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   const cpu0 = { rec: o.recorders.reduce((a, p) => a + treeCpu(p), 0), all: o.all.reduce((a, p) => a + treeCpu(p), 0) };
   const t0 = performance.now();
   const apiMs: number[] = [];
+  const load = [loadavg()[0]!];
+  const sampler = setInterval(() => load.push(loadavg()[0]!), 10_000);
   let k = 0;
   while (performance.now() - t0 < SECONDS * 1000) {
     const s = sessions[k++ % sessions.length]!;
@@ -129,6 +133,8 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
     await sleep(200);
   }
   const wall = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
+  load.push(loadavg()[0]!);
   const cpu1 = { rec: o.recorders.reduce((a, p) => a + treeCpu(p), 0), all: o.all.reduce((a, p) => a + treeCpu(p), 0) };
   let filesMissing = 0;
   await Promise.all(
@@ -145,7 +151,7 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   );
   await Promise.all(pubs.map((p) => p.stop().catch(() => undefined)));
   const sessionSec = sessions.length * wall;
-  return { errors, filesMissing, startMs, apiMs, recorderCpu: (cpu1.rec - cpu0.rec) / sessionSec, allCpu: (cpu1.all - cpu0.all) / sessionSec };
+  return { errors, filesMissing, startMs, apiMs, recorderCpu: (cpu1.rec - cpu0.rec) / sessionSec, allCpu: (cpu1.all - cpu0.all) / sessionSec, load };
 }
 
 /** The processes' last output, kept where a failed run can be read after the temp dirs are gone. */
@@ -158,7 +164,8 @@ function keepLogs(label: string, procs: Record<string, ServerProcess>): void {
 function print(label: string, r: Result): void {
   console.log(
     `${label}: errors ${r.errors.length}, files missing ${r.filesMissing}, start p50 ${pct(r.startMs, 50).toFixed(0)} ms p99 ${pct(r.startMs, 99).toFixed(0)} ms, ` +
-      `query p99 ${pct(r.apiMs, 99).toFixed(0)} ms (${r.apiMs.length} calls), CPU per session: recorders ${(r.recorderCpu * 1000).toFixed(1)} ms/s, all ${(r.allCpu * 1000).toFixed(1)} ms/s`,
+      `query p99 ${pct(r.apiMs, 99).toFixed(0)} ms (${r.apiMs.length} calls), CPU per session: recorders ${(r.recorderCpu * 1000).toFixed(1)} ms/s, all ${(r.allCpu * 1000).toFixed(1)} ms/s; ` +
+      `load average (1 min, every 10 s of the window) ${r.load.map((x) => x.toFixed(1)).join(' ')}`,
   );
   for (const e of r.errors.slice(0, 20)) console.log(`  ${e}`);
 }
