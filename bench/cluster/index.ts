@@ -65,6 +65,8 @@ interface Result {
   readonly filesMissing: number;
   readonly startMs: number[];
   readonly apiMs: number[];
+  /** GET /healthz on the API process right after each query: no database, so its time is the process's own delay. */
+  readonly healthMs: number[];
   /** CPU s per session-second: recorders only, and everything that serves the sessions. */
   readonly recorderCpu: number;
   readonly allCpu: number;
@@ -120,6 +122,7 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   const cpu0 = { rec: o.recorders.reduce((a, p) => a + treeCpu(p), 0), all: o.all.reduce((a, p) => a + treeCpu(p), 0) };
   const t0 = performance.now();
   const apiMs: number[] = [];
+  const healthMs: number[] = [];
   const load = [loadavg()[0]!];
   const sampler = setInterval(() => load.push(loadavg()[0]!), 10_000);
   let k = 0;
@@ -130,6 +133,9 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
     const r = await client.api('GET', client.path(s.resourceId, s.sid, 'query')).catch((e: Error) => ({ status: `failed (${e.message})` }));
     apiMs.push(performance.now() - q0);
     if (r.status !== 200) errors.push(`query ${s.i}: HTTP ${r.status}`);
+    const h0 = performance.now();
+    await fetch(`${o.apiUrl}/healthz`).then((h) => h.arrayBuffer()).catch(() => undefined);
+    healthMs.push(performance.now() - h0);
     await sleep(200);
   }
   const wall = (performance.now() - t0) / 1000;
@@ -151,7 +157,7 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   );
   await Promise.all(pubs.map((p) => p.stop().catch(() => undefined)));
   const sessionSec = sessions.length * wall;
-  return { errors, filesMissing, startMs, apiMs, recorderCpu: (cpu1.rec - cpu0.rec) / sessionSec, allCpu: (cpu1.all - cpu0.all) / sessionSec, load };
+  return { errors, filesMissing, startMs, apiMs, healthMs, recorderCpu: (cpu1.rec - cpu0.rec) / sessionSec, allCpu: (cpu1.all - cpu0.all) / sessionSec, load };
 }
 
 /** The processes' last output, kept where a failed run can be read after the temp dirs are gone. */
@@ -164,7 +170,7 @@ function keepLogs(label: string, procs: Record<string, ServerProcess>): void {
 function print(label: string, r: Result): void {
   console.log(
     `${label}: errors ${r.errors.length}, files missing ${r.filesMissing}, start p50 ${pct(r.startMs, 50).toFixed(0)} ms p99 ${pct(r.startMs, 99).toFixed(0)} ms, ` +
-      `query p99 ${pct(r.apiMs, 99).toFixed(0)} ms (${r.apiMs.length} calls), CPU per session: recorders ${(r.recorderCpu * 1000).toFixed(1)} ms/s, all ${(r.allCpu * 1000).toFixed(1)} ms/s; ` +
+      `query p99 ${pct(r.apiMs, 99).toFixed(0)} ms (${r.apiMs.length} calls), /healthz p50 ${pct(r.healthMs, 50).toFixed(0)} ms p99 ${pct(r.healthMs, 99).toFixed(0)} ms, CPU per session: recorders ${(r.recorderCpu * 1000).toFixed(1)} ms/s, all ${(r.allCpu * 1000).toFixed(1)} ms/s; ` +
       `load average (1 min, every 10 s of the window) ${r.load.map((x) => x.toFixed(1)).join(' ')}`,
   );
   for (const e of r.errors.slice(0, 20)) console.log(`  ${e}`);

@@ -155,6 +155,7 @@ export class IndividualSession {
     if (!wants(this.core.subscription, kind, uid)) return;
     const t = this.track(uid, kind);
     if (!t.pipeline) this.beginStream(t, desc);
+    t.packets++;
     t.pipeline?.push(packet);
   }
 
@@ -257,6 +258,16 @@ export class IndividualSession {
     this.firstFileUploaded();
   }
 
+  /**
+   * One line per session at its end: per track, packets received, streams and slices. A track that received media
+   * but closed no slice is a warning (its slicer never cut one: the session may stop with "no recorded data").
+   */
+  private logSummary(): void {
+    const tracks = [...this.tracks.values()].map((t) => ({ uid: t.uid, kind: t.kind, packets: t.packets, streams: t.streams, slices: t.hls.slices.length }));
+    if (tracks.some((t) => t.packets > 0 && t.slices === 0)) this.d.log.warn({ tracks }, 'media received but no slice closed');
+    else this.d.log.info({ tracks }, 'live part ended');
+  }
+
   /** The per-user playlists (and MP4s once written), after whatever was recorded before a restart. */
   files(): RecordedFile[] {
     const out: RecordedFile[] = [...this.d.task.previousFiles];
@@ -295,6 +306,7 @@ export class IndividualSession {
     await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
     await this.links.close();
     await this.chain;
+    this.logSummary();
     return finalizeRecording({
       tracks: [...this.tracks.values()],
       options: this.d.options,

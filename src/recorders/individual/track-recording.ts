@@ -18,6 +18,8 @@ import { HlsTrackWriter } from '../common/hls-track.ts';
 export class TrackRecording {
   pipeline: TrackPipeline | undefined;
   streams = 0;
+  /** RTP packets that reached this track's slicers (the stop summary tells "nothing received" from "nothing cut"). */
+  packets = 0;
   codec: RtpCodecName | undefined;
   readonly hls: HlsTrackWriter;
 
