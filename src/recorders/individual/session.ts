@@ -64,6 +64,8 @@ export class IndividualSession {
   private firstUploaded = false;
   /** Earlier runs' tracks finished at start (listed even when the dead run never reported them). */
   private recovered: readonly RecoveredTrack[] = [];
+  /** When start() began (injected clock), for the stop summary. */
+  private startedMs: number | undefined;
 
   private readonly hold: HoldSwitch;
 
@@ -94,6 +96,7 @@ export class IndividualSession {
 
   /** Joins: checks the token, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */
   async start(): Promise<void> {
+    this.startedMs = this.d.clock.now();
     await this.core.open();
     this.core.started();
     this.hold.announce();
@@ -156,6 +159,7 @@ export class IndividualSession {
     const t = this.track(uid, kind);
     if (!t.pipeline) this.beginStream(t, desc);
     t.packets++;
+    t.firstPacketMs ??= this.d.clock.now();
     t.pipeline?.push(packet);
   }
 
@@ -262,10 +266,23 @@ export class IndividualSession {
    * One line per session at its end: per track, packets received, streams and slices. A track that received media
    * but closed no slice is a warning (its slicer never cut one: the session may stop with "no recorded data").
    */
-  private logSummary(): void {
-    const tracks = [...this.tracks.values()].map((t) => ({ uid: t.uid, kind: t.kind, packets: t.packets, streams: t.streams, slices: t.hls.slices.length }));
-    if (tracks.some((t) => t.packets > 0 && t.slices === 0)) this.d.log.warn({ tracks }, 'media received but no slice closed');
-    else this.d.log.info({ tracks }, 'live part ended');
+  private logSummary(linked: readonly string[]): void {
+    const now = this.d.clock.now();
+    const since = (ms: number | undefined) => (ms === undefined || this.startedMs === undefined ? undefined : ms - this.startedMs);
+    const tracks = [...this.tracks.values()].map((t) => ({
+      uid: t.uid,
+      kind: t.kind,
+      packets: t.packets,
+      firstPacketAfterMs: since(t.firstPacketMs),
+      streams: t.streams,
+      slices: t.hls.slices.length,
+    }));
+    const fields = { tracks, liveMs: since(now), linked };
+    if (tracks.some((t) => t.packets > 0 && t.slices === 0)) this.d.log.warn(fields, 'media received but no slice closed');
+    else if (tracks.length === 0) {
+      const publishing = this.d.source.snapshot().participants.filter((p) => p.tracks.length > 0).map((p) => p.uid);
+      this.d.log[publishing.length > 0 ? 'warn' : 'info']({ ...fields, publishing }, 'no media received');
+    } else this.d.log.info(fields, 'live part ended');
   }
 
   /** The per-user playlists (and MP4s once written), after whatever was recorded before a restart. */
@@ -303,10 +320,11 @@ export class IndividualSession {
   }
 
   private async finish(): Promise<StopResult> {
+    const linked = [...this.links.kinds().keys()];
     await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
     await this.links.close();
     await this.chain;
-    this.logSummary();
+    this.logSummary(linked);
     return finalizeRecording({
       tracks: [...this.tracks.values()],
       options: this.d.options,

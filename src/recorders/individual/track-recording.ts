@@ -20,6 +20,8 @@ export class TrackRecording {
   streams = 0;
   /** RTP packets that reached this track's slicers (the stop summary tells "nothing received" from "nothing cut"). */
   packets = 0;
+  /** Injected-clock time of the first packet (undefined: none yet). */
+  firstPacketMs: number | undefined;
   codec: RtpCodecName | undefined;
   readonly hls: HlsTrackWriter;
 
