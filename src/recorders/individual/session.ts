@@ -266,7 +266,7 @@ export class IndividualSession {
    * One line per session at its end: per track, packets received, streams and slices. A track that received media
    * but closed no slice is a warning (its slicer never cut one: the session may stop with "no recorded data").
    */
-  private logSummary(linked: readonly string[]): void {
+  private logSummary(linked: readonly string[], publishing: readonly number[]): void {
     const now = this.d.clock.now();
     const since = (ms: number | undefined) => (ms === undefined || this.startedMs === undefined ? undefined : ms - this.startedMs);
     const tracks = [...this.tracks.values()].map((t) => ({
@@ -277,12 +277,10 @@ export class IndividualSession {
       streams: t.streams,
       slices: t.hls.slices.length,
     }));
-    const fields = { tracks, liveMs: since(now), linked };
+    const fields = { tracks, liveMs: since(now), linked, publishing };
     if (tracks.some((t) => t.packets > 0 && t.slices === 0)) this.d.log.warn(fields, 'media received but no slice closed');
-    else if (tracks.length === 0) {
-      const publishing = this.d.source.snapshot().participants.filter((p) => p.tracks.length > 0).map((p) => p.uid);
-      this.d.log[publishing.length > 0 ? 'warn' : 'info']({ ...fields, publishing }, 'no media received');
-    } else this.d.log.info(fields, 'live part ended');
+    else if (tracks.length === 0) this.d.log[linked.length > 0 || publishing.length > 0 ? 'warn' : 'info'](fields, 'no media received');
+    else this.d.log.info(fields, 'live part ended');
   }
 
   /** The per-user playlists (and MP4s once written), after whatever was recorded before a restart. */
@@ -321,10 +319,11 @@ export class IndividualSession {
 
   private async finish(): Promise<StopResult> {
     const linked = [...this.links.kinds().keys()];
+    const publishing = this.d.source.snapshot().participants.filter((p) => p.tracks.length > 0).map((p) => p.uid);
     await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
     await this.links.close();
     await this.chain;
-    this.logSummary(linked);
+    this.logSummary(linked, publishing);
     return finalizeRecording({
       tracks: [...this.tracks.values()],
       options: this.d.options,
