@@ -72,10 +72,15 @@ interface Result {
   readonly allCpu: number;
   /** The machine's 1-minute load average sampled every 10 s of the recording window (it is shared: read CPU with it). */
   readonly load: number[];
+  /** /healthz times (ms) of the other processes, by name. */
+  readonly probeMs: Record<string, number[]>;
 }
 
 /** Publishers, N sessions, SECONDS of recording with query calls, stop, files checked. */
-async function run(label: string, o: { apiUrl: string; channelUrl: string; bucketDir: string; recorders: number[]; all: number[] }): Promise<Result> {
+async function run(
+  label: string,
+  o: { apiUrl: string; channelUrl: string; bucketDir: string; recorders: number[]; all: number[]; probes?: Record<string, string> },
+): Promise<Result> {
   const errors: string[] = [];
   const client = recordingClient(o.apiUrl);
   const pubs: SyntheticPublisher[] = [];
@@ -124,6 +129,17 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   const apiMs: number[] = [];
   const healthMs: number[] = [];
   const load = [loadavg()[0]!];
+  // Every other process's /healthz too, once a second: which one stalls (its event loop), not only the API.
+  const probeMs: Record<string, number[]> = Object.fromEntries(Object.keys(o.probes ?? {}).map((k) => [k, []]));
+  const prober = setInterval(() => {
+    for (const [name, url] of Object.entries(o.probes ?? {})) {
+      const p0 = performance.now();
+      void fetch(`${url}/healthz`)
+        .then((h) => h.arrayBuffer())
+        .catch(() => undefined)
+        .then(() => probeMs[name]!.push(performance.now() - p0));
+    }
+  }, 1000);
   const sampler = setInterval(() => load.push(loadavg()[0]!), 10_000);
   let k = 0;
   while (performance.now() - t0 < SECONDS * 1000) {
@@ -140,6 +156,7 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   }
   const wall = (performance.now() - t0) / 1000;
   clearInterval(sampler);
+  clearInterval(prober);
   load.push(loadavg()[0]!);
   const cpu1 = { rec: o.recorders.reduce((a, p) => a + treeCpu(p), 0), all: o.all.reduce((a, p) => a + treeCpu(p), 0) };
   let filesMissing = 0;
@@ -157,7 +174,7 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   );
   await Promise.all(pubs.map((p) => p.stop().catch(() => undefined)));
   const sessionSec = sessions.length * wall;
-  return { errors, filesMissing, startMs, apiMs, healthMs, recorderCpu: (cpu1.rec - cpu0.rec) / sessionSec, allCpu: (cpu1.all - cpu0.all) / sessionSec, load };
+  return { errors, filesMissing, startMs, apiMs, healthMs, recorderCpu: (cpu1.rec - cpu0.rec) / sessionSec, allCpu: (cpu1.all - cpu0.all) / sessionSec, load, probeMs };
 }
 
 /** The processes' last output, kept where a failed run can be read after the temp dirs are gone. */
@@ -173,6 +190,9 @@ function print(label: string, r: Result): void {
       `query p99 ${pct(r.apiMs, 99).toFixed(0)} ms (${r.apiMs.length} calls), /healthz p50 ${pct(r.healthMs, 50).toFixed(0)} ms p99 ${pct(r.healthMs, 99).toFixed(0)} ms, CPU per session: recorders ${(r.recorderCpu * 1000).toFixed(1)} ms/s, all ${(r.allCpu * 1000).toFixed(1)} ms/s; ` +
       `load average (1 min, every 10 s of the window) ${r.load.map((x) => x.toFixed(1)).join(' ')}`,
   );
+  for (const [name, ms] of Object.entries(r.probeMs)) {
+    console.log(`  ${name} /healthz p50 ${pct(ms, 50).toFixed(0)} ms p99 ${pct(ms, 99).toFixed(0)} ms max ${Math.max(...ms).toFixed(0)} ms (${ms.length} calls)`);
+  }
   for (const e of r.errors.slice(0, 20)) console.log(`  ${e}`);
 }
 
@@ -197,12 +217,14 @@ async function main(): Promise<void> {
       bucketDir: cluster.bucketDir,
       recorders: recs.map((r) => r.pid),
       all: [...recs.map((r) => r.pid), channel.pid],
+      probes: { channel: channel.url, recorder1: recs[0]!.url, recorder2: recs[1]!.url },
     });
     if (clustered.errors.length) keepLogs('cluster', { channel, api, recorder1: recs[0]!, recorder2: recs[1]! });
   } finally {
     await cluster.close();
   }
   print('cluster (2 recorders)', clustered);
+  if (process.env.BENCH_ONLY === 'cluster') return;
 
   // The embedded process taps the SFU in-process; a recorder process receives over WHEP (WebRTC) from the channel
   // node. The second embedded half takes the WHEP path too, so the ratio can be read both ways.
