@@ -84,6 +84,7 @@ async function run(
   const errors: string[] = [];
   const client = recordingClient(o.apiUrl);
   const pubs: SyntheticPublisher[] = [];
+  const pubOf = new Map<number, SyntheticPublisher>();
   const cname = (i: number) => `bench-${label}-${i}`;
   for (let i = 0; i < N; i++) {
     const c = cname(i);
@@ -93,6 +94,7 @@ async function run(
       try {
         await p.ready;
         pubs.push(p);
+        pubOf.set(i, p);
         break;
       } catch (e) {
         await p.stop().catch(() => undefined);
@@ -165,7 +167,12 @@ async function run(
       const r = await client
         .api('POST', client.path(s.resourceId, s.sid, 'stop'), { cname: cname(s.i), uid: String(5000 + s.i), clientRequest: {} })
         .catch((e: Error) => ({ status: `failed (${e.message})`, body: {} as Record<string, unknown> }));
-      if (r.status !== 200) return void errors.push(`stop ${s.i}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
+      if (r.status !== 200) {
+        // Whether its publisher was still connected tells "the channel dropped the publisher" from "the recorder got nothing".
+        const pub = pubOf.get(s.i);
+        const body = r.body as { code?: unknown; reason?: unknown };
+        return void errors.push(`stop ${s.i}: HTTP ${r.status} code ${String(body.code)} "${String(body.reason)}" (sid ${s.sid}; its publisher's peer ${pub?.whip.pc.connectionState ?? 'not started'}, ${pub?.packets.audio ?? 0} audio packets sent)`);
+      }
       const list = (r.body.serverResponse as { fileList: { fileName: string }[] }).fileList;
       const keys = new Set(bucketKeys(o.bucketDir));
       if (!list.some((f) => f.fileName.endsWith('.m3u8'))) filesMissing++;
