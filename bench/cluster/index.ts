@@ -214,6 +214,9 @@ async function main(): Promise<void> {
   if (PUBLISHER.mode === 'replay') await prepareReplay(PUBLISHER);
   const cluster = await startCluster(roomy);
   let clustered: Result;
+  // Written once the processes have exited: a process's last lines (the sessions' stop summaries) may still be in
+  // its log buffer while it runs.
+  let clusterLogs: Record<string, ServerProcess> | undefined;
   try {
     const channel = await cluster.start(['channel']);
     const api = await cluster.start(['api']);
@@ -226,10 +229,11 @@ async function main(): Promise<void> {
       all: [...recs.map((r) => r.pid), channel.pid],
       probes: { channel: channel.url, recorder1: recs[0]!.url, recorder2: recs[1]!.url },
     });
-    if (clustered.errors.length) keepLogs('cluster', { channel, api, recorder1: recs[0]!, recorder2: recs[1]! });
+    if (clustered.errors.length) clusterLogs = { channel, api, recorder1: recs[0]!, recorder2: recs[1]! };
   } finally {
     await cluster.close();
   }
+  if (clusterLogs) keepLogs('cluster', clusterLogs);
   print('cluster (2 recorders)', clustered);
   if (process.env.BENCH_ONLY === 'cluster') return;
 
@@ -238,6 +242,7 @@ async function main(): Promise<void> {
   const embeddedRun = async (label: string, extra: Record<string, string>): Promise<Result> => {
     const root = mkdtempSync(join(tmpdir(), 'reeltime-bench-embedded-'));
     let server: ServerProcess | undefined;
+    let failed = false;
     try {
       const dataDir = join(root, 'data');
       mkdirSync(dataDir, { recursive: true });
@@ -246,10 +251,11 @@ async function main(): Promise<void> {
         env: { ...roomy, ...extra, REELTIME_STORAGE_BUCKET_DIR: join(root, 'bucket'), REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0' },
       });
       const r = await run(label, { apiUrl: server.url, channelUrl: server.url, bucketDir: join(root, 'bucket', BUCKET), recorders: [server.pid], all: [server.pid] });
-      if (r.errors.length) keepLogs(label, { server });
+      failed = r.errors.length > 0;
       return r;
     } finally {
       await server?.close();
+      if (failed && server) keepLogs(label, { server });
       rmSync(root, { recursive: true, force: true });
     }
   };
