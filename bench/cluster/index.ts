@@ -65,16 +65,26 @@ interface Result {
   readonly filesMissing: number;
   readonly startMs: number[];
   readonly apiMs: number[];
+  /** GET /healthz on the API process right after each query: no database, so its time is the process's own delay. */
+  readonly healthMs: number[];
   /** CPU s per session-second: recorders only, and everything that serves the sessions. */
   readonly recorderCpu: number;
   readonly allCpu: number;
+  /** The machine's 1-minute load average sampled every 10 s of the recording window (it is shared: read CPU with it). */
+  readonly load: number[];
+  /** /healthz times (ms) of the other processes, by name. */
+  readonly probeMs: Record<string, number[]>;
 }
 
 /** Publishers, N sessions, SECONDS of recording with query calls, stop, files checked. */
-async function run(label: string, o: { apiUrl: string; channelUrl: string; bucketDir: string; recorders: number[]; all: number[] }): Promise<Result> {
+async function run(
+  label: string,
+  o: { apiUrl: string; channelUrl: string; bucketDir: string; recorders: number[]; all: number[]; probes?: Record<string, string> },
+): Promise<Result> {
   const errors: string[] = [];
   const client = recordingClient(o.apiUrl);
   const pubs: SyntheticPublisher[] = [];
+  const pubOf = new Map<number, SyntheticPublisher>();
   const cname = (i: number) => `bench-${label}-${i}`;
   for (let i = 0; i < N; i++) {
     const c = cname(i);
@@ -84,6 +94,7 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
       try {
         await p.ready;
         pubs.push(p);
+        pubOf.set(i, p);
         break;
       } catch (e) {
         await p.stop().catch(() => undefined);
@@ -118,6 +129,20 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   const cpu0 = { rec: o.recorders.reduce((a, p) => a + treeCpu(p), 0), all: o.all.reduce((a, p) => a + treeCpu(p), 0) };
   const t0 = performance.now();
   const apiMs: number[] = [];
+  const healthMs: number[] = [];
+  const load = [loadavg()[0]!];
+  // Every other process's /healthz too, once a second: which one stalls (its event loop), not only the API.
+  const probeMs: Record<string, number[]> = Object.fromEntries(Object.keys(o.probes ?? {}).map((k) => [k, []]));
+  const prober = setInterval(() => {
+    for (const [name, url] of Object.entries(o.probes ?? {})) {
+      const p0 = performance.now();
+      void fetch(`${url}/healthz`)
+        .then((h) => h.arrayBuffer())
+        .catch(() => undefined)
+        .then(() => probeMs[name]!.push(performance.now() - p0));
+    }
+  }, 1000);
+  const sampler = setInterval(() => load.push(loadavg()[0]!), 10_000);
   let k = 0;
   while (performance.now() - t0 < SECONDS * 1000) {
     const s = sessions[k++ % sessions.length]!;
@@ -126,9 +151,15 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
     const r = await client.api('GET', client.path(s.resourceId, s.sid, 'query')).catch((e: Error) => ({ status: `failed (${e.message})` }));
     apiMs.push(performance.now() - q0);
     if (r.status !== 200) errors.push(`query ${s.i}: HTTP ${r.status}`);
+    const h0 = performance.now();
+    await fetch(`${o.apiUrl}/healthz`).then((h) => h.arrayBuffer()).catch(() => undefined);
+    healthMs.push(performance.now() - h0);
     await sleep(200);
   }
   const wall = (performance.now() - t0) / 1000;
+  clearInterval(sampler);
+  clearInterval(prober);
+  load.push(loadavg()[0]!);
   const cpu1 = { rec: o.recorders.reduce((a, p) => a + treeCpu(p), 0), all: o.all.reduce((a, p) => a + treeCpu(p), 0) };
   let filesMissing = 0;
   await Promise.all(
@@ -136,7 +167,12 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
       const r = await client
         .api('POST', client.path(s.resourceId, s.sid, 'stop'), { cname: cname(s.i), uid: String(5000 + s.i), clientRequest: {} })
         .catch((e: Error) => ({ status: `failed (${e.message})`, body: {} as Record<string, unknown> }));
-      if (r.status !== 200) return void errors.push(`stop ${s.i}: HTTP ${r.status} ${JSON.stringify(r.body)}`);
+      if (r.status !== 200) {
+        // Whether its publisher was still connected tells "the channel dropped the publisher" from "the recorder got nothing".
+        const pub = pubOf.get(s.i);
+        const body = r.body as { code?: unknown; reason?: unknown };
+        return void errors.push(`stop ${s.i}: HTTP ${r.status} code ${String(body.code)} "${String(body.reason)}" (sid ${s.sid}; its publisher's peer ${pub?.whip.pc.connectionState ?? 'not started'}, ${pub?.packets.audio ?? 0} audio packets sent)`);
+      }
       const list = (r.body.serverResponse as { fileList: { fileName: string }[] }).fileList;
       const keys = new Set(bucketKeys(o.bucketDir));
       if (!list.some((f) => f.fileName.endsWith('.m3u8'))) filesMissing++;
@@ -145,7 +181,7 @@ async function run(label: string, o: { apiUrl: string; channelUrl: string; bucke
   );
   await Promise.all(pubs.map((p) => p.stop().catch(() => undefined)));
   const sessionSec = sessions.length * wall;
-  return { errors, filesMissing, startMs, apiMs, recorderCpu: (cpu1.rec - cpu0.rec) / sessionSec, allCpu: (cpu1.all - cpu0.all) / sessionSec };
+  return { errors, filesMissing, startMs, apiMs, healthMs, recorderCpu: (cpu1.rec - cpu0.rec) / sessionSec, allCpu: (cpu1.all - cpu0.all) / sessionSec, load, probeMs };
 }
 
 /** The processes' last output, kept where a failed run can be read after the temp dirs are gone. */
@@ -158,8 +194,12 @@ function keepLogs(label: string, procs: Record<string, ServerProcess>): void {
 function print(label: string, r: Result): void {
   console.log(
     `${label}: errors ${r.errors.length}, files missing ${r.filesMissing}, start p50 ${pct(r.startMs, 50).toFixed(0)} ms p99 ${pct(r.startMs, 99).toFixed(0)} ms, ` +
-      `query p99 ${pct(r.apiMs, 99).toFixed(0)} ms (${r.apiMs.length} calls), CPU per session: recorders ${(r.recorderCpu * 1000).toFixed(1)} ms/s, all ${(r.allCpu * 1000).toFixed(1)} ms/s`,
+      `query p99 ${pct(r.apiMs, 99).toFixed(0)} ms (${r.apiMs.length} calls), /healthz p50 ${pct(r.healthMs, 50).toFixed(0)} ms p99 ${pct(r.healthMs, 99).toFixed(0)} ms, CPU per session: recorders ${(r.recorderCpu * 1000).toFixed(1)} ms/s, all ${(r.allCpu * 1000).toFixed(1)} ms/s; ` +
+      `load average (1 min, every 10 s of the window) ${r.load.map((x) => x.toFixed(1)).join(' ')}`,
   );
+  for (const [name, ms] of Object.entries(r.probeMs)) {
+    console.log(`  ${name} /healthz p50 ${pct(ms, 50).toFixed(0)} ms p99 ${pct(ms, 99).toFixed(0)} ms max ${Math.max(...ms).toFixed(0)} ms (${ms.length} calls)`);
+  }
   for (const e of r.errors.slice(0, 20)) console.log(`  ${e}`);
 }
 
@@ -174,6 +214,9 @@ async function main(): Promise<void> {
   if (PUBLISHER.mode === 'replay') await prepareReplay(PUBLISHER);
   const cluster = await startCluster(roomy);
   let clustered: Result;
+  // Written once the processes have exited: a process's last lines (the sessions' stop summaries) may still be in
+  // its log buffer while it runs.
+  let clusterLogs: Record<string, ServerProcess> | undefined;
   try {
     const channel = await cluster.start(['channel']);
     const api = await cluster.start(['api']);
@@ -184,18 +227,22 @@ async function main(): Promise<void> {
       bucketDir: cluster.bucketDir,
       recorders: recs.map((r) => r.pid),
       all: [...recs.map((r) => r.pid), channel.pid],
+      probes: { channel: channel.url, recorder1: recs[0]!.url, recorder2: recs[1]!.url },
     });
-    if (clustered.errors.length) keepLogs('cluster', { channel, api, recorder1: recs[0]!, recorder2: recs[1]! });
+    if (clustered.errors.length) clusterLogs = { channel, api, recorder1: recs[0]!, recorder2: recs[1]! };
   } finally {
     await cluster.close();
   }
+  if (clusterLogs) keepLogs('cluster', clusterLogs);
   print('cluster (2 recorders)', clustered);
+  if (process.env.BENCH_ONLY === 'cluster') return;
 
   // The embedded process taps the SFU in-process; a recorder process receives over WHEP (WebRTC) from the channel
   // node. The second embedded half takes the WHEP path too, so the ratio can be read both ways.
   const embeddedRun = async (label: string, extra: Record<string, string>): Promise<Result> => {
     const root = mkdtempSync(join(tmpdir(), 'reeltime-bench-embedded-'));
     let server: ServerProcess | undefined;
+    let failed = false;
     try {
       const dataDir = join(root, 'data');
       mkdirSync(dataDir, { recursive: true });
@@ -204,10 +251,11 @@ async function main(): Promise<void> {
         env: { ...roomy, ...extra, REELTIME_STORAGE_BUCKET_DIR: join(root, 'bucket'), REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0' },
       });
       const r = await run(label, { apiUrl: server.url, channelUrl: server.url, bucketDir: join(root, 'bucket', BUCKET), recorders: [server.pid], all: [server.pid] });
-      if (r.errors.length) keepLogs(label, { server });
+      failed = r.errors.length > 0;
       return r;
     } finally {
       await server?.close();
+      if (failed && server) keepLogs(label, { server });
       rmSync(root, { recursive: true, force: true });
     }
   };

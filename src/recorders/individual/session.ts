@@ -64,6 +64,8 @@ export class IndividualSession {
   private firstUploaded = false;
   /** Earlier runs' tracks finished at start (listed even when the dead run never reported them). */
   private recovered: readonly RecoveredTrack[] = [];
+  /** When start() began (injected clock), for the stop summary. */
+  private startedMs: number | undefined;
 
   private readonly hold: HoldSwitch;
 
@@ -94,6 +96,7 @@ export class IndividualSession {
 
   /** Joins: checks the token, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */
   async start(): Promise<void> {
+    this.startedMs = this.d.clock.now();
     await this.core.open();
     this.core.started();
     this.hold.announce();
@@ -155,6 +158,8 @@ export class IndividualSession {
     if (!wants(this.core.subscription, kind, uid)) return;
     const t = this.track(uid, kind);
     if (!t.pipeline) this.beginStream(t, desc);
+    t.packets++;
+    t.firstPacketMs ??= this.d.clock.now();
     t.pipeline?.push(packet);
   }
 
@@ -266,6 +271,27 @@ export class IndividualSession {
     this.firstFileUploaded();
   }
 
+  /**
+   * One line per session at its end: per track, packets received, streams and slices. A track that received media
+   * but closed no slice is a warning (its slicer never cut one: the session may stop with "no recorded data").
+   */
+  private logSummary(linked: readonly string[], publishing: readonly number[]): void {
+    const now = this.d.clock.now();
+    const since = (ms: number | undefined) => (ms === undefined || this.startedMs === undefined ? undefined : ms - this.startedMs);
+    const tracks = [...this.tracks.values()].map((t) => ({
+      uid: t.uid,
+      kind: t.kind,
+      packets: t.packets,
+      firstPacketAfterMs: since(t.firstPacketMs),
+      streams: t.streams,
+      slices: t.hls.slices.length,
+    }));
+    const fields = { tracks, liveMs: since(now), linked, publishing };
+    if (tracks.some((t) => t.packets > 0 && t.slices === 0)) this.d.log.warn(fields, 'media received but no slice closed');
+    else if (tracks.length === 0) this.d.log[linked.length > 0 || publishing.length > 0 ? 'warn' : 'info'](fields, 'no media received');
+    else this.d.log.info(fields, 'live part ended');
+  }
+
   /** The per-user playlists (and MP4s once written), after whatever was recorded before a restart. */
   files(): RecordedFile[] {
     const out: RecordedFile[] = [...this.d.task.previousFiles];
@@ -301,9 +327,12 @@ export class IndividualSession {
   }
 
   private async finish(): Promise<StopResult> {
+    const linked = [...this.links.kinds().keys()];
+    const publishing = this.d.source.snapshot().participants.filter((p) => p.tracks.length > 0).map((p) => p.uid);
     await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
     await this.links.close();
     await this.chain;
+    this.logSummary(linked, publishing);
     return finalizeRecording({
       tracks: [...this.tracks.values()],
       options: this.d.options,

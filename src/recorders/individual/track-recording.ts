@@ -18,6 +18,10 @@ import { HlsTrackWriter } from '../common/hls-track.ts';
 export class TrackRecording {
   pipeline: TrackPipeline | undefined;
   streams = 0;
+  /** RTP packets that reached this track's slicers (the stop summary tells "nothing received" from "nothing cut"). */
+  packets = 0;
+  /** Injected-clock time of the first packet (undefined: none yet). */
+  firstPacketMs: number | undefined;
   codec: RtpCodecName | undefined;
   readonly hls: HlsTrackWriter;
 

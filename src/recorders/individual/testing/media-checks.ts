@@ -69,7 +69,16 @@ export function isColour(rgb: readonly number[], want: readonly number[], tolera
   return rgb.every((v, i) => Math.abs(v - want[i]!) <= tolerance);
 }
 
-/** Every object key under a local bucket directory. */
+/**
+ * Whether `p` is a directory, or undefined when it is gone: a walk may run while uploads land, and a storage
+ * write renames its `.part-…` file into place between our readdir and our stat.
+ */
+function isDirectoryIfPresent(p: string): boolean | undefined {
+  const st = statSync(p, { throwIfNoEntry: false });
+  return st === undefined ? undefined : st.isDirectory();
+}
+
+/** Every object key under a local bucket directory (files that vanish during the walk are left out). */
 export function bucketKeys(bucketDir: string): string[] {
   const out: string[] = [];
   const walk = (d: string): void => {
@@ -81,8 +90,9 @@ export function bucketKeys(bucketDir: string): string[] {
     }
     for (const n of names) {
       const p = join(d, n);
-      if (statSync(p).isDirectory()) walk(p);
-      else out.push(relative(bucketDir, p));
+      const dir = isDirectoryIfPresent(p);
+      if (dir === true) walk(p);
+      else if (dir === false) out.push(relative(bucketDir, p));
     }
   };
   walk(bucketDir);
@@ -111,7 +121,8 @@ export function filesUnder(dir: string, keep: (name: string) => boolean): string
   }
   return names.flatMap((n) => {
     const p = join(dir, n);
-    return statSync(p).isDirectory() ? filesUnder(p, keep) : keep(n) ? [p] : [];
+    const isDir = isDirectoryIfPresent(p);
+    return isDir === true ? filesUnder(p, keep) : isDir === false && keep(n) ? [p] : [];
   });
 }
 
