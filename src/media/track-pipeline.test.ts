@@ -90,3 +90,27 @@ test('a real slicer whose publisher goes silent ends cleanly; one that cannot wr
   assert.ok(q.slices.every((s) => s.bytes > 0));
   assert.equal(f.kind, 'failure', 'a timeout the pipeline\'s own clock does not confirm is not taken for silence');
 });
+
+test('a stop while the slicer is still starting sends the packets held for it first: they end up in a slice', async (t) => {
+  const root = mkdtempSync(join(tmpdir(), 'track-pipeline-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  // One second of a real Opus stream, captured before any slicer exists.
+  const held: Buffer[] = [];
+  const gen = await startRtpGenerator({ kind: 'opus' }, (p) => held.push(Buffer.from(p)));
+  while (held.length < 50) await new Promise((r) => setTimeout(r, 20));
+  await gen.stop();
+  const slices: ClosedSlice[] = [];
+  const failures: FfmpegExit[] = [];
+  // A transcoding slicer starts ffmpeg on its first packet (the AAC channel count is read from it).
+  const pipeline = new TrackPipeline(
+    { track: gen.track, workDir: join(root, 't'), audioOutput: 'transcode', sliceSeconds: 1 },
+    { onSlice: (s) => slices.push(s), onFailure: (e) => failures.push(e) },
+  );
+  await pipeline.start();
+  for (const p of held.slice(0, 50)) pipeline.push(p);
+  // ffmpeg has been spawned and has not bound its port yet: every packet is still held.
+  await pipeline.stop();
+  t.diagnostic(`slices after a stop during start: ${slices.map((s) => `${s.bytes} B`).join(', ')}`);
+  assert.deepEqual(failures, []);
+  assert.ok(slices.length >= 1 && slices.every((s) => s.bytes > 0), 'the held second of audio is in a slice');
+});

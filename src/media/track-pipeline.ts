@@ -124,6 +124,8 @@ export class TrackPipeline {
   private readonly now: () => number;
   /** start() left the spawn to the first packet (see start). */
   private launchOnPacket = false;
+  /** The spawn and bind wait in flight (or done): stop() waits for it, so held packets go out before the BYE. */
+  private launching: Promise<void> | undefined;
   packets = 0;
 
   constructor(
@@ -161,7 +163,12 @@ export class TrackPipeline {
     return join(this.opts.workDir, INPUT_SDP);
   }
 
-  private async launch(): Promise<void> {
+  private launch(): Promise<void> {
+    this.launching ??= this.launchNow();
+    return this.launching;
+  }
+
+  private async launchNow(): Promise<void> {
     const snap = this.kind === 'video' && this.opts.snapshotIntervalSec ? this.opts.snapshotIntervalSec : undefined;
     if (snap) this.watchSnapshots(snap);
     this.launchedMs = this.now();
@@ -224,7 +231,8 @@ export class TrackPipeline {
     }
     releaseRtpPort(this.port);
     this.ready = true;
-    for (const p of this.pending) this.send(p);
+    // ffmpeg may have ended during the wait (its socket is closed then): the held packets have nowhere to go.
+    if (!this.closed) for (const p of this.pending) this.send(p);
     this.pending = [];
   }
 
@@ -259,6 +267,7 @@ export class TrackPipeline {
   }
 
   private send(packet: Buffer): void {
+    if (this.closed) return;
     this.socket?.send(packet);
   }
 
@@ -297,6 +306,9 @@ export class TrackPipeline {
       this.launchOnPacket = false;
       releaseRtpPort(this.port);
     }
+    // A stop while ffmpeg is still starting: the packets held for it are sent first (after its bind), so the
+    // BYE below ends a stream that holds them instead of killing a slicer that never saw them.
+    await this.launching?.catch(() => undefined);
     // An RTCP BYE ends ffmpeg's RTP input like an end of file: the last slice and snapshot are flushed cleanly
     // even when the sender has already gone quiet. Signals are the fallback (see FfmpegProcess.stop).
     const exit = await this.endOfStream();
