@@ -21,17 +21,17 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { FRAME_CODE } from '../../src/channel/index.ts';
 import { syntheticFfmpegArgs } from '../../src/channel/publisher/ffmpeg-args.ts'; // not in the index: the publishers' own arguments, for the floor's input files
 import { FfmpegProcess, runFfmpeg } from '../../src/media/ffmpeg.ts';
 import { layout, MIX_LAYOUT, mixAudioProfile, type MixRegion } from '../../src/media/mix/index.ts';
 import { MixPipeline, mixEncoderArgs, type MixOutputFrame } from '../../src/media/mix/live/index.ts';
-import { childrenOf, spawnChild } from '../../src/process/index.ts';
+import { childrenOf } from '../../src/process/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from '../../src/recorders/individual/testing/harness.ts';
 import { sleep, waitFor } from '../../src/recorders/individual/testing/media-checks.ts';
 import { cpuSecondsOf, loadAverage, ownCpuSeconds } from './proc-cpu.ts';
-import type { PublisherPlan, PublishersMessage, PublishersPlan } from './publishers.ts';
+import type { PublisherPlan } from './publishers.ts';
+import { PUBLISHERS_SCRIPT, startPublishersProcess } from './publishers-process.ts';
 
 const argv = process.argv.slice(2);
 const option = (name: string): string | undefined => {
@@ -57,7 +57,6 @@ const CANVAS = { width: 640, height: 360 };
 const FPS = 15;
 const BITRATE_KBPS = 800;
 const COLOURS = ['red', 'blue', 'green', 'yellow', 'magenta', 'cyan', 'orange', 'purple', 'white', 'gray', 'pink', 'brown', 'navy', 'olive', 'teal', 'maroon', 'lime'];
-const PUBLISHERS_SCRIPT = new URL('./publishers.ts', import.meta.url).pathname;
 
 // The recorder builds its MixPipeline inside the session; the benchmark watches the one it starts.
 const pipelines: MixPipeline[] = [];
@@ -88,40 +87,11 @@ function users(n: number, size: { width: number; height: number }, codecs: 'mixe
 }
 
 async function startPublishers(baseUrl: string, cname: string, plan: readonly PublisherPlan[]): Promise<Publishers> {
-  const full: PublishersPlan = { baseUrl, cname, fps: FPS, frameCode: true, users: plan };
-  const child: ChildProcess = spawnChild(process.execPath, [...process.execArgv, PUBLISHERS_SCRIPT, JSON.stringify(full)], {
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
   const sent = new Map<number, Map<number, number>>(plan.map((u) => [u.uid, new Map()]));
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  let rest = '';
-  const ready = new Promise<void>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (d: string) => {
-      const lines = (rest + d).split('\n');
-      rest = lines.pop()!;
-      for (const line of lines) {
-        const m = JSON.parse(line) as PublishersMessage;
-        if (m.type === 'ready') resolve();
-        else if (m.type === 'failed') reject(new Error(`publishers: ${m.message}`));
-        else for (const [uid, index, at] of m.frames) sent.get(uid)?.set(index, at);
-      }
-    });
-    void exited.then(() => reject(new Error('the publishers process exited')));
+  const p = await startPublishersProcess({ baseUrl, cname, fps: FPS, frameCode: true, users: plan }, (frames) => {
+    for (const [uid, index, at] of frames) sent.get(uid)?.set(index, at);
   });
-  const stop = async (): Promise<void> => {
-    child.stdin!.end();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  try {
-    await ready;
-  } catch (e) {
-    await stop();
-    throw e;
-  }
-  return { pid: child.pid!, sent, stop };
+  return { pid: p.pid, sent, stop: () => p.stop() };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -8,11 +8,11 @@
  *   (default 30 s, 1 publisher; cases: vp8-640x360 h264-640x360 vp8-320x180 vp8-160x120@5, the last the cluster
  *   benchmark's; with N publishers, in one process as the benchmarks run them, the figure is per publisher)
  */
-import type { ChildProcess } from 'node:child_process';
-import { processTable, spawnChild } from '../../src/process/index.ts';
+import { processTable } from '../../src/process/index.ts';
 import { startHarness } from '../../src/recorders/individual/testing/harness.ts';
 import { loadAverage } from './proc-cpu.ts';
-import type { PublishersMessage, PublishersPlan } from './publishers.ts';
+import type { PublishersPlan } from './publishers.ts';
+import { startPublishersProcess } from './publishers-process.ts';
 
 const argv = process.argv.slice(2);
 const secondsAt = argv.indexOf('--seconds');
@@ -27,7 +27,6 @@ const CASES: Record<string, { codec: 'vp8' | 'h264'; width: number; height: numb
   'vp8-160x120@5': { codec: 'vp8', width: 160, height: 120, fps: 5 },
 };
 const named = argv.filter((a) => a in CASES);
-const PUBLISHERS_SCRIPT = new URL('./publishers.ts', import.meta.url).pathname;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** CPU seconds of `pid` and every descendant now alive. */
@@ -54,33 +53,15 @@ async function measure(baseUrl: string, cname: string, c: (typeof CASES)[string]
     mode,
     users: Array.from({ length: COUNT }, (_, i) => ({ uid: 1000 + i, color: 'red', toneHz: 440, codec: c.codec, width: c.width, height: c.height })),
   };
-  const child: ChildProcess = spawnChild(process.execPath, [...process.execArgv, PUBLISHERS_SCRIPT, JSON.stringify(plan)], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const publishers = await startPublishersProcess(plan);
   try {
-    await new Promise<void>((resolve, reject) => {
-      let rest = '';
-      child.stdout!.setEncoding('utf8');
-      child.stdout!.on('data', (d: string) => {
-        const lines = (rest + d).split('\n');
-        rest = lines.pop()!;
-        for (const line of lines) {
-          const m = JSON.parse(line) as PublishersMessage;
-          if (m.type === 'ready') resolve();
-          if (m.type === 'failed') reject(new Error(m.message));
-        }
-      });
-      void exited.then(() => reject(new Error('the publishers process exited')));
-    });
     await sleep(WARMUP_SECONDS * 1000);
-    const cpu0 = treeCpu(child.pid!);
+    const cpu0 = treeCpu(publishers.pid);
     const t0 = performance.now();
     await sleep(SECONDS * 1000);
-    return (treeCpu(child.pid!) - cpu0) / ((performance.now() - t0) / 1000) / COUNT;
+    return (treeCpu(publishers.pid) - cpu0) / ((performance.now() - t0) / 1000) / COUNT;
   } finally {
-    child.stdin!.end();
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(timer);
+    await publishers.stop();
   }
 }
 
