@@ -221,7 +221,7 @@ export class Sfu {
       clock: this.clock,
       // A tapped packet leaves the SFU to a subscriber like a WHEP one (the `out` counters of /metrics).
       onPacket: (kind, codec, packet) => {
-        this.traffic.countRtp('out', kind, packet.serializeSize);
+        this.traffic.countRtp('out', kind, packet.length);
         p.onPacket(kind, codec, packet);
       },
       ...(p.onSenderReport ? { onSenderReport: p.onSenderReport } : {}),

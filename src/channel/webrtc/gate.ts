@@ -54,6 +54,7 @@ export function streamStartFor(codec: string, parameterSets: () => H264Parameter
   return () => [];
 }
 
+const NOTHING_INJECTED: readonly GateInjected[] = Object.freeze([]);
 const u16 = (n: number) => ((n % 0x10000) + 0x10000) % 0x10000;
 const u32 = (n: number) => ((n % 0x100000000) + 0x100000000) % 0x100000000;
 /** Whether sequence number `a` comes after `b` (RFC 3550 wrap-around). */
@@ -87,16 +88,23 @@ export class SubscriberGate {
 
   admit(p: GateInput, nowMs: number): GateResult {
     if (this.#open && p.ssrc !== this.#ssrc) this.#open = false;
-    let inject: GateInjected[] = [];
+    let inject: readonly GateInjected[] = NOTHING_INJECTED;
     if (!this.#open) {
       const before = this.start(p.payload);
-      if (!before) return { inject: [], forward: undefined };
+      if (!before) return { inject: NOTHING_INJECTED, forward: undefined };
       this.#openAt(p, before.length, nowMs);
       const timestamp = u32(p.timestamp + this.#tsOffset);
       inject = before.map((payload, i) => ({ seq: u16(p.seq + this.#seqOffset - before.length + i), timestamp, payload }));
     }
     const out = { seq: u16(p.seq + this.#seqOffset), timestamp: u32(p.timestamp + this.#tsOffset) };
-    if (!this.#last || seqAfter(out.seq, this.#last.seq)) this.#last = { ...out, atMs: nowMs };
+    const last = this.#last;
+    if (!last) this.#last = { seq: out.seq, timestamp: out.timestamp, atMs: nowMs };
+    else if (seqAfter(out.seq, last.seq)) {
+      // In place: this runs for every packet of every subscriber.
+      last.seq = out.seq;
+      last.timestamp = out.timestamp;
+      last.atMs = nowMs;
+    }
     return { inject, forward: out };
   }
 

@@ -7,14 +7,61 @@ import { streamStartFor, SubscriberGate } from './gate.ts';
 const KEYFRAME_RETRY_MS = 1000;
 
 /**
+ * A packet as it goes to one subscriber: the publisher's payload and stream with the subscriber's numbers. Each
+ * subscriber builds what it sends from it (a werift packet for WebRTC, bytes for the in-process tap), so the shared
+ * packet is never mutated.
+ */
+export interface GatedPacket {
+  readonly payloadType: number;
+  readonly ssrc: number;
+  readonly marker: boolean;
+  readonly sequenceNumber: number;
+  readonly timestamp: number;
+  readonly payload: Buffer;
+  readonly padding: boolean;
+  readonly paddingSize: number;
+}
+
+/** A fresh werift packet for a WebRTC sender (which rewrites SSRC, payload type and extensions in place). */
+export function gatedRtpPacket(p: GatedPacket): RtpPacket {
+  const header = new RtpHeader({
+    marker: p.marker,
+    payloadType: p.payloadType,
+    sequenceNumber: p.sequenceNumber,
+    timestamp: p.timestamp,
+    ssrc: p.ssrc,
+    padding: p.padding,
+    paddingSize: p.paddingSize,
+    csrc: [],
+    extensions: [],
+  });
+  return new RtpPacket(header, p.payload);
+}
+
+/**
+ * The packet as RTP bytes: a 12-byte header (no CSRCs, extensions or padding) and the payload. What the in-process
+ * tap hands on; building it directly costs a fraction of a werift header and its serialisation.
+ */
+export function serializeGated(p: GatedPacket): Buffer {
+  const out = Buffer.allocUnsafe(12 + p.payload.length);
+  out[0] = 0x80;
+  out[1] = (p.marker ? 0x80 : 0) | (p.payloadType & 0x7f);
+  out.writeUInt16BE(p.sequenceNumber & 0xffff, 2);
+  out.writeUInt32BE(p.timestamp >>> 0, 4);
+  out.writeUInt32BE(p.ssrc >>> 0, 8);
+  p.payload.copy(out, 12);
+  return out;
+}
+
+/**
  * One subscriber's sink on a published track: every packet passes the track's `SubscriberGate` and goes out with
- * a fresh header (the subscriber's numbers; a sink must not mutate the shared packet). What WHEP sessions and the
- * in-process tap share. `onWaitAgain` is called when the publisher's stream changed and the gate closed again.
+ * the subscriber's numbers (a sink must not mutate the shared packet). What WHEP sessions and the in-process tap
+ * share. `onWaitAgain` is called when the publisher's stream changed and the gate closed again.
  */
 export function attachGated(
   source: ForwardSource,
   clock: Clock,
-  send: (packet: RtpPacket) => void,
+  send: (packet: GatedPacket) => void,
   hooks: { readonly accept?: () => boolean; readonly onWaitAgain?: () => void } = {},
 ): { readonly gate: SubscriberGate; readonly detach: () => void } {
   const codec = source.codec.mimeType.split('/')[1]!;
@@ -26,22 +73,19 @@ export function attachGated(
     const r = gate.admit({ ssrc: h.ssrc, seq: h.sequenceNumber, timestamp: h.timestamp, payload: packet.payload }, clock.now());
     if (wasOpen && gate.waiting) hooks.onWaitAgain?.();
     for (const x of r.inject) {
-      const header = new RtpHeader({ payloadType: h.payloadType, sequenceNumber: x.seq, timestamp: x.timestamp, ssrc: h.ssrc, csrc: [], extensions: [] });
-      send(new RtpPacket(header, x.payload));
+      send({ payloadType: h.payloadType, ssrc: h.ssrc, marker: false, sequenceNumber: x.seq, timestamp: x.timestamp, payload: x.payload, padding: false, paddingSize: 0 });
     }
     if (!r.forward) return;
-    const header = new RtpHeader({
-      marker: h.marker,
+    send({
       payloadType: h.payloadType,
+      ssrc: h.ssrc,
+      marker: h.marker,
       sequenceNumber: r.forward.seq,
       timestamp: r.forward.timestamp,
-      ssrc: h.ssrc,
+      payload: packet.payload,
       padding: h.padding,
       paddingSize: h.paddingSize,
-      csrc: [],
-      extensions: [],
     });
-    send(new RtpPacket(header, packet.payload));
   });
   return { gate, detach };
 }

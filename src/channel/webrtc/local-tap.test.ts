@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import type { RtpPacket } from 'werift';
+import { RtpPacket } from 'werift';
 import { startTestServer } from '../../testing/index.ts';
 import type { ChannelModule } from '../module.ts';
 import type { LeaveReason, MediaKind } from '../membership/index.ts';
@@ -47,7 +47,7 @@ for (const [codec, color, expect] of [
         token: tok(cname, 2, 2),
         onPacket: (kind, c, p) => {
           codecs.set(kind, c.mimeType);
-          packets[kind].push(p);
+          packets[kind].push(RtpPacket.deSerialize(p)); // the tap hands on bytes
         },
         onEnded: (r) => ended.push(r),
       });

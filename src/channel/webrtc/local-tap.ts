@@ -1,13 +1,15 @@
-import type { RtpPacket } from 'werift';
 import type { Clock } from '../../clock/index.ts';
 import type { MediaKind } from '../membership/index.ts';
 import type { ForwardSource } from './forward.ts';
 import type { SubscriberGate } from './gate.ts';
-import { attachGated, KeyframeAsker } from './gated-forward.ts';
+import { attachGated, KeyframeAsker, serializeGated } from './gated-forward.ts';
 import type { TrackCodec } from './sdp.ts';
 
-/** A packet of a tapped track: a fresh copy of the header with the subscriber's numbers, the publisher's payload. */
-export type TapPacketListener = (kind: MediaKind, codec: TrackCodec, packet: RtpPacket) => void;
+/**
+ * A packet of a tapped track as RTP bytes of its own: a 12-byte header with the subscriber's numbers, then the
+ * publisher's payload (no header extensions or padding).
+ */
+export type TapPacketListener = (kind: MediaKind, codec: TrackCodec, packet: Buffer) => void;
 
 /** A sender report of a tapped track: the publisher's NTP time and the same instant in the tap's timestamps. */
 export interface TapSenderReport {
@@ -46,7 +48,7 @@ export class LocalTap {
     for (const kind of opts.kinds) {
       const source = opts.sources.get(kind);
       if (!source) continue;
-      const { gate, detach } = attachGated(source, opts.clock, (p) => opts.onPacket(kind, source.codec, p), {
+      const { gate, detach } = attachGated(source, opts.clock, (p) => opts.onPacket(kind, source.codec, serializeGated(p)), {
         onWaitAgain: () => {
           if (kind === 'video' && !this.#keyframes.retrying) this.#keyframes.ask(true);
         },

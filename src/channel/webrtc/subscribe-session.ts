@@ -2,7 +2,7 @@ import type { RTCRtpTransceiver } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
 import type { ForwardSource } from './forward.ts';
 import type { SubscriberGate } from './gate.ts';
-import { attachGated, KeyframeAsker } from './gated-forward.ts';
+import { attachGated, gatedRtpPacket, KeyframeAsker } from './gated-forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
 import { SenderReportWriter } from './sender-reports.ts';
 
@@ -73,7 +73,8 @@ export class SubscribeSession extends PeerSession {
       source,
       this.opts.clock,
       // Fresh headers per subscriber: werift's sender rewrites SSRC, payload type and extensions in place.
-      (p) => {
+      (gated) => {
+        const p = gatedRtpPacket(gated);
         traffic.countRtp('out', kind, p.serializeSize);
         reports.countSent(p.payload.length);
         void sender.sendRtp(p).catch(() => undefined);

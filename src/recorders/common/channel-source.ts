@@ -97,14 +97,13 @@ function tapSubscribe(o: ChannelSourceOptions, publisher: number, kinds: readonl
       profile: o.profile,
       publisher,
       kinds,
-      onPacket(kind, codec, p) {
+      onPacket(kind, codec, bytes) {
         let d = described.get(kind);
         if (d === undefined) {
-          d = describeCodec(codec, p.header.payloadType) ?? null;
+          d = describeCodec(codec, bytes[1]! & 0x7f) ?? null;
           described.set(kind, d);
         }
         if (!d || listeners.length === 0) return;
-        const bytes = p.serialize();
         for (const l of listeners) l(kind, d, bytes);
       },
       onSenderReport(kind, report) {

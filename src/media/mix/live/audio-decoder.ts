@@ -8,6 +8,7 @@
  * sender, a new source) is a gap on the timeline, not samples written by ffmpeg.
  */
 import type { PcmFrame } from '../audio-mixer.ts';
+import { BatchHold } from './batch-hold.ts';
 import { MIX_SAMPLE_RATE } from '../audio-profile.ts';
 import type { RtpTrackDescription } from '../../sdp.ts';
 import { OggOpusWriter, opusPacketSamples } from './ogg-opus.ts';
@@ -23,16 +24,19 @@ export interface UserAudioDecoderOptions {
   readonly onPcm: (senderTimeMs: number, pcm: PcmFrame) => void;
   /** Each packet dated by a sender report: its arrival and how far behind its sender time it arrived. */
   readonly onReportedLag?: (arrivalMs: number, lagMs: number) => void;
+  /**
+   * The mix's jitter window: queued packets are held for up to BatchHold's limit while it leaves room (fewer
+   * wake-ups of the child). Without it every `flush` writes.
+   */
+  readonly latencyMs?: number;
 }
 
 const DEAD_RESTART_INTERVAL_MS = 1000;
 /**
- * Pages are written in batches (`flush`, which the pipeline calls once per output frame), not one write per 20 ms
- * packet: each write wakes the decoder, and a wake-up costs it several times the decoding of a packet (measured:
- * one Opus decoder fed 50 packets a second took 0.007 of a core, against 0.0013 decoding the same audio at full
- * speed). Every output frame, not every other one: ffmpeg gives a packet out only once the next one has come in,
- * so a batch's last packet waits for the next batch, and a longer wait left audio behind the latency window on a
- * loaded machine (beeps cut at the start in `av-sync.test.ts`).
+ * Pages are written in batches, not one write per 20 ms packet: each write wakes the decoder, and a wake-up costs it
+ * far more than decoding a packet (measured: one decoder fed 50 writes a second took 0.012 of a core, 15 a second
+ * 0.0059, 5 a second 0.0033; decoding the same audio from a file at full speed 0.0013). The pipeline offers a
+ * write on every output frame (`flush`); BatchHold decides whether to take it (docs/recording-mix.md, "Batches").
  */
 /** Queued audio written at once without waiting for a frame (a pipeline that does not tick). */
 const BATCH_LIMIT_SAMPLES = MIX_SAMPLE_RATE / 5;
@@ -54,6 +58,10 @@ interface Running {
   /** Pages not written yet, and how many samples they hold. */
   queue: Buffer[];
   queuedSamples: number;
+  /** Samples written and given out so far, and when each write was made (to time the child's delay). */
+  written: number;
+  decoded: number;
+  readonly writes: { readonly endSample: number; readonly atMs: number }[];
 }
 
 export class UserAudioDecoder {
@@ -61,10 +69,12 @@ export class UserAudioDecoder {
   #stopped = false;
   #startedAtMs = -Infinity;
   #lastSequence: number | undefined;
+  readonly #hold: BatchHold | undefined;
 
   constructor(private readonly options: UserAudioDecoderOptions) {
     const rate = options.track.clockRate;
     if (rate !== MIX_SAMPLE_RATE) throw new RangeError(`Opus RTP runs at 48 kHz, got ${rate}`);
+    this.#hold = options.latencyMs !== undefined ? new BatchHold({ latencyMs: options.latencyMs }) : undefined;
   }
 
   push(packet: Buffer): void {
@@ -79,7 +89,8 @@ export class UserAudioDecoder {
     const now = this.options.now();
     const clock = this.options.clock;
     clock.packetArrived(header.timestamp, now);
-    if (clock.synchronised && this.options.onReportedLag) this.options.onReportedLag(now, now - clock.wallTimeOf(header.timestamp)!);
+    const senderTime = clock.synchronised ? clock.wallTimeOf(header.timestamp) : undefined;
+    if (senderTime !== undefined) this.options.onReportedLag?.(now, now - senderTime);
     let running = this.#running;
     if (!running || !running.process.running) {
       // A child that died is replaced at most once a second, so a stream ffmpeg cannot decode is no spawn loop.
@@ -88,22 +99,43 @@ export class UserAudioDecoder {
     }
     running.queue.push(running.ogg.packet(payload, samples));
     running.queuedSamples += samples;
-    if (running.queuedSamples >= BATCH_LIMIT_SAMPLES) this.#write(running);
+    this.#hold?.queued(now, senderTime);
+    // Without waiting for the next chance when waiting is already too long (a late packet, a pipeline that does not
+    // tick), or the batch is large.
+    if (running.queuedSamples >= BATCH_LIMIT_SAMPLES || this.#hold?.shouldWrite(now, now)) this.#write(running);
     const last = running.pending.at(-1);
     if (last && ((last.rtp + last.samples) >>> 0) === header.timestamp) last.samples += samples;
     else running.pending.push({ rtp: header.timestamp, samples, decoded: 0 });
   }
 
-  /** Writes the queued pages (the pipeline calls this once per output frame). */
-  flush(): void {
+  /**
+   * A chance to write the queued pages (the pipeline offers one per output frame); the next comes at
+   * `nextChanceMs`. Without a latency window, or when the hold says so, they are written now.
+   */
+  flush(nextChanceMs?: number): void {
     const running = this.#running;
-    if (running && running.queue.length > 0) this.#write(running);
+    if (!running || running.queue.length === 0) return;
+    const hold = this.#hold;
+    if (hold && nextChanceMs !== undefined && !hold.shouldWrite(this.options.now(), nextChanceMs)) return;
+    this.#write(running);
   }
 
   #write(running: Running): void {
     running.process.write(running.queue.length === 1 ? running.queue[0]! : Buffer.concat(running.queue));
+    running.written += running.queuedSamples;
+    running.writes.push({ endSample: running.written, atMs: this.options.now() });
     running.queue = [];
     running.queuedSamples = 0;
+    this.#hold?.written();
+  }
+
+  /** `frames` more samples came out of the child: the writes they complete tell how late it answers. */
+  #timeDecoded(running: Running, frames: number): void {
+    running.decoded += frames;
+    const now = this.options.now();
+    while (running.writes.length > 0 && running.writes[0]!.endSample <= running.decoded) {
+      this.#hold?.decoded(now - running.writes.shift()!.atMs, now);
+    }
   }
 
   async stop(): Promise<void> {
@@ -124,7 +156,7 @@ export class UserAudioDecoder {
     ];
     const process = new PipeDecoderProcess('ogg', args, { outputs: 1, maxBacklogBytes: MAX_BACKLOG_BYTES });
     const ogg = new OggOpusWriter(this.options.track.channels === 1 ? 1 : 2);
-    const running: Running = { process, ogg, pending: [], queue: [ogg.headers()], queuedSamples: 0 };
+    const running: Running = { process, ogg, pending: [], queue: [ogg.headers()], queuedSamples: 0, written: 0, decoded: 0, writes: [] };
     this.#running = running;
     this.#readPcm(running);
     return running;
@@ -139,6 +171,7 @@ export class UserAudioDecoder {
       const usable = bytes.length - (bytes.length % frameBytes);
       rest = Buffer.from(bytes.subarray(usable));
       if (usable === 0 || this.#stopped || this.#running !== running) return;
+      this.#timeDecoded(running, usable / frameBytes);
       // A copy: the chunk's offset may be odd, and the timeline reads the samples later.
       const all = new Int16Array(usable / 2);
       Buffer.from(all.buffer).set(bytes.subarray(0, usable));

@@ -37,6 +37,11 @@ export interface MixEncoderEvents {
 /** Keyframes every 2 s, and one forced at every slice mark so each slice starts with one. */
 const GOP_SECONDS = 2;
 const FINISH_WAIT_MS = 10_000;
+/**
+ * PCM goes to the encoder about five times a second rather than with every frame: each write wakes ffmpeg's input
+ * thread, and the file does not need it sooner (docs/recording-mix.md, "Batches").
+ */
+const AUDIO_WRITE_FRAMES = MIX_SAMPLE_RATE / 5;
 const FINISH_POLL_MS = 500;
 
 export function mixEncoderArgs(o: MixEncoderOptions): string[] {
@@ -93,6 +98,8 @@ export class MixEncoder {
   readonly #slicesDone: Promise<void>;
   readonly #slices: ClosedSliceReader;
   #finishing = false;
+  #audioQueue: Buffer[] = [];
+  #audioQueuedFrames = 0;
 
   constructor(
     private readonly options: MixEncoderOptions,
@@ -135,9 +142,20 @@ export class MixEncoder {
     this.#video.write(data, () => done?.());
   }
 
+  /** One frame's PCM (the caller does not reuse the array); written with the next few. */
   writeAudio(samples: Int16Array): void {
     if (!this.#audio || this.#audio.destroyed || samples.length === 0) return;
-    this.#audio.write(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength));
+    this.#audioQueue.push(Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength));
+    this.#audioQueuedFrames += samples.length / (this.options.audio?.channels ?? 1);
+    if (this.#audioQueuedFrames >= AUDIO_WRITE_FRAMES) this.#writeQueuedAudio();
+  }
+
+  #writeQueuedAudio(): void {
+    const queue = this.#audioQueue;
+    this.#audioQueue = [];
+    this.#audioQueuedFrames = 0;
+    if (queue.length === 0 || !this.#audio || this.#audio.destroyed) return;
+    this.#audio.write(queue.length === 1 ? queue[0]! : Buffer.concat(queue));
   }
 
   /**
@@ -147,6 +165,7 @@ export class MixEncoder {
    */
   async finish(): Promise<FfmpegExit> {
     this.#finishing = true;
+    this.#writeQueuedAudio();
     this.#video?.end();
     this.#audio?.end();
     let backlog = this.backlogBytes;

@@ -302,7 +302,12 @@ export class MixPipeline {
 
   #emit(index: number): void {
     const engine = this.#engine!;
-    for (const media of this.#users.values()) media.audio?.flush();
+    // The decoders' next chance to write their queued input is the next frame.
+    const nextChanceMs = Math.max(this.options.clock.now(), engine.frameTimeMs(index + 1));
+    for (const media of this.#users.values()) {
+      media.video?.flush(nextChanceMs);
+      media.audio?.flush(nextChanceMs);
+    }
     if (this.#held) {
       // Nothing is drawn or encoded; the engine's state (roster, shown frames, audio cursor) still moves on.
       this.#setRegions(engine.frame(index, null).regions);
@@ -331,6 +336,7 @@ export class MixPipeline {
       workDir: join(this.options.workDir, 'decoders'),
       bound: this.options.decodeBound ?? this.options.canvas,
       now: () => this.options.clock.now(),
+      latencyMs: this.options.latencyMs ?? DEFAULT_MIX_LATENCY_MS,
       onFrame: (frame, senderTimeMs) => this.#engine?.videoFrame(uid, frame, senderTimeMs),
       onKeyframeNeeded: () => this.events.onKeyframeNeeded?.(uid),
     });
@@ -345,6 +351,7 @@ export class MixPipeline {
       channels: this.options.audioProfile.channels,
       clock,
       now: () => this.options.clock.now(),
+      latencyMs: this.options.latencyMs ?? DEFAULT_MIX_LATENCY_MS,
       onPcm: (senderTimeMs, pcm) => this.#engine?.audio(uid, senderTimeMs, pcm),
       onReportedLag: (arrivalMs, lagMs) => {
         if (late.observe(arrivalMs, lagMs)) this.#distrustSenderClock(uid, lagMs);

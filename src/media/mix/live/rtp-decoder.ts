@@ -39,8 +39,16 @@ export class RtpDecoderProcess {
   #ready = false;
   #closed = false;
   #pending: Buffer[] = [];
+  /** Packets pushed and not sent yet (batched: sent by `flush`). */
+  #queue: Buffer[] = [];
 
-  private constructor(ffmpeg: FfmpegProcess, socket: Socket, port: number) {
+  private constructor(
+    ffmpeg: FfmpegProcess,
+    socket: Socket,
+    port: number,
+    /** Packets wait in a queue for `flush` (docs/recording-mix.md, "Batches"); otherwise each is sent at once. */
+    private readonly batched: boolean,
+  ) {
     this.#ffmpeg = ffmpeg;
     this.#socket = socket;
     this.#port = port;
@@ -56,7 +64,7 @@ export class RtpDecoderProcess {
    * Starts ffmpeg with `rtpInputArgs` then `outputArgs` (which write to pipe:3 when `pipe`, else wherever they
    * say). Resolves at once; packets pushed before ffmpeg listens are replayed when it does.
    */
-  static async start(track: RtpTrackDescription, workDir: string, name: string, outputArgs: readonly string[], pipe = true): Promise<RtpDecoderProcess> {
+  static async start(track: RtpTrackDescription, workDir: string, name: string, outputArgs: readonly string[], pipe = true, batched = false): Promise<RtpDecoderProcess> {
     mkdirSync(workDir, { recursive: true });
     const port = await allocateRtpPort();
     const sdpPath = join(workDir, `${name}.sdp`);
@@ -68,7 +76,7 @@ export class RtpDecoderProcess {
     // of the Node side's profile with 17 users).
     await new Promise<void>((resolve) => socket.connect(port, '127.0.0.1', resolve));
     const ffmpeg = new FfmpegProcess([...rtpInputArgs(sdpPath), ...outputArgs], { extraPipes: pipe ? 1 : 0, cwd: workDir });
-    const decoder = new RtpDecoderProcess(ffmpeg, socket, port);
+    const decoder = new RtpDecoderProcess(ffmpeg, socket, port, batched);
     void ffmpeg.exited.then(() => decoder.#close());
     void decoder.#waitForBind();
     return decoder;
@@ -84,7 +92,16 @@ export class RtpDecoderProcess {
       if (this.#pending.length < PENDING_LIMIT) this.#pending.push(packet);
       return;
     }
-    this.#socket.send(packet);
+    if (this.batched) this.#queue.push(packet);
+    else this.#socket.send(packet);
+  }
+
+  /** Sends the queued packets (batched). */
+  flush(): void {
+    if (this.#closed || this.#queue.length === 0) return;
+    const queue = this.#queue;
+    this.#queue = [];
+    for (const p of queue) this.#socket.send(p);
   }
 
   async stop(): Promise<FfmpegExit> {
@@ -109,6 +126,7 @@ export class RtpDecoderProcess {
     if (this.#closed) return;
     this.#closed = true;
     this.#pending = [];
+    this.#queue = [];
     this.#socket.close();
   }
 }
@@ -137,8 +155,9 @@ export function startDecoderSlot(
   stillWanted: () => boolean,
   onStarted: (process: RtpDecoderProcess) => void,
   pipe = true,
+  batched = false,
 ): void {
-  void RtpDecoderProcess.start(track, workDir, name, outputArgs, pipe).then((process) => {
+  void RtpDecoderProcess.start(track, workDir, name, outputArgs, pipe, batched).then((process) => {
     if (!stillWanted()) {
       void process.stop();
       return;

@@ -14,6 +14,7 @@ import { type I420Frame, i420ByteLength, i420FromBytes } from '../i420.ts';
 import type { RtpTrackDescription } from '../../sdp.ts';
 import { rmSync } from 'node:fs';
 import { FrameSocketReader, frameSocketPath } from './frame-socket.ts';
+import { BatchHold } from './batch-hold.ts';
 import { type DecoderSlot, type RtpDecoderProcess, safeName, startDecoderSlot } from './rtp-decoder.ts';
 import { readRtpHeader } from './rtp-header.ts';
 import { rtpTimestampDelta, type SenderClock } from './sender-clock.ts';
@@ -36,6 +37,11 @@ export interface UserVideoDecoderOptions {
   readonly onFrame: (frame: I420Frame, senderTimeMs: number) => void;
   /** No keyframe to start from yet: ask the sender for one (RTCP PLI). Called at most once a second. */
   readonly onKeyframeNeeded?: () => void;
+  /**
+   * The mix's jitter window: packets wait for `flush`, which writes them when BatchHold says (fewer wake-ups of the
+   * child). Without it every packet is sent at once.
+   */
+  readonly latencyMs?: number;
 }
 
 const KEYFRAME_REQUEST_INTERVAL_MS = 1000;
@@ -54,8 +60,8 @@ export interface DrawnRegion {
 }
 
 interface Running extends DecoderSlot {
-  /** The frames given to this child and not yet decoded, oldest first. */
-  readonly inFlight: { readonly rtpTimestamp: number; readonly pushedAtMs: number }[];
+  /** The frames given to this child and not yet decoded, oldest first; `writtenAtMs` once sent to it. */
+  readonly inFlight: { readonly rtpTimestamp: number; writtenAtMs: number | undefined }[];
   readonly source: VideoSize;
   readonly size: VideoSize;
 }
@@ -88,10 +94,13 @@ export class UserVideoDecoder {
   /** RTP timestamp of the last frame delivered: a child taking over skips what the previous one delivered. */
   #lastDelivered: number | undefined;
   readonly #pool: Uint8Array[] = [];
+  readonly #hold: BatchHold | undefined;
   /** Frames written so far by all decoders of this user (diagnostics, benchmarks). */
   frames = 0;
 
-  constructor(private readonly options: UserVideoDecoderOptions) {}
+  constructor(private readonly options: UserVideoDecoderOptions) {
+    this.#hold = options.latencyMs !== undefined ? new BatchHold({ latencyMs: options.latencyMs }) : undefined;
+  }
 
   get size(): VideoSize | undefined {
     return this.#running?.size;
@@ -139,7 +148,38 @@ export class UserVideoDecoder {
       else if (child.held.length < HELD_LIMIT) child.held.push(packet);
       if (header.marker) this.#frameSent(child, header.timestamp);
     }
+    const clock = this.options.clock;
+    const hold = this.#hold;
+    if (!hold) this.#written(now);
+    else {
+      hold.queued(now, clock.synchronised ? clock.wallTimeOf(header.timestamp) : undefined);
+      // Without waiting for the next chance when waiting is already too long (a late packet, no frame clock yet).
+      if (hold.shouldWrite(now, now)) this.#sendQueued(now);
+    }
     this.#checkOversize(now);
+  }
+
+  /**
+   * A chance to send the queued packets to the children (the pipeline offers one per output frame); the next comes
+   * at `nextChanceMs`.
+   */
+  flush(nextChanceMs: number): void {
+    const now = this.options.now();
+    if (this.#hold?.shouldWrite(now, nextChanceMs)) this.#sendQueued(now);
+  }
+
+  #sendQueued(now: number): void {
+    for (const child of [this.#running, this.#next]) child?.process?.flush();
+    this.#hold?.written();
+    this.#written(now);
+  }
+
+  /** The frames pushed so far have gone to the children. */
+  #written(now: number): void {
+    for (const child of [this.#running, this.#next]) {
+      if (!child) continue;
+      for (let i = child.inFlight.length - 1; i >= 0 && child.inFlight[i]!.writtenAtMs === undefined; i--) child.inFlight[i]!.writtenAtMs = now;
+    }
   }
 
   async stop(): Promise<void> {
@@ -205,19 +245,22 @@ export class UserVideoDecoder {
       '-fps_mode', 'passthrough', '-f', 'rawvideo', '-listen', '1', `unix:${socketPath}`,
     ];
     const wanted = (): boolean => !this.#stopped && (this.#running === child || this.#next === child);
-    startDecoderSlot(child, this.options.track, this.options.workDir, name, args, wanted, (process) => this.#readFrames(process, child, socketPath), false);
+    startDecoderSlot(child, this.options.track, this.options.workDir, name, args, wanted, (process) => this.#readFrames(process, child, socketPath), false, this.#hold !== undefined);
   }
 
   #frameSent(running: Running, rtpTimestamp: number): void {
-    running.inFlight.push({ rtpTimestamp, pushedAtMs: this.options.now() });
+    running.inFlight.push({ rtpTimestamp, writtenAtMs: undefined });
     if (running.inFlight.length > IN_FLIGHT_LIMIT) running.inFlight.shift();
   }
 
-  /** The RTP timestamp of the frame that just came out of the decoder. */
+  /** The RTP timestamp of the frame that just came out of the decoder; how late the child answered goes to the hold. */
   #decodedFrameTimestamp(running: Running, arrivalMs: number): number | undefined {
     const queue = running.inFlight;
-    while (queue.length > 1 && queue[0]!.pushedAtMs < arrivalMs - STALE_IN_FLIGHT_MS) queue.shift();
-    return queue.shift()?.rtpTimestamp;
+    const stale = (w: number | undefined): boolean => w !== undefined && w < arrivalMs - STALE_IN_FLIGHT_MS;
+    while (queue.length > 1 && stale(queue[0]!.writtenAtMs)) queue.shift();
+    const frame = queue.shift();
+    if (frame?.writtenAtMs !== undefined) this.#hold?.decoded(arrivalMs - frame.writtenAtMs, arrivalMs);
+    return frame?.rtpTimestamp;
   }
 
   /** A frame this decoder produced that is no longer shown or queued: its buffer is filled again. */
