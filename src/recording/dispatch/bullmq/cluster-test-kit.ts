@@ -17,7 +17,7 @@ const WEBHOOK_SECRET = 'cluster-webhook-secret';
 export interface ReceivedWebhook {
   readonly noticeId: string;
   readonly eventType: number;
-  readonly payload: { readonly sid: string; readonly sequence: number; readonly details: { readonly msgName: string; readonly [k: string]: unknown } };
+  readonly payload: { readonly sid: string; readonly sequence: number; readonly sendts: number; readonly details: { readonly msgName: string; readonly [k: string]: unknown } };
   readonly signed: boolean;
 }
 

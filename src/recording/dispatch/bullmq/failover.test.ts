@@ -74,7 +74,7 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
     'an uploaded slice and one on disk',
   );
   first.child.kill('SIGKILL');
-  const killedAt = performance.now();
+  const killedAt = Date.now();
   const written = slicesOnDisk([join(shared, 'recorder'), join(shared, 'spool')]);
   await pub.kill();
 
@@ -101,13 +101,16 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
     60_000,
     'the publisher on the second node',
   );
-  const failoverEvent = await waitFor(() => cluster.webhooks.find((w) => w.payload.sid === sid && w.eventType === 12), 60_000, 'event 12').catch(
+  // Event 12 can reach the receiver up to the webhook claim's lease (request timeout + 30 s, docs/notify.md) after
+  // the kill: a session's events go out in order, and the dead node may have been posting one of them when it died.
+  const failoverEvent = await waitFor(() => cluster.webhooks.find((w) => w.payload.sid === sid && w.eventType === 12), 90_000, 'event 12').catch(
     (e: Error) => {
       throw new Error(`${e.message}\nsurviving node:\n${second.output()}\nAPI node:\n${api.output()}`);
     },
   );
-  const resumedMs = performance.now() - killedAt;
-  t.diagnostic(`${c.mode} session resumed ${(resumedMs / 1000).toFixed(1)} s after SIGKILL (event 12 received)`);
+  // When the other recorder resumed the session: the time event 12 happened (its `sendts`), not its delivery.
+  const resumedMs = failoverEvent.payload.sendts - killedAt;
+  t.diagnostic(`${c.mode} session resumed ${(resumedMs / 1000).toFixed(1)} s after SIGKILL (event 12's sendts; received after ${((Date.now() - killedAt) / 1000).toFixed(1)} s)`);
   assert.ok(resumedMs < 30_000, `resumed after ${resumedMs} ms`);
   // The window between the lapse and the take-over can be shorter than one poll here: checked when it was seen.
   if (switchAnswer === undefined) t.diagnostic('the switch window was not observed (the take-over came first)');
@@ -129,8 +132,14 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
   await waitFor(() => slicesMissingFromBucket(written, cluster.bucketDir).length === 0, 120_000, 'the spool to finish').catch(() => undefined);
   assert.deepEqual(slicesMissingFromBucket(written, cluster.bucketDir), [], 'every slice written before the kill is in the bucket');
   const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
-  assert.equal(new Set(mine.map((w) => w.noticeId)).size, mine.length, 'no webhook delivered twice');
-  assert.equal(mine.filter((w) => w.eventType === 12).length, 1, 'one event 12');
+  // At least once: only an event the dead node may have been posting when it died (one that happened before the
+  // kill) may arrive twice, with the same noticeId (docs/notify.md); nothing after the kill.
+  const seen = new Set<string>();
+  for (const w of mine) {
+    if (seen.has(w.noticeId)) assert.ok(w.payload.sendts <= killedAt, `event ${w.eventType} (sequence ${w.payload.sequence}) delivered twice`);
+    seen.add(w.noticeId);
+  }
+  assert.equal(new Set(mine.filter((w) => w.eventType === 12).map((w) => w.noticeId)).size, 1, 'one event 12');
   return { cluster, sid, stopBody: stop.body.serverResponse as Record<string, unknown> };
 }
 
