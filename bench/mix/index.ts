@@ -27,9 +27,10 @@ import { FfmpegProcess, runFfmpeg } from '../../src/media/ffmpeg.ts';
 import { layout, MIX_LAYOUT, mixAudioProfile, type MixRegion } from '../../src/media/mix/index.ts';
 import { MixPipeline, mixEncoderArgs, type MixOutputFrame } from '../../src/media/mix/live/index.ts';
 import { childrenOf } from '../../src/process/index.ts';
-import { rtcToken, startHarness, storageConfig, type Harness } from '../../src/recorders/individual/testing/harness.ts';
+import { startHarness, type Harness } from '../../src/recorders/individual/testing/harness.ts';
 import { sleep, waitFor } from '../../src/recorders/individual/testing/media-checks.ts';
 import { cpuSecondsOf, loadAverage, ownCpuSeconds } from './proc-cpu.ts';
+import { BENCH_BITRATE_KBPS, BENCH_CANVAS, BENCH_FPS, BENCH_RECORDER_UID, benchMixStartRequest } from './mix-request.ts';
 import type { PublisherPlan } from './publishers.ts';
 import { PUBLISHERS_SCRIPT, startPublishersProcess } from './publishers-process.ts';
 
@@ -59,9 +60,9 @@ const WARMUP_SECONDS = 3;
  * made the baseline too high and the recorder's Node share too small.
  */
 const SETTLE_SECONDS = 15;
-const CANVAS = { width: 640, height: 360 };
-const FPS = 15;
-const BITRATE_KBPS = 800;
+const CANVAS = BENCH_CANVAS;
+const FPS = BENCH_FPS;
+const BITRATE_KBPS = BENCH_BITRATE_KBPS;
 const COLOURS = ['red', 'blue', 'green', 'yellow', 'magenta', 'cyan', 'orange', 'purple', 'white', 'gray', 'pink', 'brown', 'navy', 'olive', 'teal', 'maroon', 'lime'];
 
 // The recorder builds its MixPipeline inside the session; the benchmark watches the one it starts.
@@ -282,25 +283,12 @@ async function recordMix(h: Harness, cname: string, plan: readonly PublisherPlan
     await sleep(SETTLE_SECONDS * 1000);
     const baseline = await measureCpu(BASELINE_SECONDS);
     const before = pipelines.length;
-    const rec = await h.startRecording(cname, '9000', {
-      token: rtcToken(cname, 9000, 2),
-      storageConfig: storageConfig(),
-      recordingConfig: {
-        channelType: 0,
-        streamTypes: 2,
-        audioProfile: 0,
-        maxIdleTime: 120,
-        subscribeVideoUids: ['#allstream#'],
-        subscribeAudioUids: ['#allstream#'],
-        transcodingConfig: { width: CANVAS.width, height: CANVAS.height, fps: FPS, bitrate: BITRATE_KBPS, mixedVideoLayout: MIX_LAYOUT.bestFit },
-      },
-      recordingFileConfig: { avFileType: ['hls'] },
-    });
+    const rec = await h.startRecording(cname, BENCH_RECORDER_UID, benchMixStartRequest(cname));
     const pipeline = await waitFor(() => pipelines.length > before && pipelines.at(-1), 30_000, 'the mix pipeline');
     const watcher = new FrameCodeWatcher();
     const unobserve = pipeline.observeFrames((f) => watcher.onFrame(f));
     const stopRecording = async (): Promise<void> => {
-      const stop = await h.api('POST', h.path(rec.resourceId, rec.sid, 'stop'), { cname, uid: '9000', clientRequest: {} });
+      const stop = await h.api('POST', h.path(rec.resourceId, rec.sid, 'stop'), { cname, uid: BENCH_RECORDER_UID, clientRequest: {} });
       if (stop.status !== 200) throw new Error(`stop: ${stop.status} ${JSON.stringify(stop.body)}`);
     };
     try {

@@ -7,10 +7,10 @@
  *   node --import tsx bench/mix/profile.ts [--seconds S] [--windows K]
  */
 import { Session } from 'node:inspector/promises';
-import { MIX_LAYOUT } from '../../src/media/mix/index.ts';
-import { rtcToken, startHarness, storageConfig } from '../../src/recorders/individual/testing/harness.ts';
+import { startHarness } from '../../src/recorders/individual/testing/harness.ts';
 import { sleep } from '../../src/recorders/individual/testing/media-checks.ts';
 import { loadAverage, ownCpuSeconds } from './proc-cpu.ts';
+import { BENCH_RECORDER_UID, benchMixStartRequest } from './mix-request.ts';
 import { startPublishersProcess } from './publishers-process.ts';
 
 const argv = process.argv.slice(2);
@@ -118,23 +118,10 @@ async function main(): Promise<void> {
   try {
     console.log(`mix profile: 4 publishers 640×360@15, ${SECONDS} s windows; load average ${loadAverage()}`);
     for (let k = 0; k < WINDOWS; k++) windows.push(await profileWindow(session, `idle${k + 1}`));
-    const rec = await h.startRecording(cname, '9000', {
-      token: rtcToken(cname, 9000, 2),
-      storageConfig: storageConfig(),
-      recordingConfig: {
-        channelType: 0,
-        streamTypes: 2,
-        audioProfile: 0,
-        maxIdleTime: 120,
-        subscribeVideoUids: ['#allstream#'],
-        subscribeAudioUids: ['#allstream#'],
-        transcodingConfig: { width: 640, height: 360, fps: 15, bitrate: 800, mixedVideoLayout: MIX_LAYOUT.bestFit },
-      },
-      recordingFileConfig: { avFileType: ['hls'] },
-    });
+    const rec = await h.startRecording(cname, BENCH_RECORDER_UID, benchMixStartRequest(cname));
     await sleep(8000);
     for (let k = 0; k < WINDOWS; k++) windows.push(await profileWindow(session, `rec${k + 1}`));
-    await h.api('POST', h.path(rec.resourceId, rec.sid, 'stop'), { cname, uid: '9000', clientRequest: {} });
+    await h.api('POST', h.path(rec.resourceId, rec.sid, 'stop'), { cname, uid: BENCH_RECORDER_UID, clientRequest: {} });
     await sleep(2000);
     for (let k = 0; k < WINDOWS; k++) windows.push(await profileWindow(session, `after${k + 1}`));
     report(windows);
