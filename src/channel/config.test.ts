@@ -3,11 +3,20 @@ import { test } from 'node:test';
 import { ConfigSource } from '../config/source.ts';
 import { parseChannelConfig } from './config.ts';
 
-const core = { env: 'development' } as Parameters<typeof parseChannelConfig>[1];
+const core = { env: 'development', clusterPeers: [] as string[] } as unknown as Parameters<typeof parseChannelConfig>[1];
 
 test('channel config: defaults, env overrides, errors name the setting', () => {
   const d = parseChannelConfig(new ConfigSource({}, {}), core);
-  assert.deepEqual(d, { iceAddresses: ['127.0.0.1'], udpPortRange: undefined, idleTimeoutMs: 5000, devTokenEndpoint: true, leaseMs: 15_000 });
+  assert.deepEqual(d, {
+    iceAddresses: ['127.0.0.1'],
+    udpPortRange: undefined,
+    idleTimeoutMs: 5000,
+    devTokenEndpoint: true,
+    leaseMs: 15_000,
+    sessionCaps: { perToken: 32, perChannel: 512, perAddress: 64 },
+    eventStreamCaps: { perToken: 8, perChannel: 0, perAddress: 32 },
+    trustedAddresses: ['127.0.0.0/8', '::1'],
+  });
   const e = parseChannelConfig(
     new ConfigSource({ channel: { udpPortMin: 40000, udpPortMax: 40100 } }, { REELTIME_CHANNEL_ICE_ADDRESSES: '127.0.0.1, 10.0.0.5' }),
     { ...core, env: 'production' },
@@ -18,4 +27,21 @@ test('channel config: defaults, env overrides, errors name the setting', () => {
   assert.throws(() => parseChannelConfig(new ConfigSource({ channel: { iceAddresses: ['localhost'] } }, {}), core), /channel\.iceAddresses.*not an IPv4/);
   assert.throws(() => parseChannelConfig(new ConfigSource({ channel: { udpPortMin: 5000 } }, {}), core), /udpPortMin/);
   assert.throws(() => parseChannelConfig(new ConfigSource({}, { REELTIME_CHANNEL_IDLE_TIMEOUT_MS: '10' }), core), /REELTIME_CHANNEL_IDLE_TIMEOUT_MS/);
+
+});
+
+test('channel config: caps and trusted addresses (cluster peers by default)', () => {
+  const c = parseChannelConfig(
+    new ConfigSource({ channel: { maxSessionsPerToken: 2, maxEventStreamsPerAddress: 0 } }, { REELTIME_CHANNEL_MAX_SESSIONS_PER_ADDRESS: '5' }),
+    { ...core, clusterPeers: ['http://10.0.0.5:8080', '10.1.0.0/16', 'http://node-b:8080'] },
+  );
+  assert.deepEqual(c.sessionCaps, { perToken: 2, perChannel: 512, perAddress: 5 });
+  assert.deepEqual(c.eventStreamCaps, { perToken: 8, perChannel: 0, perAddress: 0 });
+  assert.deepEqual(c.trustedAddresses, ['127.0.0.0/8', '::1', '10.0.0.5', '10.1.0.0/16']);
+  assert.deepEqual(parseChannelConfig(new ConfigSource({ channel: { trustedAddresses: [] } }, {}), core).trustedAddresses, []);
+  assert.throws(
+    () => parseChannelConfig(new ConfigSource({}, { REELTIME_CHANNEL_TRUSTED_ADDRESSES: 'localhost' }), core),
+    /REELTIME_CHANNEL_TRUSTED_ADDRESSES.*"localhost" is not an IP/,
+  );
+  assert.throws(() => parseChannelConfig(new ConfigSource({}, { REELTIME_CHANNEL_MAX_SESSIONS_PER_TOKEN: '-1' }), core), /REELTIME_CHANNEL_MAX_SESSIONS_PER_TOKEN/);
 });

@@ -1,6 +1,8 @@
 import { isIP } from 'node:net';
 import type { CoreConfig } from '../config/core.ts';
 import { ConfigError, type ConfigSource } from '../config/source.ts';
+import type { CapLimits } from './caps.ts';
+import { parseRange } from './client-address.ts';
 
 /** Settings of the channel module (file section "channel", environment overrides REELTIME_CHANNEL_*). */
 export interface ChannelConfig {
@@ -14,6 +16,28 @@ export interface ChannelConfig {
   readonly devTokenEndpoint: boolean;
   /** With Redis: how long a node's claim on a channel outlives its last renewal (a dead node's channels move after it). */
   readonly leaseMs: number;
+  /** Caps on WHIP and WHEP sessions held at once (docs/channel.md, "Caps"); 0 turns one off. */
+  readonly sessionCaps: CapLimits;
+  /** Caps on membership event streams held at once (no per-channel cap: a stream is a socket and a listener). */
+  readonly eventStreamCaps: CapLimits;
+  /**
+   * Address ranges of the deployment's own processes (recorders, channel followers, benchmarks): a request from
+   * one that no proxy relayed is not counted per address and its sessions are not ended at token expiry.
+   */
+  readonly trustedAddresses: readonly string[];
+}
+
+/** Loopback and the IP literals and ranges of `clusterPeers` (an origin given by name is not resolved). */
+function defaultTrusted(clusterPeers: readonly string[]): string[] {
+  const out = ['127.0.0.0/8', '::1'];
+  for (const peer of clusterPeers) {
+    if (parseRange(peer)) out.push(peer);
+    else if (URL.canParse(peer)) {
+      const host = new URL(peer).hostname.replace(/^\[|\]$/g, '');
+      if (isIP(host)) out.push(host);
+    }
+  }
+  return out;
 }
 
 export function parseChannelConfig(src: ConfigSource, core: CoreConfig): ChannelConfig {
@@ -34,11 +58,28 @@ export function parseChannelConfig(src: ConfigSource, core: CoreConfig): Channel
       'set both, with min < max (or neither for ephemeral ports)',
     );
   }
+  const trustedAddresses = src.list('channel.trustedAddresses', 'REELTIME_CHANNEL_TRUSTED_ADDRESSES', defaultTrusted(core.clusterPeers));
+  for (const a of trustedAddresses) {
+    if (!parseRange(a)) {
+      throw new ConfigError('REELTIME_CHANNEL_TRUSTED_ADDRESSES (channel.trustedAddresses)', `"${a}" is not an IP address or range (10.0.0.0/16)`);
+    }
+  }
   return {
     iceAddresses,
     udpPortRange: min === 0 ? undefined : [min, max],
     idleTimeoutMs: src.int('channel.idleTimeoutMs', 'REELTIME_CHANNEL_IDLE_TIMEOUT_MS', 5000, { min: 500 }),
     devTokenEndpoint: src.bool('channel.devTokenEndpoint', 'REELTIME_CHANNEL_DEV_TOKEN_ENDPOINT', core.env === 'development'),
     leaseMs: src.int('channel.leaseMs', 'REELTIME_CHANNEL_LEASE_MS', 15_000, { min: 1000, max: 600_000 }),
+    sessionCaps: {
+      perToken: src.int('channel.maxSessionsPerToken', 'REELTIME_CHANNEL_MAX_SESSIONS_PER_TOKEN', 32, { min: 0 }),
+      perChannel: src.int('channel.maxSessionsPerChannel', 'REELTIME_CHANNEL_MAX_SESSIONS_PER_CHANNEL', 512, { min: 0 }),
+      perAddress: src.int('channel.maxSessionsPerAddress', 'REELTIME_CHANNEL_MAX_SESSIONS_PER_ADDRESS', 64, { min: 0 }),
+    },
+    eventStreamCaps: {
+      perToken: src.int('channel.maxEventStreamsPerToken', 'REELTIME_CHANNEL_MAX_EVENT_STREAMS_PER_TOKEN', 8, { min: 0 }),
+      perChannel: 0,
+      perAddress: src.int('channel.maxEventStreamsPerAddress', 'REELTIME_CHANNEL_MAX_EVENT_STREAMS_PER_ADDRESS', 32, { min: 0 }),
+    },
+    trustedAddresses,
   };
 }

@@ -30,6 +30,8 @@ export const CHANNEL_ERRORS = Object.freeze({
   not_enabled: 404,
   internal: 500,
   placement_unavailable: 503,
+  too_many_sessions: 429,
+  too_many_streams: 429,
 } as const);
 
 export type ChannelErrorCode = keyof typeof CHANNEL_ERRORS;

@@ -152,6 +152,7 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
       await app.register(async (child) => {
         registerChannelRoutes(child, {
           sfu,
+          config: ctx.config.channel,
           clock: ctx.clock,
           log,
           customer: { id: ctx.config.customerId, secret: ctx.config.customerSecret },

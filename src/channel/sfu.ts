@@ -1,8 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import type { Clock } from '../clock/index.ts';
+import { createHash, randomBytes } from 'node:crypto';
+import type { Clock, TimerHandle } from '../clock/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { AppLookup, ChannelApp } from './apps.ts';
-import { authorizeJoin } from './auth.ts';
+import { authorizeJoin, type JoinGrant } from './auth.ts';
+import { CapCounter, type CapKind } from './caps.ts';
+import type { RequestClient } from './client-address.ts';
 import type { ChannelConfig } from './config.ts';
 import { ChannelError } from './errors.ts';
 import { Membership, type LeaveReason, type MediaKind, type Profile } from './membership/index.ts';
@@ -51,6 +53,8 @@ export interface JoinParams {
   readonly token: string | undefined;
   readonly profile: Profile;
   readonly offer: string;
+  /** Who asked: counted per address unless trusted; a trusted client's session is not ended at token expiry. */
+  readonly client: RequestClient;
 }
 
 export interface SessionCreated {
@@ -59,8 +63,22 @@ export interface SessionCreated {
   readonly answer: string;
 }
 
+/** What a WHIP or WHEP session holds beside its peer: its place under the caps, its token-expiry timer. */
+interface SessionHold {
+  readonly release: () => void;
+  readonly expiry: TimerHandle | undefined;
+}
+
 type SessionRecord =
-  | { readonly kind: 'publish'; readonly app: ChannelApp; readonly cname: string; readonly uid: number; readonly etag: string; readonly session: PublishSession }
+  | {
+      readonly kind: 'publish';
+      readonly app: ChannelApp;
+      readonly cname: string;
+      readonly uid: number;
+      readonly etag: string;
+      readonly session: PublishSession;
+      readonly hold: SessionHold;
+    }
   | {
       readonly kind: 'subscribe';
       readonly app: ChannelApp;
@@ -69,6 +87,7 @@ type SessionRecord =
       readonly publisher: number;
       readonly etag: string;
       readonly session: SubscribeSession;
+      readonly hold: SessionHold;
     }
   | {
       readonly kind: 'tap';
@@ -81,6 +100,18 @@ type SessionRecord =
     };
 
 const pubKey = (appId: string, cname: string, uid: number) => `${appId.toLowerCase()}\u0000${cname}\u0000${uid}`;
+const channelKey = (appId: string, cname: string) => `${appId.toLowerCase()}\u0000${cname}`;
+
+/** A token counts by its digest (the same string is the same token). */
+export const tokenKey = (token: string | undefined): string | undefined =>
+  token === undefined ? undefined : createHash('sha256').update(token).digest('base64url').slice(0, 22);
+
+const CAP_SETTING: Record<CapKind, string> = {
+  perToken: 'channel.maxSessionsPerToken',
+  perChannel: 'channel.maxSessionsPerChannel',
+  perAddress: 'channel.maxSessionsPerAddress',
+};
+const CAP_HOLDER: Record<CapKind, string> = { perToken: 'this token', perChannel: 'this channel', perAddress: 'this client address' };
 
 /** One published track's RTP so far, as the console's bitrate stream reports it. */
 export interface TrackStat {
@@ -99,6 +130,7 @@ export class Sfu {
   readonly traffic = new ChannelTraffic();
   readonly #sessions = new Map<string, SessionRecord>();
   readonly #publishers = new Map<string, string>();
+  readonly #caps: CapCounter;
 
   constructor(
     private readonly cfg: ChannelConfig,
@@ -107,6 +139,7 @@ export class Sfu {
     readonly apps: AppLookup,
   ) {
     this.membership = new Membership(() => clock.now());
+    this.#caps = new CapCounter(cfg.sessionCaps);
   }
 
   app(appId: string): ChannelApp {
@@ -117,7 +150,7 @@ export class Sfu {
 
   async publish(p: JoinParams): Promise<SessionCreated> {
     const app = this.app(p.appId);
-    authorizeJoin({ app, token: p.token, cname: p.cname, uid: p.uid, publish: true, nowSec: this.#nowSec() });
+    const grant = authorizeJoin({ app, token: p.token, cname: p.cname, uid: p.uid, publish: true, nowSec: this.#nowSec() });
     const sections = parseOffer(p.offer);
     const codecs = new Map<MediaKind, TrackCodec>();
     const offer = restrictOffer(p.offer, (s) => {
@@ -130,7 +163,14 @@ export class Sfu {
       return c.pt;
     });
     if (sections.every((s) => s.kind === 'application')) throw new ChannelError('bad_sdp', 'the offer has no audio or video');
-    const reservation = this.membership.reservePublish(app.appId, p.cname, p.uid, p.profile);
+    const release = this.#acquire(app, p);
+    let reservation;
+    try {
+      reservation = this.membership.reservePublish(app.appId, p.cname, p.uid, p.profile);
+    } catch (e) {
+      release();
+      throw e;
+    }
     const id = this.#newId();
     const session = new PublishSession({
       ...this.#peerOptions(id),
@@ -139,12 +179,13 @@ export class Sfu {
     try {
       const { answer, tracks } = await session.negotiate(offer);
       const etag = this.#newId();
-      this.#sessions.set(id, { kind: 'publish', app, cname: p.cname, uid: p.uid, etag, session });
+      this.#sessions.set(id, { kind: 'publish', app, cname: p.cname, uid: p.uid, etag, session, hold: this.#hold(id, release, grant, p.client) });
       this.#publishers.set(pubKey(app.appId, p.cname, p.uid), id);
       reservation.commit(tracks);
       this.log.info({ cname: p.cname, uid: p.uid, tracks }, 'channel: publisher joined');
       return { id, etag, answer };
     } catch (e) {
+      release();
       reservation.cancel();
       await session.close();
       throw e;
@@ -153,13 +194,20 @@ export class Sfu {
 
   async subscribe(p: JoinParams & { readonly publisher: number }): Promise<SessionCreated> {
     const app = this.app(p.appId);
-    authorizeJoin({ app, token: p.token, cname: p.cname, uid: p.uid, publish: false, nowSec: this.#nowSec() });
+    const grant = authorizeJoin({ app, token: p.token, cname: p.cname, uid: p.uid, publish: false, nowSec: this.#nowSec() });
     const reservation = this.membership.reserveSubscribe(app.appId, p.cname, p.uid, p.publisher, p.profile);
     const pubId = this.#publishers.get(pubKey(app.appId, p.cname, p.publisher));
     const pub = pubId ? this.#sessions.get(pubId) : undefined;
     if (!pub || pub.kind !== 'publish') {
       reservation.cancel();
       throw new ChannelError('publisher_not_found', `uid ${p.publisher} is not publishing in channel "${p.cname}"`);
+    }
+    let release: () => void;
+    try {
+      release = this.#acquire(app, p);
+    } catch (e) {
+      reservation.cancel();
+      throw e;
     }
     const sources = pub.session.tracks;
     const kinds: MediaKind[] = [];
@@ -177,6 +225,7 @@ export class Sfu {
       });
       if (sections.every((s) => s.kind === 'application')) throw new ChannelError('bad_sdp', 'the offer has no audio or video');
     } catch (e) {
+      release();
       reservation.cancel();
       throw e;
     }
@@ -190,10 +239,20 @@ export class Sfu {
       const answer = await session.negotiate(offer, kinds);
       if (pub.session.closed) throw new ChannelError('publisher_not_found', `uid ${p.publisher} stopped publishing`);
       const etag = this.#newId();
-      this.#sessions.set(id, { kind: 'subscribe', app, cname: p.cname, uid: p.uid, publisher: p.publisher, etag, session });
+      this.#sessions.set(id, {
+        kind: 'subscribe',
+        app,
+        cname: p.cname,
+        uid: p.uid,
+        publisher: p.publisher,
+        etag,
+        session,
+        hold: this.#hold(id, release, grant, p.client),
+      });
       reservation.commit();
       return { id, etag, answer };
     } catch (e) {
+      release();
       reservation.cancel();
       await session.close();
       throw e;
@@ -266,6 +325,8 @@ export class Sfu {
       if (byChannel) rec.ended(reason);
       return true;
     }
+    rec.hold.release();
+    if (rec.hold.expiry) this.clock.clearTimeout(rec.hold.expiry);
     await rec.session.close();
     if (rec.kind === 'subscribe') {
       this.membership.endSubscribe(rec.app.appId, rec.cname, rec.uid, rec.publisher, reason);
@@ -295,6 +356,29 @@ export class Sfu {
 
   async close(): Promise<void> {
     for (const id of [...this.#sessions.keys()]) await this.end(id, 'shutdown');
+  }
+
+  /** Counts a new WHIP/WHEP session under the caps (before any negotiation); throws 429 `too_many_sessions`. */
+  #acquire(app: ChannelApp, p: JoinParams): () => void {
+    const r = this.#caps.acquire({ token: tokenKey(p.token), channel: channelKey(app.appId, p.cname), address: p.client.address });
+    if (r.ok) return r.release;
+    throw new ChannelError(
+      'too_many_sessions',
+      `${CAP_HOLDER[r.cap]} already holds ${r.limit} WHIP/WHEP sessions (${CAP_SETTING[r.cap]}); end one or retry later`,
+    );
+  }
+
+  /**
+   * A committed session's hold: the caps' release, and its end when the token's join privilege expires (reason
+   * `token_expired`, as an Agora client that did not renew is dropped). A trusted client's (a recorder's) session
+   * is not ended: its token was checked at join, as for an in-process tap (docs/channel.md, "Token expiry").
+   */
+  #hold(id: string, release: () => void, grant: JoinGrant, client: RequestClient): SessionHold {
+    const expiry =
+      grant.expiresAt === undefined || client.trusted
+        ? undefined
+        : this.clock.setTimeout(() => void this.end(id, 'token_expired'), grant.expiresAt * 1000 - this.clock.now());
+    return { release, expiry };
   }
 
   #nowSec(): number {

@@ -14,6 +14,13 @@ export function isCustomer(req: FastifyRequest, customer: { readonly id: string;
   throw new ChannelError('unauthorized', 'the Basic credentials are not the customer id and secret');
 }
 
+/** A granted read: the token it was granted to (none for the customer or an app without certificate), and when it ends. */
+export interface ReadGrant {
+  readonly token: string | undefined;
+  /** Unix seconds when the token's join privilege ends; undefined when nothing expires. */
+  readonly expiresAt: number | undefined;
+}
+
 /**
  * Who may read a channel's membership: the recording API's customer (HTTP Basic), or a participant-to-be holding
  * an RTC token for the channel (Bearer header or `token` query, with its `uid` query), or anyone when the app has
@@ -25,10 +32,10 @@ export function authorizeRead(
   cname: string,
   customer: { readonly id: string; readonly secret: string },
   nowSec: number,
-): void {
+): ReadGrant {
   const header = req.headers.authorization;
-  if (isCustomer(req, customer)) return;
-  if (app.appCertificate === undefined) return;
+  if (isCustomer(req, customer)) return { token: undefined, expiresAt: undefined };
+  if (app.appCertificate === undefined) return { token: undefined, expiresAt: undefined };
   const query = req.query as Record<string, unknown>;
   const token = bearerToken(header, query.token);
   if (!token) {
@@ -37,5 +44,6 @@ export function authorizeRead(
       'send the customer credentials (HTTP Basic) or an RTC token for this channel (Bearer, or ?token=&uid=)',
     );
   }
-  authorizeJoin({ app, token, cname, uid: parseUid(query.uid), publish: false, nowSec });
+  const grant = authorizeJoin({ app, token, cname, uid: parseUid(query.uid), publish: false, nowSec });
+  return { token, expiresAt: grant.expiresAt };
 }

@@ -1,17 +1,22 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Clock } from '../../clock/index.ts';
+import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import { bearerToken } from '../auth.ts';
+import { CapCounter } from '../caps.ts';
+import { addressRanges, requestClient, type RequestClient } from '../client-address.ts';
+import type { ChannelConfig } from '../config.ts';
 import { ChannelError, isChannelError, type ChannelErrorCode } from '../errors.ts';
 import type { ChannelEvent } from '../membership/index.ts';
 import { redirectLocation, type ChannelDirectory, type Placement } from '../placement/index.ts';
 import { parseCname, parseProfile, parseUid } from './params.ts';
 import { authorizeRead, isCustomer } from './routes-auth.ts';
-import type { Sfu } from '../sfu.ts';
+import { tokenKey, type Sfu } from '../sfu.ts';
 import { trackBitrates } from './track-bitrates.ts';
 
 export interface RouteDeps {
   readonly sfu: Sfu;
+  /** The caps on event streams, the trusted addresses, the idle timeout that sets `Retry-After`. */
+  readonly config: ChannelConfig;
   readonly clock: Clock;
   readonly log: Logger;
   readonly customer: { readonly id: string; readonly secret: string };
@@ -40,12 +45,28 @@ function sendError(reply: FastifyReply, e: ChannelError): FastifyReply {
 /** WHIP/WHEP ingest and egress, sessions, membership and its event stream. */
 export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const { sfu } = deps;
+  const trusted = addressRanges(deps.config.trustedAddresses);
+  const clientOf = (req: FastifyRequest): RequestClient => requestClient(req.socket.remoteAddress, req.headers, trusted);
+  const streamCaps = new CapCounter(deps.config.eventStreamCaps);
+  // A session its peer abandoned is gone after the idle timeout: a slot may be free by then.
+  const retryAfter = String(Math.max(1, Math.ceil(deps.config.idleTimeoutMs / 1000)));
+  /** Counts an event stream under its caps (before the stream opens); throws 429 `too_many_streams`. */
+  const acquireStream = (token: string | undefined, client: RequestClient): (() => void) => {
+    const r = streamCaps.acquire({ token: tokenKey(token), address: client.address });
+    if (r.ok) return r.release;
+    const setting = r.cap === 'perToken' ? 'channel.maxEventStreamsPerToken' : 'channel.maxEventStreamsPerAddress';
+    const holder = r.cap === 'perToken' ? 'this token' : 'this client address';
+    throw new ChannelError('too_many_streams', `${holder} already holds ${r.limit} event streams (${setting}); close one or retry later`);
+  };
   for (const type of ['application/sdp', 'application/trickle-ice-sdpfrag']) {
     app.addContentTypeParser(type, { parseAs: 'string', bodyLimit: 256 * 1024 }, (_req, body, done) => done(null, body));
   }
 
   app.setErrorHandler((err, _req, reply) => {
-    if (isChannelError(err)) return sendError(reply, err);
+    if (isChannelError(err)) {
+      if (err.status === 429) reply.header('retry-after', retryAfter);
+      return sendError(reply, err);
+    }
     const e = err as { statusCode?: number; code?: string; message?: string };
     if (e.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       return sendError(reply, new ChannelError('unsupported_media_type', 'Content-Type must be application/sdp'));
@@ -146,6 +167,7 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
         profile,
         token: bearerToken(req.headers.authorization, q.token),
         offer,
+        client: clientOf(req),
       });
       return created(reply, s);
     });
@@ -168,6 +190,7 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
           profile,
           token: bearerToken(req.headers.authorization, q.token),
           offer,
+          client: clientOf(req),
         });
         return created(reply, s);
       } catch (e) {
@@ -219,9 +242,17 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
   app.get<{ Params: Params }>('/rtc/v1/apps/:appId/channels/:cname/events', async (req, reply) => {
     const cname = parseCname(req.params.cname);
     const chApp = sfu.app(req.params.appId);
-    authorizeRead(req, chApp, cname, deps.customer, Math.floor(deps.clock.now() / 1000));
+    const grant = authorizeRead(req, chApp, cname, deps.customer, Math.floor(deps.clock.now() / 1000));
     if (await readElsewhere(req, reply, chApp.appId, cname)) return reply;
-    const write = openEventStream(req, reply, deps.streams, () => off());
+    const client = clientOf(req);
+    const release = acquireStream(grant.token, client);
+    // A stream read with a token ends when its join privilege does: nothing renews it (docs/channel.md, "Token expiry").
+    let expiry: TimerHandle | undefined;
+    const { write, stop } = openEventStream(req, reply, deps.streams, () => {
+      off();
+      release();
+      if (expiry) deps.clock.clearTimeout(expiry);
+    });
     // The snapshot first, then every change after it, so a client never misses one in between.
     write('snapshot', publicSnapshot(sfu, chApp.appId, cname));
     const off = sfu.membership.subscribe((ev: ChannelEvent) => {
@@ -229,6 +260,13 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
       // With the channel's profile after the event, so a follower on another node knows it (placement/follower.ts).
       write(ev.kind, { ...ev, profile: sfu.membership.snapshot(ev.appId, ev.cname).profile ?? null }, ev.seq);
     });
+    if (grant.expiresAt !== undefined) {
+      expiry = deps.clock.setTimeout(() => {
+        expiry = undefined;
+        write('token_expired', { error: 'token_expired', reason: 'the token of this stream expired; reconnect with a new one' });
+        stop();
+      }, grant.expiresAt * 1000 - deps.clock.now());
+    }
   });
 
   // reeltime's extension: every published track of the app on this node with its bitrate, once per interval
@@ -238,6 +276,7 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
     if (!isCustomer(req, deps.customer)) {
       throw new ChannelError('unauthorized', 'send the customer credentials (HTTP Basic) to read track statistics');
     }
+    const release = acquireStream(undefined, clientOf(req));
     const intervalMs = deps.bitrateIntervalMs ?? 1000;
     let previous = sfu.trackStats(chApp);
     let previousAt = performance.now();
@@ -251,21 +290,25 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
     // Wall-time sampling, not the injected clock: a display rate, not a lifecycle timer.
     const timer = setInterval(sample, intervalMs);
     timer.unref();
-    const write = openEventStream(req, reply, deps.streams, () => clearInterval(timer));
+    const { write } = openEventStream(req, reply, deps.streams, () => {
+      clearInterval(timer);
+      release();
+    });
     write('tracks', { time: deps.clock.now(), intervalMs, tracks: trackBitrates([], previous, 0) });
   });
 }
 
 /**
- * Answers with an open text/event-stream and returns its writer; `onStop` runs once when the client goes or the
- * module closes. A comment line every 15 s keeps proxies from closing an idle stream.
+ * Answers with an open text/event-stream and returns its writer and its end; `onStop` runs once when the client
+ * goes, the stream is stopped or the module closes. A comment line every 15 s keeps proxies from closing an idle
+ * stream.
  */
 function openEventStream(
   req: FastifyRequest,
   reply: FastifyReply,
   streams: Set<() => void>,
   onStop: () => void,
-): (event: string, data: unknown, id?: number) => void {
+): { write: (event: string, data: unknown, id?: number) => void; stop: () => void } {
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -277,7 +320,10 @@ function openEventStream(
   });
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15000);
   keepAlive.unref();
+  let stopped = false;
   const stop = () => {
+    if (stopped) return;
+    stopped = true;
     onStop();
     clearInterval(keepAlive);
     streams.delete(stop);
@@ -285,9 +331,10 @@ function openEventStream(
   };
   streams.add(stop);
   req.raw.on('close', stop);
-  return (event, data, id) => {
+  const write = (event: string, data: unknown, id?: number) => {
     if (!res.writableEnded) res.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
   };
+  return { write, stop };
 }
 
 function publicSnapshot(sfu: Sfu, appId: string, cname: string) {

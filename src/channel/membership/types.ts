@@ -35,7 +35,7 @@ export interface ChannelSnapshot {
 export type ChannelEventKind = 'join' | 'leave' | 'publish' | 'unpublish';
 
 /** Why a participant left or stopped publishing. */
-export type LeaveReason = 'deleted' | 'timeout' | 'connection_failed' | 'publisher_left' | 'shutdown';
+export type LeaveReason = 'deleted' | 'timeout' | 'connection_failed' | 'publisher_left' | 'shutdown' | 'token_expired';
 
 export interface ChannelEvent {
   readonly kind: ChannelEventKind;
