@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { Outbox } from '../db/outbox.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
@@ -110,6 +111,14 @@ export function createNotifyModule(ctx: ServerContext): NotifyModule {
         if (ctx.config.env === 'production' && origin.startsWith('http:')) {
           log.warn({ appId, origin }, 'notify: webhook uses plain HTTP');
         }
+      }
+      const names = cfg.ncsHosts.filter((h) => isIP(h) === 0);
+      if (ctx.config.env === 'production' && names.length > 0) {
+        // get-ncs-ip's `primaryIP` is for firewall allow-lists: a name there does not say where webhooks come from.
+        log.warn(
+          { hosts: names },
+          'notify: GET /v1/ncs/ip answers host names, not addresses; set notify.ncsHosts (REELTIME_NOTIFY_NCS_HOSTS) to the public addresses webhooks leave from',
+        );
       }
       // Events a stopped process of this data dir could not store (a database outage at its stop or crash).
       await outbox.replay();

@@ -26,3 +26,29 @@ test('the composed server delivers events to the webhook configured through the 
     await rx.close();
   }
 });
+
+test('get-ncs-ip: production warns at start when it would answer a host name; configured addresses are answered as set', async () => {
+  const named: string[] = [];
+  const s = await startTestServer({ env: { REELTIME_ENV: 'production', REELTIME_PUBLIC_URL: 'https://rec.example.test' }, logLines: named });
+  try {
+    const warning = named.map((l) => JSON.parse(l) as { level: number; msg: string; hosts?: string[] }).find((l) => /ncs\/ip answers host names/.test(l.msg));
+    assert.ok(warning, named.join(''));
+    assert.equal(warning.level, 40);
+    assert.deepEqual(warning.hosts, ['rec.example.test']);
+  } finally {
+    await s.close();
+  }
+  const set: string[] = [];
+  const t = await startTestServer({
+    env: { REELTIME_ENV: 'production', REELTIME_PUBLIC_URL: 'https://rec.example.test', REELTIME_NOTIFY_NCS_HOSTS: '203.0.113.7,198.51.100.8' },
+    logLines: set,
+  });
+  try {
+    assert.ok(!set.some((l) => l.includes('ncs/ip answers host names')), set.join(''));
+    const res = await fetch(`${t.url}/v1/ncs/ip`, { headers: { authorization: `Basic ${Buffer.from('test-customer:test-secret').toString('base64')}` } });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { data: { service: { hosts: [{ primaryIP: '203.0.113.7' }, { primaryIP: '198.51.100.8' }] } } });
+  } finally {
+    await t.close();
+  }
+});

@@ -118,14 +118,22 @@ export const DOMAIN_ERRORS: readonly (readonly [abstract new (...args: never[]) 
 ];
 
 /**
- * The catalogue error for a domain failure, echoing the refusal's own subject when it has one and else the
- * identifiers the request named; undefined for anything else (an unexpected fault).
+ * The catalogue error for a domain failure, echoing the refusal's own subject where it names an identifier and
+ * else the identifier the request named (a query of an unknown resource echoes the resourceId it asked for);
+ * undefined for anything else (an unexpected fault).
  */
 export function fromDomainError(err: unknown, requestEcho: Echo): RecordingApiError | undefined {
   for (const [type, key] of DOMAIN_ERRORS) {
     if (!(err instanceof type)) continue;
     const subject = err instanceof RecordingRefusal ? err.subject : undefined;
-    return new RecordingApiError(key, err.message, subject ?? requestEcho);
+    if (!subject) return new RecordingApiError(key, err.message, requestEcho);
+    const echo: Echo = {
+      cname: subject.cname ?? requestEcho.cname,
+      uid: subject.uid ?? requestEcho.uid,
+      resourceId: subject.resourceId ?? requestEcho.resourceId,
+      sid: subject.sid ?? requestEcho.sid,
+    };
+    return new RecordingApiError(key, err.message, echo);
   }
   return undefined;
 }

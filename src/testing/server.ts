@@ -29,6 +29,8 @@ export interface TestServerOptions {
   readonly database?: TestDatabase;
   /** Recorders per mode (test doubles); the default recorders otherwise. */
   readonly recorders?: readonly Recorder[];
+  /** Every log line (pino JSON, level info and up) is pushed here: for tests of what the server says at start. */
+  readonly logLines?: string[];
 }
 
 /** Environment of a test server: loopback, an ephemeral port, the data dir and fixed test credentials. */
@@ -56,7 +58,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     env: { ...testServerEnv(dataDir), ...opts.env },
   });
   const database = opts.database ?? (await openTestDatabase(opts.dialect ?? 'sqlite'));
-  const log = createLogger(process.env.REELTIME_TEST_LOG ?? 'silent');
+  const lines = opts.logLines;
+  const log = lines
+    ? createLogger('info', { write: (line: string) => void lines.push(line) })
+    : createLogger(process.env.REELTIME_TEST_LOG ?? 'silent');
   const server = await startReeltime({
     config,
     database,

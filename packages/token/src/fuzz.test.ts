@@ -8,7 +8,7 @@ import { APP_ID, CERT, ISSUE, payloadOf, wrap } from './testing/fixtures.ts';
 
 const REASONS = new Set<string>([
   'malformed', 'wrong_version', 'bad_signature', 'expired', 'wrong_app', 'wrong_channel', 'wrong_uid', 'wrong_user',
-  'missing_service', 'missing_privilege', 'unknown_service',
+  'missing_service', 'missing_privilege', 'unknown_service', 'validity_too_long',
 ]);
 
 function prng(seed: number): () => number {

@@ -56,6 +56,7 @@ export { HEX32 } from './signing.ts';
 export { describeToken, type InspectOptions, type JsonValue, type TokenDescription } from './inspect.ts';
 export {
   authenticateToken,
+  CHAT_TOKEN_MAX_VALIDITY_SECONDS,
   verifyChatApp,
   verifyChatUser,
   verifyRtcJoin,

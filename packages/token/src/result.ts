@@ -11,7 +11,9 @@ export type TokenRejectionReason =
   | 'wrong_user'
   | 'missing_service'
   | 'missing_privilege'
-  | 'unknown_service';
+  | 'unknown_service'
+  /** A chat token valid for longer than the spec's 24 hours (CHAT_TOKEN_MAX_VALIDITY_SECONDS). */
+  | 'validity_too_long';
 
 export interface TokenRejection {
   readonly ok: false;

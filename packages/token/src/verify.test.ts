@@ -96,6 +96,19 @@ test('chat: app privilege for REST, user privilege for the UUID in the token', (
   assert.equal(reasonOf(T.verifyRtcJoin(app, { ...ctx, channel: 'room', uid: '1' })), 'missing_service');
 });
 
+test('chat: a token valid for more than 24 hours is refused as validity_too_long, 24 hours exactly passes', () => {
+  const week = 7 * 86400;
+  const app = T.verifyChatApp(T.buildAppToken(APP_ID, CERT, week, o), ctx);
+  assert.equal(reasonOf(app), 'validity_too_long');
+  assert.ok(!app.ok && /604800 s, more than the maximum of 86400 s/.test(app.message), JSON.stringify(app));
+  assert.equal(reasonOf(T.verifyChatUser(T.buildUserToken(APP_ID, CERT, 'u', week, o), { ...ctx, uuid: 'u' })), 'validity_too_long');
+  assert.equal(reasonOf(T.verifyChatUser(T.buildUserToken(APP_ID, CERT, 'u', 86400, o), { ...ctx, uuid: 'u' })), 'ok');
+  assert.equal(reasonOf(T.verifyChatApp(T.buildAppToken(APP_ID, CERT, 86401, o), ctx)), 'validity_too_long');
+  assert.equal(T.CHAT_TOKEN_MAX_VALIDITY_SECONDS, 86400);
+  // RTC tokens have no such maximum in the spec.
+  assert.equal(reasonOf(T.verifyRtcJoin(T.buildRtcTokenWithUid(APP_ID, CERT, 'room', 1, 1, week, week, o), { ...ctx, channel: 'room', uid: '1' })), 'ok');
+});
+
 test('RTM: user id and login privilege', () => {
   const t = T.buildRtmToken(APP_ID, CERT, 'bob', 600, o);
   const ok = T.verifyRtm(t, { ...ctx, userId: 'bob' });

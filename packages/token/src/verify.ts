@@ -72,6 +72,20 @@ function bestOf(t: ParsedToken, candidates: readonly TokenService[], ids: readon
   return best ?? firstFailure!;
 }
 
+/** The chat spec's "maximum validity 24 hours", for app and user tokens alike (counted from the issue time). */
+export const CHAT_TOKEN_MAX_VALIDITY_SECONDS = 86400;
+
+/** A passed chat check whose validity (issue to expiry) exceeds the spec's maximum is refused, naming the rule. */
+function withinChatMaximum(check: TokenCheck): TokenCheck {
+  if (!check.ok) return check;
+  const validity = check.expiresAt - check.token.issueTs;
+  if (validity <= CHAT_TOKEN_MAX_VALIDITY_SECONDS) return check;
+  return reject(
+    'validity_too_long',
+    `chat token is valid for ${validity} s, more than the maximum of ${CHAT_TOKEN_MAX_VALIDITY_SECONDS} s (24 hours)`,
+  );
+}
+
 const JOIN = [RtcPrivilege.JOIN_CHANNEL] as const;
 const JOIN_AND_PUBLISH = [
   RtcPrivilege.JOIN_CHANNEL,
@@ -103,7 +117,7 @@ export function verifyChatApp(token: string, ctx: VerifyContext): TokenCheck {
   if (!auth.ok) return auth;
   const chat = auth.token.services.filter((s) => s.type === 5);
   if (chat.length === 0) return reject('missing_service', 'token has no chat service');
-  return bestOf(auth.token, chat, [2], ctx.now);
+  return withinChatMaximum(bestOf(auth.token, chat, [2], ctx.now));
 }
 
 /** Chat SDK login: a Chat service for this user UUID holding the user privilege. */
@@ -114,7 +128,7 @@ export function verifyChatUser(token: string, ctx: VerifyContext & { readonly uu
   if (chat.length === 0) return reject('missing_service', 'token has no chat service');
   const mine = chat.filter((s) => s.userId === ctx.uuid);
   if (mine.length === 0) return reject('wrong_user', `token is not for chat user "${ctx.uuid}"`);
-  return bestOf(auth.token, mine, [1], ctx.now);
+  return withinChatMaximum(bestOf(auth.token, mine, [1], ctx.now));
 }
 
 /** RTM login: an RTM (type 2) service for this user id holding the login privilege. */

@@ -11,7 +11,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runChild } from '../../process/index.ts';
@@ -53,6 +53,30 @@ const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /** Where cache files live: shared by every process on the machine (parallel test files read the same files). */
 export const REPLAY_CACHE_DIR = join(tmpdir(), 'reeltime-synthetic-media');
+
+/**
+ * Cache files unused for this long are removed when a new one is written (a file's mtime is refreshed at each
+ * read), and so are temporary files of captures that died before their rename: the folder lives in the machine's
+ * temp dir and would otherwise only grow, one file per set of parameters ever used.
+ */
+export const REPLAY_CACHE_MAX_IDLE_MS = 7 * 24 * 3600_000;
+const STALE_TMP_MS = 3600_000;
+
+/** Removes cache files idle for longer than `maxIdleMs` and stale temporary files; returns the names removed. */
+export async function pruneReplayCache(dir: string, nowMs: number, maxIdleMs = REPLAY_CACHE_MAX_IDLE_MS): Promise<string[]> {
+  const removed: string[] = [];
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const limit = name.endsWith('.tmp') ? STALE_TMP_MS : name.endsWith('.rtp') ? maxIdleMs : undefined;
+    if (limit === undefined) continue;
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => undefined);
+    if (info && nowMs - info.mtimeMs > limit) {
+      await rm(path, { force: true });
+      removed.push(name);
+    }
+  }
+  return removed;
+}
 
 export interface LoopPlan {
   readonly videoFrames: number;
@@ -234,7 +258,11 @@ export function replayMedia(m: SyntheticMedia, seconds: number): Promise<ReplayM
 async function load(m: SyntheticMedia, plan: LoopPlan, key: string): Promise<ReplayMedia> {
   const file = join(REPLAY_CACHE_DIR, `${key}.rtp`);
   try {
-    return parse(await readFile(file), plan, m.fps);
+    const media = parse(await readFile(file), plan, m.fps);
+    // Marks the file as used, for pruneReplayCache.
+    const now = new Date();
+    await utimes(file, now, now).catch(() => {});
+    return media;
   } catch {
     // Absent, or unreadable (then made again below).
   }
@@ -248,5 +276,6 @@ async function load(m: SyntheticMedia, plan: LoopPlan, key: string): Promise<Rep
     await rm(tmp, { force: true });
     throw e;
   }
+  await pruneReplayCache(REPLAY_CACHE_DIR, Date.now());
   return media;
 }

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { RtpPacket } from 'werift';
 import { decodePixel, firstFramePackets, frameFile } from '../testing/index.ts';
 import type { SyntheticMedia } from './ffmpeg-args.ts';
-import { loopPlan, replayMedia } from './replay-cache.ts';
+import { loopPlan, pruneReplayCache, REPLAY_CACHE_MAX_IDLE_MS, replayMedia } from './replay-cache.ts';
 import { dueMs, packetAt, type StreamBase } from './replay.ts';
 
 const media = (over: Partial<SyntheticMedia> = {}): SyntheticMedia => ({ color: 'red', toneHz: 440, codec: 'vp8', width: 640, height: 360, fps: 15, ...over });
@@ -62,3 +65,25 @@ for (const codec of ['vp8', 'h264'] as const) {
     assert.ok(blue > 200 && red < 60 && green < 60, `decoded ${red},${green},${blue}`);
   });
 }
+
+test('the replay cache removes files unused for a week and dead captures\' temporary files, and keeps the rest', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'replay-prune-'));
+  try {
+    const now = Date.UTC(2026, 10, 28);
+    const file = (name: string, ageMs: number) => {
+      writeFileSync(join(dir, name), 'x');
+      utimesSync(join(dir, name), (now - ageMs) / 1000, (now - ageMs) / 1000);
+    };
+    file('old.rtp', REPLAY_CACHE_MAX_IDLE_MS + 60_000);
+    file('used.rtp', REPLAY_CACHE_MAX_IDLE_MS - 60_000);
+    file('dead.rtp.123.ab.tmp', 2 * 3600_000);
+    file('writing.rtp.124.cd.tmp', 60_000);
+    file('other.txt', 10 * REPLAY_CACHE_MAX_IDLE_MS);
+    const removed = await pruneReplayCache(dir, now);
+    assert.deepEqual(removed.sort(), ['dead.rtp.123.ab.tmp', 'old.rtp']);
+    assert.deepEqual(readdirSync(dir).sort(), ['other.txt', 'used.rtp', 'writing.rtp.124.cd.tmp']);
+    assert.deepEqual(await pruneReplayCache(join(dir, 'absent'), now), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

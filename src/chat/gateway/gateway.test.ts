@@ -208,6 +208,21 @@ test('gateway: login is refused with a clear reason for wrong, expired, unknown 
   }
 });
 
+test('gateway: a user token valid for more than 24 hours is refused at login, naming the maximum', async () => {
+  const s = await startTestServer();
+  try {
+    const token = await fetchUserToken(s.url, 'carol');
+    const { uuid } = await new ChatConnection({ url: wsUrl(s), WebSocket: NodeWebSocket }).open({ user: 'carol', accessToken: token });
+    const raw = await RawClient.connect(wsUrl(s));
+    raw.send({ type: 'login', user: 'carol', token: buildUserToken(APP_ID, CERT, uuid, 7 * 86400) });
+    const failed = (await raw.next('login-failed')) as { code: string; reason: string };
+    assert.equal(failed.code, 'invalid_token');
+    assert.match(failed.reason, /more than the maximum of 86400 s \(24 hours\)/);
+  } finally {
+    await s.close();
+  }
+});
+
 test('gateway: hostile frames are answered with errors naming the field; nothing crashes', async () => {
   const s = await startTestServer();
   try {

@@ -1,3 +1,4 @@
+import { CHAT_TOKEN_MAX_VALIDITY_SECONDS } from '@reeltime/token';
 import { ConfigError, HEX32 } from '../../config/index.ts';
 
 /** The token server's settings, named as in the spec (`server.port`, `appid`, `appcert`, ...). */
@@ -17,7 +18,8 @@ export interface TokenServerSettings {
   readonly domain: string | undefined;
 }
 
-export const MAX_EXPIRE_SECOND = 86400;
+/** The spec's 24-hour maximum, the same number the verifiers enforce. */
+export const MAX_EXPIRE_SECOND = CHAT_TOKEN_MAX_VALIDITY_SECONDS;
 
 /** Where a property's value comes from: the environment first, then a file. */
 export interface PropertyReader {

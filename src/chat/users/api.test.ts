@@ -115,6 +115,21 @@ test('users API: register one, batch with duplicates, get, and every documented 
   }
 });
 
+test('users API: an app token valid for more than 24 hours is refused (the spec\'s maximum)', async () => {
+  const s = await startTestServer();
+  try {
+    const res = await fetch(`${s.url}/reeltime/default/users/alice`, { headers: { authorization: `Bearer ${buildAppToken(APP_ID, CERT, 7 * 86400)}` } });
+    assert.equal(res.status, 401);
+    const b = (await res.json()) as ErrorBody;
+    assert.equal(b.error, 'unauthorized');
+    assert.equal(b.error_description, 'token is illegal: valid for more than 24 hours');
+    const day = await fetch(`${s.url}/reeltime/default/users/alice`, { headers: { authorization: `Bearer ${buildAppToken(APP_ID, CERT, 86400)}` } });
+    assert.equal(day.status, 404);
+  } finally {
+    await s.close();
+  }
+});
+
 test('users API routes do not swallow other modules\' routes', async () => {
   const h = await openTestDatabase('sqlite');
   const app = Fastify();

@@ -15,6 +15,8 @@ function rejection(reason: TokenRejectionReason): ChatRestError {
   switch (reason) {
     case 'expired':
       return chatErrors.tokenExpired();
+    case 'validity_too_long':
+      return chatErrors.tokenTooLong();
     case 'bad_signature':
       return chatErrors.tokenNotIssuedHere();
     case 'malformed':

@@ -67,6 +67,9 @@ export const chatErrors = {
     ),
   tokenNotIssuedHere: () =>
     new ChatRestError(401, 'auth_bad_access_token', 'EasemobSecurityException', 'Unable to authenticate'),
+  /** The spec's 24-hour maximum validity (reeltime's wording: the hosted service issues no such token). */
+  tokenTooLong: () =>
+    new ChatRestError(401, 'unauthorized', 'UnauthorizedException', 'token is illegal: valid for more than 24 hours'),
   tokenIllegal: () => new ChatRestError(401, 'unauthorized', 'UnauthorizedException', 'token is illegal.'),
   userNotFound: () =>
     new ChatRestError(404, 'service_resource_not_found', 'UserNotFoundException', 'Service resource not found'),

@@ -116,6 +116,8 @@ test('in-process: chat-user, inspect trims a pasted token, and bad flags are usa
     [['chat-app', ...creds], /--expire is required/],
     [['chat-app', '--app-id', 'xyz', '--app-certificate', CERT, '--expire', '5'], /--app-id/],
     [['chat-user', ...creds, '--expire', '5'], /--uuid is required/],
+    [['chat-user', ...creds, '--uuid', 'u', '--expire', '604800'], /--expire must be at most 86400 \(24 hours/],
+    [['chat-app', ...creds, '--expire', '86401'], /--expire must be at most 86400/],
     [['inspect'], /exactly one TOKEN/],
     [['chat-app', ...creds, '--expire', '5', '--bogus'], /bogus/],
     [['mint'], /unknown token command/],

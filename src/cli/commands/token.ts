@@ -5,6 +5,7 @@ import {
   buildRtcTokenWithAccount,
   buildRtcTokenWithUid,
   buildUserToken,
+  CHAT_TOKEN_MAX_VALIDITY_SECONDS,
   describeToken,
   HEX32,
   parseToken,
@@ -59,6 +60,15 @@ function u32(values: Values, flag: keyof Values, required: boolean): number | un
     throw new UsageError(`--${flag} must be an integer from 0 to 4294967295, got "${String(raw)}"`);
   }
   return Number(raw);
+}
+
+/** Chat tokens live at most 24 hours (the spec); a longer one would be refused by every verifier. */
+function chatExpire(values: Values): number {
+  const expire = u32(values, 'expire', true)!;
+  if (expire > CHAT_TOKEN_MAX_VALIDITY_SECONDS) {
+    throw new UsageError(`--expire must be at most ${CHAT_TOKEN_MAX_VALIDITY_SECONDS} (24 hours, the chat token maximum), got ${expire}`);
+  }
+  return expire;
 }
 
 function required(values: Values, flag: 'uuid' | 'channel'): string {
@@ -168,14 +178,14 @@ export const token: CommandRunner = {
     if (sub !== 'inspect' && positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"\n${USAGE}`);
     switch (sub) {
       case 'chat-app': {
-        const expire = u32(values, 'expire', true)!;
+        const expire = chatExpire(values);
         const opts = buildOptions(values);
         const { appId, appCertificate } = credentials(values);
         return print(buildAppToken(appId, appCertificate, expire, opts));
       }
       case 'chat-user': {
         const uuid = required(values, 'uuid');
-        const expire = u32(values, 'expire', true)!;
+        const expire = chatExpire(values);
         const opts = buildOptions(values);
         const { appId, appCertificate } = credentials(values);
         return print(buildUserToken(appId, appCertificate, uuid, expire, opts));

@@ -157,10 +157,10 @@ test('a capture records the page into H.264 + AAC segments and reports ready, 40
   }
 });
 
-test('two captures at once neither hear nor see each other; onhold at start; mobile emulation at the output size', async () => {
+test('two captures at once neither hear nor see each other; onhold at start; mobile emulation at an odd phone size (375×667, encoded 374×666)', async () => {
   const pages = await startPageServer({
     silent: { colour: 'rgb(0,200,0)' },
-    phone: { colour: 'rgb(255,0,0)', toneHz: 440, mobileCheck: { width: 360, height: 640, otherwise: 'rgb(255,255,0)' } },
+    phone: { colour: 'rgb(255,0,0)', toneHz: 440, mobileCheck: { width: 375, height: 667, otherwise: 'rgb(255,255,0)' } },
   });
   const dirs = [mkdtempSync(join(tmpdir(), 'capture-a-')), mkdtempSync(join(tmpdir(), 'capture-b-'))];
   const logA = new EventLog();
@@ -170,7 +170,7 @@ test('two captures at once neither hear nor see each other; onhold at start; mob
     const [a, b] = await Promise.all([
       // A starts on hold and is resumed on notifyReady, as a session with readyTimeout does.
       startCapture({ workDir: dirs[0]!, width: 640, height: 360, sliceSeconds: SLICE, audioProfile: 0, onhold: true }, logA.push),
-      startCapture({ workDir: dirs[1]!, width: 360, height: 640, sliceSeconds: SLICE, audioProfile: 2, mobile: true }, logB.push),
+      startCapture({ workDir: dirs[1]!, width: 375, height: 667, sliceSeconds: SLICE, audioProfile: 2, mobile: true }, logB.push),
     ]);
     caps.push(a, b);
     assert.notEqual(a.display, b.display);
@@ -184,11 +184,15 @@ test('two captures at once neither hear nor see each other; onhold at start; mob
     const silence = rms(await decodeMono(segA!.path));
     assert.ok(silence < 0.001, `capture A hears nothing of B's tone (rms ${silence})`);
     await assertTone(segB!, 440);
-    assert.equal((await probeSegment(segB!.path)).channels, 2, 'audioProfile 2 is stereo');
+    const probeB = await probeSegment(segB!.path);
+    assert.equal(probeB.channels, 2, 'audioProfile 2 is stereo');
+    assert.deepEqual([probeB.width, probeB.height], [374, 666], 'the odd page size is encoded one pixel smaller, cropped');
     const rgbA = await pixelAt(segA!.path, 320, 180);
     const rgbB = await pixelAt(segB!.path, 180, 320);
     assert.ok(isColour(rgbA, [0, 200, 0]), `A shows its own page, got ${rgbA}`);
-    assert.ok(isColour(rgbB, [255, 0, 0]), `B shows its page in mobile emulation at 360×640 (yellow = not emulated), got ${rgbB}`);
+    assert.ok(isColour(rgbB, [255, 0, 0]), `B shows its page in mobile emulation at 375×667 (yellow = not emulated), got ${rgbB}`);
+    const cornerB = await pixelAt(segB!.path, 372, 664);
+    assert.ok(isColour(cornerB, [255, 0, 0]), `B's bottom-right corner is the page, not padding, got ${cornerB}`);
   } finally {
     await Promise.all(caps.map((c) => c.stop()));
     await pages.close();

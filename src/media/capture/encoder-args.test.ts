@@ -80,5 +80,10 @@ test('push URLs: rtmp or rtmps; the pusher copies a TS stream on fd 3 to FLV at 
   assert.throws(() => teeSlave({}, 'a|b'), RangeError);
   assert.throws(() => resolveCaptureOptions({ workDir: '/w', width: 1280, height: 720, rtmpUrl: 'ftp://x' }), /rtmpUrl/);
   assert.throws(() => resolveCaptureOptions({ workDir: '/w', width: 1920, height: 1920 }), /1920 × 1080/);
-  assert.throws(() => resolveCaptureOptions({ workDir: '/w', width: 641, height: 360 }), /even/);
+  const phone = resolveCaptureOptions({ workDir: '/w', width: 375, height: 667, mobile: true });
+  assert.deepEqual([phone.width, phone.height, phone.encodedWidth, phone.encodedHeight], [375, 667, 374, 666]);
+  const phoneArgs = encoderArgs(plan({ options: phone }));
+  assert.ok(phoneArgs.includes('375x667'), 'the screen is grabbed at the page size');
+  assert.equal(phoneArgs[phoneArgs.indexOf('-vf') + 1], 'crop=374:666:0:0');
+  assert.ok(!encoderArgs(plan()).includes('-vf'), 'even sizes are encoded as grabbed');
 });

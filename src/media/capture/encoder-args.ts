@@ -97,6 +97,7 @@ export function encoderArgs(plan: EncoderPlan): string[] {
     // The output frame rate pinned: left to ffmpeg it is guessed from the grabber's first frames, and once (two
     // encoders starting at the same moment) it came out as 29.92 fps, every frame stamped 0.3 % late.
     '-r', String(o.videoFps),
+    ...(o.encodedWidth !== o.width || o.encodedHeight !== o.height ? ['-vf', `crop=${o.encodedWidth}:${o.encodedHeight}:0:0`] : []),
     '-c:v', 'libx264', '-preset', 'veryfast', '-pix_fmt', 'yuv420p',
     '-b:v', bitrate, '-maxrate', bitrate, '-bufsize', `${o.videoBitrateKbps * 2}k`,
     // Keyframes every k seconds from the first frame, and nowhere else (no scene-cut keyframes).

@@ -52,8 +52,12 @@ export interface PushTimeouts {
 
 export interface ResolvedCaptureOptions {
   readonly workDir: string;
+  /** The page's size: window, viewport and screen grab (may be odd, e.g. a 375×667 phone viewport). */
   readonly width: number;
   readonly height: number;
+  /** The encoded picture: the page's size with an odd side cropped by one pixel (right column, bottom row). */
+  readonly encodedWidth: number;
+  readonly encodedHeight: number;
   readonly videoFps: number;
   readonly videoBitrateKbps: number;
   readonly audio: MixAudioProfile;
@@ -83,8 +87,6 @@ export function resolveCaptureOptions(o: CaptureOptions): ResolvedCaptureOptions
   const width = intIn('width', o.width, 240, 1920);
   const height = intIn('height', o.height, 240, 1920);
   if (width * height > 1920 * 1080) throw new RangeError(`width × height must be at most 1920 × 1080, got ${width}×${height}`);
-  // libx264 with 4:2:0 chroma needs even sizes.
-  if (width % 2 !== 0 || height % 2 !== 0) throw new RangeError(`width and height must be even, got ${width}×${height}`);
   const sliceSeconds = o.sliceSeconds ?? SLICE_SECONDS;
   if (!Number.isInteger(sliceSeconds) || sliceSeconds < 1) throw new RangeError(`sliceSeconds must be a positive integer, got ${sliceSeconds}`);
   if (o.rtmpUrl !== undefined && !isRtmpUrl(o.rtmpUrl)) throw new RangeError('rtmpUrl must be an rtmp:// or rtmps:// URL');
@@ -100,6 +102,10 @@ export function resolveCaptureOptions(o: CaptureOptions): ResolvedCaptureOptions
     workDir: o.workDir,
     width,
     height,
+    // libx264 with 4:2:0 chroma needs even sizes. Cropping keeps only what the page drew (a padded line would be a
+    // black edge the page never showed); the lost pixel is the page's last column or row.
+    encodedWidth: width - (width % 2),
+    encodedHeight: height - (height % 2),
     videoFps: intIn('videoFps', o.videoFps ?? DEFAULT_VIDEO_FPS, 5, 60),
     videoBitrateKbps: intIn('videoBitrateKbps', o.videoBitrateKbps ?? defaultVideoBitrateKbps(width, height), 50, 8000),
     audio: mixAudioProfile(o.audioProfile),

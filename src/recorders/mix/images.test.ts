@@ -16,10 +16,12 @@ test('boundedSize: scaled down into the canvas with the aspect kept, even sizes,
   assert.deepEqual(boundedSize(101, 51, { width: 640, height: 360 }), { width: 102, height: 52 });
 });
 
-test('background images: fetched once over loopback, PNG and JPEG decoded, a bad or unreachable URL warns and is absent', async () => {
+test('background images: fetched once over loopback, PNG, JPEG and BMP decoded, over 6 MB refused, a bad or unreachable URL warns and is absent', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'mix-images-'));
   const png = join(dir, 'yellow.png');
   const jpg = join(dir, 'blue.jpg');
+  const bmp = join(dir, 'red.bmp');
+  await runChild(FFMPEG_BIN, ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=red:s=48x32', '-frames:v', '1', bmp]);
   await runChild(FFMPEG_BIN, ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=yellow:s=800x400', '-frames:v', '1', png]);
   await runChild(FFMPEG_BIN, ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=blue:s=64x64', '-frames:v', '1', jpg]);
   const hits = new Map<string, number>();
@@ -27,7 +29,14 @@ test('background images: fetched once over loopback, PNG and JPEG decoded, a bad
     hits.set(req.url!, (hits.get(req.url!) ?? 0) + 1);
     if (req.url === '/yellow.png') res.writeHead(200, { 'content-type': 'image/png' }).end(readFileSync(png));
     else if (req.url === '/blue.jpg') res.writeHead(200, { 'content-type': 'image/jpeg' }).end(readFileSync(jpg));
-    else if (req.url === '/text.png') res.writeHead(200).end('not a picture');
+    else if (req.url === '/red.bmp') res.writeHead(200, { 'content-type': 'image/bmp' }).end(readFileSync(bmp));
+    else if (req.url === '/big.jpg') res.writeHead(200, { 'content-type': 'image/jpeg' }).end(Buffer.alloc(6 * 1024 * 1024 + 1));
+    else if (req.url === '/big-chunked.jpg') {
+      // No length announced: the loader must stop reading once past the limit.
+      res.writeHead(200, { 'content-type': 'image/jpeg' });
+      for (let i = 0; i < 7; i++) res.write(Buffer.alloc(1024 * 1024));
+      res.end();
+    } else if (req.url === '/text.png') res.writeHead(200).end('not a picture');
     else res.writeHead(404).end();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -47,6 +56,9 @@ test('background images: fetched once over loopback, PNG and JPEG decoded, a bad
         { uid: '1', image_url: `${base}/blue.jpg`, render_mode: 1 },
         { uid: '2', image_url: `${base}/text.png` },
         { uid: '3', image_url: `${base}/yellow.png` },
+        { uid: '4', image_url: `${base}/red.bmp` },
+        { uid: '5', image_url: `${base}/big.jpg` },
+        { uid: '6', image_url: `${base}/big-chunked.jpg` },
       ],
     });
     const images = await loader.imagesOf(settings);
@@ -57,8 +69,9 @@ test('background images: fetched once over loopback, PNG and JPEG decoded, a bad
     assert.ok(near(i420PixelAt(images.users.get('1')!.frame, 32, 32), hexToYuv('#0000FF')), 'the JPEG is blue');
     assert.equal(images.users.get('1')!.renderMode, 'fit');
     assert.equal(images.defaultUser, null);
-    assert.deepEqual([...images.users.keys()].sort(), ['1', '3']);
-    assert.deepEqual(failures.sort(), ['/missing.png', '/text.png']);
+    assert.ok(near(i420PixelAt(images.users.get('4')!.frame, 24, 16), hexToYuv('#FF0000')), 'the BMP is red');
+    assert.deepEqual([...images.users.keys()].sort(), ['1', '3', '4']);
+    assert.deepEqual(failures.sort(), ['/big-chunked.jpg', '/big.jpg', '/missing.png', '/text.png']);
     // A later layout naming the same URLs fetches nothing again.
     await loader.imagesOf(settings);
     assert.equal(hits.get('/yellow.png'), 1);

@@ -1,6 +1,6 @@
 /**
- * The layout's background images: each URL fetched once through the outbound guard (src/net), decoded from PNG or
- * JPEG to I420 by ffmpeg, no larger than the canvas. A URL that cannot be fetched or decoded yields null (the
+ * The layout's background images: each URL fetched once through the outbound guard (src/net), decoded from JPEG or
+ * BMP (the spec's formats) or PNG (reeltime's extension) to I420 by ffmpeg, no larger than the canvas. A URL that cannot be fetched or decoded yields null (the
  * caller warns and draws the colour): an image never stops a recording.
  */
 import { mkdir, rm, writeFile } from 'node:fs/promises';
@@ -12,8 +12,11 @@ import { guardedFetch, type OutboundPolicy } from '../../net/index.ts';
 import { runChild } from '../../process/index.ts';
 import { layoutImageUrls } from './options.ts';
 
-/** Largest image accepted (bytes): a background is a picture, not a download. */
-export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
+/** Largest image accepted (bytes): the spec's 6 MB for background images (read as MiB, the larger reading). */
+export const MAX_IMAGE_BYTES = 6 * 1024 * 1024;
+
+/** ffprobe codec names of the accepted formats: JPEG and BMP as the spec says, PNG as reeltime's extension. */
+const IMAGE_CODECS: ReadonlySet<string> = new Set(['mjpeg', 'bmp', 'png']);
 const FETCH_TIMEOUT_MS = 10_000;
 
 export interface ImageLoaderOptions {
@@ -79,8 +82,7 @@ export class ImageLoader {
       await res.body?.cancel();
       throw new Error(`HTTP ${res.status}`);
     }
-    const bytes = Buffer.from(await res.arrayBuffer());
-    if (bytes.length === 0 || bytes.length > MAX_IMAGE_BYTES) throw new Error(`image of ${bytes.length} bytes`);
+    const bytes = await readAtMost(res, MAX_IMAGE_BYTES);
     await mkdir(this.o.workDir, { recursive: true });
     const file = join(this.o.workDir, `image-${this.#seq++}`);
     await writeFile(file, bytes);
@@ -92,14 +94,38 @@ export class ImageLoader {
   }
 }
 
-/** A PNG or JPEG file as I420, scaled down to fit `bound` (ffprobe for the size, ffmpeg to decode). */
+/** The body, refused as soon as it passes `limit` bytes (the rest is not read). */
+async function readAtMost(res: Response, limit: number): Promise<Buffer> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (declared > limit) {
+    await res.body?.cancel();
+    throw new Error(`image of ${declared} bytes is over the ${limit}-byte limit`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const reader = res.body?.getReader();
+  for (;;) {
+    const next = reader ? await reader.read() : { done: true as const, value: undefined };
+    if (next.done) break;
+    size += next.value.byteLength;
+    if (size > limit) {
+      await reader?.cancel().catch(() => {});
+      throw new Error(`image is over the ${limit}-byte limit`);
+    }
+    chunks.push(Buffer.from(next.value));
+  }
+  if (size === 0) throw new Error('image of 0 bytes');
+  return Buffer.concat(chunks, size);
+}
+
+/** A JPEG, BMP or PNG file as I420, scaled down to fit `bound` (ffprobe for the size, ffmpeg to decode). */
 export async function decodeImage(file: string, bound: CanvasSize): Promise<I420Frame> {
   const probe = await runChild(FFPROBE_BIN, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'stream=codec_name,width,height', '-of', 'json', file], {
     timeoutMs: 10_000,
   });
   const stream = (JSON.parse(probe.stdout.toString('utf8') || '{}') as { streams?: { codec_name?: string; width?: number; height?: number }[] }).streams?.[0];
   if (probe.code !== 0 || !stream?.width || !stream.height) throw new Error('not a picture');
-  if (!['png', 'mjpeg'].includes(stream.codec_name ?? '')) throw new Error(`not PNG or JPEG (${stream.codec_name})`);
+  if (!IMAGE_CODECS.has(stream.codec_name ?? '')) throw new Error(`not JPEG, BMP or PNG (${stream.codec_name})`);
   const { width, height } = boundedSize(stream.width, stream.height, bound);
   const out = await runChild(
     FFMPEG_BIN,

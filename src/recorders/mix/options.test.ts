@@ -4,7 +4,7 @@ import { MIX_LAYOUT } from '../../media/mix/index.ts';
 import type { RecordingTask } from '../../recording/dispatch/index.ts';
 import { subscriptionRequest } from '../../recording/dispatch/subscription.ts';
 import type { StartClientRequest } from '../../recording/validation/types.ts';
-import { layoutImageUrls, layoutSettings, mixOptions, mp4Groups } from './options.ts';
+import { evenCanvas, layoutImageUrls, layoutSettings, mixOptions, mp4Groups } from './options.ts';
 
 function task(clientRequest: StartClientRequest): RecordingTask {
   return {
@@ -76,4 +76,9 @@ test('mix options of a resumed session: the latest updateLayout replaces startâ€
   const o = mixOptions({ ...task(start), resumed: true, layout: { mixedVideoLayout: 2, maxResolutionUid: '5' } });
   assert.deepEqual([o.layout.kind, o.layout.maxResolutionUid, o.layout.backgroundColor], [MIX_LAYOUT.vertical, '5', '#000000']);
   assert.deepEqual(o.canvas, { width: 640, height: 360 });
+});
+
+test('mix options: an odd canvas side loses one pixel (H.264 4:2:0 needs even sides)', () => {
+  assert.deepEqual(evenCanvas(375, 667), { width: 374, height: 666 });
+  assert.deepEqual(evenCanvas(640, 360), { width: 640, height: 360 });
 });

@@ -75,6 +75,14 @@ export function layoutImageUrls(s: MixLayoutSettings): string[] {
   return [...new Set(urls.filter((u): u is string => u !== null))];
 }
 
+/**
+ * The canvas as composed and encoded: H.264 in 4:2:0 needs even sides, so an odd side the API accepted loses one
+ * pixel (a 375×667 canvas is recorded 374×666), the layout's fractions applied to that size.
+ */
+export function evenCanvas(width: number, height: number): CanvasSize {
+  return Object.freeze({ width: width - (width % 2), height: height - (height % 2) });
+}
+
 export function mixOptions(task: RecordingTask): MixOptions {
   const cr = task.clientRequest;
   const rc = cr.recordingConfig;
@@ -84,7 +92,7 @@ export function mixOptions(task: RecordingTask): MixOptions {
   return Object.freeze({
     profile: rc?.channelType === 1 ? 'live' : 'communication',
     subscription: createSubscription(task.subscription),
-    canvas: Object.freeze({ width: tc?.width ?? DEFAULT_CANVAS.width, height: tc?.height ?? DEFAULT_CANVAS.height }),
+    canvas: evenCanvas(tc?.width ?? DEFAULT_CANVAS.width, tc?.height ?? DEFAULT_CANVAS.height),
     fps,
     bitrateKbps: tc?.bitrate ?? DEFAULT_BITRATE_KBPS,
     audioProfile: mixAudioProfile(rc?.audioProfile ?? 0),

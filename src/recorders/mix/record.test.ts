@@ -22,6 +22,7 @@ const H = 360;
 
 interface StreamInfo {
   codec_name: string;
+  codec_type?: string;
   width?: number;
   height?: number;
   r_frame_rate?: string;
@@ -267,7 +268,7 @@ test('mix maxIdleTime on the injected clock: nobody left, the session ends with 
   }
 });
 
-test('mix active speaker (mixedVideoLayout 100): two publishers taking turns take the main region in turn', async () => {
+test('mix active speaker (mixedVideoLayout 100): two publishers taking turns take the main region in turn; an odd canvas is recorded one pixel smaller', async () => {
   const h = await startHarness({ mode: 'mix' });
   try {
     const cname = 'mix-speaker';
@@ -278,13 +279,17 @@ test('mix active speaker (mixedVideoLayout 100): two publishers taking turns tak
     const { resourceId, sid } = await h.startRecording(cname, '9005', {
       token: rtcToken(cname, 9005, 2),
       storageConfig: storageConfig(),
-      recordingConfig: { channelType: 0, transcodingConfig: { width: 320, height: 180, fps: 15, bitrate: 300, mixedVideoLayout: 100 } },
+      // 321×181: odd sides, which the API accepts, are recorded at the even size below (320×180).
+      recordingConfig: { channelType: 0, transcodingConfig: { width: 321, height: 181, fps: 15, bitrate: 300, mixedVideoLayout: 100 } },
     });
     await sleep(22_000);
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9005', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
     // The main region's centre (left 4/5) and the strip's first small region.
-    const out = await sampled(join(h.bucketDir, `rec/ind/${sid}_${cname}.m3u8`));
+    const playlist = join(h.bucketDir, `rec/ind/${sid}_${cname}.m3u8`);
+    const video = (await streams(playlist)).find((s) => s.codec_type === 'video');
+    assert.deepEqual([video?.width, video?.height], [320, 180], 'the odd canvas is encoded at the even size below');
+    const out = await sampled(playlist);
     const px = out.px;
     const colourOf = (rgb: number[]) => (isColour(rgb, RED) ? 'red' : isColour(rgb, BLUE) ? 'blue' : 'other');
     const frames = out.count;

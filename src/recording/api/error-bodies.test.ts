@@ -39,9 +39,13 @@ test('a 400 echoes cname, uid, resourceId and sid only when each passes its own 
 
   const wellFormed = 'B'.repeat(64);
   r = await send(paths.query(wellFormed, 'abc.def', 'mix'), { method: 'GET' });
-  assert.deepEqual([r.status, r.body], [404, { code: 404, reason: 'failed to find worker' }]);
+  assert.deepEqual([r.status, r.body], [404, { resourceId: wellFormed, code: 404, reason: 'failed to find worker' }]);
   r = await send(paths.query(wellFormed, 'abc123', 'mix'), { method: 'GET' });
-  assert.deepEqual(r.body, { sid: 'abc123', code: 404, reason: 'failed to find worker' });
+  assert.deepEqual(r.body, { resourceId: wellFormed, sid: 'abc123', code: 404, reason: 'failed to find worker' });
+  // An unknown resource named at the rule's longest (256 characters) is echoed like any other.
+  const longest = 'C'.repeat(256);
+  r = await send(paths.query(longest, 'abc123', 'mix'), { method: 'GET' });
+  assert.deepEqual([r.status, r.body], [404, { resourceId: longest, sid: 'abc123', code: 404, reason: 'failed to find worker' }]);
   r = await send(paths.stop(wellFormed, 'abc123', 'nope'), { body: { cname: 'room', uid: '9', clientRequest: {} } });
   assert.deepEqual(r.body, { cname: 'room', uid: '9', resourceId: wellFormed, sid: 'abc123', code: 2, reason: 'mode: must be one of individual, mix, web' });
 });

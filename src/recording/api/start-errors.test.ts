@@ -114,6 +114,37 @@ test('start: scene and mode must agree, the mode must exist, storage must be in 
   }
 });
 
+test('start: appsCollection with combinationPolicy "default" is accepted outside scene 2 in individual mode; postpone_transcoding there is refused naming it', async () => {
+  const server = await startTestServer({
+    recorders: [new RecorderDouble('individual'), new RecorderDouble('mix')],
+    values: { recording: { rateLimitPerSecond: 0 } },
+  });
+  try {
+    const api = recordingClient(server.app);
+    const acquire = async (uid: string, cr: Record<string, unknown> = {}) =>
+      (await api.acquire({ cname: 'p', uid, clientRequest: cr })).body.resourceId as string;
+    const withPolicy = (mode: 'individual' | 'mix', policy: string | undefined) => ({
+      ...startRequest(mode),
+      appsCollection: policy === undefined ? {} : { combinationPolicy: policy },
+    });
+    let r = await api.start(await acquire('1'), 'individual', { cname: 'p', uid: '1', clientRequest: withPolicy('individual', 'default') });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    r = await api.start(await acquire('2'), 'individual', { cname: 'p', uid: '2', clientRequest: withPolicy('individual', undefined) });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    r = await api.start(await acquire('3'), 'individual', { cname: 'p', uid: '3', clientRequest: withPolicy('individual', 'postpone_transcoding') });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.reason, 'clientRequest.appsCollection.combinationPolicy: must be "default" (or absent) unless the resource was acquired with scene 2');
+    r = await api.start(await acquire('4'), 'mix', { cname: 'p', uid: '4', clientRequest: withPolicy('mix', 'default') });
+    assert.equal(r.status, 400);
+    assert.match(r.body.reason as string, /^clientRequest\.appsCollection: /);
+    r = await api.start(await acquire('5', { scene: 2 }), 'individual', { cname: 'p', uid: '5', clientRequest: withPolicy('individual', 'default') });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.reason, 'clientRequest.appsCollection.combinationPolicy: must be "postpone_transcoding" with scene 2');
+  } finally {
+    await server.close();
+  }
+});
+
 test('start: a recorder that cannot launch answers 500 code 502, leaves no live session and keeps the resource for a retry', async () => {
   const server = await startTestServer({
     recorders: [new RecorderDouble('mix', { failStart: true }), new RecorderDouble('individual', { failStart: 1 })],

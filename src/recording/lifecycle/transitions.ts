@@ -121,7 +121,7 @@ export interface SessionRef {
   readonly uid?: string | undefined;
 }
 
-/** query/update/updateLayout/stop find their session here (the resource is named only when it exists). */
+/** query/update/updateLayout/stop find their session here (an unknown resource is echoed as the request named it). */
 export function accessSession(task: Task | undefined, ref: SessionRef, now: number): LiveTask | StoppingTask {
   if (
     !task ||

@@ -123,7 +123,7 @@ export const START_RULE_CASES: readonly RuleCase[] = [
   ['scene 2 needs appsCollection', 'individual', () => {}, 'clientRequest.appsCollection: is required with scene 2', 2],
   ['scene 2 policy', 'individual', (b) => (b.appsCollection = { combinationPolicy: 'default' }), 'clientRequest.appsCollection.combinationPolicy: must be "postpone_transcoding" with scene 2', 2],
   ['scene 2 ok', 'individual', (b) => { b.appsCollection = { combinationPolicy: 'postpone_transcoding' }; b.transcodeOptions = { transConfig: { transMode: 'audioMix' }, container: { format: 'mp3' }, audio: { channels: '1' } }; }, undefined, 2],
-  ['appsCollection needs scene 2', 'individual', (b) => (b.appsCollection = { combinationPolicy: 'postpone_transcoding' }), 'clientRequest.appsCollection: is only allowed with scene 2'],
+  ['postpone_transcoding needs scene 2', 'individual', (b) => (b.appsCollection = { combinationPolicy: 'postpone_transcoding' }), 'clientRequest.appsCollection.combinationPolicy: must be "default" (or absent) unless the resource was acquired with scene 2'],
   ['appsCollection not mix', 'mix', (b) => (b.appsCollection = {}), 'clientRequest.appsCollection: is only allowed in individual mode, not mix'],
   ['transcodeOptions needs scene 2', 'individual', (b) => (b.transcodeOptions = { transConfig: { transMode: 'audioMix' } }), 'clientRequest.transcodeOptions: is only allowed with scene 2'],
   ['transMode required', 'individual', (b) => { b.appsCollection = { combinationPolicy: 'postpone_transcoding' }; b.transcodeOptions = { transConfig: {} }; }, 'clientRequest.transcodeOptions.transConfig.transMode: is required', 2],

@@ -74,10 +74,16 @@ export function snapshotNeedsVideo(cr: StartClientRequest): void {
   }
 }
 
-/** Scene 2 (postponed transcoding or audio mixing) goes with appsCollection and transcodeOptions, and only it. */
+/**
+ * Scene 2 (postponed transcoding or audio mixing) goes with transcodeOptions and with appsCollection
+ * `postpone_transcoding`, and only it. Outside scene 2 appsCollection may still be sent with the spec's default
+ * policy, `default` (individual mode only, by sectionsOfMode): a plain recording, as without it.
+ */
 export function sectionsOfScene(cr: StartClientRequest, scene: Scene): void {
   if (scene === 2 && cr.appsCollection === undefined) fail(`${CR}.appsCollection`, 'is required with scene 2');
-  if (scene !== 2 && cr.appsCollection !== undefined) fail(`${CR}.appsCollection`, 'is only allowed with scene 2');
+  if (scene !== 2 && cr.appsCollection !== undefined && (cr.appsCollection.combinationPolicy ?? 'default') !== 'default') {
+    fail(`${CR}.appsCollection.combinationPolicy`, 'must be "default" (or absent) unless the resource was acquired with scene 2');
+  }
   if (scene !== 2 && cr.transcodeOptions !== undefined) fail(`${CR}.transcodeOptions`, 'is only allowed with scene 2');
   if (scene === 2 && cr.appsCollection?.combinationPolicy !== 'postpone_transcoding') {
     fail(`${CR}.appsCollection.combinationPolicy`, 'must be "postpone_transcoding" with scene 2');
