@@ -11,9 +11,8 @@ import { credentialMatcher, parseBasic } from '../../http/index.ts';
 export type TokenAuthMode = 'open' | 'required';
 
 export interface TokenAuthSettings {
+  /** Production is `open` only when `chat.tokenAuth` says so (it defaults to `required` there). */
   readonly mode: TokenAuthMode;
-  /** True when `chat.tokenAuth` was set rather than defaulted (production warns about an explicit `open`). */
-  readonly explicit: boolean;
   /** HMAC-SHA256 key of end-client assertions; undefined: only Basic callers are accepted. */
   readonly assertionSecret: string | undefined;
 }
@@ -44,7 +43,6 @@ export function parseTokenAuth(src: ConfigSource, env: 'development' | 'producti
   }
   return {
     mode: raw ?? (env === 'production' ? 'required' : 'open'),
-    explicit: raw !== undefined,
     assertionSecret,
   };
 }
