@@ -80,6 +80,7 @@ test('production: anonymous callers get no chat token and register nobody; Basic
     const appByAssertion = await get(s, '/chat/app/token', alice);
     assert.equal(appByAssertion.status, 403);
     assert.match(await appByAssertion.text(), /never gets the app token/);
+    assert.equal((await get(s, '/chat/app/token', 'Bearer not-a-jwt')).status, 401, 'a bad assertion is no credential');
 
     // Expired, tampered, foreign-signed and unsigned assertions are refused as credentials (401).
     const [h, , sig] = signUserAssertion(SECRET, 'alice', nowSec() + 300).split('.');

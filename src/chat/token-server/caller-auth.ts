@@ -127,6 +127,8 @@ export interface CallerAuth {
 }
 
 const REALM = 'realm="reeltime chat tokens"';
+const bearerOf = (header: string | undefined): string | undefined =>
+  header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
 const ALLOWED: AuthDecision = { ok: true };
 const ASSERTION_REASONS = {
   malformed: 'the Bearer assertion is not a well-formed HS256 JWT with "sub" and "exp"',
@@ -164,7 +166,9 @@ export function createCallerAuth(
       const b = basic(header, `Basic ${REALM}`);
       if (b === 'customer') return ALLOWED;
       if (b) return b;
-      if (header && /^Bearer(\s|$)/i.test(header)) {
+      const bearer = bearerOf(header);
+      // A valid assertion is an authenticated end client that may not have this (403); anything else is no credential.
+      if (bearer !== undefined && secret !== undefined && verifyUserAssertion(secret, bearer, nowSec()).ok) {
         return { ok: false, status: 403, body: 'an end client\'s assertion never gets the app token: the app backend asks with the customer\'s Basic credentials' };
       }
       return refuse('authentication required: send the customer\'s Basic credentials', `Basic ${REALM}`);
@@ -173,7 +177,7 @@ export function createCallerAuth(
       const b = basic(header, userChallenge);
       if (b === 'customer') return ALLOWED;
       if (b) return b;
-      const bearer = header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+      const bearer = bearerOf(header);
       if (bearer === undefined || secret === undefined) {
         const what = secret === undefined ? 'the customer\'s Basic credentials' : 'the customer\'s Basic credentials or a Bearer assertion for this user';
         return refuse(`authentication required: send ${what}`, userChallenge);
