@@ -1,5 +1,6 @@
 import type { CoreConfig } from '../config/core.ts';
 import type { ConfigSource } from '../config/source.ts';
+import { checkTokenAuth, parseTokenAuth, type TokenAuthSettings } from './token-server/caller-auth.ts';
 import {
   envNameOf,
   parseTokenServerSettings,
@@ -15,6 +16,8 @@ export interface ChatConfig {
   readonly appKey: string;
   /** Users API requests per second per app key (`chat.restRateLimit`); 0 turns limiting off. */
   readonly restRateLimit: number;
+  /** Who may ask the token server for tokens (`chat.tokenAuth`, `chat.assertionSecret`; docs/chat.md). */
+  readonly tokenAuth: TokenAuthSettings;
 }
 
 export const DEFAULT_APP_KEY = 'reeltime#default';
@@ -48,5 +51,25 @@ export function parseChatConfig(src: ConfigSource, core: CoreConfig): ChatConfig
     tokenServer,
     appKey: tokenServer.appKey,
     restRateLimit: src.int('chat.restRateLimit', 'REELTIME_CHAT_REST_RATE_LIMIT', 100, { min: 0 }),
+    tokenAuth: parseTokenAuth(src, core.env),
   };
+}
+
+/** The Basic credentials that may ask for the chat app's tokens: the customers allowed to use its app ID. */
+export function chatTokenCustomers<C extends { readonly appIds: readonly string[] }>(
+  chat: ChatConfig,
+  core: Pick<CoreConfig, 'appId'>,
+  customers: readonly C[],
+): C[] {
+  const appId = chat.tokenServer.appId || core.appId;
+  return customers.filter((c) => c.appIds.includes(appId));
+}
+
+/** Refuses, at start-up, a token server nobody could authenticate to (see `checkTokenAuth`). */
+export function checkChatConfig<C extends { readonly appIds: readonly string[] }>(
+  chat: ChatConfig,
+  core: Pick<CoreConfig, 'appId'>,
+  customers: readonly C[],
+): void {
+  checkTokenAuth(chat.tokenAuth, chatTokenCustomers(chat, core, customers).length, chat.tokenServer.appId || core.appId);
 }

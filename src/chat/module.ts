@@ -3,7 +3,14 @@ import { RateLimiter } from '../http/index.ts';
 import { inProcessBus } from '../redis/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { ChatGateway, MessageStore, registerChatMetrics } from './gateway/index.ts';
-import { ChatTokenService, registerTokenRoutes, splitAppKey } from './token-server/index.ts';
+import { chatTokenCustomers } from './config.ts';
+import {
+  ChatTokenService,
+  createCallerAuth,
+  OPEN_TOKEN_AUTH_WARNING,
+  registerTokenRoutes,
+  splitAppKey,
+} from './token-server/index.ts';
 import { ChatUserStore, registerUsersRoutes, wordChatRefusal, type ChatApp } from './users/index.ts';
 
 export interface ChatModule extends ReeltimeModule {
@@ -57,7 +64,16 @@ export function createChatModule(ctx: ServerContext): ChatModule {
     ...(enabled && chatApp ? { wordRefusal: wordChatRefusal(chatApp, () => clock.now()) } : {}),
     async register(app) {
       if (!enabled) return;
-      registerTokenRoutes(app, tokens);
+      const auth = createCallerAuth(
+        config.chat.tokenAuth,
+        chatTokenCustomers(config.chat, config, config.recording.customers),
+        () => Math.floor(clock.now() / 1000),
+      );
+      if (auth.mode === 'open' && config.env === 'production') {
+        // Only reachable with chat.tokenAuth "open" set explicitly (production defaults to "required").
+        log.warn({ tokenAuth: 'open' }, OPEN_TOKEN_AUTH_WARNING);
+      }
+      registerTokenRoutes(app, tokens, auth);
       const limiter = new RateLimiter(() => clock.now(), config.chat.restRateLimit);
       await registerUsersRoutes(app, {
         store: users,

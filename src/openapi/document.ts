@@ -277,13 +277,20 @@ function chatPaths(): Record<string, Json> {
   const users = json({ type: 'object', description: 'The users envelope (action, entities, timestamp…), docs/chat.md.' }, 'Done.');
   return {
     '/chat/app/token': {
-      get: { operationId: 'chatAppToken', tags: ['Chat'], summary: 'An app token (token server)', responses: { '200': text('text/plain', 'The token.') } },
+      get: {
+        operationId: 'chatAppToken',
+        tags: ['Chat'],
+        summary: 'An app token (token server); production: app backends only (customer Basic credentials), docs/chat.md',
+        security: [{}, { basicAuth: [] }],
+        responses: { '200': text('text/plain', 'The token.'), '4XX': text('text/plain', 'Refused (401 no or bad credential, 403 an end-client assertion).') },
+      },
     },
     '/chat/user/{chatUserName}/token': {
       get: {
         operationId: 'chatUserToken',
         tags: ['Chat'],
-        summary: 'A user token, registering the user when new (token server)',
+        summary: 'A user token, registering the user when new (token server); production: customer Basic credentials, or an end-client assertion for this user',
+        security: [{}, { basicAuth: [] }, { chatUserAssertion: [] }],
         parameters: [param('chatUserName', 'path', 'Chat user name.')],
         responses: { '200': text('text/plain', 'The token.'), '4XX': text('text/plain', 'Refused.') },
       },
@@ -412,6 +419,7 @@ export function buildOpenApiDocument(opts: DocumentOptions = {}): Json {
         basicAuth: { type: 'http', scheme: 'basic', description: 'Customer ID and customer secret (recording API, channel reads).' },
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'AccessToken2', description: 'An RTC or chat token (docs/token.md).' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'The configured metrics token (REELTIME_METRICS_TOKEN), for /metrics only.' },
+        chatUserAssertion: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An HS256 JWT {sub: user name, exp} from the app\'s login, signed with chat.assertionSecret (docs/chat.md).' },
       },
     },
   };

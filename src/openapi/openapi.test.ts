@@ -51,7 +51,7 @@ test('an OpenAPI validator accepts the document; unique operation ids, declared 
 
   const paths = doc.paths as Record<string, Record<string, Json>>;
   const schemes = Object.keys((doc.components as { securitySchemes: Json }).securitySchemes);
-  assert.deepEqual(schemes.sort(), ['basicAuth', 'bearerAuth', 'metricsToken']);
+  assert.deepEqual(schemes.sort(), ['basicAuth', 'bearerAuth', 'chatUserAssertion', 'metricsToken']);
   const ids = new Set<string>();
   for (const [path, item] of Object.entries(paths)) {
     const placeholders = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();

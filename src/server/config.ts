@@ -1,5 +1,5 @@
 import { parseChannelConfig, type ChannelConfig } from '../channel/config.ts';
-import { parseChatConfig, type ChatConfig } from '../chat/config.ts';
+import { checkChatConfig, parseChatConfig, type ChatConfig } from '../chat/config.ts';
 import { deepFreeze, parseCoreConfig, readConfigSource, type CoreConfig, type ReadConfigOptions } from '../config/index.ts';
 import { parseNotifyConfig, type NotifyConfig } from '../notify/config.ts';
 import { parseRedisConfig, type RedisConfig } from '../redis/config.ts';
@@ -22,11 +22,14 @@ export type LoadConfigOptions = ReadConfigOptions;
 export function loadConfig(opts: LoadConfigOptions = {}): Config {
   const { source, cwd } = readConfigSource(opts);
   const core = parseCoreConfig(source, cwd);
+  const chat = parseChatConfig(source, core);
+  const recording = parseRecordingSettings(source, core);
+  checkChatConfig(chat, core, recording.customers);
   return deepFreeze({
     ...core,
-    chat: parseChatConfig(source, core),
+    chat,
     channel: parseChannelConfig(source, core),
-    recording: parseRecordingSettings(source, core),
+    recording,
     storage: parseStorageSettings(source, core),
     notify: parseNotifyConfig(source, core),
     redis: parseRedisConfig(source, core),

@@ -14,6 +14,11 @@ export interface ChatTokenSessionOptions<H = unknown> {
   readonly user: string;
   readonly WebSocket?: WebSocketConstructor;
   readonly fetch?: typeof fetch;
+  /**
+   * The `Authorization` header of each token request, asked for anew each time: where the token server requires
+   * callers (production), `Bearer <assertion>` from the app's own login (docs/chat.md). Undefined sends none.
+   */
+  readonly authorization?: () => string | undefined | Promise<string | undefined>;
   /** Timers of the regular renewal; defaults to the global ones. */
   readonly timers?: Timers<H>;
   /** How often a fresh token is fetched and passed to renewToken (default hourly). */
@@ -24,10 +29,16 @@ export interface ChatTokenSessionOptions<H = unknown> {
 }
 
 /** Fetches a user token from the token server; throws ChatError('token_server') with its plain-text answer. */
-export async function fetchUserToken(tokenServerUrl: string, user: string, fetchFn: typeof fetch = fetch): Promise<string> {
+export async function fetchUserToken(
+  tokenServerUrl: string,
+  user: string,
+  fetchFn: typeof fetch = fetch,
+  authorization?: string,
+): Promise<string> {
   let res: Response;
   try {
-    res = await fetchFn(`${tokenServerUrl.replace(/\/+$/, '')}/chat/user/${encodeURIComponent(user)}/token`);
+    const url = `${tokenServerUrl.replace(/\/+$/, '')}/chat/user/${encodeURIComponent(user)}/token`;
+    res = await fetchFn(url, authorization === undefined ? {} : { headers: { authorization } });
   } catch (e) {
     throw new ChatError('token_server', `token server unreachable: ${(e as Error).message}`);
   }
@@ -82,7 +93,7 @@ export class ChatTokenSession<H = unknown> {
   async renew(): Promise<void> {
     if (this.#stopped) return;
     try {
-      const token = await fetchUserToken(this.#opts.tokenServerUrl, this.#opts.user, this.#opts.fetch);
+      const token = await this.#fetchToken();
       await this.connection.renewToken(token);
       this.#renewals++;
     } catch (e) {
@@ -108,10 +119,20 @@ export class ChatTokenSession<H = unknown> {
   }
 
   async #login(): Promise<LoginInfo> {
-    const token = await fetchUserToken(this.#opts.tokenServerUrl, this.#opts.user, this.#opts.fetch);
+    const token = await this.#fetchToken();
     const info = await this.connection.open({ user: this.#opts.user, accessToken: token });
     this.#logins++;
     return info;
+  }
+
+  async #fetchToken(): Promise<string> {
+    let authorization: string | undefined;
+    try {
+      authorization = await this.#opts.authorization?.();
+    } catch (e) {
+      throw new ChatError('token_server', `no credential for the token server: ${(e as Error).message}`);
+    }
+    return fetchUserToken(this.#opts.tokenServerUrl, this.#opts.user, this.#opts.fetch, authorization);
   }
 
   /** Logs in again with a fresh token, retrying until it works or the session is stopped. */

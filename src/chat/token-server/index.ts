@@ -1,4 +1,14 @@
 // The chat token server: app and user tokens, its settings (properties file or config) and the standalone server.
+export {
+  checkTokenAuth,
+  createCallerAuth,
+  OPEN_TOKEN_AUTH_WARNING,
+  parseTokenAuth,
+  signUserAssertion,
+  verifyUserAssertion,
+  type CallerAuth,
+  type TokenAuthSettings,
+} from './caller-auth.ts';
 export { parseProperties } from './properties.ts';
 export { registerTokenRoutes } from './routes.ts';
 export { parseTokenServerSettings, propertiesReader, type TokenServerSettings } from './settings.ts';

@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { systemClock, type Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
+import { createCallerAuth, type TokenAuthSettings } from './caller-auth.ts';
 import { registerTokenRoutes } from './routes.ts';
 import type { TokenServerSettings } from './settings.ts';
 import { ChatTokenService } from './token-service.ts';
@@ -16,16 +17,24 @@ export interface StandaloneTokenServer {
 /** The token server alone (`reeltime chat-token-server`), on `server.address:server.port`, for any `domain`. */
 export async function startTokenServer(
   settings: TokenServerSettings,
-  opts: { readonly log: Logger; readonly clock?: Clock },
+  opts: {
+    readonly log: Logger;
+    readonly clock?: Clock;
+    /** Who may ask for tokens, and the Basic credentials of app backends (docs/chat.md). */
+    readonly auth: TokenAuthSettings;
+    readonly customers: readonly { readonly id: string; readonly secret: string }[];
+  },
 ): Promise<StandaloneTokenServer> {
   const log = opts.log.child({ module: 'chat-token-server' });
-  const service = new ChatTokenService(settings, () => settings.domain ?? '', opts.clock ?? systemClock, log);
+  const clock = opts.clock ?? systemClock;
+  const service = new ChatTokenService(settings, () => settings.domain ?? '', clock, log);
+  const auth = createCallerAuth(opts.auth, opts.customers, () => Math.floor(clock.now() / 1000));
   const app = Fastify({
     loggerInstance: log.child({ component: 'http' }, { level: 'warn' }) as FastifyBaseLogger,
     requestIdHeader: false,
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
-  registerTokenRoutes(app, service);
+  registerTokenRoutes(app, service, auth);
   await app.listen({ host: settings.address, port: settings.port });
   const addr = app.server.address();
   const url =

@@ -43,7 +43,7 @@ test('token server: app token and user token (registering the user once), plain 
     assert.equal(pre.status, 204);
     assert.equal(pre.headers.get('access-control-allow-origin'), '*');
     assert.match(pre.headers.get('access-control-allow-methods') ?? '', /GET/);
-    assert.equal(pre.headers.get('access-control-allow-headers'), 'x-app');
+    assert.equal(pre.headers.get('access-control-allow-headers'), 'Authorization, x-app');
     assert.equal((await fetch(`${s.url}/chat/app/token`, { method: 'OPTIONS' })).status, 204);
 
     const first = await fetch(`${s.url}/chat/user/alice/token`);
