@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { RateLimiter } from '../http/index.ts';
 import { inProcessBus } from '../redis/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
+import { chatOpenApi } from './openapi.ts';
 import { ChatGateway, MessageStore, registerChatMetrics } from './gateway/index.ts';
 import { ChatTokenService, registerTokenRoutes, splitAppKey } from './token-server/index.ts';
 import { ChatUserStore, registerUsersRoutes, wordChatRefusal, type ChatApp } from './users/index.ts';
@@ -50,6 +51,7 @@ export function createChatModule(ctx: ServerContext): ChatModule {
 
   return {
     name: 'chat',
+    openapi: chatOpenApi(),
     chatApp,
     users,
     tokens,
