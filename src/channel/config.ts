@@ -1,6 +1,5 @@
 import { isIP } from 'node:net';
-import type { CoreConfig } from '../config/core.ts';
-import { ConfigError, type ConfigSource } from '../config/source.ts';
+import { ConfigError, type CoreConfig, type ConfigSource } from '../config/index.ts';
 
 /** Settings of the channel module (file section "channel", environment overrides REELTIME_CHANNEL_*). */
 export interface ChannelConfig {
