@@ -157,7 +157,7 @@ export class Sfu {
     const reservation = this.membership.reserveSubscribe(app.appId, p.cname, p.uid, p.publisher, p.profile);
     const pubId = this.#publishers.get(pubKey(app.appId, p.cname, p.publisher));
     const pub = pubId ? this.#sessions.get(pubId) : undefined;
-    if (!pub || pub.kind !== 'publish') {
+    if (pub?.kind !== 'publish') {
       reservation.cancel();
       throw new ChannelError('publisher_not_found', `uid ${p.publisher} is not publishing in channel "${p.cname}"`);
     }
@@ -211,7 +211,7 @@ export class Sfu {
     const reservation = this.membership.reserveSubscribe(app.appId, p.cname, p.uid, p.publisher, p.profile);
     const pubId = this.#publishers.get(pubKey(app.appId, p.cname, p.publisher));
     const pub = pubId ? this.#sessions.get(pubId) : undefined;
-    if (!pub || pub.kind !== 'publish' || pub.session.closed) {
+    if (pub?.kind !== 'publish' || pub.session.closed) {
       reservation.cancel();
       throw new ChannelError('publisher_not_found', `uid ${p.publisher} is not publishing in channel "${p.cname}"`);
     }
