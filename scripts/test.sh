@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 bash scripts/services.sh
-npx biome lint .
+# The installed binary (a devDependency): npx would reach for the registry if it were missing.
+node_modules/.bin/biome lint .
 npx tsc -p tsconfig.json --noEmit
 exec node scripts/test.mjs "$@"
