@@ -11,7 +11,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** `url` without its graph parameter, or null when it has none. */
 function shared(url) {
-  if (!url || !url.includes('graph=')) return null;
+  if (!url?.includes('graph=')) return null;
   const u = new URL(url);
   if (!u.searchParams.has('graph')) return null;
   u.searchParams.delete('graph');

@@ -117,7 +117,6 @@ async function pipelineRun(n: number, input: string, dir: string): Promise<Pipel
     for (let i = 0; i < n; i++) pipeline.join(`u${i}`);
     pipeline.start();
     for (let i = 0; i < n; i++) {
-      let source: RtpSource | undefined;
       sources.push(await publishTo(pipeline, `u${i}`, { kind: 'vp8', file: input }));
       if (WITH_AUDIO) sources.push(await publishTo(pipeline, `u${i}`, { kind: 'opus', file: input }));
     }

@@ -1,4 +1,4 @@
-import type { CoreConfig } from '../config/core.ts';
+import type { CoreConfig } from '../config/index.ts';
 
 /** An app channels can live in. No certificate means tokens are not checked (Agora's "testing mode"). */
 export interface ChannelApp {

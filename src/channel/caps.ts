@@ -3,6 +3,24 @@
  * streams). Pure counting: the caller says which keys a new resource counts under and releases it when it ends.
  */
 
+import { createHash } from 'node:crypto';
+
+/** A token counts by its digest (the same string is the same token). */
+export const tokenKey = (token: string | undefined): string | undefined =>
+  token === undefined ? undefined : createHash('sha256').update(token).digest('base64url').slice(0, 22);
+
+const SESSION_CAP_SETTING: Readonly<Record<CapKind, string>> = {
+  perToken: 'channel.maxSessionsPerToken',
+  perChannel: 'channel.maxSessionsPerChannel',
+  perAddress: 'channel.maxSessionsPerAddress',
+};
+const CAP_HOLDER: Readonly<Record<CapKind, string>> = { perToken: 'this token', perChannel: 'this channel', perAddress: 'this client address' };
+
+/** The reason of a 429 `too_many_sessions`, naming the setting. */
+export function sessionCapReason(cap: CapKind, limit: number): string {
+  return `${CAP_HOLDER[cap]} already holds ${limit} WHIP/WHEP sessions (${SESSION_CAP_SETTING[cap]}); end one or retry later`;
+}
+
 /** Largest number held at once per key; 0 turns that cap off. */
 export interface CapLimits {
   readonly perToken: number;

@@ -57,7 +57,7 @@ const first = (v: string | string[] | undefined): string | undefined => (Array.i
 function proxiedClient(headers: HeaderBag): string | undefined {
   const xff = first(headers['x-forwarded-for']);
   const realIp = first(headers['x-real-ip']);
-  const forwarded = first(headers['forwarded']);
+  const forwarded = first(headers.forwarded);
   if (xff === undefined && realIp === undefined && forwarded === undefined) return undefined;
   if (xff !== undefined) return xff.split(',').pop()!.trim();
   if (realIp !== undefined) return realIp.trim();

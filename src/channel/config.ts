@@ -1,6 +1,5 @@
 import { isIP } from 'node:net';
-import type { CoreConfig } from '../config/core.ts';
-import { ConfigError, type ConfigSource } from '../config/source.ts';
+import { ConfigError, type CoreConfig, type ConfigSource } from '../config/index.ts';
 import type { CapLimits } from './caps.ts';
 import { parseRange } from './client-address.ts';
 

@@ -16,7 +16,7 @@ export type {
   Profile,
   TrackInfo,
 } from './membership/index.ts';
-export { FRAME_CODE, prepareReplay, startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublisherOptions } from './publisher/index.ts';
+export { COLOR, FRAME_CODE, prepareReplay, startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublisherOptions } from './publisher/index.ts';
 export {
   startLoopbackStun,
   whepSubscribe,

@@ -2,7 +2,7 @@ import type { OutboundPolicy } from '../net/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { configuredApps, type AppLookup } from './apps.ts';
 import type { ChannelEventListener, ChannelSnapshot } from './membership/index.ts';
-import { registerChannelRoutes, registerPageRoutes } from './http/index.ts';
+import { channelOpenApi, registerChannelRoutes, registerPageRoutes } from './http/index.ts';
 import { authorizeJoin } from './auth.ts';
 import {
   advertisedUrl,
@@ -138,6 +138,7 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
   };
   return {
     name: 'channel',
+    openapi: channelOpenApi(),
     snapshot: (appId, cname) => sfu.membership.snapshot(appId, cname),
     onEvent: (listener) => sfu.membership.subscribe(listener),
     view: (appId, cname) => (redis ? remoteView(appId, cname) : localView(appId, cname)),

@@ -1,9 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Clock, TimerHandle } from '../clock/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { AppLookup, ChannelApp } from './apps.ts';
 import { authorizeJoin, type JoinGrant } from './auth.ts';
-import { CapCounter, type CapKind } from './caps.ts';
+import { CapCounter, sessionCapReason, tokenKey } from './caps.ts';
 import type { RequestClient } from './client-address.ts';
 import type { ChannelConfig } from './config.ts';
 import { ChannelError } from './errors.ts';
@@ -102,16 +102,6 @@ type SessionRecord =
 const pubKey = (appId: string, cname: string, uid: number) => `${appId.toLowerCase()}\u0000${cname}\u0000${uid}`;
 const channelKey = (appId: string, cname: string) => `${appId.toLowerCase()}\u0000${cname}`;
 
-/** A token counts by its digest (the same string is the same token). */
-export const tokenKey = (token: string | undefined): string | undefined =>
-  token === undefined ? undefined : createHash('sha256').update(token).digest('base64url').slice(0, 22);
-
-const CAP_SETTING: Record<CapKind, string> = {
-  perToken: 'channel.maxSessionsPerToken',
-  perChannel: 'channel.maxSessionsPerChannel',
-  perAddress: 'channel.maxSessionsPerAddress',
-};
-const CAP_HOLDER: Record<CapKind, string> = { perToken: 'this token', perChannel: 'this channel', perAddress: 'this client address' };
 
 /** One published track's RTP so far, as the console's bitrate stream reports it. */
 export interface TrackStat {
@@ -198,7 +188,7 @@ export class Sfu {
     const reservation = this.membership.reserveSubscribe(app.appId, p.cname, p.uid, p.publisher, p.profile);
     const pubId = this.#publishers.get(pubKey(app.appId, p.cname, p.publisher));
     const pub = pubId ? this.#sessions.get(pubId) : undefined;
-    if (!pub || pub.kind !== 'publish') {
+    if (pub?.kind !== 'publish') {
       reservation.cancel();
       throw new ChannelError('publisher_not_found', `uid ${p.publisher} is not publishing in channel "${p.cname}"`);
     }
@@ -270,7 +260,7 @@ export class Sfu {
     const reservation = this.membership.reserveSubscribe(app.appId, p.cname, p.uid, p.publisher, p.profile);
     const pubId = this.#publishers.get(pubKey(app.appId, p.cname, p.publisher));
     const pub = pubId ? this.#sessions.get(pubId) : undefined;
-    if (!pub || pub.kind !== 'publish' || pub.session.closed) {
+    if (pub?.kind !== 'publish' || pub.session.closed) {
       reservation.cancel();
       throw new ChannelError('publisher_not_found', `uid ${p.publisher} is not publishing in channel "${p.cname}"`);
     }
@@ -362,10 +352,7 @@ export class Sfu {
   #acquire(app: ChannelApp, p: JoinParams): () => void {
     const r = this.#caps.acquire({ token: tokenKey(p.token), channel: channelKey(app.appId, p.cname), address: p.client.address });
     if (r.ok) return r.release;
-    throw new ChannelError(
-      'too_many_sessions',
-      `${CAP_HOLDER[r.cap]} already holds ${r.limit} WHIP/WHEP sessions (${CAP_SETTING[r.cap]}); end one or retry later`,
-    );
+    throw new ChannelError('too_many_sessions', sessionCapReason(r.cap, r.limit));
   }
 
   /**

@@ -1,5 +1,4 @@
-import type { CoreConfig } from '../config/core.ts';
-import type { ConfigSource } from '../config/source.ts';
+import type { CoreConfig, ConfigSource } from '../config/index.ts';
 import { checkTokenAuth, parseTokenAuth, type TokenAuthSettings } from './token-server/caller-auth.ts';
 import {
   envNameOf,

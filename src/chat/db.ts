@@ -36,6 +36,7 @@ export interface ChatTables {
 }
 
 // Migrations run against Kysely<any>: the schema is what is being created.
+// biome-ignore lint/suspicious/noExplicitAny: Kysely's migrations take Kysely<any>
 type AnyDb = Kysely<any>;
 
 /** Migrations of the chat module, keyed "chat-NNNN-what"; portable across SQLite and PostgreSQL. */

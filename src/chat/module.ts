@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { RateLimiter } from '../http/index.ts';
 import { inProcessBus } from '../redis/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
+import { chatOpenApi } from './openapi.ts';
 import { ChatGateway, MessageStore, registerChatMetrics } from './gateway/index.ts';
 import { chatTokenCustomers } from './config.ts';
 import {
@@ -57,6 +58,7 @@ export function createChatModule(ctx: ServerContext): ChatModule {
 
   return {
     name: 'chat',
+    openapi: chatOpenApi(),
     chatApp,
     users,
     tokens,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isAllowEntry } from '../net/index.ts';
-import { ConfigError, ConfigSource, HEX32 } from './source.ts';
+import { ConfigError, type ConfigSource, HEX32 } from './source.ts';
 
 export interface CoreConfig {
   /** `development` (embedded defaults, generated credentials, URL guard off) or `production`. */

@@ -5,6 +5,14 @@ import { registerConsoleRoutes } from './routes.ts';
 export function createConsoleModule(ctx: ServerContext): ReeltimeModule {
   return {
     name: 'console',
+    openapi: {
+      tags: [],
+      paths: {},
+      undocumented: [
+        { method: 'GET', url: '/', reason: 'the console page (HTML, static)' },
+        { method: 'GET', url: '/console/*', reason: "the console page's scripts, settings and vendored npm files (static assets)" },
+      ],
+    },
     register(app) {
       if (ctx.roles.has('api')) registerConsoleRoutes(app, ctx.config);
     },

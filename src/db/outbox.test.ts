@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../clock/index.ts';
 import { createLogger } from '../log/index.ts';
-import { Outbox, OutboxError, type OutboxOptions } from './outbox.ts';
+import { Outbox, type OutboxError, type OutboxOptions } from './outbox.ts';
 
 interface Item {
   readonly n: number;

@@ -2,3 +2,4 @@
 export { databaseCheck, redisCheck, storageCheck } from './checks.ts';
 export { checkReadiness, type CheckOutcome, type Readiness, type ReadinessCheck } from './readiness.ts';
 export { registerHealthRoutes, type HealthRoutesOptions } from './routes.ts';
+export { healthOpenApi } from './openapi.ts';

@@ -4,3 +4,4 @@ export type { Counter, Histogram } from 'prom-client';
 export { decideMetricsAccess, isLoopback, type AccessDecision, type MetricsAccess, type MetricsRequest } from './access.ts';
 export { createMetricsRegistry, LATENCY_BUCKETS, type MetricLabels, type MetricSpec, type MetricsRegistry, type Sample } from './registry.ts';
 export { instrumentHttp, registerMetricsRoute } from './routes.ts';
+export { metricsOpenApi } from './openapi.ts';

@@ -1,5 +1,4 @@
-import type { CoreConfig } from '../config/core.ts';
-import { ConfigError, type ConfigSource } from '../config/source.ts';
+import { ConfigError, type CoreConfig, type ConfigSource } from '../config/index.ts';
 
 /** Where one app's events go. The secret keys both signatures and is never logged or returned. */
 export interface WebhookTarget {

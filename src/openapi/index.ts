@@ -1,3 +1,3 @@
 export { createOpenApiModule } from './module.ts';
-export { buildOpenApiDocument, namedSchemas, OPENAPI_VERSION, type DocumentOptions } from './document.ts';
+export { buildOpenApiDocument, OPENAPI_VERSION, type DocumentOptions } from './document.ts';
 export { typeDeclarations } from './typescript.ts';

@@ -66,7 +66,7 @@ test('an OpenAPI validator accepts the document; unique operation ids, declared 
       for (const requirement of (op.security as Json[]) ?? []) for (const s of Object.keys(requirement)) assert.ok(schemes.includes(s), s);
     }
   }
-  for (const op of ['acquire', 'start', 'query', 'update', 'updateLayout', 'stop', 'getNcsIp', 'whip', 'whep', 'chatUserToken', 'getObject', 'listSessions', 'getSession', 'channels', 'trackStats', 'healthz', 'readyz', 'metrics']) {
+  for (const op of ['acquire', 'start', 'query', 'update', 'updateLayout', 'stop', 'getNcsIp', 'whip', 'whep', 'chatUserToken', 'getObject', 'listSessions', 'getSession', 'channels', 'trackStats', 'healthz', 'readyz', 'metrics', 'devRtcToken', 'chatUserTokenExpiry', 'openApiDocument']) {
     assert.ok(ids.has(op), `operation ${op} documented`);
   }
 });

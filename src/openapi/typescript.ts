@@ -4,7 +4,7 @@
  * subset the recording schemas use: object, array, string, integer, number, boolean, enum, const, anyOf, and
  * untyped values (unknown).
  */
-import type { JsonSchema } from '../recording/validation/index.ts';
+import type { OpenApiObject as JsonSchema } from '../http/index.ts';
 
 interface Node {
   readonly type?: string | readonly string[];

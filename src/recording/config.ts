@@ -1,6 +1,5 @@
-import type { CoreConfig } from '../config/core.ts';
-import { ConfigError, HEX32, type ConfigSource } from '../config/source.ts';
-import type { StorageArea as Area } from '../storage/vendors/types.ts';
+import { ConfigError, HEX32, type CoreConfig, type ConfigSource } from '../config/index.ts';
+import type { StorageArea as Area } from '../storage/vendors/index.ts';
 import { parseDispatchSettings, type DispatchSettings } from './dispatch/bullmq/settings.ts';
 
 export interface RecordingCustomer {

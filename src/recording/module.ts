@@ -3,7 +3,7 @@ import { buildRtcTokenWithUid } from '@reeltime/token';
 import { RateLimiter } from '../http/index.ts';
 import type { NotifyModule } from '../notify/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
-import { createAuthenticator, recordingApi, wordRecordingRefusal } from './api/index.ts';
+import { createAuthenticator, recordingApi, recordingOpenApi, wordRecordingRefusal } from './api/index.ts';
 import { createInProcessDispatcher } from './dispatch/in-process.ts';
 import {
   createQueueDispatcher,
@@ -96,6 +96,7 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
   }
   return {
     name: 'recording',
+    openapi: recordingOpenApi(),
     ...(serveApi ? { wordRefusal: wordRecordingRefusal } : {}),
     async register(app) {
       if (!serveApi) return;

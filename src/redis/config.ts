@@ -1,5 +1,4 @@
-import type { CoreConfig } from '../config/core.ts';
-import { ConfigError, type ConfigSource } from '../config/source.ts';
+import { ConfigError, type CoreConfig, type ConfigSource } from '../config/index.ts';
 
 /** Settings of the Redis connection (file section "redis", environment REELTIME_REDIS_*); the URL is core `redisUrl`. */
 export interface RedisConfig {

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock/index.ts';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from '../db/index.ts';
+import type { OpenApiContribution } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import type { RefusalWording } from './framework-errors.ts';
@@ -37,4 +38,6 @@ export interface ReeltimeModule {
   close(): Promise<void> | void;
   /** The module's body for requests refused before routing (bad URL, unknown path) under the paths it owns. */
   readonly wordRefusal?: RefusalWording;
+  /** The module's routes in /openapi.json, described next to them (src/openapi assembles the document). */
+  readonly openapi?: OpenApiContribution;
 }

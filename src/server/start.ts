@@ -6,9 +6,9 @@ import { createConsoleModule } from '../console/index.ts';
 import { systemClock, type Clock } from '../clock/index.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from '../db/index.ts';
-import { databaseCheck, redisCheck, registerHealthRoutes, storageCheck } from '../health/index.ts';
+import { databaseCheck, healthOpenApi, redisCheck, registerHealthRoutes, storageCheck } from '../health/index.ts';
 import { createLogger, type Logger } from '../log/index.ts';
-import { createMetricsRegistry, instrumentHttp, registerMetricsRoute } from '../metrics/index.ts';
+import { createMetricsRegistry, instrumentHttp, metricsOpenApi, registerMetricsRoute } from '../metrics/index.ts';
 import { createNotifyModule } from '../notify/index.ts';
 import { inProcessBus, openRedis, redisBus } from '../redis/index.ts';
 import { createOpenApiModule } from '../openapi/index.ts';
@@ -37,7 +37,15 @@ export interface Reeltime {
   /** http://host:port actually bound (port 0 resolved), or config.publicUrl when not listening. */
   readonly url: string;
   readonly modules: readonly ReeltimeModule[];
+  /** Every route registered on the server, one entry per method (what /openapi.json must account for). */
+  readonly routes: readonly RegisteredRoute[];
   close(): Promise<void>;
+}
+
+export interface RegisteredRoute {
+  readonly method: string;
+  /** Fastify's pattern (`:param`, a trailing `*`), prefixes included. */
+  readonly url: string;
 }
 
 /** How long /readyz waits for each dependency: well under a load balancer's usual probe timeout. */
@@ -76,7 +84,15 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     uploadTotals: storage.uploadTotals,
   });
   const chat = createChatModule(ctx);
-  const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat, createOpenApiModule(ctx), createConsoleModule(ctx)];
+  const consoleModule = createConsoleModule(ctx);
+  // What each module says about its routes, in the order the document lists them; the routes this file
+  // registers itself (health, metrics) come from their folders too.
+  const openapi = createOpenApiModule(ctx, () => [
+    ...[recording, channel, chat, storage, notify, consoleModule].flatMap((m) => (m.openapi ? [m.openapi] : [])),
+    healthOpenApi(),
+    metricsOpenApi(),
+  ]);
+  const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat, openapi, consoleModule];
 
   const wordings = () => modules.flatMap((m) => (m.wordRefusal ? [m.wordRefusal] : []));
   const app: FastifyInstance = Fastify({
@@ -86,6 +102,10 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     bodyLimit: 1024 * 1024,
     // Request ids in logs, never bodies (they carry storage secrets).
     requestIdHeader: false,
+  });
+  const routes: RegisteredRoute[] = [];
+  app.addHook('onRoute', (r) => {
+    for (const method of [r.method].flat()) routes.push({ method, url: r.url });
   });
   installRootHandlers(app, wordings, log);
   instrumentHttp(app, ctx.metrics);
@@ -121,6 +141,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     context: ctx,
     url,
     modules,
+    routes,
     async close() {
       if (closed) return;
       closed = true;

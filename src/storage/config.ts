@@ -1,6 +1,5 @@
 import { join, resolve } from 'node:path';
-import type { CoreConfig } from '../config/core.ts';
-import { ConfigError, type ConfigSource } from '../config/source.ts';
+import { ConfigError, type CoreConfig, type ConfigSource } from '../config/index.ts';
 import { isStorageVendor, type StorageVendor } from './vendors/index.ts';
 
 /** Settings of the storage module (file section "storage", environment overrides REELTIME_STORAGE_*). */

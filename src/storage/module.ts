@@ -1,6 +1,7 @@
 import { credentialMatcher, parseBasic } from '../http/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { registerBucketRoute } from './bucket-route.ts';
+import { bucketOpenApi } from './openapi.ts';
 import { registerStorageMetrics } from './metrics.ts';
 import { sealingKey } from './seal.ts';
 import { signObject, urlSigningKey } from './signed-url.ts';
@@ -53,6 +54,7 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
     `${baseUrl}/bucket/${encodeURIComponent(bucket)}/${key.split('/').map(encodeURIComponent).join('/')}`;
   return {
     name: 'storage',
+    openapi: bucketOpenApi(),
     register(app) {
       if (!config.storage.serveBucket) return;
       registerBucketRoute(

@@ -12,6 +12,7 @@ export function objectKey(storage: Pick<StorageConfig, 'fileNamePrefix'>, fileNa
  */
 export function isSafeObjectKey(key: string): boolean {
   if (key.length === 0 || key.length > 1024) return false;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a key with control characters is refused
   if (/[\\\u0000-\u001f\u007f]/.test(key)) return false;
   return key.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
 }

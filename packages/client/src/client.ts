@@ -1,4 +1,4 @@
-import { errorFromAnswer, RecordingError } from './errors.ts';
+import { errorFromAnswer, type RecordingError } from './errors.ts';
 import { DEFAULT_RETRY, retryDelay, type Operation, type RetryPolicy } from './retry.ts';
 import type {
   AcquireRequest,

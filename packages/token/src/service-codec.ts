@@ -1,5 +1,5 @@
 // Encoding and decoding of one service record (docs/token.md, Format: "Service records"). Records carry no length, so each type's layout is known here.
-import { ByteReader, ByteWriter, TokenFormatError, TokenValueError } from './bytes.ts';
+import { type ByteReader, type ByteWriter, TokenFormatError, TokenValueError } from './bytes.ts';
 import type { Privileges, Rtm2ResourcePermissions, TokenService } from './services.ts';
 import { isServiceType, SERVICE_NAMES } from './services.ts';
 

@@ -1,2 +1,3 @@
 export { registerPageRoutes } from './page-routes.ts';
 export { registerChannelRoutes, type RouteDeps } from './routes.ts';
+export { channelOpenApi } from './openapi.ts';

@@ -10,7 +10,8 @@ import type { ChannelEvent } from '../membership/index.ts';
 import { redirectLocation, type ChannelDirectory, type Placement } from '../placement/index.ts';
 import { parseCname, parseProfile, parseUid } from './params.ts';
 import { authorizeRead, isCustomer } from './routes-auth.ts';
-import { tokenKey, type Sfu } from '../sfu.ts';
+import { tokenKey } from '../caps.ts';
+import type { Sfu } from '../sfu.ts';
 import { trackBitrates } from './track-bitrates.ts';
 
 export interface RouteDeps {

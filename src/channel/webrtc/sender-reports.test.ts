@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { RtcpSrPacket, RtpHeader, RtpPacket } from 'werift';
+import { type RtcpSrPacket, RtpHeader, RtpPacket } from 'werift';
 import { ntpToUnixMs, unixMsToNtp } from '../../clock/index.ts';
 import { startTestServer } from '../../testing/index.ts';
 import { whepSubscribe, whipPublish } from '../client/index.ts';

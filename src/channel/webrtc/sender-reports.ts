@@ -33,7 +33,7 @@ export class SenderReportWriter {
   /** Sends one SR with this mapping under the sender's SSRC (dropped while DTLS is not up). */
   send(mapping: ClockMapping): void {
     const transport = this.sender.dtlsTransport;
-    if (!transport || transport.state !== 'connected') return;
+    if (transport?.state !== 'connected') return;
     const report = new RtcpSrPacket({
       ssrc: this.sender.ssrc,
       senderInfo: new RtcpSenderInfo({

@@ -96,7 +96,7 @@ export function verifyUserAssertion(secret: string, token: string, nowSec: numbe
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'signature' };
   const header = decodeJson(h);
   const claims = decodeJson(p);
-  if (!header || header.alg !== 'HS256' || !claims) return { ok: false, reason: 'malformed' };
+  if (header?.alg !== 'HS256' || !claims) return { ok: false, reason: 'malformed' };
   const { sub, exp } = claims;
   if (typeof sub !== 'string' || sub === '' || typeof exp !== 'number' || !Number.isFinite(exp)) {
     return { ok: false, reason: 'malformed' };

@@ -14,7 +14,7 @@ export function parseProperties(text: string): Map<string, string> {
     }
     if (endsWithOddBackslashes(line)) line = line.slice(0, -1);
     const { key, rest } = splitKey(line);
-    out.set(unescape(key), unescape(rest));
+    out.set(unescapeValue(key), unescapeValue(rest));
   }
   return out;
 }
@@ -46,7 +46,7 @@ function splitKey(line: string): { key: string; rest: string } {
 
 const SIMPLE: Record<string, string> = { t: '\t', n: '\n', r: '\r', f: '\f' };
 
-function unescape(s: string): string {
+function unescapeValue(s: string): string {
   return s.replace(/\\(u[0-9a-fA-F]{4}|.)/g, (_m, e: string) => {
     if (e.length === 5) return String.fromCharCode(parseInt(e.slice(1), 16));
     return SIMPLE[e] ?? e;

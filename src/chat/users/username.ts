@@ -22,7 +22,7 @@ export function checkUsername(raw: unknown): Checked<string> {
 
 /** Keeps error messages one line and short whatever the client sent. */
 function printable(s: string): string {
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it replaces
   return s.replace(/[\u0000-\u001f\u007f]/g, '?');
 }
 

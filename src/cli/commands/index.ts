@@ -15,6 +15,6 @@ export const COMMANDS: Readonly<Record<string, Command>> = Object.freeze({
   chat: lazy('run the chat role (token server, users API, gateway)', role('chat')),
   'chat-token-server': lazy('run the chat token server alone (--config file.properties)', async () => (await import('./chat-token-server.ts')).chatTokenServer),
   token: lazy('build or inspect AccessToken2 tokens (chat-app, chat-user, rtc, inspect)', async () => (await import('./token.ts')).token),
-  record: lazy('record a channel through the recording API (start, query, update, stop, watch, list, files)', async () => (await import('./record.ts')).record),
+  record: lazy('record a channel through the recording API (start, query, update, stop, watch, list, files)', async () => (await import('./record/index.ts')).record),
   publish: lazy('publish a synthetic test stream (colour + tone) into a channel over WHIP', async () => (await import('./publish.ts')).publish),
 });

@@ -1,9 +1,8 @@
 // `reeltime publish`: a synthetic colour + tone stream into a channel over WHIP (ffmpeg + a werift peer).
 import { parseArgs } from 'node:util';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { startSyntheticPublisher } from '../../channel/index.ts';
-import { COLOR } from '../../channel/publisher/ffmpeg-args.ts';
-import { loadConfig } from '../../server/config.ts';
+import { COLOR, startSyntheticPublisher } from '../../channel/index.ts';
+import { loadConfig } from '../../server/index.ts';
 import { UsageError, type CommandRunner } from '../command.ts';
 
 const USAGE = `usage: reeltime publish --channel C --uid N [--app-id A] [--token T] [--color red] [--tone 440]

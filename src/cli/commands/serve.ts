@@ -1,5 +1,4 @@
-import { loadConfig, type Config } from '../../server/config.ts';
-import { startReeltime, type Role } from '../../server/index.ts';
+import { loadConfig, startReeltime, type Config, type Role } from '../../server/index.ts';
 import type { CommandRunner } from '../command.ts';
 
 function banner(config: Config, url: string, roles: readonly Role[] | undefined): string {

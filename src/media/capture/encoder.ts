@@ -39,7 +39,7 @@ export class EncoderRun {
   /** Starts the run with the sound captured from `startMs` on (UTC ms; the reader must have had samples). */
   constructor(
     runPlan: RunPlan,
-    private readonly reader: MonitorReader,
+    reader: MonitorReader,
     startMs: number,
     private readonly onEvent: CaptureEventListener,
   ) {

@@ -93,7 +93,7 @@ export class CdnPusher {
   /** The running child's process id. */
   get pid(): number | undefined {
     const c = this.#child;
-    return c && c.ffmpeg.running ? c.ffmpeg.child.pid : undefined;
+    return c?.ffmpeg.running ? c.ffmpeg.child.pid : undefined;
   }
 
   /** Bytes of the stream that no child took (none running, or it fell behind). */

@@ -92,7 +92,7 @@ export class GopCache {
 
   #readPat(p: Buffer, payload: number): void {
     const s = section(p, payload);
-    if (!s || s[0] !== 0x00) return;
+    if (s?.[0] !== 0x00) return;
     for (let i = 8; i + 4 <= s.length - 4; i += 4) {
       const program = (s[i]! << 8) | s[i + 1]!;
       if (program !== 0) {
@@ -104,7 +104,7 @@ export class GopCache {
 
   #readPmt(p: Buffer, payload: number): void {
     const s = section(p, payload);
-    if (!s || s[0] !== 0x02 || s.length < 12) return;
+    if (s?.[0] !== 0x02 || s.length < 12) return;
     const infoLength = ((s[10]! & 0x0f) << 8) | s[11]!;
     for (let i = 12 + infoLength; i + 5 <= s.length - 4; ) {
       const type = s[i]!;

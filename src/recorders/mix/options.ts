@@ -13,7 +13,7 @@ import {
   type MixLayoutSettings,
 } from '../../media/mix/index.ts';
 import type { RecordingTask } from '../../recording/dispatch/index.ts';
-import type { UpdateLayoutClientRequest } from '../../recording/validation/types.ts';
+import type { UpdateLayoutClientRequest } from '../../recording/index.ts';
 import { createSubscription, type Subscription } from '../common/subscription.ts';
 
 /** transcodingConfig defaults: a 360 × 640 portrait canvas at 15 fps and 500 Kbps. */

@@ -24,9 +24,6 @@ async function monoPcm(file: string): Promise<Int16Array> {
   return new Int16Array(r.stdout.buffer, r.stdout.byteOffset, r.stdout.length >> 1);
 }
 
-/** Signed distance of `ms` from the nearest multiple of `period`, in [−period/2, period/2). */
-const phase = (ms: number, period: number) => ((((ms + period / 2) % period) + period) % period) - period / 2;
-
 test('mix on sender clocks: a late joiner whose clock runs ahead is heard at its own sender time, one whose clock is too far behind at its arrival time (RTCP SRs through the SFU)', async () => {
   const h = await startHarness({ mode: 'mix' });
   try {

@@ -30,7 +30,7 @@ import type {
   StopResult,
   TrackType,
 } from '../../recording/dispatch/index.ts';
-import type { UpdateLayoutClientRequest } from '../../recording/validation/types.ts';
+import type { UpdateLayoutClientRequest } from '../../recording/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from '../common/events.ts';

@@ -3,7 +3,7 @@
  * "Request"), plus the object names of its files. Pure: no clock, no I/O.
  */
 import { sanitizeCname, utcStamp, type SessionNaming } from '../../media/index.ts';
-import type { MixAudioProfileId } from '../../media/mix/audio-profile.ts';
+import type { MixAudioProfileId } from '../../media/mix/index.ts';
 import type { RecordingTask } from '../../recording/dispatch/index.ts';
 
 export interface WebOptions {

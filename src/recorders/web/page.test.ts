@@ -86,7 +86,7 @@ test('web mode end to end: 40 s of a page with changing colours, a tone, flash +
     const live = serviceStates(q.body).find((s) => s.serviceName === 'web_recorder_service')?.payload;
     assert.equal(live?.state, 'inProgress', JSON.stringify(q.body));
     assert.equal(live?.onhold, false);
-    assert.deepEqual((live?.fileList as { filename: string }[]).map((f) => f.filename), [`rec/ind/${stem}.m3u8`]);
+    assert.deepEqual(((live?.fileList ?? []) as { filename: string }[]).map((f) => f.filename), [`rec/ind/${stem}.m3u8`]);
     // updateLayout has no meaning in web mode.
     const layout = await h.api('POST', web.path(resourceId, sid, 'updateLayout'), { cname, uid, clientRequest: {} });
     assert.equal(layout.status, 400, JSON.stringify(layout.body));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RecordingApiError } from '../errors.ts';
+import type { RecordingApiError } from '../errors.ts';
 import { createAuthenticator, safeEqual } from './basic-auth.ts';
 import { take } from '../../http/index.ts';
 

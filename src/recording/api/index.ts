@@ -2,3 +2,4 @@
 export { createAuthenticator, type Authenticator } from './basic-auth.ts';
 export { wordRecordingRefusal } from './errors-handler.ts';
 export { recordingApi, type ApiDeps } from './plugin.ts';
+export { recordingOpenApi } from './openapi.ts';

@@ -76,7 +76,7 @@ for (const dialect of TEST_DIALECTS) {
       assert.deepEqual(new Set((byCname.body.sessions as Body[]).map((s) => s.sid)), new Set([a.sid, c.sid]));
       const ended = await api.call('GET', '/sessions?status=ended');
       assert.deepEqual((ended.body.sessions as Body[]).map((s) => s.sid), [a.sid]);
-      assert.equal((await api.call('GET', '/sessions?mode=individual')).body.sessions instanceof Array, true);
+      assert.equal(Array.isArray((await api.call('GET', '/sessions?mode=individual')).body.sessions), true);
       assert.deepEqual(((await api.call('GET', '/sessions?from=2999-01-01')).body.sessions as Body[]).length, 0);
 
       const bad = await api.call('GET', '/sessions?status=done');

@@ -2,7 +2,7 @@
 import type { RecordingMode, Scene } from '../validation/types.ts';
 import { startRequest } from './client.ts';
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- fixtures are edited freely
+// biome-ignore lint/suspicious/noExplicitAny: fixtures are edited freely
 export type Body = Record<string, any>;
 export type RuleCase = [name: string, mode: RecordingMode, edit: (b: Body) => void, reason: string | undefined, scene?: Scene];
 

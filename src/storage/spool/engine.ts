@@ -303,7 +303,7 @@ export class UploadSpool {
 
   async #maybeComplete(sid: string): Promise<void> {
     const s = await this.#sessions.load(sid);
-    if (!s || !s.finished || s.completed || this.#queue.rowsOf(sid).length > 0) return;
+    if (!s?.finished || s.completed || this.#queue.rowsOf(sid).length > 0) return;
     try {
       // Files of this session may also wait in another node's spool.
       if ((await this.#d.store.pendingCount(sid)) > 0) return;

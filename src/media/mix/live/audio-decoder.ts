@@ -92,7 +92,7 @@ export class UserAudioDecoder {
     const senderTime = clock.synchronised ? clock.wallTimeOf(header.timestamp) : undefined;
     if (senderTime !== undefined) this.options.onReportedLag?.(now, now - senderTime);
     let running = this.#running;
-    if (!running || !running.process.running) {
+    if (!running?.process.running) {
       // A child that died is replaced at most once a second, so a stream ffmpeg cannot decode is no spawn loop.
       if (running && this.options.now() - this.#startedAtMs < DEAD_RESTART_INTERVAL_MS) return;
       running = this.#start();

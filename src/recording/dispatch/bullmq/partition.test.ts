@@ -35,7 +35,7 @@ test('partitioned recorder: stops writing after its lease, the other takes over,
   const channel = await cluster.start(['channel']);
   const api = await cluster.start(['api']);
   // The first recorder reaches Redis and PostgreSQL only through the proxies.
-  const first = await cluster.start(['recorder'], { env: { DATABASE_URL: pg.via(cluster.databaseUrl), REDIS_URL: redis.via(cluster.redisUrl) } });
+  await cluster.start(['recorder'], { env: { DATABASE_URL: pg.via(cluster.databaseUrl), REDIS_URL: redis.via(cluster.redisUrl) } });
   await cluster.publish(channel.url, CNAME, PUBLISHER);
   const client = recordingClient(api.url);
   const { resourceId, sid } = await startIndividualHls(client, CNAME, REC_UID);

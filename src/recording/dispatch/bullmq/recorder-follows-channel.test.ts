@@ -21,7 +21,7 @@ after(async () => {
 
 test('WHIP to the wrong channel node → 307 → published on the owner; a recorder on a third process records it', async () => {
   const [a, b] = await Promise.all([cluster.start(['channel']), cluster.start(['channel'])]);
-  const [api, recorder] = await Promise.all([cluster.start(['api']), cluster.start(['recorder'])]);
+  const [api] = await Promise.all([cluster.start(['api']), cluster.start(['recorder'])]);
 
   // The first publisher makes A the owner; the second one posts its WHIP to B and is sent to A.
   await cluster.publish(a.url, CNAME, 831);

@@ -1,4 +1,4 @@
-import type { ConfigSource } from '../../../config/source.ts';
+import type { ConfigSource } from '../../../config/index.ts';
 
 /** Queue-backed dispatch (REDIS_URL and a PostgreSQL DATABASE_URL); see docs/deployment.md, "Recording dispatch". */
 export interface DispatchSettings {

@@ -15,12 +15,12 @@ import {
   SessionFileSchema,
   SessionWebhookSchema,
   WebRecorderPayloadSchema,
-} from '../recording/api/schemas.ts';
-import { BackgroundConfigEntrySchema, LayoutConfigEntrySchema, StorageConfigSchema } from '../recording/validation/index.ts';
-import { namedSchemas, plain } from './document.ts';
-import { typeDeclarations } from './typescript.ts';
+} from './schemas.ts';
+import { typeDeclarations } from '../../openapi/index.ts';
+import { BackgroundConfigEntrySchema, LayoutConfigEntrySchema, StorageConfigSchema } from '../validation/index.ts';
+import { namedSchemas, plain } from './openapi.ts';
 
-export const CLIENT_TYPES_PATH = fileURLToPath(new URL('../../packages/client/src/types.gen.ts', import.meta.url));
+export const CLIENT_TYPES_PATH = fileURLToPath(new URL('../../../packages/client/src/types.gen.ts', import.meta.url));
 
 /** Parts that recur inside the bodies, given their own names (a client wants to name a file entry). */
 const SHARED_PARTS = () => ({
