@@ -150,7 +150,10 @@ export class RecordingService {
         await checkOutboundUrl(s.serviceParam.url, policy);
       } catch (e) {
         if (!(e instanceof OutboundUrlError)) throw e;
-        throw new ValidationError(`clientRequest.extensionServiceConfig.extensionServices[${i}].serviceParam.url`, e.message);
+        // Like the storage and push targets: the resolved address and its range are not echoed to the customer.
+        const rule =
+          e.refusal === 'blocked_address' ? `host ${NOT_PUBLIC_RULE}` : e.refusal === 'unresolvable' ? 'host name could not be resolved' : e.message;
+        throw new ValidationError(`clientRequest.extensionServiceConfig.extensionServices[${i}].serviceParam.url`, rule);
       }
     }
   }

@@ -94,6 +94,12 @@ test('production: CDN push targets in private ranges are a 400 at start and at u
       assert.equal(r.body.reason, `${field}: host ${NOT_PUBLIC}`, rtmpUrl);
       assert.doesNotMatch(JSON.stringify(r.body), /\/live\/key/, 'the stream key is not echoed');
     }
+    // The page URL's refusal is worded the same way: no address or range in the answer.
+    const page = webWith(undefined) as { extensionServiceConfig: { extensionServices: { serviceParam: Record<string, unknown> }[] } };
+    page.extensionServiceConfig.extensionServices[0]!.serviceParam.url = 'http://169.254.169.254/latest/meta-data';
+    const refusedPage = (await start(api, 'web', page)).r;
+    assert.equal(refusedPage.body.reason, `clientRequest.extensionServiceConfig.extensionServices[0].serviceParam.url: host ${NOT_PUBLIC}`);
+
     const { rid, id, r } = await start(api, 'web', webWith('rtmp://93.184.216.34/live/key'));
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const sid = r.body.sid as string;
