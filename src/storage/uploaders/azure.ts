@@ -18,11 +18,7 @@ export interface AzureUploaderOptions {
 }
 
 /** A pipeline step that sends every request through the given agent (the Azure SDK has no agent option). */
-function agentPolicy(lookup: LookupFunction): RequestPolicyFactory {
-  const agents = {
-    http: new http.Agent({ keepAlive: true, lookup }),
-    https: new https.Agent({ keepAlive: true, lookup }),
-  };
+function agentPolicy(agents: { readonly http: http.Agent; readonly https: https.Agent }): RequestPolicyFactory {
   return {
     create: (next) => ({
       sendRequest: (request) => {
@@ -36,6 +32,9 @@ function agentPolicy(lookup: LookupFunction): RequestPolicyFactory {
 /** Vendor 5: account name and key from accessKey/secretKey, the bucket is the container. */
 export function createAzureUploader(o: AzureUploaderOptions): Uploader {
   let container: ContainerClient | undefined;
+  const agents = o.lookup
+    ? { http: new http.Agent({ keepAlive: true, lookup: o.lookup }), https: new https.Agent({ keepAlive: true, lookup: o.lookup }) }
+    : undefined;
   const secrets = [o.accountKey];
   const fail = (e: unknown, what: string): never => {
     throw classifyError(e, what, o.description, secrets);
@@ -54,7 +53,7 @@ export function createAzureUploader(o: AzureUploaderOptions): Uploader {
         const pipeline = newPipeline(cred, {
           retryOptions: { maxTries: 2, retryDelayInMs: 100, maxRetryDelayInMs: 500, tryTimeoutInMs: 120_000 },
         });
-        if (o.lookup) pipeline.factories.push(agentPolicy(o.lookup));
+        if (agents) pipeline.factories.push(agentPolicy(agents));
         const service = new BlobServiceClient(o.serviceUrl, pipeline);
         container = service.getContainerClient(o.container);
       } catch {
@@ -120,6 +119,9 @@ export function createAzureUploader(o: AzureUploaderOptions): Uploader {
         fail(e, `delete "${key}"`);
       }
     },
-    close() {},
+    close() {
+      agents?.http.destroy();
+      agents?.https.destroy();
+    },
   };
 }
