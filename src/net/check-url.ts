@@ -43,10 +43,10 @@ export function isAllowEntry(entry: string): boolean {
 }
 
 /** Whether the policy's allow list covers this URL reaching these addresses. */
-function allowed(policy: OutboundPolicy, url: URL, addresses: readonly string[]): boolean {
+function allowed(policy: OutboundPolicy, url: URL | undefined, addresses: readonly string[]): boolean {
   for (const entry of policy.allow ?? []) {
     const range = parseCidr(entry);
-    if (range ? addresses.every((a) => inCidr(a, range)) : URL.canParse(entry) && new URL(entry).origin === url.origin) return true;
+    if (range ? addresses.every((a) => inCidr(a, range)) : url !== undefined && URL.canParse(entry) && new URL(entry).origin === url.origin) return true;
   }
   return false;
 }
@@ -67,6 +67,45 @@ function parse(raw: string | URL): URL {
 }
 
 /**
+ * Checks one host (a name or an IP literal, IPv6 with or without brackets) that a connection is about to reach:
+ * unless the policy allows private targets, a literal must be public and a name must resolve only to public
+ * addresses. Returns the address to connect to (the first one). `url`, when given, lets the policy's origin
+ * entries match; range entries match any host. Used for non-HTTP targets too (RTMP, storage endpoints).
+ */
+export async function resolveOutboundHost(hostname: string, policy: OutboundPolicy, url?: URL): Promise<ResolvedAddress> {
+  const host = hostname;
+  if (!host) throw new OutboundUrlError('invalid_url', 'URL has no host');
+  const literal = host.startsWith('[') ? host.slice(1, -1) : host;
+  const kind = isIP(literal);
+  const permits = (addresses: readonly string[]) => policy.allowPrivate || allowed(policy, url, addresses);
+  if (kind !== 0) {
+    const range = classifyIp(literal);
+    if (range && !permits([literal])) {
+      throw new OutboundUrlError('blocked_address', `host ${host} is a ${range} address; ${HINT}`);
+    }
+    return { address: literal, family: kind === 6 ? 6 : 4 };
+  }
+  let addresses: readonly ResolvedAddress[];
+  try {
+    addresses = await (policy.resolve ?? systemResolve)(host);
+  } catch (e) {
+    const code = (e as { code?: string }).code ?? (e as Error).message;
+    throw new OutboundUrlError('unresolvable', `host "${host}" could not be resolved (${code})`);
+  }
+  const first = addresses[0];
+  if (!first) throw new OutboundUrlError('unresolvable', `host "${host}" resolved to no address`);
+  if (!permits(addresses.map((a) => a.address))) {
+    for (const a of addresses) {
+      const range = classifyIp(a.address);
+      if (range) {
+        throw new OutboundUrlError('blocked_address', `host "${host}" resolves to ${a.address}, a ${range} address; ${HINT}`);
+      }
+    }
+  }
+  return first;
+}
+
+/**
  * Parses and checks an outbound URL, resolving its host once. Refuses schemes other than http(s) and, unless the
  * policy allows private targets, any host that is or resolves to a non-public address (every resolved address is
  * checked). The URL parser has already normalised decimal, octal, hex and IPv4-mapped forms, and the connection is
@@ -77,35 +116,14 @@ export async function resolveOutbound(raw: string | URL, policy: OutboundPolicy)
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new OutboundUrlError('scheme', `URL scheme "${url.protocol.replace(/:$/, '')}" is not allowed (use http or https)`);
   }
-  const host = url.hostname;
-  if (!host) throw new OutboundUrlError('invalid_url', 'URL has no host');
-  const literal = host.startsWith('[') ? host.slice(1, -1) : host;
-  const kind = isIP(literal);
-  if (kind !== 0) {
-    const range = classifyIp(literal);
-    if (range && !policy.allowPrivate && !allowed(policy, url, [literal])) {
-      throw new OutboundUrlError('blocked_address', `URL host ${host} is a ${range} address; ${HINT}`);
-    }
-    return { url, address: literal, family: kind === 6 ? 6 : 4 };
-  }
-  let addresses: readonly ResolvedAddress[];
   try {
-    addresses = await (policy.resolve ?? systemResolve)(host);
+    const { address, family } = await resolveOutboundHost(url.hostname, policy, url);
+    return { url, address, family };
   } catch (e) {
-    const code = (e as { code?: string }).code ?? (e as Error).message;
-    throw new OutboundUrlError('unresolvable', `URL host "${host}" could not be resolved (${code})`);
+    // Messages keep their wording for URLs: "URL host …".
+    if (e instanceof OutboundUrlError && e.refusal !== 'invalid_url') throw new OutboundUrlError(e.refusal, `URL ${e.message}`);
+    throw e;
   }
-  const first = addresses[0];
-  if (!first) throw new OutboundUrlError('unresolvable', `URL host "${host}" resolved to no address`);
-  if (!policy.allowPrivate && !allowed(policy, url, addresses.map((a) => a.address))) {
-    for (const a of addresses) {
-      const range = classifyIp(a.address);
-      if (range) {
-        throw new OutboundUrlError('blocked_address', `URL host "${host}" resolves to ${a.address}, a ${range} address; ${HINT}`);
-      }
-    }
-  }
-  return { url, address: first.address, family: first.family };
 }
 
 /** Checks an outbound URL (see resolveOutbound); resolves to the parsed URL or throws OutboundUrlError. */

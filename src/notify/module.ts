@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
+import { checkOutboundUrl, OutboundUrlError } from '../net/index.ts';
 import { Outbox } from '../db/outbox.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { Dispatcher, SWEEP_INTERVAL_MS } from './dispatcher.ts';
@@ -110,6 +111,14 @@ export function createNotifyModule(ctx: ServerContext): NotifyModule {
         // The hosted service only accepts HTTPS webhooks; plain HTTP is allowed here but exposes events in transit.
         if (ctx.config.env === 'production' && origin.startsWith('http:')) {
           log.warn({ appId, origin }, 'notify: webhook uses plain HTTP');
+        }
+        // A target the outbound guard refuses is only refused at delivery: say so now. In the background (a name
+        // lookup must not hold up the start); at delivery the guard decides again.
+        if (!cfg.allowPrivateUrls) {
+          checkOutboundUrl(hook.url, { allowPrivate: false }).catch((e: unknown) => {
+            if (!(e instanceof OutboundUrlError)) return;
+            log.warn({ appId, origin, reason: e.message }, 'notify: webhook URL will be refused at every delivery (outbound guard)');
+          });
         }
       }
       const names = cfg.ncsHosts.filter((h) => isIP(h) === 0);

@@ -85,7 +85,14 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
   // Where private targets are refused (production), web mode's page URL passes the same outbound guard as
   // webhooks; elsewhere it is not resolved at start at all (no name lookup in development and tests).
   const pageUrlPolicy = ctx.config.notify.allowPrivateUrls ? undefined : { allowPrivate: false };
-  const service = new RecordingService({ config: cfg, clock: ctx.clock, store, runtime, dispatcher, ...(pageUrlPolicy ? { pageUrlPolicy } : {}) });
+  const service = new RecordingService({
+    config: cfg,
+    clock: ctx.clock,
+    store,
+    runtime,
+    dispatcher,
+    ...(pageUrlPolicy ? { pageUrlPolicy, outbound: { policy: pageUrlPolicy, storage: ctx.config.storage } } : {}),
+  });
   const serveApi = ctx.roles.has('api');
   // Sessions live in the shared database: processes serving the API report them (docs/metrics.md).
   if (serveApi) {

@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../clock/index.ts';
-import { checkOutboundUrl, OutboundUrlError, type OutboundPolicy } from '../net/index.ts';
+import { checkOutboundUrl, OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../net/index.ts';
+import { checkStorageTarget, type StorageSettings } from '../storage/index.ts';
 import type { Dispatcher } from './dispatch/types.ts';
 import {
   accessSession,
@@ -74,6 +75,32 @@ export interface ServiceDeps {
   readonly dispatcher: Dispatcher;
   /** Web mode: which page URLs `start` accepts (the outbound URL guard's policy; docs/recording-web.md). */
   readonly pageUrlPolicy?: OutboundPolicy;
+  /**
+   * Where private targets are refused (production): the guard's policy for the storage endpoint and CDN push
+   * targets a request names, checked at `start` and `update` (and again at connect time by the recorder).
+   */
+  readonly outbound?: { readonly policy: OutboundPolicy; readonly storage: StorageSettings };
+}
+
+const NOT_PUBLIC_RULE = 'must be a public address (private, loopback and other special-purpose addresses are refused)';
+
+/**
+ * An RTMP(S) push target's host must be public. The answer names neither the resolved address nor the range, so
+ * it can't be used to map the operator's network.
+ */
+async function checkRtmpTarget(rtmpUrl: string, policy: OutboundPolicy, field: string): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(rtmpUrl);
+  } catch {
+    throw new ValidationError(field, 'must be an rtmp:// or rtmps:// URL');
+  }
+  try {
+    await resolveOutboundHost(url.hostname, policy);
+  } catch (e) {
+    if (!(e instanceof OutboundUrlError)) throw e;
+    throw new ValidationError(field, e.refusal === 'unresolvable' ? 'host name could not be resolved' : `host ${NOT_PUBLIC_RULE}`);
+  }
 }
 
 function parseMode(mode: string): RecordingMode {
@@ -123,7 +150,27 @@ export class RecordingService {
         await checkOutboundUrl(s.serviceParam.url, policy);
       } catch (e) {
         if (!(e instanceof OutboundUrlError)) throw e;
-        throw new ValidationError(`clientRequest.extensionServiceConfig.extensionServices[${i}].serviceParam.url`, e.message);
+        // Like the storage and push targets: the resolved address and its range are not echoed to the customer.
+        const rule =
+          e.refusal === 'blocked_address' ? `host ${NOT_PUBLIC_RULE}` : e.refusal === 'unresolvable' ? 'host name could not be resolved' : e.message;
+        throw new ValidationError(`clientRequest.extensionServiceConfig.extensionServices[${i}].serviceParam.url`, rule);
+      }
+    }
+  }
+
+  /** The storage endpoint and CDN push targets of a start request pass the outbound guard (production). */
+  private async checkStartTargets(cr: StartClientRequest): Promise<void> {
+    const o = this.d.outbound;
+    if (!o) return;
+    const problem = await checkStorageTarget(cr.storageConfig, o.storage, o.policy);
+    if (problem) {
+      const rule = problem.reason.startsWith(`${problem.field} `) ? problem.reason.slice(problem.field.length + 1) : problem.reason;
+      throw new ValidationError(`clientRequest.${problem.field}`, rule);
+    }
+    for (const [i, s] of (cr.extensionServiceConfig?.extensionServices ?? []).entries()) {
+      if (s.serviceName !== 'rtmp_publish_service') continue;
+      for (const [j, out] of s.serviceParam.outputs.entries()) {
+        await checkRtmpTarget(out.rtmpUrl, o.policy, `clientRequest.extensionServiceConfig.extensionServices[${i}].serviceParam.outputs[${j}].rtmpUrl`);
       }
     }
   }
@@ -141,6 +188,7 @@ export class RecordingService {
     const clientRequest = validateStartClientRequest(env.clientRequest, mode, scene);
     checkStorageRegion(clientRequest.storageConfig, existing.resource.region, 'clientRequest.storageConfig');
     if (mode === 'web') await this.checkPageUrl(clientRequest);
+    await this.checkStartTargets(clientRequest);
     if (!this.d.dispatcher.supports(mode)) throw new RecorderUnavailableError(mode);
     const unfit = await this.d.dispatcher.unplaceable?.(existing.resource);
     if (unfit !== undefined) throw new NoRecorderFitsError(unfit);
@@ -195,6 +243,10 @@ export class RecordingService {
     if (storage) {
       checkStorageRegion(storage, current.resource.region, 'clientRequest.storageConfig');
       checkStorageUnchanged(storage, current.session.clientRequest.storageConfig, 'clientRequest.storageConfig');
+    }
+    const outbound = this.d.outbound;
+    for (const [i, out] of (outbound ? req.clientRequest.rtmpPublishConfig?.outputs ?? [] : []).entries()) {
+      await checkRtmpTarget(out.rtmpUrl, outbound!.policy, `clientRequest.rtmpPublishConfig.outputs[${i}].rtmpUrl`);
     }
     const { task, done } = await this.d.runtime.mutate(resourceId, (t) =>
       updateSession(accessSession(t, ref, this.d.clock.now()), req.clientRequest),

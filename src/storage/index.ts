@@ -27,6 +27,7 @@ export {
   type StorageConfig,
   type StorageExtensionParams,
 } from './storage-config.ts';
+export { checkStorageTarget } from './outbound.ts';
 export { contentTypeFor, isSafeObjectKey, objectKey } from './naming.ts';
 export type {
   EnqueueOptions,

@@ -40,6 +40,8 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
     log,
     // Every process of a deployment shares the app certificate, so any of them can unseal what another stored.
     sealKey: sealingKey(config.appCertificate),
+    // The same outbound guard as webhooks and page URLs, at connect time (the start-time check is the API's).
+    outbound: { allowPrivate: config.notify.allowPrivateUrls },
   });
   let baseUrl = config.publicUrl;
   const urlKey = urlSigningKey(config.appCertificate);

@@ -70,3 +70,37 @@ test('an empty sse or tag is "not set" (the Go REST client sends sse: "" for eve
   assert.deepEqual(r.value.extensionParams, {});
   assert.equal(problem({ ...base, vendor: 2, region: 3, extensionParams: { sse: 'kms' } }).field, 'storageConfig.extensionParams.sse');
 });
+
+test('bucket names follow the vendor\'s rules; Azure account names are storage account names (issue 30 item 5, issue 25 item 2)', () => {
+  const ok: [number, number, string][] = [
+    [1, 0, 'rec-bucket'], [1, 0, 'my.bucket.name'], [2, 0, 'oss-bucket-1'], [3, 0, 'examplebucket-1250000000'],
+    [5, 0, 'recs'], [6, 0, 'gcs_bucket.with.dots'], [7, 0, 'obs.bucket-1'], [8, 0, 'bos1'], [11, 0, 'Any_Name.ok'],
+  ];
+  for (const [vendor, region, bucket] of ok) {
+    const extra = vendor === 5 ? { accessKey: 'account1' } : vendor === 11 ? { extensionParams: { endpoint: 'minio.local:9000' } } : {};
+    const r = validateStorageConfig({ ...base, vendor, region, bucket, ...extra });
+    assert.ok(r.ok, `${vendor} ${bucket}: ${JSON.stringify(r)}`);
+  }
+  const bad: [number, string, RegExp][] = [
+    [1, 'a'.repeat(64), /3-63 characters for Amazon S3/],
+    [1, 'trail-', /start and end with a lowercase letter or digit/],
+    [1, 'bucket-s3alias', /reserved suffix "-s3alias"/],
+    [2, 'UPPER', /lowercase letters, digits and "-" for Alibaba/],
+    [3, 'under_score', /for Tencent Cloud COS/],
+    [5, 'ab', /3-63 characters for Microsoft Azure/],
+    [6, 'goog-bucket', /must not start with "goog"/],
+    [6, `${'a'.repeat(64)}`, /at most 63 characters unless it contains periods/],
+    [7, 'a..b', /two adjacent periods for Huawei/],
+    [8, 'bos-', /start and end/],
+  ];
+  for (const [vendor, bucket, why] of bad) {
+    const p = problem({ ...base, vendor, region: 0, bucket, ...(vendor === 5 ? { accessKey: 'account1' } : {}) });
+    assert.equal(p.field, 'storageConfig.bucket', bucket);
+    assert.match(p.reason, why, bucket);
+  }
+  for (const accessKey of ['127.0.0.1:19350/?', 'UPPER', 'ab', 'a'.repeat(25), 'dev-account']) {
+    const p = problem({ ...base, vendor: 5, bucket: 'recs', accessKey });
+    assert.equal(p.field, 'storageConfig.accessKey');
+    assert.doesNotMatch(p.reason, /127\.0\.0\.1|UPPER/);
+  }
+});

@@ -1,4 +1,4 @@
-import { validateStorageRegion, vendorSpec, type StorageConfigProblem, type StorageVendor } from './vendors/index.ts';
+import { AZURE_ACCOUNT_NAME, bucketNameProblem, validateStorageRegion, vendorSpec, type StorageConfigProblem, type StorageVendor } from './vendors/index.ts';
 
 /** `storageConfig.extensionParams`: `sse` and `tag` from the spec (an empty string is "not set"), `endpoint` for vendor 11. */
 export interface StorageExtensionParams {
@@ -108,6 +108,13 @@ export function validateStorageConfig(input: unknown): StorageConfigCheck {
   }
   if (spec.vendor === 11 && !ext?.endpoint) {
     return fail('extensionParams.endpoint', 'is required for vendor 11 (S3-compatible storage)');
+  }
+  // The vendor's own rules last, so the general messages above (which tests and docs quote) come first.
+  const bucketRule = bucketNameProblem(spec.vendor, o.bucket);
+  if (bucketRule) return fail('bucket', bucketRule);
+  if (spec.api === 'azure' && !AZURE_ACCOUNT_NAME.test(o.accessKey)) {
+    // The account name becomes the host name: nothing else may reach a URL. The value is not echoed.
+    return fail('accessKey', 'must be an Azure storage account name: 3-24 lowercase letters and digits');
   }
   const value: StorageConfig = {
     vendor: spec.vendor,

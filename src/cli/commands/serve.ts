@@ -10,7 +10,10 @@ function banner(config: Config, url: string, roles: readonly Role[] | undefined)
     `  recording API   ${url}/v1/apps/${config.appId}/cloud_recording/acquire`,
     `  channels        ${url}/rtc/v1/apps/${config.appId}/channels/{cname}`,
     `  chat tokens     ${url}/chat/app/token`,
-    `  local bucket    ${url}/bucket/`,
+    // Objects only (there is no listing at /bucket/), and only where this process serves the bucket.
+    ...(config.storage.serveBucket
+      ? [`  local bucket    ${url}/bucket/{bucket}/{key}  (${config.storage.bucketPublic ? 'public' : 'signed links from the sessions API, or the customer credentials'})`]
+      : []),
     `  metrics         ${url}/metrics  (${config.metricsToken ? 'bearer token' : 'loopback callers only'})`,
   ];
   if (config.generatedCredentials) {

@@ -77,7 +77,7 @@ class Capture implements CaptureHandle {
   ) {
     this.paused = o.onhold;
     this.pushBranch = o.rtmpUrl !== undefined;
-    this.pusher = new CdnPusher({ onStatus: (c) => this.pushStatus(c), rtmpUrl: o.rtmpUrl, ...o.pushTimeouts });
+    this.pusher = new CdnPusher({ onStatus: (c) => this.pushStatus(c), rtmpUrl: o.rtmpUrl, outbound: o.pushPolicy, ...o.pushTimeouts });
     for (const child of [screen.process, sound.process, reader.process, browser.process]) this.watch(child);
   }
 

@@ -3,6 +3,7 @@
  * Field ranges follow `web_recorder_service.serviceParam` (docs/recording-web.md); the request-level
  * validation with field-naming errors lives in the recording API, this only refuses what would break a capture.
  */
+import type { OutboundPolicy } from '../../net/index.ts';
 import { mixAudioProfile, type MixAudioProfile, type MixAudioProfileId } from '../mix/audio-profile.ts';
 import { isRtmpUrl } from '../push/index.ts';
 import { SLICE_SECONDS } from '../slice-policy.ts';
@@ -28,6 +29,8 @@ export interface CaptureOptions {
   readonly chromiumPath?: string;
   /** The pusher's connect and stall limits (tests shorten them); CdnPusher's defaults otherwise. */
   readonly pushTimeouts?: PushTimeouts;
+  /** The outbound guard's policy for the push target, checked and pinned at connect time (production). */
+  readonly pushPolicy?: OutboundPolicy | undefined;
   /**
    * The page's host (first) and the other hosts the operator lets pages load from, each with the address the
    * outbound guard approved for it: the browser resolves those names to those addresses and, unless `openNetwork`,
@@ -67,6 +70,7 @@ export interface ResolvedCaptureOptions {
   readonly rtmpUrl: string | undefined;
   readonly chromiumPath: string;
   readonly pushTimeouts: PushTimeouts;
+  readonly pushPolicy: OutboundPolicy | undefined;
   readonly pinnedHosts: readonly PinnedHost[];
   readonly openNetwork: boolean;
 }
@@ -115,6 +119,7 @@ export function resolveCaptureOptions(o: CaptureOptions): ResolvedCaptureOptions
     rtmpUrl: o.rtmpUrl,
     chromiumPath: o.chromiumPath ?? DEFAULT_CHROMIUM_PATH,
     pushTimeouts: o.pushTimeouts ?? {},
+    pushPolicy: o.pushPolicy,
     pinnedHosts: Object.freeze([...(o.pinnedHosts ?? [])]),
     openNetwork: o.openNetwork ?? false,
   });

@@ -2,6 +2,7 @@
 // stops reading (the receiver frozen with SIGSTOP) is reported as lost while the source is never held up.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -70,6 +71,57 @@ test('a frozen CDN is reported lost (the source keeps flowing), a new target pub
     await source.stop(2000);
     rx1.kill('SIGKILL');
     rx2.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('production guard: a push host that resolves to a private address gets no connection; an allowed one publishes to the pinned address', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cdn-pusher-guard-'));
+  // A TCP listener standing in for a private service: it must never be connected to.
+  let connections = 0;
+  const privateService = createServer((s) => {
+    connections++;
+    s.destroy();
+  });
+  await new Promise<void>((r) => privateService.listen(0, '127.0.0.1', r));
+  const privatePort = (privateService.address() as { port: number }).port;
+  const port = await freePort();
+  const rx = rtmpReceiver(port, join(dir, 'rx.ts'));
+  const source = new FfmpegProcess(
+    ['-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc2=size=320x180:rate=15', '-f', 'lavfi', '-i', 'sine=f=440:sample_rate=48000',
+      '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '15', '-c:a', 'aac', '-f', 'mpegts', 'pipe:3'],
+    { extraPipes: 1 },
+  );
+  // Names are answered by the test (never the system resolver): cdn.example.test is not resolvable otherwise, so
+  // publishing proves ffmpeg was handed the approved address.
+  const resolve = async () => [{ address: '127.0.0.1', family: 4 as const }];
+  const statuses: PushStatusChange[] = [];
+  const refusedUrl = `rtmp://cdn.example.test:${privatePort}/live/secret-key`;
+  const refused = new CdnPusher({ rtmpUrl: refusedUrl, onStatus: (c) => void statuses.push(c), outbound: { allowPrivate: false, resolve } });
+  const allowedUrl = `rtmp://cdn.example.test:${port}/live/test`;
+  const allowed = new CdnPusher({
+    rtmpUrl: allowedUrl,
+    onStatus: (c) => void statuses.push(c),
+    outbound: { allowPrivate: false, resolve, allow: ['127.0.0.0/8'] },
+  });
+  try {
+    await new Promise((r) => setTimeout(r, 1000)); // the receiver listens once ffmpeg has parsed its arguments
+    const feeds = [refused.beginStream(), allowed.beginStream()];
+    (source.pipe(3) as Readable).on('data', (b: Buffer) => {
+      for (const f of feeds) f(b);
+    });
+    const down = await waitFor('refused', () => statuses.find((c) => c.rtmpUrl === refusedUrl && c.status === 'disconnected'));
+    assert.equal(down.message, 'the CDN host is not a public address');
+    assert.equal(refused.pid, undefined, 'no ffmpeg was started for the refused target');
+    await waitFor('publishing through the pinned address', () => statuses.find((c) => c.rtmpUrl === allowedUrl && c.status === 'publishing'));
+    assert.equal(connections, 0);
+    assert.deepEqual(statuses.filter((c) => c.rtmpUrl === refusedUrl).map((c) => c.status), ['disconnected']);
+  } finally {
+    await refused.stop();
+    await allowed.stop();
+    await source.stop(2000);
+    rx.kill('SIGKILL');
+    privateService.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

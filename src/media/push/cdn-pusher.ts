@@ -10,10 +10,11 @@
  * purpose (pause, target switch, stop) report nothing.
  */
 import type { Writable } from 'node:stream';
+import { OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../../net/index.ts';
 import { FfmpegProcess } from '../ffmpeg.ts';
 import { LineSplitter } from '../segment-list.ts';
 import { GopCache } from './gop-cache.ts';
-import { progressTotalSize, PUSH_INPUT_FD, PUSH_PROGRESS_FD, pusherArgs, TS_PACKET_BYTES } from './pusher-args.ts';
+import { pinnedPushTarget, progressTotalSize, PUSH_INPUT_FD, PUSH_PROGRESS_FD, pusherArgs, TS_PACKET_BYTES, type PushTarget } from './pusher-args.ts';
 
 export type PushStatus = 'connecting' | 'publishing' | 'disconnected';
 
@@ -37,6 +38,12 @@ export interface CdnPusherOptions {
   readonly stallTimeoutMs?: number;
   /** Bytes waiting for the child beyond which packets are dropped instead of queued. Default 4 MiB. */
   readonly maxBacklogBytes?: number;
+  /**
+   * The outbound guard's policy (production: private targets refused). Each child's target host is resolved and
+   * checked just before ffmpeg starts, and ffmpeg is handed the approved address (rtmp). Without it, ffmpeg
+   * resolves the host itself (development).
+   */
+  readonly outbound?: OutboundPolicy | undefined;
 }
 
 /** How long a child stopped on purpose gets to finish the FLV at the CDN after its input ended. */
@@ -51,8 +58,11 @@ class PushChild {
   waitingSince: number | undefined;
   timer: NodeJS.Timeout | undefined;
 
-  constructor(readonly rtmpUrl: string) {
-    this.ffmpeg = new FfmpegProcess(pusherArgs(rtmpUrl), { extraPipes: 2, stderrLimit: 4096 });
+  constructor(
+    readonly rtmpUrl: string,
+    target: PushTarget,
+  ) {
+    this.ffmpeg = new FfmpegProcess(pusherArgs(target.url, target.tcUrl), { extraPipes: 2, stderrLimit: 4096 });
     this.input = this.ffmpeg.child.stdio[PUSH_INPUT_FD] as Writable;
     // EPIPE once the child is gone: its exit is what reports the failure.
     this.input.on('error', () => undefined);
@@ -60,7 +70,8 @@ class PushChild {
 }
 
 export class CdnPusher {
-  readonly #o: Required<Omit<CdnPusherOptions, 'rtmpUrl'>>;
+  readonly #o: Required<Omit<CdnPusherOptions, 'rtmpUrl' | 'outbound'>>;
+  readonly #outbound: OutboundPolicy | undefined;
   #target: string | undefined;
   /** An MPEG-TS stream is flowing (between beginStream and endStream). */
   #streaming = false;
@@ -75,9 +86,10 @@ export class CdnPusher {
   /** Serialises child starts and stops: two children never push at once. */
   #queue: Promise<void> = Promise.resolve();
 
-  constructor({ rtmpUrl, ...options }: CdnPusherOptions) {
+  constructor({ rtmpUrl, outbound, ...options }: CdnPusherOptions) {
     if (rtmpUrl !== undefined) pusherArgs(rtmpUrl);
     this.#target = rtmpUrl;
+    this.#outbound = outbound;
     this.#o = {
       connectTimeoutMs: 15_000,
       stallTimeoutMs: 8_000,
@@ -113,7 +125,7 @@ export class CdnPusher {
     return this.#serial(async () => {
       this.#target = url;
       await this.#stopChild();
-      if (!this.#closed && this.#streaming && url !== undefined) this.#startChild(url);
+      if (!this.#closed && this.#streaming && url !== undefined) await this.#startChild(url);
     });
   }
 
@@ -128,7 +140,7 @@ export class CdnPusher {
     this.#gop = new GopCache();
     void this.#serial(async () => {
       await this.#stopChild();
-      if (!this.#closed && this.#streaming && this.#stream === stream && this.#target !== undefined) this.#startChild(this.#target);
+      if (!this.#closed && this.#streaming && this.#stream === stream && this.#target !== undefined) await this.#startChild(this.#target);
     });
     return (chunk) => {
       if (this.#stream === stream && this.#streaming) this.#feed(chunk);
@@ -169,8 +181,24 @@ export class CdnPusher {
     c.input.write(bytes);
   }
 
-  #startChild(url: string): void {
-    const c = new PushChild(url);
+  /** Where ffmpeg must connect for `url`: the guard's approved address, or undefined when the target is refused. */
+  async #approve(url: string): Promise<PushTarget | undefined> {
+    if (!this.#outbound) return { url };
+    try {
+      const { address } = await resolveOutboundHost(new URL(url).hostname, this.#outbound);
+      return pinnedPushTarget(url, address);
+    } catch (e) {
+      const why = e instanceof OutboundUrlError && e.refusal === 'unresolvable' ? 'the CDN host could not be resolved' : 'the CDN host is not a public address';
+      this.#o.onStatus({ rtmpUrl: url, status: 'disconnected', message: why });
+      return undefined;
+    }
+  }
+
+  async #startChild(url: string): Promise<void> {
+    const target = await this.#approve(url);
+    // Stopped, ended or pointed elsewhere while the host was being resolved: nothing to start.
+    if (!target || this.#closed || !this.#streaming || this.#target !== url) return;
+    const c = new PushChild(url, target);
     this.#child = c;
     this.#o.onStatus({ rtmpUrl: url, status: 'connecting' });
     // Joining a running stream: start on its latest keyframe (picture and sound together, no probe wait).

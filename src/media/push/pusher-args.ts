@@ -14,7 +14,11 @@ export function isRtmpUrl(url: string): boolean {
   return /^rtmps?:\/\/[^\s]+$/i.test(url);
 }
 
-export function pusherArgs(rtmpUrl: string): string[] {
+/**
+ * `tcUrl`: the RTMP `tcUrl` to announce when `rtmpUrl` names the server by a pinned address instead of its host
+ * name (the CDN routes by the name in it).
+ */
+export function pusherArgs(rtmpUrl: string, tcUrl?: string): string[] {
   if (!isRtmpUrl(rtmpUrl)) throw new RangeError('rtmpUrl must be an rtmp:// or rtmps:// URL');
   return [
     '-loglevel', 'warning',
@@ -28,6 +32,7 @@ export function pusherArgs(rtmpUrl: string): string[] {
     '-progress', `pipe:${PUSH_PROGRESS_FD}`, '-stats_period', '1',
     // A live FLV has no duration or size to rewrite at the end.
     '-f', 'flv', '-flvflags', 'no_duration_filesize',
+    ...(tcUrl !== undefined ? ['-rtmp_tcurl', tcUrl] : []),
     rtmpUrl,
   ];
 }
@@ -36,4 +41,27 @@ export function pusherArgs(rtmpUrl: string): string[] {
 export function progressTotalSize(line: string): number | undefined {
   const m = /^total_size=(\d+)\s*$/.exec(line);
   return m ? Number(m[1]) : undefined;
+}
+
+/** What ffmpeg is handed for one push: the URL to connect to and, when its host was pinned, the original tcUrl. */
+export interface PushTarget {
+  readonly url: string;
+  readonly tcUrl?: string;
+}
+
+/**
+ * The push target with its host replaced by the address the outbound guard approved (`address`), so ffmpeg
+ * connects where the guard looked, whatever a later DNS answer says; the `tcUrl` keeps the host name (up to the
+ * stream key) for the CDN. rtmps keeps its name: TLS needs it for SNI, and ffmpeg has no way to pin the address
+ * under a name; its host was still checked just before (a short window remains; docs/recording-web.md).
+ */
+export function pinnedPushTarget(rtmpUrl: string, address: string): PushTarget {
+  const u = new URL(rtmpUrl);
+  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (u.protocol !== 'rtmp:' || host === address) return { url: rtmpUrl };
+  const userinfo = u.username || u.password ? `${u.username}${u.password ? `:${u.password}` : ''}@` : '';
+  const port = u.port ? `:${u.port}` : '';
+  const url = `${u.protocol}//${userinfo}${address.includes(':') ? `[${address}]` : address}${port}${u.pathname}${u.search}`;
+  const path = u.pathname.slice(0, Math.max(u.pathname.lastIndexOf('/'), 0));
+  return { url, tcUrl: `${u.protocol}//${u.host}${path}` };
 }

@@ -212,10 +212,10 @@ test('CDN statuses: each change once; reports about an earlier target dropped; a
 
 test('with the page URL guard, the browser is pinned to the address approved at launch; a refused address ends with 71 code 5 and no browser', async () => {
   const resolveTo = (address: string): OutboundPolicy => ({ allowPrivate: false, resolve: async () => [{ address, family: 4 }] });
-  const s = setup({ url: 'https://board.example.com/room/1' }, undefined, resolveTo('203.0.113.7'));
+  const s = setup({ url: 'https://board.example.com/room/1' }, undefined, resolveTo('93.184.216.34'));
   try {
     await s.session.start();
-    assert.deepEqual(s.started.map((o) => o.pinnedHosts), [[{ host: 'board.example.com', address: '203.0.113.7' }]]);
+    assert.deepEqual(s.started.map((o) => o.pinnedHosts), [[{ host: 'board.example.com', address: '93.184.216.34' }]]);
     assert.equal(s.started[0]?.openNetwork, false);
     assert.deepEqual(s.capture.calls, ['load']);
   } finally {
@@ -246,14 +246,14 @@ test('with the page URL guard, the browser is pinned to the address approved at 
 test('recording.webPageHosts: listed hosts pass the guard and are pinned beside the page host; a refused one is left out; * opens the rest', async () => {
   const byName: OutboundPolicy = {
     allowPrivate: false,
-    resolve: async (host) => [{ address: host === 'cdn.example.net' ? '198.51.100.9' : host === 'inside.example' ? '10.0.0.8' : '203.0.113.7', family: 4 }],
+    resolve: async (host) => [{ address: host === 'cdn.example.net' ? '151.101.1.69' : host === 'inside.example' ? '10.0.0.8' : '93.184.216.34', family: 4 }],
   };
   const s = setup({ url: 'https://board.example.com/room/1' }, undefined, byName, ['cdn.example.net', 'inside.example', 'board.example.com']);
   try {
     await s.session.start();
     assert.deepEqual(s.started[0]?.pinnedHosts, [
-      { host: 'board.example.com', address: '203.0.113.7' },
-      { host: 'cdn.example.net', address: '198.51.100.9' },
+      { host: 'board.example.com', address: '93.184.216.34' },
+      { host: 'cdn.example.net', address: '151.101.1.69' },
     ]);
     assert.equal(s.started[0]?.openNetwork, false);
     assert.deepEqual(s.webEvents(), ['70'], 'a refused extra host does not stop the page: it starts (70), no 71');

@@ -156,6 +156,8 @@ export class WebSession {
         // The encoder runs only while recording: not before notifyReady when detection is on, not on hold.
         onhold: !this.recording,
         ...(o.rtmpUrl !== undefined ? { rtmpUrl: o.rtmpUrl } : {}),
+        // The push target passes the same guard as the page, at each connect (and `start`/`update` in the API).
+        pushPolicy: this.d.pageUrlPolicy,
         pinnedHosts,
         openNetwork: pinnedHosts.length > 0 && allowed.includes('*'),
       },

@@ -1,6 +1,7 @@
 import { rm, stat } from 'node:fs/promises';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
+import type { OutboundPolicy } from '../../net/index.ts';
 import type { StorageSettings } from '../config.ts';
 import { objectKey } from '../naming.ts';
 import { describeStorage } from '../storage-config.ts';
@@ -30,6 +31,8 @@ export interface SpoolDeps {
   readonly log: Logger;
   /** Key that seals persisted storage configs. */
   readonly sealKey: Buffer;
+  /** The outbound guard's policy for the customers' storage hosts, checked at connect time (production). */
+  readonly outbound?: OutboundPolicy | undefined;
   /** Tests may substitute the uploader factory. */
   readonly makeUploader?: typeof createUploader;
   /** Where this spool lives; default `<hostname>:<spoolDir>`. Only processes of one node share files. */
@@ -65,6 +68,8 @@ export class UploadSpool {
   readonly #sessions: UploadSessions;
   readonly #intake: SpoolIntake;
   #closed = false;
+  /** Failed attempts per session since its last log line (one line per session and retry round, item 15). */
+  readonly #failures = new Map<string, { failed: number; retryInMs: number; reason: string; detail: string | undefined }>();
 
   constructor(deps: SpoolDeps) {
     this.#d = deps;
@@ -73,7 +78,7 @@ export class UploadSpool {
       store: deps.store,
       log: deps.log,
       sealKey: deps.sealKey,
-      makeUploader: (storage) => makeUploader(storage, deps.config, () => deps.clock.now()),
+      makeUploader: (storage) => makeUploader(storage, deps.config, () => deps.clock.now(), deps.outbound),
     });
     this.#queue = new UploadQueue({
       clock: deps.clock,
@@ -84,7 +89,10 @@ export class UploadSpool {
         deps.log.error({ err: e, sid: row.sid }, 'upload attempt bookkeeping failed');
         this.#queue.retryLater(row.id, deps.config.retryMaxMs);
       },
-      afterAttempt: (row) => this.#settle(row.sid),
+      afterAttempt: (row) => {
+        this.#logFailures(row.sid);
+        this.#settle(row.sid);
+      },
     });
     this.#leases = new SpoolLeases({
       store: deps.store,
@@ -232,7 +240,7 @@ export class UploadSpool {
           ? e
           : new UploadError('transient', scrubSecrets(`upload failed: ${(e as Error)?.message ?? String(e)}`, secrets));
       this.#d.meter?.attempt(destination, seconds(), 'failed', err.kind === 'config' ? 'config' : 'transient');
-      return { kind: 'failed', configError: err.kind === 'config', message: err.message };
+      return { kind: 'failed', configError: err.kind === 'config', message: err.message, detail: err.detail };
     }
   }
 
@@ -270,15 +278,16 @@ export class UploadSpool {
         } catch (dbErr) {
           this.#d.log.error({ err: dbErr, sid: row.sid }, 'spool bookkeeping failed after a failed upload');
         }
-        this.#reportFailure(row, s, step);
+        this.#reportFailure(row, s, step, outcome.kind === 'failed' ? outcome.detail : undefined);
         this.#queue.retryLater(row.id, step.retryInMs);
         return;
     }
   }
 
-  #reportFailure(row: FileRow, s: SessionState | undefined, step: RetryStep): void {
+  #reportFailure(row: FileRow, s: SessionState | undefined, step: RetryStep, detail: string | undefined): void {
     const { sid, key } = row;
-    this.#d.log.warn({ sid, key, attempt: step.attempts, retryInMs: step.retryInMs, reason: step.message }, 'upload failed; kept in the spool');
+    const f = this.#failures.get(sid);
+    this.#failures.set(sid, { failed: (f?.failed ?? 0) + 1, retryInMs: step.retryInMs, reason: step.message, detail: detail ?? f?.detail });
     if (step.firstFailure) this.#sessions.emit(sid, { kind: 'backuped', sid, fileName: key, message: step.message });
     if (step.configError && s && this.#sessions.configErrorDue(sid)) {
       const where = s.storage ? describeStorage(s.storage) : 'storage';
@@ -294,6 +303,21 @@ export class UploadSpool {
       configError: step.configError,
       message: step.message,
     });
+  }
+
+  /**
+   * Once no file of the session is in flight or ready (the round of attempts is over), one log line says how many
+   * attempts failed, how many files wait and why: a storage that stays wrong logs one line per round, not per file.
+   */
+  #logFailures(sid: string): void {
+    const f = this.#failures.get(sid);
+    if (!f || this.#queue.busy(sid)) return;
+    this.#failures.delete(sid);
+    const waiting = this.#queue.rowsOf(sid).length;
+    this.#d.log.warn(
+      { sid, failed: f.failed, waiting, retryInMs: f.retryInMs, reason: f.reason, ...(f.detail ? { detail: f.detail } : {}) },
+      'uploads failed; files kept in the spool',
+    );
   }
 
   /** Wakes finish() callers once every file of the session was tried at least once. */

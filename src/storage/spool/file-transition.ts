@@ -9,7 +9,7 @@ export type AttemptOutcome =
   | { readonly kind: 'file-missing' }
   | { readonly kind: 'uploaded'; readonly at: number }
   /** `configError`: the storage settings are wrong (retrying will not help until they change). */
-  | { readonly kind: 'failed'; readonly configError: boolean; readonly message: string };
+  | { readonly kind: 'failed'; readonly configError: boolean; readonly message: string; readonly detail?: string | undefined };
 
 export interface RetryPolicy {
   readonly retryBaseMs: number;

@@ -102,6 +102,11 @@ export class UploadQueue {
     return !this.rowsOf(sid).some((r) => Number(r.attempts) === 0 || this.#inFlight.has(r.id));
   }
 
+  /** Whether a row of the session is in flight or ready to go (false: every one waits out a delay, or none is held). */
+  busy(sid: string): boolean {
+    return this.rowsOf(sid).some((r) => this.#inFlight.has(r.id) || this.#ready.has(r.id));
+  }
+
   /** Makes the row ready again after `delay` on the clock (once: a second call while it waits does nothing). */
   retryLater(id: string, delay: number): void {
     if (this.#closed || !this.#held.has(id) || this.#timers.has(id)) return;

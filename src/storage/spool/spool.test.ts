@@ -172,8 +172,16 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(done.uploadingStatus, 'backuped');
       assert.equal(await r.spool.uploadingStatus(sid), 'backuped');
       assert.equal(r.events.filter((e) => e.kind === 'backuped').length, 5);
-      assert.ok(r.events.some((e) => e.kind === 'upload-failed' && !e.configError && /ECONNREFUSED/.test(e.message)));
+      const failed = r.events.filter((e) => e.kind === 'upload-failed');
+      assert.ok(failed.length > 0 && failed.every((e) => !e.configError && /could not be reached/.test(e.message) && !/ECONN/.test(e.message)));
       assert.equal(spoolFiles(dir).length, 5, 'every file is kept in the spool');
+      // The log says it once for the session and the round, with the count, not once per file.
+      const lines = logLines.map((l) => JSON.parse(l) as { sid?: string; msg: string; failed?: number; waiting?: number; detail?: string });
+      const ofSession = lines.filter((l) => l.sid === sid && /upload/.test(l.msg) && /fail/.test(l.msg));
+      assert.equal(ofSession.length, 1, JSON.stringify(ofSession));
+      assert.equal(ofSession[0]!.failed, 5);
+      assert.equal(ofSession[0]!.waiting, 5);
+      assert.match(ofSession[0]!.detail ?? '', /ECONNREFUSED/);
       await s3.restart();
       r.clock.advance(60_000);
       await waitFor('all uploaded', () => r.events.some((e) => e.kind === 'uploaded' && e.sid === sid));

@@ -1,4 +1,7 @@
-import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient } from '@azure/storage-blob';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { BlobServiceClient, newPipeline, StorageSharedKeyCredential, type ContainerClient, type RequestPolicyFactory } from '@azure/storage-blob';
 import { classifyError } from './classify.ts';
 import { UploadError, type ObjectInfo, type PutRequest, type Uploader } from './types.ts';
 
@@ -10,11 +13,28 @@ export interface AzureUploaderOptions {
   readonly container: string;
   readonly blockSize: number;
   readonly description: string;
+  /** Name resolution of every connection (the outbound guard's, in production; src/net guardedLookup). */
+  readonly lookup?: LookupFunction;
+}
+
+/** A pipeline step that sends every request through the given agent (the Azure SDK has no agent option). */
+function agentPolicy(agents: { readonly http: http.Agent; readonly https: https.Agent }): RequestPolicyFactory {
+  return {
+    create: (next) => ({
+      sendRequest: (request) => {
+        request.agent = request.url.startsWith('https:') ? agents.https : agents.http;
+        return next.sendRequest(request);
+      },
+    }),
+  };
 }
 
 /** Vendor 5: account name and key from accessKey/secretKey, the bucket is the container. */
 export function createAzureUploader(o: AzureUploaderOptions): Uploader {
   let container: ContainerClient | undefined;
+  const agents = o.lookup
+    ? { http: new http.Agent({ keepAlive: true, lookup: o.lookup }), https: new https.Agent({ keepAlive: true, lookup: o.lookup }) }
+    : undefined;
   const secrets = [o.accountKey];
   const fail = (e: unknown, what: string): never => {
     throw classifyError(e, what, o.description, secrets);
@@ -30,9 +50,11 @@ export function createAzureUploader(o: AzureUploaderOptions): Uploader {
       }
       try {
         // One quick SDK retry absorbs a reset socket; longer outages are the spool's job (backoff on its clock).
-        const service = new BlobServiceClient(o.serviceUrl, cred, {
+        const pipeline = newPipeline(cred, {
           retryOptions: { maxTries: 2, retryDelayInMs: 100, maxRetryDelayInMs: 500, tryTimeoutInMs: 120_000 },
         });
+        if (agents) pipeline.factories.push(agentPolicy(agents));
+        const service = new BlobServiceClient(o.serviceUrl, pipeline);
         container = service.getContainerClient(o.container);
       } catch {
         throw new UploadError('config', `${o.description}: the account name does not form a valid Azure URL`, 'InvalidAccountName');
@@ -97,6 +119,9 @@ export function createAzureUploader(o: AzureUploaderOptions): Uploader {
         fail(e, `delete "${key}"`);
       }
     },
-    close() {},
+    close() {
+      agents?.http.destroy();
+      agents?.https.destroy();
+    },
   };
 }

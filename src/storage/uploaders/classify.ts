@@ -1,5 +1,13 @@
 import { scrubSecrets, UploadError } from './types.ts';
 
+/** The error code a guarded lookup gives a connection to a non-public address (src/net guardedLookup). */
+export const OUTBOUND_REFUSED = 'EOUTBOUNDREFUSED';
+/** What a customer reads for any failure without an HTTP answer (refused, reset, closed, timed out, DNS). */
+export const UNREACHABLE = 'the storage could not be reached (no answer; it may be down, unreachable or the endpoint wrong)';
+/** What a customer reads when the storage host is or resolves to a non-public address (production). */
+export const NOT_PUBLIC =
+  'the storage endpoint is not a public address (private, loopback and other special-purpose addresses are refused)';
+
 /** Error codes (S3 and Azure) that mean the storage settings are wrong, with a readable explanation. */
 const CONFIG_CODES: Readonly<Record<string, string>> = Object.freeze({
   InvalidAccessKeyId: 'the access key is not known to the storage',
@@ -33,7 +41,7 @@ interface ErrorShape {
 
 /**
  * Turns any SDK or network error into an UploadError: known credential/bucket codes and 4xx answers are
- * `config`, everything else (connection refused, 5xx, timeouts) is `transient`. The message names the storage
+ * `config`, as is a host the outbound guard refused; everything else (no connection, 5xx, timeouts) is `transient`. The message names the storage
  * (without secrets) and the cause; server text is scrubbed of secrets before use.
  */
 export function classifyError(
@@ -55,9 +63,14 @@ export function classifyError(
     return new UploadError('config', `${description}: ${what} failed: bucket not found (HTTP 404)`, code);
   }
   const net = (e as NodeJS.ErrnoException)?.code ?? err.code;
-  const cause = scrubSecrets(
-    status ? `HTTP ${status}${code ? ` ${code}` : ''}` : net ? String(net) : String(err.message ?? e).slice(0, 200),
-    secrets,
-  );
-  return new UploadError('transient', `${description}: ${what} failed: ${cause}`, code ?? net);
+  if (net === OUTBOUND_REFUSED || err.name === 'OutboundUrlError') {
+    return new UploadError('config', `${description}: ${what} failed: ${NOT_PUBLIC}`, 'OutboundRefused');
+  }
+  if (status) {
+    return new UploadError('transient', `${description}: ${what} failed: ${scrubSecrets(`HTTP ${status}${code ? ` ${code}` : ''}`, secrets)}`, code);
+  }
+  // No HTTP answer: refused, reset, closed or timed out all read the same to the customer, so upload errors can't
+  // be used to map which hosts and ports of a network are open. The operator's log gets the cause (`detail`).
+  const detail = scrubSecrets(net ? String(net) : String(err.message ?? e).slice(0, 200), secrets);
+  return new UploadError('transient', `${description}: ${what} failed: ${UNREACHABLE}`, 'Unreachable', detail);
 }

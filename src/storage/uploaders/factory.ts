@@ -1,9 +1,12 @@
+import { isIP, type LookupFunction } from 'node:net';
+import { guardedLookup, OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../../net/index.ts';
 import type { StorageSettings } from '../config.ts';
 import { endpointUrl, describeStorage, type StorageConfig } from '../storage-config.ts';
 import { vendorRegion, vendorSpec } from '../vendors/index.ts';
 import type { AzureUploaderOptions } from './azure.ts';
 import { createLocalUploader } from './local.ts';
 import type { S3UploaderOptions } from './s3.ts';
+import { NOT_PUBLIC } from './classify.ts';
 import { UploadError, type ObjectInfo, type PutRequest, type Uploader } from './types.ts';
 
 /** Where a session's files go, without credentials (pure; tested per vendor and region). */
@@ -55,12 +58,46 @@ export function resolveDestination(storage: StorageConfig, config: StorageSettin
   };
 }
 
-/** Builds the uploader of a session's storage. */
-export function createUploader(storage: StorageConfig, config: StorageSettings, now: () => number): Uploader {
+/**
+ * The connect-time half of the outbound guard for a session's storage (the start-time half is checkStorageTarget):
+ * undefined when nothing needs guarding (private targets allowed, or an operator's endpoint override, which the
+ * operator chose). Otherwise the lookup every socket of the storage client uses (a name that resolves to a
+ * non-public address is refused when the connection is made, whatever it resolved to at start) and a check of an
+ * IP-literal host, which never reaches a lookup.
+ */
+function storageGuard(
+  serviceUrl: string,
+  overridden: boolean,
+  policy: OutboundPolicy | undefined,
+  description: string,
+): { readonly lookup: LookupFunction; readonly check: () => Promise<void> } | undefined {
+  if (!policy || policy.allowPrivate || overridden) return undefined;
+  const url = new URL(serviceUrl);
+  return {
+    lookup: guardedLookup(policy, url),
+    async check() {
+      if (isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) === 0) return;
+      try {
+        await resolveOutboundHost(url.hostname, policy, url);
+      } catch (e) {
+        if (e instanceof OutboundUrlError) throw new UploadError('config', `${description}: ${NOT_PUBLIC}`, 'OutboundRefused', e.message);
+        throw e;
+      }
+    },
+  };
+}
+
+/**
+ * Builds the uploader of a session's storage. `outbound` is the outbound guard's policy (production: private
+ * targets refused); without it nothing is checked (tests of the uploaders themselves).
+ */
+export function createUploader(storage: StorageConfig, config: StorageSettings, now: () => number, outbound?: OutboundPolicy): Uploader {
   const d = resolveDestination(storage, config);
   const description = describeStorage(storage);
   if (d.api === 'local') return createLocalUploader(d.root, d.bucket);
+  const overridden = config.endpoints[storage.vendor] !== undefined;
   if (d.api === 'azure') {
+    const guard = storageGuard(d.serviceUrl, overridden, outbound, description);
     const options: AzureUploaderOptions = {
       serviceUrl: d.serviceUrl,
       accountName: storage.accessKey,
@@ -68,9 +105,14 @@ export function createUploader(storage: StorageConfig, config: StorageSettings, 
       container: d.container,
       blockSize: config.partSizeBytes,
       description,
+      ...(guard ? { lookup: guard.lookup } : {}),
     };
-    return deferred('azure', description, async () => (await import('./azure.ts')).createAzureUploader(options));
+    return deferred('azure', description, async () => {
+      await guard?.check();
+      return (await import('./azure.ts')).createAzureUploader(options);
+    });
   }
+  const guard = storageGuard(d.endpoint, overridden, outbound, description);
   const options: Omit<S3UploaderOptions, 'tags'> = {
     endpoint: d.endpoint,
     region: d.signingRegion,
@@ -84,9 +126,11 @@ export function createUploader(storage: StorageConfig, config: StorageSettings, 
     partSize: config.partSizeBytes,
     now,
     description,
+    ...(guard ? { lookup: guard.lookup } : {}),
   };
   const tag = d.tag;
   return deferred('s3', description, async () => {
+    await guard?.check();
     const s3 = await import('./s3.ts');
     return s3.createS3Uploader({ ...options, ...(tag ? { tags: s3.parseTag(tag) } : {}) });
   });

@@ -1,4 +1,7 @@
 import { createReadStream } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { stat } from 'node:fs/promises';
 import {
   DeleteObjectCommand,
@@ -32,6 +35,8 @@ export interface S3UploaderOptions {
   readonly now: () => number;
   /** Text for messages, e.g. `vendor 1 region 0 bucket "b"`. */
   readonly description: string;
+  /** Name resolution of every connection (the outbound guard's, in production; src/net guardedLookup). */
+  readonly lookup?: LookupFunction;
 }
 
 const SSE: Record<'kms' | 'aes256', ServerSideEncryption> = { kms: 'aws:kms', aes256: 'AES256' };
@@ -59,7 +64,17 @@ export function createS3Uploader(o: S3UploaderOptions): Uploader {
     // Flexible checksums (aws-chunked trailers) are not understood by most S3-compatible servers.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    requestHandler: { connectionTimeout: 10_000, requestTimeout: 120_000 },
+    requestHandler: {
+      connectionTimeout: 10_000,
+      requestTimeout: 120_000,
+      // The SDK's own agents, plus the guarded lookup when there is one.
+      ...(o.lookup
+        ? {
+            httpAgent: new http.Agent({ keepAlive: true, maxSockets: 50, lookup: o.lookup }),
+            httpsAgent: new https.Agent({ keepAlive: true, maxSockets: 50, lookup: o.lookup }),
+          }
+        : {}),
+    },
   });
   const secrets = [o.accessKeyId, o.secretAccessKey, o.sessionToken];
   const fail = (e: unknown, what: string): never => {

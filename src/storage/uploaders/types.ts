@@ -48,6 +48,8 @@ export class UploadError extends Error {
     readonly kind: 'config' | 'transient',
     message: string,
     readonly code?: string,
+    /** The low-level cause (e.g. ECONNREFUSED), for the operator's log only: never shown to customers. */
+    readonly detail?: string,
   ) {
     super(message);
   }

@@ -7,3 +7,4 @@ export {
   vendorRegion,
   type StorageConfigProblem,
 } from './region.ts';
+export { AZURE_ACCOUNT_NAME, bucketNameProblem } from './names.ts';
