@@ -1,12 +1,11 @@
 import type { Area, RecordingMode, Scene, StartClientRequest, UpdateLayoutClientRequest } from '../validation/types.ts';
 import type { UploadingStatus } from '../../storage/index.ts';
+import type { RecordingStatus } from '../vocabulary/index.ts';
 import type { RecorderUpdate, SubscriptionRequest } from './subscription.ts';
 
 export type { RecordingMode } from '../validation/types.ts';
-
-/** `serverResponse.status` of query (spec "Status codes in query responses"). */
-export type RecordingStatus = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 20;
-export const RECORDING_STATUSES: readonly RecordingStatus[] = Object.freeze([0, 1, 2, 3, 4, 5, 6, 7, 8, 20]);
+/** `serverResponse.status` of query: named in the vocabulary (RECORDING_STATUS). */
+export type { RecordingStatus } from '../vocabulary/index.ts';
 
 export type TrackType = 'audio' | 'video' | 'audio_and_video';
 /** Whether a session's files reached the bucket: the storage module's verdict, passed through unchanged. */

@@ -6,6 +6,7 @@ import type { LiveTask, StoppingTask, Task } from '../../lifecycle/index.ts';
 import { recordingTaskOf } from '../../runtime.ts';
 import type { TaskStore } from '../../store/index.ts';
 import type { Area } from '../../validation/types.ts';
+import { SERVICE_EVENTS } from '../../vocabulary/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingMode, StopResult, WriteFence } from '../types.ts';
 import { Admission } from './admission.ts';
 import { bullConnection, bullPrefix, type QueueContext } from './connection.ts';
@@ -41,8 +42,8 @@ const REFUSED_RETRY_MS = 1000;
 const isHeldSession = (t: Task | undefined, sid: string): t is LiveTask | StoppingTask =>
   (t?.kind === 'live' || t?.kind === 'stopping') && t.session.sid === sid;
 
-/** Event 12 (docs/notify.md): the session moved to another recorder, which joined with `newUid`. */
-const FAILOVER_EVENT = { eventType: 12, serviceType: 0, msgName: 'session_failover' } as const;
+/** The session moved to another recorder, which joined with `newUid` (docs/notify.md). */
+const FAILOVER_EVENT = SERVICE_EVENTS.sessionFailover;
 
 /** A random uid for the recorder that takes a session over, never the one it had. */
 function newUid(old: string): string {
