@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { Outbox } from '../db/outbox.ts';
+import { Outbox } from '../outbox/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { Dispatcher, SWEEP_INTERVAL_MS } from './dispatcher.ts';
 import { encodePayload } from './envelope.ts';
@@ -59,7 +59,7 @@ export function createNotifyModule(ctx: ServerContext): NotifyModule {
   /**
    * Events wait here while the database does not answer, in order per session (sequence numbers are
    * read-then-inserted, so events of one sid are stored one at a time), journalled on disk meanwhile so a stop or a
-   * crash does not lose them (src/db/outbox.ts).
+   * crash does not lose them (src/outbox/outbox.ts).
    */
   const outbox = new Outbox<KeptEvent>({
     name: 'notify',

@@ -9,6 +9,7 @@ export type {
   RecordingMode,
   RecordingStatus,
   RecordingTask,
+  ResourceLock,
   RtmpStatus,
   StopResult,
   TrackType,
@@ -33,5 +34,6 @@ export {
   type RecorderStatusName,
 } from '../vocabulary/index.ts';
 export { createInProcessDispatcher } from './in-process.ts';
+export { recordingTaskOf } from './recording-task.ts';
 export type { RecorderUpdate, SubscriptionRequest, UidLists, UidSelection } from './subscription.ts';
 export { recorderUpdate, subscriptionRequest } from './subscription.ts';

@@ -117,6 +117,14 @@ export interface Recorder {
   start(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle>;
 }
 
+/**
+ * Serialises the runtime's work per resource ID: in this process (recording/lock.ts) or across processes
+ * (bullmq/lock.ts, provided by the dispatcher that spreads sessions over processes).
+ */
+export interface ResourceLock {
+  run<T>(key: string, fn: () => Promise<T>): Promise<T>;
+}
+
 /** Chooses where a session runs. In-process now; a queue-backed one (Redis) can implement the same. */
 export interface Dispatcher {
   supports(mode: RecordingMode): boolean;
