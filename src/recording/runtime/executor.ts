@@ -5,9 +5,15 @@
  */
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import { recorderUpdate } from '../dispatch/subscription.ts';
-import { recordingTaskOf } from '../dispatch/recording-task.ts';
-import type { Dispatcher, EndReason, RecorderHandle, RecorderReport, StopResult } from '../dispatch/types.ts';
+import {
+  recorderUpdate,
+  recordingTaskOf,
+  type Dispatcher,
+  type EndReason,
+  type RecorderHandle,
+  type RecorderReport,
+  type StopResult,
+} from '../dispatch/index.ts';
 import { finish, launchFailed, type Effect, type LiveTask, type StoppingTask, type Task } from '../lifecycle/index.ts';
 import { scrub } from '../scrub.ts';
 import { within } from '../within.ts';

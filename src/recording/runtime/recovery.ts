@@ -3,7 +3,7 @@
  * ends as `unknown` (its stop was cut short); a live one whose mode no recorder here supports ends as an error.
  */
 import type { Clock } from '../../clock/index.ts';
-import type { Dispatcher } from '../dispatch/types.ts';
+import type { Dispatcher } from '../dispatch/index.ts';
 import { finish, resumeSession, type Task } from '../lifecycle/index.ts';
 import type { TaskStore } from '../store/index.ts';
 import type { Mutate } from './types.ts';

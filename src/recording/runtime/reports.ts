@@ -14,7 +14,7 @@ import type {
   RecordingStatus,
   RtmpStatus,
   WriteFence,
-} from '../dispatch/types.ts';
+} from '../dispatch/index.ts';
 import {
   finish,
   hasSession,

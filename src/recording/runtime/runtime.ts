@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import type { Dispatcher, RecorderReport, ResourceLock, WriteFence } from '../dispatch/types.ts';
+import type { Dispatcher, RecorderReport, ResourceLock, WriteFence } from '../dispatch/index.ts';
 import { hasSession, timerFired, type LiveTask, type Outcome, type StoppingTask, type Task } from '../lifecycle/index.ts';
 import { KeyedLock } from '../lock.ts';
 import type { RecordingNotifier } from '../notifier.ts';
