@@ -56,11 +56,6 @@ export const BOUNDARY_EXCEPTIONS: readonly BoundaryException[] = [
     reason: "db runs each module's migrations from that module's db.ts (docs/architecture.md); a module's index.ts imports db, so going through it is a cycle",
   },
   {
-    from: 'src/**',
-    to: 'src/db/outbox.ts',
-    reason: 'the outbox is leaving db/ for its own folder (issue 26); the new folder exports it from its index.ts',
-  },
-  {
     from: 'src/recording/config.ts',
     to: 'src/storage/vendors/index.ts',
     typeOnly: true,

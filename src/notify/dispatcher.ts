@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../clock/index.ts';
-import { Outbox } from '../db/outbox.ts';
+import { Outbox } from '../outbox/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { OutboundPolicy } from '../net/index.ts';
 import type { WebhookTarget } from './config.ts';
@@ -29,7 +29,7 @@ export interface DispatcherOptions {
   /** Each attempt's outcome and duration, for /metrics. */
   readonly meter?: DeliveryMeter | undefined;
   /**
-   * Where the record of a delivery the database could not take is journalled (src/db/outbox.ts); undefined: in
+   * Where the record of a delivery the database could not take is journalled (src/outbox/outbox.ts); undefined: in
    * memory only.
    */
   readonly journalDir?: string | undefined;

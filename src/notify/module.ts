@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { checkOutboundUrl, OutboundUrlError } from '../net/index.ts';
-import { Outbox } from '../db/outbox.ts';
+import { Outbox } from '../outbox/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { Dispatcher, SWEEP_INTERVAL_MS } from './dispatcher.ts';
 import { encodePayload } from './envelope.ts';
@@ -61,7 +61,7 @@ export function createNotifyModule(ctx: ServerContext): NotifyModule {
   /**
    * Events wait here while the database does not answer, in order per session (sequence numbers are
    * read-then-inserted, so events of one sid are stored one at a time), journalled on disk meanwhile so a stop or a
-   * crash does not lose them (src/db/outbox.ts).
+   * crash does not lose them (src/outbox/outbox.ts).
    */
   const outbox = new Outbox<KeptEvent>({
     name: 'notify',

@@ -15,7 +15,7 @@ import {
 } from './dispatch/bullmq/index.ts';
 import type { Dispatcher, Recorder } from './dispatch/types.ts';
 import type { RecordingNotifier } from './notifier.ts';
-import { SessionRuntime } from './runtime.ts';
+import { SessionRuntime } from './runtime/index.ts';
 import { SessionReader, type PlaybackUrl } from './sessions/index.ts';
 import type { SessionUploads } from './api/schemas.ts';
 import { RecordingService } from './service.ts';

@@ -37,7 +37,7 @@ import {
   type Task,
 } from './lifecycle/index.ts';
 import type { RecordingSettings } from './config.ts';
-import type { SessionRuntime } from './runtime.ts';
+import type { SessionRuntime } from './runtime/index.ts';
 import { checkStorageRegion } from './storage-rules.ts';
 import type { TaskStore } from './store/index.ts';
 import { within } from './within.ts';

@@ -1,90 +1,17 @@
 /**
- * The one catalogue of what a recorder tells the control plane: events (type, service type and `msgName` in one
- * row), the codes inside them, and the session statuses, each under a name. docs/notify.md ("Recorder events")
- * lists the same rows; a test keeps the two equal.
+ * A recorder's voice: the control plane's event catalogue (recording/vocabulary, through recording/dispatch) spoken
+ * over the dispatch report.
  */
-import type { RecorderReport, RecordingStatus } from '../../recording/dispatch/index.ts';
-
-export interface EventKind {
-  readonly eventType: number;
-  readonly serviceType: number;
-  readonly msgName: string;
-}
-
-/** Service types: 0 cloud recording service, 1 recorder, 2 uploader, 6 web page recorder. */
-export const RECORDER_EVENTS = Object.freeze({
-  error: { eventType: 1, serviceType: 0, msgName: 'cloud_recording_error' },
-  warning: { eventType: 2, serviceType: 0, msgName: 'cloud_recording_warning' },
-  fileInfos: { eventType: 4, serviceType: 0, msgName: 'cloud_recording_file_infos' },
-  uploaderStarted: { eventType: 30, serviceType: 2, msgName: 'uploader_started' },
-  uploaded: { eventType: 31, serviceType: 2, msgName: 'uploaded' },
-  backuped: { eventType: 32, serviceType: 2, msgName: 'backuped' },
-  uploadingProgress: { eventType: 33, serviceType: 2, msgName: 'uploading_progress' },
-  recorderStarted: { eventType: 40, serviceType: 1, msgName: 'recorder_started' },
-  recorderLeave: { eventType: 41, serviceType: 1, msgName: 'recorder_leave' },
-  sliceStart: { eventType: 42, serviceType: 1, msgName: 'recorder_slice_start' },
-  audioStreamState: { eventType: 43, serviceType: 1, msgName: 'recorder_audio_stream_state_changed' },
-  videoStreamState: { eventType: 44, serviceType: 1, msgName: 'recorder_video_stream_state_changed' },
-  snapshotFile: { eventType: 45, serviceType: 1, msgName: 'recorder_snapshot_file' },
-  webRecorderStarted: { eventType: 70, serviceType: 6, msgName: 'web_recorder_started' },
-  webRecorderStopped: { eventType: 71, serviceType: 6, msgName: 'web_recorder_stopped' },
-  webRecorderCapabilityLimit: { eventType: 72, serviceType: 6, msgName: 'web_recorder_capability_limit' },
-  webRecorderReload: { eventType: 73, serviceType: 6, msgName: 'web_recorder_reload' },
-  transcoderStarted: { eventType: 80, serviceType: 0, msgName: 'transcoder_started' },
-  transcoderCompleted: { eventType: 81, serviceType: 0, msgName: 'transcoder_completed' },
-  rtmpPublishStatus: { eventType: 100, serviceType: 6, msgName: 'rtmp_publish_status' },
-  postponeTranscodeFinalResult: { eventType: 1001, serviceType: 0, msgName: 'postpone_transcode_final_result' },
-  // reeltime's extension (pause and resume); numbers from 1100 up, clear of the hosted service's.
-  recorderOnHold: { eventType: 1100, serviceType: 1, msgName: 'recorder_onhold' },
-  recorderResumed: { eventType: 1101, serviceType: 1, msgName: 'recorder_resumed' },
-} satisfies Record<string, EventKind>);
-
-export type RecorderEventName = keyof typeof RECORDER_EVENTS;
-
-/** `module` of events 1 and 2: which part of the service speaks. */
-export const EVENT_MODULE = Object.freeze({ recorder: 0, uploader: 1, service: 2, webRecorder: 6 });
-
-/** `errorLevel` of event 1 (5 = fatal: the session ends). */
-export const ERROR_LEVEL = Object.freeze({ debug: 1, minor: 2, medium: 3, major: 4, fatal: 5 });
-
-/** `errorCode` of event 1. Uploader codes are the hosted service's; recorder codes from 1100 up are ours. */
-export const ERROR_CODE = Object.freeze({
-  storageConfig: 32,
-  uploadFailed: 47,
-  tokenExpired: 109,
-  tokenInvalid: 110,
-  slicerStopped: 1103,
-  postProcessFailed: 1105,
-});
-
-/** `warnCode` of event 2. */
-export const WARN_CODE = Object.freeze({
-  backupSpool: 32,
-  profileMismatch: 1101,
-  subscribeFailed: 1102,
-  snapshotUploadFailed: 1104,
-  backgroundImageFailed: 1106,
-});
-
-/** `leaveCode` of event 41 (a bit field upstream; a recorder sends one of these). */
-export const LEAVE_CODE = Object.freeze({ initFailed: 0, stopped: 2, idle: 4, ignore: 8, clientLeave: 16 });
-
-/** Session statuses a recorder reports (query's `serverResponse.status`). */
-export const RECORDER_STATUS = Object.freeze({
-  initialized: 1,
-  recorderStarting: 2,
-  uploaderReady: 3,
-  recorderReady: 4,
-  firstFileUploaded: 5,
-  recordingStopped: 6,
-  componentsStopped: 7,
-  readyToExit: 8,
-  exitedAbnormally: 20,
-} satisfies Record<string, RecordingStatus>);
-
-export type RecorderStatusName = keyof typeof RECORDER_STATUS;
-type Module = (typeof EVENT_MODULE)[keyof typeof EVENT_MODULE];
-type Level = (typeof ERROR_LEVEL)[keyof typeof ERROR_LEVEL];
+import {
+  errorFields,
+  RECORDER_EVENTS,
+  RECORDING_STATUS,
+  type ErrorLevel as Level,
+  type EventModule as Module,
+  type RecorderEventName,
+  type RecorderReport,
+  type RecorderStatusName,
+} from '../../recording/index.ts';
 
 /** A recorder's voice: named events and statuses over the dispatch report. */
 export interface RecorderSignals {
@@ -101,8 +28,8 @@ export function recorderSignals(report: RecorderReport): RecorderSignals {
   };
   return {
     emit,
-    error: (module, errorLevel, errorCode, errorMsg) => emit('error', { module, errorLevel, errorCode, stat: 0, errorMsg }),
+    error: (module, errorLevel, errorCode, errorMsg) => emit('error', errorFields(module, errorLevel, errorCode, errorMsg)),
     warning: (module, warnCode, warnMsg) => emit('warning', { module, warnCode, warnMsg }),
-    status: (name) => report.status(RECORDER_STATUS[name]),
+    status: (name) => report.status(RECORDING_STATUS[name]),
   };
 }

@@ -1,17 +1,5 @@
 export { channelSource, ChannelRefusal, type ChannelSource, type ChannelSourceOptions, type MediaSubscription } from './channel-source.ts';
-export {
-  ERROR_CODE,
-  ERROR_LEVEL,
-  EVENT_MODULE,
-  LEAVE_CODE,
-  RECORDER_EVENTS,
-  RECORDER_STATUS,
-  recorderSignals,
-  WARN_CODE,
-  type RecorderEventName,
-  type RecorderSignals,
-  type RecorderStatusName,
-} from './events.ts';
+export { recorderSignals, type RecorderSignals } from './events.ts';
 export { fenceUploads } from './fenced-upload.ts';
 export { finishUploads } from './finish-uploads.ts';
 export { HoldState, type HoldWindow } from './hold.ts';

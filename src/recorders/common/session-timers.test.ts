@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
 import { createLogger } from '../../log/index.ts';
-import type { RecorderEventName } from './events.ts';
+import type { RecorderEventName } from '../../recording/dispatch/index.ts';
 import { IdleTimer, PROGRESS_INTERVAL_MS, ProgressReporter } from './session-timers.ts';
 import { uploadEventReporter } from './upload-events.ts';
 

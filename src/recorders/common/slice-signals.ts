@@ -1,5 +1,5 @@
 import type { RecorderSignals } from './events.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE } from './events.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE } from '../../recording/index.ts';
 import type { SliceOutcome } from './hls-track.ts';
 
 /** Which stream a slice belongs to, as event 42 `recorder_slice_start` names it (docs/notify.md). */

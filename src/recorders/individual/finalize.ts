@@ -5,9 +5,10 @@
  */
 import type { Logger } from '../../log/index.ts';
 import { userMp4Name, type SessionNaming } from '../../media/index.ts';
-import type { RecordedFile, RecorderReport, StopResult } from '../../recording/dispatch/index.ts';
+import type { RecordedFile, RecorderReport, StopResult } from '../../recording/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, type RecorderSignals } from '../common/events.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE } from '../../recording/index.ts';
+import type { RecorderSignals } from '../common/events.ts';
 import { finishUploads } from '../common/finish-uploads.ts';
 import type { IndividualOptions } from './options.ts';
 import { runPostProcess } from './post-process.ts';

@@ -26,10 +26,11 @@ import type {
   RecorderUpdate,
   RecordingTask,
   StopResult,
-} from '../../recording/dispatch/index.ts';
+} from '../../recording/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from '../common/events.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE } from '../../recording/index.ts';
+import type { RecorderSignals } from '../common/events.ts';
 import { PLAYLIST_CONTENT_TYPE } from '../common/hls-track.ts';
 import { signalSliceOutcome } from '../common/slice-signals.ts';
 import type { PublisherLinks } from '../common/publisher-links.ts';

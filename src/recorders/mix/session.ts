@@ -29,11 +29,12 @@ import type {
   RecordingTask,
   StopResult,
   TrackType,
-} from '../../recording/dispatch/index.ts';
+} from '../../recording/index.ts';
 import type { UpdateLayoutClientRequest } from '../../recording/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from '../common/events.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE } from '../../recording/index.ts';
+import type { RecorderSignals } from '../common/events.ts';
 import { finishUploads } from '../common/finish-uploads.ts';
 import { HlsTrackWriter } from '../common/hls-track.ts';
 import { HoldSwitch } from '../common/hold-switch.ts';

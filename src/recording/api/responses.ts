@@ -6,6 +6,7 @@ import type { RecordedFile, UploadingStatus } from '../dispatch/types.ts';
 import { errorResponse, RecordingApiError } from '../errors.ts';
 import type { EndedTask, IssuedTask, LiveTask, Session, StoppingTask, Task } from '../lifecycle/task.ts';
 import type { StopOutcome } from '../service.ts';
+import { RECORDING_STATUS } from '../vocabulary/index.ts';
 import type {
   AcquireResponse,
   GatewayErrorBody,
@@ -57,7 +58,9 @@ function fileListFields(s: Session): { fileListMode: 'string'; fileList: string 
 
 function webState(t: SessionTask): 'init' | 'inProgress' | 'exit' {
   if (t.kind === 'ended') return 'exit';
-  return t.session.status >= 5 && t.session.status < 7 ? 'inProgress' : t.session.status >= 7 ? 'exit' : 'init';
+  const s = t.session.status;
+  if (s >= RECORDING_STATUS.componentsStopped) return 'exit';
+  return s >= RECORDING_STATUS.firstFileUploaded ? 'inProgress' : 'init';
 }
 
 function webRecorderPayload(t: SessionTask): WebRecorderPayload {

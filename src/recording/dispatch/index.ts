@@ -9,13 +9,31 @@ export type {
   RecordingMode,
   RecordingStatus,
   RecordingTask,
+  ResourceLock,
   RtmpStatus,
   StopResult,
   TrackType,
   UploadingStatus,
   WriteFence,
 } from './types.ts';
-export { RECORDING_STATUSES } from './types.ts';
+/** The webhook vocabulary recorders speak (owned by recording/vocabulary). */
+export {
+  ERROR_CODE,
+  ERROR_LEVEL,
+  errorFields,
+  EVENT_MODULE,
+  LEAVE_CODE,
+  RECORDER_EVENTS,
+  RECORDING_STATUS,
+  RECORDING_STATUSES,
+  WARN_CODE,
+  type ErrorLevel,
+  type EventKind,
+  type EventModule,
+  type RecorderEventName,
+  type RecorderStatusName,
+} from '../vocabulary/index.ts';
 export { createInProcessDispatcher } from './in-process.ts';
+export { recordingTaskOf } from './recording-task.ts';
 export type { RecorderUpdate, SubscriptionRequest, UidLists, UidSelection } from './subscription.ts';
 export { recorderUpdate, subscriptionRequest } from './subscription.ts';

@@ -1,12 +1,11 @@
 import type { Area, RecordingMode, Scene, StartClientRequest, UpdateLayoutClientRequest } from '../validation/types.ts';
 import type { UploadingStatus } from '../../storage/index.ts';
+import type { RecordingStatus } from '../vocabulary/index.ts';
 import type { RecorderUpdate, SubscriptionRequest } from './subscription.ts';
 
 export type { RecordingMode } from '../validation/types.ts';
-
-/** `serverResponse.status` of query (spec "Status codes in query responses"). */
-export type RecordingStatus = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 20;
-export const RECORDING_STATUSES: readonly RecordingStatus[] = Object.freeze([0, 1, 2, 3, 4, 5, 6, 7, 8, 20]);
+/** `serverResponse.status` of query: named in the vocabulary (RECORDING_STATUS). */
+export type { RecordingStatus } from '../vocabulary/index.ts';
 
 export type TrackType = 'audio' | 'video' | 'audio_and_video';
 /** Whether a session's files reached the bucket: the storage module's verdict, passed through unchanged. */
@@ -116,6 +115,14 @@ export interface Recorder {
   readonly mode: RecordingMode;
   /** Resolves once the session is launched (not when recording has begun: that is reported via status). */
   start(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle>;
+}
+
+/**
+ * Serialises the runtime's work per resource ID: in this process (recording/lock.ts) or across processes
+ * (bullmq/lock.ts, provided by the dispatcher that spreads sessions over processes).
+ */
+export interface ResourceLock {
+  run<T>(key: string, fn: () => Promise<T>): Promise<T>;
 }
 
 /** Chooses where a session runs. In-process now; a queue-backed one (Redis) can implement the same. */

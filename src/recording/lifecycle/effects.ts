@@ -1,5 +1,6 @@
 import type { EndReason } from '../dispatch/types.ts';
 import type { UpdateClientRequest, UpdateLayoutClientRequest } from '../validation/types.ts';
+import type { EventKind } from '../vocabulary/index.ts';
 
 /**
  * What must happen after a transition; the lifecycle itself does no I/O. The runtime carries out every kind
@@ -28,10 +29,11 @@ export const Effects = Object.freeze({
   stopRecorder: (reason: EndReason): Effect => ({ kind: 'stopRecorder', reason }),
   schedule: (at: number): Effect => ({ kind: 'schedule', at }),
   release: (): Effect => ({ kind: 'release' }),
-  emit: (eventType: number, serviceType: number, details: { msgName: string; [k: string]: unknown }): Effect => ({
+  /** Send a catalogue event (recording/vocabulary); `msgName` comes from the catalogue row, first in `details`. */
+  emit: (event: EventKind, fields: { readonly [k: string]: unknown } = {}): Effect => ({
     kind: 'emit',
-    eventType,
-    serviceType,
-    details,
+    eventType: event.eventType,
+    serviceType: event.serviceType,
+    details: { msgName: event.msgName, ...fields },
   }),
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { recordingTaskOf } from '../runtime.ts';
+import { recordingTaskOf } from '../dispatch/index.ts';
 import { startRequest } from '../testing/client.ts';
 import { validateStartClientRequest } from '../validation/index.ts';
 import {

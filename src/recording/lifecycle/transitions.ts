@@ -9,6 +9,16 @@ import type {
   UpdateClientRequest,
   UpdateLayoutClientRequest,
 } from '../validation/types.ts';
+import {
+  ERROR_CODE,
+  ERROR_LEVEL,
+  errorFields,
+  EVENT_MODULE,
+  EXIT_STATUS,
+  RECORDER_EVENTS,
+  RECORDING_STATUS,
+  SERVICE_EVENTS,
+} from '../vocabulary/index.ts';
 import { Effects, type Effect } from './effects.ts';
 import {
   AlreadyStartedError,
@@ -84,7 +94,7 @@ export function startSession(task: Task, ev: StartEvent, now: number): Outcome<L
     startedAt: now,
     apiExpiresAt,
     recordingEndsAt,
-    status: 0,
+    status: RECORDING_STATUS.notStarted,
     files: [],
     sliceStartTime: undefined,
     onhold:
@@ -150,7 +160,7 @@ function withSession<T extends LiveTask | StoppingTask>(task: T, patch: Partial<
 export function requestStop(task: LiveTask | StoppingTask, now: number): Outcome<StoppingTask> {
   if (task.kind === 'stopping') throw new SessionStoppingError(sessionSubject(task));
   return {
-    task: { ...withSession(task, { status: 6 }), kind: 'stopping', stopRequestedAt: now, reason: 'stopped' },
+    task: { ...withSession(task, { status: RECORDING_STATUS.recordingStopped }), kind: 'stopping', stopRequestedAt: now, reason: 'stopped' },
     effects: [Effects.stopRecorder('stopped')],
   };
 }
@@ -179,15 +189,18 @@ export function timerFired(task: Task, now: number): Outcome {
   const due = dueAt(task.session);
   if (now < due) return { task, effects: [Effects.schedule(due)] };
   return {
-    task: { ...withSession(task, { status: 6 }), kind: 'stopping', stopRequestedAt: now, reason: 'expired' },
+    task: { ...withSession(task, { status: RECORDING_STATUS.recordingStopped }), kind: 'stopping', stopRequestedAt: now, reason: 'expired' },
     effects: [Effects.stopRecorder('expired')],
   };
 }
 
 export function reportStatus(task: Task, status: RecordingStatus): Outcome {
   if (!hasSession(task)) return { task, effects: [] };
-  // While stopping only the stop progression (6, 7, 8, 20) is taken; a late "5" must not hide the stop.
-  if (task.kind === 'stopping' && status !== 20 && status < 6) return { task, effects: [] };
+  // While stopping only the stop progression (recordingStopped and on, exitedAbnormally) is taken; a late
+  // firstFileUploaded must not hide the stop.
+  if (task.kind === 'stopping' && status !== RECORDING_STATUS.exitedAbnormally && status < RECORDING_STATUS.recordingStopped) {
+    return { task, effects: [] };
+  }
   return { task: withSession(task, { status }), effects: [] };
 }
 
@@ -213,11 +226,11 @@ export interface FinishEvent extends RecorderOutcome {
   readonly files?: readonly RecordedFile[];
 }
 
-/** The session is over (stop done, idle exit, recorder error, expiry). Emits session_exit (event 11). */
+/** The session is over (stop done, idle exit, recorder error, expiry). Emits sessionExit. */
 export function finish(task: Task, ev: FinishEvent, now: number): Outcome {
   if (!hasSession(task)) return { task, effects: [] };
   const abnormal = ev.reason === 'error';
-  const session: Session = { ...task.session, status: abnormal ? 20 : 8, ...(ev.files ? { files: [...ev.files] } : {}) };
+  const session: Session = { ...task.session, status: abnormal ? RECORDING_STATUS.exitedAbnormally : RECORDING_STATUS.readyToExit, ...(ev.files ? { files: [...ev.files] } : {}) };
   const ended: EndedTask = {
     kind: 'ended',
     resource: task.resource,
@@ -229,35 +242,30 @@ export function finish(task: Task, ev: FinishEvent, now: number): Outcome {
   };
   return {
     task: ended,
-    effects: [Effects.emit(11, 0, { msgName: 'session_exit', exitStatus: abnormal ? 1 : 0 }), Effects.release()],
+    effects: [
+      Effects.emit(SERVICE_EVENTS.sessionExit, { exitStatus: abnormal ? EXIT_STATUS.abnormal : EXIT_STATUS.normal }),
+      Effects.release(),
+    ],
   };
 }
 
-/** The recorder could not take the session: it ends as an error (event 1, code 52, before session_exit). */
+/** The recorder could not take the session: it ends as an error (launchFailed, before sessionExit). */
 export function launchFailed(task: Task, now: number): Outcome {
   const out = finish(task, { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, now);
   if (out.task === task || out.task.kind !== 'ended') return out;
   const ended: EndedTask = { ...out.task, launchFailed: true };
-  const failed = Effects.emit(1, 0, {
-    msgName: 'cloud_recording_error',
-    module: 2,
-    errorLevel: 5,
-    errorCode: 52,
-    stat: 0,
-    errorMsg: 'failed to start the recording service',
-  });
+  const failed = Effects.emit(
+    RECORDER_EVENTS.error,
+    errorFields(EVENT_MODULE.service, ERROR_LEVEL.fatal, ERROR_CODE.launchFailed, 'failed to start the recording service'),
+  );
   return { task: ended, effects: [failed, ...out.effects] };
 }
 
-/** A synchronous stop waited its bound for the uploads (event 1, code 50); the stop itself goes on. */
+/** A synchronous stop waited its bound for the uploads (uploadTimedOut); the stop itself goes on. */
 export function uploadTimedOut(task: Task): Outcome {
-  const timedOut = Effects.emit(1, 0, {
-    msgName: 'cloud_recording_error',
-    module: 2,
-    errorLevel: 4,
-    errorCode: 50,
-    stat: 0,
-    errorMsg: 'timeout uploading recorded files',
-  });
+  const timedOut = Effects.emit(
+    RECORDER_EVENTS.error,
+    errorFields(EVENT_MODULE.service, ERROR_LEVEL.major, ERROR_CODE.uploadTimedOut, 'timeout uploading recorded files'),
+  );
   return { task, effects: [timedOut] };
 }

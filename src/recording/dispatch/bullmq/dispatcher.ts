@@ -14,7 +14,7 @@ export interface QueueDispatcherDeps extends QueueContext {
 
 /** update/updateLayout wait this long for the recorder; a take-over in progress can take up to about 1.5 leases. */
 const CONTROL_TIMEOUT_MS = 30_000;
-/** A stop waits longer: the recorder answers once its last uploads are done (runtime.ts bounds it too). */
+/** A stop waits longer: the recorder answers once its last uploads are done (recording/runtime/executor.ts bounds it too). */
 const STOP_TIMEOUT_MS = 15 * 60 * 1000;
 
 export class NoRecorderAccepted extends Error {

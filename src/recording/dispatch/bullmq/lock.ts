@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RedisConnection } from '../../../redis/index.ts';
 import { KeyedLock } from '../../lock.ts';
-import type { ResourceLock } from '../../runtime.ts';
+import type { ResourceLock } from '../types.ts';
 
 /** A holder that dies mid-mutation frees the resource after this long; a mutation is one read and one write. */
 const HOLD_MS = 15_000;

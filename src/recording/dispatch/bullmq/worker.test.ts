@@ -9,7 +9,7 @@ import { openRedis, redisBus, type RedisConnection } from '../../../redis/index.
 import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../../redis/testing.ts';
 import { openTestDatabase, type TestDatabase } from '../../../testing/index.ts';
 import { canonicalJson, createIssuedTask, finish, requestStop, RESOURCE_TTL_MS, startSession, type LiveTask } from '../../lifecycle/index.ts';
-import { recordingTaskOf } from '../../runtime.ts';
+import { recordingTaskOf } from '../recording-task.ts';
 import { TaskStore } from '../../store/index.ts';
 import { startRequest } from '../../testing/client.ts';
 import { validateStartClientRequest } from '../../validation/index.ts';
