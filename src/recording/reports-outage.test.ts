@@ -196,3 +196,32 @@ test('[postgres] a graceful stop during an outage leaves reports and events on d
     await t.tearDown();
   }
 });
+
+test('[postgres] a stop whose end the database does not take answers the recorder\'s result, and the end is written once it answers', async () => {
+  const t = await setUp();
+  try {
+    const recorder = new RecorderDouble('individual');
+    const server = await t.start(recorder);
+    const { rid, sid, client } = await begin(server, 'outage-stop');
+    await waitFor(async () => ((await t.task(rid))?.session.files.length ?? 0) === 2, 'the first files reported');
+
+    // The stop reaches the recorder while the database answers; the database goes away before the end is written.
+    recorder.holdStops();
+    const stopping = client.stop(rid, sid, 'individual', { cname: 'outage-stop', uid: '4242', clientRequest: {} });
+    await waitFor(() => recorder.session(sid).stopCalls === 1, 'the recorder asked to stop');
+    t.proxy.cut('reset');
+    recorder.releaseStops();
+    const stopped = await stopping;
+    assert.equal(stopped.status, 200, JSON.stringify(stopped.body));
+    const answer = stopped.body.serverResponse as { uploadingStatus: string; fileList: unknown };
+    assert.equal(answer.uploadingStatus, 'uploaded', JSON.stringify(stopped.body));
+    assert.equal((await t.task(rid))?.kind, 'stopping', 'not written while the database is away');
+
+    t.proxy.restore();
+    await until(t.clock, async () => (await t.task(rid))?.kind === 'ended', 'the kept end written');
+    assert.deepEqual((await t.task(rid))!.session.files.map((f) => f.fileName), sampleFiles(recorder.session(sid).task).map((f) => f.fileName));
+    await until(t.clock, async () => (await t.history(sid)).some((e) => e.eventType === 11), 'event 11 in the history');
+  } finally {
+    await t.tearDown();
+  }
+});

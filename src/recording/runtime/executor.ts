@@ -14,7 +14,7 @@ import {
   type RecorderReport,
   type StopResult,
 } from '../dispatch/index.ts';
-import { finish, launchFailed, type Effect, type LiveTask, type StoppingTask, type Task } from '../lifecycle/index.ts';
+import { finish, launchFailed, type Effect, type FinishEvent, type LiveTask, type StoppingTask, type Task } from '../lifecycle/index.ts';
 import { scrub } from '../scrub.ts';
 import { within } from '../within.ts';
 import type { ExpiryTimers } from './expiry.ts';
@@ -75,6 +75,8 @@ export interface ExecutorDeps {
   readonly reportFor: (task: LiveTask | StoppingTask) => RecorderReport;
   /** Stores and notifies an event (reports.ts). */
   readonly emit: (task: Task, eventType: number, serviceType: number, details: { msgName: string; [k: string]: unknown }) => void;
+  /** Keeps the end of a stop the database did not take, to be written when it answers (reports.ts). */
+  readonly keepStopEnd: (task: StoppingTask, end: FinishEvent) => Promise<void>;
   /** Drops the task from the runtime's memory. */
   readonly forget: (resourceId: string) => void;
 }
@@ -164,8 +166,19 @@ export class EffectExecutor {
     const handle = this.#handle(task);
     const p = (async () => {
       const result = await this.#stopRecorder(task, handle);
-      const out = await this.d.mutate(rid, (t) => finish(t ?? task, { reason, ...result, files: result.files }, this.d.clock.now()));
-      return out.task;
+      const end: FinishEvent = { reason, ...result, files: result.files };
+      try {
+        return (await this.d.mutate(rid, (t) => finish(t ?? task, end, this.d.clock.now()))).task;
+      } catch (e) {
+        // The recorder's result is known: the stop answers it, and the end is written once the database answers
+        // (kept in order with the session's reports, journalled across a restart) instead of a 500 and a session
+        // left stopping until the next stop.
+        this.d.log.warn({ resourceId: rid, sid: task.session.sid, err: (e as Error).message }, 'the end of a stop waits for the database');
+        this.d.keepStopEnd(task, end).catch((err: Error) =>
+          this.d.log.error({ resourceId: rid, sid: task.session.sid, err: err.message }, 'the end of a stop was not written'),
+        );
+        return finish(task, end, this.d.clock.now()).task;
+      }
     })();
     this.#step(rid, { kind: 'stopBegan', stop: p });
     void p.finally(() => this.#step(rid, { kind: 'stopSettled', stop: p })).catch(() => undefined);

@@ -18,6 +18,7 @@ import type {
 import {
   finish,
   hasSession,
+  type FinishEvent,
   reportFiles,
   reportRtmp,
   reportSliceStart,
@@ -60,6 +61,8 @@ export type KeptReport = {
   | { readonly kind: 'sliceStart'; readonly ms: number }
   | { readonly kind: 'rtmp'; readonly rtmpUrl: string; readonly status: RtmpStatus }
   | { readonly kind: 'ended'; readonly outcome: RecorderOutcome }
+  /** An API stop's own end (its recorder's result), kept because the database did not take it at the time. */
+  | { readonly kind: 'stopped'; readonly end: FinishEvent }
 );
 
 /** A report the lifecycle would not take: retrying cannot help. */
@@ -114,6 +117,8 @@ function applyReport(t: Task, r: KeptReport, ctx: ReportContext): Outcome {
       // An API stop in progress ends the task itself, with the stop's result.
       if (t.kind === 'ended' || (t.kind === 'stopping' && ctx.stopping)) return { task: t, effects: [] };
       return finish(t, r.outcome, ctx.now);
+    case 'stopped':
+      return t.kind === 'ended' ? { task: t, effects: [] } : finish(t, r.end, ctx.now);
   }
 }
 
@@ -231,6 +236,14 @@ export class RecorderReports {
       event: (eventType, serviceType, details) => this.emit(task, eventType, serviceType, details, 'recorder'),
       ended: (outcome) => keep({ ...base, kind: 'ended', outcome }),
     };
+  }
+
+  /**
+   * Keeps the end of an API stop whose write the database did not take (an outage at that moment): written, with
+   * its effects (event 11, release), once the database answers, or by the next start from the journal.
+   */
+  keepStopEnd(task: StoppingTask, end: FinishEvent): Promise<void> {
+    return this.#reportsOut.submit(task.resource.resourceId, { resourceId: task.resource.resourceId, sid: task.session.sid, kind: 'stopped', end });
   }
 
   /** Applies reports of one resource, in order, in one transition; throws while the store does not answer. */

@@ -70,6 +70,7 @@ export class SessionRuntime {
       mutate,
       expiry: this.#expiry,
       reportFor: (task) => this.#reports.reportFor(task),
+      keepStopEnd: (task, end) => this.#reports.keepStopEnd(task, end),
       emit: (task, eventType, serviceType, details) => this.#reports.emit(task, eventType, serviceType, details),
       forget: (rid) => this.#cache.delete(rid),
     });
