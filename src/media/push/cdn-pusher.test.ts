@@ -10,16 +10,8 @@ import { probeSegment } from '../capture/testing/media-checks.ts';
 import { freePort, rtmpReceiver } from '../capture/testing/rtmp-receiver.ts';
 import { FfmpegProcess } from '../ffmpeg.ts';
 import { CdnPusher, type PushStatusChange } from './index.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
-async function waitFor<T>(what: string, fn: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('a frozen CDN is reported lost (the source keeps flowing), a new target publishes', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-pusher-'));
@@ -46,20 +38,20 @@ test('a frozen CDN is reported lost (the source keeps flowing), a new target pub
       sourceBytes += b.length;
       feed(b);
     });
-    await waitFor('publishing', () => seen(url1, 'publishing'));
+    await waitUntil(() => seen(url1, 'publishing'), { timeoutMs: 60_000, what: 'publishing' });
     assert.ok(pusher.pid !== undefined);
 
     rx1.kill('SIGSTOP');
-    const lost = await waitFor('disconnected', () => seen(url1, 'disconnected'), 120_000);
+    const lost = await waitUntil(() => seen(url1, 'disconnected'), { timeoutMs: 120_000, what: 'disconnected' });
     assert.match(lost.message ?? '', /nothing sent to the CDN/);
     const atLoss = sourceBytes;
-    await waitFor('the source going on', () => sourceBytes > atLoss + 256 * 1024);
+    await waitUntil(() => sourceBytes > atLoss + 256 * 1024, { timeoutMs: 60_000, what: 'the source going on' });
     assert.ok(source.running);
 
     await pusher.setTarget(url2);
-    await waitFor('publishing to the second target', () => seen(url2, 'publishing'));
+    await waitUntil(() => seen(url2, 'publishing'), { timeoutMs: 60_000, what: 'publishing to the second target' });
     const rx2File = join(dir, 'rx2.ts');
-    await waitFor('bytes at the second receiver', () => existsSync(rx2File) && statSync(rx2File).size > 256 * 1024);
+    await waitUntil(() => existsSync(rx2File) && statSync(rx2File).size > 256 * 1024, { timeoutMs: 60_000, what: 'bytes at the second receiver' });
     assert.deepEqual([...(await probeSegment(rx2File)).codecs].sort(), ['aac', 'h264'], 'joined at a keyframe: picture and sound');
     assert.deepEqual(
       statuses.map((c) => `${c.rtmpUrl === url1 ? 1 : 2}:${c.status}`),

@@ -13,7 +13,8 @@ import { RTCPeerConnection } from 'werift';
 import { Sfu } from '../../channel/sfu.ts';
 import { FFMPEG_BIN, FFPROBE_BIN, parsePlaylist } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from '../individual/testing/harness.ts';
-import { bucketKeys, probe, sleep, waitFor } from '../individual/testing/media-checks.ts';
+import { bucketKeys, probe, sleep } from '../individual/testing/media-checks.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 const run = promisify(execFile);
 
@@ -131,11 +132,11 @@ async function recordAcross(t: TestContext, cname: string, uid: number, cut: (ma
       recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
       recordingFileConfig: { avFileType: ['hls'] },
     });
-    await waitFor(() => ['audio', 'video'].every((k) => bucketKeys(h.bucketDir).some((x) => x.includes(`__uid_s_${uid}__uid_e_${k}_`))), 120_000, 'a slice of each kind');
+    await waitUntil(() => ['audio', 'video'].every((k) => bucketKeys(h.bucketDir).some((x) => x.includes(`__uid_s_${uid}__uid_e_${k}_`))), { timeoutMs: 120_000, what: 'a slice of each kind' });
     await sleep(4000);
     const cutAt = Date.now();
     await cut(made);
-    await waitFor(() => made.length >= 2, 90_000, 'a replacement WHEP session');
+    await waitUntil(() => made.length >= 2, { timeoutMs: 90_000, what: 'a replacement WHEP session' });
     t.diagnostic(`cut → replacement WHEP session: ${made[1]!.atMs - cutAt} ms`);
     await sleep(20_000);
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: recUid, clientRequest: {} });
@@ -218,11 +219,11 @@ test('mix: a WHEP session ended by the channel node (media missing until the rec
       storageConfig: storageConfig(),
       recordingConfig: { channelType: 0 },
     });
-    await waitFor(() => bucketKeys(h.bucketDir).some((k) => k.includes(sid) && k.endsWith('.ts')), 120_000, 'a mixed slice');
+    await waitUntil(() => bucketKeys(h.bucketDir).some((k) => k.includes(sid) && k.endsWith('.ts')), { timeoutMs: 120_000, what: 'a mixed slice' });
     await made[0]!.sfu.end(made[0]!.id, 'connection_failed');
-    await waitFor(() => made.length >= 2, 90_000, 'a replacement WHEP session');
+    await waitUntil(() => made.length >= 2, { timeoutMs: 90_000, what: 'a replacement WHEP session' });
     const before = bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length;
-    await waitFor(() => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length > before, 60_000, 'slices after the replacement');
+    await waitUntil(() => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length > before, { timeoutMs: 60_000, what: 'slices after the replacement' });
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9306', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
     const errors = h.events.filter((e) => e.payload.sid === sid && e.eventType === 1).map((e) => e.payload.details);

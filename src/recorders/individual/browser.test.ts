@@ -7,6 +7,7 @@ import { parseUserFileName } from '../../media/index.ts';
 import { launchTestChromium } from '../../testing/chromium.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { bucketKeys, probe, sleep } from './testing/media-checks.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 test('a headless Chromium publisher is recorded: audio and video slices probe as the codecs it sent', async () => {
   const h = await startHarness();

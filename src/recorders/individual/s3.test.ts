@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startTestS3Server } from '../../storage/testing/s3-server.ts';
 import { BUCKET, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
-import { sleep, waitFor } from './testing/media-checks.ts';
+import { sleep } from './testing/media-checks.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 const request = (cname: string) => ({
   token: rtcToken(cname, 9101, 2),
@@ -40,11 +41,7 @@ test('individual recording uploads slices and playlists to an S3 API server; a m
       const cname = 'ind-s3-missing';
       await h2.publish({ cname, uid: 112, color: 'blue', toneHz: 880 });
       const { resourceId, sid } = await h2.startRecording(cname, '9101', request(cname));
-      const ev = await waitFor(
-        () => h2.events.find((e) => e.payload.sid === sid && e.eventType === 1 && e.payload.details.module === 1),
-        60_000,
-        'uploader error event',
-      );
+      const ev = await waitUntil(() => h2.events.find((e) => e.payload.sid === sid && e.eventType === 1 && e.payload.details.module === 1), { timeoutMs: 60_000, what: 'uploader error event' });
       assert.equal(ev.payload.details.errorCode, 32);
       assert.ok(ev.signed);
       assert.ok(!JSON.stringify(ev).includes('S3RVER'), 'no storage key in the event');

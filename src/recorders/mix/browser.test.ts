@@ -7,6 +7,7 @@ import { launchTestChromium } from '../../testing/chromium.ts';
 import { rtcToken, startHarness, storageConfig } from '../individual/testing/harness.ts';
 import { isColour, sleep } from '../individual/testing/media-checks.ts';
 import { SAMPLE_FPS, sampled, sampleRange } from './testing/frames.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 const MAGENTA = [255, 0, 255];
 const BLUE = [0, 0, 255];

@@ -7,7 +7,7 @@ import { ManualClock } from '../../../clock/index.ts';
 import { createLogger } from '../../../log/index.ts';
 import { openRedis, redisBus, type RedisConnection } from '../../../redis/index.ts';
 import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../../redis/testing.ts';
-import { openTestDatabase, type TestDatabase } from '../../../testing/index.ts';
+import { openTestDatabase, type TestDatabase, waitUntil } from '../../../testing/index.ts';
 import { canonicalJson, createIssuedTask, finish, requestStop, RESOURCE_TTL_MS, startSession, type LiveTask } from '../../lifecycle/index.ts';
 import { recordingTaskOf } from '../../runtime.ts';
 import { TaskStore } from '../../store/index.ts';
@@ -119,13 +119,6 @@ function reportLog(): { calls: string[]; reportFor: () => RecorderReport } {
   return { calls, reportFor: () => report };
 }
 
-async function until(what: string, fn: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await fn()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 function setup(over: Partial<DispatchSettings> = {}, withWorker = true) {
   const clock = new ManualClock();
@@ -166,7 +159,7 @@ test('region and excludeResourceIds: a session goes only to a recorder that fits
     const eu = s.addWorker('EU');
     const na = s.addWorker('NA');
     const resource = (t: LiveTask) => t.resource;
-    await until('both recorders announced', async () => (await new WorkerRegistry(redis).live(s.clock.now())).length >= 2);
+    await waitUntil(async () => (await new WorkerRegistry(redis).live(s.clock.now())).length >= 2, { what: 'both recorders announced' });
 
     const first = await liveTask(s.store, s.clock, { region: 'EU' });
     await s.dispatcher.launch(recordingTaskOf(first, false), reportLog().reportFor());
@@ -221,7 +214,7 @@ test('launch answers once the worker accepted; control reaches it; a lost lease 
       .where('resource_id', '=', task.resource.resourceId)
       .execute();
     s.clock.advance(LEASE_MS / 3);
-    await until('the fenced recorder is stopped', () => s.double.stops.length === 1);
+    await waitUntil(() => s.double.stops.length === 1, { what: 'the fenced recorder is stopped' });
     assert.equal(rt.fence?.holds(), false);
     report.status(6);
     assert.deepEqual(s.reports.calls, ['status 5'], 'a fenced recorder reports nothing');
@@ -313,7 +306,7 @@ test('a session whose recorder died during a stop: the next recorder takes it, f
     }
     assert.deepEqual(await answer, { uploadingStatus: 'uploaded', files: [], recordedAnything: false });
     assert.equal(s.double.stops.length, 1, 'stopped once although the request came several times');
-    await until('the session ended through the report', () => s.reports.calls.includes('ended'));
+    await waitUntil(() => s.reports.calls.includes('ended'), { what: 'the session ended through the report' });
   } finally {
     await queue.close();
     await s.close();
@@ -328,8 +321,8 @@ test('a session ended by another process (e.g. a start that gave up waiting) is 
     const ended = finish(live, { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, s.clock.now()).task;
     await s.store.save(ended, s.clock.now());
     s.clock.advance(LEASE_MS / 3);
-    await until('the recorder is stopped', () => s.double.stops.length === 1);
-    await until('the lease is let go', async () => !(await s.leases.isHeld(live.resource.resourceId, s.clock.now())));
+    await waitUntil(() => s.double.stops.length === 1, { what: 'the recorder is stopped' });
+    await waitUntil(async () => !(await s.leases.isHeld(live.resource.resourceId, s.clock.now())), { what: 'the lease is let go' });
   } finally {
     await s.close();
   }
