@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs everything, makes sure the loopback services are up, type-checks, and runs the whole test suite.
+# Installs everything, makes sure the loopback services are up, type-checks, and runs the whole test suite: both
+# lanes of scripts/test.mjs (`npm test` alone is the fast lane). Arguments go to scripts/test.mjs (filters, --lane=).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
