@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildUserToken } from '@reeltime/token';
 import { ManualClock } from '../../clock/index.ts';
-import { openTestDatabase, startTestServer, TEST_DIALECTS, type TestServer, waitUntil } from '../../testing/index.ts';
+import { openTestDatabase, settle, startTestServer, TEST_DIALECTS, type TestServer, waitUntil } from '../../testing/index.ts';
 import { ChatConnection, ChatTokenSession, fetchUserToken, type ChatError, type TextMessage } from '../sdk/index.ts';
 import type { ChatModule } from '../module.ts';
 import { CLOSE, LOGIN_REASONS } from './protocol.ts';
@@ -141,7 +141,7 @@ test('gateway: will-expire at 80 % of the token lifetime, renewToken, expired th
     const info = await conn.open({ user: 'alice', accessToken: token });
     assert.equal(info.expiresAt, (Math.floor(clock.now() / 1000) + 100) * 1000);
     clock.advance(79_000);
-    await new Promise((r) => setTimeout(r, 50));
+    await settle();
     assert.deepEqual(events, []);
     clock.advance(1_000);
     await waitUntil(() => events.length === 1, { what: 'will-expire' });
@@ -151,7 +151,7 @@ test('gateway: will-expire at 80 % of the token lifetime, renewToken, expired th
     const renewed = await conn.renewToken(await fetchUserToken(s.url, 'alice'));
     assert.equal(renewed.expiresAt, (Math.floor(clock.now() / 1000) + 100) * 1000);
     clock.advance(25_000); // past the old token's expiry
-    await new Promise((r) => setTimeout(r, 50));
+    await settle();
     assert.deepEqual(events, ['will-expire']);
     assert.ok(conn.isOpen);
 
