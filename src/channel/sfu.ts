@@ -92,6 +92,19 @@ export interface TrackStat {
   readonly bytes: number;
 }
 
+/**
+ * Fault injection for tests, through the SFU's own options (never by patching its prototype). Production passes none.
+ */
+export interface SfuTestHooks {
+  /**
+   * A WHEP subscribe session was created; returns the SDP answer to send instead of `answer` (e.g. one whose ICE
+   * password is wrong), or nothing to send it as is. `end` ends the session as this node would (ICE failure...).
+   */
+  readonly onSubscribed?: (session: { readonly id: string; readonly answer: string; end(reason: LeaveReason): Promise<boolean> }) => string | void;
+  /** `end(id, reason)` was called (before anything is ended). */
+  readonly onEnd?: (id: string, reason: LeaveReason) => void;
+}
+
 /** The SFU: authorizes joins, negotiates werift peers, wires publishers to subscribers, keeps membership. */
 export class Sfu {
   readonly membership: Membership;
@@ -105,6 +118,7 @@ export class Sfu {
     private readonly clock: Clock,
     private readonly log: Logger,
     readonly apps: AppLookup,
+    private readonly testHooks: SfuTestHooks = {},
   ) {
     this.membership = new Membership(() => clock.now());
   }
@@ -192,7 +206,8 @@ export class Sfu {
       const etag = this.#newId();
       this.#sessions.set(id, { kind: 'subscribe', app, cname: p.cname, uid: p.uid, publisher: p.publisher, etag, session });
       reservation.commit();
-      return { id, etag, answer };
+      const sent = this.testHooks.onSubscribed?.({ id, answer, end: (reason) => this.end(id, reason) });
+      return { id, etag, answer: sent ?? answer };
     } catch (e) {
       reservation.cancel();
       await session.close();
@@ -256,6 +271,7 @@ export class Sfu {
 
   /** Ends a session (DELETE, timeout, failure); a publisher's end also ends everyone subscribed to it. */
   async end(id: string, reason: LeaveReason): Promise<boolean> {
+    this.testHooks.onEnd?.(id, reason);
     const rec = this.#sessions.get(id);
     if (!rec) return false;
     this.#sessions.delete(id);

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../clock/index.ts';
+import type { SfuTestHooks } from '../channel/index.ts';
 import type { JsonObject } from '../config/index.ts';
 import { loadConfig, type Config } from '../server/config.ts';
 import type { DialectName } from '../db/index.ts';
@@ -29,6 +30,8 @@ export interface TestServerOptions {
   readonly database?: TestDatabase;
   /** Recorders per mode (test doubles); the default recorders otherwise. */
   readonly recorders?: readonly Recorder[];
+  /** Fault injection in the channel's SFU (instead of patching its prototype). */
+  readonly sfuTestHooks?: SfuTestHooks;
 }
 
 /** Environment of a test server: loopback, an ephemeral port, the data dir and fixed test credentials. */
@@ -64,6 +67,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.roles ? { roles: opts.roles } : {}),
     ...(opts.recorders ? { recorders: opts.recorders } : {}),
+    ...(opts.sfuTestHooks ? { channel: { sfuTestHooks: opts.sfuTestHooks } } : {}),
   });
   return {
     ...server,

@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ChannelModule, TapParams } from '../../channel/index.ts';
-import { Sfu } from '../../channel/sfu.ts';
 import { parsePlaylist } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from './testing/harness.ts';
 import { bucketKeys, centrePixel, isColour, probe, sleep } from './testing/media-checks.ts';
@@ -90,19 +89,20 @@ test('recording.mediaPath whep: the same recording over a loopback WHEP subscrip
 test('recording.mediaPath whep: a first WHEP session that never connects is replaced and the recording still gets slices', async () => {
   // The SFU's first answer carries a wrong ICE password: the recorder's connectivity checks fail, as when ICE/DTLS
   // never completes on a loaded host. Later answers are left alone.
-  const { subscribe, end } = Sfu.prototype;
   const ids: string[] = [];
   const deleted: string[] = [];
-  Sfu.prototype.subscribe = async function (this: Sfu, p) {
-    const s = await subscribe.call(this, p);
-    ids.push(s.id);
-    return ids.length === 1 ? { ...s, answer: s.answer.replace(/^a=ice-pwd:.*$/gm, 'a=ice-pwd:0000000000000000000000') } : s;
-  };
-  Sfu.prototype.end = function (this: Sfu, id, reason) {
-    if (reason === 'deleted') deleted.push(id);
-    return end.call(this, id, reason);
-  };
-  const h = await startHarness({ recording: { mediaPath: 'whep' } });
+  const h = await startHarness({
+    recording: { mediaPath: 'whep' },
+    sfuTestHooks: {
+      onSubscribed: ({ id, answer }) => {
+        ids.push(id);
+        return ids.length === 1 ? answer.replace(/^a=ice-pwd:.*$/gm, 'a=ice-pwd:0000000000000000000000') : undefined;
+      },
+      onEnd: (id, reason) => {
+        if (reason === 'deleted') deleted.push(id);
+      },
+    },
+  });
   try {
     const cname = 'ind-whep-retry';
     await h.publish({ cname, uid: 302, color: 'red', toneHz: 440, codec: 'vp8' });
@@ -126,7 +126,6 @@ test('recording.mediaPath whep: a first WHEP session that never connects is repl
       assert.deepEqual((await probe(join(h.bucketDir, slice))).codecs, [codec]);
     }
   } finally {
-    Object.assign(Sfu.prototype, { subscribe, end });
     await h.close();
   }
 });
