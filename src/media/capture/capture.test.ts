@@ -11,7 +11,7 @@ import { processInfo, processTable } from '../../process/index.ts';
 import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment } from './index.ts';
 import { audioPacketTicks, audioTimestampGaps, decodeMono, dominantFrequency, isColour, pixelAt, probeSegment, rms } from './testing/media-checks.ts';
 import { startPageServer } from './testing/page-server.ts';
-import { freePort, rtmpReceiver } from './testing/rtmp-receiver.ts';
+import { freePort, listeningOnLoopback, rtmpReceiver } from './testing/rtmp-receiver.ts';
 import { waitUntil } from '../../testing/wait.ts';
 
 const SLICE = 3;
@@ -209,8 +209,8 @@ test('the CDN push runs in its own process: it publishes, its loss (dropped or s
   const pidOf = (name: string) => cap!.children().find((c) => c.name === name)?.pid;
   const pushed = (kind: CaptureEvent['kind'], url: string) => log.all.some((e) => e.kind === kind && 'rtmpUrl' in e && e.rtmpUrl === url);
   try {
-    await waitUntil(() => processTable().filter((p) => [rx1.pid, rx2.pid, rx3.pid].includes(p.pid)).length === 3, { timeoutMs: 60_000, what: 'the RTMP receivers to listen' });
-    await new Promise((r) => setTimeout(r, 500));
+    await waitUntil(() => processTable().filter((p) => [rx1.pid, rx2.pid, rx3.pid].includes(p.pid)).length === 3, { timeoutMs: 60_000, what: 'the RTMP receivers to start' });
+    await waitUntil(() => [port1, port2, port3].every(listeningOnLoopback), { timeoutMs: 60_000, what: 'the RTMP receivers to listen' });
     const url1 = `rtmp://127.0.0.1:${port1}/live/test`;
     cap = await startCapture(
       { workDir, width: 640, height: 360, sliceSeconds: SLICE, rtmpUrl: url1, pushTimeouts: { connectTimeoutMs: 15_000, stallTimeoutMs: 8_000 } },

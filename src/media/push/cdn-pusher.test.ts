@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { probeSegment } from '../capture/testing/media-checks.ts';
-import { freePort, rtmpReceiver } from '../capture/testing/rtmp-receiver.ts';
+import { freePort, listeningOnLoopback, rtmpReceiver } from '../capture/testing/rtmp-receiver.ts';
 import { FfmpegProcess } from '../ffmpeg.ts';
 import { CdnPusher, type PushStatusChange } from './index.ts';
 import { waitUntil } from '../../testing/wait.ts';
@@ -32,7 +32,7 @@ test('a frozen CDN is reported lost (the source keeps flowing), a new target pub
   const seen = (url: string, status: string) => statuses.find((c) => c.rtmpUrl === url && c.status === status);
   let sourceBytes = 0;
   try {
-    await new Promise((r) => setTimeout(r, 1000)); // the receivers listen once ffmpeg has parsed its arguments
+    await waitUntil(() => listeningOnLoopback(port1) && listeningOnLoopback(port2), { timeoutMs: 60_000, what: 'the RTMP receivers to listen' });
     const feed = pusher.beginStream();
     (source.pipe(3) as Readable).on('data', (b: Buffer) => {
       sourceBytes += b.length;
