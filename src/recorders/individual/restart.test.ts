@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, readlinkSync, rmSync, mkdtempSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, rmSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parsePlaylist } from '../../media/index.ts';
 import { openTestDatabase, waitUntil } from '../../testing/index.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
-import { bucketKeys, probe, sleep } from './testing/media-checks.ts';
+import { bucketKeys, filesUnder, probe } from './testing/media-checks.ts';
 
 /** Our own ffmpeg children working under `dir` (the slicers run in their stream's directory): killed to simulate a crash. */
 function killSlicers(dir: string): number {
@@ -27,6 +27,14 @@ function killSlicers(dir: string): number {
   return n;
 }
 
+function sizeIfPresent(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0; // uploaded and removed meanwhile
+  }
+}
+
 test('a recorder restart resumes with bak0_ names and loses no slice the first run wrote', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-restart-'));
   const database = await openTestDatabase('sqlite');
@@ -42,8 +50,11 @@ test('a recorder restart resumes with bak0_ names and loses no slice the first r
     });
     // One slice uploaded, the next one half written when the process "crashes".
     await waitUntil(() => bucketKeys(first.bucketDir).some((k) => k.endsWith('.ts')), { timeoutMs: 60_000, what: 'first slice' });
-    // ffmpeg writes through a 32 KiB buffer: give the next slice time to reach the disk in part.
-    await sleep(10_000);
+    // Wait until the next slice (the slicer's slice_00001 or later) has reached the disk in part: a few seconds of it.
+    await waitUntil(
+      () => filesUnder(join(dataDir, 'recorder'), (n) => /^slice_(\d+)\.ts$/.test(n) && n !== 'slice_00000.ts').some((f) => sizeIfPresent(f) >= 32 * 1024),
+      { timeoutMs: 60_000, intervalMs: 100, what: 'the next slice written in part' },
+    );
     assert.ok(killSlicers(join(dataDir, 'recorder')) >= 1, 'a slicer was running');
     await first.close();
 
