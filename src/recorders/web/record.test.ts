@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startPageServer } from '../../media/capture/testing/page-server.ts';
-import { freePort, rtmpReceiver } from '../../media/capture/testing/rtmp-receiver.ts';
+import { freePort, listeningOnLoopback, rtmpReceiver } from '../../media/capture/testing/rtmp-receiver.ts';
 import { decodeMono, dominantFrequency, probeSegment } from '../../media/capture/testing/media-checks.ts';
 import { parsePlaylist } from '../../media/index.ts';
 import { processTable } from '../../process/index.ts';
@@ -198,8 +198,7 @@ test('web mode CDN push: publishing (100), the CDN lost → disconnected while s
   const url2 = `rtmp://127.0.0.1:${port2}/live/test`;
   const h = await startHarness(SHORT);
   try {
-    // The receivers listen once ffmpeg has parsed its arguments.
-    await sleep(1000);
+    await waitUntil(() => listeningOnLoopback(port1) && listeningOnLoopback(port2), { timeoutMs: 60_000, what: 'the RTMP receivers to listen' });
     const web = webClient(h.api);
     const cname = 'web-push';
     const uid = '5004';
