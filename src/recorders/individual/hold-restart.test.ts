@@ -7,7 +7,7 @@ import { parsePlaylist } from '../../media/index.ts';
 import { openTestDatabase, waitUntil } from '../../testing/index.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { queryHold, sessionEvents as eventsOf, setHold } from './testing/hold-api.ts';
-import { bucketKeys, probe, sleep } from './testing/media-checks.ts';
+import { bucketKeys, probe, sleep, slicesWritten } from './testing/media-checks.ts';
 
 const UID = '9401';
 const PUBLISHER = 621;
@@ -30,7 +30,8 @@ test('a hold set by update survives a restart: the recovered recorder starts on 
       }));
       // Recording (a stream has started), then paused by update: the hold is the control plane's, not the start's.
       await waitUntil(() => eventsOf(first, sid).some((e) => e.eventType === 43 && e.payload.details.state === 0), { timeoutMs: 60_000, what: 'audio recorded' });
-      await sleep(5_000);
+      // Some audio on disk before the hold (the first run's slice must hold media).
+      await waitUntil(() => slicesWritten(join(dataDir, 'recorder'), 32 * 1024).length > 0, { timeoutMs: 60_000, what: 'audio on disk' });
       await setHold(first, { rid, sid, cname, uid: UID }, true);
       await waitUntil(() => eventsOf(first, sid).some((e) => e.eventType === 1100), { timeoutMs: 30_000, what: 'event 1100' });
       // The hold ended the stream: its last slice is in the bucket under the first run's names.
@@ -53,11 +54,12 @@ test('a hold set by update survives a restart: the recovered recorder starts on 
       assert.ok(!eventsOf(second, sid).some((e) => e.eventType === 43 && e.payload.details.state === 0), 'no stream started while held');
       assert.deepEqual(bucketKeys(second.bucketDir).filter((k) => k.includes('/bak0_')), [], 'nothing written while held');
 
+      const resumingAt = Date.now();
       await setHold(second, { rid, sid, cname, uid: UID }, false);
       assert.equal(await queryHold(second, { rid, sid }), undefined);
       await waitUntil(() => eventsOf(second, sid).some((e) => e.eventType === 43 && e.payload.details.state === 0), { timeoutMs: 60_000, what: 'audio recorded after the resume' });
-      // A few seconds of audio (the slicer's start takes a while on a loaded machine).
-      await sleep(8_000);
+      // A few seconds of audio on disk (the slicer's start takes a while on a loaded machine).
+      await waitUntil(() => slicesWritten(join(dataDir, 'recorder'), 32 * 1024, resumingAt).length > 0, { timeoutMs: 60_000, what: 'audio on disk after the resume' });
       const stop = await second.api('POST', second.path(rid, sid, 'stop'), { cname, uid: UID, clientRequest: {} });
       assert.equal(stop.status, 200, JSON.stringify(stop.body));
 

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, readlinkSync, rmSync, mkdtempSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parsePlaylist } from '../../media/index.ts';
 import { openTestDatabase, waitUntil } from '../../testing/index.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
-import { bucketKeys, filesUnder, probe } from './testing/media-checks.ts';
+import { bucketKeys, probe, slicesWritten } from './testing/media-checks.ts';
 
 /** Our own ffmpeg children working under `dir` (the slicers run in their stream's directory): killed to simulate a crash. */
 function killSlicers(dir: string): number {
@@ -27,14 +27,6 @@ function killSlicers(dir: string): number {
   return n;
 }
 
-function sizeIfPresent(file: string): number {
-  try {
-    return statSync(file).size;
-  } catch {
-    return 0; // uploaded and removed meanwhile
-  }
-}
-
 test('a recorder restart resumes with bak0_ names and loses no slice the first run wrote', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-restart-'));
   const database = await openTestDatabase('sqlite');
@@ -52,7 +44,7 @@ test('a recorder restart resumes with bak0_ names and loses no slice the first r
     await waitUntil(() => bucketKeys(first.bucketDir).some((k) => k.endsWith('.ts')), { timeoutMs: 60_000, what: 'first slice' });
     // Wait until the next slice (the slicer's slice_00001 or later) has reached the disk in part: a few seconds of it.
     await waitUntil(
-      () => filesUnder(join(dataDir, 'recorder'), (n) => /^slice_(\d+)\.ts$/.test(n) && n !== 'slice_00000.ts').some((f) => sizeIfPresent(f) >= 32 * 1024),
+      () => slicesWritten(join(dataDir, 'recorder'), 32 * 1024).some((f) => !f.endsWith('/slice_00000.ts')),
       { timeoutMs: 60_000, intervalMs: 100, what: 'the next slice written in part' },
     );
     assert.ok(killSlicers(join(dataDir, 'recorder')) >= 1, 'a slicer was running');
