@@ -9,14 +9,14 @@
 
 /** Record real media: ffmpeg, Chromium, Xvfb and PulseAudio, in real time. */
 const RECORDERS = [
+  'src/recorders/common/whep-replace.test.ts',
+  'src/recorders/individual/media-path.test.ts',
   'src/recorders/mix/hold.test.ts',
   'src/recorders/individual/hold.test.ts',
   'src/recorders/mix/record.test.ts',
   'src/recorders/individual/record.test.ts',
-  'src/recorders/common/whep-replace.test.ts',
   'src/recorders/mix/sender-clock.test.ts',
   'src/recorders/individual/hold-restart.test.ts',
-  'src/recorders/individual/media-path.test.ts',
   'src/recorders/individual/follow.test.ts',
   'src/recorders/web/record.test.ts',
   'src/recorders/web/page.test.ts',
@@ -68,6 +68,7 @@ const BROWSER = [
 /** ffmpeg encodes or decodes media (no recorder). */
 const MEDIA = [
   'src/media/capture/capture.test.ts',
+  'src/media/push/cdn-pusher.test.ts',
   'src/media/mix/live/av-sync.test.ts',
   'src/media/mix/live/ogg-opus.test.ts',
   'src/media/mix/live/mix-pipeline.test.ts',
@@ -75,7 +76,6 @@ const MEDIA = [
   'src/media/mix/live/frame-socket.test.ts',
   'src/media/mix/live/video-size.test.ts',
   'src/media/mix/compositor.test.ts',
-  'src/media/push/cdn-pusher.test.ts',
   'src/media/push/gop-cache.test.ts',
   'src/media/track-pipeline.test.ts',
   'src/channel/webrtc/forward.test.ts',
@@ -90,4 +90,5 @@ const STORES = ['src/storage/uploaders/contract.test.ts', 'src/storage/module.te
 /** In-process but long: minutes of CPU. */
 const LONG = ['src/recording/api/fuzz.test.ts'];
 
-export const HEAVY = [...RECORDERS, ...LONG, ...PROCESSES, ...BROWSER, ...MEDIA, ...STORES];
+// Longest groups first: a fresh clone has no timings yet, and a long file started last would lengthen the run.
+export const HEAVY = [...RECORDERS, ...MEDIA, ...LONG, ...PROCESSES, ...BROWSER, ...STORES];
