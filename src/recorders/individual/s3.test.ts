@@ -1,10 +1,11 @@
 // Individual recording into a real S3 API server (s3rver on loopback) instead of the local bucket, and the uploader
 // error event when the bucket is missing.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { startTestS3Server } from '../../storage/testing/s3-server.ts';
 import { BUCKET, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
-import { sleep } from './testing/media-checks.ts';
+import { slicesWritten } from './testing/media-checks.ts';
 import { waitUntil } from '../../testing/wait.ts';
 
 const request = (cname: string) => ({
@@ -25,7 +26,8 @@ test('individual recording uploads slices and playlists to an S3 API server; a m
       const cname = 'ind-s3';
       await h.publish({ cname, uid: 111, color: 'red', toneHz: 440 });
       const { resourceId, sid } = await h.startRecording(cname, '9101', request(cname));
-      await sleep(4000);
+      // streamTypes 0: audio only; a few seconds of it on disk.
+      await waitUntil(() => slicesWritten(join(h.server.dataDir, 'recorder'), 32 * 1024).length > 0, { timeoutMs: 60_000, what: 'audio on disk' });
       const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9101', clientRequest: {} });
       assert.equal(stop.status, 200, JSON.stringify(stop.body));
       assert.equal((stop.body.serverResponse as { uploadingStatus: string }).uploadingStatus, 'uploaded');
