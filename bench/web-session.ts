@@ -154,12 +154,12 @@ async function main(): Promise<void> {
     const watch = setInterval(() => {
       if (Number.isNaN(firstSlice) && bucketKeys(h.bucketDir).some((k) => k.includes(one.sid) && k.endsWith('.ts'))) firstSlice = performance.now() - t0;
     }, 100);
-    await waitUntil(() => started(one.sid), { timeoutMs: 60_000, what: 'page loaded (70)' });
+    await waitUntil(() => started(one.sid), { timeoutMs: 60_000, intervalMs: 200, what: 'page loaded (70)' });
     await sleep(WARMUP_MS);
     const loadBefore = loadAverage();
     const m = await measureCores(() => [process.pid], SECONDS, () => (receiver.pid ? [receiver.pid] : []));
     const loadAfter = loadAverage();
-    await waitUntil(() => !Number.isNaN(firstSlice), { timeoutMs: 120_000, what: 'first slice' });
+    await waitUntil(() => !Number.isNaN(firstSlice), { timeoutMs: 120_000, intervalMs: 200, what: 'first slice' });
     clearInterval(watch);
     const s0 = performance.now();
     await stop(one);
@@ -180,7 +180,7 @@ async function main(): Promise<void> {
         const cname = `bench-web-${n}-${i}`;
         sessions.push({ cname, ...(await web.start(cname, '7001', { storageConfig: storageConfig(), extensionServiceConfig: service(false) })) });
       }
-      await waitUntil(() => sessions.every((s) => started(s.sid)), { timeoutMs: 120_000, what: `${n} pages loaded` });
+      await waitUntil(() => sessions.every((s) => started(s.sid)), { timeoutMs: 120_000, intervalMs: 200, what: `${n} pages loaded` });
       await sleep(WARMUP_MS);
       const lb = loadAverage();
       const mc = await measureCores(() => [process.pid], CAPACITY_SECONDS, () => (receiver.pid ? [receiver.pid] : []));

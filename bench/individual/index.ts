@@ -130,7 +130,7 @@ async function run(n: number, path: Path): Promise<Row> {
       for (const [pid, s] of slicerCpu()) slicers.set(pid, s);
       rssPeak = Math.max(rssPeak, rssMb());
     }, 500);
-    const firstSlice = waitUntil(() => bucketKeys(h.bucketDir).some((k) => /\.(ts|webm)$/.test(k)) && Date.now() - tStart, { timeoutMs: 300_000, what: 'first slice' });
+    const firstSlice = waitUntil(() => bucketKeys(h.bucketDir).some((k) => /\.(ts|webm)$/.test(k)) && Date.now() - tStart, { timeoutMs: 300_000, intervalMs: 200, what: 'first slice' });
     const firstSliceMs = await firstSlice;
     await sleep(Math.max(0, SECONDS * 1000 - (Date.now() - tStart)));
     for (const [pid, s] of slicerCpu()) slicers.set(pid, s);

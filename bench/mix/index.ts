@@ -285,7 +285,7 @@ async function recordMix(h: Harness, cname: string, plan: readonly PublisherPlan
     const baseline = await measureCpu(BASELINE_SECONDS);
     const before = pipelines.length;
     const rec = await h.startRecording(cname, BENCH_RECORDER_UID, benchMixStartRequest(cname));
-    const pipeline = await waitUntil(() => pipelines.length > before && pipelines.at(-1), { timeoutMs: 30_000, what: 'the mix pipeline' });
+    const pipeline = await waitUntil(() => pipelines.length > before && pipelines.at(-1), { timeoutMs: 30_000, intervalMs: 200, what: 'the mix pipeline' });
     const watcher = new FrameCodeWatcher();
     const unobserve = pipeline.observeFrames((f) => watcher.onFrame(f));
     const stopRecording = async (): Promise<void> => {
@@ -294,7 +294,7 @@ async function recordMix(h: Harness, cname: string, plan: readonly PublisherPlan
     };
     try {
       // Everyone's video in: two seconds of frames per user decoded.
-      await waitUntil(() => pipeline.decodedVideoFrames >= plan.length * 2 * FPS, { timeoutMs: 240_000, what: 'every user decoded' }).catch((e: Error) => {
+      await waitUntil(() => pipeline.decodedVideoFrames >= plan.length * 2 * FPS, { timeoutMs: 240_000, intervalMs: 200, what: 'every user decoded' }).catch((e: Error) => {
         const who = pipeline.roster.map((u) => `${u.uid}:${u.video.kind}`).join(' ');
         // The recording is stopped before the error goes up, so a smaller N starts on a quiet server.
         const error = new Error(`${e.message}: ${pipeline.decodedVideoFrames} frames decoded, ${pipeline.framesWritten} composed, users ${who || 'none'}`);

@@ -63,7 +63,7 @@ test('a publish and a short individual recording move the counters of every modu
     await waitUntil(async () => {
       const q = await h.api('GET', h.path(resourceId, sid, 'query'));
       return q.status === 200 && (q.body.serverResponse as { status: number }).status === 5;
-    }, { timeoutMs: 90_000, what: 'status 5' });
+    }, { timeoutMs: 90_000, intervalMs: 200, what: 'status 5' });
 
     const live = await scrape(h.server.url);
     assert.ok(live.sum('reeltime_recorder_child_processes', { command: 'ffmpeg' }) >= 1, 'ffmpeg children while recording');
@@ -74,9 +74,9 @@ test('a publish and a short individual recording move the counters of every modu
 
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9301', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
-    await waitUntil(() => h.events.some((e) => e.payload.sid === sid && e.payload.details.msgName === 'session_exit'), { timeoutMs: 30_000, what: 'session_exit webhook' });
+    await waitUntil(() => h.events.some((e) => e.payload.sid === sid && e.payload.details.msgName === 'session_exit'), { timeoutMs: 30_000, intervalMs: 200, what: 'session_exit webhook' });
     // Deliveries are counted once the receiver answered; give the last one a moment to be recorded.
-    await waitUntil(async () => (await scrape(h.server.url)).sum('reeltime_webhook_deliveries_total', { outcome: 'delivered' }) >= h.events.length, { timeoutMs: 10_000, what: 'deliveries counted' });
+    await waitUntil(async () => (await scrape(h.server.url)).sum('reeltime_webhook_deliveries_total', { outcome: 'delivered' }) >= h.events.length, { timeoutMs: 10_000, intervalMs: 200, what: 'deliveries counted' });
 
     const m = await scrape(h.server.url);
     for (const kind of ['audio', 'video']) {

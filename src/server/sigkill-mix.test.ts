@@ -70,7 +70,7 @@ test('SIGKILL of a server recording a mix session: a new server resumes it with 
         if (!bucketKeys(bucketDir).some((k) => firstSlice.test(`/${k}`))) return false;
         const onDisk = filesUnder(encoderDir, isSliceFile).sort();
         return onDisk.length >= 2 && statSync(onDisk.at(-1)!).size > 0;
-      }, { timeoutMs: 120_000, what: 'an uploaded mix slice and a partly written one' }).catch((e: Error) => {
+      }, { timeoutMs: 120_000, intervalMs: 200, what: 'an uploaded mix slice and a partly written one' }).catch((e: Error) => {
       throw new Error(`${e.message}\nbucket: ${bucketKeys(bucketDir).join(' ')}\nserver output:\n${first.output()}`);
     });
     const kill = await killHard(first, dataDir);
@@ -90,7 +90,7 @@ test('SIGKILL of a server recording a mix session: a new server resumes it with 
     try {
       for (const p of PUBLISHERS) publishers.push(await publish(second.url, p));
       const client2 = recordingClient(second.url, 'mix');
-      await waitUntil(() => bucketKeys(bucketDir).some((k) => bakSlice.test(`/${k}`)), { timeoutMs: 120_000, what: 'a bak0_ slice after the restart' }).catch((e: Error) => {
+      await waitUntil(() => bucketKeys(bucketDir).some((k) => bakSlice.test(`/${k}`)), { timeoutMs: 120_000, intervalMs: 200, what: 'a bak0_ slice after the restart' }).catch((e: Error) => {
         throw new Error(`${e.message}\nbucket: ${bucketKeys(bucketDir).join(' ')}\nserver output:\n${second.output()}`);
       });
 
@@ -103,7 +103,7 @@ test('SIGKILL of a server recording a mix session: a new server resumes it with 
           assert.equal(q.status, 200, JSON.stringify(q.body));
           const list = (q.body.serverResponse as { fileList: FileEntry[] }).fileList;
           return list.length === playlists.length ? list : undefined;
-        }, { timeoutMs: 60_000, what: 'both playlists in query' });
+        }, { timeoutMs: 60_000, intervalMs: 200, what: 'both playlists in query' });
       assert.deepEqual(names(qList), playlists, 'query lists the first run’s playlist and the resumed one');
 
       const stop = await client2.api('POST', client2.path(resourceId, sid, 'stop'), { cname: CNAME, uid: REC_UID, clientRequest: {} });
@@ -119,7 +119,7 @@ test('SIGKILL of a server recording a mix session: a new server resumes it with 
         assert.equal(f.trackType, 'audio_and_video');
       }
 
-      await waitUntil(() => slicesMissingFromBucket(written, bucketDir).length === 0, { timeoutMs: 120_000, what: 'the spool to finish' }).catch(() => undefined);
+      await waitUntil(() => slicesMissingFromBucket(written, bucketDir).length === 0, { timeoutMs: 120_000, intervalMs: 200, what: 'the spool to finish' }).catch(() => undefined);
       assert.deepEqual(slicesMissingFromBucket(written, bucketDir), [], 'every slice written before the kill is in the bucket');
       const keys = bucketKeys(bucketDir);
       const local = (name: string) => join(bucketDir, keys.find((k) => k.endsWith(`/${name}`)) ?? assert.fail(`${name} in the bucket`));

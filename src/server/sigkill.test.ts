@@ -49,7 +49,7 @@ test('SIGKILL of the server kills its ffmpeg children; a new server resumes and 
             const newest = onDisk.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
             return uploaded && newest !== undefined && statSync(newest).size > 0;
           }),
-        ), { timeoutMs: 120_000, what: 'an uploaded slice and a partly written one on every track' });
+        ), { timeoutMs: 120_000, intervalMs: 200, what: 'an uploaded slice and a partly written one on every track' });
     const slicers = childrenOf(first.pid).filter((p) => p.argv[0] === 'ffmpeg');
     assert.equal(slicers.length, PUBLISHERS.length * KINDS.length, `one ffmpeg per track:\n${slicers.map((p) => p.argv.join(' ')).join('\n')}`);
 
@@ -66,7 +66,7 @@ test('SIGKILL of the server kills its ffmpeg children; a new server resumes and 
     const second = await startServerProcess({ dataDir, env });
     try {
       for (const p of PUBLISHERS) publishers.push(await publish(second.url, p));
-      await waitUntil(() => PUBLISHERS.every((p) => bucketKeys(bucketDir).some((k) => k.includes(`/bak0_${sid}_`) && k.includes(`__uid_s_${p.uid}__uid_e_audio`) && isSlice(k))), { timeoutMs: 120_000, what: 'bak0_ slices of both publishers after the restart' }).catch((e: Error) => {
+      await waitUntil(() => PUBLISHERS.every((p) => bucketKeys(bucketDir).some((k) => k.includes(`/bak0_${sid}_`) && k.includes(`__uid_s_${p.uid}__uid_e_audio`) && isSlice(k))), { timeoutMs: 120_000, intervalMs: 200, what: 'bak0_ slices of both publishers after the restart' }).catch((e: Error) => {
         throw new Error(`${e.message}\nbucket: ${bucketKeys(bucketDir).join(' ')}\nserver output:\n${second.output()}`);
       });
       const stop = await recordingClient(second.url).api('POST', client.path(resourceId, sid, 'stop'), { cname: CNAME, uid: '9301', clientRequest: {} });

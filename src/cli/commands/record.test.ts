@@ -63,7 +63,7 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
       const r = await harness.api('GET', harness.path(rid, sid, 'query'));
       const files = (r.body.serverResponse as { fileList?: unknown[] } | undefined)?.fileList;
       return (files?.length ?? 0) >= 2;
-    }, { timeoutMs: 120_000, what: 'two files in query' });
+    }, { timeoutMs: 120_000, intervalMs: 200, what: 'two files in query' });
   const queriedCli = await cli('query', '--json');
   assert.equal(queriedCli.code, 0, queriedCli.stderr);
   const queried = JSON.parse(queriedCli.stdout) as { sid: string; serverResponse: { status: number; fileList?: { fileName: string }[] } };
@@ -73,6 +73,7 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   // Its line counts the objects in the bucket and their bytes (the sessions API's uploads).
   await waitUntil(() => /recording \(5\) .* [1-9]\d* uploaded, [\d.]+ [kM]B/.test(watched), {
     timeoutMs: 60_000,
+    intervalMs: 200,
     what: 'a status line with uploads from watch',
   });
 
@@ -119,7 +120,7 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
     waitUntil(async () => {
         const d = (await (await fetch(sessionUrl, { headers: { authorization: AUTH } })).json()) as { webhooks: { msgName: string; delivery: string }[] };
         return d.webhooks.length > 0 && d.webhooks.every((w) => w.delivery === 'delivered') && d.webhooks.some((w) => w.msgName === 'session_exit');
-      }, { timeoutMs: 30_000, what: 'every webhook of the session delivered' }),
+      }, { timeoutMs: 30_000, intervalMs: 200, what: 'every webhook of the session delivered' }),
   ]);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /404 code 404: failed to find worker/);

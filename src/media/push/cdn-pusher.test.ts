@@ -32,26 +32,26 @@ test('a frozen CDN is reported lost (the source keeps flowing), a new target pub
   const seen = (url: string, status: string) => statuses.find((c) => c.rtmpUrl === url && c.status === status);
   let sourceBytes = 0;
   try {
-    await waitUntil(() => listeningOnLoopback(port1) && listeningOnLoopback(port2), { timeoutMs: 60_000, what: 'the RTMP receivers to listen' });
+    await waitUntil(() => listeningOnLoopback(port1) && listeningOnLoopback(port2), { timeoutMs: 60_000, intervalMs: 100, what: 'the RTMP receivers to listen' });
     const feed = pusher.beginStream();
     (source.pipe(3) as Readable).on('data', (b: Buffer) => {
       sourceBytes += b.length;
       feed(b);
     });
-    await waitUntil(() => seen(url1, 'publishing'), { timeoutMs: 60_000, what: 'publishing' });
+    await waitUntil(() => seen(url1, 'publishing'), { timeoutMs: 60_000, intervalMs: 100, what: 'publishing' });
     assert.ok(pusher.pid !== undefined);
 
     rx1.kill('SIGSTOP');
-    const lost = await waitUntil(() => seen(url1, 'disconnected'), { timeoutMs: 120_000, what: 'disconnected' });
+    const lost = await waitUntil(() => seen(url1, 'disconnected'), { timeoutMs: 120_000, intervalMs: 100, what: 'disconnected' });
     assert.match(lost.message ?? '', /nothing sent to the CDN/);
     const atLoss = sourceBytes;
-    await waitUntil(() => sourceBytes > atLoss + 256 * 1024, { timeoutMs: 60_000, what: 'the source going on' });
+    await waitUntil(() => sourceBytes > atLoss + 256 * 1024, { timeoutMs: 60_000, intervalMs: 100, what: 'the source going on' });
     assert.ok(source.running);
 
     await pusher.setTarget(url2);
-    await waitUntil(() => seen(url2, 'publishing'), { timeoutMs: 60_000, what: 'publishing to the second target' });
+    await waitUntil(() => seen(url2, 'publishing'), { timeoutMs: 60_000, intervalMs: 100, what: 'publishing to the second target' });
     const rx2File = join(dir, 'rx2.ts');
-    await waitUntil(() => existsSync(rx2File) && statSync(rx2File).size > 256 * 1024, { timeoutMs: 60_000, what: 'bytes at the second receiver' });
+    await waitUntil(() => existsSync(rx2File) && statSync(rx2File).size > 256 * 1024, { timeoutMs: 60_000, intervalMs: 100, what: 'bytes at the second receiver' });
     assert.deepEqual([...(await probeSegment(rx2File)).codecs].sort(), ['aac', 'h264'], 'joined at a keyframe: picture and sound');
     assert.deepEqual(
       statuses.map((c) => `${c.rtmpUrl === url1 ? 1 : 2}:${c.status}`),

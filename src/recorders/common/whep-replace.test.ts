@@ -134,11 +134,11 @@ async function recordAcross(t: TestContext, cname: string, uid: number, cut: (ma
       recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
       recordingFileConfig: { avFileType: ['hls'] },
     });
-    await waitUntil(() => ['audio', 'video'].every((k) => bucketKeys(h.bucketDir).some((x) => x.includes(`__uid_s_${uid}__uid_e_${k}_`))), { timeoutMs: 120_000, what: 'a slice of each kind' });
+    await waitUntil(() => ['audio', 'video'].every((k) => bucketKeys(h.bucketDir).some((x) => x.includes(`__uid_s_${uid}__uid_e_${k}_`))), { timeoutMs: 120_000, intervalMs: 200, what: 'a slice of each kind' });
     await sleep(4000);
     const cutAt = Date.now();
     await cut(made);
-    await waitUntil(() => made.length >= 2, { timeoutMs: 90_000, what: 'a replacement WHEP session' });
+    await waitUntil(() => made.length >= 2, { timeoutMs: 90_000, intervalMs: 200, what: 'a replacement WHEP session' });
     t.diagnostic(`cut → replacement WHEP session: ${made[1]!.atMs - cutAt} ms`);
     await sleep(20_000);
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: recUid, clientRequest: {} });
@@ -214,11 +214,11 @@ test('mix: a WHEP session ended by the channel node (media missing until the rec
       storageConfig: storageConfig(),
       recordingConfig: { channelType: 0 },
     });
-    await waitUntil(() => bucketKeys(h.bucketDir).some((k) => k.includes(sid) && k.endsWith('.ts')), { timeoutMs: 120_000, what: 'a mixed slice' });
+    await waitUntil(() => bucketKeys(h.bucketDir).some((k) => k.includes(sid) && k.endsWith('.ts')), { timeoutMs: 120_000, intervalMs: 200, what: 'a mixed slice' });
     await made[0]!.end('connection_failed');
-    await waitUntil(() => made.length >= 2, { timeoutMs: 90_000, what: 'a replacement WHEP session' });
+    await waitUntil(() => made.length >= 2, { timeoutMs: 90_000, intervalMs: 200, what: 'a replacement WHEP session' });
     const before = bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length;
-    await waitUntil(() => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length > before, { timeoutMs: 60_000, what: 'slices after the replacement' });
+    await waitUntil(() => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length > before, { timeoutMs: 60_000, intervalMs: 200, what: 'slices after the replacement' });
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9306', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
     const errors = h.events.filter((e) => e.payload.sid === sid && e.eventType === 1).map((e) => e.payload.details);

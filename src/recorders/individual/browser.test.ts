@@ -24,7 +24,7 @@ test('a headless Chromium publisher is recorded: audio and video slices probe as
       recordingFileConfig: { avFileType: ['hls'] },
     });
     // Some media of both streams on disk (a slice each with a few seconds in it).
-    await waitUntil(() => slicesWritten(join(h.server.dataDir, 'recorder'), 32 * 1024).length >= 2, { timeoutMs: 60_000, what: 'an audio and a video slice on disk' });
+    await waitUntil(() => slicesWritten(join(h.server.dataDir, 'recorder'), 32 * 1024).length >= 2, { timeoutMs: 60_000, intervalMs: 200, what: 'an audio and a video slice on disk' });
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9401', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
     const sr = stop.body.serverResponse as { uploadingStatus: string; fileList: { uid: string; trackType: string }[] };

@@ -31,7 +31,7 @@ async function recordAndCheck(h: Harness, cname: string): Promise<void> {
     recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
     recordingFileConfig: { avFileType: ['hls'] },
   });
-  const tFirst = await waitUntil(() => bucketKeys(h.bucketDir).some((k) => /\.(ts|webm)$/.test(k)) && Date.now(), { timeoutMs: 90_000, what: 'first slice' });
+  const tFirst = await waitUntil(() => bucketKeys(h.bucketDir).some((k) => /\.(ts|webm)$/.test(k)) && Date.now(), { timeoutMs: 90_000, intervalMs: 200, what: 'first slice' });
   await sleep(Math.max(0, 20_000 - (Date.now() - tFirst)));
   const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9301', clientRequest: {} });
   assert.equal(stop.status, 200, JSON.stringify(stop.body));
@@ -112,7 +112,7 @@ test('recording.mediaPath whep: a first WHEP session that never connects is repl
       recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
       recordingFileConfig: { avFileType: ['hls'] },
     });
-    await waitUntil(() => ['ts', 'webm'].every((ext) => bucketKeys(h.bucketDir).some((k) => k.endsWith(`.${ext}`))), { timeoutMs: 120_000, what: 'a slice of each kind' });
+    await waitUntil(() => ['ts', 'webm'].every((ext) => bucketKeys(h.bucketDir).some((k) => k.endsWith(`.${ext}`))), { timeoutMs: 120_000, intervalMs: 200, what: 'a slice of each kind' });
     assert.ok(ids.length >= 2, `WHEP subscriptions made: ${ids.length}`);
     assert.ok(deleted.includes(ids[0]!), 'the stuck WHEP session was deleted by the recorder');
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9302', clientRequest: {} });

@@ -41,7 +41,7 @@ test('a recorder restart resumes with bak0_ names and loses no slice the first r
       recordingFileConfig: { avFileType: ['hls'] },
     });
     // One slice uploaded, the next one half written when the process "crashes".
-    await waitUntil(() => bucketKeys(first.bucketDir).some((k) => k.endsWith('.ts')), { timeoutMs: 60_000, what: 'first slice' });
+    await waitUntil(() => bucketKeys(first.bucketDir).some((k) => k.endsWith('.ts')), { timeoutMs: 60_000, intervalMs: 200, what: 'first slice' });
     // Wait until the next slice (the slicer's slice_00001 or later) has reached the disk in part: a few seconds of it.
     await waitUntil(
       () => slicesWritten(join(dataDir, 'recorder'), 32 * 1024).some((f) => !f.endsWith('/slice_00000.ts')),
@@ -53,7 +53,7 @@ test('a recorder restart resumes with bak0_ names and loses no slice the first r
     const second = await startHarness({ dataDir, database });
     try {
       await second.publish({ cname, uid: 601, color: 'red', toneHz: 440, codec: 'h264' });
-      await waitUntil(() => bucketKeys(second.bucketDir).some((k) => k.includes('/bak0_') && k.endsWith('.ts')), { timeoutMs: 60_000, what: 'a bak0_ slice' });
+      await waitUntil(() => bucketKeys(second.bucketDir).some((k) => k.includes('/bak0_') && k.endsWith('.ts')), { timeoutMs: 60_000, intervalMs: 200, what: 'a bak0_ slice' });
       const stop = await second.api('POST', second.path(resourceId, sid, 'stop'), { cname, uid: '9201', clientRequest: {} });
       assert.equal(stop.status, 200, JSON.stringify(stop.body));
       const list = (stop.body.serverResponse as { fileList: { fileName: string }[] }).fileList.map((f) => f.fileName);

@@ -52,7 +52,7 @@ async function queryUntilFile(h: Harness, rid: string, sid: string): Promise<Rec
       const q = await h.api('GET', h.path(rid, sid, 'query'));
       const sr = q.status === 200 ? serverResponse(q.body) : undefined;
       return sr && sr.status === 5 && sr.fileList !== '' && (!Array.isArray(sr.fileList) || sr.fileList.length > 0) ? sr : undefined;
-    }, { timeoutMs: 40_000, what: 'status 5 with a file' });
+    }, { timeoutMs: 40_000, intervalMs: 200, what: 'status 5 with a file' });
 }
 
 test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults without recordingConfig, audio only, 404 after stop', async () => {
@@ -219,7 +219,7 @@ test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults 
     assert.ok(dCustom.slice(shown).every((n) => isColour(dOut.px(n, 0.5, 0.75), YELLOW)), 'and stays');
 
     // Events of the main session.
-    await waitUntil(() => h.events.some((e) => e.payload.sid === main.sid && e.eventType === 31), { timeoutMs: 20_000, what: 'uploaded event' });
+    await waitUntil(() => h.events.some((e) => e.payload.sid === main.sid && e.eventType === 31), { timeoutMs: 20_000, intervalMs: 200, what: 'uploaded event' });
     const mine = h.events.filter((e) => e.payload.sid === main.sid).sort((x, y) => x.payload.sequence - y.payload.sequence);
     const types = mine.map((e) => e.eventType);
     for (const t of [30, 40, 42, 4, 43, 44, 41, 31, 2]) assert.ok(types.includes(t), `event ${t} in ${types.join(',')}`);
@@ -246,16 +246,16 @@ test('mix maxIdleTime on the injected clock: nobody left, the session ends with 
       storageConfig: storageConfig(),
       recordingConfig: { channelType: 0, maxIdleTime: 5, streamTypes: 0 },
     });
-    await waitUntil(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.state === 0), { timeoutMs: 20_000, what: 'audio in' });
+    await waitUntil(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.state === 0), { timeoutMs: 20_000, intervalMs: 200, what: 'audio in' });
     await pub.stop();
     // Nobody left: nothing happens until the injected clock passes maxIdleTime.
-    await waitUntil(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.state === 1), { timeoutMs: 20_000, what: 'audio gone' });
+    await waitUntil(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.state === 1), { timeoutMs: 20_000, intervalMs: 200, what: 'audio gone' });
     clock.advance(4000);
     const q = await h.api('GET', h.path(resourceId, sid, 'query'));
     assert.equal(q.status, 200);
     assert.ok(!h.events.some((e) => e.payload.sid === sid && e.eventType === 41), 'no recorder_leave yet');
     clock.advance(1500);
-    await waitUntil(async () => (await h.api('GET', h.path(resourceId, sid, 'query'))).status === 404, { timeoutMs: 30_000, what: 'query 404 after idle exit' });
+    await waitUntil(async () => (await h.api('GET', h.path(resourceId, sid, 'query'))).status === 404, { timeoutMs: 30_000, intervalMs: 200, what: 'query 404 after idle exit' });
     assert.equal(h.events.find((e) => e.payload.sid === sid && e.eventType === 41)?.payload.details.leaveCode, 4);
     const late = await h.api('POST', h.path(resourceId, sid, 'updateLayout'), { cname, uid: '9004', clientRequest: {} });
     assert.deepEqual([late.status, late.body.reason], [404, 'failed to find worker']);

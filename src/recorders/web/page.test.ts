@@ -80,7 +80,7 @@ test('web mode end to end: 40 s of a page with changing colours, a tone, flash +
     const stem = `${sid}_web-show-1`;
     const slicesInBucket = () => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts'));
     // Two whole slices (≈ 29 s of media: the first ends at the first 15 s mark), then ≈ 11 s more: ≈ 40 s.
-    await waitUntil(() => slicesInBucket().length >= 2, { timeoutMs: 180_000, what: 'two slices in the bucket' });
+    await waitUntil(() => slicesInBucket().length >= 2, { timeoutMs: 180_000, intervalMs: 200, what: 'two slices in the bucket' });
 
     const q = await h.api('GET', web.path(resourceId, sid, 'query'));
     assert.equal(q.status, 200, JSON.stringify(q.body));
@@ -185,7 +185,7 @@ test('web mode end to end: 40 s of a page with changing colours, a tone, flash +
     assert.ok(Math.abs(mp4Total - total) < 1.5, `MP4s ${mp4Total} s vs playlist ${total} s`);
 
     // Webhooks: 70 (recorderStartTime) … 71 (code 0, playlist and MP4s) … 31 (uploaded).
-    await waitUntil(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 31), { timeoutMs: 20_000, what: 'uploaded event' });
+    await waitUntil(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 31), { timeoutMs: 20_000, intervalMs: 200, what: 'uploaded event' });
     const mine = h.events.filter((e) => e.payload.sid === sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
     const types = mine.map((e) => e.eventType);
     assert.ok(types.indexOf(70) >= 0 && types.indexOf(70) < types.indexOf(71) && types.indexOf(71) < types.indexOf(31), types.join(','));

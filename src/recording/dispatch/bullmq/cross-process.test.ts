@@ -37,9 +37,9 @@ test('start on API A, query, update and stop on API B, recorded by the recorder 
       const q = await viaB.api('GET', viaB.path(resourceId, sid, 'query'));
       const files = (q.body.serverResponse as { fileList?: unknown[] } | undefined)?.fileList;
       return q.status === 200 && Array.isArray(files) && files.length > 0 ? q : undefined;
-    }, { timeoutMs: 120_000, what: 'query on B lists a file' });
+    }, { timeoutMs: 120_000, intervalMs: 200, what: 'query on B lists a file' });
   assert.equal(query.body.sid, sid);
-  await waitUntil(() => bucketKeys(cluster.bucketDir).some((k) => k.includes(sid) && /\.ts$/.test(k)), { timeoutMs: 120_000, what: 'a slice in the bucket' });
+  await waitUntil(() => bucketKeys(cluster.bucketDir).some((k) => k.includes(sid) && /\.ts$/.test(k)), { timeoutMs: 120_000, intervalMs: 200, what: 'a slice in the bucket' });
 
   // update through B reaches the recorder over the bus and is answered once the recorder applied it.
   const update = await viaB.api('POST', viaB.path(resourceId, sid, 'update'), {
@@ -61,7 +61,7 @@ test('start on API A, query, update and stop on API B, recorded by the recorder 
   for (const p of [a, b]) assert.equal((await recordingClient(p.url).api('GET', viaB.path(resourceId, sid, 'query'))).status, 404);
 
   // Webhooks: the recorder's and the control plane's events, each delivered once, sequences in order.
-  await waitUntil(() => cluster.webhooks.some((w) => w.eventType === 11), { timeoutMs: 60_000, what: 'event 11 (session exit)' });
+  await waitUntil(() => cluster.webhooks.some((w) => w.eventType === 11), { timeoutMs: 60_000, intervalMs: 200, what: 'event 11 (session exit)' });
   await new Promise((r) => setTimeout(r, 1000));
   const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
   assert.ok(mine.every((w) => w.signed));

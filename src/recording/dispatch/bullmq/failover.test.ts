@@ -61,7 +61,7 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
   // The first recorder has uploaded a slice and is writing the next one when it dies.
   await waitUntil(() =>
       bucketKeys(cluster.bucketDir).some((k) => k.includes(`/${sid}_`) && isSliceFile(k)) &&
-      filesUnder(join(shared, 'recorder'), isSliceFile).some((f) => statSync(f).size > 0), { timeoutMs: 120_000, what: 'an uploaded slice and one on disk' });
+      filesUnder(join(shared, 'recorder'), isSliceFile).some((f) => statSync(f).size > 0), { timeoutMs: 120_000, intervalMs: 200, what: 'an uploaded slice and one on disk' });
   first.child.kill('SIGKILL');
   const killedAt = Date.now();
   const written = slicesOnDisk([join(shared, 'recorder'), join(shared, 'spool')]);
@@ -78,13 +78,13 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
       // Counted only when the other recorder had not taken the session before the answer.
       if ((await lease())?.epoch === 1) switchAnswer = q.status;
       return switchAnswer !== undefined;
-    }, { timeoutMs: 60_000, what: 'the lease lapsed' });
+    }, { timeoutMs: 60_000, intervalMs: 200, what: 'the lease lapsed' });
 
   // The participant reconnects to the surviving node (its channel moved with it).
-  pub = await waitUntil(async () => cluster.publish(second.url, c.cname, c.publisher).catch(() => undefined), { timeoutMs: 60_000, what: 'the publisher on the second node' });
+  pub = await waitUntil(async () => cluster.publish(second.url, c.cname, c.publisher).catch(() => undefined), { timeoutMs: 60_000, intervalMs: 200, what: 'the publisher on the second node' });
   // Event 12 can reach the receiver up to the webhook claim's lease (request timeout + 30 s, docs/notify.md) after
   // the kill: a session's events go out in order, and the dead node may have been posting one of them when it died.
-  const failoverEvent = await waitUntil(() => cluster.webhooks.find((w) => w.payload.sid === sid && w.eventType === 12), { timeoutMs: 90_000, what: 'event 12' }).catch(
+  const failoverEvent = await waitUntil(() => cluster.webhooks.find((w) => w.payload.sid === sid && w.eventType === 12), { timeoutMs: 90_000, intervalMs: 200, what: 'event 12' }).catch(
     (e: Error) => {
       throw new Error(`${e.message}\nsurviving node:\n${second.output()}\nAPI node:\n${api.output()}`);
     },
@@ -101,12 +101,12 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
   assert.notEqual(newUid, c.recUid);
   assert.equal((await lease())?.epoch, 2);
 
-  await waitUntil(() => bucketKeys(cluster.bucketDir).some((k) => k.includes(`/bak0_${sid}_`) && isSliceFile(k)), { timeoutMs: 120_000, what: 'bak0_ slices after the take-over' });
+  await waitUntil(() => bucketKeys(cluster.bucketDir).some((k) => k.includes(`/bak0_${sid}_`) && isSliceFile(k)), { timeoutMs: 120_000, intervalMs: 200, what: 'bak0_ slices after the take-over' });
   const stop = await client.api('POST', client.path(resourceId, sid, 'stop'), { cname: c.cname, uid: c.recUid, clientRequest: {} });
   assert.equal(stop.status, 200, JSON.stringify(stop.body));
 
   // Files the dead recorder had spooled are adopted once its spool leases run out: they may arrive after the stop.
-  await waitUntil(() => slicesMissingFromBucket(written, cluster.bucketDir).length === 0, { timeoutMs: 120_000, what: 'the spool to finish' }).catch(() => undefined);
+  await waitUntil(() => slicesMissingFromBucket(written, cluster.bucketDir).length === 0, { timeoutMs: 120_000, intervalMs: 200, what: 'the spool to finish' }).catch(() => undefined);
   assert.deepEqual(slicesMissingFromBucket(written, cluster.bucketDir), [], 'every slice written before the kill is in the bucket');
   const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
   // At least once: only an event the dead node may have been posting when it died (one that happened before the

@@ -47,7 +47,7 @@ test('PostgreSQL dropped and restored mid-session: recording continues, nothing 
   const client = recordingClient(api.url);
   const { resourceId, sid } = await startIndividualHls(client, CNAME, REC_UID);
   const slices = () => bucketKeys(cluster.bucketDir).filter((k) => k.includes(`/${sid}_`) && /\.ts$/.test(k));
-  await waitUntil(() => slices().length > 0, { timeoutMs: 120_000, what: 'a slice before the outage' });
+  await waitUntil(() => slices().length > 0, { timeoutMs: 120_000, intervalMs: 200, what: 'a slice before the outage' });
 
   const cutAt = Date.now();
   pg.cut('reset');
@@ -60,11 +60,11 @@ test('PostgreSQL dropped and restored mid-session: recording continues, nothing 
   pg.restore();
 
   const after = slices().length;
-  await waitUntil(() => slices().length > after, { timeoutMs: 120_000, what: 'slices after PostgreSQL is back' });
+  await waitUntil(() => slices().length > after, { timeoutMs: 120_000, intervalMs: 200, what: 'slices after PostgreSQL is back' });
   const query = await waitUntil(async () => {
       const r = await client.api('GET', client.path(resourceId, sid, 'query'));
       return r.status === 200 ? r : undefined;
-    }, { timeoutMs: 60_000, what: 'query answers again' });
+    }, { timeoutMs: 60_000, intervalMs: 200, what: 'query answers again' });
   assert.equal(query.body.sid, sid);
 
   const stop = await client.api('POST', client.path(resourceId, sid, 'stop'), { cname: CNAME, uid: REC_UID, clientRequest: {} });
@@ -87,7 +87,7 @@ test('PostgreSQL dropped and restored mid-session: recording continues, nothing 
   });
   assert.ok(startsDuringOutage.length > 0, `a slice recorded during the outage: ${[...listed].join(' ')}`);
 
-  await waitUntil(() => cluster.webhooks.some((w) => w.payload.sid === sid && w.eventType === 11), { timeoutMs: 60_000, what: 'event 11' });
+  await waitUntil(() => cluster.webhooks.some((w) => w.payload.sid === sid && w.eventType === 11), { timeoutMs: 60_000, intervalMs: 200, what: 'event 11' });
   await new Promise((r) => setTimeout(r, 1000));
   const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
   assert.ok(mine.every((w) => w.signed));

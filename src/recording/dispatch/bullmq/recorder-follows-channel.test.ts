@@ -41,7 +41,7 @@ test('WHIP to the wrong channel node → 307 → published on the owner; a recor
   const client = recordingClient(api.url);
   const { resourceId, sid } = await startIndividualHls(client, CNAME, REC_UID);
   const slicesOf = (uid: number) => bucketKeys(cluster.bucketDir).filter((k) => k.includes(`/${sid}_${CNAME}__uid_s_${uid}__`) && /\.ts$/.test(k));
-  await waitUntil(() => slicesOf(831).length > 0 && slicesOf(832).length > 0, { timeoutMs: 120_000, what: 'slices of both publishers in the bucket' });
+  await waitUntil(() => slicesOf(831).length > 0 && slicesOf(832).length > 0, { timeoutMs: 120_000, intervalMs: 200, what: 'slices of both publishers in the bucket' });
 
   // The recorder joined A as a subscriber (membership on the owner lists its uid).
   const members = await fetch(`${a.url}/rtc/v1/apps/${APP}/channels/${CNAME}?uid=99&token=${encodeURIComponent(rtcToken(CNAME, 99, 2))}`);

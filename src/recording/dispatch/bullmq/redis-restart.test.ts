@@ -34,12 +34,12 @@ test('Redis restarted mid-session: recording continues, update and stop reach th
     recordingFileConfig: { avFileType: ['hls'] },
   });
   const slices = () => bucketKeys(cluster.bucketDir).filter((k) => k.includes(`/${sid}_`) && /\.ts$/.test(k)).length;
-  await waitUntil(() => slices() > 0, { timeoutMs: 120_000, what: 'a slice before the restart' });
+  await waitUntil(() => slices() > 0, { timeoutMs: 120_000, intervalMs: 200, what: 'a slice before the restart' });
 
   await redis.kill();
   redis = await startPrivateRedis(redis.port);
   const before = slices();
-  await waitUntil(() => slices() > before, { timeoutMs: 120_000, what: 'new slices after the restart' });
+  await waitUntil(() => slices() > before, { timeoutMs: 120_000, intervalMs: 200, what: 'new slices after the restart' });
 
   assert.equal((await client.api('GET', client.path(resourceId, sid, 'query'))).status, 200);
   const update = await client.api('POST', client.path(resourceId, sid, 'update'), {
@@ -52,7 +52,7 @@ test('Redis restarted mid-session: recording continues, update and stop reach th
   assert.equal(stop.status, 200, JSON.stringify(stop.body));
   assert.equal((stop.body.serverResponse as { uploadingStatus: string }).uploadingStatus, 'uploaded');
 
-  await waitUntil(() => cluster.webhooks.some((w) => w.payload.sid === sid && w.eventType === 11), { timeoutMs: 60_000, what: 'event 11' });
+  await waitUntil(() => cluster.webhooks.some((w) => w.payload.sid === sid && w.eventType === 11), { timeoutMs: 60_000, intervalMs: 200, what: 'event 11' });
   const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
   assert.equal(new Set(mine.map((w) => w.noticeId)).size, mine.length, 'no webhook delivered twice');
 });
