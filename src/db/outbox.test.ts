@@ -9,16 +9,11 @@ import { test } from 'node:test';
 import { ManualClock } from '../clock/index.ts';
 import { createLogger } from '../log/index.ts';
 import { Outbox, OutboxError, type OutboxOptions } from './outbox.ts';
-import { waitUntil } from '../testing/wait.ts';
+import { settle, waitUntil } from '../testing/wait.ts';
 
 interface Item {
   readonly n: number;
 }
-
-/** Lets promise callbacks run (no wall-clock wait). */
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-};
 
 
 function harness(dir: string | undefined, over: Partial<OutboxOptions<Item>> = {}) {
