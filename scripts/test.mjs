@@ -8,7 +8,7 @@
 //   `npm test` is the fast lane; `bash scripts/test.sh` (CI) is both.
 // Concurrency: REELTIME_TEST_FAST_CONCURRENCY (default 6), REELTIME_TEST_HEAVY_CONCURRENCY (default 4: heavy files
 // mostly wait on real-time media, the old suite used 64 % of one core at 2 files at once).
-// A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 600000) is killed and counted as failed.
+// A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
 // At the end: counts per lane, the ten slowest files and the failed ones; durations are kept in .test-times.json
 // (not committed) so the next run starts the longest files first.
 import { spawn } from 'node:child_process';
@@ -34,7 +34,11 @@ const CONCURRENCY = {
   fast: positiveInt('REELTIME_TEST_FAST_CONCURRENCY', 6),
   heavy: positiveInt('REELTIME_TEST_HEAVY_CONCURRENCY', 4),
 };
-const FILE_TIMEOUT_MS = positiveInt('REELTIME_TEST_FILE_TIMEOUT_MS', 600_000);
+// A file still running after this long is killed and counted as failed (one override for both lanes).
+const FILE_TIMEOUT_MS = {
+  fast: positiveInt('REELTIME_TEST_FILE_TIMEOUT_MS', 180_000),
+  heavy: positiveInt('REELTIME_TEST_FILE_TIMEOUT_MS', 600_000),
+};
 
 // ---- which files, which lane ----
 const files = [];
@@ -135,7 +139,7 @@ function runFile(file, fileLane) {
       timedOut = true;
       child.kill('SIGTERM');
       setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-    }, FILE_TIMEOUT_MS);
+    }, FILE_TIMEOUT_MS[fileLane]);
     child.on('close', (code, signal) => {
       clearTimeout(watchdog);
       running.delete(child);
@@ -147,7 +151,7 @@ function runFile(file, fileLane) {
         reported = true;
       }
       const ok = code === 0 && !timedOut && reported;
-      const why = timedOut ? `timed out after ${FILE_TIMEOUT_MS} ms` : !reported ? 'no test report' : `exit ${code ?? signal}`;
+      const why = timedOut ? `timed out after ${FILE_TIMEOUT_MS[fileLane]} ms` : !reported ? 'no test report' : `exit ${code ?? signal}`;
       process.stdout.write(
         `\n▶ ${file} [${fileLane}] ${(ms / 1000).toFixed(1)} s${ok ? '' : ` FAILED (${why})`}\n${output.trimEnd()}\n`,
       );
