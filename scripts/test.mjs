@@ -191,7 +191,10 @@ try {
 } catch {
   // read-only checkout: the next run just schedules without history
 }
-const fmt = (ms) => (ms >= 60_000 ? `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s` : `${(ms / 1000).toFixed(1)} s`);
+const fmt = (ms) => {
+  const s = Math.round(ms / 1000);
+  return ms >= 60_000 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${(ms / 1000).toFixed(1)} s`;
+};
 console.log('\n── summary ──');
 for (const l of Object.keys(laneMs)) {
   const rs = results.filter((r) => r.lane === l);
