@@ -120,6 +120,16 @@ function reportLog(): { calls: string[]; reportFor: () => RecorderReport } {
 }
 
 
+/** The session's job was offered to the recorders and refused by them: BullMQ holds it delayed for another try. */
+async function refusedJob(sid: string): Promise<boolean> {
+  const queue = new Queue(QUEUE_NAME, { connection: { url: TEST_REDIS_URL }, prefix: `${prefix}bull` });
+  try {
+    return (await (await queue.getJob(sid))?.isDelayed()) === true;
+  } finally {
+    await queue.close();
+  }
+}
+
 function setup(over: Partial<DispatchSettings> = {}, withWorker = true) {
   const clock = new ManualClock();
   const store = new TaskStore(db.db);
@@ -172,7 +182,7 @@ test('region and excludeResourceIds: a session goes only to a recorder that fits
     assert.match(String(await s.dispatcher.unplaceable!(resource(second))), /^clientRequest\.excludeResourceIds \(acquire\): every recorder of region EU/);
     // Queued anyway (an API process that checked before the recorders changed): no recorder takes it.
     const refused = s.dispatcher.launch(recordingTaskOf(second, false), reportLog().reportFor());
-    await new Promise((r) => setTimeout(r, 2500));
+    await waitUntil(() => refusedJob(second.session.sid), { intervalMs: 50, what: 'the job offered and refused' });
     s.clock.advance(5000);
     await assert.rejects(refused, NoRecorderAccepted);
     assert.deepEqual(eu.double.tasks.map((t) => t.sid), [first.session.sid], 'the excluded recorder never ran it');
@@ -268,7 +278,7 @@ test('no recorder with room: start gives up after the accept timeout and the job
       (e: Error) => e.message,
     ).finally(() => (settled = true));
     // Let the job be offered (and refused) before the clock reaches the timeout.
-    await new Promise((r) => setTimeout(r, 1500));
+    await waitUntil(() => refusedJob(task.session.sid), { intervalMs: 50, what: 'the job offered and refused' });
     while (!settled) {
       s.clock.advance(1000);
       await new Promise((r) => setTimeout(r, 20));
