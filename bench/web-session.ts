@@ -23,9 +23,10 @@ import { freePort, rtmpReceiver } from '../src/media/capture/testing/rtmp-receiv
 import { FFPROBE_BIN, parsePlaylist } from '../src/media/index.ts';
 import { runChild } from '../src/process/index.ts';
 import { startHarness, storageConfig, type Harness } from '../src/recorders/individual/testing/harness.ts';
-import { bucketKeys, sleep, waitFor } from '../src/recorders/individual/testing/media-checks.ts';
+import { bucketKeys, sleep } from '../src/recorders/individual/testing/media-checks.ts';
 import { webClient, webService } from '../src/recorders/web/testing/web-client.ts';
 import { baselineCores, loadAverage, measureCores } from './web-cpu.ts';
+import { waitUntil } from '../src/testing/wait.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const CAPACITY_SECONDS = Number(process.env.BENCH_CAPACITY_SECONDS ?? 45);
@@ -153,12 +154,12 @@ async function main(): Promise<void> {
     const watch = setInterval(() => {
       if (Number.isNaN(firstSlice) && bucketKeys(h.bucketDir).some((k) => k.includes(one.sid) && k.endsWith('.ts'))) firstSlice = performance.now() - t0;
     }, 100);
-    await waitFor(() => started(one.sid), 60_000, 'page loaded (70)');
+    await waitUntil(() => started(one.sid), { timeoutMs: 60_000, intervalMs: 200, what: 'page loaded (70)' });
     await sleep(WARMUP_MS);
     const loadBefore = loadAverage();
     const m = await measureCores(() => [process.pid], SECONDS, () => (receiver.pid ? [receiver.pid] : []));
     const loadAfter = loadAverage();
-    await waitFor(() => !Number.isNaN(firstSlice), 120_000, 'first slice');
+    await waitUntil(() => !Number.isNaN(firstSlice), { timeoutMs: 120_000, intervalMs: 200, what: 'first slice' });
     clearInterval(watch);
     const s0 = performance.now();
     await stop(one);
@@ -179,7 +180,7 @@ async function main(): Promise<void> {
         const cname = `bench-web-${n}-${i}`;
         sessions.push({ cname, ...(await web.start(cname, '7001', { storageConfig: storageConfig(), extensionServiceConfig: service(false) })) });
       }
-      await waitFor(() => sessions.every((s) => started(s.sid)), 120_000, `${n} pages loaded`);
+      await waitUntil(() => sessions.every((s) => started(s.sid)), { timeoutMs: 120_000, intervalMs: 200, what: `${n} pages loaded` });
       await sleep(WARMUP_MS);
       const lb = loadAverage();
       const mc = await measureCores(() => [process.pid], CAPACITY_SECONDS, () => (receiver.pid ? [receiver.pid] : []));

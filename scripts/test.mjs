@@ -1,10 +1,46 @@
-// Runs every *.test.ts under src/, packages/*/src and test/ with node's test runner (through tsx).
-// Node 20 has no glob support in `node --test`, hence this file list.  Usage: node scripts/test.mjs [filter...]
+// Runs the *.test.ts files under src/, packages/*/src and test/ (through tsx), each file in its own process, in two
+// lanes (which file is in which: scripts/test-lanes.mjs):
+//   fast   pure and in-process tests (real PostgreSQL, Redis, HTTP on loopback, but no child processes): many at once;
+//          a fast-lane file that starts a child process fails (scripts/test-fast-lane-guard.mjs).
+//   heavy  ffmpeg, Chromium, Xvfb, PulseAudio, other reeltime processes, real-time media: a few at once.
+// Usage: node scripts/test.mjs [--lane=fast|heavy|all] [--list] [filter...]
+//   no lane: both lanes (fast first), the files whose path contains one of the filters (all files without a filter).
+//   `npm test` is the fast lane; `bash scripts/test.sh` (CI) is both.
+// Concurrency: REELTIME_TEST_FAST_CONCURRENCY (default 6), REELTIME_TEST_HEAVY_CONCURRENCY (default 4: heavy files
+// mostly wait on real-time media, the old suite used 64 % of one core at 2 files at once).
+// A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
+// At the end: counts per lane, the ten slowest files and the failed ones; durations are kept in .test-times.json
+// (not committed) so the next run starts the longest files first.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { HEAVY } from './test-lanes.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
+const TIMES_FILE = join(root, '.test-times.json');
+const GUARD = join(root, 'scripts', 'test-fast-lane-guard.mjs');
+
+function positiveInt(name, fallback) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`${name} must be a positive integer, got ${JSON.stringify(raw)}`);
+    process.exit(2);
+  }
+  return n;
+}
+const CONCURRENCY = {
+  fast: positiveInt('REELTIME_TEST_FAST_CONCURRENCY', 6),
+  heavy: positiveInt('REELTIME_TEST_HEAVY_CONCURRENCY', 4),
+};
+// A file still running after this long is killed and counted as failed (one override for both lanes).
+const FILE_TIMEOUT_MS = {
+  fast: positiveInt('REELTIME_TEST_FILE_TIMEOUT_MS', 180_000),
+  heavy: positiveInt('REELTIME_TEST_FILE_TIMEOUT_MS', 600_000),
+};
+
+// ---- which files, which lane ----
 const files = [];
 function walk(dir) {
   let entries;
@@ -23,16 +59,167 @@ function walk(dir) {
 walk(join(root, 'src'));
 walk(join(root, 'test'));
 for (const pkg of readdirSync(join(root, 'packages'))) walk(join(root, 'packages', pkg, 'src'));
+files.sort();
 
-const filters = process.argv.slice(2);
-const selected = files.sort().filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+const heavySet = new Set(HEAVY);
+const stale = HEAVY.filter((f) => !files.includes(f));
+if (stale.length > 0) {
+  console.error(`scripts/test-lanes.mjs lists test files that do not exist:\n  ${stale.join('\n  ')}`);
+  process.exit(2);
+}
+const laneOf = (f) => (heavySet.has(f) ? 'heavy' : 'fast');
+
+let lane = 'all';
+let listOnly = false;
+const filters = [];
+for (const arg of process.argv.slice(2)) {
+  if (arg.startsWith('--lane=')) lane = arg.slice('--lane='.length);
+  else if (arg === '--list') listOnly = true;
+  else if (arg.startsWith('--')) {
+    console.error(`unknown option ${arg}`);
+    process.exit(2);
+  } else filters.push(arg);
+}
+if (!['fast', 'heavy', 'all'].includes(lane)) {
+  console.error(`--lane must be fast, heavy or all, got ${lane}`);
+  process.exit(2);
+}
+const selected = files.filter(
+  (f) => (filters.length === 0 || filters.some((x) => f.includes(x))) && (lane === 'all' || laneOf(f) === lane),
+);
 if (selected.length === 0) {
   console.error('no test files matched');
   process.exit(1);
 }
-const child = spawn(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-concurrency=2', '--test-timeout=300000', ...selected],
-  { stdio: 'inherit', cwd: root, env: { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.json') } },
-);
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+if (listOnly) {
+  for (const f of selected) console.log(`${laneOf(f).padEnd(5)}  ${f}`);
+  process.exit(0);
+}
+
+// Longest first (from the last run's durations); files never timed first of all, heavy ones in the list's order.
+let times = {};
+try {
+  times = JSON.parse(readFileSync(TIMES_FILE, 'utf8'));
+} catch {
+  times = {};
+}
+function schedule(list) {
+  const unknown = list.filter((f) => times[f] === undefined);
+  unknown.sort((a, b) => (heavySet.has(a) && heavySet.has(b) ? HEAVY.indexOf(a) - HEAVY.indexOf(b) : 0));
+  const known = list.filter((f) => times[f] !== undefined).sort((a, b) => times[b] - times[a]);
+  return [...unknown, ...known];
+}
+
+// ---- running ----
+const COUNT_KEYS = ['tests', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
+const results = [];
+let interrupted = false;
+const running = new Set();
+
+function runFile(file, fileLane) {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    // --test-force-exit: a file whose tests (and after hooks) are done ends then, even with a timer or socket still
+    // open (werift's peer timers kept dtls-guard's process alive 33 s after its 2 s test).
+    const args = ['--import', 'tsx', ...(fileLane === 'fast' ? ['--import', GUARD] : []), '--test-reporter=spec', '--test-force-exit', file];
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        TSX_TSCONFIG_PATH: join(root, 'tsconfig.json'),
+        REELTIME_TEST_LANE: fileLane,
+        REELTIME_TEST_FILE: file,
+      },
+    });
+    running.add(child);
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    let timedOut = false;
+    const watchdog = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+    }, FILE_TIMEOUT_MS[fileLane]);
+    child.on('close', (code, signal) => {
+      clearTimeout(watchdog);
+      running.delete(child);
+      const ms = performance.now() - started;
+      const counts = Object.fromEntries(COUNT_KEYS.map((k) => [k, 0]));
+      let reported = false;
+      for (const m of output.matchAll(/^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) {
+        counts[m[1]] = Number(m[2]);
+        reported = true;
+      }
+      const ok = code === 0 && !timedOut && reported;
+      const why = timedOut ? `timed out after ${FILE_TIMEOUT_MS[fileLane]} ms` : !reported ? 'no test report' : `exit ${code ?? signal}`;
+      process.stdout.write(
+        `\n▶ ${file} [${fileLane}] ${(ms / 1000).toFixed(1)} s${ok ? '' : ` FAILED (${why})`}\n${output.trimEnd()}\n`,
+      );
+      results.push({ file, lane: fileLane, ms, ok, counts });
+      resolve();
+    });
+  });
+}
+
+async function runLane(fileLane, list) {
+  const queue = schedule(list);
+  const started = performance.now();
+  const workers = Array.from({ length: Math.min(CONCURRENCY[fileLane], queue.length) }, async () => {
+    while (queue.length > 0 && !interrupted) await runFile(queue.shift(), fileLane);
+  });
+  await Promise.all(workers);
+  return performance.now() - started;
+}
+
+process.on('SIGINT', () => {
+  interrupted = true;
+  for (const c of running) c.kill('SIGTERM');
+});
+
+const wallStarted = performance.now();
+const laneMs = {};
+for (const l of ['fast', 'heavy']) {
+  const list = selected.filter((f) => laneOf(f) === l);
+  if (list.length > 0) laneMs[l] = await runLane(l, list);
+}
+const wallMs = performance.now() - wallStarted;
+
+// ---- summary ----
+for (const r of results) times[r.file] = Math.round(r.ms);
+try {
+  writeFileSync(TIMES_FILE, JSON.stringify(times, Object.keys(times).sort(), 2) + '\n');
+} catch {
+  // read-only checkout: the next run just schedules without history
+}
+const fmt = (ms) => {
+  const s = Math.round(ms / 1000);
+  return ms >= 60_000 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${(ms / 1000).toFixed(1)} s`;
+};
+console.log('\n── summary ──');
+for (const l of Object.keys(laneMs)) {
+  const rs = results.filter((r) => r.lane === l);
+  const sum = (k) => rs.reduce((n, r) => n + r.counts[k], 0);
+  console.log(
+    `${l} lane: ${rs.length} files, ${sum('tests')} tests, ${sum('pass')} pass, ${sum('fail')} fail` +
+      `${sum('cancelled') ? `, ${sum('cancelled')} cancelled` : ''}${sum('skipped') ? `, ${sum('skipped')} skipped` : ''}` +
+      ` in ${fmt(laneMs[l])} (${CONCURRENCY[l]} at once)`,
+  );
+}
+console.log('slowest files:');
+for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)) {
+  console.log(`  ${fmt(r.ms).padStart(10)}  ${r.lane.padEnd(5)}  ${r.file}`);
+}
+const SLOW_FAST_MS = 20_000;
+const slowFast = results.filter((r) => r.lane === 'fast' && r.ok && r.ms > SLOW_FAST_MS);
+if (slowFast.length > 0) {
+  console.log(`fast-lane files over ${SLOW_FAST_MS / 1000} s (make them faster, or list them in scripts/test-lanes.mjs):`);
+  for (const r of slowFast) console.log(`  ${fmt(r.ms).padStart(10)}  ${r.file}`);
+}
+const failed = results.filter((r) => !r.ok);
+const notRun = selected.length - results.length;
+if (failed.length > 0) console.log(`failed files:\n  ${failed.map((r) => r.file).join('\n  ')}`);
+if (notRun > 0) console.log(`${notRun} files not run (interrupted)`);
+console.log(`wall time: ${fmt(wallMs)}`);
+process.exit(failed.length > 0 || notRun > 0 ? 1 : 0);

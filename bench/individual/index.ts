@@ -18,7 +18,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { parsePlaylist } from '../../src/media/m3u8.ts';
 import { rtcToken, startHarness, storageConfig } from '../../src/recorders/individual/testing/harness.ts';
-import { bucketKeys, sleep, waitFor } from '../../src/recorders/individual/testing/media-checks.ts';
+import { bucketKeys, sleep } from '../../src/recorders/individual/testing/media-checks.ts';
+import { waitUntil } from '../../src/testing/wait.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const BASELINE_SECONDS = 10;
@@ -129,7 +130,7 @@ async function run(n: number, path: Path): Promise<Row> {
       for (const [pid, s] of slicerCpu()) slicers.set(pid, s);
       rssPeak = Math.max(rssPeak, rssMb());
     }, 500);
-    const firstSlice = waitFor(() => bucketKeys(h.bucketDir).some((k) => /\.(ts|webm)$/.test(k)) && Date.now() - tStart, 300_000, 'first slice');
+    const firstSlice = waitUntil(() => bucketKeys(h.bucketDir).some((k) => /\.(ts|webm)$/.test(k)) && Date.now() - tStart, { timeoutMs: 300_000, intervalMs: 200, what: 'first slice' });
     const firstSliceMs = await firstSlice;
     await sleep(Math.max(0, SECONDS * 1000 - (Date.now() - tStart)));
     for (const [pid, s] of slicerCpu()) slicers.set(pid, s);

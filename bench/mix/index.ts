@@ -28,11 +28,12 @@ import { layout, MIX_LAYOUT, mixAudioProfile, type MixRegion } from '../../src/m
 import { MixPipeline, mixEncoderArgs, type MixOutputFrame } from '../../src/media/mix/live/index.ts';
 import { childrenOf } from '../../src/process/index.ts';
 import { startHarness, type Harness } from '../../src/recorders/individual/testing/harness.ts';
-import { sleep, waitFor } from '../../src/recorders/individual/testing/media-checks.ts';
+import { sleep } from '../../src/recorders/individual/testing/media-checks.ts';
 import { cpuSecondsOf, loadAverage, ownCpuSeconds } from './proc-cpu.ts';
 import { BENCH_BITRATE_KBPS, BENCH_CANVAS, BENCH_FPS, BENCH_RECORDER_UID, benchMixStartRequest } from './mix-request.ts';
 import type { PublisherPlan } from './publishers.ts';
 import { PUBLISHERS_SCRIPT, startPublishersProcess } from './publishers-process.ts';
+import { waitUntil } from '../../src/testing/wait.ts';
 
 const argv = process.argv.slice(2);
 const option = (name: string): string | undefined => {
@@ -284,7 +285,7 @@ async function recordMix(h: Harness, cname: string, plan: readonly PublisherPlan
     const baseline = await measureCpu(BASELINE_SECONDS);
     const before = pipelines.length;
     const rec = await h.startRecording(cname, BENCH_RECORDER_UID, benchMixStartRequest(cname));
-    const pipeline = await waitFor(() => pipelines.length > before && pipelines.at(-1), 30_000, 'the mix pipeline');
+    const pipeline = await waitUntil(() => pipelines.length > before && pipelines.at(-1), { timeoutMs: 30_000, intervalMs: 200, what: 'the mix pipeline' });
     const watcher = new FrameCodeWatcher();
     const unobserve = pipeline.observeFrames((f) => watcher.onFrame(f));
     const stopRecording = async (): Promise<void> => {
@@ -293,7 +294,7 @@ async function recordMix(h: Harness, cname: string, plan: readonly PublisherPlan
     };
     try {
       // Everyone's video in: two seconds of frames per user decoded.
-      await waitFor(() => pipeline.decodedVideoFrames >= plan.length * 2 * FPS, 240_000, 'every user decoded').catch((e: Error) => {
+      await waitUntil(() => pipeline.decodedVideoFrames >= plan.length * 2 * FPS, { timeoutMs: 240_000, intervalMs: 200, what: 'every user decoded' }).catch((e: Error) => {
         const who = pipeline.roster.map((u) => `${u.uid}:${u.video.kind}`).join(' ');
         // The recording is stopped before the error goes up, so a smaller N starts on a quiet server.
         const error = new Error(`${e.message}: ${pipeline.decodedVideoFrames} frames decoded, ${pipeline.framesWritten} composed, users ${who || 'none'}`);

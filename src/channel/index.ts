@@ -1,7 +1,7 @@
 export { createChannelModule, type ChannelModule, type ChannelModuleOptions, type RecorderChannelView } from './module.ts';
 export type { ChannelConfig } from './config.ts';
 export { configuredApps, type AppLookup, type ChannelApp } from './apps.ts';
-export type { TapHandle, TapParams } from './sfu.ts';
+export type { SfuTestHooks, TapHandle, TapParams } from './sfu.ts';
 export type { TapPacketListener, TrackCodec } from './webrtc/index.ts';
 export { CHANNEL_ERRORS, ChannelError, type ChannelErrorCode } from './errors.ts';
 export type {

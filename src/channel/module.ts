@@ -16,7 +16,7 @@ import {
 } from './placement/index.ts';
 import { registerChannelMetrics } from './metrics.ts';
 import { ChannelError } from './errors.ts';
-import { Sfu, type TapHandle, type TapParams } from './sfu.ts';
+import { Sfu, type SfuTestHooks, type TapHandle, type TapParams } from './sfu.ts';
 
 /** The channel module as other modules in the same process see it. */
 export interface ChannelModule extends ReeltimeModule {
@@ -59,11 +59,13 @@ const FOLLOW_POLL_MS = 1000;
 export interface ChannelModuleOptions {
   /** Where apps are looked up; defaults to the configuration's primary app. */
   readonly apps?: AppLookup;
+  /** Fault injection for tests (src/channel/sfu.ts). */
+  readonly sfuTestHooks?: SfuTestHooks;
 }
 
 export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptions = {}): ChannelModule {
   const log = ctx.log.child({ component: 'channel' });
-  const sfu = new Sfu(ctx.config.channel, ctx.clock, log, opts.apps ?? configuredApps(ctx.config));
+  const sfu = new Sfu(ctx.config.channel, ctx.clock, log, opts.apps ?? configuredApps(ctx.config), opts.sfuTestHooks);
   const streams = new Set<() => void>();
   const enabled = ctx.roles.has('channel');
   if (enabled) registerChannelMetrics(ctx.metrics, sfu);

@@ -7,7 +7,7 @@ import { CapCounter, sessionCapReason, tokenKey } from './caps.ts';
 import type { RequestClient } from './client-address.ts';
 import type { ChannelConfig } from './config.ts';
 import { ChannelError } from './errors.ts';
-import { Membership, type LeaveReason, type MediaKind, type Profile } from './membership/index.ts';
+import { Membership, type LeaveReason, type MediaKind, } from './membership/index.ts';
 import {
   choosePublishCodec,
   chooseSubscribeCodec,
@@ -21,47 +21,11 @@ import {
   SubscribeSession,
   ChannelTraffic,
   type PeerSessionOptions,
-  type TapPacketListener,
-  type TapSenderReportListener,
   type TrackCodec,
 } from './webrtc/index.ts';
 
-/** An in-process subscription (`Sfu.tap`): the same join rules as WHEP, without a peer connection. */
-export interface TapParams {
-  readonly appId: string;
-  readonly cname: string;
-  readonly uid: number;
-  readonly token: string | undefined;
-  readonly profile: Profile;
-  readonly publisher: number;
-  readonly kinds: readonly MediaKind[];
-  readonly onPacket: TapPacketListener;
-  readonly onSenderReport?: TapSenderReportListener;
-  /** Called once when the channel ends the tap (publisher left, shutdown), not after `close()`. */
-  readonly onEnded?: (reason: LeaveReason) => void;
-}
-
-export interface TapHandle {
-  requestKeyframe(): void;
-  close(): Promise<void>;
-}
-
-export interface JoinParams {
-  readonly appId: string;
-  readonly cname: string;
-  readonly uid: number;
-  readonly token: string | undefined;
-  readonly profile: Profile;
-  readonly offer: string;
-  /** Who asked: counted per address unless trusted; a trusted client's session is not ended at token expiry. */
-  readonly client: RequestClient;
-}
-
-export interface SessionCreated {
-  readonly id: string;
-  readonly etag: string;
-  readonly answer: string;
-}
+export type { JoinParams, SessionCreated, SfuTestHooks, TapHandle, TapParams, TrackStat } from './sfu-types.ts';
+import type { JoinParams, SessionCreated, SfuTestHooks, TapHandle, TapParams, TrackStat } from './sfu-types.ts';
 
 /** What a WHIP or WHEP session holds beside its peer: its place under the caps, its token-expiry timer. */
 interface SessionHold {
@@ -103,16 +67,6 @@ const pubKey = (appId: string, cname: string, uid: number) => `${appId.toLowerCa
 const channelKey = (appId: string, cname: string) => `${appId.toLowerCase()}\u0000${cname}`;
 
 
-/** One published track's RTP so far, as the console's bitrate stream reports it. */
-export interface TrackStat {
-  readonly cname: string;
-  readonly uid: number;
-  readonly kind: MediaKind;
-  readonly codec: string;
-  readonly packets: number;
-  readonly bytes: number;
-}
-
 /** The SFU: authorizes joins, negotiates werift peers, wires publishers to subscribers, keeps membership. */
 export class Sfu {
   readonly membership: Membership;
@@ -127,6 +81,7 @@ export class Sfu {
     private readonly clock: Clock,
     private readonly log: Logger,
     readonly apps: AppLookup,
+    private readonly testHooks: SfuTestHooks = {},
   ) {
     this.membership = new Membership(() => clock.now());
     this.#caps = new CapCounter(cfg.sessionCaps);
@@ -240,7 +195,8 @@ export class Sfu {
         hold: this.#hold(id, release, grant, p.client),
       });
       reservation.commit();
-      return { id, etag, answer };
+      const sent = this.testHooks.onSubscribed?.({ id, answer, end: (reason) => this.end(id, reason) });
+      return { id, etag, answer: sent ?? answer };
     } catch (e) {
       release();
       reservation.cancel();
@@ -305,6 +261,7 @@ export class Sfu {
 
   /** Ends a session (DELETE, timeout, failure); a publisher's end also ends everyone subscribed to it. */
   async end(id: string, reason: LeaveReason): Promise<boolean> {
+    this.testHooks.onEnd?.(id, reason);
     const rec = this.#sessions.get(id);
     if (!rec) return false;
     this.#sessions.delete(id);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { layout, MIX_LAYOUT_KINDS } from '../media/mix/index.ts';
 import { allDoubles, TEST_APP_ID, TEST_AUTH } from '../recording/testing/index.ts';
-import { startTestServer } from '../testing/index.ts';
+import { startTestServer, waitUntil } from '../testing/index.ts';
 
 // The page's own module (plain JS for the browser, typed by bodies.d.ts), loaded as the page loads it.
 const { acquireBody, curlCommands, defaultForm, holdBody, startBody, updateTemplate } = await import('./page/bodies.js');
@@ -77,11 +77,13 @@ test('production: the sessions API hands out signed file URLs', async () => {
       ).json()) as Record<string, unknown>;
     const rid = (await call('/acquire', acquireBody(f))).resourceId as string;
     const sid = (await call(`/resourceid/${rid}/mode/mix/start`, startBody(f))).sid as string;
-    let files: { url: string }[] = [];
-    for (let i = 0; i < 200 && files.length === 0; i++) {
-      files = (await call(`/sessions/${sid}`)).files as { url: string }[];
-      if (files.length === 0) await new Promise((r) => setTimeout(r, 10));
-    }
+    const files = await waitUntil(
+      async () => {
+        const listed = (await call(`/sessions/${sid}`)).files as { url: string }[];
+        return listed.length > 0 && listed;
+      },
+      { what: 'the session to list a file' },
+    );
     assert.ok(files.length > 0);
     assert.match(files[0]!.url, /\/bucket\/recordings\/.+\?expires=\d+&signature=[\w-]+$/);
   } finally {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sql } from 'kysely';
-import { openTestDatabase, startTcpProxy, TEST_DIALECTS, TEST_PG_URL } from '../testing/index.ts';
+import { openTestDatabase, startTcpProxy, TEST_DIALECTS, TEST_PG_URL, waitUntil } from '../testing/index.ts';
 import { openDatabase } from './open.ts';
 
 for (const dialect of TEST_DIALECTS) {
@@ -43,7 +43,13 @@ test('postgres: a connection broken under a query in flight fails that query and
   const other = await openDatabase({ url: proxy.via(`${TEST_PG_URL}?schema=${h.location.pgSchema}`) });
   try {
     const inFlight = sql`select pg_sleep(5)`.execute(other.db);
-    await new Promise((r) => setTimeout(r, 500));
+    await waitUntil(
+      async () => {
+        const r = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where query = 'select pg_sleep(5)' and state = 'active'`.execute(h.db);
+        return Number(r.rows[0]?.n) > 0;
+      },
+      { what: 'the query running on the server' },
+    );
     proxy.cut('reset');
     await assert.rejects(inFlight);
     await new Promise((r) => setImmediate(r));

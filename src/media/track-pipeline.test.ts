@@ -9,6 +9,7 @@ import type { FfmpegExit } from './ffmpeg.ts';
 import type { RtpTrackDescription } from './sdp.ts';
 import { startRtpGenerator } from './testing/rtp-generator.ts';
 import { INPUT_TIMEOUT_MS, slicerEnd, TrackPipeline, type ClosedSlice } from './track-pipeline.ts';
+import { waitUntil } from '../testing/wait.ts';
 
 const timedOut = (extra = ''): FfmpegExit => ({ code: 0, signal: null, clean: true, stderrTail: `${extra}/w/s1/input.sdp: Connection timed out\n` });
 
@@ -75,7 +76,7 @@ test('a real slicer whose publisher goes silent ends cleanly; one that cannot wr
     feeds.push(s.pipeline);
   }
   // Each has closed slices before anything happens to it.
-  while (![quiet, frozen, unwritable].every((s) => s.slices.length >= 2)) await new Promise((r) => setTimeout(r, 100));
+  await waitUntil(() => [quiet, frozen, unwritable].every((s) => s.slices.length >= 2), { timeoutMs: 120_000, intervalMs: 100, what: 'two closed slices each' });
   rmSync(join(root, 'unwritable'), { recursive: true, force: true });
   const broken = await unwritable.ended;
   t.diagnostic(`unwritable: code ${broken.exit.code}, stderr ${JSON.stringify(broken.exit.stderrTail.trim().slice(-200))}`);
@@ -97,7 +98,7 @@ test('a stop while the slicer is still starting sends the packets held for it fi
   // One second of a real Opus stream, captured before any slicer exists.
   const held: Buffer[] = [];
   const gen = await startRtpGenerator({ kind: 'opus' }, (p) => held.push(Buffer.from(p)));
-  while (held.length < 50) await new Promise((r) => setTimeout(r, 20));
+  await waitUntil(() => held.length >= 50, { timeoutMs: 60_000, what: '50 Opus packets' });
   await gen.stop();
   const slices: ClosedSlice[] = [];
   const failures: FfmpegExit[] = [];

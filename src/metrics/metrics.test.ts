@@ -3,9 +3,8 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { rtcToken, startHarness, storageConfig } from '../recorders/individual/testing/harness.ts';
-import { waitFor } from '../recorders/individual/testing/media-checks.ts';
 import type { Role } from '../server/index.ts';
-import { startTestServer, type TestServer } from '../testing/index.ts';
+import { startTestServer, type TestServer, waitUntil } from '../testing/index.ts';
 import { createMetricsRegistry, decideMetricsAccess } from './index.ts';
 import { parseExposition, scrape } from './testing.ts';
 
@@ -61,10 +60,10 @@ test('a publish and a short individual recording move the counters of every modu
       recordingFileConfig: { avFileType: ['hls'] },
     });
     // Status 5: the first slice is in the bucket.
-    await waitFor(async () => {
+    await waitUntil(async () => {
       const q = await h.api('GET', h.path(resourceId, sid, 'query'));
       return q.status === 200 && (q.body.serverResponse as { status: number }).status === 5;
-    }, 90_000, 'status 5');
+    }, { timeoutMs: 90_000, intervalMs: 200, what: 'status 5' });
 
     const live = await scrape(h.server.url);
     assert.ok(live.sum('reeltime_recorder_child_processes', { command: 'ffmpeg' }) >= 1, 'ffmpeg children while recording');
@@ -75,9 +74,9 @@ test('a publish and a short individual recording move the counters of every modu
 
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9301', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
-    await waitFor(() => h.events.some((e) => e.payload.sid === sid && e.payload.details.msgName === 'session_exit'), 30_000, 'session_exit webhook');
+    await waitUntil(() => h.events.some((e) => e.payload.sid === sid && e.payload.details.msgName === 'session_exit'), { timeoutMs: 30_000, intervalMs: 200, what: 'session_exit webhook' });
     // Deliveries are counted once the receiver answered; give the last one a moment to be recorded.
-    await waitFor(async () => (await scrape(h.server.url)).sum('reeltime_webhook_deliveries_total', { outcome: 'delivered' }) >= h.events.length, 10_000, 'deliveries counted');
+    await waitUntil(async () => (await scrape(h.server.url)).sum('reeltime_webhook_deliveries_total', { outcome: 'delivered' }) >= h.events.length, { timeoutMs: 10_000, intervalMs: 200, what: 'deliveries counted' });
 
     const m = await scrape(h.server.url);
     for (const kind of ['audio', 'video']) {

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
 import { ManualClock } from '../clock/index.ts';
-import { openTestDatabase, TEST_DIALECTS } from '../testing/index.ts';
+import { openTestDatabase, TEST_DIALECTS, waitUntil } from '../testing/index.ts';
 import { CLAIM_RENEW_MS, CLAIM_TTL_MS } from './dispatcher.ts';
-import { APP_ID, SECRET, event, logSink, startNotify, startReceiver, waitFor } from './test-helpers.ts';
+import { APP_ID, SECRET, event, logSink, startNotify, startReceiver } from './test-helpers.ts';
 
 const hex = (alg: string, raw: Buffer) => createHmac(alg, SECRET).update(raw).digest('hex');
 
@@ -21,7 +21,7 @@ for (const dialect of TEST_DIALECTS) {
       clock.advance(5);
       await m.emit(event('sid-a', 30, { msgName: 'uploader_started', status: 0 }));
       await m.emit(event('sid-a', 31, { msgName: 'uploaded', status: 0, fileList: [{ fileName: 'a.m3u8', isPlayable: true }] }));
-      await waitFor('four deliveries', async () => (await m.deliveries({})).filter((d) => d.status === 'delivered').length === 4);
+      await waitUntil(async () => (await m.deliveries({})).filter((d) => d.status === 'delivered').length === 4, { what: 'four deliveries' });
 
       for (const r of rx.received) {
         assert.equal(r.headers['content-type'], 'application/json');
@@ -66,16 +66,16 @@ for (const dialect of TEST_DIALECTS) {
     try {
       await m.emit(event('sid-r', 40));
       await m.emit(event('sid-r', 41, { msgName: 'recorder_leave', leaveCode: 2 }));
-      const [first] = await waitFor('two failed attempts', async () => {
+      const [first] = await waitUntil(async () => {
         const d = await m.deliveries({ sid: 'sid-r' });
         return d[0]?.attempts.length === 2 ? d : undefined;
-      });
+      }, { what: 'two failed attempts' });
       assert.equal(first?.status, 'pending');
       assert.equal(first?.nextAttemptMs, clock.now() + 1000);
       assert.match(first?.lastError ?? '', /HTTP 500/);
       assert.equal(rx.received.length, 2, 'sequence 1 is held back while 0 is being retried');
       clock.advance(1000);
-      await waitFor('both delivered', async () => (await m.deliveries({ sid: 'sid-r' })).every((d) => d.status === 'delivered'));
+      await waitUntil(async () => (await m.deliveries({ sid: 'sid-r' })).every((d) => d.status === 'delivered'), { what: 'both delivered' });
       const bodies = rx.bodies();
       assert.deepEqual(bodies.map((b) => b.payload.sequence), [0, 0, 0, 1]);
       assert.equal(new Set(bodies.slice(0, 3).map((b) => b.noticeId)).size, 1, 'a resend keeps its noticeId');
@@ -100,15 +100,15 @@ for (const dialect of TEST_DIALECTS) {
       await m.emit(event('sid-t', 11, { msgName: 'session_exit', exitStatus: 0 }));
       // Each step: the request arrives, the clock passes the timeout, the failure is stored, the retry delay passes.
       for (const [n, delay] of [[1, 0], [2, 1000], [3, 2000], [4, 0]] as const) {
-        await waitFor(`request ${n}`, () => rx.received.length === n);
+        await waitUntil(() => rx.received.length === n, { what: `request ${n}` });
         clock.advance(200);
-        await waitFor(`attempt ${n} stored`, async () => (await m.deliveries({ sid: 'sid-t' }))[0]?.attempts.length === n);
+        await waitUntil(async () => (await m.deliveries({ sid: 'sid-t' }))[0]?.attempts.length === n, { what: `attempt ${n} stored` });
         clock.advance(delay);
       }
-      const recs = await waitFor('sequence 1 delivered after 0 failed', async () => {
+      const recs = await waitUntil(async () => {
         const d = await m.deliveries({ sid: 'sid-t' });
         return d[1]?.status === 'delivered' ? d : undefined;
-      });
+      }, { what: 'sequence 1 delivered after 0 failed' });
       const failed = recs[0]!;
       assert.equal(failed.status, 'failed');
       assert.equal(failed.attempts.length, 4, 'first send and 3 retries');
@@ -135,8 +135,8 @@ for (const dialect of TEST_DIALECTS) {
     await first.emit(event('sid-x', 40));
     await first.emit(event('sid-x', 30, { msgName: 'uploader_started', status: 0 }));
     await first.emit(event('sid-hang', 40));
-    await waitFor('one attempt each', async () => rx.received.length === 2);
-    await waitFor('sid-x waits for its retry', async () => (await first.deliveries({ sid: 'sid-x' }))[0]?.attempts.length === 1);
+    await waitUntil(async () => rx.received.length === 2, { what: 'one attempt each' });
+    await waitUntil(async () => (await first.deliveries({ sid: 'sid-x' }))[0]?.attempts.length === 1, { what: 'sid-x waits for its retry' });
     await first.close(); // the sid-hang request is still in flight: it is given back, not counted
     const before = await first.deliveries({});
     assert.deepEqual(before.map((d) => [d.sid, d.sequence, d.status, d.attempts.length]), [
@@ -149,7 +149,7 @@ for (const dialect of TEST_DIALECTS) {
     clock.advance(30_000);
     const second = await startNotify({ database: db, clock, url: rx.url, notify: { retryDelaysMs: [30_000] } });
     try {
-      await waitFor('all delivered after restart', async () => (await second.deliveries({})).every((d) => d.status === 'delivered'));
+      await waitUntil(async () => (await second.deliveries({})).every((d) => d.status === 'delivered'), { what: 'all delivered after restart' });
       const resent = rx.bodies().slice(2);
       assert.deepEqual(resent.filter((b) => b.payload.sid === 'sid-x').map((b) => b.payload.sequence), [0, 1]);
       assert.equal(resent.length, 3);
@@ -170,13 +170,13 @@ for (const dialect of TEST_DIALECTS) {
       await m.emit(event('sid-ok', 40));
       await m.emit(event('sid-bad', 40));
       await m.emit({ ...event('sid-none', 40), appId: 'no-hook-app' });
-      await waitFor('settled', async () => (await m.deliveries({})).every((d) => d.status !== 'pending'));
+      await waitUntil(async () => (await m.deliveries({})).every((d) => d.status !== 'pending'), { what: 'settled' });
       clock.advance(2 * 3_600_000);
       await m.emit({ ...event('sid-later', 40), appId: 'no-hook-app' }); // pruning runs alongside emits
-      const left = await waitFor('pruned', async () => {
+      const left = await waitUntil(async () => {
         const d = await m.deliveries({});
         return d.length === 2 ? d : undefined;
-      });
+      }, { what: 'pruned' });
       assert.deepEqual(left.map((d) => [d.sid, d.status, d.attempts.length]), [
         ['sid-bad', 'failed', 1],
         ['sid-later', 'skipped', 0],
@@ -202,10 +202,10 @@ test('a private webhook target is refused when private URLs are not allowed; no 
   try {
     await m.emit(event('sid-p', 40));
     await m.emit({ ...event('sid-q', 40), appId: 'another-app' });
-    const [rec] = await waitFor('refused twice', async () => {
+    const [rec] = await waitUntil(async () => {
       const d = await m.deliveries({ sid: 'sid-p' });
       return d[0]?.status === 'failed' ? d : undefined;
-    });
+    }, { what: 'refused twice' });
     assert.equal(rec?.attempts.length, 2);
     assert.match(rec?.lastError ?? '', /^refused: URL host 127\.0\.0\.1 is a loopback .*REELTIME_ALLOW_PRIVATE_URLS/);
     assert.equal(rx.received.length, 0);
@@ -228,13 +228,13 @@ test('at most 32 requests are in flight at once; the rest follow as slots free u
   const m = await startNotify({ database: db, clock, url: rx.url });
   try {
     for (let i = 0; i < 40; i++) await m.emit(event(`sid-${i}`, 40));
-    await waitFor('32 in flight', () => rx.received.length === 32);
+    await waitUntil(() => rx.received.length === 32, { what: '32 in flight' });
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(rx.received.length, 32);
     rx.release();
-    await waitFor('the other 8 sent', () => rx.received.length === 40);
+    await waitUntil(() => rx.received.length === 40, { what: 'the other 8 sent' });
     rx.release();
-    await waitFor('all delivered', async () => (await m.deliveries({})).every((d) => d.status === 'delivered'));
+    await waitUntil(async () => (await m.deliveries({})).every((d) => d.status === 'delivered'), { what: 'all delivered' });
   } finally {
     await m.close();
     await rx.close();
@@ -253,7 +253,7 @@ test('two processes on one PostgreSQL database send each event once, in order pe
     for (let i = 0; i < 12; i++) emits.push(a.emit(event(`sid-${i % 3}`, 40 + (i % 2))));
     b = await startNotify({ database: db, clock, url: rx.url }); // resumes whatever is still pending meanwhile
     await Promise.all(emits);
-    await waitFor('all delivered', async () => (await a.deliveries({})).every((d) => d.status === 'delivered'));
+    await waitUntil(async () => (await a.deliveries({})).every((d) => d.status === 'delivered'), { what: 'all delivered' });
     const bodies = rx.bodies();
     assert.equal(bodies.length, 12);
     assert.equal(new Set(bodies.map((x) => x.noticeId)).size, 12);
@@ -280,13 +280,13 @@ test('a sender that dies mid-request loses its claim within seconds: another pro
   let b: Awaited<ReturnType<typeof startNotify>> | undefined;
   try {
     await a.emit(event('sid-dead', 12, { msgName: 'cloud_recording_failover', status: 0 }));
-    await waitFor('A sent it', () => rx.received.length === 1);
+    await waitUntil(() => rx.received.length === 1, { what: 'A sent it' });
     b = await startNotify({ database: db, clock, url: rx.url, notify });
-    await waitFor('B looked at it', async () => (await b!.deliveries({})).length === 1);
+    await waitUntil(async () => (await b!.deliveries({})).length === 1, { what: 'B looked at it' });
     clock.advance(CLAIM_TTL_MS - 1_000);
     assert.equal(rx.received.length, 1, 'the claim still holds');
     clock.advance(1_001);
-    await waitFor('B resent it once the claim lapsed', async () => (await b!.deliveries({})).every((d) => d.status === 'delivered'));
+    await waitUntil(async () => (await b!.deliveries({})).every((d) => d.status === 'delivered'), { what: 'B resent it once the claim lapsed' });
     assert.equal(rx.received.length, 2);
     assert.equal(rx.bodies()[1]!.payload.sid, 'sid-dead');
   } finally {
@@ -306,19 +306,19 @@ test('a live sender renews its claim while its request runs: nobody else sends t
   let b: Awaited<ReturnType<typeof startNotify>> | undefined;
   try {
     await a.emit(event('sid-live', 40));
-    await waitFor('A sent it', () => rx.received.length === 1);
+    await waitUntil(() => rx.received.length === 1, { what: 'A sent it' });
     b = await startNotify({ database: db, clock, url: rx.url, notify });
-    await waitFor('B looked at it', async () => (await b!.deliveries({})).length === 1);
+    await waitUntil(async () => (await b!.deliveries({})).length === 1, { what: 'B looked at it' });
     const leaseUntil = async () => Number((await db.db.selectFrom('notify_deliveries').select('lease_until').executeTakeFirstOrThrow()).lease_until);
     const claimedAt = (await leaseUntil()) - CLAIM_TTL_MS;
     // Three claim lifetimes, one renewal period at a time; each renewal is written before time moves on.
     for (let t = CLAIM_RENEW_MS; t <= 3 * CLAIM_TTL_MS; t += CLAIM_RENEW_MS) {
       clock.advance(CLAIM_RENEW_MS);
-      await waitFor(`renewed at +${t} ms`, async () => (await leaseUntil()) === claimedAt + t + CLAIM_TTL_MS);
+      await waitUntil(async () => (await leaseUntil()) === claimedAt + t + CLAIM_TTL_MS, { what: `renewed at +${t} ms` });
     }
     assert.equal(rx.received.length, 1, 'B never sent the event A is sending');
     rx.release();
-    await waitFor('delivered by A', async () => (await a.deliveries({})).every((d) => d.status === 'delivered'));
+    await waitUntil(async () => (await a.deliveries({})).every((d) => d.status === 'delivered'), { what: 'delivered by A' });
     assert.equal(rx.received.length, 1);
   } finally {
     await b?.close();

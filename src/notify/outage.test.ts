@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../clock/index.ts';
 import { openDatabase } from '../db/index.ts';
-import { openTestDatabase, startTcpProxy, TEST_PG_URL } from '../testing/index.ts';
-import { event, startNotify, startReceiver, waitFor } from './test-helpers.ts';
+import { openTestDatabase, startTcpProxy, TEST_PG_URL, waitUntil } from '../testing/index.ts';
+import { event, startNotify, startReceiver } from './test-helpers.ts';
 
 test('[postgres] events raised during a database outage are delivered afterwards, once each, in order', async () => {
   const db = await openTestDatabase('postgres');
@@ -17,7 +17,7 @@ test('[postgres] events raised during a database outage are delivered afterwards
   try {
     await m.emit(event('sid-o', 40));
     // Delivered and recorded as such (a cut between the POST and that record resends it: at least once).
-    await waitFor('the first event delivered', async () => (await m.deliveries({}))[0]?.status === 'delivered');
+    await waitUntil(async () => (await m.deliveries({}))[0]?.status === 'delivered', { what: 'the first event delivered' });
 
     proxy.cut('reset');
     const raised = [
@@ -35,11 +35,11 @@ test('[postgres] events raised during a database outage are delivered afterwards
     proxy.restore();
     let settled = false;
     void Promise.all(raised).then(() => (settled = true));
-    await waitFor('the kept events stored', () => {
+    await waitUntil(() => {
       clock.advance(1000);
       return settled;
-    });
-    await waitFor('every event delivered', () => rx.received.length >= 4);
+    }, { what: 'the kept events stored' });
+    await waitUntil(() => rx.received.length >= 4, { what: 'every event delivered' });
     await new Promise((r) => setTimeout(r, 300));
     const bodies = rx.bodies();
     assert.deepEqual(bodies.map((b) => [b.payload.sequence, b.eventType]), [[0, 40], [1, 43], [2, 44], [3, 41]]);
@@ -69,7 +69,7 @@ test('[postgres] a delivery whose record the database did not take is not sent a
   try {
     await m.emit(event('sid-r', 40));
     const second = m.emit(event('sid-r', 41, { msgName: 'recorder_leave', leaveCode: 2 }));
-    await waitFor('the first POST', () => rx.received.length >= 1);
+    await waitUntil(() => rx.received.length >= 1, { what: 'the first POST' });
     // Well past the sender's error back-off (30 s) and the claim's lease (40 s): before, the event went out again.
     for (let i = 0; i < 30; i++) {
       await new Promise((r) => setTimeout(r, 20));
@@ -80,10 +80,10 @@ test('[postgres] a delivery whose record the database did not take is not sent a
     proxy.restore();
     let stored = false;
     void second.then(() => (stored = true));
-    await waitFor('the second event stored and sent', () => {
+    await waitUntil(() => {
       clock.advance(1000);
       return stored && rx.received.length >= 2;
-    });
+    }, { what: 'the second event stored and sent' });
     await new Promise((r) => setTimeout(r, 300));
     clock.advance(60_000);
     await new Promise((r) => setTimeout(r, 300));

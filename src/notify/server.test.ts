@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
-import { startTestServer } from '../testing/index.ts';
+import { startTestServer, waitUntil } from '../testing/index.ts';
 import type { NotifyModule } from './index.ts';
-import { APP_ID, event, startReceiver, waitFor } from './test-helpers.ts';
+import { APP_ID, event, startReceiver } from './test-helpers.ts';
 
 test('the composed server delivers events to the webhook configured through the environment', async () => {
   const rx = await startReceiver();
@@ -15,7 +15,7 @@ test('the composed server delivers events to the webhook configured through the 
     const notify = s.modules.find((m) => m.name === 'notify') as NotifyModule;
     assert.deepEqual(notify.ncsHosts(), ['198.51.100.7']);
     await notify.emit(event('sid-srv', 4, { msgName: 'cloud_recording_file_infos', fileList: 'sid-srv_room-1.m3u8' }));
-    await waitFor('delivered', async () => (await notify.deliveries({ appId: APP_ID }))[0]?.status === 'delivered');
+    await waitUntil(async () => (await notify.deliveries({ appId: APP_ID }))[0]?.status === 'delivered', { what: 'delivered' });
     const r = rx.received[0]!;
     assert.equal(r.headers['agora-signature-v2'], createHmac('sha256', secret).update(r.raw).digest('hex'));
     assert.equal(rx.bodies()[0]?.payload.details.fileList, 'sid-srv_room-1.m3u8');

@@ -112,17 +112,6 @@ export async function startNotify(o: HarnessOptions): Promise<NotifyModule> {
   return m;
 }
 
-/** Polls (real time) until the condition holds; generous for a loaded machine. */
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 export function event(sid: string, eventType = 40, details: Record<string, unknown> = { msgName: 'recorder_started', status: 0 }) {
   return {
     appId: APP_ID,

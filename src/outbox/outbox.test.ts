@@ -9,21 +9,12 @@ import { test } from 'node:test';
 import { ManualClock } from '../clock/index.ts';
 import { createLogger } from '../log/index.ts';
 import { Outbox, type OutboxError, type OutboxOptions } from './outbox.ts';
+import { settle, waitUntil } from '../testing/wait.ts';
 
 interface Item {
   readonly n: number;
 }
 
-/** Lets promise callbacks run (no wall-clock wait). */
-const settle = async () => {
-  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-};
-
-/** Waits (real time, briefly) for the journal's file writes. */
-async function until(fn: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !fn(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(fn(), 'condition not reached');
-}
 
 function harness(dir: string | undefined, over: Partial<OutboxOptions<Item>> = {}) {
   const clock = new ManualClock();
@@ -113,7 +104,9 @@ test('outbox: a stop during the outage flushes for its bound, leaves the rest in
     const kept = [h.outbox.submit('a', { n: 1 }), h.outbox.submit('a', { n: 2 }), h.outbox.submit('b', { n: 3 })];
     for (const p of kept) p.catch(() => undefined);
     // Journalled as soon as kept: a SIGKILL now would leave them on disk too.
-    await until(() => readdirSync(dir).length > 0 && readFileSync(join(dir, readdirSync(dir)[0]!), 'utf8').trim().split('\n').length === 3);
+    await waitUntil(() => readdirSync(dir).length > 0 && readFileSync(join(dir, readdirSync(dir)[0]!), 'utf8').trim().split('\n').length === 3, {
+      what: 'three lines in the journal file',
+    });
     const [file] = readdirSync(dir);
     assert.match(file!, /^test-items\..+\.\d+\.[0-9a-f]+\.jsonl$/);
     assert.equal(readFileSync(join(dir, file!), 'utf8').trim().split('\n').length, 3);

@@ -5,16 +5,10 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { isRunning, processInfo, type ProcessInfo } from './proc-table.ts';
 import { childCommandLine, spawnChild } from './spawn-child.ts';
+import { waitUntil } from '../testing/wait.ts';
 
 const HELPER = fileURLToPath(new URL('./spawn-child.ts', import.meta.url));
 
-async function until(what: string, ok: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 test('a SIGKILLed parent takes its children with it', { skip: process.platform !== 'linux' && 'Linux only' }, async () => {
   // A Node parent that starts two long sleepers through the helper, prints their pids and idles.
@@ -27,13 +21,13 @@ test('a SIGKILLed parent takes its children with it', { skip: process.platform !
   const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
   const pids = JSON.parse(line.toString()) as number[];
   let kids: ProcessInfo[] = [];
-  await until('both sleepers exec’d', () => {
+  await waitUntil(() => {
     kids = pids.map((p) => processInfo(p)).filter((p): p is ProcessInfo => p?.argv[0] === 'sleep');
     return kids.length === 2;
-  });
+  }, { what: 'both sleepers exec’d' });
   for (const k of kids) assert.equal(k.ppid, parent.pid, 'the command replaced setpriv in the same process, a direct child');
   parent.kill('SIGKILL');
-  await until('the sleepers to die', () => kids.every((k) => !isRunning(k)));
+  await waitUntil(() => kids.every((k) => !isRunning(k)), { what: 'the sleepers to die' });
 });
 
 test('extra pipes reach the command through setpriv, and a missing command exits 127 naming it', async () => {

@@ -10,23 +10,12 @@ import { test } from 'node:test';
 import { ManualClock } from '../clock/index.ts';
 import { openDatabase } from '../db/index.ts';
 import { startReceiver } from '../notify/test-helpers.ts';
-import { openTestDatabase, startTcpProxy, startTestServer, TEST_PG_URL, type TestDatabase, type TestServer } from '../testing/index.ts';
+import { openTestDatabase, startTcpProxy, startTestServer, TEST_PG_URL, type TestDatabase, type TestServer, waitUntil } from '../testing/index.ts';
 import type { RecordedFile } from './dispatch/types.ts';
-import { recordingClient, RecorderDouble, sampleFiles, startRequest, TEST_APP_ID, waitFor } from './testing/index.ts';
+import { recordingClient, RecorderDouble, sampleFiles, startRequest, TEST_APP_ID } from './testing/index.ts';
 
 const SECRET = 'whsec-0f1e2d3c4b5a69788796a5b4c3d2e1f0';
 
-/** Lets the store's retries run: the clock advances while the test waits for `what`. */
-async function until(clock: ManualClock, fn: () => Promise<boolean>, what: string): Promise<void> {
-  await waitFor(
-    async () => {
-      clock.advance(1000);
-      return fn();
-    },
-    what,
-    60_000,
-  );
-}
 
 async function setUp() {
   const db = await openTestDatabase('postgres');
@@ -119,7 +108,7 @@ test('[postgres] reports and history events raised during an outage are written 
     const recorder = new RecorderDouble('individual');
     const server = await t.start(recorder);
     const { rid, sid, client } = await begin(server, 'outage-a');
-    await waitFor(async () => ((await t.task(rid))?.session.files.length ?? 0) === 2, 'the first files reported');
+    await waitUntil(async () => ((await t.task(rid))?.session.files.length ?? 0) === 2, { what: 'the first files reported' });
 
     t.proxy.cut('reset');
     const files = duringOutage(recorder, sid);
@@ -132,10 +121,10 @@ test('[postgres] reports and history events raised during an outage are written 
     assert.deepEqual((await t.history(sid)).map((e) => e.eventType).filter((e) => e === 43 || e === 41), []);
 
     t.proxy.restore();
-    await until(t.clock, async () => (await t.task(rid))?.kind === 'ended', 'the session ended by its kept report');
+    await waitUntil(async () => (await t.task(rid))?.kind === 'ended', { beforeCheck: () => t.clock.advance(1000), intervalMs: 5, timeoutMs: 60_000, what: 'the session ended by its kept report' });
     const ended = (await t.task(rid))!;
     assert.deepEqual(ended.session.files.map((f) => f.fileName), files.map((f) => f.fileName), 'the file list reported during the outage');
-    await until(t.clock, async () => (await t.history(sid)).some((e) => e.eventType === 11), 'event 11 in the history');
+    await waitUntil(async () => (await t.history(sid)).some((e) => e.eventType === 11), { beforeCheck: () => t.clock.advance(1000), intervalMs: 5, timeoutMs: 60_000, what: 'event 11 in the history' });
     const events = await t.history(sid);
     // The recorder's events in the order raised, then the session's end (11) once the kept end was applied.
     const mine = events.map((e) => e.eventType).filter((e) => [43, 41, 31, 11].includes(e));
@@ -161,7 +150,7 @@ test('[postgres] a graceful stop during an outage leaves reports and events on d
     const recorder = new RecorderDouble('individual');
     const server = await t.start(recorder);
     const { rid, sid } = await begin(server, 'outage-b');
-    await waitFor(async () => ((await t.task(rid))?.session.files.length ?? 0) === 2, 'the first files reported');
+    await waitUntil(async () => ((await t.task(rid))?.session.files.length ?? 0) === 2, { what: 'the first files reported' });
 
     t.proxy.cut('reset');
     const files = duringOutage(recorder, sid);
@@ -177,15 +166,15 @@ test('[postgres] a graceful stop during an outage leaves reports and events on d
     t.proxy.restore();
     const again = new RecorderDouble('individual');
     await t.start(again);
-    await until(t.clock, async () => (await t.task(rid))?.kind === 'ended', 'the kept end applied by the next start');
+    await waitUntil(async () => (await t.task(rid))?.kind === 'ended', { beforeCheck: () => t.clock.advance(1000), intervalMs: 5, timeoutMs: 60_000, what: 'the kept end applied by the next start' });
     assert.equal(again.sessions.size, 0, 'applied before recovery: the ended session was not resumed');
     assert.deepEqual((await t.task(rid))!.session.files.map((f) => f.fileName), files.map((f) => f.fileName));
-    await until(t.clock, async () => (await t.history(sid)).some((e) => e.eventType === 11), 'event 11 in the history');
+    await waitUntil(async () => (await t.history(sid)).some((e) => e.eventType === 11), { beforeCheck: () => t.clock.advance(1000), intervalMs: 5, timeoutMs: 60_000, what: 'event 11 in the history' });
     const mine = (await t.history(sid)).map((e) => e.eventType).filter((e) => [43, 41, 31, 11].includes(e));
     assert.deepEqual(mine, [43, 41, 31, 11]);
 
     // The recorder's events reach the webhook too, once each, in order, after the ones sent before the outage.
-    await until(t.clock, async () => t.hook.bodies().some((b) => b.eventType === 11 && b.payload.sid === sid), 'event 11 delivered');
+    await waitUntil(async () => t.hook.bodies().some((b) => b.eventType === 11 && b.payload.sid === sid), { beforeCheck: () => t.clock.advance(1000), intervalMs: 5, timeoutMs: 60_000, what: 'event 11 delivered' });
     const sent = t.hook.bodies().filter((b) => b.payload.sid === sid);
     assert.equal(new Set(sent.map((b) => b.noticeId)).size, sent.length, 'no event delivered twice');
     const seq = sent.map((b) => b.payload.sequence);
@@ -203,12 +192,12 @@ test('[postgres] a stop whose end the database does not take answers the recorde
     const recorder = new RecorderDouble('individual');
     const server = await t.start(recorder);
     const { rid, sid, client } = await begin(server, 'outage-stop');
-    await waitFor(async () => ((await t.task(rid))?.session.files.length ?? 0) === 2, 'the first files reported');
+    await waitUntil(async () => ((await t.task(rid))?.session.files.length ?? 0) === 2, { what: 'the first files reported' });
 
     // The stop reaches the recorder while the database answers; the database goes away before the end is written.
     recorder.holdStops();
     const stopping = client.stop(rid, sid, 'individual', { cname: 'outage-stop', uid: '4242', clientRequest: {} });
-    await waitFor(() => recorder.session(sid).stopCalls === 1, 'the recorder asked to stop');
+    await waitUntil(() => recorder.session(sid).stopCalls === 1, { what: 'the recorder asked to stop' });
     t.proxy.cut('reset');
     recorder.releaseStops();
     const stopped = await stopping;
@@ -218,9 +207,9 @@ test('[postgres] a stop whose end the database does not take answers the recorde
     assert.equal((await t.task(rid))?.kind, 'stopping', 'not written while the database is away');
 
     t.proxy.restore();
-    await until(t.clock, async () => (await t.task(rid))?.kind === 'ended', 'the kept end written');
+    await waitUntil(async () => (await t.task(rid))?.kind === 'ended', { beforeCheck: () => t.clock.advance(1000), intervalMs: 5, timeoutMs: 60_000, what: 'the kept end written' });
     assert.deepEqual((await t.task(rid))!.session.files.map((f) => f.fileName), sampleFiles(recorder.session(sid).task).map((f) => f.fileName));
-    await until(t.clock, async () => (await t.history(sid)).some((e) => e.eventType === 11), 'event 11 in the history');
+    await waitUntil(async () => (await t.history(sid)).some((e) => e.eventType === 11), { beforeCheck: () => t.clock.advance(1000), intervalMs: 5, timeoutMs: 60_000, what: 'event 11 in the history' });
   } finally {
     await t.tearDown();
   }

@@ -64,7 +64,7 @@ test('a resourceId of 256 characters reaches the API (the router does not cut it
   const rid = 'R'.repeat(256);
   const a = await send(server, `/v1/apps/${server.config.appId}/cloud_recording/resourceid/${rid}/sid/s1/mode/mix/query`, 'GET', auth);
   assert.equal(a.status, 404, a.text);
-  assert.deepEqual(JSON.parse(a.text), { sid: 's1', code: 404, reason: 'failed to find worker' });
+  assert.deepEqual(JSON.parse(a.text), { resourceId: rid, sid: 's1', code: 404, reason: 'failed to find worker' });
 });
 
 test('a malformed percent-escape is 400 without the URL, in the catalogue body under /v1', async () => {

@@ -10,18 +10,9 @@ import { test } from 'node:test';
 import type { SyntheticPublisher } from '../channel/index.ts';
 import { parsePlaylist } from '../media/m3u8.ts';
 import { BUCKET, recordingClient, rtcToken, storageConfig } from '../recorders/individual/testing/harness.ts';
-import {
-  bucketKeys,
-  filesUnder,
-  isColour,
-  isSliceFile,
-  probe,
-  slicesMissingFromBucket,
-  slicesOnDisk,
-  waitFor,
-} from '../recorders/individual/testing/media-checks.ts';
+import { bucketKeys, filesUnder, isColour, isSliceFile, probe, slicesMissingFromBucket, slicesOnDisk } from '../recorders/individual/testing/media-checks.ts';
 import { sampled } from '../recorders/mix/testing/frames.ts';
-import { startServerProcess } from '../testing/index.ts';
+import { startServerProcess, waitUntil } from '../testing/index.ts';
 import { killHard, publishSmall } from './sigkill-kit.ts';
 
 const CNAME = 'sigkillmix';
@@ -75,15 +66,11 @@ test('SIGKILL of a server recording a mix session: a new server resumes it with 
     const encoderDir = join(recorderDir, 'mix', sid, 'g0', 'mix');
 
     // A slice in the bucket and the encoder well into the next one when the process dies.
-    await waitFor(
-      () => {
+    await waitUntil(() => {
         if (!bucketKeys(bucketDir).some((k) => firstSlice.test(`/${k}`))) return false;
         const onDisk = filesUnder(encoderDir, isSliceFile).sort();
         return onDisk.length >= 2 && statSync(onDisk.at(-1)!).size > 0;
-      },
-      120_000,
-      'an uploaded mix slice and a partly written one',
-    ).catch((e: Error) => {
+      }, { timeoutMs: 120_000, intervalMs: 200, what: 'an uploaded mix slice and a partly written one' }).catch((e: Error) => {
       throw new Error(`${e.message}\nbucket: ${bucketKeys(bucketDir).join(' ')}\nserver output:\n${first.output()}`);
     });
     const kill = await killHard(first, dataDir);
@@ -103,7 +90,7 @@ test('SIGKILL of a server recording a mix session: a new server resumes it with 
     try {
       for (const p of PUBLISHERS) publishers.push(await publish(second.url, p));
       const client2 = recordingClient(second.url, 'mix');
-      await waitFor(() => bucketKeys(bucketDir).some((k) => bakSlice.test(`/${k}`)), 120_000, 'a bak0_ slice after the restart').catch((e: Error) => {
+      await waitUntil(() => bucketKeys(bucketDir).some((k) => bakSlice.test(`/${k}`)), { timeoutMs: 120_000, intervalMs: 200, what: 'a bak0_ slice after the restart' }).catch((e: Error) => {
         throw new Error(`${e.message}\nbucket: ${bucketKeys(bucketDir).join(' ')}\nserver output:\n${second.output()}`);
       });
 
@@ -111,16 +98,12 @@ test('SIGKILL of a server recording a mix session: a new server resumes it with 
       const mp4s = [`${sid}_${CNAME}_0.mp4`, `bak0_${sid}_${CNAME}_0.mp4`];
       const names = (list: FileEntry[]) => list.map((f) => f.fileName.split('/').at(-1)!);
       // The resumed run's playlist is listed once its first slice is uploaded; the first run's from the start.
-      const qList = await waitFor(
-        async () => {
+      const qList = await waitUntil(async () => {
           const q = await client2.api('GET', client2.path(resourceId, sid, 'query'));
           assert.equal(q.status, 200, JSON.stringify(q.body));
           const list = (q.body.serverResponse as { fileList: FileEntry[] }).fileList;
           return list.length === playlists.length ? list : undefined;
-        },
-        60_000,
-        'both playlists in query',
-      );
+        }, { timeoutMs: 60_000, intervalMs: 200, what: 'both playlists in query' });
       assert.deepEqual(names(qList), playlists, 'query lists the first run’s playlist and the resumed one');
 
       const stop = await client2.api('POST', client2.path(resourceId, sid, 'stop'), { cname: CNAME, uid: REC_UID, clientRequest: {} });
@@ -136,7 +119,7 @@ test('SIGKILL of a server recording a mix session: a new server resumes it with 
         assert.equal(f.trackType, 'audio_and_video');
       }
 
-      await waitFor(() => slicesMissingFromBucket(written, bucketDir).length === 0, 120_000, 'the spool to finish').catch(() => undefined);
+      await waitUntil(() => slicesMissingFromBucket(written, bucketDir).length === 0, { timeoutMs: 120_000, intervalMs: 200, what: 'the spool to finish' }).catch(() => undefined);
       assert.deepEqual(slicesMissingFromBucket(written, bucketDir), [], 'every slice written before the kill is in the bucket');
       const keys = bucketKeys(bucketDir);
       const local = (name: string) => join(bucketDir, keys.find((k) => k.endsWith(`/${name}`)) ?? assert.fail(`${name} in the bucket`));

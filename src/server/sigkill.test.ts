@@ -9,15 +9,8 @@ import type { SyntheticPublisher } from '../channel/index.ts';
 import { parsePlaylist } from '../media/m3u8.ts';
 import { childrenOf } from '../process/index.ts';
 import { BUCKET, recordingClient, rtcToken, storageConfig } from '../recorders/individual/testing/harness.ts';
-import {
-  bucketKeys,
-  filesUnder,
-  isSliceFile as isSlice,
-  slicesMissingFromBucket,
-  slicesOnDisk,
-  waitFor,
-} from '../recorders/individual/testing/media-checks.ts';
-import { startServerProcess } from '../testing/index.ts';
+import { bucketKeys, filesUnder, isSliceFile as isSlice, slicesMissingFromBucket, slicesOnDisk } from '../recorders/individual/testing/media-checks.ts';
+import { startServerProcess, waitUntil } from '../testing/index.ts';
 import { killHard, publishSmall } from './sigkill-kit.ts';
 
 const CNAME = 'sigkill';
@@ -47,8 +40,7 @@ test('SIGKILL of the server kills its ffmpeg children; a new server resumes and 
     });
 
     // Every track has a slice in the bucket and the next one partly on disk when the process dies.
-    await waitFor(
-      () =>
+    await waitUntil(() =>
         PUBLISHERS.every((p) =>
           KINDS.every((kind) => {
             const track = `__uid_s_${p.uid}__uid_e_${kind}`;
@@ -57,10 +49,7 @@ test('SIGKILL of the server kills its ffmpeg children; a new server resumes and 
             const newest = onDisk.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
             return uploaded && newest !== undefined && statSync(newest).size > 0;
           }),
-        ),
-      120_000,
-      'an uploaded slice and a partly written one on every track',
-    );
+        ), { timeoutMs: 120_000, intervalMs: 200, what: 'an uploaded slice and a partly written one on every track' });
     const slicers = childrenOf(first.pid).filter((p) => p.argv[0] === 'ffmpeg');
     assert.equal(slicers.length, PUBLISHERS.length * KINDS.length, `one ffmpeg per track:\n${slicers.map((p) => p.argv.join(' ')).join('\n')}`);
 
@@ -77,11 +66,7 @@ test('SIGKILL of the server kills its ffmpeg children; a new server resumes and 
     const second = await startServerProcess({ dataDir, env });
     try {
       for (const p of PUBLISHERS) publishers.push(await publish(second.url, p));
-      await waitFor(
-        () => PUBLISHERS.every((p) => bucketKeys(bucketDir).some((k) => k.includes(`/bak0_${sid}_`) && k.includes(`__uid_s_${p.uid}__uid_e_audio`) && isSlice(k))),
-        120_000,
-        'bak0_ slices of both publishers after the restart',
-      ).catch((e: Error) => {
+      await waitUntil(() => PUBLISHERS.every((p) => bucketKeys(bucketDir).some((k) => k.includes(`/bak0_${sid}_`) && k.includes(`__uid_s_${p.uid}__uid_e_audio`) && isSlice(k))), { timeoutMs: 120_000, intervalMs: 200, what: 'bak0_ slices of both publishers after the restart' }).catch((e: Error) => {
         throw new Error(`${e.message}\nbucket: ${bucketKeys(bucketDir).join(' ')}\nserver output:\n${second.output()}`);
       });
       const stop = await recordingClient(second.url).api('POST', client.path(resourceId, sid, 'stop'), { cname: CNAME, uid: '9301', clientRequest: {} });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { createChannelModule } from '../channel/index.ts';
+import { createChannelModule, type ChannelModuleOptions } from '../channel/index.ts';
 import { createChatModule } from '../chat/index.ts';
 import { createConsoleModule } from '../console/index.ts';
 import { systemClock, type Clock } from '../clock/index.ts';
@@ -29,6 +29,8 @@ export interface StartOptions {
   readonly listen?: boolean;
   /** Recorders per mode (tests pass doubles); replaces the default ones. */
   readonly recorders?: readonly Recorder[];
+  /** The channel module's options (tests: fault injection hooks). */
+  readonly channel?: ChannelModuleOptions;
 }
 
 export interface Reeltime {
@@ -76,7 +78,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
 
   const storage = createStorageModule(ctx);
   const notify = createNotifyModule(ctx);
-  const channel = createChannelModule(ctx);
+  const channel = createChannelModule(ctx, opts.channel);
   const recording = createRecordingModule(ctx, {
     notify,
     recorders: opts.recorders ?? defaultRecorders(ctx, { channel, storage, baseUrl: () => url }),

@@ -2,3 +2,4 @@ export { openTestDatabase, TEST_DIALECTS, TEST_PG_URL, type TestDatabase } from 
 export { startTestServer, testServerEnv, type TestServer } from './server.ts';
 export { startServerProcess, type ServerProcess, type ServerProcessOptions } from './server-process.ts';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
+export { settle, waitUntil, type WaitOptions } from './wait.ts';

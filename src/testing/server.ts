@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Clock } from '../clock/index.ts';
+import type { SfuTestHooks } from '../channel/index.ts';
 import type { JsonObject } from '../config/index.ts';
 import { loadConfig, type Config } from '../server/config.ts';
 import type { DialectName } from '../db/index.ts';
@@ -31,6 +32,8 @@ export interface TestServerOptions {
   readonly recorders?: readonly Recorder[];
   /** Every log line (pino JSON, level info and up) is pushed here: for tests of what the server says at start. */
   readonly logLines?: string[];
+  /** Fault injection in the channel's SFU (instead of patching its prototype). */
+  readonly sfuTestHooks?: SfuTestHooks;
 }
 
 /** Environment of a test server: loopback, an ephemeral port, the data dir and fixed test credentials. */
@@ -69,6 +72,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.roles ? { roles: opts.roles } : {}),
     ...(opts.recorders ? { recorders: opts.recorders } : {}),
+    ...(opts.sfuTestHooks ? { channel: { sfuTestHooks: opts.sfuTestHooks } } : {}),
   });
   return {
     ...server,

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { ManualClock } from '../../clock/index.ts';
-import { startTestServer } from '../../testing/index.ts';
+import { startTestServer, waitUntil } from '../../testing/index.ts';
 import { whepSubscribe, whipPublish } from '../client/index.ts';
 import type { ChannelEvent } from './types.ts';
 import type { ChannelModule } from '../module.ts';
@@ -123,7 +123,10 @@ test('a killed publisher process (SIGKILL) is removed once the idle timeout pass
   child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   let sub: Awaited<ReturnType<typeof whepSubscribe>> | undefined;
   try {
-    await until(() => events.some((e) => e.kind === 'publish' && e.uid === 5), 30000, () => `publisher never joined: ${out}`);
+    await waitUntil(() => events.some((e) => e.kind === 'publish' && e.uid === 5), {
+      timeoutMs: 30_000,
+      what: () => `the publisher to join (CLI output: ${out})`,
+    });
     sub = await whepSubscribe({ endpoint: `${s.url}/rtc/v1/apps/${APP}/channels/${cname}/whep?uid=6&publisher=5`, token: tok(cname, 6, 2) });
     const viewer = sub;
     await viewer.waitFor(() => viewer.counts.video > 10, 30000, 'video from the CLI publisher');
@@ -131,7 +134,7 @@ test('a killed publisher process (SIGKILL) is removed once the idle timeout pass
     killGroup(child.pid);
     await exited;
     clock.advance(idleTimeoutMs);
-    await until(() => events.some((e) => e.kind === 'leave' && e.uid === 6), 10000, () => 'subscriber never left');
+    await waitUntil(() => events.some((e) => e.kind === 'leave' && e.uid === 6), { timeoutMs: 10_000, what: 'the subscriber to leave' });
     assert.deepEqual(
       events.filter((e) => e.kind === 'leave').map((e) => [e.uid, e.reason]),
       [
@@ -152,14 +155,6 @@ function killGroup(pid: number | undefined): void {
     if (pid) process.kill(-pid, 'SIGKILL');
   } catch {
     // already gone
-  }
-}
-
-async function until(pred: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(what());
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

@@ -6,7 +6,7 @@ import { ManualClock } from '../../clock/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { openRedis, type RedisConnection } from '../../redis/index.ts';
 import { deleteTestKeys, requireTestRedis, startPrivateRedis, TEST_REDIS_URL, testRedisPrefix } from '../../redis/testing.ts';
-import { startTestServer } from '../../testing/index.ts';
+import { startTestServer, waitUntil } from '../../testing/index.ts';
 import { redisDirectory, type Placement } from './directory.ts';
 import { channelLeaseKey } from './lease.ts';
 
@@ -28,14 +28,6 @@ after(async () => {
 
 const key = (cname: string) => prefix + channelLeaseKey('app', cname).join(':');
 
-async function until(what: string, cond: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 test('lease: claimed once, renewed on the clock, released when empty, then free for another node', async () => {
   const clock = new ManualClock();
   const people = new Map<string, number>();
@@ -55,14 +47,14 @@ test('lease: claimed once, renewed on the clock, released when empty, then free 
     // Renewal: the key's remaining time is pulled down by hand, one renewal period restores it.
     await raw.pexpire(key('room'), 5000);
     clock.advance(20_000);
-    await until('renewed', async () => (await raw.pttl(key('room'))) > 5000);
+    await waitUntil(async () => (await raw.pttl(key('room'))) > 5000, { what: 'renewed' });
 
     // Empty on n1: the next round lets it go, and n2 may take it.
     people.set('http://n1', 0);
     // Both nodes have finished their round and armed the next one (Redis answered on other connections first).
-    await until('next round armed', async () => clock.pendingCount === 2);
+    await waitUntil(async () => clock.pendingCount === 2, { what: 'next round armed' });
     clock.advance(20_000);
-    await until('released', async () => (await raw.get(key('room'))) === null);
+    await waitUntil(async () => (await raw.get(key('room'))) === null, { what: 'released' });
     assert.equal(await n1.owner('app', 'room'), undefined);
     assert.deepEqual(await n2.claim('app', 'room', async (p) => p), { kind: 'here' });
     assert.equal(await raw.get(key('room')), 'http://n2');
@@ -102,16 +94,16 @@ test('lease lost with Redis (restart without data): the owner takes it back; tak
     await n1.claim('app', 'lost', async (p) => p);
     await raw.del(key('lost'));
     clock.advance(20_000);
-    await until('taken back', async () => (await raw.get(key('lost'))) === 'http://n1');
+    await waitUntil(async () => (await raw.get(key('lost'))) === 'http://n1', { what: 'taken back' });
 
     // Another node got it meanwhile (a partition longer than the lease): n1 stops renewing it.
-    await until('next round armed', async () => clock.pendingCount === 1);
+    await waitUntil(async () => clock.pendingCount === 1, { what: 'next round armed' });
     await raw.set(key('lost'), 'http://n3', 'PX', 60_000);
     clock.advance(20_000);
-    await until('next round armed', async () => clock.pendingCount === 1);
+    await waitUntil(async () => clock.pendingCount === 1, { what: 'next round armed' });
     await raw.pexpire(key('lost'), 5000);
     clock.advance(20_000);
-    await until('next round armed', async () => clock.pendingCount === 1);
+    await waitUntil(async () => clock.pendingCount === 1, { what: 'next round armed' });
     assert.equal(await raw.get(key('lost')), 'http://n3');
     assert.ok((await raw.pttl(key('lost'))) <= 5000, 'n1 no longer renews a lease that is not its own');
   } finally {

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
 import { createLogger } from '../../log/index.ts';
 import { OutboundUrlError, type OutboundPolicy } from '../../net/index.ts';
+import { waitUntil } from '../../testing/wait.ts';
 import { postOffer } from '../client/whip-http.ts';
 import { followChannel } from './follower.ts';
 
@@ -84,10 +85,11 @@ test('a followed channel is read from its owner only when the owner is allowed b
     assert.equal(follower.snapshot().participants.length, 0);
 
     policy = { allowPrivate: false, allow: [owner.origin] };
-    for (let i = 0; i < 100 && follower.snapshot().participants.length === 0; i++) {
-      clock.advance(1000);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitUntil(() => follower.snapshot().participants.length > 0, {
+      beforeCheck: () => clock.advance(1000),
+      intervalMs: 50,
+      what: "the owner's participants through the follower",
+    });
     assert.deepEqual(follower.snapshot().participants.map((p) => p.uid), [7]);
     assert.equal(owner.requests[0]?.authorization, 'Basic secret');
   } finally {

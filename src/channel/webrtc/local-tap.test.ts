@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { RtpPacket } from 'werift';
-import { startTestServer } from '../../testing/index.ts';
+import { startTestServer, waitUntil } from '../../testing/index.ts';
 import type { ChannelModule } from '../module.ts';
 import type { LeaveReason, MediaKind } from '../membership/index.ts';
 import { startSyntheticPublisher } from '../publisher/index.ts';
@@ -12,14 +12,6 @@ import { startsKeyframe } from './keyframe.ts';
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
 const tok = (cname: string, uid: number, role: 1 | 2 = 1) => buildRtcTokenWithUid(APP, CERT, cname, uid, role, 600, 600);
-
-async function until(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 for (const [codec, color, expect] of [
   ['vp8', 'red', [255, 0, 0]],
@@ -52,8 +44,8 @@ for (const [codec, color, expect] of [
         onEnded: (r) => ended.push(r),
       });
       assert.deepEqual(channel.snapshot(APP, cname).participants.find((p) => p.uid === 2)?.subscribedTo, [1], 'the tap is a subscriber in the membership');
-      await until(() => packets.audio.length > 20 && firstFramePackets(packets.video).length > 0, 30000, 'media');
-      await until(() => plis >= 1, 15000, 'the publisher was asked for a keyframe when the tap started');
+      await waitUntil(() => packets.audio.length > 20 && firstFramePackets(packets.video).length > 0, { timeoutMs: 30_000, what: 'media' });
+      await waitUntil(() => plis >= 1, { timeoutMs: 15_000, what: 'the publisher was asked for a keyframe when the tap started' });
       assert.equal(codecs.get('video'), `video/${codec}`);
       assert.equal(codecs.get('audio'), 'audio/opus');
       const frame = firstFramePackets(packets.video);
@@ -68,10 +60,10 @@ for (const [codec, color, expect] of [
       }
       const before = plis;
       tap.requestKeyframe();
-      await until(() => plis > before, 15000, 'a keyframe request through the tap');
+      await waitUntil(() => plis > before, { timeoutMs: 15_000, what: 'a keyframe request through the tap' });
       // The publisher leaves: the channel ends the tap and the membership forgets the subscriber.
       await pub.stop();
-      await until(() => ended.length > 0, 15000, 'tap ended');
+      await waitUntil(() => ended.length > 0, { timeoutMs: 15_000, what: 'tap ended' });
       assert.deepEqual(ended, ['publisher_left']);
       assert.equal(channel.snapshot(APP, cname).participants.some((p) => p.uid === 2), false);
       const n = packets.video.length;

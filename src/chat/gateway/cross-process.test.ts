@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { startPrivateRedis, testRedisPrefix, type PrivateRedis } from '../../redis/testing.ts';
-import { openTestDatabase, startServerProcess, TEST_PG_URL, type ServerProcess, type TestDatabase } from '../../testing/index.ts';
+import { openTestDatabase, type ServerProcess, startServerProcess, TEST_PG_URL, type TestDatabase, waitUntil } from '../../testing/index.ts';
 import { ChatTokenSession, fetchUserToken, type TextMessage } from '../sdk/index.ts';
-import { NodeWebSocket, RawClient, waitFor } from './test-helpers.ts';
+import { NodeWebSocket, RawClient } from './test-helpers.ts';
 
 const prefix = testRedisPrefix();
 let db: TestDatabase;
@@ -71,10 +71,10 @@ test('a message from a user on gateway A reaches a user on gateway B, and back; 
     await alice.sess.start();
     await bob.sess.start();
     const sent = await alice.sess.sendTextMessage('bob', 'hello from A');
-    await waitFor('bob on B receives', () => bob.received.length === 1);
+    await waitUntil(() => bob.received.length === 1, { what: 'bob on B receives' });
     assert.deepEqual(bob.received[0], { id: sent.id, from: 'alice', to: 'bob', text: 'hello from A', timestamp: sent.timestamp });
     await bob.sess.sendTextMessage('alice', 'hello from B');
-    await waitFor('alice on A receives', () => alice.received.length === 1);
+    await waitUntil(() => alice.received.length === 1, { what: 'alice on A receives' });
     assert.equal(alice.received[0]!.text, 'hello from B');
 
     // Bob leaves B; what alice sends meanwhile is stored, and reaches him when he logs in on A.
@@ -83,7 +83,7 @@ test('a message from a user on gateway A reaches a user on gateway B, and back; 
     const bobOnA = client(a, 'bob');
     try {
       await bobOnA.sess.start();
-      await waitFor('stored message', () => bobOnA.received.length === 1);
+      await waitUntil(() => bobOnA.received.length === 1, { what: 'stored message' });
       assert.equal(bobOnA.received[0]!.text, 'while you were away');
     } finally {
       bobOnA.sess.stop();
@@ -115,13 +115,13 @@ test('Redis restarted between two messages: gateways resubscribe and live delive
     await carol.sess.start();
     await dave.sess.start();
     await carol.sess.sendTextMessage('dave', 'before');
-    await waitFor('before', () => dave.received.length === 1);
+    await waitUntil(() => dave.received.length === 1, { what: 'before' });
 
     await redis.kill();
     redis = await startPrivateRedis(redis.port);
     await daveSubscribed();
     await carol.sess.sendTextMessage('dave', 'after');
-    await waitFor('after', () => dave.received.length === 2);
+    await waitUntil(() => dave.received.length === 2, { what: 'after' });
     assert.deepEqual(dave.received.map((m) => m.text), ['before', 'after']);
   } finally {
     carol.sess.stop();
@@ -138,7 +138,7 @@ test('a login while Redis is down is refused (internal, close 1001) and succeeds
   refused.send({ type: 'login', user: 'erin', token });
   const failed = await refused.next('login-failed');
   assert.equal(failed.code, 'internal');
-  await waitFor('closed', () => refused.closed !== undefined);
+  await waitUntil(() => refused.closed !== undefined, { what: 'closed' });
   assert.equal(refused.closed!.code, 1001);
 
   redis = await startPrivateRedis(redis.port);

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildUserToken } from '@reeltime/token';
 import { ManualClock } from '../../clock/index.ts';
-import { openTestDatabase, startTestServer, TEST_DIALECTS, type TestServer } from '../../testing/index.ts';
+import { openTestDatabase, settle, startTestServer, TEST_DIALECTS, type TestServer, waitUntil } from '../../testing/index.ts';
 import { ChatConnection, ChatTokenSession, fetchUserToken, type ChatError, type TextMessage } from '../sdk/index.ts';
 import type { ChatModule } from '../module.ts';
 import { CLOSE, LOGIN_REASONS } from './protocol.ts';
-import { NodeWebSocket, RawClient, waitFor } from './test-helpers.ts';
+import { NodeWebSocket, RawClient } from './test-helpers.ts';
 
 const APP_ID = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
@@ -35,25 +35,25 @@ test('gateway: two SDK clients exchange messages online; offline messages arrive
     assert.equal(info.user, 'alice');
     await bob.sess.start();
     const sent = await alice.sess.sendTextMessage('bob', 'hello bob');
-    await waitFor('bob receives', () => bob.received.length === 1);
+    await waitUntil(() => bob.received.length === 1, { what: 'bob receives' });
     assert.deepEqual(bob.received[0], { id: sent.id, from: 'alice', to: 'bob', text: 'hello bob', timestamp: sent.timestamp });
     await bob.sess.sendTextMessage('ALICE', 'hi alice');
-    await waitFor('alice receives', () => alice.received.length === 1);
+    await waitUntil(() => alice.received.length === 1, { what: 'alice receives' });
     assert.equal(alice.received[0]!.text, 'hi alice');
 
     bob.sess.stop();
-    await waitFor('bob offline', () => !s.modules.some((m) => m.name === 'chat' && (m as ChatModule).gateway!.isOnline('bob')));
+    await waitUntil(() => !s.modules.some((m) => m.name === 'chat' && (m as ChatModule).gateway!.isOnline('bob')), { what: 'bob offline' });
     for (const t of ['one', 'two', 'three']) await alice.sess.sendTextMessage('bob', t);
     const later = session(s, 'bob');
     await later.sess.start();
-    await waitFor('offline messages', () => later.received.length === 3);
+    await waitUntil(() => later.received.length === 3, { what: 'offline messages' });
     assert.deepEqual(later.received.map((m) => m.text), ['one', 'two', 'three']);
     // Acknowledged: a further login gets nothing again.
     later.sess.stop();
     const again = session(s, 'bob');
     await again.sess.start();
     await alice.sess.sendTextMessage('bob', 'four');
-    await waitFor('live message', () => again.received.length >= 1);
+    await waitUntil(() => again.received.length >= 1, { what: 'live message' });
     assert.deepEqual(again.received.map((m) => m.text), ['four']);
     again.sess.stop();
 
@@ -86,7 +86,7 @@ for (const dialect of TEST_DIALECTS) {
       try {
         const bob = session(second, 'bob');
         await bob.sess.start();
-        await waitFor('messages after restart', () => bob.received.length === 2);
+        await waitUntil(() => bob.received.length === 2, { what: 'messages after restart' });
         assert.deepEqual(bob.received.map((m) => [m.from, m.text]), [
           ['alice', 'before restart 1'],
           ['alice', 'before restart 2'],
@@ -112,10 +112,10 @@ test('SDK token session reconnects by itself after a gateway restart on the same
     await bob.sess.start();
     await server.close();
     server = await startTestServer({ database: db, env: { REELTIME_PORT: port } });
-    await waitFor('both logged in again', () => alice.sess.counts.logins === 2 && bob.sess.counts.logins === 2);
-    await waitFor('open', () => alice.sess.connection.isOpen && bob.sess.connection.isOpen);
+    await waitUntil(() => alice.sess.counts.logins === 2 && bob.sess.counts.logins === 2, { what: 'both logged in again' });
+    await waitUntil(() => alice.sess.connection.isOpen && bob.sess.connection.isOpen, { what: 'open' });
     await alice.sess.sendTextMessage('bob', 'after restart');
-    await waitFor('delivered', () => bob.received.length === 1);
+    await waitUntil(() => bob.received.length === 1, { what: 'delivered' });
     assert.equal(bob.received[0]!.text, 'after restart');
   } finally {
     alice.sess.stop();
@@ -141,17 +141,17 @@ test('gateway: will-expire at 80 % of the token lifetime, renewToken, expired th
     const info = await conn.open({ user: 'alice', accessToken: token });
     assert.equal(info.expiresAt, (Math.floor(clock.now() / 1000) + 100) * 1000);
     clock.advance(79_000);
-    await new Promise((r) => setTimeout(r, 50));
+    await settle();
     assert.deepEqual(events, []);
     clock.advance(1_000);
-    await waitFor('will-expire', () => events.length === 1);
+    await waitUntil(() => events.length === 1, { what: 'will-expire' });
     assert.deepEqual(events, ['will-expire']);
 
     // Renew with a token issued now: the timers restart from the new token.
     const renewed = await conn.renewToken(await fetchUserToken(s.url, 'alice'));
     assert.equal(renewed.expiresAt, (Math.floor(clock.now() / 1000) + 100) * 1000);
     clock.advance(25_000); // past the old token's expiry
-    await new Promise((r) => setTimeout(r, 50));
+    await settle();
     assert.deepEqual(events, ['will-expire']);
     assert.ok(conn.isOpen);
 
@@ -164,9 +164,9 @@ test('gateway: will-expire at 80 % of the token lifetime, renewToken, expired th
     assert.ok(conn.isOpen);
 
     clock.advance(55_000); // 80 s into the renewed token
-    await waitFor('second will-expire', () => events.length === 2);
+    await waitUntil(() => events.length === 2, { what: 'second will-expire' });
     clock.advance(20_000);
-    await waitFor('expired and closed', () => events.length === 3 && closes.length === 1);
+    await waitUntil(() => events.length === 3 && closes.length === 1, { what: 'expired and closed' });
     assert.deepEqual(events, ['will-expire', 'will-expire', 'expired']);
     assert.equal(closes[0], CLOSE.TOKEN_EXPIRED);
     assert.equal(conn.isOpen, false);
@@ -201,7 +201,7 @@ test('gateway: login is refused with a clear reason for wrong, expired, unknown 
     raw.send({ type: 'login', user: 'alice', token: expired });
     const failed = await raw.next('login-failed');
     assert.deepEqual(failed, { type: 'login-failed', code: 'token_expired', reason: LOGIN_REASONS.expired });
-    await waitFor('closed', () => raw.closed !== undefined);
+    await waitUntil(() => raw.closed !== undefined, { what: 'closed' });
     assert.equal(raw.closed!.code, CLOSE.LOGIN_FAILED);
   } finally {
     await s.close();
@@ -231,7 +231,7 @@ test('gateway: hostile frames are answered with errors naming the field; nothing
     for (const bad of ['not json', '{"type":"send","reqId":"1","to":"x","text":"y"}', '[1,2]', '{"type":"login"}']) {
       const c = await RawClient.connect(wsUrl(s));
       c.send(bad);
-      await waitFor('closed', () => c.closed !== undefined);
+      await waitUntil(() => c.closed !== undefined, { what: 'closed' });
       assert.equal(c.closed!.code, CLOSE.PROTOCOL, bad);
       assert.equal(c.frames[0]?.type, 'login-failed');
     }
@@ -261,12 +261,12 @@ test('gateway: hostile frames are answered with errors naming the field; nothing
     flood.send({ type: 'login', user: 'alice', token });
     await flood.next('login-ok');
     for (let i = 0; i < 1000; i++) flood.send({ type: 'send', reqId: `f${i}`, to: 'alice', text: 'burst' });
-    await waitFor('burst answered', () => flood.frames.filter((f) => f.type === 'sent').length === 1000, 120_000);
+    await waitUntil(() => flood.frames.filter((f) => f.type === 'sent').length === 1000, { timeoutMs: 120_000, what: 'burst answered' });
     assert.equal(flood.closed, undefined);
     flood.ws.close();
     // Oversized frames close the connection (1009), not the server.
     c.send('x'.repeat(70 * 1024));
-    await waitFor('closed', () => c.closed !== undefined);
+    await waitUntil(() => c.closed !== undefined, { what: 'closed' });
     assert.equal(c.closed!.code, 1009);
     // Upgrades elsewhere are refused; HTTP still works.
     await assert.rejects(RawClient.connect(`${s.url.replace(/^http/, 'ws')}/elsewhere`));
@@ -288,25 +288,25 @@ test('SDK token session: renews hourly and on will-expire, logs in again after e
     await a.sess.start();
     assert.deepEqual(a.sess.counts, { renewals: 0, logins: 1 });
     clock.advance(60 * 60 * 1000); // hourly renewal
-    await waitFor('hourly renewal', () => a.sess.counts.renewals === 1);
+    await waitUntil(() => a.sess.counts.renewals === 1, { what: 'hourly renewal' });
     clock.advance(60 * 60 * 1000); // the first token's will-expire (at 1.6 h) never comes: it was renewed
-    await waitFor('second hourly renewal', () => a.sess.counts.renewals === 2);
+    await waitUntil(() => a.sess.counts.renewals === 2, { what: 'second hourly renewal' });
 
     // The token server is unreachable for a while (app in the background): the hourly and the will-expire
     // renewals fail, the token expires, and the first login attempt fails too.
     failFetches = true;
     clock.advance(2 * 60 * 60 * 1000);
-    await waitFor('three failures reported', () => a.errors.filter((e) => e.code === 'token_server').length >= 3);
+    await waitUntil(() => a.errors.filter((e) => e.code === 'token_server').length >= 3, { what: 'three failures reported' });
     assert.equal(a.sess.counts.logins, 1);
     assert.equal(a.sess.connection.isOpen, false);
     failFetches = false;
     clock.advance(5_000); // the login retry
-    await waitFor('logged in again after expiry', () => a.sess.counts.logins === 2 && a.sess.connection.isOpen);
+    await waitUntil(() => a.sess.counts.logins === 2 && a.sess.connection.isOpen, { what: 'logged in again after expiry' });
     assert.equal(connected.length, 2);
     const b = session(s, 'bob');
     await b.sess.start();
     await b.sess.sendTextMessage('alice', 'still reachable');
-    await waitFor('message after re-login', () => a.received.length === 1);
+    await waitUntil(() => a.received.length === 1, { what: 'message after re-login' });
     b.sess.stop();
   } finally {
     a.sess.stop();

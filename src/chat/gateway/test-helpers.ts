@@ -1,18 +1,10 @@
 import WebSocket from 'ws';
+import { waitUntil } from '../../testing/wait.ts';
 import type { ServerFrame } from './protocol.ts';
 import type { WebSocketConstructor } from '../sdk/index.ts';
 
 /** The `ws` package as the SDK's WebSocket constructor (Node 20 has no global WebSocket). */
 export const NodeWebSocket = WebSocket as unknown as WebSocketConstructor;
-
-/** Polls a condition in real time; generous by default so a loaded machine does not fail tests. */
-export async function waitFor(what: string, cond: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 /** A raw protocol client for tests that speak frames directly. */
 export class RawClient {
@@ -42,7 +34,7 @@ export class RawClient {
 
   async next<T extends ServerFrame['type']>(type: T): Promise<Extract<ServerFrame, { type: T }>> {
     let found: ServerFrame | undefined;
-    await waitFor(`frame ${type}`, () => (found = this.frames.find((f) => f.type === type)) !== undefined);
+    await waitUntil(() => (found = this.frames.find((f) => f.type === type)) !== undefined, { what: `frame ${type}` });
     this.frames.splice(this.frames.indexOf(found!), 1);
     return found as Extract<ServerFrame, { type: T }>;
   }

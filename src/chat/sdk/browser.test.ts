@@ -5,8 +5,8 @@ import { join, normalize } from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
 import { launchTestChromium } from '../../testing/chromium.ts';
-import { startTestServer } from '../../testing/index.ts';
-import { NodeWebSocket, waitFor } from '../gateway/test-helpers.ts';
+import { startTestServer, waitUntil } from '../../testing/index.ts';
+import { NodeWebSocket } from '../gateway/test-helpers.ts';
 import { ChatTokenSession, type TextMessage } from './index.ts';
 
 const CHAT_DIR = new URL('..', import.meta.url).pathname;
@@ -59,7 +59,7 @@ test('the SDK runs in a browser: fetches a token cross-origin, logs in, exchange
       { tokenServerUrl: s.url, gatewayUrl: `${s.url.replace(/^http/, 'ws')}/chat/ws` },
     );
     assert.equal(got, 'browseruser');
-    await waitFor('node receives from the browser', () => received.length === 1);
+    await waitUntil(() => received.length === 1, { what: 'node receives from the browser' });
     assert.deepEqual([received[0]!.from, received[0]!.text], ['browseruser', 'hello from chromium']);
     await node.sendTextMessage('browseruser', 'hello browser');
     const inBrowser = await page.waitForFunction(

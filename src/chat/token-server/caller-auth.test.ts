@@ -9,7 +9,8 @@ import { test } from 'node:test';
 import { verifyChatApp, verifyChatUser } from '@reeltime/token';
 import { loadConfig } from '../../server/config.ts';
 import { startServerProcess, startTestServer, testServerEnv, type TestServer } from '../../testing/index.ts';
-import { NodeWebSocket, waitFor } from '../gateway/test-helpers.ts';
+import { waitUntil } from '../../testing/index.ts';
+import { NodeWebSocket } from '../gateway/test-helpers.ts';
 import { ChatTokenSession, type TextMessage } from '../sdk/index.ts';
 import { signUserAssertion } from './caller-auth.ts';
 
@@ -137,7 +138,7 @@ test('production: the spec\'s flow for authenticated callers: tokens from the to
     assert.equal((await dave.start()).user, 'dave');
     assert.equal((await erin.start()).user, 'erin');
     await dave.sendTextMessage('erin', 'hello erin');
-    await waitFor('erin receives', () => received.length === 1);
+    await waitUntil(() => received.length === 1, { what: 'erin receives' });
     assert.deepEqual([received[0]!.from, received[0]!.to, received[0]!.text], ['dave', 'erin', 'hello erin']);
     await dave.renew();
     assert.equal(dave.counts.renewals, 1);

@@ -8,7 +8,7 @@ import { parseToken, verifyChatApp, verifyChatUser } from '@reeltime/token';
 import { ManualClock } from '../../clock/index.ts';
 import type { JsonObject } from '../../config/index.ts';
 import { spawnChild } from '../../process/index.ts';
-import { startTestServer } from '../../testing/index.ts';
+import { startTestServer, waitUntil } from '../../testing/index.ts';
 import type { ChatModule } from '../module.ts';
 
 const APP_ID = '970CA35de60c44645bbae8a215061b33';
@@ -195,10 +195,9 @@ test('reeltime chat-token-server --config file.properties runs alone against a c
   );
   const cli = runCli(['chat-token-server', '--config', file]);
   try {
-    const deadline = Date.now() + 60_000;
-    while (!/at (http:\/\/\S+)/.test(cli.out()) && Date.now() < deadline && cli.child.exitCode === null) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitUntil(() => /at (http:\/\/\S+)/.test(cli.out()) || cli.child.exitCode !== null, { timeoutMs: 60_000, what: 'the token server to print its URL' }).catch(
+      () => undefined, // the assertion below says what it printed
+    );
     const url = /at (http:\/\/\S+)/.exec(cli.out())?.[1];
     assert.ok(url, `no URL printed: ${cli.out()} ${cli.err()}`);
     const r = await fetch(`${url}/chat/user/carol/token`);

@@ -8,8 +8,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { runChild, spawnChild } from '../../process/index.ts';
 import { APP, AUTH, BUCKET, startHarness, type Harness } from '../../recorders/individual/testing/harness.ts';
-import { waitFor } from '../../recorders/individual/testing/media-checks.ts';
-import { testServerEnv } from '../../testing/index.ts';
+import { testServerEnv, waitUntil } from '../../testing/index.ts';
 import { main } from '../main.ts';
 
 const BIN = fileURLToPath(new URL('../../../bin/reeltime.mjs', import.meta.url));
@@ -60,15 +59,11 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
 
   // The first slices are written after a few seconds: wait (on the API itself, not a CLI process per poll) until
   // query lists a playlist per track, then check that the CLI's query lists them too.
-  await waitFor(
-    async () => {
+  await waitUntil(async () => {
       const r = await harness.api('GET', harness.path(rid, sid, 'query'));
       const files = (r.body.serverResponse as { fileList?: unknown[] } | undefined)?.fileList;
       return (files?.length ?? 0) >= 2;
-    },
-    120_000,
-    'two files in query',
-  );
+    }, { timeoutMs: 120_000, intervalMs: 200, what: 'two files in query' });
   const queriedCli = await cli('query', '--json');
   assert.equal(queriedCli.code, 0, queriedCli.stderr);
   const queried = JSON.parse(queriedCli.stdout) as { sid: string; serverResponse: { status: number; fileList?: { fileName: string }[] } };
@@ -76,7 +71,11 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   assert.equal(queried.sid, sid);
 
   // Its line counts the objects in the bucket and their bytes (the sessions API's uploads).
-  await waitFor(() => /recording \(5\) .* [1-9]\d* uploaded, [\d.]+ [kM]B/.test(watched), 60_000, 'a status line with uploads from watch');
+  await waitUntil(() => /recording \(5\) .* [1-9]\d* uploaded, [\d.]+ [kM]B/.test(watched), {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+    what: 'a status line with uploads from watch',
+  });
 
   // The refused calls do not touch the session's state: they run beside the first update.
   const [updated, badHold, badLayout] = await Promise.all([
@@ -118,14 +117,10 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   const sessionUrl = `${harness.server.url}/v1/apps/${APP}/cloud_recording/sessions/${sid}`;
   const [again] = await Promise.all([
     cli('query'),
-    waitFor(
-      async () => {
+    waitUntil(async () => {
         const d = (await (await fetch(sessionUrl, { headers: { authorization: AUTH } })).json()) as { webhooks: { msgName: string; delivery: string }[] };
         return d.webhooks.length > 0 && d.webhooks.every((w) => w.delivery === 'delivered') && d.webhooks.some((w) => w.msgName === 'session_exit');
-      },
-      30_000,
-      'every webhook of the session delivered',
-    ),
+      }, { timeoutMs: 30_000, intervalMs: 200, what: 'every webhook of the session delivered' }),
   ]);
   assert.equal(again.code, 1);
   assert.match(again.stderr, /404 code 404: failed to find worker/);

@@ -11,7 +11,8 @@ import { processInfo, processTable } from '../../process/index.ts';
 import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment } from './index.ts';
 import { audioPacketTicks, audioTimestampGaps, decodeMono, dominantFrequency, isColour, pixelAt, probeSegment, rms } from './testing/media-checks.ts';
 import { startPageServer } from './testing/page-server.ts';
-import { freePort, rtmpReceiver } from './testing/rtmp-receiver.ts';
+import { freePort, listeningOnLoopback, rtmpReceiver } from './testing/rtmp-receiver.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 const SLICE = 3;
 
@@ -32,27 +33,18 @@ class EventLog {
   }
 }
 
-async function waitFor<T>(what: string, fn: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /**
  * Two whole segments of an encoder run that began after the page said it was ready; not the run's first, which
  * begins whenever the encoder got going and may hold the sound card's start-up.
  */
 function segmentsAfterReady(log: EventLog, readyN = 1, run = 0): Promise<CapturedSegment[]> {
-  return waitFor(`two segments of run ${run} after notifyReady #${readyN}`, () => {
+  return waitUntil(() => {
     const ready = log.readyAt(readyN);
     if (ready === undefined) return false;
     const s = log.segments((x) => x.run === run && !x.newStream && x.startMs >= ready);
     return s.length >= 2 && s;
-  });
+  }, { timeoutMs: 60_000, intervalMs: 100, what: `two segments of run ${run} after notifyReady #${readyN}` });
 }
 
 /** Every process the capture started, with their descendants (Chromium's zygotes, renderers, helpers). */
@@ -122,7 +114,7 @@ test('a capture records the page into H.264 + AAC segments and reports ready, 40
     assert.equal(cap.pids().length, 4, 'only the encoder stopped');
     const afterPause = log.segments().length;
     assert.deepEqual(await cap.load(`${pages.origin}/tone`), { status: 200 });
-    await waitFor('notifyReady after reload', () => log.readyAt(2));
+    await waitUntil(() => log.readyAt(2), { timeoutMs: 60_000, intervalMs: 100, what: 'notifyReady after reload' });
     assert.equal(log.segments().length, afterPause, 'no segment while on hold');
     await cap.resume();
     const resumed = await segmentsAfterReady(log, 2, 1);
@@ -141,7 +133,7 @@ test('a capture records the page into H.264 + AAC segments and reports ready, 40
 
     // A crashed renderer is reported; loading again brings the page back.
     cap.crashRenderer();
-    await waitFor('renderer-crashed', () => log.count('renderer-crashed') > 0);
+    await waitUntil(() => log.count('renderer-crashed') > 0, { timeoutMs: 60_000, intervalMs: 100, what: 'renderer-crashed' });
     assert.deepEqual(await cap.reload(), { status: 200 });
     const [afterCrash] = await segmentsAfterReady(log, 3, 1);
     const rgbAfterCrash = await pixelAt(afterCrash!.path, 320, 180);
@@ -177,7 +169,7 @@ test('two captures at once neither hear nor see each other; onhold at start; mob
     assert.equal(a.onhold, true);
     assert.deepEqual(a.children().map((c) => c.name).sort(), ['browser', 'display', 'sound', 'sound-reader'], 'no encoder while on hold');
     await Promise.all([a.load(`${pages.origin}/silent`), b.load(`${pages.origin}/phone`)]);
-    await waitFor('A ready', () => logA.readyAt(1));
+    await waitUntil(() => logA.readyAt(1), { timeoutMs: 60_000, intervalMs: 100, what: 'A ready' });
     assert.equal(logA.segments().length, 0);
     await a.resume();
     const [[segA], [segB]] = await Promise.all([segmentsAfterReady(logA), segmentsAfterReady(logB)]);
@@ -221,21 +213,21 @@ test('the CDN push runs in its own process: it publishes, its loss (dropped or s
   const pidOf = (name: string) => cap!.children().find((c) => c.name === name)?.pid;
   const pushed = (kind: CaptureEvent['kind'], url: string) => log.all.some((e) => e.kind === kind && 'rtmpUrl' in e && e.rtmpUrl === url);
   try {
-    await waitFor('the RTMP receivers to listen', () => processTable().filter((p) => [rx1.pid, rx2.pid, rx3.pid].includes(p.pid)).length === 3);
-    await new Promise((r) => setTimeout(r, 500));
+    await waitUntil(() => processTable().filter((p) => [rx1.pid, rx2.pid, rx3.pid].includes(p.pid)).length === 3, { timeoutMs: 60_000, intervalMs: 100, what: 'the RTMP receivers to start' });
+    await waitUntil(() => [port1, port2, port3].every(listeningOnLoopback), { timeoutMs: 60_000, intervalMs: 100, what: 'the RTMP receivers to listen' });
     const url1 = `rtmp://127.0.0.1:${port1}/live/test`;
     cap = await startCapture(
       { workDir, width: 640, height: 360, sliceSeconds: SLICE, rtmpUrl: url1, pushTimeouts: { connectTimeoutMs: 15_000, stallTimeoutMs: 8_000 } },
       log.push,
     );
     await cap.load(`${pages.origin}/tone`);
-    await waitFor('publishing', () => pushed('push-publishing', url1));
+    await waitUntil(() => pushed('push-publishing', url1), { timeoutMs: 60_000, intervalMs: 100, what: 'publishing' });
     assert.equal(log.all.filter((e) => e.kind === 'push-connecting' && e.rtmpUrl === url1).length, 1, 'connecting once, first');
     const encoderPid = pidOf('encoder');
     const pusherPid = pidOf('pusher');
     assert.ok(encoderPid !== undefined && pusherPid !== undefined && encoderPid !== pusherPid, 'encoder and pusher are two processes');
     // The receiver probes its input for a few seconds before it writes anything.
-    await waitFor('bytes at the receiver', () => existsSync(received[0]!) && statSync(received[0]!).size > 64 * 1024);
+    await waitUntil(() => existsSync(received[0]!) && statSync(received[0]!).size > 64 * 1024, { timeoutMs: 60_000, intervalMs: 100, what: 'bytes at the receiver' });
     const probe = await probeSegment(received[0]!);
     assert.deepEqual([...probe.codecs].sort(), ['aac', 'h264'], 'the receiver got H.264 + AAC');
     assert.deepEqual([probe.width, probe.height], [640, 360]);
@@ -250,17 +242,17 @@ test('the CDN push runs in its own process: it publishes, its loss (dropped or s
     assert.ok(pushCores! < encCores! / 4, `the pusher (stream copy) costs a fraction of the encoder: ${pushCores} vs ${encCores}`);
 
     rx1.kill('SIGKILL');
-    await waitFor('push-failed', () => pushed('push-failed', url1));
+    await waitUntil(() => pushed('push-failed', url1), { timeoutMs: 60_000, intervalMs: 100, what: 'push-failed' });
     const atFailure = log.segments().length;
-    await waitFor('segments after the push failed', () => log.segments().length > atFailure + 1);
+    await waitUntil(() => log.segments().length > atFailure + 1, { timeoutMs: 60_000, intervalMs: 100, what: 'segments after the push failed' });
     assert.equal(pidOf('encoder'), encoderPid, 'the encoder kept running');
     assert.equal(pidOf('pusher'), undefined, 'the failed pusher is gone');
 
     const url2 = `rtmp://127.0.0.1:${port2}/live/test`;
     await cap.setPushUrl(url2);
     assert.equal(cap.rtmpUrl, url2);
-    await waitFor('publishing to the second target', () => pushed('push-publishing', url2));
-    await waitFor('bytes at the second receiver', () => existsSync(received[1]!) && statSync(received[1]!).size > 64 * 1024);
+    await waitUntil(() => pushed('push-publishing', url2), { timeoutMs: 60_000, intervalMs: 100, what: 'publishing to the second target' });
+    await waitUntil(() => existsSync(received[1]!) && statSync(received[1]!).size > 64 * 1024, { timeoutMs: 60_000, intervalMs: 100, what: 'bytes at the second receiver' });
     assert.deepEqual([...(await probeSegment(received[1]!)).codecs].sort(), ['aac', 'h264'], 'the second receiver got H.264 + AAC');
     assert.equal(pidOf('encoder'), encoderPid, 'a new target restarts the pusher only');
 
@@ -270,9 +262,9 @@ test('the CDN push runs in its own process: it publishes, its loss (dropped or s
     const url3 = `rtmp://127.0.0.1:${(silent.address() as { port: number }).port}/live/test`;
     try {
       await cap.setPushUrl(url3);
-      await waitFor('push-failed for the silent CDN', () => pushed('push-failed', url3));
+      await waitUntil(() => pushed('push-failed', url3), { timeoutMs: 60_000, intervalMs: 100, what: 'push-failed for the silent CDN' });
       const atStall = log.segments().length;
-      await waitFor('segments while the CDN stalls', () => log.segments().length > atStall);
+      await waitUntil(() => log.segments().length > atStall, { timeoutMs: 60_000, intervalMs: 100, what: 'segments while the CDN stalls' });
     } finally {
       for (const sock of held) sock.destroy();
       silent.close();
@@ -292,22 +284,22 @@ test('the CDN push runs in its own process: it publishes, its loss (dropped or s
     // On hold the pusher goes with the encoder run, quietly; the resumed run gets a pusher of its own.
     const url4 = `rtmp://127.0.0.1:${port3}/live/test`;
     await cap.setPushUrl(url4);
-    await waitFor('publishing to the third target', () => pushed('push-publishing', url4));
+    await waitUntil(() => pushed('push-publishing', url4), { timeoutMs: 60_000, intervalMs: 100, what: 'publishing to the third target' });
     await cap.pause();
     assert.equal(pidOf('pusher'), undefined, 'no pusher on hold');
     assert.ok(!pushed('push-failed', url4), 'a pause is not a push failure');
     const connects = () => log.all.filter((e) => e.kind === 'push-connecting' && e.rtmpUrl === url4).length;
     assert.equal(connects(), 1);
     await cap.resume();
-    await waitFor('a pusher for the resumed run', () => connects() === 2);
-    await waitFor('a segment of the resumed run', () => log.segments((x) => x.run === 1).length >= 1);
+    await waitUntil(() => connects() === 2, { timeoutMs: 60_000, intervalMs: 100, what: 'a pusher for the resumed run' });
+    await waitUntil(() => log.segments((x) => x.run === 1).length >= 1, { timeoutMs: 60_000, intervalMs: 100, what: 'a segment of the resumed run' });
     assert.notEqual(pidOf('encoder'), encoderPid, 'a resume is a new encoder run');
 
     // A child that dies on its own is reported by name. (The sound reader goes with the server; ffmpeg then goes on
     // with the picture alone, so this report is what tells the session.)
     const sound = cap.children().find((c) => c.name === 'sound')!;
     process.kill(sound.pid, 'SIGKILL');
-    await waitFor('child-exited of the sound server', () => log.all.find((e) => e.kind === 'child-exited' && e.child === 'sound'));
+    await waitUntil(() => log.all.find((e) => e.kind === 'child-exited' && e.child === 'sound'), { timeoutMs: 60_000, intervalMs: 100, what: 'child-exited of the sound server' });
     assert.ok(!cap.children().some((c) => c.name === 'sound'));
   } finally {
     await cap?.stop();
@@ -348,7 +340,7 @@ test('a pinned page host: the browser reaches only the approved address, by that
     cap = await startCapture({ workDir, width: 640, height: 360, onhold: true, pinnedHosts: [{ host: 'board.example', address: '127.0.0.1' }] }, () => undefined);
     const loaded = await cap.load(`http://board.example:${pagesA.port}/pinned`);
     assert.deepEqual(loaded, { status: 200 }, 'the pinned name loads from the approved address, without a lookup');
-    const done = await waitFor('the page reported its fetches', () => pagesA.paths.find((p) => p.startsWith('/done?')));
+    const done = await waitUntil(() => pagesA.paths.find((p) => p.startsWith('/done?')), { timeoutMs: 60_000, intervalMs: 100, what: 'the page reported its fetches' });
     assert.equal(decodeURIComponent(done.slice('/done?'.length)), 'rejected,rejected,rejected,rejected');
     assert.deepEqual([...a.paths, ...b.paths], [], 'nothing reached another address or came by another name');
     // The page's own server by its literal address is not the pinned host either.

@@ -8,19 +8,11 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { test } from 'node:test';
 import { probeSegment } from '../capture/testing/media-checks.ts';
-import { freePort, rtmpReceiver } from '../capture/testing/rtmp-receiver.ts';
+import { freePort, listeningOnLoopback, rtmpReceiver } from '../capture/testing/rtmp-receiver.ts';
 import { FfmpegProcess } from '../ffmpeg.ts';
 import { CdnPusher, type PushStatusChange } from './index.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
-async function waitFor<T>(what: string, fn: () => T | undefined | false, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 test('a frozen CDN is reported lost (the source keeps flowing), a new target publishes', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cdn-pusher-'));
@@ -41,26 +33,26 @@ test('a frozen CDN is reported lost (the source keeps flowing), a new target pub
   const seen = (url: string, status: string) => statuses.find((c) => c.rtmpUrl === url && c.status === status);
   let sourceBytes = 0;
   try {
-    await new Promise((r) => setTimeout(r, 1000)); // the receivers listen once ffmpeg has parsed its arguments
+    await waitUntil(() => listeningOnLoopback(port1) && listeningOnLoopback(port2), { timeoutMs: 60_000, intervalMs: 100, what: 'the RTMP receivers to listen' });
     const feed = pusher.beginStream();
     (source.pipe(3) as Readable).on('data', (b: Buffer) => {
       sourceBytes += b.length;
       feed(b);
     });
-    await waitFor('publishing', () => seen(url1, 'publishing'));
+    await waitUntil(() => seen(url1, 'publishing'), { timeoutMs: 60_000, intervalMs: 100, what: 'publishing' });
     assert.ok(pusher.pid !== undefined);
 
     rx1.kill('SIGSTOP');
-    const lost = await waitFor('disconnected', () => seen(url1, 'disconnected'), 120_000);
+    const lost = await waitUntil(() => seen(url1, 'disconnected'), { timeoutMs: 120_000, intervalMs: 100, what: 'disconnected' });
     assert.match(lost.message ?? '', /nothing sent to the CDN/);
     const atLoss = sourceBytes;
-    await waitFor('the source going on', () => sourceBytes > atLoss + 256 * 1024);
+    await waitUntil(() => sourceBytes > atLoss + 256 * 1024, { timeoutMs: 60_000, intervalMs: 100, what: 'the source going on' });
     assert.ok(source.running);
 
     await pusher.setTarget(url2);
-    await waitFor('publishing to the second target', () => seen(url2, 'publishing'));
+    await waitUntil(() => seen(url2, 'publishing'), { timeoutMs: 60_000, intervalMs: 100, what: 'publishing to the second target' });
     const rx2File = join(dir, 'rx2.ts');
-    await waitFor('bytes at the second receiver', () => existsSync(rx2File) && statSync(rx2File).size > 256 * 1024);
+    await waitUntil(() => existsSync(rx2File) && statSync(rx2File).size > 256 * 1024, { timeoutMs: 60_000, intervalMs: 100, what: 'bytes at the second receiver' });
     assert.deepEqual([...(await probeSegment(rx2File)).codecs].sort(), ['aac', 'h264'], 'joined at a keyframe: picture and sound');
     assert.deepEqual(
       statuses.map((c) => `${c.rtmpUrl === url1 ? 1 : 2}:${c.status}`),
@@ -110,10 +102,10 @@ test('production guard: a push host that resolves to a private address gets no c
     (source.pipe(3) as Readable).on('data', (b: Buffer) => {
       for (const f of feeds) f(b);
     });
-    const down = await waitFor('refused', () => statuses.find((c) => c.rtmpUrl === refusedUrl && c.status === 'disconnected'));
+    const down = await waitUntil(() => statuses.find((c) => c.rtmpUrl === refusedUrl && c.status === 'disconnected'), { what: 'refused' });
     assert.equal(down.message, 'the CDN host is not a public address');
     assert.equal(refused.pid, undefined, 'no ffmpeg was started for the refused target');
-    await waitFor('publishing through the pinned address', () => statuses.find((c) => c.rtmpUrl === allowedUrl && c.status === 'publishing'));
+    await waitUntil(() => statuses.find((c) => c.rtmpUrl === allowedUrl && c.status === 'publishing'), { what: 'publishing through the pinned address' });
     assert.equal(connections, 0);
     assert.deepEqual(statuses.filter((c) => c.rtmpUrl === refusedUrl).map((c) => c.status), ['disconnected']);
   } finally {

@@ -4,6 +4,7 @@ import type { MediaKind } from '../../channel/index.ts';
 import type { RtpTrackDescription } from '../../media/index.ts';
 import { ChannelRefusal, type MediaSubscription } from './channel-source.ts';
 import { PublisherLinks } from './publisher-links.ts';
+import { settle } from '../../testing/wait.ts';
 
 const OPUS: RtpTrackDescription = { codec: 'opus', payloadType: 111, clockRate: 48000, channels: 2 };
 
@@ -47,11 +48,10 @@ test('publisher links: packets only from the current link, stale links closed, t
     onRefused: (e) => refused.push(e.code),
     onFailed: (uid) => failed.push(uid),
   });
-  const settle = () => new Promise((r) => setImmediate(r));
 
   links.connect('1', ['audio']);
   assert.deepEqual([...links.kinds()], [['1', ['audio']]], 'known while connecting');
-  await settle();
+  await settle(1);
   subs[0]!.push(1);
   links.requestKeyframe('1');
   assert.equal(subs[0]!.keyframes, 1);
@@ -60,7 +60,7 @@ test('publisher links: packets only from the current link, stale links closed, t
   const dropped = links.drop('1');
   links.connect('1', ['audio', 'video']);
   await dropped;
-  await settle();
+  await settle(1);
   subs[0]!.push(2);
   subs[1]!.push(3);
   assert.equal(subs[0]!.closed, true);
@@ -70,7 +70,7 @@ test('publisher links: packets only from the current link, stale links closed, t
   refuse.set(3, new ChannelRefusal(404, 'publisher_not_found', 'gone'));
   links.connect('2', ['audio']);
   links.connect('3', ['audio']);
-  await settle();
+  await settle(1);
   assert.deepEqual(refused, ['token_expired']);
   assert.deepEqual(failed, ['3']);
   assert.deepEqual([...links.kinds().keys()], ['1'], 'failed links are forgotten');
@@ -79,7 +79,7 @@ test('publisher links: packets only from the current link, stale links closed, t
   assert.equal(subs[1]!.closed, true);
   subs[1]!.push(4);
   links.connect('4', ['audio']);
-  await settle();
+  await settle(1);
   assert.equal(subs.length, 2, 'no connects after close');
   assert.deepEqual(packets, ['1:1', '1:3']);
 });

@@ -10,10 +10,11 @@ import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import { RTCPeerConnection } from 'werift';
-import { Sfu } from '../../channel/sfu.ts';
+import type { LeaveReason } from '../../channel/index.ts';
 import { FFMPEG_BIN, FFPROBE_BIN, parsePlaylist } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from '../individual/testing/harness.ts';
-import { bucketKeys, probe, sleep, waitFor } from '../individual/testing/media-checks.ts';
+import { bucketKeys, probe, sleep } from '../individual/testing/media-checks.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 const run = promisify(execFile);
 
@@ -112,16 +113,18 @@ async function measure(h: Harness, uid: number, t: TestContext): Promise<Measure
   return out;
 }
 
+/** A WHEP session the channel's SFU made for the recorder; `end` ends it as the channel node would. */
+interface WhepSession {
+  end(reason: LeaveReason): Promise<boolean>;
+}
+
 /** Records uid's publisher over WHEP, runs `cut` 4 s after the first slices, records 20 s after the replacement. */
-async function recordAcross(t: TestContext, cname: string, uid: number, cut: (made: readonly { sfu: Sfu; id: string }[]) => Promise<void>) {
-  const { subscribe } = Sfu.prototype;
-  const made: { sfu: Sfu; id: string; atMs: number }[] = [];
-  Sfu.prototype.subscribe = async function (this: Sfu, p) {
-    const s = await subscribe.call(this, p);
-    made.push({ sfu: this, id: s.id, atMs: Date.now() });
-    return s;
-  };
-  const h = await startHarness({ recording: { mediaPath: 'whep' } });
+async function recordAcross(t: TestContext, cname: string, uid: number, cut: (made: readonly WhepSession[]) => Promise<void>) {
+  const made: (WhepSession & { atMs: number })[] = [];
+  const h = await startHarness({
+    recording: { mediaPath: 'whep' },
+    sfuTestHooks: { onSubscribed: ({ end }) => void made.push({ end, atMs: Date.now() }) },
+  });
   try {
     await h.publish({ cname, uid, color: 'red', toneHz: 440, codec: 'h264' });
     const recUid = String(9000 + uid);
@@ -131,11 +134,11 @@ async function recordAcross(t: TestContext, cname: string, uid: number, cut: (ma
       recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
       recordingFileConfig: { avFileType: ['hls'] },
     });
-    await waitFor(() => ['audio', 'video'].every((k) => bucketKeys(h.bucketDir).some((x) => x.includes(`__uid_s_${uid}__uid_e_${k}_`))), 120_000, 'a slice of each kind');
+    await waitUntil(() => ['audio', 'video'].every((k) => bucketKeys(h.bucketDir).some((x) => x.includes(`__uid_s_${uid}__uid_e_${k}_`))), { timeoutMs: 120_000, intervalMs: 200, what: 'a slice of each kind' });
     await sleep(4000);
     const cutAt = Date.now();
     await cut(made);
-    await waitFor(() => made.length >= 2, 90_000, 'a replacement WHEP session');
+    await waitUntil(() => made.length >= 2, { timeoutMs: 90_000, intervalMs: 200, what: 'a replacement WHEP session' });
     t.diagnostic(`cut → replacement WHEP session: ${made[1]!.atMs - cutAt} ms`);
     await sleep(20_000);
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: recUid, clientRequest: {} });
@@ -149,13 +152,12 @@ async function recordAcross(t: TestContext, cname: string, uid: number, cut: (ma
     t.diagnostic(`stream states: audio ${JSON.stringify(states[0])}, video ${JSON.stringify(states[1])}`);
     return { measured: await measure(h, uid, t), errors, states };
   } finally {
-    Sfu.prototype.subscribe = subscribe;
     await h.close();
   }
 }
 
 test('WHEP session ended by the channel node: the slicer times out first (no error event); the replacement starts a new stream after a discontinuity', async (t) => {
-  const { measured: m, errors, states } = await recordAcross(t, 'ind-whep-end', 304, async (made) => void (await made[0]!.sfu.end(made[0]!.id, 'connection_failed')));
+  const { measured: m, errors, states } = await recordAcross(t, 'ind-whep-end', 304, async (made) => void (await made[0]!.end('connection_failed')));
   // Only media was missing: the slicers' input timeout is a clean end of each stream, not a recorder error.
   assert.deepEqual(errors, [], 'no error event (1)');
   for (const s of states) {
@@ -202,14 +204,8 @@ test('WHEP peer failing at once: replaced within the slicer\'s input timeout; wh
 test('mix: a WHEP session ended by the channel node (media missing until the recorder\'s peer notices) raises no error event', async (t) => {
   // A mix decoder whose input goes quiet ends on ffmpeg's input timeout and is restarted by the next packet; the
   // mix encoder is fed by the frame clock throughout, so nothing here is a recorder error.
-  const { subscribe } = Sfu.prototype;
-  const made: { sfu: Sfu; id: string }[] = [];
-  Sfu.prototype.subscribe = async function (this: Sfu, p) {
-    const s = await subscribe.call(this, p);
-    made.push({ sfu: this, id: s.id });
-    return s;
-  };
-  const h = await startHarness({ mode: 'mix', recording: { mediaPath: 'whep' } });
+  const made: WhepSession[] = [];
+  const h = await startHarness({ mode: 'mix', recording: { mediaPath: 'whep' }, sfuTestHooks: { onSubscribed: ({ end }) => void made.push({ end }) } });
   try {
     const cname = 'mix-whep-end';
     await h.publish({ cname, uid: 306, color: 'red', toneHz: 440, width: 160, height: 90 });
@@ -218,18 +214,17 @@ test('mix: a WHEP session ended by the channel node (media missing until the rec
       storageConfig: storageConfig(),
       recordingConfig: { channelType: 0 },
     });
-    await waitFor(() => bucketKeys(h.bucketDir).some((k) => k.includes(sid) && k.endsWith('.ts')), 120_000, 'a mixed slice');
-    await made[0]!.sfu.end(made[0]!.id, 'connection_failed');
-    await waitFor(() => made.length >= 2, 90_000, 'a replacement WHEP session');
+    await waitUntil(() => bucketKeys(h.bucketDir).some((k) => k.includes(sid) && k.endsWith('.ts')), { timeoutMs: 120_000, intervalMs: 200, what: 'a mixed slice' });
+    await made[0]!.end('connection_failed');
+    await waitUntil(() => made.length >= 2, { timeoutMs: 90_000, intervalMs: 200, what: 'a replacement WHEP session' });
     const before = bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length;
-    await waitFor(() => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length > before, 60_000, 'slices after the replacement');
+    await waitUntil(() => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length > before, { timeoutMs: 60_000, intervalMs: 200, what: 'slices after the replacement' });
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9306', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
     const errors = h.events.filter((e) => e.payload.sid === sid && e.eventType === 1).map((e) => e.payload.details);
     t.diagnostic(`error events: ${JSON.stringify(errors)}`);
     assert.deepEqual(errors, [], 'no error event (1)');
   } finally {
-    Sfu.prototype.subscribe = subscribe;
     await h.close();
   }
 });

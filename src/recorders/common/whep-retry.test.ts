@@ -8,6 +8,7 @@ import { createLogger } from '../../log/index.ts';
 import type { RtpTrackDescription } from '../../media/index.ts';
 import { ChannelRefusal } from './media-subscription.ts';
 import { isNetworkError, supervisedWhep, WHEP_CONNECT_BOUND_MS, WHEP_RETRY_BACKOFF_MS, type LinkState, type WhepLink } from './whep-retry.ts';
+import { settle } from '../../testing/wait.ts';
 
 const OPUS: RtpTrackDescription = { codec: 'opus', payloadType: 111, clockRate: 48000, channels: 2 };
 
@@ -53,7 +54,6 @@ function harness() {
 }
 
 /** Lets the promise callbacks of an attempt run (no wall-clock wait). */
-const settle = () => new Promise((r) => setImmediate(r));
 
 test('WHEP supervision: a peer not connected within the bound is closed and replaced with back-off; packets from the current link only', async () => {
   const h = harness();
@@ -67,7 +67,7 @@ test('WHEP supervision: a peer not connected within the bound is closed and repl
   assert.equal(h.links[0]!.closed, true, 'the stuck session is closed (DELETE)');
   assert.equal(h.links.length, 1, 'the replacement waits for its back-off');
   h.clock.advance(WHEP_RETRY_BACKOFF_MS[0]!);
-  await settle();
+  await settle(1);
   assert.equal(h.links.length, 2);
   h.links[0]!.push(1); // late packet of the closed session
   h.links[1]!.push(2);
@@ -76,13 +76,13 @@ test('WHEP supervision: a peer not connected within the bound is closed and repl
   // The second one never connects either, and one attempt fails outright: the back-off grows.
   h.errors.push(new Error('fetch failed'));
   h.clock.advance(WHEP_CONNECT_BOUND_MS + WHEP_RETRY_BACKOFF_MS[1]!);
-  await settle();
+  await settle(1);
   assert.equal(h.links.length, 2, 'the failed attempt made no link');
   h.clock.advance(WHEP_RETRY_BACKOFF_MS[2]! - 1);
-  await settle();
+  await settle(1);
   assert.equal(h.links.length, 2);
   h.clock.advance(1);
-  await settle();
+  await settle(1);
   assert.equal(h.links.length, 3);
   h.links[2]!.set('connected');
   h.clock.advance(10 * WHEP_CONNECT_BOUND_MS);
@@ -106,7 +106,7 @@ test('WHEP supervision: a failure or a long disconnection later is replaced; a r
   h.links[0]!.set('connected');
   h.links[0]!.set('failed');
   h.clock.advance(WHEP_RETRY_BACKOFF_MS[0]!);
-  await settle();
+  await settle(1);
   assert.equal(h.links.length, 2);
   h.links[1]!.set('connected');
 
@@ -118,14 +118,14 @@ test('WHEP supervision: a failure or a long disconnection later is replaced; a r
   assert.equal(h.links[1]!.closed, false);
   h.links[1]!.set('disconnected');
   h.clock.advance(WHEP_CONNECT_BOUND_MS + WHEP_RETRY_BACKOFF_MS[0]!);
-  await settle();
+  await settle(1);
   assert.equal(h.links.length, 3);
 
   // The publisher has left: the channel refuses the next attempt and the retries stop.
   h.errors.push(new ChannelRefusal(404, 'publisher_not_found', 'gone'));
   h.links[2]!.set('failed');
   h.clock.advance(WHEP_RETRY_BACKOFF_MS[1]!); // the third session never connected: second step of the back-off
-  await settle();
+  await settle(1);
   assert.equal(h.clock.pendingCount, 0);
   assert.ok(h.lines.some((l) => l.msg === 'WHEP re-subscription refused: giving up on this link' && l.publisher === 7));
 
@@ -135,7 +135,7 @@ test('WHEP supervision: a failure or a long disconnection later is replaced; a r
   h2.clock.advance(WHEP_CONNECT_BOUND_MS);
   await sub2.close();
   h2.clock.advance(60_000);
-  await settle();
+  await settle(1);
   assert.equal(h2.links.length, 1);
   assert.equal(h2.links[0]!.closed, true);
   await sub.close();

@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import { parseUserFileName } from '../../media/index.ts';
 import { launchTestChromium } from '../../testing/chromium.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
-import { bucketKeys, probe, sleep } from './testing/media-checks.ts';
+import { bucketKeys, probe, slicesWritten } from './testing/media-checks.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 test('a headless Chromium publisher is recorded: audio and video slices probe as the codecs it sent', async () => {
   const h = await startHarness();
@@ -22,7 +23,8 @@ test('a headless Chromium publisher is recorded: audio and video slices probe as
       recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
       recordingFileConfig: { avFileType: ['hls'] },
     });
-    await sleep(8000);
+    // Some media of both streams on disk (a slice each with a few seconds in it).
+    await waitUntil(() => slicesWritten(join(h.server.dataDir, 'recorder'), 32 * 1024).length >= 2, { timeoutMs: 60_000, intervalMs: 200, what: 'an audio and a video slice on disk' });
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9401', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
     const sr = stop.body.serverResponse as { uploadingStatus: string; fileList: { uid: string; trackType: string }[] };

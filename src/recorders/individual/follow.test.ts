@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
 import { parsePlaylist, parseUserFileName } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
-import { bucketKeys, probe, sleep, waitFor } from './testing/media-checks.ts';
+import { bucketKeys, probe, sleep } from './testing/media-checks.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 test('late join, early leave and rejoin, update unsubscribing audio: discontinuity and no new audio slices', async () => {
   const h = await startHarness();
@@ -25,7 +26,7 @@ test('late join, early leave and rejoin, update unsubscribing audio: discontinui
     const tJoin202 = Date.now();
     let b = await h.publish({ cname, uid: 202, color: 'yellow', toneHz: 700 });
     // Video is recorded from its first keyframe: wait for it rather than guess how long that takes.
-    await waitFor(() => videoStates202().length >= 1, 30_000, "202's video being recorded");
+    await waitUntil(() => videoStates202().length >= 1, { timeoutMs: 30_000, intervalMs: 200, what: "202's video being recorded" });
     await sleep(2000);
     // Stop recording 201's audio from now on.
     const tUpdate = Date.now();
@@ -40,7 +41,7 @@ test('late join, early leave and rejoin, update unsubscribing audio: discontinui
     await b.stop();
     await sleep(2000);
     b = await h.publish({ cname, uid: 202, color: 'yellow', toneHz: 700 });
-    await waitFor(() => videoStates202().length >= 3, 30_000, "202's video being recorded again");
+    await waitUntil(() => videoStates202().length >= 3, { timeoutMs: 30_000, intervalMs: 200, what: "202's video being recorded again" });
     await sleep(3000);
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9002', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
@@ -80,7 +81,7 @@ test('late join, early leave and rejoin, update unsubscribing audio: discontinui
     const first202 = parsePlaylist(playlist('202', 'video').text, 'video').entries[0]!.startMs;
     assert.ok(v201.entries[0]!.startMs < tJoin202, '201 recorded before 202 joined');
     assert.ok(first202 >= tJoin202 - 500, `202's first slice starts ${first202 - tJoin202} ms after it joined`);
-    await waitFor(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 31), 20_000, 'uploaded event');
+    await waitUntil(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 31), { timeoutMs: 20_000, intervalMs: 200, what: 'uploaded event' });
     const states = h.events.filter((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.streamUid === '202');
     assert.deepEqual(states.map((e) => e.payload.details.state), [0, 1, 0, 1], 'audio state of 202: receiving, gone, receiving, gone');
     // In event order (not wall time, which a loaded machine stretches): 201's audio stops at the update, before 202
@@ -109,16 +110,16 @@ test('maxIdleTime on the injected clock: leaves with code 4, uploads, later call
     });
     // Some audio on disk (the local slice grows as packets arrive), so the bucket gets a slice at the end.
     const slice = join(h.server.dataDir, 'recorder', 'individual', sid, 'g0', '301-audio', 's1', 'slice_00000.ts');
-    await waitFor(() => fileSize(slice) > 16_000, 30_000, 'two seconds of audio sliced');
+    await waitUntil(() => fileSize(slice) > 16_000, { timeoutMs: 30_000, intervalMs: 200, what: 'two seconds of audio sliced' });
     // A minute on the injected clock: one uploading_progress event (33) with a 0..10000 progress.
     clock.advance(60_000);
-    const progress = await waitFor(() => h.events.find((e) => e.payload.sid === sid && e.eventType === 33), 20_000, 'uploading_progress');
+    const progress = await waitUntil(() => h.events.find((e) => e.payload.sid === sid && e.eventType === 33), { timeoutMs: 20_000, intervalMs: 200, what: 'uploading_progress' });
     assert.equal(progress.payload.serviceType, 2);
     const p = progress.payload.details.progress as number;
     assert.ok(Number.isInteger(p) && p >= 0 && p <= 10000, `progress ${p}`);
     await pub.stop();
     // Nobody left: nothing happens until the clock passes maxIdleTime.
-    await waitFor(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.state === 1), 20_000, 'audio gone');
+    await waitUntil(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.state === 1), { timeoutMs: 20_000, intervalMs: 200, what: 'audio gone' });
     // Idle time runs only on the injected clock: 4 s of 5 leave the session recording, 1.5 s more end it.
     clock.advance(4000);
     const q = await h.api('GET', h.path(resourceId, sid, 'query'));
@@ -126,7 +127,7 @@ test('maxIdleTime on the injected clock: leaves with code 4, uploads, later call
     assert.ok(![6, 7].includes((q.body.serverResponse as { status: number }).status), 'still recording');
     assert.ok(!h.events.some((e) => e.payload.sid === sid && e.eventType === 41), 'no recorder_leave yet');
     clock.advance(1500);
-    await waitFor(async () => (await h.api('GET', h.path(resourceId, sid, 'query'))).status === 404, 30_000, 'query 404 after idle exit');
+    await waitUntil(async () => (await h.api('GET', h.path(resourceId, sid, 'query'))).status === 404, { timeoutMs: 30_000, intervalMs: 200, what: 'query 404 after idle exit' });
     const leave = h.events.find((e) => e.payload.sid === sid && e.eventType === 41);
     assert.equal(leave?.payload.details.leaveCode, 4);
     const keys = bucketKeys(h.bucketDir).filter((k) => k.includes(sid));
@@ -150,10 +151,10 @@ test('a bad token ends the session with an error event; a profile mismatch recor
       recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
       recordingFileConfig: { avFileType: ['hls'] },
     });
-    const err = await waitFor(() => h.events.find((e) => e.payload.sid === bad.sid && e.eventType === 1), 20_000, 'error event');
+    const err = await waitUntil(() => h.events.find((e) => e.payload.sid === bad.sid && e.eventType === 1), { timeoutMs: 20_000, intervalMs: 200, what: 'error event' });
     assert.equal(err.payload.details.module, 0);
     assert.match(String(err.payload.details.errorMsg), /token/);
-    await waitFor(async () => (await h.api('GET', h.path(bad.resourceId, bad.sid, 'query'))).status === 404, 20_000, 'session ended');
+    await waitUntil(async () => (await h.api('GET', h.path(bad.resourceId, bad.sid, 'query'))).status === 404, { timeoutMs: 20_000, intervalMs: 200, what: 'session ended' });
 
     const live = await h.startRecording(cname, '9005', {
       token: rtcToken(cname, 9005, 2),
@@ -161,7 +162,7 @@ test('a bad token ends the session with an error event; a profile mismatch recor
       recordingConfig: { channelType: 1, subscribeUidGroup: 0 },
       recordingFileConfig: { avFileType: ['hls'] },
     });
-    const warn = await waitFor(() => h.events.find((e) => e.payload.sid === live.sid && e.eventType === 2), 20_000, 'warning event');
+    const warn = await waitUntil(() => h.events.find((e) => e.payload.sid === live.sid && e.eventType === 2), { timeoutMs: 20_000, intervalMs: 200, what: 'warning event' });
     assert.match(String(warn.payload.details.warnMsg), /profile/);
     await sleep(2000);
     const stop = await h.api('POST', h.path(live.resourceId, live.sid, 'stop'), { cname, uid: '9005', clientRequest: {} });

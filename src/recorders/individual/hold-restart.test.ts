@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parsePlaylist } from '../../media/index.ts';
-import { openTestDatabase } from '../../testing/index.ts';
+import { openTestDatabase, waitUntil } from '../../testing/index.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { queryHold, sessionEvents as eventsOf, setHold } from './testing/hold-api.ts';
-import { bucketKeys, probe, sleep, waitFor } from './testing/media-checks.ts';
+import { bucketKeys, probe, sleep, slicesWritten } from './testing/media-checks.ts';
 
 const UID = '9401';
 const PUBLISHER = 621;
@@ -29,12 +29,13 @@ test('a hold set by update survives a restart: the recovered recorder starts on 
         recordingFileConfig: { avFileType: ['hls'] },
       }));
       // Recording (a stream has started), then paused by update: the hold is the control plane's, not the start's.
-      await waitFor(() => eventsOf(first, sid).some((e) => e.eventType === 43 && e.payload.details.state === 0), 60_000, 'audio recorded');
-      await sleep(5_000);
+      await waitUntil(() => eventsOf(first, sid).some((e) => e.eventType === 43 && e.payload.details.state === 0), { timeoutMs: 60_000, intervalMs: 200, what: 'audio recorded' });
+      // Some audio on disk before the hold (the first run's slice must hold media).
+      await waitUntil(() => slicesWritten(join(dataDir, 'recorder'), 32 * 1024).length > 0, { timeoutMs: 60_000, intervalMs: 200, what: 'audio on disk' });
       await setHold(first, { rid, sid, cname, uid: UID }, true);
-      await waitFor(() => eventsOf(first, sid).some((e) => e.eventType === 1100), 30_000, 'event 1100');
+      await waitUntil(() => eventsOf(first, sid).some((e) => e.eventType === 1100), { timeoutMs: 30_000, intervalMs: 200, what: 'event 1100' });
       // The hold ended the stream: its last slice is in the bucket under the first run's names.
-      await waitFor(() => bucketKeys(first.bucketDir).some((k) => k.includes(`/${sid}_`) && k.endsWith('.ts')), 30_000, 'the first run\'s slice');
+      await waitUntil(() => bucketKeys(first.bucketDir).some((k) => k.includes(`/${sid}_`) && k.endsWith('.ts')), { timeoutMs: 30_000, intervalMs: 200, what: 'the first run\'s slice' });
       assert.equal(await queryHold(first, { rid, sid }), true);
     } finally {
       console.log(`first run's events: ${first.events.map((e) => e.eventType).join(',')}`);
@@ -45,19 +46,20 @@ test('a hold set by update survives a restart: the recovered recorder starts on 
     try {
       await second.publish({ cname, uid: PUBLISHER, color: 'red', toneHz: 440 });
       // Restart recovery hands the session to a new recorder, which starts in the stored hold.
-      await waitFor(() => eventsOf(second, sid).some((e) => e.eventType === 1100), 60_000, 'event 1100 from the recovered recorder');
+      await waitUntil(() => eventsOf(second, sid).some((e) => e.eventType === 1100), { timeoutMs: 60_000, intervalMs: 200, what: 'event 1100 from the recovered recorder' });
       assert.equal(await queryHold(second, { rid, sid }), true, 'query still reports the hold');
       // Long enough for the publisher to be linked and, were it not held, for its stream to start.
-      await waitFor(() => eventsOf(second, sid).some((e) => e.eventType === 40), 30_000, 'recorder started');
+      await waitUntil(() => eventsOf(second, sid).some((e) => e.eventType === 40), { timeoutMs: 30_000, intervalMs: 200, what: 'recorder started' });
       await sleep(6_000);
       assert.ok(!eventsOf(second, sid).some((e) => e.eventType === 43 && e.payload.details.state === 0), 'no stream started while held');
       assert.deepEqual(bucketKeys(second.bucketDir).filter((k) => k.includes('/bak0_')), [], 'nothing written while held');
 
+      const resumingAt = Date.now();
       await setHold(second, { rid, sid, cname, uid: UID }, false);
       assert.equal(await queryHold(second, { rid, sid }), undefined);
-      await waitFor(() => eventsOf(second, sid).some((e) => e.eventType === 43 && e.payload.details.state === 0), 60_000, 'audio recorded after the resume');
-      // A few seconds of audio (the slicer's start takes a while on a loaded machine).
-      await sleep(8_000);
+      await waitUntil(() => eventsOf(second, sid).some((e) => e.eventType === 43 && e.payload.details.state === 0), { timeoutMs: 60_000, intervalMs: 200, what: 'audio recorded after the resume' });
+      // A few seconds of audio on disk (the slicer's start takes a while on a loaded machine).
+      await waitUntil(() => slicesWritten(join(dataDir, 'recorder'), 32 * 1024, resumingAt).length > 0, { timeoutMs: 60_000, intervalMs: 200, what: 'audio on disk after the resume' });
       const stop = await second.api('POST', second.path(rid, sid, 'stop'), { cname, uid: UID, clientRequest: {} });
       assert.equal(stop.status, 200, JSON.stringify(stop.body));
 

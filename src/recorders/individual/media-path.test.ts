@@ -3,10 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ChannelModule, TapParams } from '../../channel/index.ts';
-import { Sfu } from '../../channel/sfu.ts';
 import { parsePlaylist } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from './testing/harness.ts';
-import { bucketKeys, centrePixel, isColour, probe, sleep, waitFor } from './testing/media-checks.ts';
+import { bucketKeys, centrePixel, isColour, probe, sleep } from './testing/media-checks.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 const RED = [255, 0, 0];
 
@@ -31,7 +31,7 @@ async function recordAndCheck(h: Harness, cname: string): Promise<void> {
     recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
     recordingFileConfig: { avFileType: ['hls'] },
   });
-  const tFirst = await waitFor(() => bucketKeys(h.bucketDir).some((k) => /\.(ts|webm)$/.test(k)) && Date.now(), 90_000, 'first slice');
+  const tFirst = await waitUntil(() => bucketKeys(h.bucketDir).some((k) => /\.(ts|webm)$/.test(k)) && Date.now(), { timeoutMs: 90_000, intervalMs: 200, what: 'first slice' });
   await sleep(Math.max(0, 20_000 - (Date.now() - tFirst)));
   const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9301', clientRequest: {} });
   assert.equal(stop.status, 200, JSON.stringify(stop.body));
@@ -89,19 +89,20 @@ test('recording.mediaPath whep: the same recording over a loopback WHEP subscrip
 test('recording.mediaPath whep: a first WHEP session that never connects is replaced and the recording still gets slices', async () => {
   // The SFU's first answer carries a wrong ICE password: the recorder's connectivity checks fail, as when ICE/DTLS
   // never completes on a loaded host. Later answers are left alone.
-  const { subscribe, end } = Sfu.prototype;
   const ids: string[] = [];
   const deleted: string[] = [];
-  Sfu.prototype.subscribe = async function (this: Sfu, p) {
-    const s = await subscribe.call(this, p);
-    ids.push(s.id);
-    return ids.length === 1 ? { ...s, answer: s.answer.replace(/^a=ice-pwd:.*$/gm, 'a=ice-pwd:0000000000000000000000') } : s;
-  };
-  Sfu.prototype.end = function (this: Sfu, id, reason) {
-    if (reason === 'deleted') deleted.push(id);
-    return end.call(this, id, reason);
-  };
-  const h = await startHarness({ recording: { mediaPath: 'whep' } });
+  const h = await startHarness({
+    recording: { mediaPath: 'whep' },
+    sfuTestHooks: {
+      onSubscribed: ({ id, answer }) => {
+        ids.push(id);
+        return ids.length === 1 ? answer.replace(/^a=ice-pwd:.*$/gm, 'a=ice-pwd:0000000000000000000000') : undefined;
+      },
+      onEnd: (id, reason) => {
+        if (reason === 'deleted') deleted.push(id);
+      },
+    },
+  });
   try {
     const cname = 'ind-whep-retry';
     await h.publish({ cname, uid: 302, color: 'red', toneHz: 440, codec: 'vp8' });
@@ -111,7 +112,7 @@ test('recording.mediaPath whep: a first WHEP session that never connects is repl
       recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
       recordingFileConfig: { avFileType: ['hls'] },
     });
-    await waitFor(() => ['ts', 'webm'].every((ext) => bucketKeys(h.bucketDir).some((k) => k.endsWith(`.${ext}`))), 120_000, 'a slice of each kind');
+    await waitUntil(() => ['ts', 'webm'].every((ext) => bucketKeys(h.bucketDir).some((k) => k.endsWith(`.${ext}`))), { timeoutMs: 120_000, intervalMs: 200, what: 'a slice of each kind' });
     assert.ok(ids.length >= 2, `WHEP subscriptions made: ${ids.length}`);
     assert.ok(deleted.includes(ids[0]!), 'the stuck WHEP session was deleted by the recorder');
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9302', clientRequest: {} });
@@ -125,7 +126,6 @@ test('recording.mediaPath whep: a first WHEP session that never connects is repl
       assert.deepEqual((await probe(join(h.bucketDir, slice))).codecs, [codec]);
     }
   } finally {
-    Object.assign(Sfu.prototype, { subscribe, end });
     await h.close();
   }
 });

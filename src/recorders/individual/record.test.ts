@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { expectedSliceCount, parsePlaylist, parseUserFileName, slicePolicy } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
-import { bucketKeys, centrePixel, isColour, probe, sleep, waitFor } from './testing/media-checks.ts';
+import { bucketKeys, centrePixel, isColour, probe, sleep } from './testing/media-checks.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 const RED = [255, 0, 0];
 const BLUE = [0, 0, 255];
@@ -28,10 +29,10 @@ test('two publishers (VP8 red 440 Hz, H.264 blue 880 Hz) recorded 30+ s: slices,
       snapshotConfig: { captureInterval: 10, fileType: ['jpg'] },
     });
     // Status 5 once the first file is in the bucket.
-    await waitFor(async () => {
+    await waitUntil(async () => {
       const q = await h.api('GET', h.path(resourceId, sid, 'query'));
       return q.status === 200 && (q.body.serverResponse as { status: number }).status === 5;
-    }, 60_000, 'status 5');
+    }, { timeoutMs: 60_000, intervalMs: 200, what: 'status 5' });
     const firstFileMs = Date.now() - t0;
     // Status 5 means a first 15 s slice is in the bucket, so recording began at least 15 s ago; 20 s more gives 30+ s
     // of media however long the publishers took to connect on a loaded machine.
@@ -110,7 +111,7 @@ test('two publishers (VP8 red 440 Hz, H.264 blue 880 Hz) recorded 30+ s: slices,
     }
 
     // Events reach the webhook, signed, in sequence.
-    await waitFor(() => h.events.some((e) => e.eventType === 31) && h.events, 20_000, 'uploaded event');
+    await waitUntil(() => h.events.some((e) => e.eventType === 31) && h.events, { timeoutMs: 20_000, intervalMs: 200, what: 'uploaded event' });
     const mine = h.events.filter((e) => e.payload.sid === sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
     assert.ok(mine.every((e) => e.signed), 'every webhook request is signed');
     const types = mine.map((e) => e.eventType);

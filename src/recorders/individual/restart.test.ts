@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parsePlaylist } from '../../media/index.ts';
-import { openTestDatabase } from '../../testing/index.ts';
+import { openTestDatabase, waitUntil } from '../../testing/index.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
-import { bucketKeys, probe, sleep, waitFor } from './testing/media-checks.ts';
+import { bucketKeys, probe, slicesWritten } from './testing/media-checks.ts';
 
 /** Our own ffmpeg children working under `dir` (the slicers run in their stream's directory): killed to simulate a crash. */
 function killSlicers(dir: string): number {
@@ -41,16 +41,19 @@ test('a recorder restart resumes with bak0_ names and loses no slice the first r
       recordingFileConfig: { avFileType: ['hls'] },
     });
     // One slice uploaded, the next one half written when the process "crashes".
-    await waitFor(() => bucketKeys(first.bucketDir).some((k) => k.endsWith('.ts')), 60_000, 'first slice');
-    // ffmpeg writes through a 32 KiB buffer: give the next slice time to reach the disk in part.
-    await sleep(10_000);
+    await waitUntil(() => bucketKeys(first.bucketDir).some((k) => k.endsWith('.ts')), { timeoutMs: 60_000, intervalMs: 200, what: 'first slice' });
+    // Wait until the next slice (the slicer's slice_00001 or later) has reached the disk in part: a few seconds of it.
+    await waitUntil(
+      () => slicesWritten(join(dataDir, 'recorder'), 32 * 1024).some((f) => !f.endsWith('/slice_00000.ts')),
+      { timeoutMs: 60_000, intervalMs: 100, what: 'the next slice written in part' },
+    );
     assert.ok(killSlicers(join(dataDir, 'recorder')) >= 1, 'a slicer was running');
     await first.close();
 
     const second = await startHarness({ dataDir, database });
     try {
       await second.publish({ cname, uid: 601, color: 'red', toneHz: 440, codec: 'h264' });
-      await waitFor(() => bucketKeys(second.bucketDir).some((k) => k.includes('/bak0_') && k.endsWith('.ts')), 60_000, 'a bak0_ slice');
+      await waitUntil(() => bucketKeys(second.bucketDir).some((k) => k.includes('/bak0_') && k.endsWith('.ts')), { timeoutMs: 60_000, intervalMs: 200, what: 'a bak0_ slice' });
       const stop = await second.api('POST', second.path(resourceId, sid, 'stop'), { cname, uid: '9201', clientRequest: {} });
       assert.equal(stop.status, 200, JSON.stringify(stop.body));
       const list = (stop.body.serverResponse as { fileList: { fileName: string }[] }).fileList.map((f) => f.fileName);

@@ -1,10 +1,12 @@
 // Individual recording into a real S3 API server (s3rver on loopback) instead of the local bucket, and the uploader
 // error event when the bucket is missing.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { startTestS3Server } from '../../storage/testing/s3-server.ts';
 import { BUCKET, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
-import { sleep, waitFor } from './testing/media-checks.ts';
+import { slicesWritten } from './testing/media-checks.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 const request = (cname: string) => ({
   token: rtcToken(cname, 9101, 2),
@@ -24,7 +26,8 @@ test('individual recording uploads slices and playlists to an S3 API server; a m
       const cname = 'ind-s3';
       await h.publish({ cname, uid: 111, color: 'red', toneHz: 440 });
       const { resourceId, sid } = await h.startRecording(cname, '9101', request(cname));
-      await sleep(4000);
+      // streamTypes 0: audio only; a few seconds of it on disk.
+      await waitUntil(() => slicesWritten(join(h.server.dataDir, 'recorder'), 32 * 1024).length > 0, { timeoutMs: 60_000, intervalMs: 200, what: 'audio on disk' });
       const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9101', clientRequest: {} });
       assert.equal(stop.status, 200, JSON.stringify(stop.body));
       assert.equal((stop.body.serverResponse as { uploadingStatus: string }).uploadingStatus, 'uploaded');
@@ -40,11 +43,7 @@ test('individual recording uploads slices and playlists to an S3 API server; a m
       const cname = 'ind-s3-missing';
       await h2.publish({ cname, uid: 112, color: 'blue', toneHz: 880 });
       const { resourceId, sid } = await h2.startRecording(cname, '9101', request(cname));
-      const ev = await waitFor(
-        () => h2.events.find((e) => e.payload.sid === sid && e.eventType === 1 && e.payload.details.module === 1),
-        60_000,
-        'uploader error event',
-      );
+      const ev = await waitUntil(() => h2.events.find((e) => e.payload.sid === sid && e.eventType === 1 && e.payload.details.module === 1), { timeoutMs: 60_000, intervalMs: 200, what: 'uploader error event' });
       assert.equal(ev.payload.details.errorCode, 32);
       assert.ok(ev.signed);
       assert.ok(!JSON.stringify(ev).includes('S3RVER'), 'no storage key in the event');

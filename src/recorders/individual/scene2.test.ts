@@ -4,7 +4,8 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { parsePlaylist } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
-import { bucketKeys, centrePixel, isColour, probe, sleep, waitFor } from './testing/media-checks.ts';
+import { bucketKeys, centrePixel, isColour, probe, sleep } from './testing/media-checks.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 test('scene 2: postponed transcoding (one MP4 per user) and postponed audio mixing (one M4A of all users)', async () => {
   const h = await startHarness();
@@ -54,7 +55,7 @@ test('scene 2: postponed transcoding (one MP4 per user) and postponed audio mixi
     assert.equal(mp.channels, 1);
     const longest = Math.max(recorded(mx.sid, '501', 'audio'), recorded(mx.sid, '502', 'audio'));
     assert.ok(longest > 5 && Math.abs(mp.duration - longest) < 1.5, `mix lasts ${mp.duration} s for ${longest} s of audio`);
-    await waitFor(() => h.events.filter((e) => e.eventType === 1001).length === 2 && h.events, 20_000, 'final results');
+    await waitUntil(() => h.events.filter((e) => e.eventType === 1001).length === 2 && h.events, { timeoutMs: 20_000, intervalMs: 200, what: 'final results' });
     for (const r of [tr, mx]) {
       const ev = h.events.filter((e) => e.payload.sid === r.sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
       const types = ev.map((e) => e.eventType);

@@ -9,8 +9,9 @@ import { FFMPEG_BIN, FFPROBE_BIN, parsePlaylist } from '../../media/index.ts';
 import { tonePower } from '../../media/mix/testing/tones.ts';
 import { runChild } from '../../process/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from '../individual/testing/harness.ts';
-import { bucketKeys, isColour, sleep, waitFor } from '../individual/testing/media-checks.ts';
+import { bucketKeys, isColour, sleep } from '../individual/testing/media-checks.ts';
 import { SAMPLE_FPS, sampled, sampleRange } from './testing/frames.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 const RED = [255, 0, 0];
 const BLUE = [0, 0, 255];
@@ -48,15 +49,11 @@ async function monoPcm(file: string): Promise<Int16Array> {
 const serverResponse = (b: Record<string, unknown>) => b.serverResponse as Record<string, unknown>;
 
 async function queryUntilFile(h: Harness, rid: string, sid: string): Promise<Record<string, unknown>> {
-  return waitFor(
-    async () => {
+  return waitUntil(async () => {
       const q = await h.api('GET', h.path(rid, sid, 'query'));
       const sr = q.status === 200 ? serverResponse(q.body) : undefined;
       return sr && sr.status === 5 && sr.fileList !== '' && (!Array.isArray(sr.fileList) || sr.fileList.length > 0) ? sr : undefined;
-    },
-    40_000,
-    'status 5 with a file',
-  );
+    }, { timeoutMs: 40_000, intervalMs: 200, what: 'status 5 with a file' });
 }
 
 test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults without recordingConfig, audio only, 404 after stop', async () => {
@@ -223,7 +220,7 @@ test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults 
     assert.ok(dCustom.slice(shown).every((n) => isColour(dOut.px(n, 0.5, 0.75), YELLOW)), 'and stays');
 
     // Events of the main session.
-    await waitFor(() => h.events.some((e) => e.payload.sid === main.sid && e.eventType === 31), 20_000, 'uploaded event');
+    await waitUntil(() => h.events.some((e) => e.payload.sid === main.sid && e.eventType === 31), { timeoutMs: 20_000, intervalMs: 200, what: 'uploaded event' });
     const mine = h.events.filter((e) => e.payload.sid === main.sid).sort((x, y) => x.payload.sequence - y.payload.sequence);
     const types = mine.map((e) => e.eventType);
     for (const t of [30, 40, 42, 4, 43, 44, 41, 31, 2]) assert.ok(types.includes(t), `event ${t} in ${types.join(',')}`);
@@ -250,16 +247,16 @@ test('mix maxIdleTime on the injected clock: nobody left, the session ends with 
       storageConfig: storageConfig(),
       recordingConfig: { channelType: 0, maxIdleTime: 5, streamTypes: 0 },
     });
-    await waitFor(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.state === 0), 20_000, 'audio in');
+    await waitUntil(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.state === 0), { timeoutMs: 20_000, intervalMs: 200, what: 'audio in' });
     await pub.stop();
     // Nobody left: nothing happens until the injected clock passes maxIdleTime.
-    await waitFor(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.state === 1), 20_000, 'audio gone');
+    await waitUntil(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 43 && e.payload.details.state === 1), { timeoutMs: 20_000, intervalMs: 200, what: 'audio gone' });
     clock.advance(4000);
     const q = await h.api('GET', h.path(resourceId, sid, 'query'));
     assert.equal(q.status, 200);
     assert.ok(!h.events.some((e) => e.payload.sid === sid && e.eventType === 41), 'no recorder_leave yet');
     clock.advance(1500);
-    await waitFor(async () => (await h.api('GET', h.path(resourceId, sid, 'query'))).status === 404, 30_000, 'query 404 after idle exit');
+    await waitUntil(async () => (await h.api('GET', h.path(resourceId, sid, 'query'))).status === 404, { timeoutMs: 30_000, intervalMs: 200, what: 'query 404 after idle exit' });
     assert.equal(h.events.find((e) => e.payload.sid === sid && e.eventType === 41)?.payload.details.leaveCode, 4);
     const late = await h.api('POST', h.path(resourceId, sid, 'updateLayout'), { cname, uid: '9004', clientRequest: {} });
     assert.deepEqual([late.status, late.body.reason], [404, 'failed to find worker']);

@@ -20,8 +20,9 @@ import {
 import { FLASH_SQUARE, startPageServer } from '../../media/capture/testing/page-server.ts';
 import { parsePlaylist, parseUtcStamp } from '../../media/index.ts';
 import { startHarness, storageConfig } from '../individual/testing/harness.ts';
-import { bucketKeys, isColour, probe, sleep, waitFor } from '../individual/testing/media-checks.ts';
+import { bucketKeys, isColour, probe, sleep } from '../individual/testing/media-checks.ts';
 import { webClient, webService } from './testing/web-client.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 const PALETTE: readonly (readonly [number, number, number])[] = [
   [255, 0, 0],
@@ -79,7 +80,7 @@ test('web mode end to end: 40 s of a page with changing colours, a tone, flash +
     const stem = `${sid}_web-show-1`;
     const slicesInBucket = () => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts'));
     // Two whole slices (≈ 29 s of media: the first ends at the first 15 s mark), then ≈ 11 s more: ≈ 40 s.
-    await waitFor(() => slicesInBucket().length >= 2, 180_000, 'two slices in the bucket');
+    await waitUntil(() => slicesInBucket().length >= 2, { timeoutMs: 180_000, intervalMs: 200, what: 'two slices in the bucket' });
 
     const q = await h.api('GET', web.path(resourceId, sid, 'query'));
     assert.equal(q.status, 200, JSON.stringify(q.body));
@@ -184,7 +185,7 @@ test('web mode end to end: 40 s of a page with changing colours, a tone, flash +
     assert.ok(Math.abs(mp4Total - total) < 1.5, `MP4s ${mp4Total} s vs playlist ${total} s`);
 
     // Webhooks: 70 (recorderStartTime) … 71 (code 0, playlist and MP4s) … 31 (uploaded).
-    await waitFor(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 31), 20_000, 'uploaded event');
+    await waitUntil(() => h.events.some((e) => e.payload.sid === sid && e.eventType === 31), { timeoutMs: 20_000, intervalMs: 200, what: 'uploaded event' });
     const mine = h.events.filter((e) => e.payload.sid === sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
     const types = mine.map((e) => e.eventType);
     assert.ok(types.indexOf(70) >= 0 && types.indexOf(70) < types.indexOf(71) && types.indexOf(71) < types.indexOf(31), types.join(','));

@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startPageServer } from '../../media/capture/testing/page-server.ts';
-import { freePort, rtmpReceiver } from '../../media/capture/testing/rtmp-receiver.ts';
+import { freePort, listeningOnLoopback, rtmpReceiver } from '../../media/capture/testing/rtmp-receiver.ts';
 import { decodeMono, dominantFrequency, probeSegment } from '../../media/capture/testing/media-checks.ts';
 import { parsePlaylist } from '../../media/index.ts';
 import { processTable } from '../../process/index.ts';
 import { startHarness, storageConfig } from '../individual/testing/harness.ts';
-import { bucketKeys, centrePixel, isColour, probe, sleep, waitFor } from '../individual/testing/media-checks.ts';
+import { bucketKeys, centrePixel, isColour, probe, sleep } from '../individual/testing/media-checks.ts';
 import { webClient, webService } from './testing/web-client.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 // 3 s slices and 6 s MP4s instead of 15 s and maxVideoDuration, so the test is short (docs/recording-web.md).
 const SHORT = { recording: { webSliceSeconds: 3, webMp4SplitSeconds: 6 } } as const;
@@ -54,7 +55,7 @@ test('web mode onhold and mobile: a phone-sized page in device emulation, held (
       },
     });
     const slicesInBucket = () => bucketKeys(h.bucketDir).filter((k) => k.endsWith('.ts') && k.includes(sid));
-    await waitFor(() => slicesInBucket().length >= 1, 60_000, 'first slice in the bucket');
+    await waitUntil(() => slicesInBucket().length >= 1, { timeoutMs: 60_000, intervalMs: 200, what: 'first slice in the bucket' });
 
     const hold = await h.api('POST', web.path(resourceId, sid, 'update'), { cname, uid, clientRequest: { webRecordingConfig: { onhold: true } } });
     assert.equal(hold.status, 200, JSON.stringify(hold.body));
@@ -68,7 +69,7 @@ test('web mode onhold and mobile: a phone-sized page in device emulation, held (
 
     const resume = await h.api('POST', web.path(resourceId, sid, 'update'), { cname, uid, clientRequest: { webRecordingConfig: { onhold: false } } });
     assert.equal(resume.status, 200, JSON.stringify(resume.body));
-    await waitFor(() => slicesInBucket().length >= atHold + 2, 30_000, 'slices after the hold');
+    await waitUntil(() => slicesInBucket().length >= atHold + 2, { timeoutMs: 30_000, intervalMs: 200, what: 'slices after the hold' });
 
     const stop = await h.api('POST', web.path(resourceId, sid, 'stop'), { cname, uid, clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
@@ -127,7 +128,7 @@ test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no 
       storageConfig: storageConfig(),
       extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/silent`, { readyTimeout: 1 })] },
     });
-    const stopped = await waitFor(() => h.events.find((e) => e.payload.sid === sid && e.eventType === 71), 60_000, 'event 71');
+    const stopped = await waitUntil(() => h.events.find((e) => e.payload.sid === sid && e.eventType === 71), { timeoutMs: 60_000, intervalMs: 200, what: 'event 71' });
     assert.equal(stopped.payload.details.code, 4);
     assert.equal(stopped.payload.details.message, 'page_load_timeout');
     const mine = h.events.filter((e) => e.payload.sid === sid).sort((a, b) => a.payload.sequence - b.payload.sequence);
@@ -141,14 +142,10 @@ test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no 
       storageConfig: storageConfig(),
       extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/missing`)] },
     });
-    const failed = await waitFor(
-      () => h.events.find((e) => e.payload.sid === gone.sid && e.eventType === 71),
-      60_000,
-      'event 71 of the 404 page',
-    );
+    const failed = await waitUntil(() => h.events.find((e) => e.payload.sid === gone.sid && e.eventType === 71), { timeoutMs: 60_000, intervalMs: 200, what: 'event 71 of the 404 page' });
     assert.equal(failed.payload.details.code, 5);
     assert.equal(failed.payload.details.message, 'access_url_failed');
-    await waitFor(async () => (await h.api('GET', web.path(gone.resourceId, gone.sid, 'query'))).status === 404, 20_000, 'session ended');
+    await waitUntil(async () => (await h.api('GET', web.path(gone.resourceId, gone.sid, 'query'))).status === 404, { timeoutMs: 20_000, intervalMs: 200, what: 'session ended' });
 
     // An unreachable page (nothing listens on the port): code 5 as well, with Chromium's reason.
     const closed = await freePort();
@@ -156,7 +153,7 @@ test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no 
       storageConfig: storageConfig(),
       extensionServiceConfig: { extensionServices: [webService(`http://127.0.0.1:${closed}/page`)] },
     });
-    const refused = await waitFor(() => h.events.find((e) => e.payload.sid === down.sid && e.eventType === 71), 60_000, 'event 71 of the unreachable page');
+    const refused = await waitUntil(() => h.events.find((e) => e.payload.sid === down.sid && e.eventType === 71), { timeoutMs: 60_000, intervalMs: 200, what: 'event 71 of the unreachable page' });
     assert.deepEqual([refused.payload.details.code, refused.payload.details.message], [5, 'access_url_failed']);
     assert.match(String(refused.payload.details.details), /ERR_CONNECTION_REFUSED/);
     assert.ok(!h.events.some((e) => e.payload.sid === down.sid && e.eventType === 70), 'no 70: the page never loaded');
@@ -166,7 +163,7 @@ test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no 
       storageConfig: storageConfig(),
       extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/gl`)] },
     });
-    const limited = await waitFor(() => h.events.find((e) => e.payload.sid === gl.sid && e.eventType === 71), 60_000, 'event 71 of the WebGL page');
+    const limited = await waitUntil(() => h.events.find((e) => e.payload.sid === gl.sid && e.eventType === 71), { timeoutMs: 60_000, intervalMs: 200, what: 'event 71 of the WebGL page' });
     assert.equal(limited.payload.details.code, 2);
     assert.equal(limited.payload.details.message, 'capability_limit');
     const limit = h.events.find((e) => e.payload.sid === gl.sid && e.eventType === 72);
@@ -177,7 +174,7 @@ test('web mode page failures: no notifyReady → reload (73) then 71 code 4, no 
       storageConfig: storageConfig(),
       extensionServiceConfig: { extensionServices: [webService(`${pages.origin}/big`)] },
     });
-    const tooBig = await waitFor(() => h.events.find((e) => e.payload.sid === big.sid && e.eventType === 71), 60_000, 'event 71 of the 2560×1440 video page');
+    const tooBig = await waitUntil(() => h.events.find((e) => e.payload.sid === big.sid && e.eventType === 71), { timeoutMs: 60_000, intervalMs: 200, what: 'event 71 of the 2560×1440 video page' });
     assert.deepEqual([tooBig.payload.details.code, tooBig.payload.details.message], [2, 'capability_limit']);
     const bigLimit = h.events.filter((e) => e.payload.sid === big.sid && e.eventType === 72);
     assert.deepEqual(bigLimit.map((e) => e.payload.details.limitType), ['resolution']);
@@ -201,8 +198,7 @@ test('web mode CDN push: publishing (100), the CDN lost → disconnected while s
   const url2 = `rtmp://127.0.0.1:${port2}/live/test`;
   const h = await startHarness(SHORT);
   try {
-    // The receivers listen once ffmpeg has parsed its arguments.
-    await sleep(1000);
+    await waitUntil(() => listeningOnLoopback(port1) && listeningOnLoopback(port2), { timeoutMs: 60_000, intervalMs: 200, what: 'the RTMP receivers to listen' });
     const web = webClient(h.api);
     const cname = 'web-push';
     const uid = '5004';
@@ -225,24 +221,24 @@ test('web mode CDN push: publishing (100), the CDN lost → disconnected while s
       const states = (q.body.serverResponse as { extensionServiceState: ServiceState }).extensionServiceState;
       return states.find((s) => s.serviceName === 'rtmp_publish_service')?.payload.outputs as { rtmpUrl: string; status: string }[] | undefined;
     };
-    await waitFor(() => statuses(url1).includes('publishing'), 60_000, 'publishing to the first CDN');
+    await waitUntil(() => statuses(url1).includes('publishing'), { timeoutMs: 60_000, intervalMs: 200, what: 'publishing to the first CDN' });
     assert.deepEqual(await outputs(), [{ rtmpUrl: url1, status: 'publishing' }]);
     const encoders = encoderPids();
     assert.equal(encoders.length, 1, 'one capture encoder');
-    await waitFor(() => existsSync(received[0]!) && statSync(received[0]!).size > 64 * 1024, 30_000, 'bytes at the first CDN');
+    await waitUntil(() => existsSync(received[0]!) && statSync(received[0]!).size > 64 * 1024, { timeoutMs: 30_000, intervalMs: 200, what: 'bytes at the first CDN' });
     assert.deepEqual([...(await probeSegment(received[0]!)).codecs].sort(), ['aac', 'h264'], 'the CDN got H.264 + AAC');
 
     const slices = () => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length;
     rx1.kill('SIGKILL');
-    await waitFor(() => statuses(url1).includes('disconnected'), 30_000, 'disconnected');
+    await waitUntil(() => statuses(url1).includes('disconnected'), { timeoutMs: 30_000, intervalMs: 200, what: 'disconnected' });
     const atLoss = slices();
-    await waitFor(() => slices() > atLoss + 1, 30_000, 'slices after the CDN was lost');
+    await waitUntil(() => slices() > atLoss + 1, { timeoutMs: 30_000, intervalMs: 200, what: 'slices after the CDN was lost' });
 
     const sw = await h.api('POST', web.path(resourceId, sid, 'update'), { cname, uid, clientRequest: { rtmpPublishConfig: { outputs: [{ rtmpUrl: url2 }] } } });
     assert.equal(sw.status, 200, JSON.stringify(sw.body));
-    await waitFor(() => statuses(url2).includes('publishing'), 30_000, 'publishing to the second CDN');
+    await waitUntil(() => statuses(url2).includes('publishing'), { timeoutMs: 30_000, intervalMs: 200, what: 'publishing to the second CDN' });
     assert.deepEqual(await outputs(), [{ rtmpUrl: url2, status: 'publishing' }]);
-    await waitFor(() => existsSync(received[1]!) && statSync(received[1]!).size > 64 * 1024, 30_000, 'bytes at the second CDN');
+    await waitUntil(() => existsSync(received[1]!) && statSync(received[1]!).size > 64 * 1024, { timeoutMs: 30_000, intervalMs: 200, what: 'bytes at the second CDN' });
     assert.deepEqual([...(await probeSegment(received[1]!)).codecs].sort(), ['aac', 'h264'], 'the second CDN got H.264 + AAC');
     // Each change once, in order (event 100 and query agree).
     assert.deepEqual(statuses(url1), ['connecting', 'publishing', 'disconnected']);

@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../../testing/index.ts';
-import { storage, waitFor } from '../testing/client.ts';
+import { startTestServer, type TestServer, waitUntil } from '../../testing/index.ts';
+import { storage } from '../testing/client.ts';
 import { rawRequest, recordingPaths, type RawRequest, type RawResponse } from '../testing/http-client.ts';
 import { RecorderDouble } from '../testing/recorder-double.ts';
 
@@ -315,7 +315,7 @@ test('stop: clientRequest {} with a charset, async_stop true and false', async (
   ];
   for (const [name, contentType, clientRequest] of cases) {
     const s = await started('mix', mixRequest());
-    await waitFor(async () => ((await send(paths.query(s.rid, s.sid, 'mix'), { method: 'GET' })).body.serverResponse as { status?: number } | undefined)?.status === 5, 'running');
+    await waitUntil(async () => ((await send(paths.query(s.rid, s.sid, 'mix'), { method: 'GET' })).body.serverResponse as { status?: number } | undefined)?.status === 5, { what: 'running' });
     const r = await send(paths.stop(s.rid, s.sid, 'mix'), { body: { ...s.id, clientRequest }, contentType });
     assert.equal(r.status, 200, `${name}: ${r.text}`);
     assert.equal(r.body.sid, s.sid, name);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
-import { openTestDatabase, startTestServer, TEST_DIALECTS } from '../../testing/index.ts';
+import { openTestDatabase, startTestServer, TEST_DIALECTS, waitUntil } from '../../testing/index.ts';
 import { TaskStore } from '../store/index.ts';
-import { recordingClient, startRequest, waitFor } from '../testing/client.ts';
+import { recordingClient, startRequest } from '../testing/client.ts';
 import { allDoubles, RecorderDouble } from '../testing/recorder-double.ts';
 
 async function setup(dialect: (typeof TEST_DIALECTS)[number], values = {}) {
@@ -39,10 +39,7 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(s.task.cname, 'room1');
       assert.equal(s.task.clientRequest.storageConfig.bucket, 'test-bucket');
 
-      await waitFor(
-        async () => ((await api.query(rid, sid, 'individual')).body.serverResponse as { fileList: unknown[] }).fileList.length === 2,
-        'files reported',
-      );
+      await waitUntil(async () => ((await api.query(rid, sid, 'individual')).body.serverResponse as { fileList: unknown[] }).fileList.length === 2, { what: 'files reported' });
       const q = await api.query(rid, sid, 'individual');
       assert.equal(q.status, 200);
       const sr = q.body.serverResponse as Record<string, unknown>;
@@ -80,7 +77,7 @@ for (const dialect of TEST_DIALECTS) {
       const api1 = recordingClient(first.app);
       const live = await started(api1, 'mix', 'keep', '11');
       const half = await started(api1, 'individual', 'half', '12');
-      await waitFor(async () => ((await api1.query(live.rid, live.sid, 'mix')).body.serverResponse as { fileList: string }).fileList !== '', 'mix file');
+      await waitUntil(async () => ((await api1.query(live.rid, live.sid, 'mix')).body.serverResponse as { fileList: string }).fileList !== '', { what: 'mix file' });
       // An asynchronous stop whose uploads never finish before the process goes away.
       before.find((x) => x.mode === 'individual')!.holdStops();
       assert.equal((await api1.stop(half.rid, half.sid, 'individual', { cname: 'half', uid: '12', clientRequest: { async_stop: true } })).status, 200);

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
 import { startTestServer, type TestServer } from '../../testing/index.ts';
-import { recordingClient, startRequest, storage, waitFor, type RecordingClient } from '../testing/client.ts';
+import { waitUntil } from '../../testing/index.ts';
+import { recordingClient, startRequest, storage, type RecordingClient } from '../testing/client.ts';
 import { allDoubles } from '../testing/recorder-double.ts';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
@@ -103,7 +104,7 @@ test('production: CDN push targets in private ranges are a 400 at start and at u
     const { rid, id, r } = await start(api, 'web', webWith('rtmp://93.184.216.34/live/key'));
     assert.equal(r.status, 200, JSON.stringify(r.body));
     const sid = r.body.sid as string;
-    await waitFor(async () => ((await api.query(rid, sid, 'web')).body.serverResponse as { status?: number } | undefined)?.status === 5, 'running');
+    await waitUntil(async () => ((await api.query(rid, sid, 'web')).body.serverResponse as { status?: number } | undefined)?.status === 5, { what: 'running' });
     const u = await api.update(rid, sid, 'web', { ...id, clientRequest: { rtmpPublishConfig: { outputs: [{ rtmpUrl: 'rtmp://192.168.1.20/live/key' }] } } });
     assert.equal(u.status, 400);
     assert.equal(u.body.reason, `clientRequest.rtmpPublishConfig.outputs[0].rtmpUrl: host ${NOT_PUBLIC}`);

@@ -5,8 +5,8 @@ import { ManualClock } from '../../clock/index.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createLogger } from '../../log/index.ts';
 import { startReeltime } from '../../server/index.ts';
-import { openTestDatabase } from '../../testing/index.ts';
-import { recordingClient, startRequest, waitFor } from '../testing/client.ts';
+import { openTestDatabase, waitUntil } from '../../testing/index.ts';
+import { recordingClient, startRequest } from '../testing/client.ts';
 import { RecorderDouble } from '../testing/recorder-double.ts';
 
 test('secrets of start requests never reach logs or responses, even on failures', async () => {
@@ -50,7 +50,7 @@ test('secrets of start requests never reach logs or responses, even on failures'
     const st = await api.start(a.body.resourceId as string, 'mix', { cname: 's', uid: '1', clientRequest: cr });
     const rid = a.body.resourceId as string;
     const sid = st.body.sid as string;
-    await waitFor(async () => (await api.query(rid, sid, 'mix')).status === 200, 'live');
+    await waitUntil(async () => (await api.query(rid, sid, 'mix')).status === 200, { what: 'live' });
     responses.push(JSON.stringify(await api.query(rid, sid, 'mix')));
     responses.push(JSON.stringify(await api.update(rid, sid, 'mix', { cname: 's', uid: '1', clientRequest: { storageConfig: { ...(startRequest('mix').storageConfig as object), stsToken: 'sts-token-value' } } })));
     responses.push(JSON.stringify(await api.update(rid, sid, 'mix', { cname: 's', uid: '1', clientRequest: { storageConfig: { ...(startRequest('mix').storageConfig as object), secretKey: 5 } } })));

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
-import { startTestServer, type TestServer } from '../../testing/index.ts';
+import { startTestServer, type TestServer, waitUntil } from '../../testing/index.ts';
 import type { NotifyModule } from '../../notify/index.ts';
 import { TaskStore } from '../store/index.ts';
-import { recordingClient, startRequest, waitFor, type RecordingClient } from '../testing/client.ts';
+import { recordingClient, startRequest, type RecordingClient } from '../testing/client.ts';
 import { RecorderDouble, type DoubleOptions } from '../testing/recorder-double.ts';
 
 const T0 = Date.UTC(2026, 0, 1, 12);
@@ -69,7 +69,7 @@ test('query outside a valid session answers 404 failed to find worker', async ()
 test('mix: fileListMode string for HLS alone, json with MP4; updateLayout replaces the layout', async () => {
   await withServer(async ({ api, doubles }) => {
     const hls = await begin(api, 'mix');
-    await waitFor(async () => (await hls.sr()).fileList !== '', 'mix m3u8 reported');
+    await waitUntil(async () => (await hls.sr()).fileList !== '', { what: 'mix m3u8 reported' });
     const q = await hls.sr();
     assert.deepEqual(q, { status: 5, fileListMode: 'string', fileList: `${hls.sid}_c-mix.m3u8`, sliceStartTime: T0 });
 
@@ -88,7 +88,7 @@ test('mix: fileListMode string for HLS alone, json with MP4; updateLayout replac
 
     const cr = { ...startRequest('mix'), recordingFileConfig: { avFileType: ['hls', 'mp4'] } };
     const mp4 = await begin(api, 'mix', cr);
-    await waitFor(async () => Array.isArray((await mp4.sr()).fileList) && ((await mp4.sr()).fileList as unknown[]).length === 2, 'mp4 files');
+    await waitUntil(async () => Array.isArray((await mp4.sr()).fileList) && ((await mp4.sr()).fileList as unknown[]).length === 2, { what: 'mp4 files' });
     assert.equal((await mp4.sr()).fileListMode, 'json');
   });
 });
@@ -110,7 +110,7 @@ test('individual with screenshots: query has status and sliceStartTime only, sto
       snapshotConfig: { captureInterval: 5, fileType: ['jpg'] },
     };
     const s = await begin(api, 'individual', cr);
-    await waitFor(async () => (await s.sr()).status === 5, 'running');
+    await waitUntil(async () => (await s.sr()).status === 5, { what: 'running' });
     assert.deepEqual(await s.sr(), { status: 5, sliceStartTime: T0 });
     const stop = await api.stop(s.rid, s.sid, 'individual', { ...s.id, clientRequest: {} });
     assert.deepEqual(stop.body.serverResponse, { uploadingStatus: 'uploaded' });
@@ -125,9 +125,9 @@ test('web: query shows extensionServiceState, update toggles onhold, stop lists 
       serviceParam: { outputs: [{ rtmpUrl: 'rtmp://127.0.0.1/live/key' }] },
     });
     const s = await begin(api, 'web', cr);
-    await waitFor(async () => (await s.sr()).status === 5, 'running');
+    await waitUntil(async () => (await s.sr()).status === 5, { what: 'running' });
     doubles.web.session(s.sid).report.rtmpStatus?.('rtmp://127.0.0.1/live/key', 'publishing');
-    await waitFor(async () => JSON.stringify(await s.sr()).includes('publishing'), 'rtmp publishing');
+    await waitUntil(async () => JSON.stringify(await s.sr()).includes('publishing'), { what: 'rtmp publishing' });
     const q = await s.sr();
     assert.deepEqual(q.extensionServiceState, [
       {
@@ -162,7 +162,7 @@ test('stop: a second stop while stopping is code 49; past the upload bound code 
     const s = await begin(api, 'individual');
     doubles.individual.holdStops();
     const first = api.stop(s.rid, s.sid, 'individual', { ...s.id, clientRequest: {} });
-    await waitFor(() => doubles.individual.session(s.sid).stopCalls === 1, 'recorder stop called');
+    await waitUntil(() => doubles.individual.session(s.sid).stopCalls === 1, { what: 'recorder stop called' });
     const second = await api.stop(s.rid, s.sid, 'individual', { ...s.id, clientRequest: { async_stop: true } });
     assert.deepEqual(second.body, { ...s.id, resourceId: s.rid, sid: s.sid, code: 49, reason: 'invalid operation' });
     assert.equal(((await s.sr()).status as number), 6);
@@ -172,7 +172,7 @@ test('stop: a second stop while stopping is code 49; past the upload bound code 
     assert.equal(r.body.code, 50);
     assert.equal(r.body.reason, 'upload timeout');
     doubles.individual.releaseStops();
-    await waitFor(async () => (await api.query(s.rid, s.sid, 'individual')).status === 404, 'session ended');
+    await waitUntil(async () => (await api.query(s.rid, s.sid, 'individual')).status === 404, { what: 'session ended' });
     const events = await new TaskStore(server.context.database.db).events(s.sid);
     assert.deepEqual(
       events.map((e) => [e.eventType, e.details.msgName]),
@@ -190,14 +190,14 @@ test('a recorder stop that never finishes is given up after 15 minutes, freeing 
     const s = await begin(api, 'mix');
     doubles.mix.holdStops();
     assert.equal((await api.stop(s.rid, s.sid, 'mix', { ...s.id, clientRequest: { async_stop: true } })).status, 200);
-    await waitFor(() => doubles.mix.session(s.sid).stopCalls === 1, 'recorder stop called');
+    await waitUntil(() => doubles.mix.session(s.sid).stopCalls === 1, { what: 'recorder stop called' });
     const again = async () => {
       const rid = (await api.acquire({ ...s.id, clientRequest: {} })).body.resourceId as string;
       return api.start(rid, 'mix', { ...s.id, clientRequest: startRequest('mix') });
     };
     assert.equal((await again()).body.code, 53);
     clock.advance(15 * 60 * 1000);
-    await waitFor(async () => (await again()).status === 200, 'cname+uid free again');
+    await waitUntil(async () => (await again()).status === 200, { what: 'cname+uid free again' });
   });
 });
 
@@ -210,7 +210,7 @@ test('stop: async_stop answers at once; nothing recorded answers 206 code 435', 
       assert.equal(r.status, 200);
       assert.deepEqual(r.body.serverResponse, { fileListMode: 'string', fileList: '', uploadingStatus: 'unknown' });
       doubles.mix.releaseStops();
-      await waitFor(async () => (await api.query(s.rid, s.sid, 'mix')).status === 404, 'ended');
+      await waitUntil(async () => (await api.query(s.rid, s.sid, 'mix')).status === 404, { what: 'ended' });
 
       const t = await begin(api, 'individual');
       const empty = await api.stop(t.rid, t.sid, 'individual', { ...t.id, clientRequest: {} });
@@ -226,13 +226,13 @@ test('a recorder leaving on its own (idle) ends the session: later calls get 404
     const s = await begin(api, 'individual');
     doubles.individual.session(s.sid).report.event(41, 1, { msgName: 'recorder_leave', leaveCode: 4 });
     doubles.individual.session(s.sid).report.ended({ reason: 'idle', uploadingStatus: 'uploaded', recordedAnything: true });
-    await waitFor(async () => (await api.query(s.rid, s.sid, 'individual')).status === 404, 'idle exit');
+    await waitUntil(async () => (await api.query(s.rid, s.sid, 'individual')).status === 404, { what: 'idle exit' });
     assert.equal((await api.stop(s.rid, s.sid, 'individual', { ...s.id, clientRequest: {} })).status, 404);
     const events = await new TaskStore(server.context.database.db).events(s.sid);
     assert.deepEqual(events.map((e) => e.eventType).sort(), [11, 41]);
     // Both went through the notify module (stored for delivery, with its per-session sequence).
     const notify = server.modules.find((m) => m.name === 'notify') as unknown as NotifyModule;
-    await waitFor(async () => (await notify.deliveries({ sid: s.sid })).length === 2, 'notify stored both events');
+    await waitUntil(async () => (await notify.deliveries({ sid: s.sid })).length === 2, { what: 'notify stored both events' });
     const d = await notify.deliveries({ sid: s.sid });
     assert.deepEqual(d.map((x) => x.msgName).sort(), ['recorder_leave', 'session_exit']);
     assert.deepEqual(d.find((x) => x.eventType === 11)!.payload.details, { msgName: 'session_exit', exitStatus: 0 });
@@ -246,7 +246,7 @@ test('resourceExpiredHour: past it the API answers 404 and the recorder is stopp
     assert.equal((await api.query(s.rid, s.sid, 'mix')).status, 200);
     clock.advance(1);
     assert.equal((await api.query(s.rid, s.sid, 'mix')).status, 404);
-    await waitFor(() => doubles.mix.session(s.sid).stopCalls === 1, 'recorder stopped at expiry');
+    await waitUntil(() => doubles.mix.session(s.sid).stopCalls === 1, { what: 'recorder stopped at expiry' });
     assert.equal((await api.stop(s.rid, s.sid, 'mix', { ...s.id, clientRequest: {} })).status, 404);
   });
 });
@@ -255,8 +255,8 @@ test('web maxRecordingHour stops the recording by itself', async () => {
   await withServer(async ({ api, doubles, clock }) => {
     const s = await begin(api, 'web');
     clock.advance(2 * 3600 * 1000);
-    await waitFor(() => doubles.web.session(s.sid).stopCalls === 1, 'stopped at maxRecordingHour');
-    await waitFor(async () => (await api.query(s.rid, s.sid, 'web')).status === 404, 'ended');
+    await waitUntil(() => doubles.web.session(s.sid).stopCalls === 1, { what: 'stopped at maxRecordingHour' });
+    await waitUntil(async () => (await api.query(s.rid, s.sid, 'web')).status === 404, { what: 'ended' });
   });
 });
 

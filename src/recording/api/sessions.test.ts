@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { startReceiver } from '../../notify/test-helpers.ts';
-import { startTestServer, TEST_DIALECTS, type TestServer } from '../../testing/index.ts';
-import { allDoubles, startRequest, TEST_APP_ID, TEST_AUTH, waitFor } from '../testing/index.ts';
+import { startTestServer, TEST_DIALECTS, type TestServer, waitUntil } from '../../testing/index.ts';
+import { allDoubles, startRequest, TEST_APP_ID, TEST_AUTH } from '../testing/index.ts';
 
 type Body = Record<string, unknown>;
 type Mode = 'individual' | 'mix' | 'web';
@@ -52,7 +52,7 @@ for (const dialect of TEST_DIALECTS) {
       const a = await api.begin('mix', 'room-a');
       const b = await api.begin('individual', 'room-b');
       const c = await api.begin('mix', 'room-a', '77');
-      await waitFor(async () => ((await api.call('GET', `/sessions/${a.sid}`)).body.fileCount as number) > 0, 'files reported');
+      await waitUntil(async () => ((await api.call('GET', `/sessions/${a.sid}`)).body.fileCount as number) > 0, { what: 'files reported' });
       assert.equal((await a.stop()).status, 200);
 
       const all = await api.call('GET', '/sessions');
@@ -86,10 +86,10 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal((await api.call('GET', '/sessions', undefined, 'Basic bm86bm8=')).status, 401);
 
       // The ended session: request without secrets, its states in order, files with local URLs, events delivered.
-      await waitFor(async () => {
+      await waitUntil(async () => {
         const d = (await api.call('GET', `/sessions/${a.sid}`)).body;
         return (d.webhooks as Body[]).length > 0 && (d.webhooks as Body[]).every((e) => e.delivery === 'delivered');
-      }, 'events delivered');
+      }, { what: 'events delivered' });
       const d = (await api.call('GET', `/sessions/${a.sid}`)).body;
       const text = JSON.stringify(d);
       for (const secret of ['AKIATESTKEY', 'super-secret-key-value', 'rtc-token-secret-value']) assert.ok(!text.includes(secret), secret);

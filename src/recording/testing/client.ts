@@ -81,12 +81,3 @@ export function startRequest(mode: 'individual' | 'mix' | 'web'): Record<string,
   };
 }
 
-/** Polls `fn` until it returns true (robust on a loaded machine; no fixed sleeps). */
-export async function waitFor(fn: () => boolean | Promise<boolean>, what: string, timeoutMs = 10000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if (await fn()) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
 import { createLogger } from '../../log/index.ts';
-import { openTestDatabase, TEST_DIALECTS, type TestDatabase } from '../../testing/index.ts';
+import { openTestDatabase, TEST_DIALECTS, type TestDatabase, waitUntil } from '../../testing/index.ts';
 import type { StorageSettings } from '../config.ts';
 import { sealingKey } from '../seal.ts';
 import type { StorageConfig } from '../storage-config.ts';
@@ -83,13 +83,6 @@ function makeSpool(db: TestDatabase, dir: string, clock: ManualClock, over: Part
   return { spool, events, clock, dir, config, db };
 }
 
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 let fileNo = 0;
 function segment(dir: string, bytes: number): string {
@@ -146,7 +139,7 @@ for (const dialect of TEST_DIALECTS) {
       assert.equal(s3.writes.filter((k) => k === `${sid}/index.m3u8`).length <= 2, true);
       assert.deepEqual(spoolFiles(dir), []);
       assert.equal(r.spool.spoolBytes, 0);
-      await waitFor('uploaded event', () => r.events.some((e) => e.kind === 'uploaded' && e.sid === sid));
+      await waitUntil(() => r.events.some((e) => e.kind === 'uploaded' && e.sid === sid), { timeoutMs: 30_000, what: 'uploaded event' });
       assert.equal(await r.spool.uploadingStatus(sid), 'uploaded');
       assert.equal(await r.spool.uploadingStatus('nope'), 'unknown');
     } finally {
@@ -184,7 +177,7 @@ for (const dialect of TEST_DIALECTS) {
       assert.match(ofSession[0]!.detail ?? '', /ECONNREFUSED/);
       await s3.restart();
       r.clock.advance(60_000);
-      await waitFor('all uploaded', () => r.events.some((e) => e.kind === 'uploaded' && e.sid === sid));
+      await waitUntil(() => r.events.some((e) => e.kind === 'uploaded' && e.sid === sid), { timeoutMs: 30_000, what: 'all uploaded' });
       assert.deepEqual(await inBucket(sid), [...keys].sort());
       for (const k of keys) assert.equal(s3.writes.filter((w) => w === k).length, 1, `${k} written once`);
       assert.equal(await r.spool.uploadingStatus(sid), 'uploaded');
@@ -212,7 +205,7 @@ for (const dialect of TEST_DIALECTS) {
         keys.push(session.objectKey(`s${i}.ts`));
         assert.ok((await session.enqueue(segment(dir, 100_000), keys[i]!)).ok);
       }
-      await waitFor('first attempts', () => first.events.filter((e) => e.kind === 'backuped').length === 4);
+      await waitUntil(() => first.events.filter((e) => e.kind === 'backuped').length === 4, { timeoutMs: 30_000, what: 'first attempts' });
     } finally {
       await first.spool.close(); // "killed": never finished
     }
@@ -220,7 +213,7 @@ for (const dialect of TEST_DIALECTS) {
     const second = makeSpool(db, dir, clock);
     try {
       await second.spool.start();
-      await waitFor('uploads after restart', () => second.events.filter((e) => e.kind === 'file-uploaded').length === 4);
+      await waitUntil(() => second.events.filter((e) => e.kind === 'file-uploaded').length === 4, { timeoutMs: 30_000, what: 'uploads after restart' });
       assert.deepEqual(await inBucket(sid), [...keys].sort());
       const again = await second.spool.session(sid);
       assert.ok(again);
@@ -249,7 +242,7 @@ for (const dialect of TEST_DIALECTS) {
       await s3.stop();
       await session.enqueue(segment(dir, 5000), session.objectKey('a.ts'));
       await session.enqueue(segment(dir, 5000), session.objectKey('b.ts'));
-      await waitFor('first attempts', () => a.events.filter((e) => e.kind === 'backuped').length === 2);
+      await waitUntil(() => a.events.filter((e) => e.kind === 'backuped').length === 2, { timeoutMs: 30_000, what: 'first attempts' });
       await a.spool.close({ release: false }); // a crash: its claims stay until the lease expires
       await s3.restart();
       await b.spool.start();
@@ -261,9 +254,9 @@ for (const dialect of TEST_DIALECTS) {
       const adopted = () => b.events.filter((e) => e.kind === 'file-uploaded').length === 2;
       for (let i = 0; i < 30 && !adopted(); i++) {
         clock.advance(20_000);
-        await waitFor('a tick', adopted, 1000).catch(() => undefined);
+        await waitUntil(adopted, { timeoutMs: 1000, what: 'a tick' }).catch(() => undefined);
       }
-      await waitFor('adopted uploads', () => b.events.filter((e) => e.kind === 'file-uploaded').length === 2);
+      await waitUntil(() => b.events.filter((e) => e.kind === 'file-uploaded').length === 2, { timeoutMs: 30_000, what: 'adopted uploads' });
       assert.equal(other.events.length, 0, 'a process of another node never touches these files');
       assert.deepEqual(await inBucket(sid), [`${sid}/a.ts`, `${sid}/b.ts`]);
       assert.equal(await b.spool.uploadingStatus(sid), 'uploaded');
@@ -302,7 +295,7 @@ for (const dialect of TEST_DIALECTS) {
         assert.equal(st.progress, 0);
         assert.equal(st.uploadingStatus, 'backuped');
         await session.updateStorage(storage({ fileNamePrefix: [sid] }));
-        await waitFor('uploaded after fix', () => r.events.some((e) => e.kind === 'uploaded' && e.sid === sid));
+        await waitUntil(() => r.events.some((e) => e.kind === 'uploaded' && e.sid === sid), { timeoutMs: 30_000, what: 'uploaded after fix' });
         assert.deepEqual(await inBucket(sid), [`${sid}/a.ts`, `${sid}/b.ts`]);
       }
       // The persisted storage config is sealed: the secret is not in the database in clear.
@@ -334,7 +327,7 @@ test('spool full: the caller gets an error result, an event is reported, nothing
     await s3.restart();
     r.clock.advance(60_000);
     const done = await session.finish();
-    await waitFor('drained', () => r.events.filter((e) => e.kind === 'file-uploaded').length === 2);
+    await waitUntil(() => r.events.filter((e) => e.kind === 'file-uploaded').length === 2, { timeoutMs: 30_000, what: 'drained' });
     assert.ok(['uploaded', 'backuped'].includes(done.uploadingStatus));
     assert.deepEqual(await inBucket('sidE/'), ['sidE/a.ts', 'sidE/b.ts']);
   } finally {

@@ -9,6 +9,7 @@ import type { ClosedSlice } from '../../segment-list.ts';
 import { i420ByteLength } from '../i420.ts';
 import { testPipeline } from './testing/pipeline.ts';
 import { startFlashBeepSource } from './testing/rtp-source.ts';
+import { waitUntil } from '../../../testing/wait.ts';
 
 const W = 320;
 const H = 180;
@@ -28,7 +29,7 @@ test('a flash and a beep sent at the same instant come out together', { timeout:
     (kind, sr) => pipeline.pushSenderReport('a', kind, sr),
   );
   t.after(() => source.stop());
-  while (pipeline.framesWritten < 8 * FPS) await new Promise((r) => setTimeout(r, 50));
+  await waitUntil(() => pipeline.framesWritten >= 8 * FPS, { timeoutMs: 120_000, intervalMs: 50, what: `${8 * FPS} frames` });
   await source.stop();
   await pipeline.stop();
 

@@ -12,6 +12,7 @@ import { completeMixLayoutSettings, MIX_LAYOUT } from '../layout-settings.ts';
 import { tonePower } from '../testing/tones.ts';
 import { testPipeline } from './testing/pipeline.ts';
 import { publishTo, type RtpSource } from './testing/rtp-source.ts';
+import { waitUntil } from '../../../testing/wait.ts';
 
 const W = 640;
 const H = 360;
@@ -28,7 +29,6 @@ async function ffprobeJson(args: string[]): Promise<Record<string, unknown>> {
   return JSON.parse(r.stdout.toString("utf8")) as Record<string, unknown>;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 test('three live publishers: composed at fps through a stall and a layout change, both tones mixed', { timeout: 90_000 }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'mix-live-'));
@@ -60,10 +60,8 @@ test('three live publishers: composed at fps through a stall and a layout change
   await publish('b', 'opus', { toneHz: 1000 });
   await publish('c', 'h264', { color: 'yellow' });
 
-  const untilFrame = async (n: number) => {
-    while (pipeline.framesWritten < n) await sleep(20);
-  };
-  while (!pipeline.roster.every((e) => e.video.kind === 'sending')) await sleep(20);
+  const untilFrame = (n: number) => waitUntil(() => pipeline.framesWritten >= n, { timeoutMs: 60_000, what: `frame ${n}` });
+  await waitUntil(() => pipeline.roster.every((e) => e.video.kind === 'sending'), { timeoutMs: 60_000, what: 'every user sending video' });
   const ready = pipeline.framesWritten;
   await untilFrame(ready + FPS);
   bVideoOpen = false; // b stops sending video without leaving (no BYE)
@@ -159,14 +157,15 @@ test('a publisher that changes resolution is decoded at the new size with its ow
     return source;
   };
   const wide = await publish({ color: 'red', width: 320, height: 180 });
-  while (pipeline.roster[0]?.video.kind !== 'sending') await sleep(20);
+  await waitUntil(() => pipeline.roster[0]?.video.kind === 'sending', { timeoutMs: 60_000, what: 'the wide picture sending' });
   const before = pipeline.framesWritten + 5;
-  await sleep(1000);
+  // A second of the wide picture (the frame clock's count, not the wall clock's).
+  await waitUntil(() => pipeline.framesWritten >= before + FPS, { timeoutMs: 60_000, what: 'a second of the wide picture' });
   await wide.stop();
   // The same user now sends a square picture (a new keyframe with another size, as after a camera switch).
   await publish({ color: 'blue', width: 240, height: 240 });
   const switched = pipeline.framesWritten;
-  await sleep(2500);
+  await waitUntil(() => pipeline.framesWritten >= switched + Math.ceil(2.5 * FPS), { timeoutMs: 60_000, what: '2.5 s of frames after the switch' });
   await Promise.all(sources.splice(0).map((s) => s.stop()));
   await pipeline.stop();
 

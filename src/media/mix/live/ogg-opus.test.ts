@@ -7,6 +7,7 @@ import { runFfmpeg } from '../../ffmpeg.ts';
 import { OggOpusWriter, oggCrc, opusPacketSamples } from './ogg-opus.ts';
 import { readRtpHeader } from './rtp-header.ts';
 import { startRtpSource } from './testing/rtp-source.ts';
+import { waitUntil } from '../../../testing/wait.ts';
 
 test('Opus packet lengths from the TOC byte, and Ogg pages with the right checksum', () => {
   assert.equal(opusPacketSamples(Uint8Array.of(0xfc)), 960); // CELT 20 ms, one frame
@@ -35,7 +36,8 @@ test('real Opus RTP from ffmpeg, written here as Ogg, decodes in ffmpeg to exact
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const packets: Buffer[] = [];
   const source = await startRtpSource({ kind: 'opus' }, (p) => packets.push(Buffer.from(p)));
-  await new Promise((r) => setTimeout(r, 1500));
+  // 1.5 s of 20 ms packets.
+  await waitUntil(() => packets.length >= 75, { timeoutMs: 60_000, what: '75 Opus packets' });
   await source.stop();
   const w = new OggOpusWriter(2);
   let samples = 0;

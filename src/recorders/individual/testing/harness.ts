@@ -6,7 +6,7 @@ import type { JsonObject } from '../../../config/index.ts';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublisherOptions } from '../../../channel/index.ts';
+import { startSyntheticPublisher, type SfuTestHooks, type SyntheticPublisher, type SyntheticPublisherOptions } from '../../../channel/index.ts';
 import type { Clock } from '../../../clock/index.ts';
 import { verifySignature } from '../../../notify/index.ts';
 import { startTestServer, type TestDatabase, type TestServer } from '../../../testing/index.ts';
@@ -70,6 +70,8 @@ export interface HarnessOptions {
   readonly recording?: Readonly<Record<string, unknown>>;
   /** Channel settings (file keys of the "channel" section), e.g. a longer idle timeout for heavy tests. */
   readonly channel?: JsonObject;
+  /** Fault injection in the channel's SFU: a replaced WHEP answer, a session ended as the node would end it. */
+  readonly sfuTestHooks?: SfuTestHooks;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -91,6 +93,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.database ? { database: opts.database } : {}),
+    ...(opts.sfuTestHooks ? { sfuTestHooks: opts.sfuTestHooks } : {}),
     // REELTIME_TEST_MEDIA_PATH=whep runs the recorder tests over loopback WHEP instead of the in-process tap.
     values: {
       recording: {

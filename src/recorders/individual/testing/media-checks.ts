@@ -99,17 +99,19 @@ export function bucketKeys(bucketDir: string): string[] {
   return out.sort();
 }
 
-export async function waitFor<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The slicers' slice files under a recorder's work directory (`<dataDir>/recorder`) holding at least `minBytes`
+ * and last written after `sinceMs` (wall clock): how a test waits until media has reached the disk.
+ */
+export function slicesWritten(workDir: string, minBytes: number, sinceMs = 0): string[] {
+  return filesUnder(workDir, (n) => /^slice_\d+\.(ts|webm)$/.test(n)).filter((f) => {
+    const st = statSync(f, { throwIfNoEntry: false }); // uploaded and removed meanwhile
+    return st !== undefined && st.size >= minBytes && st.mtimeMs > sinceMs;
+  });
+}
 
 /** Every file under `dir` (recursively) whose name passes `keep`. */
 export function filesUnder(dir: string, keep: (name: string) => boolean): string[] {

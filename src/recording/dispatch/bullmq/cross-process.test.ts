@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { APP, recordingClient, rtcToken, storageConfig } from '../../../recorders/individual/testing/harness.ts';
-import { bucketKeys, waitFor } from '../../../recorders/individual/testing/media-checks.ts';
+import { bucketKeys } from '../../../recorders/individual/testing/media-checks.ts';
 import { startCluster, type Cluster } from './cluster-test-kit.ts';
+import { waitUntil } from '../../../testing/wait.ts';
 
 const CNAME = 'across';
 const PUBLISHER = 801;
@@ -32,17 +33,13 @@ test('start on API A, query, update and stop on API B, recorded by the recorder 
   const viaB = recordingClient(b.url);
 
   // B never saw the start: it answers from the shared store, with what the recorder reported.
-  const query = await waitFor(
-    async () => {
+  const query = await waitUntil(async () => {
       const q = await viaB.api('GET', viaB.path(resourceId, sid, 'query'));
       const files = (q.body.serverResponse as { fileList?: unknown[] } | undefined)?.fileList;
       return q.status === 200 && Array.isArray(files) && files.length > 0 ? q : undefined;
-    },
-    120_000,
-    'query on B lists a file',
-  );
+    }, { timeoutMs: 120_000, intervalMs: 200, what: 'query on B lists a file' });
   assert.equal(query.body.sid, sid);
-  await waitFor(() => bucketKeys(cluster.bucketDir).some((k) => k.includes(sid) && /\.ts$/.test(k)), 120_000, 'a slice in the bucket');
+  await waitUntil(() => bucketKeys(cluster.bucketDir).some((k) => k.includes(sid) && /\.ts$/.test(k)), { timeoutMs: 120_000, intervalMs: 200, what: 'a slice in the bucket' });
 
   // update through B reaches the recorder over the bus and is answered once the recorder applied it.
   const update = await viaB.api('POST', viaB.path(resourceId, sid, 'update'), {
@@ -64,7 +61,7 @@ test('start on API A, query, update and stop on API B, recorded by the recorder 
   for (const p of [a, b]) assert.equal((await recordingClient(p.url).api('GET', viaB.path(resourceId, sid, 'query'))).status, 404);
 
   // Webhooks: the recorder's and the control plane's events, each delivered once, sequences in order.
-  await waitFor(() => cluster.webhooks.some((w) => w.eventType === 11), 60_000, 'event 11 (session exit)');
+  await waitUntil(() => cluster.webhooks.some((w) => w.eventType === 11), { timeoutMs: 60_000, intervalMs: 200, what: 'event 11 (session exit)' });
   await new Promise((r) => setTimeout(r, 1000));
   const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
   assert.ok(mine.every((w) => w.signed));

@@ -9,16 +9,9 @@ import { test, type TestContext } from 'node:test';
 import type { SyntheticPublisher } from '../../../channel/index.ts';
 import { parsePlaylist } from '../../../media/index.ts';
 import { recordingClient, rtcToken, storageConfig } from '../../../recorders/individual/testing/harness.ts';
-import {
-  bucketKeys,
-  filesUnder,
-  isSliceFile,
-  probe,
-  slicesMissingFromBucket,
-  slicesOnDisk,
-  waitFor,
-} from '../../../recorders/individual/testing/media-checks.ts';
+import { bucketKeys, filesUnder, isSliceFile, probe, slicesMissingFromBucket, slicesOnDisk } from '../../../recorders/individual/testing/media-checks.ts';
 import { startCluster, type Cluster } from './cluster-test-kit.ts';
+import { waitUntil } from '../../../testing/wait.ts';
 
 interface FailoverCase {
   readonly mode: 'individual' | 'mix';
@@ -66,13 +59,9 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
   assert.equal((await lease())?.epoch, 1);
 
   // The first recorder has uploaded a slice and is writing the next one when it dies.
-  await waitFor(
-    () =>
+  await waitUntil(() =>
       bucketKeys(cluster.bucketDir).some((k) => k.includes(`/${sid}_`) && isSliceFile(k)) &&
-      filesUnder(join(shared, 'recorder'), isSliceFile).some((f) => statSync(f).size > 0),
-    120_000,
-    'an uploaded slice and one on disk',
-  );
+      filesUnder(join(shared, 'recorder'), isSliceFile).some((f) => statSync(f).size > 0), { timeoutMs: 120_000, intervalMs: 200, what: 'an uploaded slice and one on disk' });
   first.child.kill('SIGKILL');
   const killedAt = Date.now();
   const written = slicesOnDisk([join(shared, 'recorder'), join(shared, 'spool')]);
@@ -81,8 +70,7 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
   // Once the dead recorder's lease has run out and before the other holds it, query answers 404.
   let switchAnswer: number | undefined;
   const path = client.path(resourceId, sid, 'query');
-  await waitFor(
-    async () => {
+  await waitUntil(async () => {
       const l = await lease();
       if (l && l.epoch > 1) return true;
       if (!l || l.expires_at > Date.now()) return false;
@@ -90,20 +78,13 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
       // Counted only when the other recorder had not taken the session before the answer.
       if ((await lease())?.epoch === 1) switchAnswer = q.status;
       return switchAnswer !== undefined;
-    },
-    60_000,
-    'the lease lapsed',
-  );
+    }, { timeoutMs: 60_000, intervalMs: 200, what: 'the lease lapsed' });
 
   // The participant reconnects to the surviving node (its channel moved with it).
-  pub = await waitFor(
-    async () => cluster.publish(second.url, c.cname, c.publisher).catch(() => undefined),
-    60_000,
-    'the publisher on the second node',
-  );
+  pub = await waitUntil(async () => cluster.publish(second.url, c.cname, c.publisher).catch(() => undefined), { timeoutMs: 60_000, intervalMs: 200, what: 'the publisher on the second node' });
   // Event 12 can reach the receiver up to the webhook claim's lease (request timeout + 30 s, docs/notify.md) after
   // the kill: a session's events go out in order, and the dead node may have been posting one of them when it died.
-  const failoverEvent = await waitFor(() => cluster.webhooks.find((w) => w.payload.sid === sid && w.eventType === 12), 90_000, 'event 12').catch(
+  const failoverEvent = await waitUntil(() => cluster.webhooks.find((w) => w.payload.sid === sid && w.eventType === 12), { timeoutMs: 90_000, intervalMs: 200, what: 'event 12' }).catch(
     (e: Error) => {
       throw new Error(`${e.message}\nsurviving node:\n${second.output()}\nAPI node:\n${api.output()}`);
     },
@@ -120,16 +101,12 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
   assert.notEqual(newUid, c.recUid);
   assert.equal((await lease())?.epoch, 2);
 
-  await waitFor(
-    () => bucketKeys(cluster.bucketDir).some((k) => k.includes(`/bak0_${sid}_`) && isSliceFile(k)),
-    120_000,
-    'bak0_ slices after the take-over',
-  );
+  await waitUntil(() => bucketKeys(cluster.bucketDir).some((k) => k.includes(`/bak0_${sid}_`) && isSliceFile(k)), { timeoutMs: 120_000, intervalMs: 200, what: 'bak0_ slices after the take-over' });
   const stop = await client.api('POST', client.path(resourceId, sid, 'stop'), { cname: c.cname, uid: c.recUid, clientRequest: {} });
   assert.equal(stop.status, 200, JSON.stringify(stop.body));
 
   // Files the dead recorder had spooled are adopted once its spool leases run out: they may arrive after the stop.
-  await waitFor(() => slicesMissingFromBucket(written, cluster.bucketDir).length === 0, 120_000, 'the spool to finish').catch(() => undefined);
+  await waitUntil(() => slicesMissingFromBucket(written, cluster.bucketDir).length === 0, { timeoutMs: 120_000, intervalMs: 200, what: 'the spool to finish' }).catch(() => undefined);
   assert.deepEqual(slicesMissingFromBucket(written, cluster.bucketDir), [], 'every slice written before the kill is in the bucket');
   const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
   // At least once: only an event the dead node may have been posting when it died (one that happened before the

@@ -7,8 +7,8 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { recordingClient } from '../../../recorders/individual/testing/harness.ts';
-import { bucketKeys, waitFor } from '../../../recorders/individual/testing/media-checks.ts';
-import { startTcpProxy, TEST_PG_URL, type TcpProxy } from '../../../testing/index.ts';
+import { bucketKeys } from '../../../recorders/individual/testing/media-checks.ts';
+import { startTcpProxy, type TcpProxy, TEST_PG_URL, waitUntil } from '../../../testing/index.ts';
 import { startCluster, startIndividualHls, type Cluster } from './cluster-test-kit.ts';
 import { TEST_REDIS_URL } from '../../../redis/testing.ts';
 
@@ -44,25 +44,25 @@ test('partitioned recorder: stops writing after its lease, the other takes over,
     bucketKeys(cluster.bucketDir)
       .filter((k) => (firstOnes ? k.includes(`/${sid}_`) : k.includes(`/bak0_${sid}_`)))
       .map((k) => ({ k, mtimeMs: statSync(join(cluster.bucketDir, k)).mtimeMs }));
-  await waitFor(() => objects(true).some((o) => o.k.endsWith('.ts')), 120_000, 'a slice of the first recorder');
+  await waitUntil(() => objects(true).some((o) => o.k.endsWith('.ts')), { timeoutMs: 120_000, intervalMs: 200, what: 'a slice of the first recorder' });
   await cluster.start(['recorder']);
 
   pg.cut('blackhole');
   redis.cut('blackhole');
   const cutAt = Date.now();
-  const failover = await waitFor(() => cluster.webhooks.find((w) => w.payload.sid === sid && w.eventType === 12), 120_000, 'event 12');
+  const failover = await waitUntil(() => cluster.webhooks.find((w) => w.payload.sid === sid && w.eventType === 12), { timeoutMs: 120_000, intervalMs: 200, what: 'event 12' });
   const takenOverAt = Date.now();
   t.diagnostic(`taken over ${((takenOverAt - cutAt) / 1000).toFixed(1)} s after the partition (lease ${LEASE_S} s)`);
   const lease = await cluster.db.db.selectFrom('recording_leases').selectAll().where('resource_id', '=', resourceId).executeTakeFirstOrThrow();
   assert.equal(lease.epoch, 2);
   assert.notEqual(String(failover.payload.details.newUid), REC_UID);
 
-  await waitFor(() => objects(false).some((o) => o.k.endsWith('.ts')), 120_000, 'bak0_ slices of the recorder that took over');
+  await waitUntil(() => objects(false).some((o) => o.k.endsWith('.ts')), { timeoutMs: 120_000, intervalMs: 200, what: 'bak0_ slices of the recorder that took over' });
   // The partition heals: the first recorder finds its lease gone and stays fenced.
   pg.restore();
   redis.restore();
   const laterSlices = objects(false).filter((o) => o.k.endsWith('.ts')).length;
-  await waitFor(() => objects(false).filter((o) => o.k.endsWith('.ts')).length > laterSlices, 120_000, 'more bak0_ slices after the heal');
+  await waitUntil(() => objects(false).filter((o) => o.k.endsWith('.ts')).length > laterSlices, { timeoutMs: 120_000, intervalMs: 200, what: 'more bak0_ slices after the heal' });
 
   // Never both: nothing of the first recorder was written after the other one took the session.
   const late = objects(true).filter((o) => o.mtimeMs > takenOverAt);
@@ -78,7 +78,7 @@ test('partitioned recorder: stops writing after its lease, the other takes over,
   assert.ok(list.some((f) => f.includes(`/bak0_${sid}_`)), list.join('\n'));
   assert.equal((await cluster.db.db.selectFrom('recording_leases').select('epoch').where('resource_id', '=', resourceId).executeTakeFirstOrThrow()).epoch, 2);
 
-  await waitFor(() => cluster.webhooks.some((w) => w.payload.sid === sid && w.eventType === 11), 60_000, 'event 11');
+  await waitUntil(() => cluster.webhooks.some((w) => w.payload.sid === sid && w.eventType === 11), { timeoutMs: 60_000, intervalMs: 200, what: 'event 11' });
   const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
   assert.equal(new Set(mine.map((w) => w.noticeId)).size, mine.length, 'no webhook delivered twice');
   assert.equal(mine.filter((w) => w.eventType === 12).length, 1, 'one event 12');

@@ -6,9 +6,9 @@ import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { recordingClient } from '../../../recorders/individual/testing/harness.ts';
-import { bucketKeys, probe, waitFor } from '../../../recorders/individual/testing/media-checks.ts';
+import { bucketKeys, probe } from '../../../recorders/individual/testing/media-checks.ts';
 import { parseUserFileName } from '../../../media/index.ts';
-import { startTcpProxy, TEST_PG_URL, type TcpProxy } from '../../../testing/index.ts';
+import { startTcpProxy, type TcpProxy, TEST_PG_URL, waitUntil } from '../../../testing/index.ts';
 import { startCluster, startIndividualHls, type Cluster } from './cluster-test-kit.ts';
 
 const CNAME = 'pg-drop';
@@ -47,7 +47,7 @@ test('PostgreSQL dropped and restored mid-session: recording continues, nothing 
   const client = recordingClient(api.url);
   const { resourceId, sid } = await startIndividualHls(client, CNAME, REC_UID);
   const slices = () => bucketKeys(cluster.bucketDir).filter((k) => k.includes(`/${sid}_`) && /\.ts$/.test(k));
-  await waitFor(() => slices().length > 0, 120_000, 'a slice before the outage');
+  await waitUntil(() => slices().length > 0, { timeoutMs: 120_000, intervalMs: 200, what: 'a slice before the outage' });
 
   const cutAt = Date.now();
   pg.cut('reset');
@@ -60,15 +60,11 @@ test('PostgreSQL dropped and restored mid-session: recording continues, nothing 
   pg.restore();
 
   const after = slices().length;
-  await waitFor(() => slices().length > after, 120_000, 'slices after PostgreSQL is back');
-  const query = await waitFor(
-    async () => {
+  await waitUntil(() => slices().length > after, { timeoutMs: 120_000, intervalMs: 200, what: 'slices after PostgreSQL is back' });
+  const query = await waitUntil(async () => {
       const r = await client.api('GET', client.path(resourceId, sid, 'query'));
       return r.status === 200 ? r : undefined;
-    },
-    60_000,
-    'query answers again',
-  );
+    }, { timeoutMs: 60_000, intervalMs: 200, what: 'query answers again' });
   assert.equal(query.body.sid, sid);
 
   const stop = await client.api('POST', client.path(resourceId, sid, 'stop'), { cname: CNAME, uid: REC_UID, clientRequest: {} });
@@ -91,7 +87,7 @@ test('PostgreSQL dropped and restored mid-session: recording continues, nothing 
   });
   assert.ok(startsDuringOutage.length > 0, `a slice recorded during the outage: ${[...listed].join(' ')}`);
 
-  await waitFor(() => cluster.webhooks.some((w) => w.payload.sid === sid && w.eventType === 11), 60_000, 'event 11');
+  await waitUntil(() => cluster.webhooks.some((w) => w.payload.sid === sid && w.eventType === 11), { timeoutMs: 60_000, intervalMs: 200, what: 'event 11' });
   await new Promise((r) => setTimeout(r, 1000));
   const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
   assert.ok(mine.every((w) => w.signed));

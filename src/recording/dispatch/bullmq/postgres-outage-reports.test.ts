@@ -8,8 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import { APP, rtcToken, recordingClient, storageConfig } from '../../../recorders/individual/testing/harness.ts';
-import { bucketKeys, probe, waitFor } from '../../../recorders/individual/testing/media-checks.ts';
-import { startTcpProxy, TEST_PG_URL, type ServerProcess, type TcpProxy } from '../../../testing/index.ts';
+import { bucketKeys, probe } from '../../../recorders/individual/testing/media-checks.ts';
+import { type ServerProcess, startTcpProxy, type TcpProxy, TEST_PG_URL, waitUntil } from '../../../testing/index.ts';
 import { startCluster, type Cluster } from './cluster-test-kit.ts';
 
 const CNAME = 'pg-outage-reports';
@@ -61,7 +61,7 @@ async function recordAndEnd(t: TestContext, recorder: ServerProcess): Promise<vo
     return r.status === 200 ? (r.body as unknown as Detail) : undefined;
   };
   const slices = () => bucketKeys(cluster.bucketDir).filter((k) => k.includes(`/${sid}_`) && /\.ts$/.test(k));
-  await waitFor(() => slices().length > 0, 120_000, 'a slice before the outage');
+  await waitUntil(() => slices().length > 0, { timeoutMs: 120_000, intervalMs: 200, what: 'a slice before the outage' });
 
   const cutAt = Date.now();
   pg.cut('reset');
@@ -76,10 +76,10 @@ async function recordAndEnd(t: TestContext, recorder: ServerProcess): Promise<vo
   const restoredAt = Date.now();
   pg.restore();
 
-  const ended = await waitFor(async () => {
+  const ended = await waitUntil(async () => {
     const d = await detail();
     return d?.state === 'ended' ? d : undefined;
-  }, 120_000, 'the session ended in the store').catch((e: Error) => {
+  }, { timeoutMs: 120_000, intervalMs: 200, what: 'the session ended in the store' }).catch((e: Error) => {
     t.diagnostic(`recorder output:\n${recorder.output().slice(-6000)}`);
     throw e;
   });
@@ -102,7 +102,7 @@ async function recordAndEnd(t: TestContext, recorder: ServerProcess): Promise<vo
   for (const p of playlists) assert.ok((await probe(join(cluster.bucketDir, p))).duration > 1, `${p} plays`);
 
   // The history: the streams' end, raised during the outage (sendts/createdAt then), and the session's end.
-  await waitFor(async () => (await detail())?.events.some((e) => e.eventType === 11), 60_000, 'event 11 in the history');
+  await waitUntil(async () => (await detail())?.events.some((e) => e.eventType === 11), { timeoutMs: 60_000, intervalMs: 200, what: 'event 11 in the history' });
   const events = (await detail())!.events;
   t.diagnostic(`history: ${events.map((e) => `${e.eventType}${e.details.state !== undefined ? `/${String(e.details.state)}` : ''}`).join(' ')}`);
   for (const type of [43, 44]) {
@@ -113,7 +113,7 @@ async function recordAndEnd(t: TestContext, recorder: ServerProcess): Promise<vo
   assert.ok(events.some((e) => e.eventType === 31 || e.eventType === 32), 'the upload result (31/32)');
 
   // And every webhook once, in order.
-  await waitFor(() => cluster.webhooks.some((w) => w.payload.sid === sid && w.eventType === 11), 60_000, 'event 11 delivered');
+  await waitUntil(() => cluster.webhooks.some((w) => w.payload.sid === sid && w.eventType === 11), { timeoutMs: 60_000, intervalMs: 200, what: 'event 11 delivered' });
   await new Promise((r) => setTimeout(r, 1000));
   const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
   assert.equal(new Set(mine.map((w) => w.noticeId)).size, mine.length, 'no webhook delivered twice');
@@ -141,7 +141,7 @@ test('recorder stopped (SIGTERM) during the outage: its journal keeps the events
     const r = await client.api('GET', `/v1/apps/${APP}/cloud_recording/sessions/${sid}`);
     return r.status === 200 ? (r.body as unknown as Detail).events : [];
   };
-  await waitFor(() => bucketKeys(cluster.bucketDir).some((k) => k.includes(`/${sid}_`) && /\.ts$/.test(k)), 120_000, 'a slice before the outage');
+  await waitUntil(() => bucketKeys(cluster.bucketDir).some((k) => k.includes(`/${sid}_`) && /\.ts$/.test(k)), { timeoutMs: 120_000, intervalMs: 200, what: 'a slice before the outage' });
 
   const cutAt = Date.now();
   pg.cut('reset');
@@ -159,7 +159,7 @@ test('recorder stopped (SIGTERM) during the outage: its journal keeps the events
   const restoredAt = Date.now();
   pg.restore();
   await cluster.start(['recorder'], { dataDir, env });
-  await waitFor(async () => (await history()).filter((e) => e.details.state === 1).length >= 2, 60_000, 'the journal written by the next start');
+  await waitUntil(async () => (await history()).filter((e) => e.details.state === 1).length >= 2, { timeoutMs: 60_000, intervalMs: 200, what: 'the journal written by the next start' });
   const events = await history();
   t.diagnostic(`history: ${events.map((e) => `${e.eventType}${e.details.state !== undefined ? `/${String(e.details.state)}` : ''}`).join(' ')}`);
   for (const type of [43, 44]) {
@@ -167,7 +167,7 @@ test('recorder stopped (SIGTERM) during the outage: its journal keeps the events
     assert.equal(gone.length, 1, `event ${type} state 1 listed once`);
     assert.ok(gone[0]!.createdAt >= cutAt && gone[0]!.createdAt < restoredAt, `event ${type} raised during the outage`);
   }
-  await waitFor(() => cluster.webhooks.filter((w) => w.payload.sid === sid && w.payload.details.state === 1).length >= 2, 60_000, 'the kept events delivered');
+  await waitUntil(() => cluster.webhooks.filter((w) => w.payload.sid === sid && w.payload.details.state === 1).length >= 2, { timeoutMs: 60_000, intervalMs: 200, what: 'the kept events delivered' });
   await new Promise((r) => setTimeout(r, 1000));
   const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
   assert.equal(new Set(mine.map((w) => w.noticeId)).size, mine.length, 'no webhook delivered twice');

@@ -5,8 +5,9 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { APP, recordingClient, rtcToken } from '../../../recorders/individual/testing/harness.ts';
-import { bucketKeys, probe, waitFor } from '../../../recorders/individual/testing/media-checks.ts';
+import { bucketKeys, probe } from '../../../recorders/individual/testing/media-checks.ts';
 import { startCluster, startIndividualHls, type Cluster } from './cluster-test-kit.ts';
+import { waitUntil } from '../../../testing/wait.ts';
 
 const CNAME = 'followed';
 const REC_UID = '9431';
@@ -40,7 +41,7 @@ test('WHIP to the wrong channel node → 307 → published on the owner; a recor
   const client = recordingClient(api.url);
   const { resourceId, sid } = await startIndividualHls(client, CNAME, REC_UID);
   const slicesOf = (uid: number) => bucketKeys(cluster.bucketDir).filter((k) => k.includes(`/${sid}_${CNAME}__uid_s_${uid}__`) && /\.ts$/.test(k));
-  await waitFor(() => slicesOf(831).length > 0 && slicesOf(832).length > 0, 120_000, 'slices of both publishers in the bucket');
+  await waitUntil(() => slicesOf(831).length > 0 && slicesOf(832).length > 0, { timeoutMs: 120_000, intervalMs: 200, what: 'slices of both publishers in the bucket' });
 
   // The recorder joined A as a subscriber (membership on the owner lists its uid).
   const members = await fetch(`${a.url}/rtc/v1/apps/${APP}/channels/${CNAME}?uid=99&token=${encodeURIComponent(rtcToken(CNAME, 99, 2))}`);

@@ -3,9 +3,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { recordingClient, rtcToken, storageConfig } from '../../../recorders/individual/testing/harness.ts';
-import { bucketKeys, waitFor } from '../../../recorders/individual/testing/media-checks.ts';
+import { bucketKeys } from '../../../recorders/individual/testing/media-checks.ts';
 import { startPrivateRedis, type PrivateRedis } from '../../../redis/testing.ts';
 import { startCluster, type Cluster } from './cluster-test-kit.ts';
+import { waitUntil } from '../../../testing/wait.ts';
 
 const CNAME = 'redis-restart';
 const REC_UID = '9421';
@@ -33,12 +34,12 @@ test('Redis restarted mid-session: recording continues, update and stop reach th
     recordingFileConfig: { avFileType: ['hls'] },
   });
   const slices = () => bucketKeys(cluster.bucketDir).filter((k) => k.includes(`/${sid}_`) && /\.ts$/.test(k)).length;
-  await waitFor(() => slices() > 0, 120_000, 'a slice before the restart');
+  await waitUntil(() => slices() > 0, { timeoutMs: 120_000, intervalMs: 200, what: 'a slice before the restart' });
 
   await redis.kill();
   redis = await startPrivateRedis(redis.port);
   const before = slices();
-  await waitFor(() => slices() > before, 120_000, 'new slices after the restart');
+  await waitUntil(() => slices() > before, { timeoutMs: 120_000, intervalMs: 200, what: 'new slices after the restart' });
 
   assert.equal((await client.api('GET', client.path(resourceId, sid, 'query'))).status, 200);
   const update = await client.api('POST', client.path(resourceId, sid, 'update'), {
@@ -51,7 +52,7 @@ test('Redis restarted mid-session: recording continues, update and stop reach th
   assert.equal(stop.status, 200, JSON.stringify(stop.body));
   assert.equal((stop.body.serverResponse as { uploadingStatus: string }).uploadingStatus, 'uploaded');
 
-  await waitFor(() => cluster.webhooks.some((w) => w.payload.sid === sid && w.eventType === 11), 60_000, 'event 11');
+  await waitUntil(() => cluster.webhooks.some((w) => w.payload.sid === sid && w.eventType === 11), { timeoutMs: 60_000, intervalMs: 200, what: 'event 11' });
   const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
   assert.equal(new Set(mine.map((w) => w.noticeId)).size, mine.length, 'no webhook delivered twice');
 });

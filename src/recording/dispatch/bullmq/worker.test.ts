@@ -7,7 +7,7 @@ import { ManualClock } from '../../../clock/index.ts';
 import { createLogger } from '../../../log/index.ts';
 import { openRedis, redisBus, type RedisConnection } from '../../../redis/index.ts';
 import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../../redis/testing.ts';
-import { openTestDatabase, type TestDatabase } from '../../../testing/index.ts';
+import { openTestDatabase, type TestDatabase, waitUntil } from '../../../testing/index.ts';
 import { canonicalJson, createIssuedTask, finish, requestStop, RESOURCE_TTL_MS, startSession, type LiveTask } from '../../lifecycle/index.ts';
 import { recordingTaskOf } from '../recording-task.ts';
 import { TaskStore } from '../../store/index.ts';
@@ -119,12 +119,15 @@ function reportLog(): { calls: string[]; reportFor: () => RecorderReport } {
   return { calls, reportFor: () => report };
 }
 
-async function until(what: string, fn: () => boolean | Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await fn()) return;
-    await new Promise((r) => setTimeout(r, 25));
+
+/** The session's job was offered to the recorders and refused by them: BullMQ holds it delayed for another try. */
+async function refusedJob(sid: string): Promise<boolean> {
+  const queue = new Queue(QUEUE_NAME, { connection: { url: TEST_REDIS_URL }, prefix: `${prefix}bull` });
+  try {
+    return (await (await queue.getJob(sid))?.isDelayed()) === true;
+  } finally {
+    await queue.close();
   }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 function setup(over: Partial<DispatchSettings> = {}, withWorker = true) {
@@ -166,7 +169,7 @@ test('region and excludeResourceIds: a session goes only to a recorder that fits
     const eu = s.addWorker('EU');
     const na = s.addWorker('NA');
     const resource = (t: LiveTask) => t.resource;
-    await until('both recorders announced', async () => (await new WorkerRegistry(redis).live(s.clock.now())).length >= 2);
+    await waitUntil(async () => (await new WorkerRegistry(redis).live(s.clock.now())).length >= 2, { what: 'both recorders announced' });
 
     const first = await liveTask(s.store, s.clock, { region: 'EU' });
     await s.dispatcher.launch(recordingTaskOf(first, false), reportLog().reportFor());
@@ -179,7 +182,7 @@ test('region and excludeResourceIds: a session goes only to a recorder that fits
     assert.match(String(await s.dispatcher.unplaceable!(resource(second))), /^clientRequest\.excludeResourceIds \(acquire\): every recorder of region EU/);
     // Queued anyway (an API process that checked before the recorders changed): no recorder takes it.
     const refused = s.dispatcher.launch(recordingTaskOf(second, false), reportLog().reportFor());
-    await new Promise((r) => setTimeout(r, 2500));
+    await waitUntil(() => refusedJob(second.session.sid), { intervalMs: 50, what: 'the job offered and refused' });
     s.clock.advance(5000);
     await assert.rejects(refused, NoRecorderAccepted);
     assert.deepEqual(eu.double.tasks.map((t) => t.sid), [first.session.sid], 'the excluded recorder never ran it');
@@ -221,7 +224,7 @@ test('launch answers once the worker accepted; control reaches it; a lost lease 
       .where('resource_id', '=', task.resource.resourceId)
       .execute();
     s.clock.advance(LEASE_MS / 3);
-    await until('the fenced recorder is stopped', () => s.double.stops.length === 1);
+    await waitUntil(() => s.double.stops.length === 1, { what: 'the fenced recorder is stopped' });
     assert.equal(rt.fence?.holds(), false);
     report.status(6);
     assert.deepEqual(s.reports.calls, ['status 5'], 'a fenced recorder reports nothing');
@@ -275,7 +278,7 @@ test('no recorder with room: start gives up after the accept timeout and the job
       (e: Error) => e.message,
     ).finally(() => (settled = true));
     // Let the job be offered (and refused) before the clock reaches the timeout.
-    await new Promise((r) => setTimeout(r, 1500));
+    await waitUntil(() => refusedJob(task.session.sid), { intervalMs: 50, what: 'the job offered and refused' });
     while (!settled) {
       s.clock.advance(1000);
       await new Promise((r) => setTimeout(r, 20));
@@ -313,7 +316,7 @@ test('a session whose recorder died during a stop: the next recorder takes it, f
     }
     assert.deepEqual(await answer, { uploadingStatus: 'uploaded', files: [], recordedAnything: false });
     assert.equal(s.double.stops.length, 1, 'stopped once although the request came several times');
-    await until('the session ended through the report', () => s.reports.calls.includes('ended'));
+    await waitUntil(() => s.reports.calls.includes('ended'), { what: 'the session ended through the report' });
   } finally {
     await queue.close();
     await s.close();
@@ -328,8 +331,8 @@ test('a session ended by another process (e.g. a start that gave up waiting) is 
     const ended = finish(live, { reason: 'error', uploadingStatus: 'unknown', recordedAnything: false }, s.clock.now()).task;
     await s.store.save(ended, s.clock.now());
     s.clock.advance(LEASE_MS / 3);
-    await until('the recorder is stopped', () => s.double.stops.length === 1);
-    await until('the lease is let go', async () => !(await s.leases.isHeld(live.resource.resourceId, s.clock.now())));
+    await waitUntil(() => s.double.stops.length === 1, { what: 'the recorder is stopped' });
+    await waitUntil(async () => !(await s.leases.isHeld(live.resource.resourceId, s.clock.now())), { what: 'the lease is let go' });
   } finally {
     await s.close();
   }

@@ -1,0 +1,96 @@
+// Which test files run in the heavy lane; every other *.test.ts is in the fast lane (scripts/test.mjs).
+//
+// Fast lane (`npm test`, under a minute): pure and in-process tests. Real PostgreSQL, Redis and HTTP on loopback
+// are fine; child processes are not: a fast-lane file that starts one (ffmpeg, Chromium, redis-server, another
+// reeltime, openssl...) fails at once (scripts/test-fast-lane-guard.mjs), which is how a new file finds its way here.
+// Heavy lane (both lanes: `bash scripts/test.sh`, CI): the files below, a few at a time. Each group says why.
+// The runner starts the files it has no timing for in this order, so keep the longest first within a group.
+// `node scripts/test.mjs --list` shows every file with its lane.
+
+/** Record real media: ffmpeg, Chromium, Xvfb and PulseAudio, in real time. */
+const RECORDERS = [
+  'src/recorders/common/whep-replace.test.ts',
+  'src/recorders/individual/media-path.test.ts',
+  'src/recorders/mix/hold.test.ts',
+  'src/recorders/individual/hold.test.ts',
+  'src/recorders/mix/record.test.ts',
+  'src/recorders/individual/record.test.ts',
+  'src/recorders/mix/sender-clock.test.ts',
+  'src/recorders/individual/hold-restart.test.ts',
+  'src/recorders/individual/follow.test.ts',
+  'src/recorders/web/record.test.ts',
+  'src/recorders/web/page.test.ts',
+  'src/recorders/individual/restart.test.ts',
+  'src/recorders/individual/scene2.test.ts',
+  'src/recorders/individual/browser.test.ts',
+  'src/recorders/mix/browser.test.ts',
+  'src/recorders/individual/s3.test.ts',
+  'src/recorders/mix/images.test.ts',
+  'src/recorders/web/recovery.test.ts',
+];
+
+/** Several reeltime processes, or one killed and restarted; a Redis or PostgreSQL outage on a private server. */
+const PROCESSES = [
+  'src/recording/dispatch/bullmq/postgres-outage-reports.test.ts',
+  'src/recording/dispatch/bullmq/postgres-drop.test.ts',
+  'src/recording/dispatch/bullmq/failover.test.ts',
+  'src/recording/dispatch/bullmq/cross-process.test.ts',
+  'src/recording/dispatch/bullmq/partition.test.ts',
+  'src/recording/dispatch/bullmq/recorder-follows-channel.test.ts',
+  'src/recording/dispatch/bullmq/redis-restart.test.ts',
+  'src/server/sigkill-mix.test.ts',
+  'src/server/sigkill.test.ts',
+  'src/server/start.test.ts',
+  'src/channel/placement/cross-node.test.ts',
+  'src/channel/placement/browser-cross-node.test.ts',
+  'src/channel/placement/directory.test.ts',
+  'src/channel/membership/membership.test.ts',
+  'src/chat/gateway/cross-process.test.ts',
+  'src/chat/token-server/token-server.test.ts',
+  'src/chat/token-server/caller-auth.test.ts',
+  'src/cli/commands/serve.test.ts',
+  'src/cli/commands/record.test.ts',
+  'src/cli/commands/token.test.ts',
+  'src/health/health.test.ts',
+  'src/redis/redis.test.ts',
+  'src/process/spawn-child.test.ts',
+  'src/outbox/outbox.test.ts',
+  'test/import-each-module.test.ts',
+  'src/net/tls.test.ts',
+];
+
+/** Chromium pages (console, docs, SDK, WebRTC in a browser). */
+const BROWSER = [
+  'src/channel/browser.test.ts',
+  'src/console/browser.test.ts',
+  'src/openapi/docs-page.test.ts',
+  'src/chat/sdk/browser.test.ts',
+];
+
+/** ffmpeg encodes or decodes media (no recorder). */
+const MEDIA = [
+  'src/media/capture/capture.test.ts',
+  'src/media/push/cdn-pusher.test.ts',
+  'src/media/mix/live/av-sync.test.ts',
+  'src/media/mix/live/ogg-opus.test.ts',
+  'src/media/mix/live/mix-pipeline.test.ts',
+  'src/media/mix/live/mix-encoder.test.ts',
+  'src/media/mix/live/frame-socket.test.ts',
+  'src/media/mix/live/video-size.test.ts',
+  'src/media/mix/compositor.test.ts',
+  'src/media/push/gop-cache.test.ts',
+  'src/media/track-pipeline.test.ts',
+  'src/channel/webrtc/forward.test.ts',
+  'src/channel/webrtc/local-tap.test.ts',
+  'src/channel/publisher/replay.test.ts',
+  'src/metrics/metrics.test.ts',
+];
+
+/** Object stores in their own processes (Azurite). */
+const STORES = ['src/storage/uploaders/contract.test.ts', 'src/storage/module.test.ts'];
+
+/** In-process but long: minutes of CPU. */
+const LONG = ['src/recording/api/fuzz.test.ts'];
+
+// Longest groups first: a fresh clone has no timings yet, and a long file started last would lengthen the run.
+export const HEAVY = [...RECORDERS, ...MEDIA, ...LONG, ...PROCESSES, ...BROWSER, ...STORES];

@@ -1,0 +1,64 @@
+// The SFU's public shapes (sfu.ts holds the class): what joins and taps pass in, what they get back, test hooks.
+import type { RequestClient } from './client-address.ts';
+import type { LeaveReason, MediaKind, Profile } from './membership/index.ts';
+import type { TapPacketListener, TapSenderReportListener } from './webrtc/index.ts';
+
+/** An in-process subscription (`Sfu.tap`): the same join rules as WHEP, without a peer connection. */
+export interface TapParams {
+  readonly appId: string;
+  readonly cname: string;
+  readonly uid: number;
+  readonly token: string | undefined;
+  readonly profile: Profile;
+  readonly publisher: number;
+  readonly kinds: readonly MediaKind[];
+  readonly onPacket: TapPacketListener;
+  readonly onSenderReport?: TapSenderReportListener;
+  /** Called once when the channel ends the tap (publisher left, shutdown), not after `close()`. */
+  readonly onEnded?: (reason: LeaveReason) => void;
+}
+
+export interface TapHandle {
+  requestKeyframe(): void;
+  close(): Promise<void>;
+}
+
+export interface JoinParams {
+  readonly appId: string;
+  readonly cname: string;
+  readonly uid: number;
+  readonly token: string | undefined;
+  readonly profile: Profile;
+  readonly offer: string;
+  /** Who asked: counted per address unless trusted; a trusted client's session is not ended at token expiry. */
+  readonly client: RequestClient;
+}
+
+export interface SessionCreated {
+  readonly id: string;
+  readonly etag: string;
+  readonly answer: string;
+}
+
+/** One published track's RTP so far, as the console's bitrate stream reports it. */
+export interface TrackStat {
+  readonly cname: string;
+  readonly uid: number;
+  readonly kind: MediaKind;
+  readonly codec: string;
+  readonly packets: number;
+  readonly bytes: number;
+}
+
+/**
+ * Fault injection for tests, through the SFU's own options (never by patching its prototype). Production passes none.
+ */
+export interface SfuTestHooks {
+  /**
+   * A WHEP subscribe session was created; returns the SDP answer to send instead of `answer` (e.g. one whose ICE
+   * password is wrong), or nothing to send it as is. `end` ends the session as this node would (ICE failure...).
+   */
+  readonly onSubscribed?: (session: { readonly id: string; readonly answer: string; end(reason: LeaveReason): Promise<boolean> }) => string | void;
+  /** `end(id, reason)` was called (before anything is ended). */
+  readonly onEnd?: (id: string, reason: LeaveReason) => void;
+}
