@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startHarness } from '../recorders/individual/testing/harness.ts';
 import { launchTestChromium } from '../testing/chromium.ts';
+import { TEST_CUSTOMER_SECRET } from '../testing/index.ts';
 
 const IMAGES = new URL('../../docs/images/', import.meta.url).pathname;
 const COLOUR = { r: 0xe0, g: 0x30, b: 0x30 };
@@ -68,7 +69,7 @@ test('console: sign in, see a publisher, record it (mix, then individual with an
     await page.waitForSelector('#signin pre.error');
     assert.match(await page.textContent('#signin pre.error') ?? '', /401[\s\S]*Invalid authentication credentials/);
     await shot(page, 'signin');
-    await page.fill('input[name=customerSecret]', 'test-secret');
+    await page.fill('input[name=customerSecret]', TEST_CUSTOMER_SECRET);
     await page.click('#signin button.primary');
 
     // The publisher appears with its two tracks.

@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import type { Clock } from '../clock/index.ts';
 import type { JsonObject } from '../config/index.ts';
 import { loadConfig } from '../server/config.ts';
+import { LoginThrottle } from '../http/index.ts';
 import { createLogger } from '../log/index.ts';
 import { createMetricsRegistry } from '../metrics/index.ts';
 import { ALL_ROLES } from '../server/module.ts';
@@ -107,6 +108,7 @@ export async function startNotify(o: HarnessOptions): Promise<NotifyModule> {
     clock: o.clock,
     roles: new Set(ALL_ROLES),
     metrics: createMetricsRegistry({ processMetrics: false }),
+    logins: new LoginThrottle(() => o.clock.now(), config.http),
   });
   await m.start?.('http://127.0.0.1:0');
   return m;

@@ -10,6 +10,7 @@
  * purpose (pause, target switch, stop) report nothing.
  */
 import type { Writable } from 'node:stream';
+import { redactStreamUrlIn } from '../../log/index.ts';
 import { FfmpegProcess } from '../ffmpeg.ts';
 import { LineSplitter } from '../segment-list.ts';
 import { GopCache } from './gop-cache.ts';
@@ -200,7 +201,8 @@ export class CdnPusher {
     void c.ffmpeg.exited.then((exit) => {
       clearInterval(c.timer);
       const last = exit.stderrTail.trim().split('\n').at(-1) ?? '';
-      this.#down(c, `pusher exited (${exit.code ?? exit.signal}): ${last}`);
+      // ffmpeg quotes its target: the stream key must not reach a log.
+      this.#down(c, `pusher exited (${exit.code ?? exit.signal}): ${redactStreamUrlIn(last, url)}`);
     });
   }
 
