@@ -59,8 +59,15 @@ test('console: sign in, see a publisher, record it (mix, then individual with an
     await page.emulateMedia({ colorScheme: 'dark' });
     const failures: string[] = [];
     page.on('pageerror', (e) => failures.push(e.message));
+    // The page runs under its Content-Security-Policy: anything it blocks (a script, a worker, a blob: media
+    // source, a fetch) is a failure.
+    page.on('console', (m) => void (/Content Security Policy/i.test(m.text()) && failures.push(m.text())));
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => console.error(`Content Security Policy violation: ${e.violatedDirective} ${e.blockedURI}`));
+    });
 
-    await page.goto(`${h.server.url}/`);
+    const served = await page.goto(`${h.server.url}/`);
+    assert.match((await served?.allHeaders())?.['content-security-policy'] ?? '', /frame-ancestors 'none'/);
     await page.waitForSelector('#signin');
     assert.equal(await page.locator('.boot').count(), 0);
     await page.fill('input[name=customerId]', 'test-customer');
