@@ -38,12 +38,13 @@ function rawConnection(url: string): { socket: Socket; answer: () => string; clo
   return { socket, answer: () => answer, closed };
 }
 
-test('a body trickled slower than the request timeout is answered 408 and its connection closed (acquire, users API)', async () => {
+test('a body trickled slower than the request timeout is answered 408 and its connection closed (acquire, users API, WHIP)', async () => {
   const s = await server({ env: { REELTIME_HTTP_REQUEST_TIMEOUT_MS: '800', REELTIME_HTTP_HEADERS_TIMEOUT_MS: '400' } });
   const declared = 4000;
   for (const [path, auth] of [
     [acquirePath, TEST_AUTH],
     ['/reeltime/default/users', 'Bearer whatever'],
+    [`/rtc/v1/apps/${TEST_APP_ID}/channels/c/whip`, 'Bearer not-a-token'],
   ] as const) {
     const c = rawConnection(s.url);
     c.socket.write(
