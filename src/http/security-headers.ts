@@ -65,6 +65,8 @@ export function installResponseHeaders(app: FastifyInstance): void {
       reply.header('referrer-policy', 'no-referrer');
     }
     if (reply.statusCode === 429 && !reply.hasHeader('retry-after')) reply.header('retry-after', DEFAULT_RETRY_AFTER_SECONDS);
-    if (!req.raw.complete) reply.header('connection', 'close');
+    // (A request without a body may not be marked complete yet when a synchronous route answers: it has none to read.)
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    if (hasBody && !req.raw.complete) reply.header('connection', 'close');
   });
 }
