@@ -48,7 +48,9 @@ export function registerBucketRoute(app: FastifyInstance, root: string, access: 
     let credentialed = false;
     if (!access.public) {
       // A customer's own credentials read its apps' objects, playlists as stored (their slices are fetched alike).
-      const login = req.headers.authorization === undefined ? undefined : access.login(req.headers.authorization, req.socket.remoteAddress);
+      // Only Basic is a login attempt: a player that sends some other Authorization with its signed link is not failing one.
+      const basic = /^Basic\s/i.test(req.headers.authorization ?? '');
+      const login = basic ? access.login(req.headers.authorization, req.socket.remoteAddress) : undefined;
       if (login && !login.ok && login.refusal === 'throttled') {
         return reply
           .code(429)
