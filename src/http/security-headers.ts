@@ -5,8 +5,12 @@ import type { FastifyInstance } from 'fastify';
 export interface PagePolicy {
   /** Inline `<script>` texts the page carries (an import map, a module), allowed by their SHA-256. */
   readonly inlineScripts?: readonly string[];
-  /** Other origins the page may fetch and play media from (the configured public URL). */
-  readonly origins?: readonly string[];
+  /**
+   * Fetches, media and images may come from any http(s) origin: in a cluster a channel answers 307 to the node that
+   * hosts it, and a recording plays from the node that recorded it, origins known only then. Scripts, styles and
+   * workers stay this origin's, so an injected URL still cannot run code.
+   */
+  readonly anyOrigin?: boolean;
 }
 
 /** The texts of a page's inline `<script>` elements (those without `src`), for `PagePolicy.inlineScripts`. */
@@ -19,20 +23,20 @@ const hashOf = (text: string): string => `'sha256-${createHash('sha256').update(
 /**
  * Headers of an HTML page (the console, the call page, /docs): a Content-Security-Policy that lets in only this
  * origin's scripts (inline ones by hash), media and workers also from `blob:` (hls.js and the WebM player feed a
- * MediaSource), no framing, no referrer.
+ * MediaSource), no plugins, no framing; no referrer.
  */
 export function pageHeaders(policy: PagePolicy = {}): Record<string, string> {
-  const self = ["'self'", ...(policy.origins ?? [])].join(' ');
+  const remote = policy.anyOrigin ? "'self' http: https:" : "'self'";
   const scripts = ["'self'", ...(policy.inlineScripts ?? []).map(hashOf)].join(' ');
   const csp = [
-    `default-src ${self}`,
+    `default-src 'self'`,
     `script-src ${scripts}`,
     // Inline <style> blocks and style attributes only: a style cannot run code.
     `style-src 'self' 'unsafe-inline'`,
-    `img-src ${self} data: blob:`,
-    `media-src ${self} blob:`,
+    `img-src ${remote} data: blob:`,
+    `media-src ${remote} blob:`,
     `worker-src 'self' blob:`,
-    `connect-src ${self}`,
+    `connect-src ${remote}`,
     `object-src 'none'`,
     `base-uri 'none'`,
     `form-action 'self'`,

@@ -13,7 +13,7 @@ export function registerPageRoutes(app: FastifyInstance, config: Config): void {
   const html = asset('index.html');
   const js = asset('call.js');
   app.get('/rtc', async (_req, reply) => reply.redirect('/rtc/'));
-  const headers = pageHeaders({ inlineScripts: inlineScriptsOf(html) });
+  const headers = pageHeaders({ inlineScripts: inlineScriptsOf(html), anyOrigin: true });
   app.get('/rtc/', async (_req, reply) => reply.headers(headers).type('text/html; charset=utf-8').send(html));
   app.get('/rtc/call.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(js));
 
