@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { GatewayError, hostedBaseUrl, RecordingClient, ServiceError, buildRtcTokenWithUid, type RecordingClientOptions } from '@reeltime/client';
-import { startTestServer, type TestServer } from '../src/testing/index.ts';
+import { startTestServer, TEST_CUSTOMER_SECRET, type TestServer } from '../src/testing/index.ts';
 import { startRequest, TEST_APP_ID } from '../src/recording/testing/client.ts';
 import { allDoubles, RecorderDouble } from '../src/recording/testing/recorder-double.ts';
 
@@ -30,7 +30,7 @@ function client(baseUrl: string, extra: Partial<RecordingClientOptions> = {}) {
     baseUrl,
     appId: TEST_APP_ID,
     customerId: 'test-customer',
-    customerSecret: 'test-secret',
+    customerSecret: TEST_CUSTOMER_SECRET,
     sleep: async (ms) => void slept.push(ms),
     ...extra,
   });

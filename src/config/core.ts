@@ -32,6 +32,45 @@ export interface CoreConfig {
   readonly generatedCredentials: boolean;
   /** Bearer token that opens `GET /metrics` to any address; unset, only loopback callers may scrape. */
   readonly metricsToken: string | undefined;
+  /** Limits of the HTTP server: how long a request may take to arrive, failed logins (docs/configuration.md). */
+  readonly http: HttpSettings;
+}
+
+export interface HttpSettings {
+  /** The whole request (line, headers, body) must arrive within this; 408 and the connection closed otherwise. */
+  readonly requestTimeoutMs: number;
+  /** The request line and headers must arrive within this. */
+  readonly headersTimeoutMs: number;
+  /** Failed Basic logins per minute per client address, and per customer id, before 429 (0: no limit). */
+  readonly loginFailuresPerMinutePerAddress: number;
+  readonly loginFailuresPerMinutePerCustomer: number;
+}
+
+/** The rule every secret configured for production follows. */
+export const MIN_SECRET_LENGTH = 16;
+
+/**
+ * Production refuses short secrets at start: `value` must have at least 16 characters (128 bits when they are hex,
+ * more otherwise). Development keeps whatever it is given (its generated credentials have 32 hex digits).
+ */
+export function checkSecretLength(env: 'development' | 'production', setting: string, value: string): void {
+  if (env === 'production' && value.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError(setting, `must be at least ${MIN_SECRET_LENGTH} characters in production (got ${value.length}); generate one with "openssl rand -hex 16"`);
+  }
+}
+
+function parseHttpSettings(src: ConfigSource): HttpSettings {
+  const requestTimeoutMs = src.int('http.requestTimeoutMs', 'REELTIME_HTTP_REQUEST_TIMEOUT_MS', 30_000, { min: 100, max: 600_000 });
+  const headersTimeoutMs = src.int('http.headersTimeoutMs', 'REELTIME_HTTP_HEADERS_TIMEOUT_MS', Math.min(15_000, requestTimeoutMs), { min: 100, max: 600_000 });
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError('REELTIME_HTTP_HEADERS_TIMEOUT_MS (http.headersTimeoutMs)', `must be at most http.requestTimeoutMs (${requestTimeoutMs})`);
+  }
+  return {
+    requestTimeoutMs,
+    headersTimeoutMs,
+    loginFailuresPerMinutePerAddress: src.int('http.loginFailuresPerMinutePerAddress', 'REELTIME_HTTP_LOGIN_FAILURES_PER_MINUTE_PER_ADDRESS', 20, { min: 0 }),
+    loginFailuresPerMinutePerCustomer: src.int('http.loginFailuresPerMinutePerCustomer', 'REELTIME_HTTP_LOGIN_FAILURES_PER_MINUTE_PER_CUSTOMER', 100, { min: 0 }),
+  };
 }
 
 interface DevCredentials {
@@ -128,6 +167,7 @@ export function parseCoreConfig(src: ConfigSource, cwd: string): CoreConfig {
     throw new ConfigError('REELTIME_APP_CERTIFICATE (appCertificate)', 'must be 32 hexadecimal characters');
   }
   if (customerId!.includes(':')) throw new ConfigError('REELTIME_CUSTOMER_ID (customerId)', 'must not contain ":"');
+  checkSecretLength(envName, 'REELTIME_CUSTOMER_SECRET (customerSecret)', customerSecret!);
 
   return {
     env: envName,
@@ -145,5 +185,6 @@ export function parseCoreConfig(src: ConfigSource, cwd: string): CoreConfig {
     customerSecret: customerSecret!,
     generatedCredentials: missing,
     metricsToken,
+    http: parseHttpSettings(src),
   };
 }

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startHarness } from '../recorders/individual/testing/harness.ts';
 import { launchTestChromium } from '../testing/chromium.ts';
+import { TEST_CUSTOMER_SECRET } from '../testing/index.ts';
 
 const IMAGES = new URL('../../docs/images/', import.meta.url).pathname;
 const COLOUR = { r: 0xe0, g: 0x30, b: 0x30 };
@@ -58,8 +59,15 @@ test('console: sign in, see a publisher, record it (mix, then individual with an
     await page.emulateMedia({ colorScheme: 'dark' });
     const failures: string[] = [];
     page.on('pageerror', (e) => failures.push(e.message));
+    // The page runs under its Content-Security-Policy: anything it blocks (a script, a worker, a blob: media
+    // source, a fetch) is a failure.
+    page.on('console', (m) => void (/Content Security Policy/i.test(m.text()) && failures.push(m.text())));
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => console.error(`Content Security Policy violation: ${e.violatedDirective} ${e.blockedURI}`));
+    });
 
-    await page.goto(`${h.server.url}/`);
+    const served = await page.goto(`${h.server.url}/`);
+    assert.match((await served?.allHeaders())?.['content-security-policy'] ?? '', /frame-ancestors 'none'/);
     await page.waitForSelector('#signin');
     assert.equal(await page.locator('.boot').count(), 0);
     await page.fill('input[name=customerId]', 'test-customer');
@@ -68,7 +76,7 @@ test('console: sign in, see a publisher, record it (mix, then individual with an
     await page.waitForSelector('#signin pre.error');
     assert.match(await page.textContent('#signin pre.error') ?? '', /401[\s\S]*Invalid authentication credentials/);
     await shot(page, 'signin');
-    await page.fill('input[name=customerSecret]', 'test-secret');
+    await page.fill('input[name=customerSecret]', TEST_CUSTOMER_SECRET);
     await page.click('#signin button.primary');
 
     // The publisher appears with its two tracks.

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { buildSync } from 'esbuild';
 import type { FastifyInstance } from 'fastify';
+import { inlineScriptsOf, pageHeaders } from '../http/index.ts';
 import type { Config } from '../server/config.ts';
 
 const require = createRequire(import.meta.url);
@@ -78,7 +79,10 @@ export function registerConsoleRoutes(app: FastifyInstance, config: Config): voi
   const html = page('index.html');
   const settings = JSON.stringify(consoleSettings(config));
   const noStore = { 'cache-control': 'no-cache' };
-  app.get('/', async (_req, reply) => reply.headers(noStore).type('text/html; charset=utf-8').send(html));
+  // The import map is the page's one inline script; recordings may play from another node's (or the public URL's)
+  // origin than the one the browser used.
+  const headers = pageHeaders({ inlineScripts: inlineScriptsOf(html), anyOrigin: true });
+  app.get('/', async (_req, reply) => reply.headers({ ...noStore, ...headers }).type('text/html; charset=utf-8').send(html));
   app.get('/console/settings.json', async (_req, reply) =>
     reply.headers({ 'cache-control': 'no-store' }).type('application/json; charset=utf-8').send(settings),
   );

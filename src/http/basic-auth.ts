@@ -40,3 +40,30 @@ export function credentialMatcher<T extends { readonly id: string; readonly secr
     return found;
   };
 }
+
+/** The outcome of a Basic login: the holder, a refusal (no header, unreadable, wrong), or too many failures. */
+export type BasicLogin<T> =
+  | { readonly ok: true; readonly holder: T }
+  | { readonly ok: false; readonly refusal: 'missing' | 'malformed' | 'invalid' }
+  | { readonly ok: false; readonly refusal: 'throttled'; readonly retryAfterSeconds: number };
+
+/**
+ * Checks an `Authorization` header against `match` (constant time), counting failures in `throttle` per client
+ * address and per customer id: once either has failed too often, every attempt is refused without being checked.
+ */
+export function basicLogin<T>(
+  match: (credentials: { readonly id: string; readonly secret: string }) => T | undefined,
+  throttle: { refusal(address: string | undefined, id: string | undefined): number | undefined; failed(address: string | undefined, id: string | undefined): void },
+  header: string | undefined,
+  address: string | undefined,
+): BasicLogin<T> {
+  const credentials = parseBasic(header);
+  if (credentials === 'missing') return { ok: false, refusal: 'missing' };
+  const id = credentials === 'malformed' ? undefined : credentials.id;
+  const wait = throttle.refusal(address, id);
+  if (wait !== undefined) return { ok: false, refusal: 'throttled', retryAfterSeconds: wait };
+  const holder = credentials === 'malformed' ? undefined : match(credentials);
+  if (holder !== undefined) return { ok: true, holder };
+  throttle.failed(address, id);
+  return { ok: false, refusal: credentials === 'malformed' ? 'malformed' : 'invalid' };
+}

@@ -1,5 +1,7 @@
-export { RateLimiter, take, type Bucket } from './rate-limit.ts';
-export { credentialMatcher, parseBasic, safeEqual, type BasicCredentials } from './basic-auth.ts';
+export { RateLimiter, refill, secondsUntilToken, take, type Bucket, type RateDecision } from './rate-limit.ts';
+export { basicLogin, credentialMatcher, parseBasic, safeEqual, type BasicCredentials, type BasicLogin } from './basic-auth.ts';
+export { LoginThrottle, type LoginThrottleSettings } from './login-throttle.ts';
+export { inlineScriptsOf, installResponseHeaders, pageHeaders, type PagePolicy } from './security-headers.ts';
 export {
   jsonResponse,
   openApiParam,

@@ -11,11 +11,25 @@ export interface Bucket {
 
 /** Pure step: refill `b` for the time elapsed up to `now`, then take one token if there is one. */
 export function take(b: Bucket | undefined, now: number, perSecond: number, burst: number): { bucket: Bucket; allowed: boolean } {
-  const start = b ?? { tokens: burst, at: now };
-  const tokens = Math.min(burst, start.tokens + (Math.max(0, now - start.at) * perSecond) / 1000);
-  if (tokens < 1) return { bucket: { tokens, at: now }, allowed: false };
-  return { bucket: { tokens: tokens - 1, at: now }, allowed: true };
+  const start = refill(b, now, perSecond, burst);
+  if (start.tokens < 1) return { bucket: start, allowed: false };
+  return { bucket: { tokens: start.tokens - 1, at: now }, allowed: true };
 }
+
+/** Pure: `b` refilled for the time elapsed up to `now` (a full bucket when there is none yet). */
+export function refill(b: Bucket | undefined, now: number, perSecond: number, burst: number): Bucket {
+  if (!b) return { tokens: burst, at: now };
+  return { tokens: Math.min(burst, b.tokens + (Math.max(0, now - b.at) * perSecond) / 1000), at: now };
+}
+
+/** Whole seconds until `b` holds a token again (at least 1): the `Retry-After` of a refusal. */
+export function secondsUntilToken(b: Bucket, perSecond: number): number {
+  if (perSecond <= 0) return 1;
+  return Math.max(1, Math.ceil((1 - b.tokens) / perSecond));
+}
+
+/** A limiter's answer: allowed, or refused with the seconds a client should wait (`Retry-After`). */
+export type RateDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number };
 
 export class RateLimiter {
   readonly #buckets = new Map<string, Bucket>();
@@ -28,9 +42,14 @@ export class RateLimiter {
 
   /** False when `key` is over its rate; always true when the limit is off (perSecond 0). */
   allow(key: string): boolean {
-    if (this.perSecond <= 0) return true;
+    return this.check(key).allowed;
+  }
+
+  /** Takes a token for `key`, or says how long until there is one. */
+  check(key: string): RateDecision {
+    if (this.perSecond <= 0) return { allowed: true };
     const { bucket, allowed } = take(this.#buckets.get(key), this.now(), this.perSecond, this.burst);
     this.#buckets.set(key, bucket);
-    return allowed;
+    return allowed ? { allowed: true } : { allowed: false, retryAfterSeconds: secondsUntilToken(bucket, this.perSecond) };
   }
 }

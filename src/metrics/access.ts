@@ -10,8 +10,31 @@ export interface MetricsRequest {
   /** The TCP peer (never a forwarded header). */
   readonly remoteAddress: string | undefined;
   readonly authorization: string | undefined;
-  /** Whether the request carries Forwarded or X-Forwarded-For: it came through a proxy. */
+  /** Whether the request carries any header a proxy adds (`PROXY_HEADERS`): it came through a proxy. */
   readonly forwarded: boolean;
+}
+
+/**
+ * Headers that proxies and CDNs add to say whom they relay: any of them on a request from loopback means a proxy
+ * on this host passed it on, for a client that could be anyone.
+ */
+export const PROXY_HEADERS: readonly string[] = Object.freeze([
+  'forwarded',
+  'via',
+  'x-real-ip',
+  'x-client-ip',
+  'x-cluster-client-ip',
+  'x-original-forwarded-for',
+  'true-client-ip',
+  'cf-connecting-ip',
+  'fastly-client-ip',
+  'x-appengine-user-ip',
+  'x-azure-clientip',
+]);
+
+/** Whether `headers` (lower-case names, as Node gives them) carry a proxy's header: the above or any `X-Forwarded-*`. */
+export function hasProxyHeader(headers: Readonly<Record<string, unknown>>): boolean {
+  return Object.keys(headers).some((h) => h.startsWith('x-forwarded-') || PROXY_HEADERS.includes(h));
 }
 
 export function isLoopback(address: string | undefined): boolean {

@@ -135,6 +135,27 @@ test('without a token: a caller from another address, or through a proxy, gets 4
   assert.equal(proxied.status, 403);
 });
 
+test('without a token: a request from loopback carrying any proxy header (X-Real-IP alone included) gets 403', async () => {
+  const s = await startTestServer({ roles: ['api'] });
+  servers.push(s);
+  const headers: Record<string, string>[] = [
+    { 'x-real-ip': '192.0.2.44' },
+    { 'X-Client-IP': '192.0.2.44' },
+    { 'true-client-ip': '192.0.2.44' },
+    { 'cf-connecting-ip': '192.0.2.44' },
+    { 'x-forwarded-host': 'example.com' },
+    { 'x-forwarded-proto': 'https' },
+    { forwarded: 'for=192.0.2.44' },
+    { via: '1.1 proxy' },
+  ];
+  for (const h of headers) {
+    const res = await fetch(`${s.url}/metrics`, { headers: h });
+    assert.equal(res.status, 403, JSON.stringify(h));
+    assert.doesNotMatch(await res.text(), /reeltime_http_request_duration_seconds/);
+  }
+  assert.equal((await fetch(`${s.url}/metrics`, { headers: { 'x-request-id': 'abc' } })).status, 200, 'other headers do not matter');
+});
+
 const OWN: Record<Role, readonly string[]> = {
   api: ['reeltime_recording_sessions'],
   recorder: ['reeltime_spool_files', 'reeltime_upload_duration_seconds', 'reeltime_recorder_slices_total', 'reeltime_recorder_child_processes'],

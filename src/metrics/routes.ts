@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { decideMetricsAccess, type MetricsAccess } from './access.ts';
+import { decideMetricsAccess, hasProxyHeader, type MetricsAccess } from './access.ts';
 import { LATENCY_BUCKETS, type MetricsRegistry } from './registry.ts';
 
 /**
@@ -25,7 +25,7 @@ export function registerMetricsRoute(app: FastifyInstance, metrics: MetricsRegis
     const decision = decideMetricsAccess(access, {
       remoteAddress: req.socket.remoteAddress,
       authorization: req.headers.authorization,
-      forwarded: req.headers.forwarded !== undefined || req.headers['x-forwarded-for'] !== undefined,
+      forwarded: hasProxyHeader(req.headers),
     });
     reply.header('cache-control', 'no-store');
     if (!decision.ok) {

@@ -11,7 +11,7 @@ const creds = {
   REELTIME_APP_ID: APP,
   REELTIME_APP_CERTIFICATE: '5CFd2fd1755d40ecb72977518be15d3b',
   REELTIME_CUSTOMER_ID: 'c',
-  REELTIME_CUSTOMER_SECRET: 's',
+  REELTIME_CUSTOMER_SECRET: 'customer-secret-0123456789',
 };
 const load = (values: JsonObject, env: Record<string, string> = {}) =>
   loadConfig({ cwd: mkdtempSync(join(tmpdir(), 'reeltime-ncfg-')), values, env: { ...creds, ...env } }).notify;

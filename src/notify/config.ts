@@ -1,4 +1,4 @@
-import { ConfigError, type CoreConfig, type ConfigSource } from '../config/index.ts';
+import { checkSecretLength, ConfigError, type CoreConfig, type ConfigSource } from '../config/index.ts';
 
 /** Where one app's events go. The secret keys both signatures and is never logged or returned. */
 export interface WebhookTarget {
@@ -50,6 +50,7 @@ function parseWebhooks(src: ConfigSource, core: CoreConfig): Record<string, Webh
       const { url, secret } = v as { url?: unknown; secret?: unknown };
       if (typeof url !== 'string') throw new ConfigError(`${label}.url`, 'must be a string');
       if (typeof secret !== 'string' || secret === '') throw new ConfigError(`${label}.secret`, 'must be a non-empty string');
+      checkSecretLength(core.env, `${label}.secret`, secret);
       out[appId] = { url: checkUrl(`${label}.url`, url), secret };
     }
   }
@@ -59,10 +60,12 @@ function parseWebhooks(src: ConfigSource, core: CoreConfig): Record<string, Webh
   if (envUrl) {
     const secret = envSecret || out[core.appId]?.secret;
     if (!secret) throw new ConfigError('REELTIME_NOTIFY_WEBHOOK_SECRET', 'is required with REELTIME_NOTIFY_WEBHOOK_URL');
+    checkSecretLength(core.env, 'REELTIME_NOTIFY_WEBHOOK_SECRET', secret);
     out[core.appId] = { url: checkUrl('REELTIME_NOTIFY_WEBHOOK_URL', envUrl), secret };
   } else if (envSecret) {
     const current = out[core.appId];
     if (!current) throw new ConfigError('REELTIME_NOTIFY_WEBHOOK_URL', 'is required with REELTIME_NOTIFY_WEBHOOK_SECRET');
+    checkSecretLength(core.env, 'REELTIME_NOTIFY_WEBHOOK_SECRET', envSecret);
     out[core.appId] = { url: current.url, secret: envSecret };
   }
   return out;

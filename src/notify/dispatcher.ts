@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../clock/index.ts';
 import { Outbox } from '../outbox/index.ts';
-import type { Logger } from '../log/index.ts';
+import { safeUrl, type Logger } from '../log/index.ts';
 import type { OutboundPolicy } from '../net/index.ts';
 import type { WebhookTarget } from './config.ts';
 import type { NotifyAttemptRow, NotifyDeliveryRow } from './db.ts';
@@ -60,16 +60,6 @@ const PRUNE_EVERY_MS = 600_000;
 const ERROR_BACKOFF_MS = 30_000;
 // Requests in flight at once across all sessions, so a burst of sessions can't open thousands of sockets.
 const MAX_CONCURRENT_SENDS = 32;
-
-/** A URL for logs: scheme, host and path only (query strings and userinfo may carry tokens). */
-export function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
-}
 
 /**
  * Delivers stored events, one session at a time in sequence order: a session's next event waits until the previous

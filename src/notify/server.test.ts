@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { test } from 'node:test';
-import { startTestServer, waitUntil } from '../testing/index.ts';
+import { startTestServer, waitUntil, TEST_CUSTOMER_AUTH } from '../testing/index.ts';
 import type { NotifyModule } from './index.ts';
 import { APP_ID, event, startReceiver } from './test-helpers.ts';
 
@@ -45,7 +45,7 @@ test('get-ncs-ip: production warns at start when it would answer a host name; co
   });
   try {
     assert.ok(!set.some((l) => l.includes('ncs/ip answers host names')), set.join(''));
-    const res = await fetch(`${t.url}/v1/ncs/ip`, { headers: { authorization: `Basic ${Buffer.from('test-customer:test-secret').toString('base64')}` } });
+    const res = await fetch(`${t.url}/v1/ncs/ip`, { headers: { authorization: TEST_CUSTOMER_AUTH } });
     assert.equal(res.status, 200);
     assert.deepEqual(await res.json(), { data: { service: { hosts: [{ primaryIP: '203.0.113.7' }, { primaryIP: '198.51.100.8' }] } } });
   } finally {

@@ -8,10 +8,11 @@ import { Writable } from 'node:stream';
 import type { Clock } from '../clock/index.ts';
 import type { JsonObject } from '../config/index.ts';
 import { loadConfig } from '../server/config.ts';
+import { LoginThrottle } from '../http/index.ts';
 import { createLogger } from '../log/index.ts';
 import { createMetricsRegistry } from '../metrics/index.ts';
 import { ALL_ROLES } from '../server/module.ts';
-import type { TestDatabase } from '../testing/index.ts';
+import { TEST_CUSTOMER_SECRET, type TestDatabase } from '../testing/index.ts';
 import { createNotifyModule, type NotifyModule } from './index.ts';
 
 export const APP_ID = '970CA35de60c44645bbae8a215061b33';
@@ -95,7 +96,7 @@ export async function startNotify(o: HarnessOptions): Promise<NotifyModule> {
       REELTIME_APP_ID: APP_ID,
       REELTIME_APP_CERTIFICATE: '5CFd2fd1755d40ecb72977518be15d3b',
       REELTIME_CUSTOMER_ID: 'test-customer',
-      REELTIME_CUSTOMER_SECRET: 'test-secret',
+      REELTIME_CUSTOMER_SECRET: TEST_CUSTOMER_SECRET,
       REELTIME_PORT: '0',
       ...o.env,
     },
@@ -107,6 +108,7 @@ export async function startNotify(o: HarnessOptions): Promise<NotifyModule> {
     clock: o.clock,
     roles: new Set(ALL_ROLES),
     metrics: createMetricsRegistry({ processMetrics: false }),
+    logins: new LoginThrottle(() => o.clock.now(), config.http),
   });
   await m.start?.('http://127.0.0.1:0');
   return m;

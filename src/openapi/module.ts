@@ -1,4 +1,4 @@
-import type { OpenApiContribution } from '../http/index.ts';
+import { inlineScriptsOf, pageHeaders, type OpenApiContribution } from '../http/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { DOCS_PAGE } from './docs-page.ts';
 import { buildOpenApiDocument, openApiOwnPaths } from './document.ts';
@@ -15,7 +15,8 @@ export function createOpenApiModule(ctx: ServerContext, contributions: () => rea
       if (!ctx.roles.has('api')) return;
       const body = JSON.stringify(buildOpenApiDocument([...contributions(), own], { serverUrl: ctx.config.publicUrl }));
       app.get('/openapi.json', async (_req, reply) => reply.type('application/json; charset=utf-8').send(body));
-      app.get('/docs', async (_req, reply) => reply.type('text/html; charset=utf-8').send(DOCS_PAGE));
+      const headers = pageHeaders({ inlineScripts: inlineScriptsOf(DOCS_PAGE) });
+      app.get('/docs', async (_req, reply) => reply.headers(headers).type('text/html; charset=utf-8').send(DOCS_PAGE));
     },
     close() {},
   };

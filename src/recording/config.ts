@@ -1,4 +1,4 @@
-import { ConfigError, HEX32, type CoreConfig, type ConfigSource } from '../config/index.ts';
+import { checkSecretLength, ConfigError, HEX32, type CoreConfig, type ConfigSource } from '../config/index.ts';
 import type { StorageArea as Area } from '../storage/vendors/index.ts';
 import { parseDispatchSettings, type DispatchSettings } from './dispatch/bullmq/settings.ts';
 
@@ -51,7 +51,7 @@ export interface RecordingSettings {
 
 const AREAS: readonly Area[] = ['CN', 'AP', 'EU', 'NA'];
 
-function parseCustomers(src: ConfigSource): RecordingCustomer[] {
+function parseCustomers(src: ConfigSource, env: CoreConfig['env']): RecordingCustomer[] {
   const label = 'REELTIME_RECORDING_CUSTOMERS (recording.customers)';
   const fromEnv = src.env.REELTIME_RECORDING_CUSTOMERS;
   let raw: unknown = src.raw('recording.customers');
@@ -71,6 +71,7 @@ function parseCustomers(src: ConfigSource): RecordingCustomer[] {
       throw new ConfigError(label, `entry ${i}: id must be a non-empty string without ":"`);
     }
     if (typeof o.secret !== 'string' || !o.secret) throw new ConfigError(label, `entry ${i}: secret must be a non-empty string`);
+    checkSecretLength(env, `${label} entry ${i} (id "${o.id}") secret`, o.secret);
     if (!Array.isArray(o.appIds) || o.appIds.some((a) => typeof a !== 'string' || !HEX32.test(a))) {
       throw new ConfigError(label, `entry ${i}: appIds must be a list of 32-hex-digit app IDs`);
     }
@@ -96,7 +97,7 @@ function mediaPath(v: string): 'auto' | 'whep' {
 export function parseRecordingSettings(src: ConfigSource, core: CoreConfig): RecordingSettings {
   const customers = [
     { id: core.customerId, secret: core.customerSecret, appIds: [core.appId] },
-    ...parseCustomers(src),
+    ...parseCustomers(src, core.env),
   ];
   const rate = src.int('recording.rateLimitPerSecond', 'REELTIME_RECORDING_RATE_LIMIT_PER_SECOND', 10, { min: 0 });
   const burst = src.int('recording.rateLimitBurst', 'REELTIME_RECORDING_RATE_LIMIT_BURST', Math.max(rate, 1), { min: 1 });

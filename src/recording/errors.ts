@@ -90,6 +90,8 @@ export class RecordingApiError extends Error {
     readonly key: ErrorKey,
     readonly detail?: string,
     readonly echo: Echo = {},
+    /** Seconds a client should wait before trying again (`Retry-After`), on refusals that pass. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(detail ?? key);
   }

@@ -109,7 +109,7 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
       if (!serveApi) return;
       await recordingApi(app, {
         service,
-        auth: createAuthenticator(cfg.customers, cfg.appIds),
+        auth: createAuthenticator(cfg.customers, cfg.appIds, ctx.logins),
         limiter: new RateLimiter(() => ctx.clock.now(), cfg.rateLimitPerSecond, cfg.rateLimitBurst),
         notifier,
         log,

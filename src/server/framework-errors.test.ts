@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, test } from 'node:test';
-import { startTestServer, type TestServer } from '../testing/index.ts';
+import { startTestServer, TEST_CUSTOMER_AUTH, type TestServer } from '../testing/index.ts';
 
 interface Answer {
   readonly status: number;
@@ -24,7 +24,7 @@ function send(server: TestServer, path: string, method = 'GET', headers: Record<
   });
 }
 
-const auth = { authorization: `Basic ${Buffer.from('test-customer:test-secret').toString('base64')}` };
+const auth = { authorization: TEST_CUSTOMER_AUTH };
 
 let server: TestServer;
 before(async () => {

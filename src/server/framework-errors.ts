@@ -59,6 +59,9 @@ function refusalOf(err: FastifyError): { refusal: Refusal; status?: number } {
   return { refusal: 'internal' };
 }
 
+/** What a refused connection may still send while its answer goes out. */
+const MAX_DRAINED_BYTES = 1024 * 1024;
+
 /**
  * Fastify options that route the errors raised before routing (bad URL, over-long parameter, async constraint)
  * and at the socket (header overflow, timeout, unparsable request) to bounded JSON bodies.
@@ -84,6 +87,12 @@ export function frameworkErrorOptions(wordings: () => readonly RefusalWording[])
       socket.end(
         `HTTP/1.1 ${status} ${error}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
       );
+      // Drained for at most 5 s and 1 MiB: a client still sending after that is cut off.
+      let drained = 0;
+      socket.on('data', (d: Buffer) => {
+        drained += d.length;
+        if (drained > MAX_DRAINED_BYTES) socket.destroy();
+      });
       socket.resume();
       setTimeout(() => socket.destroy(), 5_000).unref();
     },

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock/index.ts';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from '../db/index.ts';
-import type { OpenApiContribution } from '../http/index.ts';
+import type { LoginThrottle, OpenApiContribution } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { MetricsRegistry } from '../metrics/index.ts';
 import type { RefusalWording } from './framework-errors.ts';
@@ -25,6 +25,8 @@ export interface ServerContext {
   readonly bus?: MessageBus | undefined;
   /** This process's metrics: each module registers its own there, and only for the roles it runs. */
   readonly metrics: MetricsRegistry;
+  /** Failed customer logins of this process, counted together for every route that takes Basic credentials. */
+  readonly logins: LoginThrottle;
 }
 
 /** A module contributes routes to the one HTTP server and owns its background work. */

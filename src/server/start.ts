@@ -7,6 +7,7 @@ import { systemClock, type Clock } from '../clock/index.ts';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from '../db/index.ts';
 import { databaseCheck, healthOpenApi, redisCheck, registerHealthRoutes, storageCheck } from '../health/index.ts';
+import { installResponseHeaders, LoginThrottle } from '../http/index.ts';
 import { createLogger, type Logger } from '../log/index.ts';
 import { createMetricsRegistry, instrumentHttp, metricsOpenApi, registerMetricsRoute } from '../metrics/index.ts';
 import { createNotifyModule } from '../notify/index.ts';
@@ -74,6 +75,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     redis,
     bus: redis ? redisBus(redis) : inProcessBus(),
     metrics: createMetricsRegistry(),
+    logins: new LoginThrottle(() => (opts.clock ?? systemClock).now(), config.http),
   };
 
   const storage = createStorageModule(ctx);
@@ -104,12 +106,21 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     bodyLimit: 1024 * 1024,
     // Request ids in logs, never bodies (they carry storage secrets).
     requestIdHeader: false,
+    // A request (body included) that does not arrive in time is answered 408 and its connection closed; Node checks
+    // its connections at a quarter of the timeout, so none stays open much past it (docs/configuration.md).
+    requestTimeout: config.http.requestTimeoutMs,
+    http: {
+      requestTimeout: config.http.requestTimeoutMs,
+      headersTimeout: config.http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(config.http.headersTimeoutMs / 4))),
+    },
   });
   const routes: RegisteredRoute[] = [];
   app.addHook('onRoute', (r) => {
     for (const method of [r.method].flat()) routes.push({ method, url: r.url });
   });
   installRootHandlers(app, wordings, log);
+  installResponseHeaders(app);
   instrumentHttp(app, ctx.metrics);
   registerMetricsRoute(app, ctx.metrics, config.metricsToken !== undefined ? { kind: 'token', token: config.metricsToken } : { kind: 'loopback' });
   registerHealthRoutes(app, {

@@ -5,10 +5,11 @@ import { contentTypeFor } from './naming.ts';
 import { parseRange } from './range.ts';
 import { checkObjectSignature, signPlaylist } from './signed-url.ts';
 import { localObjectPath } from './uploaders/index.ts';
+import type { BasicLogin } from '../http/index.ts';
 
 /**
- * Who may read: anyone (development), or holders of a signed, unexpired link or of a customer's credentials
- * (docs/storage.md).
+ * Who may read: anyone (development), or holders of a signed, unexpired link or of a customer's credentials, for
+ * the objects its apps recorded (docs/storage.md).
  */
 export type BucketAccess =
   | { readonly public: true }
@@ -16,9 +17,14 @@ export type BucketAccess =
       readonly public: false;
       readonly key: Buffer;
       readonly nowSec: () => number;
-      /** Whether an `Authorization` header carries a customer's credentials (HTTP Basic, as the recording API). */
-      readonly isCustomer: (authorization: string | undefined) => boolean;
+      /** The customer an `Authorization` header names (HTTP Basic, as the recording API, throttled alike). */
+      readonly login: (authorization: string | undefined, address: string | undefined) => BasicLogin<{ readonly appIds: readonly string[] }>;
+      /** Whether a session of one of `appIds` wrote this object. */
+      readonly ownedBy: (appIds: readonly string[], bucket: string, key: string) => Promise<boolean>;
     };
+
+/** Segments never change: a private cache may keep them this long (a signed one never past the signature). */
+const SEGMENT_MAX_AGE_SECONDS = 3600;
 
 /**
  * Serves the local bucket read-only at /bucket/<bucket>/<key> so recordings play in a browser: range
@@ -39,18 +45,34 @@ export function registerBucketRoute(app: FastifyInstance, root: string, access: 
     const path = bucket && key ? localObjectPath(root, bucket, key) : undefined;
     if (!path) return reply.code(404).send({ error: 'not_found', message: 'no such object' });
     let signedUntil: number | undefined;
-    // A customer's own credentials read everything, playlists as stored (their slices are fetched the same way).
-    if (!access.public && !access.isCustomer(req.headers.authorization)) {
-      const q = req.query as { expires?: unknown; signature?: unknown };
-      const check = checkObjectSignature(access.key, bucket!, key, q, access.nowSec());
-      if (check !== 'ok') {
-        const message =
-          check === 'expired'
-            ? 'this link has expired; ask the sessions API for a fresh one'
-            : "objects are served only with a signed link from the sessions API or the customer's credentials";
-        return reply.code(403).header('cache-control', 'no-store').send({ error: `signature_${check}`, message });
+    let credentialed = false;
+    if (!access.public) {
+      // A customer's own credentials read its apps' objects, playlists as stored (their slices are fetched alike).
+      // Only Basic is a login attempt: a player that sends some other Authorization with its signed link is not failing one.
+      const basic = /^Basic\s/i.test(req.headers.authorization ?? '');
+      const login = basic ? access.login(req.headers.authorization, req.socket.remoteAddress) : undefined;
+      if (login && !login.ok && login.refusal === 'throttled') {
+        return reply
+          .code(429)
+          .header('retry-after', String(login.retryAfterSeconds))
+          .header('cache-control', 'no-store')
+          .send({ error: 'too_many_failed_logins', message: 'too many failed logins from this address or for this customer id; retry later' });
       }
-      signedUntil = Number(q.expires);
+      credentialed = login?.ok === true && (await access.ownedBy(login.holder.appIds, bucket!, key));
+      if (!credentialed) {
+        const q = req.query as { expires?: unknown; signature?: unknown };
+        const check = checkObjectSignature(access.key, bucket!, key, q, access.nowSec());
+        // Another customer's object answers as a missing one: neither its existence nor its owner shows.
+        if (check !== 'ok' && login?.ok) return reply.code(404).header('cache-control', 'no-store').send({ error: 'not_found', message: 'no such object' });
+        if (check !== 'ok') {
+          const message =
+            check === 'expired'
+              ? 'this link has expired; ask the sessions API for a fresh one'
+              : "objects are served only with a signed link from the sessions API or the customer's credentials";
+          return reply.code(403).header('cache-control', 'no-store').send({ error: `signature_${check}`, message });
+        }
+        signedUntil = Number(q.expires);
+      }
     }
     let size: number;
     let mtime: Date;
@@ -68,8 +90,10 @@ export function registerBucketRoute(app: FastifyInstance, root: string, access: 
       .header('last-modified', mtime.toUTCString())
       .header('access-control-allow-origin', '*')
       .header('access-control-expose-headers', 'content-length, content-range, accept-ranges')
-      // Playlists grow while recording; segments never change.
-      .header('cache-control', key.endsWith('.m3u8') ? 'no-cache' : 'public, max-age=3600');
+      // Playlists grow while recording; segments never change. Credentialed answers only in the browser's own cache
+      // (a shared cache would hand them to anyone); signed ones no longer than their signature holds.
+      .header('cache-control', cacheControl(key.endsWith('.m3u8'), credentialed, signedUntil, access.public ? 0 : access.nowSec()));
+    if (!access.public) reply.header('vary', 'Authorization');
     if (signedUntil !== undefined && key.endsWith('.m3u8')) {
       // Its segments need their own signatures (signPlaylist); playlists are small, served whole.
       const text = signPlaylist(await readFile(path, 'utf8'), access.public ? Buffer.alloc(0) : access.key, bucket!, key, signedUntil);
@@ -90,4 +114,12 @@ export function registerBucketRoute(app: FastifyInstance, root: string, access: 
     return head ? reply.send() : reply.send(createReadStream(path));
   };
   app.route({ method: ['GET', 'HEAD'], url: '/bucket/*', handler, exposeHeadRoute: false });
+}
+
+/** `Cache-Control` of an object: public (development), credentialed (private) or signed (until it expires). */
+export function cacheControl(playlist: boolean, credentialed: boolean, signedUntil: number | undefined, nowSec: number): string {
+  if (credentialed) return playlist ? 'private, no-cache' : `private, max-age=${SEGMENT_MAX_AGE_SECONDS}`;
+  if (playlist) return 'no-cache';
+  if (signedUntil === undefined) return `public, max-age=${SEGMENT_MAX_AGE_SECONDS}`;
+  return `public, max-age=${Math.max(0, Math.min(SEGMENT_MAX_AGE_SECONDS, signedUntil - nowSec))}`;
 }

@@ -92,4 +92,13 @@ export const storageMigrations: Record<string, Migration> = {
       await db.schema.alterTable('storage_files').dropColumn('node').execute();
     },
   },
+  // The bucket route looks up who wrote an object (a customer reads only its own apps' objects).
+  'storage-0003-files-key': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.createIndex('storage_files_key').on('storage_files').column('key').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropIndex('storage_files_key').execute();
+    },
+  },
 };

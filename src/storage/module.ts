@@ -1,9 +1,9 @@
-import { credentialMatcher, parseBasic } from '../http/index.ts';
+import { basicLogin, credentialMatcher } from '../http/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { registerBucketRoute } from './bucket-route.ts';
 import { bucketOpenApi } from './openapi.ts';
 import { registerStorageMetrics } from './metrics.ts';
-import { sealingKey } from './seal.ts';
+import { sealingKey, unseal } from './seal.ts';
 import { signObject, urlSigningKey } from './signed-url.ts';
 import { SpoolStore, UploadSpool, type OpenSessionInput, type StorageEventListener, type UploadingStatus, type UploadSession, type UploadTotals } from './spool/index.ts';
 
@@ -32,25 +32,33 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
   const log = ctx.log.child({ component: 'storage' });
   // Only processes that record upload, so only they report the spool (docs/metrics.md).
   const meter = ctx.roles.has('recorder') ? registerStorageMetrics(ctx.metrics, () => spool, () => ctx.clock.now()) : undefined;
+  const store = new SpoolStore(ctx.database.db);
+  // Every process of a deployment shares the app certificate, so any of them can unseal what another stored.
+  const storageKey = sealingKey(config.appCertificate);
   const spool: UploadSpool = new UploadSpool({
     meter,
-    store: new SpoolStore(ctx.database.db),
+    store,
     config: config.storage,
     clock: ctx.clock,
     log,
     // Every process of a deployment shares the app certificate, so any of them can unseal what another stored.
-    sealKey: sealingKey(config.appCertificate),
+    sealKey: storageKey,
     // The same outbound guard as webhooks and page URLs, at connect time (the start-time check is the API's).
     outbound: { allowPrivate: config.notify.allowPrivateUrls },
   });
   let baseUrl = config.publicUrl;
   const urlKey = urlSigningKey(config.appCertificate);
   const nowSec = () => Math.floor(ctx.clock.now() / 1000);
-  // The recording API's customers (the same Basic credentials) may read the bucket without a signed link.
+  // The recording API's customers (the same Basic credentials, failures counted together) may read the objects of
+  // their own apps without a signed link.
   const customer = credentialMatcher(config.recording.customers);
-  const isCustomer = (header: string | undefined) => {
-    const credentials = parseBasic(header);
-    return typeof credentials === 'object' && customer(credentials) !== undefined;
+  const login = (header: string | undefined, address: string | undefined) => basicLogin(customer, ctx.logins, header, address);
+  const ownedBy = async (appIds: readonly string[], bucket: string, key: string): Promise<boolean> => {
+    for (const sealed of await store.objectStorages(key, appIds)) {
+      const plain = unseal(sealed, storageKey);
+      if (plain && (JSON.parse(plain) as { bucket?: unknown }).bucket === bucket) return true;
+    }
+    return false;
   };
   const localObjectUrl = (bucket: string, key: string) =>
     `${baseUrl}/bucket/${encodeURIComponent(bucket)}/${key.split('/').map(encodeURIComponent).join('/')}`;
@@ -62,7 +70,7 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
       registerBucketRoute(
         app,
         config.storage.bucketDir,
-        config.storage.bucketPublic ? { public: true } : { public: false, key: urlKey, nowSec, isCustomer },
+        config.storage.bucketPublic ? { public: true } : { public: false, key: urlKey, nowSec, login, ownedBy },
       );
     },
     async start(url) {

@@ -93,6 +93,66 @@ test('production: unsigned, tampered and expired links are refused; signed ones 
   }
 });
 
+test('production, several customers: credentials read only their own apps\' objects (another\'s is 404, like a missing one); credentialed answers are private, signed ones cached no longer than the signature', async () => {
+  const clock = new ManualClock(T0);
+  const OTHER_APP = 'b'.repeat(32);
+  const otherAuth = `Basic ${btoa('other-customer:other-secret-0123456789')}`;
+  const s = await startTestServer({
+    clock,
+    env: { REELTIME_ENV: 'production' },
+    values: {
+      recording: { customers: [{ id: 'other-customer', secret: 'other-secret-0123456789', appIds: [OTHER_APP] }] },
+      storage: { routeAllToLocal: true, serveBucket: true, signedUrlTtlSeconds: 600 },
+    },
+  });
+  try {
+    const storage = storageOf(s);
+    const put = async (sid: string, appId: string, prefix: string) => {
+      const session = await storage.openSession({
+        sid,
+        appId,
+        cname: 'room',
+        uid: '1',
+        storage: { vendor: 1, region: 0, bucket: 'shared', accessKey: 'ak', secretKey: 'sk', fileNamePrefix: [prefix] },
+      });
+      for (const name of ['p.m3u8', 'p_0.ts']) {
+        const p = join(work, `${sid}-${name}`);
+        writeFileSync(p, name.endsWith('.ts') ? Buffer.alloc(1000, 7) : '#EXTM3U\n#EXTINF:2.0,\np_0.ts\n#EXT-X-ENDLIST\n');
+        assert.ok((await session.enqueue(p, session.objectKey(name))).ok);
+      }
+      assert.equal((await session.finish()).uploadingStatus, 'uploaded');
+    };
+    await put('sidMine', s.config.appId, 'mine');
+    await put('sidTheirs', OTHER_APP, 'theirs');
+    const get = (path: string, authorization?: string) => fetch(`${s.url}/bucket/shared/${path}`, authorization ? { headers: { authorization } } : {});
+
+    const own = await get('mine/p_0.ts', TEST_AUTH);
+    assert.equal(own.status, 200);
+    assert.equal(own.headers.get('cache-control'), 'private, max-age=3600');
+    assert.match(own.headers.get('vary') ?? '', /authorization/i);
+    assert.equal((await get('mine/p.m3u8', TEST_AUTH)).headers.get('cache-control'), 'private, no-cache');
+    assert.equal((await get('theirs/p_0.ts', otherAuth)).status, 200);
+
+    for (const [path, auth] of [['theirs/p_0.ts', TEST_AUTH], ['theirs/p.m3u8', TEST_AUTH], ['mine/p_0.ts', otherAuth], ['mine/nothing.ts', TEST_AUTH]] as const) {
+      const r = await get(path, auth);
+      assert.equal(r.status, 404, path);
+      assert.deepEqual(await r.json(), { error: 'not_found', message: 'no such object' }, path);
+    }
+
+    // A signed link: cacheable by anyone holding it, until the signature ends and no longer.
+    const signed = storage.playbackUrl('shared', 'mine/p_0.ts')!;
+    const fresh = await fetch(signed);
+    assert.equal(fresh.status, 200);
+    assert.equal(fresh.headers.get('cache-control'), 'public, max-age=600');
+    // A player that sends another kind of Authorization with its signed links is not failing logins.
+    for (let i = 0; i < 30; i++) assert.equal((await fetch(signed, { headers: { authorization: 'Bearer app-session' } })).status, 200);
+    clock.advance(450_000);
+    assert.equal((await fetch(signed)).headers.get('cache-control'), 'public, max-age=150');
+  } finally {
+    await s.close();
+  }
+});
+
 test('signPlaylist leaves absolute URIs alone and signs relative ones, EXT-X-MAP included', () => {
   const key = urlSigningKey('5CFd2fd1755d40ecb72977518be15d3b');
   const out = signPlaylist('#EXTM3U\n#EXT-X-MAP:URI="init.mp4"\n#EXTINF:2,\nseg 1.ts\nhttps://cdn/x.ts\n/abs.ts\n../../../out.ts\n', key, 'b', 'a/p.m3u8', 99);

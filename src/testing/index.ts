@@ -1,3 +1,4 @@
+export { TEST_CUSTOMER_AUTH, TEST_CUSTOMER_SECRET } from './credentials.ts';
 export { openTestDatabase, TEST_DIALECTS, TEST_PG_URL, type TestDatabase } from './db.ts';
 export { startTestServer, testServerEnv, type TestServer } from './server.ts';
 export { startServerProcess, type ServerProcess, type ServerProcessOptions } from './server-process.ts';

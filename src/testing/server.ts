@@ -9,6 +9,7 @@ import type { DialectName } from '../db/index.ts';
 import { createLogger } from '../log/index.ts';
 import type { Recorder } from '../recording/index.ts';
 import { startReeltime, type Reeltime, type Role } from '../server/index.ts';
+import { TEST_CUSTOMER_SECRET } from './credentials.ts';
 import { openTestDatabase, type TestDatabase } from './db.ts';
 
 export interface TestServer extends Reeltime {
@@ -45,7 +46,7 @@ export function testServerEnv(dataDir: string): Record<string, string> {
     REELTIME_APP_ID: '970CA35de60c44645bbae8a215061b33',
     REELTIME_APP_CERTIFICATE: '5CFd2fd1755d40ecb72977518be15d3b',
     REELTIME_CUSTOMER_ID: 'test-customer',
-    REELTIME_CUSTOMER_SECRET: 'test-secret',
+    REELTIME_CUSTOMER_SECRET: TEST_CUSTOMER_SECRET,
   };
 }
 

@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { ManualClock } from '../../clock/index.ts';
-import { startTestServer } from '../../testing/index.ts';
+import { startTestServer, TEST_CUSTOMER_AUTH } from '../../testing/index.ts';
 import { readSse, type SseMessage } from '../testing/index.ts';
 import { whepSubscribe, whipPublish, WhipHttpError, type WhipPublisher } from '../client/index.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
 type Leave = { readonly uid: number; readonly reason?: string };
-const CUSTOMER = `Basic ${Buffer.from('test-customer:test-secret').toString('base64')}`;
+const CUSTOMER = TEST_CUSTOMER_AUTH;
 /** uid 0 is the wildcard: the token admits any uid. */
 const tok = (cname: string, uid: number, role: 1 | 2 = 1) => buildRtcTokenWithUid(APP, CERT, cname, uid, role, 600, 600);
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import type { FastifyInstance } from 'fastify';
+import { inlineScriptsOf, pageHeaders } from '../../http/index.ts';
 import type { Config } from '../../server/config.ts';
 import { ChannelError } from '../errors.ts';
 import { parseCname, parseUid } from './params.ts';
@@ -12,7 +13,8 @@ export function registerPageRoutes(app: FastifyInstance, config: Config): void {
   const html = asset('index.html');
   const js = asset('call.js');
   app.get('/rtc', async (_req, reply) => reply.redirect('/rtc/'));
-  app.get('/rtc/', async (_req, reply) => reply.type('text/html; charset=utf-8').send(html));
+  const headers = pageHeaders({ inlineScripts: inlineScriptsOf(html), anyOrigin: true });
+  app.get('/rtc/', async (_req, reply) => reply.headers(headers).type('text/html; charset=utf-8').send(html));
   app.get('/rtc/call.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').send(js));
 
   // Development only: a real deployment's business server mints tokens; this stands in for it.

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { ManualClock } from '../../clock/index.ts';
-import { startTestServer, waitUntil } from '../../testing/index.ts';
+import { startTestServer, TEST_CUSTOMER_AUTH, waitUntil } from '../../testing/index.ts';
 import { whepSubscribe, whipPublish } from '../client/index.ts';
 import type { ChannelEvent } from './types.ts';
 import type { ChannelModule } from '../module.ts';
@@ -13,7 +13,7 @@ import { readSse } from '../testing/sse.ts';
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
 const tok = (cname: string, uid: number, role: 1 | 2 = 1) => buildRtcTokenWithUid(APP, CERT, cname, uid, role, 600, 600);
-const basic = 'Basic ' + Buffer.from('test-customer:test-secret').toString('base64');
+const basic = TEST_CUSTOMER_AUTH;
 const root = new URL('../../../', import.meta.url).pathname;
 
 test('membership: profile set by the first joiner, uid rules, events in order, empty channel forgets its profile', () => {

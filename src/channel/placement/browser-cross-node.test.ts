@@ -36,8 +36,12 @@ async function channelNode(): Promise<ServerProcess> {
   return p;
 }
 
-const framesOf = (uid: number) =>
-  `(() => { const v = document.querySelector('#remote-${uid} video'); return v && v.videoWidth > 0 ? v.getVideoPlaybackQuality().totalVideoFrames : 0; })()`;
+// Page predicates are functions, not strings: the call page's Content-Security-Policy forbids evaluating strings.
+/** Whether more than 10 frames were decoded by a remote tile's <video>. */
+const playsFrom = (uid: number) => {
+  const v = document.querySelector(`#remote-${uid} video`) as HTMLVideoElement | null;
+  return (v && v.videoWidth > 0 ? v.getVideoPlaybackQuality().totalVideoFrames : 0) > 10;
+};
 
 test('Chromium on node B joins a channel hosted by node A through the 307s and sees A’s publisher', async () => {
   const [a, b] = await Promise.all([channelNode(), channelNode()]);
@@ -57,10 +61,10 @@ test('Chromium on node B joins a channel hosted by node A through the 307s and s
     await pub.ready;
     const page = await browser.context.newPage();
     await page.goto(`${b.url}/rtc/?channel=${cname}&uid=101&autojoin=1`);
-    await page.waitForFunction('window.reeltime && window.reeltime.joined', undefined, { timeout: 60_000 });
-    const session = await page.evaluate('window.reeltime.publish.session');
+    await page.waitForFunction(() => (window as unknown as { reeltime?: { joined?: boolean } }).reeltime?.joined === true, undefined, { timeout: 60_000 });
+    const session = await page.evaluate(() => (window as unknown as { reeltime: { publish: { session: string } } }).reeltime.publish.session);
     assert.ok(String(session).startsWith(`${a.url}/`), `the browser's WHIP session is on A: ${String(session)}`);
-    await page.waitForFunction(`${framesOf(1)} > 10`, undefined, { timeout: 60_000 });
+    await page.waitForFunction(playsFrom, 1, { timeout: 60_000 });
     const res = await fetch(`${a.url}/rtc/v1/apps/${APP}/channels/${cname}?uid=9&token=${encodeURIComponent(buildRtcTokenWithUid(APP, CERT, cname, 9, 2, 600, 600))}`);
     const body = (await res.json()) as { participants: { uid: number; tracks: unknown[] }[] };
     const browserUid = body.participants.find((p) => p.uid === 101);

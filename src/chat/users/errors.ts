@@ -9,6 +9,8 @@ export class ChatRestError extends Error {
     readonly error: string,
     readonly exception: string,
     readonly description: string,
+    /** Seconds to wait before trying again (`Retry-After`), on a rate-limit refusal. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(description);
   }
@@ -82,8 +84,8 @@ export const chatErrors = {
     ),
   unsupportedMediaType: () => new ChatRestError(415, 'web_application', 'NotSupportedException', 'Unsupported Media Type'),
   tooLarge: () => new ChatRestError(413, 'web_application', 'RequestEntityTooLargeException', 'Request Entity Too Large'),
-  rateLimited: () =>
-    new ChatRestError(429, 'reach_limit', 'ReachLimitException', 'This request has reached API limit.'),
+  rateLimited: (retryAfterSeconds: number) =>
+    new ChatRestError(429, 'reach_limit', 'ReachLimitException', 'This request has reached API limit.', retryAfterSeconds),
   routeNotFound: () => new ChatRestError(404, 'web_application', 'NotFoundException', 'Not Found'),
   badRequest: (detail: string) => new ChatRestError(400, 'web_application', 'BadRequestException', detail),
   internal: () => new ChatRestError(500, 'internal_error', 'InternalServerError', 'Internal error, please retry later.'),

@@ -54,7 +54,8 @@ export async function registerUsersRoutes(app: FastifyInstance, deps: UsersRoute
     const { org, app: appName } = req.params as OrgAppParams;
     const chatApp = deps.findApp(org, appName);
     if (!chatApp) throw chatErrors.appNotFound(org, appName, requestUri(req));
-    if (!deps.limiter.allow(`${org}#${appName}`)) throw chatErrors.rateLimited();
+    const rate = deps.limiter.check(`${org}#${appName}`);
+    if (!rate.allowed) throw chatErrors.rateLimited(rate.retryAfterSeconds);
     return chatApp;
   }
 
@@ -74,6 +75,7 @@ export async function registerUsersRoutes(app: FastifyInstance, deps: UsersRoute
     scope.setErrorHandler((err: FastifyError, req, reply) => {
       const e = frameworkError(err);
       if (e.status >= 500) log.error({ err: err.message, url: req.url }, 'chat users API failed');
+      if (e.retryAfterSeconds !== undefined) reply.header('retry-after', String(e.retryAfterSeconds));
       return reply.code(e.status).type('application/json').send(errorBody(e, clock.now(), 0));
     });
 

@@ -97,7 +97,7 @@ test('production guard: a push host that resolves to a private address gets no c
     outbound: { allowPrivate: false, resolve, allow: ['127.0.0.0/8'] },
   });
   try {
-    await new Promise((r) => setTimeout(r, 1000)); // the receiver listens once ffmpeg has parsed its arguments
+    await waitUntil(() => listeningOnLoopback(port), { timeoutMs: 60_000, intervalMs: 100, what: 'the RTMP receiver to listen' });
     const feeds = [refused.beginStream(), allowed.beginStream()];
     (source.pipe(3) as Readable).on('data', (b: Buffer) => {
       for (const f of feeds) f(b);
@@ -115,5 +115,29 @@ test('production guard: a push host that resolves to a private address gets no c
     rx.kill('SIGKILL');
     privateService.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a push that fails reports ffmpeg\'s error without the stream key (the last path segment of the URL)', async () => {
+  const port = await freePort(); // nothing listens there
+  const key = 'sk-live-0123456789abcdef';
+  const url = `rtmp://127.0.0.1:${port}/live/${key}`;
+  const source = new FfmpegProcess(
+    ['-loglevel', 'error', '-re', '-f', 'lavfi', '-i', 'testsrc2=size=160x90:rate=15', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '15', '-f', 'mpegts', 'pipe:3'],
+    { extraPipes: 1 },
+  );
+  const statuses: PushStatusChange[] = [];
+  const pusher = new CdnPusher({ rtmpUrl: url, onStatus: (c) => void statuses.push(c) });
+  try {
+    const feed = pusher.beginStream();
+    (source.pipe(3) as Readable).on('data', (b: Buffer) => feed(b));
+    const lost = await waitUntil(() => statuses.find((c) => c.status === 'disconnected'), { timeoutMs: 60_000, intervalMs: 100, what: 'disconnected' });
+    const message = lost.message ?? '';
+    assert.match(message, /pusher exited/);
+    assert.ok(!message.includes(key), message);
+    assert.match(message, /\[redacted\]/, 'ffmpeg quoted its target, stream key replaced');
+  } finally {
+    await pusher.stop();
+    await source.stop(2000);
   }
 });

@@ -10,6 +10,7 @@
  * purpose (pause, target switch, stop) report nothing.
  */
 import type { Writable } from 'node:stream';
+import { redactStreamUrlIn } from '../../log/index.ts';
 import { OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../../net/index.ts';
 import { FfmpegProcess } from '../ffmpeg.ts';
 import { LineSplitter } from '../segment-list.ts';
@@ -228,7 +229,8 @@ export class CdnPusher {
     void c.ffmpeg.exited.then((exit) => {
       clearInterval(c.timer);
       const last = exit.stderrTail.trim().split('\n').at(-1) ?? '';
-      this.#down(c, `pusher exited (${exit.code ?? exit.signal}): ${last}`);
+      // ffmpeg quotes its target: the stream key must not reach a log.
+      this.#down(c, `pusher exited (${exit.code ?? exit.signal}): ${redactStreamUrlIn(last, url)}`);
     });
   }
 

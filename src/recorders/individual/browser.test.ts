@@ -16,7 +16,7 @@ test('a headless Chromium publisher is recorded: audio and video slices probe as
     const cname = 'ind-chromium';
     const page = await browser.context.newPage();
     await page.goto(`${h.server.url}/rtc/?channel=${cname}&uid=401&autojoin=1`);
-    await page.waitForFunction('window.reeltime && window.reeltime.joined', undefined, { timeout: 30000 });
+    await page.waitForFunction(() => (window as unknown as { reeltime?: { joined?: boolean } }).reeltime?.joined === true, undefined, { timeout: 30000 });
     const { resourceId, sid } = await h.startRecording(cname, '9401', {
       token: rtcToken(cname, 9401, 2),
       storageConfig: storageConfig(),

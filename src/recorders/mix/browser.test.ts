@@ -18,7 +18,7 @@ test('mix with a headless Chromium publisher and a synthetic one: both drawn in 
     const cname = 'mix-chromium';
     const page = await browser.context.newPage();
     await page.goto(`${h.server.url}/rtc/?channel=${cname}&uid=401&autojoin=1`);
-    await page.waitForFunction('window.reeltime && window.reeltime.joined', undefined, { timeout: 30000 });
+    await page.waitForFunction(() => (window as unknown as { reeltime?: { joined?: boolean } }).reeltime?.joined === true, undefined, { timeout: 30000 });
     await h.publish({ cname, uid: 402, color: 'blue', toneHz: 440, width: 160, height: 90 });
     const { resourceId, sid } = await h.startRecording(cname, '9402', {
       token: rtcToken(cname, 9402, 2),

@@ -24,6 +24,9 @@ function fromFastify(err: FastifyError): RecordingApiError | undefined {
   }
 }
 
+/** `vendor_over_load` (too many sessions of the app): a session rarely ends sooner than this. */
+const OVER_LOAD_RETRY_AFTER_SECONDS = 30;
+
 /** Past this many discarded bytes an oversized upload is cut off (the client may then see a reset). */
 const MAX_DISCARDED_BYTES = 64 * 1024 * 1024;
 
@@ -63,6 +66,8 @@ export function createErrorHandler(log: Logger) {
       e = new RecordingApiError('internalError');
     }
     if (e.key === 'bodyTooLarge') await discardRest(req.raw);
+    const retryAfter = e.retryAfterSeconds ?? (e.key === 'vendorOverLoad' ? OVER_LOAD_RETRY_AFTER_SECONDS : undefined);
+    if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
     const { status, body } = errorResponse(new RecordingApiError(e.key, e.detail, echoable(e.echo)));
     return reply.code(status).send(body);
   };

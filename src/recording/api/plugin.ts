@@ -73,11 +73,12 @@ export async function recordingApi(app: FastifyInstance, deps: ApiDeps): Promise
       });
 
       const authenticate = async (req: FastifyRequest) => {
-        const customer = auth.customer(req.headers.authorization);
+        const customer = auth.customer(req.headers.authorization, req.socket.remoteAddress);
         const appId = (req.params as Partial<AppParams>).appid;
         if (appId !== undefined) {
           auth.checkApp(customer, appId);
-          if (!limiter.allow(appId)) throw new RecordingApiError('rateLimited');
+          const rate = limiter.check(appId);
+          if (!rate.allowed) throw new RecordingApiError('rateLimited', undefined, {}, rate.retryAfterSeconds);
         }
       };
 

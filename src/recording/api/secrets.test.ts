@@ -5,7 +5,7 @@ import { ManualClock } from '../../clock/index.ts';
 import { loadConfig } from '../../server/config.ts';
 import { createLogger } from '../../log/index.ts';
 import { startReeltime } from '../../server/index.ts';
-import { openTestDatabase, waitUntil } from '../../testing/index.ts';
+import { openTestDatabase, TEST_CUSTOMER_SECRET, waitUntil } from '../../testing/index.ts';
 import { recordingClient, startRequest } from '../testing/client.ts';
 import { RecorderDouble } from '../testing/recorder-double.ts';
 
@@ -27,7 +27,7 @@ test('secrets of start requests never reach logs or responses, even on failures'
       REELTIME_APP_ID: '970CA35de60c44645bbae8a215061b33',
       REELTIME_APP_CERTIFICATE: '5CFd2fd1755d40ecb72977518be15d3b',
       REELTIME_CUSTOMER_ID: 'test-customer',
-      REELTIME_CUSTOMER_SECRET: 'test-secret',
+      REELTIME_CUSTOMER_SECRET: TEST_CUSTOMER_SECRET,
     },
   });
   const server = await startReeltime({

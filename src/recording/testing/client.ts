@@ -1,8 +1,9 @@
 /** Test helpers: a Basic-auth client over Fastify inject, and valid bodies per mode. */
 import type { FastifyInstance } from 'fastify';
+import { TEST_CUSTOMER_AUTH } from '../../testing/index.ts';
 
 export const TEST_APP_ID = '970CA35de60c44645bbae8a215061b33';
-export const TEST_AUTH = `Basic ${Buffer.from('test-customer:test-secret').toString('base64')}`;
+export const TEST_AUTH = TEST_CUSTOMER_AUTH;
 
 export interface Res {
   readonly status: number;

@@ -112,6 +112,20 @@ export class SpoolStore {
     return r !== undefined;
   }
 
+  /** The sealed storage configs of the sessions of `appIds` that wrote an object under `key` (the bucket's reader). */
+  async objectStorages(key: string, appIds: readonly string[]): Promise<string[]> {
+    if (appIds.length === 0) return [];
+    const rows = await this.db
+      .selectFrom('storage_files')
+      .innerJoin('storage_sessions', 'storage_sessions.sid', 'storage_files.sid')
+      .select('storage_sessions.storage')
+      .distinct()
+      .where('storage_files.key', '=', key)
+      .where('storage_sessions.app_id', 'in', [...appIds])
+      .execute();
+    return rows.map((r) => r.storage);
+  }
+
   async sessionFiles(sid: string): Promise<FileRow[]> {
     return this.db
       .selectFrom('storage_files')

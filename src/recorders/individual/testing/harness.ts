@@ -9,11 +9,11 @@ import { buildRtcTokenWithUid } from '@reeltime/token';
 import { startSyntheticPublisher, type SfuTestHooks, type SyntheticPublisher, type SyntheticPublisherOptions } from '../../../channel/index.ts';
 import type { Clock } from '../../../clock/index.ts';
 import { verifySignature } from '../../../notify/index.ts';
-import { startTestServer, type TestDatabase, type TestServer } from '../../../testing/index.ts';
+import { startTestServer, TEST_CUSTOMER_AUTH, type TestDatabase, type TestServer } from '../../../testing/index.ts';
 
 export const APP = '970CA35de60c44645bbae8a215061b33';
 export const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
-export const AUTH = `Basic ${Buffer.from('test-customer:test-secret').toString('base64')}`;
+export const AUTH = TEST_CUSTOMER_AUTH;
 export const BUCKET = 'test-bucket';
 export const PREFIX = ['rec', 'ind'];
 const WEBHOOK_SECRET = 'webhook-test-secret';

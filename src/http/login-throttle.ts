@@ -1,0 +1,62 @@
+import { refill, secondsUntilToken, type Bucket } from './rate-limit.ts';
+
+/** How many failed logins a client address, and a customer id, may make per minute before being refused. */
+export interface LoginThrottleSettings {
+  readonly loginFailuresPerMinutePerAddress: number;
+  readonly loginFailuresPerMinutePerCustomer: number;
+}
+
+/** Past this many tracked keys, keys whose bucket has refilled are dropped (an attacker cycling ids cannot grow it). */
+const PRUNE_ABOVE = 10_000;
+
+/**
+ * Counts failed HTTP Basic logins per client address and per customer id (a token bucket each: `limit` failures at
+ * once, refilled at `limit` per minute). While either is empty every attempt of that address or id is refused with
+ * 429 and `Retry-After`, the right secret included: otherwise the guess that hits would still be told so. Shared by
+ * every route that takes customer credentials (the recording API, the bucket), so they count together.
+ */
+export class LoginThrottle {
+  readonly #buckets = new Map<string, Bucket>();
+
+  constructor(
+    private readonly now: () => number,
+    private readonly settings: LoginThrottleSettings,
+  ) {}
+
+  /** Seconds to wait when `address` or `customerId` has used up its failures; undefined when it may try. */
+  refusal(address: string | undefined, customerId: string | undefined): number | undefined {
+    let wait: number | undefined;
+    for (const [key, limit] of this.#keys(address, customerId)) {
+      const b = this.#buckets.get(key);
+      if (!b) continue;
+      const now = refill(b, this.now(), limit / 60, limit);
+      if (now.tokens < 1) wait = Math.max(wait ?? 0, secondsUntilToken(now, limit / 60));
+    }
+    return wait;
+  }
+
+  /** Counts one failed login of `address` (and of `customerId` when the request named one). */
+  failed(address: string | undefined, customerId: string | undefined): void {
+    const t = this.now();
+    for (const [key, limit] of this.#keys(address, customerId)) {
+      const b = refill(this.#buckets.get(key), t, limit / 60, limit);
+      this.#buckets.set(key, { tokens: Math.max(0, b.tokens - 1), at: t });
+    }
+    if (this.#buckets.size > PRUNE_ABOVE) this.#prune(t);
+  }
+
+  #keys(address: string | undefined, customerId: string | undefined): [string, number][] {
+    const keys: [string, number][] = [];
+    const { loginFailuresPerMinutePerAddress: perAddress, loginFailuresPerMinutePerCustomer: perCustomer } = this.settings;
+    if (address !== undefined && perAddress > 0) keys.push([`a:${address}`, perAddress]);
+    if (customerId !== undefined && perCustomer > 0) keys.push([`c:${customerId}`, perCustomer]);
+    return keys;
+  }
+
+  #prune(t: number): void {
+    for (const [key, b] of this.#buckets) {
+      const limit = key.startsWith('a:') ? this.settings.loginFailuresPerMinutePerAddress : this.settings.loginFailuresPerMinutePerCustomer;
+      if (refill(b, t, limit / 60, limit).tokens >= limit) this.#buckets.delete(key);
+    }
+  }
+}
