@@ -55,6 +55,9 @@ export interface RegisteredRoute {
 const READY_TIMEOUT_MS = 2000;
 
 /** The composition root: builds every module for the given roles on one Fastify server. */
+/** How long a closing server waits for requests still being answered before it closes their connections. */
+const CLOSE_GRACE_MS = 2_000;
+
 export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
   const { config } = opts;
   const log = opts.log ?? createLogger(config.logLevel);
@@ -159,7 +162,11 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
       if (closed) return;
       closed = true;
       for (const m of [...modules].reverse()) await m.close();
-      await app.close();
+      // Requests still being answered get CLOSE_GRACE_MS; then every connection is closed, so a client that keeps
+      // one busy (or a keep-alive socket Node does not count as idle) cannot hold the shutdown for its 72 s timeout.
+      const force = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
+      force.unref();
+      await app.close().finally(() => clearTimeout(force));
       await redis?.close();
       if (ownDb) await database.close();
     },
