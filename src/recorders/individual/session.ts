@@ -15,13 +15,11 @@ import {
   renderMergedIndex,
   snapshotName,
   TrackPipeline,
-  type ClosedSlice,
   type RtpTrackDescription,
   type SessionNaming,
   type Snapshot,
 } from '../../media/index.ts';
 import type {
-  RecordedFile,
   RecorderReport,
   RecorderUpdate,
   RecordingTask,
@@ -31,15 +29,15 @@ import type { UploadSession } from '../../storage/index.ts';
 import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from '../common/events.ts';
 import { PLAYLIST_CONTENT_TYPE } from '../common/hls-track.ts';
-import { signalSliceOutcome } from '../common/slice-signals.ts';
+import { RecordingOutput } from '../common/output/index.ts';
 import type { PublisherLinks } from '../common/publisher-links.ts';
 import { SessionCore } from '../common/session-core.ts';
 import { wants } from '../common/subscription.ts';
 import { HoldSwitch } from '../common/hold-switch.ts';
 import { finalizeRecording } from './finalize.ts';
 import type { IndividualOptions } from './options.ts';
-import { recoverLeftovers, type RecoveredTrack } from './recovery.ts';
-import { TrackRecording } from './track-recording.ts';
+import { recoverLeftovers } from './recovery.ts';
+import { logTrackSummary, TrackRecording } from './track-recording.ts';
 
 export interface SessionDeps {
   readonly task: RecordingTask;
@@ -60,10 +58,7 @@ export class IndividualSession {
   private readonly core: SessionCore;
   private readonly links: PublisherLinks;
   private readonly signals: RecorderSignals;
-  private chain: Promise<unknown> = Promise.resolve();
-  private firstUploaded = false;
-  /** Earlier runs' tracks finished at start (listed even when the dead run never reported them). */
-  private recovered: readonly RecoveredTrack[] = [];
+  private readonly output: RecordingOutput;
   /** When start() began (injected clock), for the stop summary. */
   private startedMs: number | undefined;
 
@@ -82,6 +77,7 @@ export class IndividualSession {
     );
     this.links = this.core.links;
     this.signals = this.core.signals;
+    this.output = new RecordingOutput({ previousFiles: d.task.previousFiles, upload: d.upload, report: d.report, signals: this.signals, log: d.log, hls: d.options.hls });
     // Pause: every stream ends (its slicer writes the last slice), so resuming starts new streams and each playlist
     // gets `#EXT-X-DISCONTINUITY`; the MP4 concatenates slices and so leaves the held time out. Resume: the next
     // packets start the new streams (a video slicer asks for a keyframe when it starts).
@@ -110,9 +106,13 @@ export class IndividualSession {
         playlistKey: (n, uid, kind) => playlistName(n, uid, kind),
       });
       if (recovered.length > 0) this.d.log.info({ recovered }, 'slices of the previous run recovered');
-      this.recovered = recovered;
+      // Listed even when the dead run never reported them.
+      this.output.listRecovered(
+        recovered.map((r) => ({ fileName: r.playlistKey, trackType: r.kind, uid: r.uid, mixedAllUser: false, isPlayable: true, sliceStartTime: r.firstStartMs })),
+      );
     }
-    if (this.d.task.previousFiles.length > 0 || this.recovered.length > 0) this.reportFiles();
+    // What earlier runs recorded is listed from the start.
+    if (this.output.files().length > 0) this.output.reportFiles();
     this.reconcile();
   }
 
@@ -145,7 +145,7 @@ export class IndividualSession {
     const key = `${uid}/${kind}`;
     let t = this.tracks.get(key);
     if (!t) {
-      t = new TrackRecording(uid, kind, this.d.workDir, this.naming, this.d.upload);
+      t = new TrackRecording(uid, kind, this.d.workDir, this.naming, this.output);
       this.tracks.set(key, t);
     }
     return t;
@@ -174,8 +174,8 @@ export class IndividualSession {
         ...(this.d.sliceSeconds !== undefined ? { sliceSeconds: this.d.sliceSeconds } : {}),
       },
       {
-        onSlice: (s) => this.serial(() => this.sliceClosed(t, s)),
-        onSnapshot: (s) => this.serial(() => this.snapshotTaken(t, s)),
+        onSlice: (s) => this.output.serial(() => this.output.sliceClosed(t.out, s, () => this.playlistUploaded(t))),
+        onSnapshot: (s) => this.output.serial(() => this.snapshotTaken(t, s)),
         onFailure: (exit) => {
           this.d.log.warn({ uid: t.uid, kind: t.kind, code: exit.code, stderr: exit.stderrTail.slice(-300) }, 'slicer exited');
           this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.medium, ERROR_CODE.slicerStopped, `${t.kind} slicer of uid ${t.uid} stopped`);
@@ -216,35 +216,12 @@ export class IndividualSession {
     t.pipeline = undefined;
     await p.stop();
     this.streamState(t, 1);
-    await this.chain;
+    await this.output.settled();
   }
 
-  /** Uploads happen in close order: a slice before the playlist that names it. */
-  private serial(fn: () => Promise<void>): void {
-    this.chain = this.chain.then(fn).catch((e: Error) => this.d.log.error({ err: e.message }, 'recording step failed'));
-  }
-
-  private async sliceClosed(t: TrackRecording, s: ClosedSlice): Promise<void> {
-    if (!this.d.options.hls) {
-      t.hls.keep(s);
-      return;
-    }
-    const out = await t.hls.addSlice(s);
-    if (!signalSliceOutcome(this.signals, s.startMs, out, { mixedAllUser: false, streamUid: t.uid, trackType: t.kind })) return;
-    if (out.playlistUploaded) await this.playlistUploaded(t, out.firstPlaylist);
-    this.reportFiles();
-  }
-
-  private async playlistUploaded(t: TrackRecording, first: boolean): Promise<void> {
-    if (first) this.signals.emit('fileInfos', { fileList: t.hls.playlistKey });
-    this.firstFileUploaded();
+  /** Standard stream mode: the user's merged index follows each playlist of theirs. */
+  private async playlistUploaded(t: TrackRecording): Promise<void> {
     if (this.d.options.streamMode === 'standard') await this.uploadMergedIndex(t.uid);
-  }
-
-  private firstFileUploaded(): void {
-    if (this.firstUploaded) return;
-    this.firstUploaded = true;
-    this.signals.status('firstFileUploaded');
   }
 
   private async uploadMergedIndex(uid: string): Promise<void> {
@@ -268,48 +245,7 @@ export class IndividualSession {
       return;
     }
     this.signals.emit('snapshotFile', { fileName: key });
-    this.firstFileUploaded();
-  }
-
-  /**
-   * One line per session at its end: per track, packets received, streams and slices. A track that received media
-   * but closed no slice is a warning (its slicer never cut one: the session may stop with "no recorded data").
-   */
-  private logSummary(linked: readonly string[], publishing: readonly number[]): void {
-    const now = this.d.clock.now();
-    const since = (ms: number | undefined) => (ms === undefined || this.startedMs === undefined ? undefined : ms - this.startedMs);
-    const tracks = [...this.tracks.values()].map((t) => ({
-      uid: t.uid,
-      kind: t.kind,
-      packets: t.packets,
-      firstPacketAfterMs: since(t.firstPacketMs),
-      streams: t.streams,
-      slices: t.hls.slices.length,
-    }));
-    const fields = { tracks, liveMs: since(now), linked, publishing };
-    if (tracks.some((t) => t.packets > 0 && t.slices === 0)) this.d.log.warn(fields, 'media received but no slice closed');
-    else if (tracks.length === 0) this.d.log[linked.length > 0 || publishing.length > 0 ? 'warn' : 'info'](fields, 'no media received');
-    else this.d.log.info(fields, 'live part ended');
-  }
-
-  /** The per-user playlists (and MP4s once written), after whatever was recorded before a restart. */
-  files(): RecordedFile[] {
-    const out: RecordedFile[] = [...this.d.task.previousFiles];
-    for (const r of this.recovered) {
-      if (out.some((f) => f.fileName === r.playlistKey)) continue;
-      out.push({ fileName: r.playlistKey, trackType: r.kind, uid: r.uid, mixedAllUser: false, isPlayable: true, sliceStartTime: r.firstStartMs });
-    }
-    if (this.d.options.hls) {
-      for (const t of this.tracks.values()) {
-        if (t.hls.firstStartMs === undefined) continue;
-        out.push({ fileName: t.hls.playlistKey, trackType: t.kind, uid: t.uid, mixedAllUser: false, isPlayable: true, sliceStartTime: t.hls.firstStartMs });
-      }
-    }
-    return out;
-  }
-
-  private reportFiles(): void {
-    this.d.report.files(this.files());
+    this.output.fileUploaded();
   }
 
   async update(change: RecorderUpdate): Promise<void> {
@@ -331,18 +267,10 @@ export class IndividualSession {
     const publishing = this.d.source.snapshot().participants.filter((p) => p.tracks.length > 0).map((p) => p.uid);
     await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
     await this.links.close();
-    await this.chain;
-    this.logSummary(linked, publishing);
-    return finalizeRecording({
-      tracks: [...this.tracks.values()],
-      options: this.d.options,
-      naming: this.naming,
-      upload: this.d.upload,
-      workDir: this.d.workDir,
-      signals: this.signals,
-      report: this.d.report,
-      log: this.d.log,
-      files: (outputs) => [...this.files(), ...outputs],
-    });
+    await this.output.settled();
+    const tracks = [...this.tracks.values()];
+    logTrackSummary(this.d.log, tracks, { startedMs: this.startedMs, nowMs: this.d.clock.now() }, { linked, publishing });
+    const { options, upload, workDir, log } = this.d;
+    return finalizeRecording({ tracks, output: this.output, options, naming: this.naming, upload, workDir, signals: this.signals, log });
   }
 }
