@@ -10,39 +10,22 @@ import { basename, dirname, join } from 'node:path';
 import type { MediaKind } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import {
-  mixMp4Name,
-  mixPlaylistName,
-  mixSliceName,
-  userMp4,
-  type ClosedSlice,
-  type RtpTrackDescription,
-  type SessionNaming,
-} from '../../media/index.ts';
+import { mixPlaylistName, mixSliceName, type RtpTrackDescription, type SessionNaming } from '../../media/index.ts';
 import type { MixLayoutSettings } from '../../media/mix/index.ts';
 import { MixPipeline, type SenderReport } from '../../media/mix/live/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
-import type {
-  RecordedFile,
-  RecorderReport,
-  RecorderUpdate,
-  RecordingTask,
-  StopResult,
-  TrackType,
-} from '../../recording/dispatch/index.ts';
+import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult, TrackType } from '../../recording/dispatch/index.ts';
 import type { UpdateLayoutClientRequest } from '../../recording/validation/types.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from '../common/events.ts';
-import { finishUploads } from '../common/finish-uploads.ts';
-import { HlsTrackWriter } from '../common/hls-track.ts';
 import { HoldSwitch } from '../common/hold-switch.ts';
-import { signalSliceOutcome } from '../common/slice-signals.ts';
+import { RecordingOutput, type OutputTrack } from '../common/output/index.ts';
 import type { PublisherLinks } from '../common/publisher-links.ts';
 import { SessionCore } from '../common/session-core.ts';
 import { wants } from '../common/subscription.ts';
 import { ImageLoader } from './images.ts';
-import { layoutSettings, mp4Groups, type MixOptions } from './options.ts';
+import { layoutSettings, MIX_MP4_SPLIT, type MixOptions } from './options.ts';
 import { MIX_TRACK_DIR, recoverMixRuns, type RecoveredMixRun } from './recovery.ts';
 
 export interface MixSessionDeps {
@@ -74,19 +57,18 @@ export class MixSession {
   private readonly naming: SessionNaming;
   private readonly links: PublisherLinks;
   private readonly pipeline: MixPipeline;
-  private readonly hls: HlsTrackWriter;
+  private readonly output: RecordingOutput;
+  /** The composite's one HLS track. */
+  private readonly out: OutputTrack;
   private readonly images: ImageLoader;
   private readonly core: SessionCore;
   private readonly signals: RecorderSignals;
   private readonly trackType: TrackType;
   /** Users in the mix (joined the pipeline), and the kinds whose stream has started per user. */
   private readonly members = new Map<string, Set<MediaKind>>();
-  private readonly slices: ClosedSlice[] = [];
   /** Earlier runs of this session (before a restart or failover), recovered at start. */
   private recoveredRuns: readonly RecoveredMixRun[] = [];
   private layout: MixLayoutSettings;
-  private chain: Promise<unknown> = Promise.resolve();
-  private firstUploaded = false;
   private readonly hold: HoldSwitch;
 
   constructor(private readonly d: MixSessionDeps) {
@@ -108,8 +90,8 @@ export class MixSession {
     this.hold = new HoldSwitch(d.task, d.clock, this.signals, {
       pause: async () => {
         await this.pipeline.hold();
-        this.serial(async () => this.hls.beginStream());
-        await this.chain;
+        this.output.serial(() => this.out.writer.beginStream());
+        await this.output.settled();
       },
       resume: () => this.pipeline.resume(),
       ending: () => this.core.ending,
@@ -118,13 +100,17 @@ export class MixSession {
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.backupIndex };
     this.layout = o.layout;
     this.trackType = o.streams.audio && o.streams.video ? 'audio_and_video' : o.streams.video ? 'video' : 'audio';
-    this.hls = new HlsTrackWriter({
-      dir: join(d.workDir, MIX_TRACK_DIR),
-      kind: o.streams.video ? 'video' : 'audio',
-      upload: d.upload,
-      playlistName: mixPlaylistName(this.naming),
-      sliceName: (startMs, container) => mixSliceName(this.naming, startMs, container),
-    });
+    this.output = new RecordingOutput({ previousFiles: d.task.previousFiles, upload: d.upload, report: d.report, signals: this.signals, log: d.log, hls: true });
+    this.out = this.output.track(
+      {
+        dir: join(d.workDir, MIX_TRACK_DIR),
+        kind: o.streams.video ? 'video' : 'audio',
+        playlistName: mixPlaylistName(this.naming),
+        sliceName: (startMs, container) => mixSliceName(this.naming, startMs, container),
+      },
+      { trackType: this.trackType, uid: '0', mixedAllUser: true },
+      { streamUid: '0', trackType: this.trackType },
+    );
     this.images = new ImageLoader({
       policy: d.policy,
       workDir: join(d.workDir, 'images'),
@@ -147,7 +133,7 @@ export class MixSession {
         onhold: this.hold.onhold,
       },
       {
-        onSlice: (s) => this.serial(() => this.sliceClosed(s)),
+        onSlice: (s) => this.output.serial(() => this.output.sliceClosed(this.out, s)),
         onFailure: (exit) => {
           d.log.error({ code: exit.code, stderr: exit.stderrTail.slice(-300) }, 'mix encoder exited');
           this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.major, ERROR_CODE.slicerStopped, 'mix encoder stopped');
@@ -169,7 +155,7 @@ export class MixSession {
     this.hold.announce();
     this.d.report.sliceStartTime(this.pipeline.originMs ?? this.d.clock.now());
     if (this.d.task.resumed) await this.recoverEarlierRuns();
-    if (this.d.task.previousFiles.length > 0 || this.recoveredRuns.length > 0) this.d.report.files(this.files([]));
+    if (this.output.files().length > 0) this.output.reportFiles();
     this.reconcile();
   }
 
@@ -187,6 +173,7 @@ export class MixSession {
     });
     const recovered = this.recoveredRuns.map((r) => ({ playlist: r.track.playlistKey, slices: r.track.recovered }));
     if (recovered.length > 0) this.d.log.info({ recovered }, 'earlier runs recovered');
+    this.output.listRecovered(this.recoveredRuns.map(({ track }) => ({ fileName: track.playlistKey, ...this.out.owner, isPlayable: true, sliceStartTime: track.firstStartMs })));
   }
 
   /** Subscriptions and the mix's members in line with the channel and the subscription lists. */
@@ -240,40 +227,6 @@ export class MixSession {
     this.signals.emit(kind === 'audio' ? 'audioStreamState' : 'videoStreamState', { streamUid: uid, state, UtcMs: this.d.clock.now() });
   }
 
-  /** Uploads happen in close order: a slice before the playlist that names it. */
-  private serial(fn: () => Promise<void>): void {
-    this.chain = this.chain.then(fn).catch((e: Error) => this.d.log.error({ err: e.message }, 'recording step failed'));
-  }
-
-  private async sliceClosed(s: ClosedSlice): Promise<void> {
-    this.slices.push(s);
-    const out = await this.hls.addSlice(s);
-    if (!signalSliceOutcome(this.signals, s.startMs, out, { mixedAllUser: true, streamUid: '0', trackType: this.trackType })) return;
-    if (out.firstPlaylist) this.signals.emit('fileInfos', { fileList: this.hls.playlistKey });
-    if (out.playlistUploaded && !this.firstUploaded) {
-      this.firstUploaded = true;
-      this.signals.status('firstFileUploaded');
-    }
-    this.d.report.files(this.files([]));
-  }
-
-  /**
-   * What earlier runs recorded (their reported files, and a recovered playlist they never reported), then this
-   * run's playlist (once it names a slice), then the MP4s given.
-   */
-  private files(mp4s: readonly RecordedFile[]): RecordedFile[] {
-    const out: RecordedFile[] = [...this.d.task.previousFiles];
-    for (const { track } of this.recoveredRuns) {
-      if (!out.some((f) => f.fileName === track.playlistKey)) out.push(this.recordedFile(track.playlistKey, track.firstStartMs));
-    }
-    if (this.hls.firstStartMs !== undefined) out.push(this.recordedFile(this.hls.playlistKey, this.hls.firstStartMs));
-    return [...out, ...mp4s.filter((m) => !out.some((f) => f.fileName === m.fileName))];
-  }
-
-  private recordedFile(fileName: string, sliceStartTime: number): RecordedFile {
-    return { fileName, trackType: this.trackType, uid: '0', mixedAllUser: true, isPlayable: true, sliceStartTime };
-  }
-
   /** The layout at once; its images as soon as they are decoded (each URL fetched once per session). */
   private applyImages(settings: MixLayoutSettings): void {
     this.pipeline.setImages(this.images.loadedImagesOf(settings));
@@ -310,48 +263,13 @@ export class MixSession {
     for (const uid of [...this.members.keys()]) this.leave(uid);
     // The encoder closes its last slice before it exits; its upload is queued on the chain.
     await this.pipeline.stop();
-    await this.chain;
-    await this.hls.end();
-    const mp4s: RecordedFile[] = [];
+    await this.output.endPlaylists();
     if (this.d.options.mp4) {
-      // Each earlier run's MP4s from its slices still on disk (under its names), then this run's.
-      for (const run of this.recoveredRuns) {
-        if (run.track.slices.length > 0) mp4s.push(...(await this.writeMp4s(run.naming, run.track.slices, join(this.d.workDir, 'mp4', `run-${run.naming.backupIndex ?? 'first'}`))));
-      }
-      if (this.hls.recorded) mp4s.push(...(await this.writeMp4s(this.naming, this.slices, join(this.d.workDir, 'mp4'))));
+      const recovered = this.recoveredRuns.map((r) => ({ naming: r.naming, slices: r.track.slices }));
+      await this.output.writeMp4s(this.out, { recovered, current: this.naming }, { dir: join(this.d.workDir, 'mp4'), split: MIX_MP4_SPLIT, streams: this.d.options.streams });
     }
-    const files = this.files(mp4s);
-    this.d.report.files(files);
-    const uploadingStatus = await finishUploads(this.d.upload, this.signals, files);
-    return { uploadingStatus, files, recordedAnything: this.hls.recorded || this.recoveredRuns.length > 0 };
-  }
-
-  /** `<sid>_<cname>_<n>.mp4` from the TS slices (copied, no re-encode), a new file at the size/duration limit. */
-  private async writeMp4s(
-    naming: SessionNaming,
-    slices: readonly { readonly localPath: string; readonly startMs: number; readonly durationSec: number; readonly bytes: number }[],
-    dir: string,
-  ): Promise<RecordedFile[]> {
-    await mkdir(dir, { recursive: true });
-    const out: RecordedFile[] = [];
-    const { audio, video } = this.d.options.streams;
-    try {
-      for (const [index, group] of mp4Groups(slices).entries()) {
-        const name = mixMp4Name(naming, index);
-        const local = join(dir, name);
-        const files = group.map((s) => ({ path: s.localPath, startMs: s.startMs }));
-        await userMp4({ video: video ? files : [], audio: audio ? files : [], videoCodec: video ? 'H264' : undefined, workDir: dir, output: local });
-        const res = await this.d.upload.enqueue(local, this.d.upload.objectKey(name), { contentType: 'video/mp4' });
-        if (!res.ok) {
-          this.signals.error(EVENT_MODULE.uploader, ERROR_LEVEL.major, ERROR_CODE.uploadFailed, res.message);
-          continue;
-        }
-        out.push(this.recordedFile(res.key, group[0]!.startMs));
-      }
-    } catch (e) {
-      this.d.log.error({ err: (e as Error).message }, 'mix MP4 failed');
-      this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.medium, ERROR_CODE.postProcessFailed, 'MP4 writing failed');
-    }
-    return out;
+    const files = this.output.reportFiles();
+    const uploadingStatus = await this.output.awaitUploads(files);
+    return { uploadingStatus, files, recordedAnything: this.output.recorded || this.recoveredRuns.length > 0 };
   }
 }
