@@ -11,15 +11,13 @@ import type { Logger } from '../../log/index.ts';
 import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment, type LoadResult, type PinnedHost } from '../../media/capture/index.ts';
 import { resolveOutbound, type OutboundPolicy } from '../../net/index.ts';
 import type { SessionNaming } from '../../media/index.ts';
-import type { RecordedFile, RecorderReport, RecorderUpdate, RecordingTask, RtmpStatus, StopResult } from '../../recording/dispatch/index.ts';
+import type { RecorderReport, RecorderUpdate, RecordingTask, RtmpStatus, StopResult } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import { recorderSignals, type RecorderSignals } from '../common/events.ts';
-import { finishUploads } from '../common/finish-uploads.ts';
-import { HlsTrackWriter } from '../common/hls-track.ts';
+import { RecordingOutput, type OutputTrack } from '../common/output/index.ts';
 import { ProgressReporter } from '../common/session-timers.ts';
 import { uploadEventReporter } from '../common/upload-events.ts';
-import { writeMp4Files } from './mp4.ts';
-import { webPlaylistName, webSliceName, type TimedSlice, type WebOptions } from './options.ts';
+import { webPlaylistName, webSliceName, type WebOptions } from './options.ts';
 import { recoverWebLeftovers, type RecoveredWebRun } from './recovery.ts';
 
 /** Codes of event 71 (docs/recording-web.md, "Events"). */
@@ -60,12 +58,12 @@ export interface WebSessionDeps {
 
 export class WebSession {
   private readonly signals: RecorderSignals;
-  private readonly hls: HlsTrackWriter;
+  private readonly output: RecordingOutput;
+  /** The page's one HLS track. */
+  private readonly out: OutputTrack;
   private readonly progress: ProgressReporter;
-  private readonly slices: TimedSlice[] = [];
   private capture: CaptureHandle | undefined;
   private unlistenUploads: (() => void) | undefined;
-  private chain: Promise<unknown> = Promise.resolve();
   private ending: Promise<StopResult> | undefined;
   /** The page called notifyReady (or detection is off). */
   private ready: boolean;
@@ -73,11 +71,9 @@ export class WebSession {
   private readyTimer: TimerHandle | undefined;
   private readyMisses = 0;
   private crashes = 0;
-  private firstUploaded = false;
   private rtmpUrl: string | undefined;
   /** The last CDN status reported, so each change is reported once. */
   private rtmpReported: { readonly url: string; readonly status: RtmpStatus } | undefined;
-  private mp4Files: RecordedFile[] = [];
   /** Earlier generations of this session (before a process restart), recovered at start. */
   private recoveredRuns: readonly RecoveredWebRun[] = [];
 
@@ -86,13 +82,12 @@ export class WebSession {
     this.ready = d.options.readyTimeoutMs === 0;
     this.onhold = d.options.onhold;
     this.rtmpUrl = d.options.rtmpUrl;
-    this.hls = new HlsTrackWriter({
-      dir: join(d.workDir, 'hls'),
-      kind: 'video',
-      upload: d.upload,
-      playlistName: webPlaylistName(d.naming),
-      sliceName: (startMs) => webSliceName(d.naming, startMs),
-    });
+    this.output = new RecordingOutput({ previousFiles: d.task.previousFiles, upload: d.upload, report: d.report, signals: this.signals, log: d.log, hls: d.options.hls });
+    // No event 42: a page has no channel streams to name.
+    this.out = this.output.track(
+      { dir: join(d.workDir, 'hls'), kind: 'video', playlistName: webPlaylistName(d.naming), sliceName: (startMs) => webSliceName(d.naming, startMs) },
+      { trackType: 'audio_and_video', uid: '0', mixedAllUser: true },
+    );
     this.progress = new ProgressReporter(d.clock, d.upload, this.signals, d.log);
   }
 
@@ -117,7 +112,12 @@ export class WebSession {
       });
       const recovered = Object.fromEntries(this.recoveredRuns.filter((r) => !r.track.alreadyEnded).map((r) => [r.generation, r.track.recovered]));
       if (Object.keys(recovered).length > 0) this.d.log.info({ recovered }, 'segments of the previous run recovered');
-      if (this.d.task.previousFiles.length > 0 || this.recoveredRuns.length > 0) this.d.report.files(this.files());
+      if (o.hls) {
+        this.output.listRecovered(
+          this.recoveredRuns.map(({ track }) => ({ fileName: track.playlistKey, ...this.out.owner, isPlayable: true, sliceStartTime: track.firstStartMs })),
+        );
+      }
+      if (this.output.files().length > 0) this.output.reportFiles();
     }
     const pinnedHosts: PinnedHost[] = [];
     const allowed = this.d.pageHosts ?? [];
@@ -211,7 +211,7 @@ export class WebSession {
     if (this.ending && e.kind !== 'segment') return;
     switch (e.kind) {
       case 'segment':
-        this.serial(() => this.segmentClosed(e.segment));
+        this.output.serial(() => this.segmentClosed(e.segment));
         return;
       case 'page-ready':
         if (this.ready) return;
@@ -262,53 +262,10 @@ export class WebSession {
     this.signals.emit('rtmpPublishStatus', { rtmpUrl, status });
   }
 
-  /** Uploads happen in close order: a slice before the playlist that names it. */
-  private serial(fn: () => Promise<void>): void {
-    this.chain = this.chain.then(fn).catch((err: Error) => this.d.log.error({ err: err.message }, 'recording step failed'));
-  }
-
   private async segmentClosed(s: CapturedSegment): Promise<void> {
     if (!this.d.options.hls && !this.d.options.mp4) return;
-    if (s.newStream) this.hls.beginStream();
-    this.slices.push({ path: s.path, startMs: s.startMs, durationSec: s.durationSec });
-    if (!this.d.options.hls) {
-      this.hls.keep({ localPath: s.path, startMs: s.startMs, durationSec: s.durationSec, container: 'ts' });
-      return;
-    }
-    const out = await this.hls.addSlice({ localPath: s.path, startMs: s.startMs, durationSec: s.durationSec, container: 'ts' });
-    if (!out.ok) {
-      this.d.log.warn({ err: out.message }, 'slice upload refused');
-      return;
-    }
-    if (out.playlistUploaded && !this.firstUploaded) {
-      this.firstUploaded = true;
-      this.signals.emit('fileInfos', { fileList: this.hls.playlistKey });
-      this.signals.status('firstFileUploaded');
-    }
-    this.d.report.files(this.files());
-  }
-
-  /**
-   * What earlier generations recorded (their reported files, and a recovered playlist they never reported), this
-   * generation's playlist (once it names a slice) and, after the stop, the MP4 files.
-   */
-  files(): RecordedFile[] {
-    const out: RecordedFile[] = [...this.d.task.previousFiles];
-    const file = (fileName: string, sliceStartTime: number): RecordedFile => ({
-      fileName,
-      trackType: 'audio_and_video',
-      uid: '0',
-      mixedAllUser: true,
-      isPlayable: true,
-      sliceStartTime,
-    });
-    if (this.d.options.hls) {
-      for (const { track } of this.recoveredRuns) {
-        if (!out.some((f) => f.fileName === track.playlistKey)) out.push(file(track.playlistKey, track.firstStartMs));
-      }
-      if (this.hls.firstStartMs !== undefined) out.push(file(this.hls.playlistKey, this.hls.firstStartMs));
-    }
-    return [...out, ...this.mp4Files.filter((m) => !out.some((f) => f.fileName === m.fileName))];
+    if (s.newStream) this.out.writer.beginStream();
+    await this.output.sliceClosed(this.out, { localPath: s.path, startMs: s.startMs, durationSec: s.durationSec, container: 'ts', bytes: s.bytes });
   }
 
   async update(change: RecorderUpdate): Promise<void> {
@@ -360,30 +317,13 @@ export class WebSession {
     // The capture flushes its last segment before stop() resolves; the chain then uploads it.
     await this.capture?.stop().catch((e: Error) => this.d.log.error({ err: e.message }, 'capture stop failed'));
     if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, 'disconnected');
-    await this.chain;
-    if (this.d.options.hls) await this.hls.end();
+    await this.output.endPlaylists();
     if (this.d.options.mp4) {
-      // Each earlier generation's MP4s from its slices still on disk (under its names), then this generation's.
-      const runs = [
-        ...this.recoveredRuns.map((r) => ({
-          naming: r.naming,
-          slices: r.track.slices.map((x) => ({ path: x.localPath, startMs: x.startMs, durationSec: x.durationSec })),
-          dir: join(this.d.workDir, 'mp4', r.generation),
-        })),
-        { naming: this.d.naming, slices: this.slices, dir: join(this.d.workDir, 'mp4') },
-      ];
-      for (const run of runs.filter((r) => r.slices.length > 0)) {
-        try {
-          this.mp4Files.push(
-            ...(await writeMp4Files({ slices: run.slices, splitSec: this.d.options.mp4SplitSec, naming: run.naming, workDir: run.dir, upload: this.d.upload })),
-          );
-        } catch (e) {
-          this.d.log.error({ err: (e as Error).message }, 'MP4 files failed');
-        }
-      }
+      const recovered = this.recoveredRuns.map((r) => ({ naming: r.naming, slices: r.track.slices }));
+      const split = { kind: 'once-reached', reachMs: this.d.options.mp4SplitSec * 1000 } as const;
+      await this.output.writeMp4s(this.out, { recovered, current: this.d.naming }, { dir: join(this.d.workDir, 'mp4'), split, streams: { audio: true, video: true } });
     }
-    const files = this.files();
-    this.d.report.files(files);
+    const files = this.output.reportFiles();
     this.signals.emit('webRecorderStopped', {
       code: stop.code,
       message: stop.message,
@@ -392,9 +332,9 @@ export class WebSession {
     });
     if (abnormal) this.signals.status('exitedAbnormally');
     this.unlistenUploads?.();
-    const uploadingStatus = await finishUploads(this.d.upload, this.signals, files);
+    const uploadingStatus = await this.output.awaitUploads(files);
     if (!abnormal) this.signals.status('componentsStopped');
-    return { uploadingStatus, files, recordedAnything: this.slices.length > 0 || this.recoveredRuns.length > 0 };
+    return { uploadingStatus, files, recordedAnything: this.out.closed.length > 0 || this.recoveredRuns.length > 0 };
   }
 }
 
