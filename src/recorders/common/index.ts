@@ -25,5 +25,6 @@ export { PublisherLinks, type PublisherLinkEvents } from './publisher-links.ts';
 export { nextBackupIndex } from './backup-index.ts';
 export { openSessionIO, startInBackground, type LaunchDeps, type SessionIO, type StartableSession } from './launch.ts';
 export { meterUploads, registerRecorderMetrics, type RecorderMeter } from './meter.ts';
-export { SessionCore, type SessionCoreDeps, type SessionEndReason, type SessionHooks } from './session-core.ts';
+export { ChannelFollower, type ChannelFollowerDeps, type FollowerHooks, type SessionEndReason } from './follower/index.ts';
+export { SessionSignals, type SessionSignalsDeps } from './signals/index.ts';
 export { signalSliceOutcome, type SliceStream } from './slice-signals.ts';

@@ -1,8 +1,8 @@
 /**
- * One individual-mode recording session, assembled from the shared recorder parts (recorders/common): follows
- * the channel (planSubscriptions), links to each publisher over WHEP (PublisherLinks), slices each track through
- * a TrackPipeline into its HLS track writer, reports status, files and events, and ends on stop or after
- * maxIdleTime (SessionCore, injected clock); finalize.ts does what follows the live part.
+ * One individual-mode recording session, built from the recorder stages (recorders/common): the channel follower
+ * (links to each publisher over WHEP, the subscription plan, maxIdleTime on the injected clock) is the source; each
+ * user's track is sliced by a TrackPipeline (the pipeline) into its HLS track of the recording output (the sink);
+ * the session signals report statuses and events. finalize.ts does what follows the live part.
  */
 import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -27,11 +27,12 @@ import type {
 } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from '../common/events.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE } from '../common/events.ts';
 import { PLAYLIST_CONTENT_TYPE } from '../common/hls-track.ts';
 import { RecordingOutput } from '../common/output/index.ts';
 import type { PublisherLinks } from '../common/publisher-links.ts';
-import { SessionCore } from '../common/session-core.ts';
+import { ChannelFollower } from '../common/follower/index.ts';
+import { SessionSignals } from '../common/signals/index.ts';
 import { wants } from '../common/subscription.ts';
 import { HoldSwitch } from '../common/hold-switch.ts';
 import { finalizeRecording } from './finalize.ts';
@@ -55,9 +56,9 @@ export interface SessionDeps {
 export class IndividualSession {
   private readonly naming: SessionNaming;
   private readonly tracks = new Map<string, TrackRecording>();
-  private readonly core: SessionCore;
+  private readonly follower: ChannelFollower;
   private readonly links: PublisherLinks;
-  private readonly signals: RecorderSignals;
+  private readonly signals: SessionSignals;
   private readonly output: RecordingOutput;
   /** When start() began (injected clock), for the stop summary. */
   private startedMs: number | undefined;
@@ -66,8 +67,9 @@ export class IndividualSession {
 
   constructor(private readonly d: SessionDeps) {
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.options.backupIndex };
-    this.core = new SessionCore(
-      { ...d, profile: d.options.profile, maxIdleMs: d.options.maxIdleMs, subscription: d.options.subscription },
+    this.signals = new SessionSignals(d);
+    this.follower = new ChannelFollower(
+      { ...d, signals: this.signals, profile: d.options.profile, maxIdleMs: d.options.maxIdleMs, subscription: d.options.subscription },
       {
         onPacket: (uid, kind, track, packet) => this.onPacket(uid, kind, track, packet),
         onChannelEvent: (e) => this.onChannelEvent(e),
@@ -75,8 +77,7 @@ export class IndividualSession {
         finish: () => this.finish(),
       },
     );
-    this.links = this.core.links;
-    this.signals = this.core.signals;
+    this.links = this.follower.links;
     this.output = new RecordingOutput({ previousFiles: d.task.previousFiles, upload: d.upload, report: d.report, signals: this.signals, log: d.log, hls: d.options.hls });
     // Pause: every stream ends (its slicer writes the last slice), so resuming starts new streams and each playlist
     // gets `#EXT-X-DISCONTINUITY`; the MP4 concatenates slices and so leaves the held time out. Resume: the next
@@ -86,15 +87,15 @@ export class IndividualSession {
         await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
       },
       resume: () => undefined,
-      ending: () => this.core.ending,
+      ending: () => this.follower.ending,
     });
   }
 
   /** Joins: checks the token, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */
   async start(): Promise<void> {
     this.startedMs = this.d.clock.now();
-    await this.core.open();
-    this.core.started();
+    await this.follower.open();
+    this.follower.started();
     this.hold.announce();
     this.d.report.sliceStartTime(this.d.clock.now());
     if (this.d.task.resumed) {
@@ -111,8 +112,7 @@ export class IndividualSession {
         recovered.map((r) => ({ fileName: r.playlistKey, trackType: r.kind, uid: r.uid, mixedAllUser: false, isPlayable: true, sliceStartTime: r.firstStartMs })),
       );
     }
-    // What earlier runs recorded is listed from the start.
-    if (this.output.files().length > 0) this.output.reportFiles();
+    this.output.reportEarlierFiles();
     this.reconcile();
   }
 
@@ -125,7 +125,7 @@ export class IndividualSession {
 
   /** Brings subscriptions in line with the channel membership and the subscription lists. */
   private reconcile(): void {
-    const plan = this.core.plan([...this.tracks.values()].filter((t) => t.pipeline));
+    const plan = this.follower.plan([...this.tracks.values()].filter((t) => t.pipeline));
     if (!plan) return;
     for (const uid of plan.drop) void this.dropUser(uid);
     for (const { uid, kinds } of plan.connect) this.links.connect(uid, kinds);
@@ -152,10 +152,10 @@ export class IndividualSession {
   }
 
   private onPacket(uid: string, kind: MediaKind, desc: RtpTrackDescription, packet: Buffer): void {
-    if (this.core.ending) return;
+    if (this.follower.ending) return;
     // On hold nothing reaches a slicer; the links stay up, so resuming needs only a keyframe.
     if (this.hold.onhold) return;
-    if (!wants(this.core.subscription, kind, uid)) return;
+    if (!wants(this.follower.subscription, kind, uid)) return;
     const t = this.track(uid, kind);
     if (!t.pipeline) this.beginStream(t, desc);
     t.packets++;
@@ -188,12 +188,12 @@ export class IndividualSession {
           this.d.log.info({ uid: t.uid, kind: t.kind, idleMs }, 'slicer input ended after no packets');
           if (t.pipeline !== pipeline) return;
           t.pipeline = undefined;
-          this.streamState(t, 1);
+          this.signals.streamState(t.uid, t.kind, 1);
         },
       },
     );
     t.pipeline = pipeline;
-    this.streamState(t, 0);
+    this.signals.streamState(t.uid, t.kind, 0);
     void pipeline.start().then(
       () => {
         if (t.kind === 'video') this.links.requestKeyframe(t.uid);
@@ -202,20 +202,12 @@ export class IndividualSession {
     );
   }
 
-  private streamState(t: TrackRecording, state: 0 | 1): void {
-    this.signals.emit(t.kind === 'audio' ? 'audioStreamState' : 'videoStreamState', {
-      streamUid: t.uid,
-      state,
-      UtcMs: this.d.clock.now(),
-    });
-  }
-
   private async endStream(t: TrackRecording): Promise<void> {
     const p = t.pipeline;
     if (!p) return;
     t.pipeline = undefined;
     await p.stop();
-    this.streamState(t, 1);
+    this.signals.streamState(t.uid, t.kind, 1);
     await this.output.settled();
   }
 
@@ -249,17 +241,17 @@ export class IndividualSession {
   }
 
   async update(change: RecorderUpdate): Promise<void> {
-    await this.core.update(change);
+    await this.follower.update(change);
     if (change.onhold !== undefined) await this.hold.set(change.onhold);
   }
 
   /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */
   fail(e: ChannelRefusal): Promise<void> {
-    return this.core.fail(e);
+    return this.follower.fail(e);
   }
 
   stop(): Promise<StopResult> {
-    return this.core.stop();
+    return this.follower.stop();
   }
 
   private async finish(): Promise<StopResult> {

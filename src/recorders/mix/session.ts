@@ -1,9 +1,9 @@
 /**
- * One mix-mode recording session, assembled from the shared recorder parts (recorders/common) and the live mix
- * pipeline (media/mix/live): follows the channel (planSubscriptions), links to each publisher over WHEP
- * (PublisherLinks), feeds every subscribed user's RTP to one MixPipeline, writes its slices into one HLS track
- * (`<sid>_<cname>.m3u8`), applies layouts and their images, and at the end writes the MP4s and waits for the
- * uploads (docs/recording-mix.md, "The session").
+ * One mix-mode recording session, built from the recorder stages (recorders/common) and the live mix pipeline
+ * (media/mix/live): the channel follower (WHEP links, subscription plan, idle) is the source; every subscribed
+ * user's RTP goes into one MixPipeline, whose slices go into the recording output's one HLS track
+ * (`<sid>_<cname>.m3u8`); layouts and their images are applied as they change; at the end the output writes the
+ * MP4s and waits for the uploads (docs/recording-mix.md, "The session").
  */
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -18,15 +18,16 @@ import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult, TrackTy
 import type { UpdateLayoutClientRequest } from '../../recording/validation/types.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from '../common/events.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE } from '../common/events.ts';
 import { HoldSwitch } from '../common/hold-switch.ts';
 import { RecordingOutput, type OutputTrack } from '../common/output/index.ts';
 import type { PublisherLinks } from '../common/publisher-links.ts';
-import { SessionCore } from '../common/session-core.ts';
+import { ChannelFollower } from '../common/follower/index.ts';
+import { SessionSignals } from '../common/signals/index.ts';
 import { wants } from '../common/subscription.ts';
-import { ImageLoader } from './images.ts';
+import { ImageLoader, safeUrl } from './images.ts';
 import { layoutSettings, MIX_MP4_SPLIT, type MixOptions } from './options.ts';
-import { MIX_TRACK_DIR, recoverMixRuns, type RecoveredMixRun } from './recovery.ts';
+import { MIX_TRACK_DIR, recoverMixRuns } from './recovery.ts';
 
 export interface MixSessionDeps {
   readonly task: RecordingTask;
@@ -43,16 +44,6 @@ export interface MixSessionDeps {
   readonly policy: OutboundPolicy;
 }
 
-/** A URL without query or credentials, for events and logs. */
-function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
-}
-
 export class MixSession {
   private readonly naming: SessionNaming;
   private readonly links: PublisherLinks;
@@ -61,20 +52,19 @@ export class MixSession {
   /** The composite's one HLS track. */
   private readonly out: OutputTrack;
   private readonly images: ImageLoader;
-  private readonly core: SessionCore;
-  private readonly signals: RecorderSignals;
+  private readonly follower: ChannelFollower;
+  private readonly signals: SessionSignals;
   private readonly trackType: TrackType;
   /** Users in the mix (joined the pipeline), and the kinds whose stream has started per user. */
   private readonly members = new Map<string, Set<MediaKind>>();
-  /** Earlier runs of this session (before a restart or failover), recovered at start. */
-  private recoveredRuns: readonly RecoveredMixRun[] = [];
   private layout: MixLayoutSettings;
   private readonly hold: HoldSwitch;
 
   constructor(private readonly d: MixSessionDeps) {
     const o = d.options;
-    this.core = new SessionCore(
-      { ...d, profile: o.profile, maxIdleMs: o.maxIdleMs, subscription: o.subscription },
+    this.signals = new SessionSignals(d);
+    this.follower = new ChannelFollower(
+      { ...d, signals: this.signals, profile: o.profile, maxIdleMs: o.maxIdleMs, subscription: o.subscription },
       {
         onPacket: (uid, kind, track, packet) => this.onPacket(uid, kind, track, packet),
         onSenderReport: (uid, kind, report) => this.onSenderReport(uid, kind, report),
@@ -82,7 +72,6 @@ export class MixSession {
         finish: () => this.finish(),
       },
     );
-    this.signals = this.core.signals;
     // Pause: the pipeline stops encoding and its encoder run closes the last slice, which is handed to the uploader
     // before event 1100; the next slice starts a new stream, so the playlist gets `#EXT-X-DISCONTINUITY` and the MP4
     // (a concatenation of the slices) leaves the held time out. Users, links and decoders stay. Resume: the next
@@ -94,9 +83,9 @@ export class MixSession {
         await this.output.settled();
       },
       resume: () => this.pipeline.resume(),
-      ending: () => this.core.ending,
+      ending: () => this.follower.ending,
     });
-    this.links = this.core.links;
+    this.links = this.follower.links;
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.backupIndex };
     this.layout = o.layout;
     this.trackType = o.streams.audio && o.streams.video ? 'audio_and_video' : o.streams.video ? 'video' : 'audio';
@@ -147,15 +136,15 @@ export class MixSession {
 
   /** Joins: checks the token, starts the mix, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */
   async start(): Promise<void> {
-    await this.core.open();
+    await this.follower.open();
     await mkdir(this.d.workDir, { recursive: true });
     this.pipeline.start();
     this.applyImages(this.layout);
-    this.core.started();
+    this.follower.started();
     this.hold.announce();
     this.d.report.sliceStartTime(this.pipeline.originMs ?? this.d.clock.now());
     if (this.d.task.resumed) await this.recoverEarlierRuns();
-    if (this.output.files().length > 0) this.output.reportFiles();
+    this.output.reportEarlierFiles();
     this.reconcile();
   }
 
@@ -164,21 +153,21 @@ export class MixSession {
    * `#EXT-X-ENDLIST`, and each playlist stays listed (also one the dead run never got to report).
    */
   private async recoverEarlierRuns(): Promise<void> {
-    this.recoveredRuns = await recoverMixRuns({
+    const runs = await recoverMixRuns({
       sessionDir: dirname(this.d.workDir),
       currentGeneration: basename(this.d.workDir),
       naming: { sid: this.d.task.sid, cname: this.d.task.cname },
       kind: this.d.options.streams.video ? 'video' : 'audio',
       upload: this.d.upload,
     });
-    const recovered = this.recoveredRuns.map((r) => ({ playlist: r.track.playlistKey, slices: r.track.recovered }));
+    const recovered = runs.map((r) => ({ playlist: r.track.playlistKey, slices: r.track.recovered }));
     if (recovered.length > 0) this.d.log.info({ recovered }, 'earlier runs recovered');
-    this.output.listRecovered(this.recoveredRuns.map(({ track }) => ({ fileName: track.playlistKey, ...this.out.owner, isPlayable: true, sliceStartTime: track.firstStartMs })));
+    this.output.recoveredRuns(this.out, runs);
   }
 
   /** Subscriptions and the mix's members in line with the channel and the subscription lists. */
   private reconcile(): void {
-    const plan = this.core.plan([]);
+    const plan = this.follower.plan([]);
     if (!plan) return;
     const reconnecting = new Set(plan.connect.map((c) => c.uid));
     for (const uid of plan.drop) {
@@ -203,35 +192,31 @@ export class MixSession {
     if (!kinds) return;
     this.members.delete(uid);
     this.pipeline.leave(uid);
-    for (const kind of kinds) this.streamState(uid, kind, 1);
+    for (const kind of kinds) this.signals.streamState(uid, kind, 1);
   }
 
   private onPacket(uid: string, kind: MediaKind, track: RtpTrackDescription, packet: Buffer): void {
-    if (this.core.ending || !wants(this.core.subscription, kind, uid)) return;
+    if (this.follower.ending || !wants(this.follower.subscription, kind, uid)) return;
     const kinds = this.members.get(uid);
     if (!kinds) return;
     if (!kinds.has(kind)) {
       kinds.add(kind);
-      this.streamState(uid, kind, 0);
+      this.signals.streamState(uid, kind, 0);
     }
     this.pipeline.pushRtp(uid, kind, track, packet);
   }
 
   /** The publisher's clock for this stream: audio and video of every user go on one timeline (sender clocks). */
   private onSenderReport(uid: string, kind: MediaKind, report: SenderReport): void {
-    if (this.core.ending || !wants(this.core.subscription, kind, uid) || !this.members.has(uid)) return;
+    if (this.follower.ending || !wants(this.follower.subscription, kind, uid) || !this.members.has(uid)) return;
     this.pipeline.pushSenderReport(uid, kind, report);
-  }
-
-  private streamState(uid: string, kind: MediaKind, state: 0 | 1): void {
-    this.signals.emit(kind === 'audio' ? 'audioStreamState' : 'videoStreamState', { streamUid: uid, state, UtcMs: this.d.clock.now() });
   }
 
   /** The layout at once; its images as soon as they are decoded (each URL fetched once per session). */
   private applyImages(settings: MixLayoutSettings): void {
     this.pipeline.setImages(this.images.loadedImagesOf(settings));
     void this.images.imagesOf(settings).then((images) => {
-      if (this.layout === settings && !this.core.ending) this.pipeline.setImages(images);
+      if (this.layout === settings && !this.follower.ending) this.pipeline.setImages(images);
     });
   }
 
@@ -244,17 +229,17 @@ export class MixSession {
   }
 
   async update(change: RecorderUpdate): Promise<void> {
-    await this.core.update(change);
+    await this.follower.update(change);
     if (change.onhold !== undefined) await this.hold.set(change.onhold);
   }
 
   /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */
   fail(e: ChannelRefusal): Promise<void> {
-    return this.core.fail(e);
+    return this.follower.fail(e);
   }
 
   stop(): Promise<StopResult> {
-    return this.core.stop();
+    return this.follower.stop();
   }
 
   /** After the channel is let go: the last slice, the ended playlist, the MP4s, the wait for the uploads. */
@@ -264,12 +249,9 @@ export class MixSession {
     // The encoder closes its last slice before it exits; its upload is queued on the chain.
     await this.pipeline.stop();
     await this.output.endPlaylists();
-    if (this.d.options.mp4) {
-      const recovered = this.recoveredRuns.map((r) => ({ naming: r.naming, slices: r.track.slices }));
-      await this.output.writeMp4s(this.out, { recovered, current: this.naming }, { dir: join(this.d.workDir, 'mp4'), split: MIX_MP4_SPLIT, streams: this.d.options.streams });
-    }
+    if (this.d.options.mp4) await this.output.writeMp4s(this.out, this.naming, { dir: join(this.d.workDir, 'mp4'), split: MIX_MP4_SPLIT, streams: this.d.options.streams });
     const files = this.output.reportFiles();
     const uploadingStatus = await this.output.awaitUploads(files);
-    return { uploadingStatus, files, recordedAnything: this.output.recorded || this.recoveredRuns.length > 0 };
+    return { uploadingStatus, files, recordedAnything: this.output.recorded || this.output.recoveredAny };
   }
 }

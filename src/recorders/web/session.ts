@@ -13,10 +13,8 @@ import { resolveOutbound, type OutboundPolicy } from '../../net/index.ts';
 import type { SessionNaming } from '../../media/index.ts';
 import type { RecorderReport, RecorderUpdate, RecordingTask, RtmpStatus, StopResult } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
-import { recorderSignals, type RecorderSignals } from '../common/events.ts';
 import { RecordingOutput, type OutputTrack } from '../common/output/index.ts';
-import { ProgressReporter } from '../common/session-timers.ts';
-import { uploadEventReporter } from '../common/upload-events.ts';
+import { SessionSignals } from '../common/signals/index.ts';
 import { webPlaylistName, webSliceName, type WebOptions } from './options.ts';
 import { recoverWebLeftovers, type RecoveredWebRun } from './recovery.ts';
 
@@ -57,13 +55,11 @@ export interface WebSessionDeps {
 }
 
 export class WebSession {
-  private readonly signals: RecorderSignals;
+  private readonly signals: SessionSignals;
   private readonly output: RecordingOutput;
   /** The page's one HLS track. */
   private readonly out: OutputTrack;
-  private readonly progress: ProgressReporter;
   private capture: CaptureHandle | undefined;
-  private unlistenUploads: (() => void) | undefined;
   private ending: Promise<StopResult> | undefined;
   /** The page called notifyReady (or detection is off). */
   private ready: boolean;
@@ -78,7 +74,7 @@ export class WebSession {
   private recoveredRuns: readonly RecoveredWebRun[] = [];
 
   constructor(private readonly d: WebSessionDeps) {
-    this.signals = recorderSignals(d.report);
+    this.signals = new SessionSignals(d);
     this.ready = d.options.readyTimeoutMs === 0;
     this.onhold = d.options.onhold;
     this.rtmpUrl = d.options.rtmpUrl;
@@ -88,7 +84,6 @@ export class WebSession {
       { dir: join(d.workDir, 'hls'), kind: 'video', playlistName: webPlaylistName(d.naming), sliceName: (startMs) => webSliceName(d.naming, startMs) },
       { trackType: 'audio_and_video', uid: '0', mixedAllUser: true },
     );
-    this.progress = new ProgressReporter(d.clock, d.upload, this.signals, d.log);
   }
 
   private get recording(): boolean {
@@ -98,10 +93,7 @@ export class WebSession {
   /** Opens the page; resolves once it is loaded (or the session ended because it could not be). */
   async start(): Promise<void> {
     const o = this.d.options;
-    this.signals.status('recorderStarting');
-    this.signals.emit('uploaderStarted', { status: 0 });
-    this.signals.status('uploaderReady');
-    this.unlistenUploads = this.d.upload.onEvent(uploadEventReporter(this.signals));
+    this.signals.open();
     await mkdir(this.d.workDir, { recursive: true });
     if (this.d.task.resumed) {
       this.recoveredRuns = await recoverWebLeftovers({
@@ -112,12 +104,8 @@ export class WebSession {
       });
       const recovered = Object.fromEntries(this.recoveredRuns.filter((r) => !r.track.alreadyEnded).map((r) => [r.generation, r.track.recovered]));
       if (Object.keys(recovered).length > 0) this.d.log.info({ recovered }, 'segments of the previous run recovered');
-      if (o.hls) {
-        this.output.listRecovered(
-          this.recoveredRuns.map(({ track }) => ({ fileName: track.playlistKey, ...this.out.owner, isPlayable: true, sliceStartTime: track.firstStartMs })),
-        );
-      }
-      if (this.output.files().length > 0) this.output.reportFiles();
+      this.output.recoveredRuns(this.out, this.recoveredRuns);
+      this.output.reportEarlierFiles();
     }
     const pinnedHosts: PinnedHost[] = [];
     const allowed = this.d.pageHosts ?? [];
@@ -162,7 +150,7 @@ export class WebSession {
       (e) => this.onCaptureEvent(e),
     );
     if (this.ending) return;
-    this.progress.start();
+    this.signals.startProgress();
     if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, this.onhold ? 'onhold' : 'connecting');
     const loaded = await this.capture.load(o.url);
     if (this.ending) return;
@@ -311,7 +299,7 @@ export class WebSession {
 
   private async finish(stop: WebStop, details: string): Promise<StopResult> {
     if (this.readyTimer) this.d.clock.clearTimeout(this.readyTimer);
-    this.progress.stop();
+    this.signals.stopProgress();
     const abnormal = stop.code !== 0 && stop.code !== 1;
     if (!abnormal) this.signals.status('recordingStopped');
     // The capture flushes its last segment before stop() resolves; the chain then uploads it.
@@ -319,9 +307,8 @@ export class WebSession {
     if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, 'disconnected');
     await this.output.endPlaylists();
     if (this.d.options.mp4) {
-      const recovered = this.recoveredRuns.map((r) => ({ naming: r.naming, slices: r.track.slices }));
       const split = { kind: 'once-reached', reachMs: this.d.options.mp4SplitSec * 1000 } as const;
-      await this.output.writeMp4s(this.out, { recovered, current: this.d.naming }, { dir: join(this.d.workDir, 'mp4'), split, streams: { audio: true, video: true } });
+      await this.output.writeMp4s(this.out, this.d.naming, { dir: join(this.d.workDir, 'mp4'), split, streams: { audio: true, video: true } });
     }
     const files = this.output.reportFiles();
     this.signals.emit('webRecorderStopped', {
@@ -331,7 +318,7 @@ export class WebSession {
       fileList: files.map((f) => ({ fileName: f.fileName, sliceStartTime: f.sliceStartTime })),
     });
     if (abnormal) this.signals.status('exitedAbnormally');
-    this.unlistenUploads?.();
+    this.signals.close();
     const uploadingStatus = await this.output.awaitUploads(files);
     if (!abnormal) this.signals.status('componentsStopped');
     return { uploadingStatus, files, recordedAnything: this.out.closed.length > 0 || this.recoveredRuns.length > 0 };

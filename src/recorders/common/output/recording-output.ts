@@ -11,7 +11,7 @@ import type { RecordedFile, RecorderReport, TrackType, UploadingStatus } from '.
 import type { UploadSession } from '../../../storage/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, type RecorderSignals } from '../events.ts';
 import { HlsTrackWriter, type ClosedSliceFile, type HlsTrackOptions } from '../hls-track.ts';
-import { generationDir } from '../recovery.ts';
+import { generationDir, type RecoveredTrack } from '../recovery.ts';
 import { writeMp4Files, type Mp4Slice, type Mp4Split } from './mp4.ts';
 
 /** Whose media a file holds, as the file list says it. */
@@ -31,6 +31,12 @@ export interface OutputTrack {
   readonly sliceStart: { readonly streamUid: string; readonly trackType: string } | undefined;
 }
 
+/** An earlier run of the session, recovered at start (common/recovery.ts). */
+export interface RecoveredRun {
+  readonly naming: SessionNaming;
+  readonly track: RecoveredTrack;
+}
+
 export interface RecordingOutputDeps {
   readonly previousFiles: readonly RecordedFile[];
   readonly upload: Pick<UploadSession, 'enqueue' | 'objectKey' | 'finish'>;
@@ -45,6 +51,8 @@ export class RecordingOutput {
   readonly #tracks: OutputTrack[] = [];
   readonly #recovered: RecordedFile[] = [];
   readonly #outputs: RecordedFile[] = [];
+  /** Earlier runs of a one-track output (mix, web), recovered at start: their slices become their MP4s. */
+  #runs: readonly RecoveredRun[] = [];
   #chain: Promise<unknown> = Promise.resolve();
   #firstUploaded = false;
 
@@ -70,6 +78,23 @@ export class RecordingOutput {
   /** Playlists of earlier runs recovered at start (listed after the earlier runs' files, each once). */
   listRecovered(files: readonly RecordedFile[]): void {
     this.#recovered.push(...files);
+  }
+
+  /** Earlier runs of a one-track output recovered at start: listed (with `hls`), and cut into MP4s at the end. */
+  recoveredRuns(t: OutputTrack, runs: readonly RecoveredRun[]): void {
+    this.#runs = runs;
+    if (!this.d.hls) return;
+    this.listRecovered(runs.map(({ track }) => ({ fileName: track.playlistKey, ...t.owner, isPlayable: true, sliceStartTime: track.firstStartMs })));
+  }
+
+  /** Whether earlier runs were recovered (a resumed session that records nothing new still recorded). */
+  get recoveredAny(): boolean {
+    return this.#runs.length > 0;
+  }
+
+  /** What earlier runs recorded, listed from the start (nothing to report for a first run). */
+  reportEarlierFiles(): void {
+    if (this.files().length > 0) this.reportFiles();
   }
 
   /** This run recorded something (a slice handed over, or kept for the MP4s). */
@@ -150,13 +175,13 @@ export class RecordingOutput {
    */
   async writeMp4s(
     t: OutputTrack,
-    runs: { readonly recovered: readonly { readonly naming: SessionNaming; readonly slices: readonly Mp4Slice[] }[]; readonly current: SessionNaming },
+    naming: SessionNaming,
     how: { readonly dir: string; readonly split: Mp4Split; readonly streams: { readonly audio: boolean; readonly video: boolean } },
   ): Promise<void> {
     const { signals, upload, log } = this.d;
     const all = [
-      ...runs.recovered.map((r) => ({ ...r, workDir: join(how.dir, generationDir(r.naming.backupIndex)) })),
-      { naming: runs.current, slices: t.closed, workDir: how.dir },
+      ...this.#runs.map((r) => ({ naming: r.naming, slices: r.track.slices, workDir: join(how.dir, generationDir(r.naming.backupIndex)) })),
+      { naming, slices: t.closed, workDir: how.dir },
     ];
     for (const run of all.filter((r) => r.slices.length > 0)) {
       try {

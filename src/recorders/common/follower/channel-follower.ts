@@ -1,41 +1,41 @@
 /**
- * What every recorder session does around its media, whatever the mode: the start statuses and events, the token
- * check, listening to the channel and the uploader, the publisher links, the subscription plan with its profile
- * warning and idle countdown, and the common part of the end (fatal refusal, stop, idle; statuses and
- * `recorder_leave`). The mode's session supplies the media side through SessionHooks (docs/notify.md, "Recorder
- * events").
+ * How a recorder follows a channel (individual and mix modes): the token check, the channel's membership events,
+ * the publisher links, the subscription plan with its profile warning and idle countdown (`maxIdleTime`, injected
+ * clock), `update`'s new lists, and the end of a channel session (fatal refusal, stop, idle; statuses and event 41
+ * `recorder_leave`). The mode supplies the media side through FollowerHooks (docs/notify.md, "Recorder events").
  */
-import type { ChannelEvent, MediaKind, Profile } from '../../channel/index.ts';
-import type { Clock } from '../../clock/index.ts';
-import type { Logger } from '../../log/index.ts';
-import type { RtpTrackDescription } from '../../media/index.ts';
-import type { SenderReport } from '../../media/mix/live/index.ts';
-import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '../../recording/dispatch/index.ts';
-import type { UploadSession } from '../../storage/index.ts';
-import type { ChannelRefusal, ChannelSource } from './channel-source.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, LEAVE_CODE, recorderSignals, WARN_CODE, type RecorderSignals } from './events.ts';
-import { planSubscriptions, type SubscriptionPlan, type TrackRef } from './plan.ts';
-import { PublisherLinks } from './publisher-links.ts';
-import { IdleTimer, ProgressReporter } from './session-timers.ts';
-import { applyLists, type Subscription } from './subscription.ts';
-import { uploadEventReporter } from './upload-events.ts';
+import type { ChannelEvent, MediaKind, Profile } from '../../../channel/index.ts';
+import type { Clock } from '../../../clock/index.ts';
+import type { Logger } from '../../../log/index.ts';
+import type { RtpTrackDescription } from '../../../media/index.ts';
+import type { SenderReport } from '../../../media/mix/live/index.ts';
+import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '../../../recording/dispatch/index.ts';
+import type { UploadSession } from '../../../storage/index.ts';
+import type { ChannelRefusal, ChannelSource } from '../channel-source.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, LEAVE_CODE, WARN_CODE } from '../events.ts';
+import { planSubscriptions, type SubscriptionPlan, type TrackRef } from '../plan.ts';
+import { PublisherLinks } from '../publisher-links.ts';
+import { IdleTimer } from '../session-timers.ts';
+import type { SessionSignals } from '../signals/index.ts';
+import { applyLists, type Subscription } from '../subscription.ts';
 
 export type SessionEndReason = 'stopped' | 'idle' | 'error';
 
-export interface SessionCoreDeps {
+export interface ChannelFollowerDeps {
   readonly task: RecordingTask;
   readonly report: RecorderReport;
   readonly source: ChannelSource;
-  readonly upload: UploadSession;
+  readonly upload: Pick<UploadSession, 'updateStorage'>;
   readonly clock: Clock;
   readonly log: Logger;
+  readonly signals: SessionSignals;
   readonly profile: Profile;
   readonly maxIdleMs: number;
   /** Whom to record at start; `update` replaces its lists. */
   readonly subscription: Subscription;
 }
 
-export interface SessionHooks {
+export interface FollowerHooks {
   /** A packet of a linked publisher. */
   onPacket(uid: string, kind: MediaKind, track: RtpTrackDescription, packet: Buffer): void;
   /** An RTCP sender report of a linked publisher's track (modes that align on sender clocks). */
@@ -48,23 +48,21 @@ export interface SessionHooks {
   finish(reason: SessionEndReason): Promise<StopResult>;
 }
 
-export class SessionCore {
-  readonly signals: RecorderSignals;
+export class ChannelFollower {
   readonly links: PublisherLinks;
   readonly selfUid: number;
+  readonly #signals: SessionSignals;
   readonly #idle: IdleTimer;
-  readonly #progress: ProgressReporter;
   #unlisten: (() => void) | undefined;
-  #unlistenUploads: (() => void) | undefined;
   #ending: Promise<StopResult> | undefined;
   #profileWarned = false;
   #subscription: Subscription;
 
   constructor(
-    private readonly d: SessionCoreDeps,
-    private readonly hooks: SessionHooks,
+    private readonly d: ChannelFollowerDeps,
+    private readonly hooks: FollowerHooks,
   ) {
-    this.signals = recorderSignals(d.report);
+    this.#signals = d.signals;
     this.#subscription = d.subscription;
     this.selfUid = Number(d.task.uid);
     this.#idle = new IdleTimer(d.clock, d.maxIdleMs, () => {
@@ -73,7 +71,6 @@ export class SessionCore {
         (e: Error) => d.report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: false, message: e.message }),
       );
     });
-    this.#progress = new ProgressReporter(d.clock, d.upload, this.signals, d.log);
     this.links = new PublisherLinks(d.source, {
       onPacket: (uid, kind, track, packet) => hooks.onPacket(uid, kind, track, packet),
       ...(hooks.onSenderReport ? { onSenderReport: hooks.onSenderReport.bind(hooks) } : {}),
@@ -81,7 +78,7 @@ export class SessionCore {
       onFailed: (uid, e) => {
         // The publisher left between the event and the request, or a transient failure: a later event retries.
         d.log.warn({ uid, err: e.message }, 'WHEP subscribe failed');
-        this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.subscribeFailed, `subscribing to uid ${uid} failed`);
+        this.#signals.warning(EVENT_MODULE.recorder, WARN_CODE.subscribeFailed, `subscribing to uid ${uid} failed`);
       },
     });
   }
@@ -104,22 +101,18 @@ export class SessionCore {
     return this.#ending !== undefined;
   }
 
-  /** Start statuses, the token check (throws ChannelRefusal), then the channel and uploader are followed. */
+  /** Start statuses, the token check (throws ChannelRefusal), then the channel and the upload progress are followed. */
   async open(): Promise<void> {
-    const { signals } = this;
-    signals.status('recorderStarting');
-    signals.emit('uploaderStarted', { status: 0 });
-    signals.status('uploaderReady');
+    this.#signals.open();
     await this.d.source.authorize();
     this.#unlisten = this.d.source.onEvent((e) => this.#onChannelEvent(e));
-    this.#unlistenUploads = this.d.upload.onEvent(uploadEventReporter(signals));
-    this.#progress.start();
+    this.#signals.startProgress();
   }
 
   /** The recorder is in the channel and recording. */
   started(): void {
-    this.signals.emit('recorderStarted', { status: 0 });
-    this.signals.status('recorderReady');
+    this.#signals.emit('recorderStarted', { status: 0 });
+    this.#signals.status('recorderReady');
   }
 
   #onChannelEvent(e: ChannelEvent): void {
@@ -141,7 +134,7 @@ export class SessionCore {
     });
     if (plan.profileWarning !== undefined) {
       this.#profileWarned = true;
-      this.signals.warning(EVENT_MODULE.recorder, WARN_CODE.profileMismatch, plan.profileWarning);
+      this.#signals.warning(EVENT_MODULE.recorder, WARN_CODE.profileMismatch, plan.profileWarning);
     }
     if (plan.idle) this.#idle.arm();
     else this.#idle.disarm();
@@ -152,8 +145,8 @@ export class SessionCore {
   async fail(e: ChannelRefusal): Promise<void> {
     if (this.ending) return;
     const errorCode = e.code === 'token_expired' ? ERROR_CODE.tokenExpired : ERROR_CODE.tokenInvalid;
-    this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.fatal, errorCode, `${e.code}: ${e.reason}`);
-    this.signals.status('exitedAbnormally');
+    this.#signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.fatal, errorCode, `${e.code}: ${e.reason}`);
+    this.#signals.status('exitedAbnormally');
     const r = await this.#end('error');
     this.d.report.ended({ reason: 'error', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything, message: e.code });
   }
@@ -169,13 +162,12 @@ export class SessionCore {
 
   async #finish(reason: SessionEndReason): Promise<StopResult> {
     this.#idle.dispose();
-    this.#progress.stop();
+    this.#signals.close();
     this.#unlisten?.();
-    this.#unlistenUploads?.();
-    if (reason !== 'error') this.signals.status('recordingStopped');
-    this.signals.emit('recorderLeave', { leaveCode: reason === 'idle' ? LEAVE_CODE.idle : LEAVE_CODE.stopped });
+    if (reason !== 'error') this.#signals.status('recordingStopped');
+    this.#signals.emit('recorderLeave', { leaveCode: reason === 'idle' ? LEAVE_CODE.idle : LEAVE_CODE.stopped });
     const result = await this.hooks.finish(reason);
-    if (reason !== 'error') this.signals.status('componentsStopped');
+    if (reason !== 'error') this.#signals.status('componentsStopped');
     return result;
   }
 }

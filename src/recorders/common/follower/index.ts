@@ -1,0 +1,1 @@
+export { ChannelFollower, type ChannelFollowerDeps, type FollowerHooks, type SessionEndReason } from './channel-follower.ts';

@@ -1,0 +1,1 @@
+export { SessionSignals, type SessionSignalsDeps } from './session-signals.ts';
