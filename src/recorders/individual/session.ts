@@ -26,15 +26,15 @@ import type {
   StopResult,
 } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
-import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts';
+import type { ChannelRefusal, ChannelSource } from '../common/follower/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE } from '../common/events.ts';
-import { PLAYLIST_CONTENT_TYPE } from '../common/hls-track.ts';
+import { PLAYLIST_CONTENT_TYPE } from '../common/output/index.ts';
 import { RecordingOutput } from '../common/output/index.ts';
-import type { PublisherLinks } from '../common/publisher-links.ts';
+import type { PublisherLinks } from '../common/follower/index.ts';
 import { ChannelFollower } from '../common/follower/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
-import { wants } from '../common/subscription.ts';
-import { HoldSwitch } from '../common/hold-switch.ts';
+import { wants } from '../common/follower/index.ts';
+import { HoldSwitch } from '../common/hold/index.ts';
 import { finalizeRecording } from './finalize.ts';
 import type { IndividualOptions } from './options.ts';
 import { recoverLeftovers } from './recovery.ts';

@@ -13,7 +13,7 @@ import {
   type SessionNaming,
   type TrackPipeline,
 } from '../../media/index.ts';
-import type { HlsTrackWriter } from '../common/hls-track.ts';
+import type { HlsTrackWriter } from '../common/output/index.ts';
 import type { OutputTrack, RecordingOutput } from '../common/output/index.ts';
 
 export class TrackRecording {

@@ -15,7 +15,7 @@ import {
 import type { RecordingTask } from '../../recording/dispatch/index.ts';
 import type { UpdateLayoutClientRequest } from '../../recording/validation/types.ts';
 import type { Mp4Split } from '../common/output/index.ts';
-import { createSubscription, type Subscription } from '../common/subscription.ts';
+import { createSubscription, type Subscription } from '../common/follower/index.ts';
 
 /** transcodingConfig defaults: a 360 × 640 portrait canvas at 15 fps and 500 Kbps. */
 export const DEFAULT_CANVAS: CanvasSize = Object.freeze({ width: 360, height: 640 });

@@ -11,13 +11,13 @@ import type { RtpTrackDescription } from '../../../media/index.ts';
 import type { SenderReport } from '../../../media/mix/live/index.ts';
 import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '../../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../../storage/index.ts';
-import type { ChannelRefusal, ChannelSource } from '../channel-source.ts';
+import type { ChannelRefusal, ChannelSource } from './channel-source.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, LEAVE_CODE, WARN_CODE } from '../events.ts';
-import { planSubscriptions, type SubscriptionPlan, type TrackRef } from '../plan.ts';
-import { PublisherLinks } from '../publisher-links.ts';
-import { IdleTimer } from '../session-timers.ts';
+import { planSubscriptions, type SubscriptionPlan, type TrackRef } from './plan.ts';
+import { PublisherLinks } from './publisher-links.ts';
+import { IdleTimer } from './idle-timer.ts';
 import type { SessionSignals } from '../signals/index.ts';
-import { applyLists, type Subscription } from '../subscription.ts';
+import { applyLists, type Subscription } from './subscription.ts';
 
 export type SessionEndReason = 'stopped' | 'idle' | 'error';
 

@@ -8,7 +8,6 @@ import { join } from 'node:path';
 import { mixMp4Name, runFfmpeg, type SessionNaming } from '../../../media/index.ts';
 import type { RecordedFile } from '../../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../../storage/index.ts';
-import type { FileOwner } from './recording-output.ts';
 
 export interface Mp4Slice {
   readonly localPath: string;
@@ -62,7 +61,8 @@ export interface Mp4Writing {
   readonly split: Mp4Split;
   /** The kinds the slices carry. */
   readonly streams: { readonly audio: boolean; readonly video: boolean };
-  readonly owner: FileOwner;
+  /** Whose media the files hold (the recording output's FileOwner). */
+  readonly owner: Pick<RecordedFile, 'trackType' | 'uid' | 'mixedAllUser'>;
   readonly upload: Pick<UploadSession, 'enqueue' | 'objectKey'>;
   /** The spool refused a file (it is left out of the list). */
   readonly onUploadRefused?: (message: string) => void;

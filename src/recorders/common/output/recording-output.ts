@@ -7,19 +7,15 @@
 import { join } from 'node:path';
 import type { Logger } from '../../../log/index.ts';
 import type { SessionNaming } from '../../../media/index.ts';
-import type { RecordedFile, RecorderReport, TrackType, UploadingStatus } from '../../../recording/dispatch/index.ts';
+import type { RecordedFile, RecorderReport, UploadingStatus } from '../../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../../storage/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, type RecorderSignals } from '../events.ts';
-import { HlsTrackWriter, type ClosedSliceFile, type HlsTrackOptions } from '../hls-track.ts';
-import { generationDir, type RecoveredTrack } from '../recovery.ts';
+import { HlsTrackWriter, type ClosedSliceFile, type HlsTrackOptions } from './hls-track.ts';
+import { generationDir, type RecoveredTrack } from './recovery.ts';
 import { writeMp4Files, type Mp4Slice, type Mp4Split } from './mp4.ts';
 
 /** Whose media a file holds, as the file list says it. */
-export interface FileOwner {
-  readonly trackType: TrackType;
-  readonly uid: string;
-  readonly mixedAllUser: boolean;
-}
+export type FileOwner = Pick<RecordedFile, 'trackType' | 'uid' | 'mixedAllUser'>;
 
 /** One HLS track of the output. */
 export interface OutputTrack {

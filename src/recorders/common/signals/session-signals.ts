@@ -9,8 +9,8 @@ import type { Logger } from '../../../log/index.ts';
 import type { RecorderReport } from '../../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../../storage/index.ts';
 import { recorderSignals, type RecorderSignals } from '../events.ts';
-import { ProgressReporter } from '../session-timers.ts';
-import { uploadEventReporter } from '../upload-events.ts';
+import { ProgressReporter } from './progress.ts';
+import { uploadEventReporter } from './upload-events.ts';
 
 export interface SessionSignalsDeps {
   readonly report: RecorderReport;

@@ -16,9 +16,9 @@ import {
   type SessionNaming,
   type SliceContainer,
   type TrackKind,
-} from '../../media/index.ts';
-import type { RecordedFile } from '../../recording/dispatch/index.ts';
-import type { UploadSession } from '../../storage/index.ts';
+} from '../../../media/index.ts';
+import type { RecordedFile } from '../../../recording/dispatch/index.ts';
+import type { UploadSession } from '../../../storage/index.ts';
 import { nextBackupIndex } from './backup-index.ts';
 import { JOURNAL_FILE, PLAYLIST_CONTENT_TYPE, PLAYLIST_FILE } from './hls-track.ts';
 

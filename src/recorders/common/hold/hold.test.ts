@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ManualClock } from '../../clock/index.ts';
-import type { RecorderReport } from '../../recording/dispatch/index.ts';
-import { recorderSignals } from './events.ts';
+import { ManualClock } from '../../../clock/index.ts';
+import type { RecorderReport } from '../../../recording/dispatch/index.ts';
+import { recorderSignals } from '../events.ts';
 import { HoldSwitch } from './hold-switch.ts';
 import { HoldState } from './hold.ts';
 

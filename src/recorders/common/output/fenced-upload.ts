@@ -1,5 +1,5 @@
-import type { WriteFence } from '../../recording/dispatch/index.ts';
-import type { UploadSession } from '../../storage/index.ts';
+import type { WriteFence } from '../../../recording/dispatch/index.ts';
+import type { UploadSession } from '../../../storage/index.ts';
 
 /**
  * The upload session as a fenced recorder sees it: once the recorder's lease is gone, no file reaches the spool

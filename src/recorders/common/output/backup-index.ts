@@ -1,5 +1,5 @@
 /** The `bak<n>_` generation of a recorder run after a restart (docs/recording-individual.md, "Restarts"). */
-import type { RecordedFile } from '../../recording/dispatch/index.ts';
+import type { RecordedFile } from '../../../recording/dispatch/index.ts';
 
 /** Next `bak<n>_` index after a restart: one more than any already used. */
 export function nextBackupIndex(previous: readonly RecordedFile[]): number {

@@ -17,8 +17,8 @@ import {
   type SliceContainer,
   type SliceFile,
   type TrackKind,
-} from '../../media/index.ts';
-import type { UploadSession } from '../../storage/index.ts';
+} from '../../../media/index.ts';
+import type { UploadSession } from '../../../storage/index.ts';
 
 export const PLAYLIST_CONTENT_TYPE = 'application/vnd.apple.mpegurl';
 export const JOURNAL_FILE = 'journal.jsonl';

@@ -3,9 +3,9 @@
  * child processes they run (ffmpeg, Chromium, Xvfb, PulseAudio) with their CPU time.
  */
 import { basename } from 'node:path';
-import type { MetricsRegistry } from '../../metrics/index.ts';
-import { childrenOf } from '../../process/index.ts';
-import type { UploadSession } from '../../storage/index.ts';
+import type { MetricsRegistry } from '../../../metrics/index.ts';
+import { childrenOf } from '../../../process/index.ts';
+import type { UploadSession } from '../../../storage/index.ts';
 
 export interface RecorderMeter {
   /** A media slice (not a playlist, MP4 or snapshot) is in the spool. */

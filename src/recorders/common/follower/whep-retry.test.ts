@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { whepSubscribe, type MediaKind } from '../../channel/index.ts';
-import { ManualClock } from '../../clock/index.ts';
-import { createLogger } from '../../log/index.ts';
-import type { RtpTrackDescription } from '../../media/index.ts';
+import { whepSubscribe, type MediaKind } from '../../../channel/index.ts';
+import { ManualClock } from '../../../clock/index.ts';
+import { createLogger } from '../../../log/index.ts';
+import type { RtpTrackDescription } from '../../../media/index.ts';
 import { ChannelRefusal } from './media-subscription.ts';
 import { isNetworkError, supervisedWhep, WHEP_CONNECT_BOUND_MS, WHEP_RETRY_BACKOFF_MS, type LinkState, type WhepLink } from './whep-retry.ts';
 

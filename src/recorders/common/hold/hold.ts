@@ -3,7 +3,7 @@
  * and resume"): whether the session is on hold, the event each real change sends, and the held windows. Pure: the
  * session drops media while on hold and ends its streams, so the playlists continue with a discontinuity.
  */
-import type { RecorderEventName } from './events.ts';
+import type { RecorderEventName } from '../events.ts';
 
 export interface HoldWindow {
   readonly startMs: number;

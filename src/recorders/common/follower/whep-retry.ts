@@ -6,11 +6,11 @@
  * unsubscribed, and a refusal by the channel (publisher gone, token refused) ends the retries too.
  * Listeners stay attached across replacements; packets come from the current WHEP session only.
  */
-import type { Clock, TimerHandle } from '../../clock/index.ts';
-import type { MediaKind } from '../../channel/index.ts';
-import type { Logger } from '../../log/index.ts';
-import type { RtpTrackDescription } from '../../media/index.ts';
-import type { SenderReport } from '../../media/mix/live/index.ts';
+import type { Clock, TimerHandle } from '../../../clock/index.ts';
+import type { MediaKind } from '../../../channel/index.ts';
+import type { Logger } from '../../../log/index.ts';
+import type { RtpTrackDescription } from '../../../media/index.ts';
+import type { SenderReport } from '../../../media/mix/live/index.ts';
 import { ChannelRefusal, type MediaSubscription } from './media-subscription.ts';
 
 /**

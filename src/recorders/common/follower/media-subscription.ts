@@ -1,7 +1,7 @@
 /** What a recorder gets of one publisher's media (tap or WHEP), and the channel's refusal of a subscription. */
-import type { MediaKind } from '../../channel/index.ts';
-import type { RtpTrackDescription } from '../../media/index.ts';
-import type { SenderReport } from '../../media/mix/live/index.ts';
+import type { MediaKind } from '../../../channel/index.ts';
+import type { RtpTrackDescription } from '../../../media/index.ts';
+import type { SenderReport } from '../../../media/mix/live/index.ts';
 
 export interface MediaSubscription {
   /** Called once per kind, with the first packet's track description, then for each packet. */

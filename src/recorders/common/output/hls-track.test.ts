@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { parsePlaylist } from '../../media/index.ts';
-import type { EnqueueResult } from '../../storage/index.ts';
+import { parsePlaylist } from '../../../media/index.ts';
+import type { EnqueueResult } from '../../../storage/index.ts';
 import { HlsTrackWriter, JOURNAL_FILE, PLAYLIST_CONTENT_TYPE } from './hls-track.ts';
 
 const T0 = Date.UTC(2026, 0, 1, 12);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { MediaKind } from '../../channel/index.ts';
-import type { RtpTrackDescription } from '../../media/index.ts';
+import type { MediaKind } from '../../../channel/index.ts';
+import type { RtpTrackDescription } from '../../../media/index.ts';
 import { ChannelRefusal, type MediaSubscription } from './channel-source.ts';
 import { PublisherLinks } from './publisher-links.ts';
 

@@ -6,13 +6,13 @@
  * Each received track is described (codec, payload type, fmtp) for the media pipeline.
  */
 import type { RtpPacket } from 'werift';
-import type { Clock } from '../../clock/index.ts';
-import type { Logger } from '../../log/index.ts';
-import type { ChannelEvent, ChannelModule, ChannelSnapshot, MediaKind, Profile, TrackCodec } from '../../channel/index.ts';
-import { ChannelError, whepSubscribe, WhipHttpError, type WhepSubscriber } from '../../channel/index.ts';
-import type { RtpCodecName, RtpTrackDescription } from '../../media/index.ts';
-import { guardedFetch } from '../../net/index.ts';
-import { senderReportOf, type SenderReport } from '../../media/mix/live/index.ts';
+import type { Clock } from '../../../clock/index.ts';
+import type { Logger } from '../../../log/index.ts';
+import type { ChannelEvent, ChannelModule, ChannelSnapshot, MediaKind, Profile, TrackCodec } from '../../../channel/index.ts';
+import { ChannelError, whepSubscribe, WhipHttpError, type WhepSubscriber } from '../../../channel/index.ts';
+import type { RtpCodecName, RtpTrackDescription } from '../../../media/index.ts';
+import { guardedFetch } from '../../../net/index.ts';
+import { senderReportOf, type SenderReport } from '../../../media/mix/live/index.ts';
 import { ChannelRefusal, type MediaSubscription } from './media-subscription.ts';
 import { supervisedWhep, type LinkState, type WhepLink } from './whep-retry.ts';
 

@@ -3,8 +3,8 @@
  * warning, a wrong storage configuration its `storageConfig` error (docs/notify.md). Files stay in the spool
  * meanwhile; the configuration error is reported again only after an upload has succeeded.
  */
-import type { StorageEvent } from '../../storage/index.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from './events.ts';
+import type { StorageEvent } from '../../../storage/index.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE, type RecorderSignals } from '../events.ts';
 
 export function uploadEventReporter(signals: Pick<RecorderSignals, 'warning' | 'error'>): (e: StorageEvent) => void {
   let configErrorReported = false;

@@ -4,9 +4,9 @@
  * never delivered. A refused token is fatal for the session; any other failure is left to the next membership
  * change to retry.
  */
-import type { MediaKind } from '../../channel/index.ts';
-import type { RtpTrackDescription } from '../../media/index.ts';
-import type { SenderReport } from '../../media/mix/live/index.ts';
+import type { MediaKind } from '../../../channel/index.ts';
+import type { RtpTrackDescription } from '../../../media/index.ts';
+import type { SenderReport } from '../../../media/mix/live/index.ts';
 import { ChannelRefusal, type ChannelSource, type MediaSubscription } from './channel-source.ts';
 
 const FATAL_REFUSALS: readonly string[] = ['token_invalid', 'token_expired', 'token_missing'];

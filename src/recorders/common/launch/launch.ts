@@ -3,14 +3,14 @@
  * channel source with the task's token; then the session's start runs after the handle is returned, a refused
  * token ending it through the report.
  */
-import type { ChannelModule, Profile } from '../../channel/index.ts';
-import type { Clock } from '../../clock/index.ts';
-import type { Logger } from '../../log/index.ts';
-import type { RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
-import type { StorageModule, UploadSession } from '../../storage/index.ts';
-import { ChannelRefusal, channelSource, type ChannelSource, type MediaPath } from './channel-source.ts';
-import { recorderSignals, type RecorderSignals } from './events.ts';
-import { fenceUploads } from './fenced-upload.ts';
+import type { ChannelModule, Profile } from '../../../channel/index.ts';
+import type { Clock } from '../../../clock/index.ts';
+import type { Logger } from '../../../log/index.ts';
+import type { RecorderReport, RecordingTask } from '../../../recording/dispatch/index.ts';
+import type { StorageModule, UploadSession } from '../../../storage/index.ts';
+import { ChannelRefusal, channelSource, type ChannelSource, type MediaPath } from '../follower/index.ts';
+import { recorderSignals, type RecorderSignals } from '../events.ts';
+import { fenceUploads } from '../output/index.ts';
 import { meterUploads, type RecorderMeter } from './meter.ts';
 
 export interface LaunchDeps {

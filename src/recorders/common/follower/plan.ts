@@ -3,7 +3,7 @@
  * subscribe to (and with which kinds), whom to drop, which running streams to end, whether the channel counts as
  * idle, and whether to warn that the channel's profile is not the task's `channelType`.
  */
-import type { ChannelSnapshot, MediaKind, Profile } from '../../channel/index.ts';
+import type { ChannelSnapshot, MediaKind, Profile } from '../../../channel/index.ts';
 import { kindsFor, wants, type Subscription } from './subscription.ts';
 
 export interface Membership {

@@ -3,8 +3,8 @@
  * A start that gives lists for one kind only records nothing of the other kind (docs/recording-individual.md,
  * "Subscription"); an update replaces the list of each kind it names.
  */
-import type { MediaKind } from '../../channel/index.ts';
-import type { SubscriptionRequest, UidLists, UidSelection } from '../../recording/dispatch/index.ts';
+import type { MediaKind } from '../../../channel/index.ts';
+import type { SubscriptionRequest, UidLists, UidSelection } from '../../../recording/dispatch/index.ts';
 
 export interface Subscription {
   /** null: the kind is not recorded at all (streamTypes). */

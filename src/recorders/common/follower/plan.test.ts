@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { MediaKind, ParticipantRole, Profile } from '../../channel/index.ts';
-import { recorderUpdate, subscriptionRequest } from '../../recording/dispatch/index.ts';
+import type { MediaKind, ParticipantRole, Profile } from '../../../channel/index.ts';
+import { recorderUpdate, subscriptionRequest } from '../../../recording/dispatch/index.ts';
 import { planSubscriptions, type CurrentSubscriptions, type Membership } from './plan.ts';
 import { applyLists, createSubscription, kindsFor, wants, type Subscription } from './subscription.ts';
 

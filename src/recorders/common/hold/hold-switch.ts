@@ -4,9 +4,9 @@
  * changes applied one after another (a resume waits until the hold's media has ended), and events 1100/1101, each
  * sent once the mode's own work for it is done.
  */
-import type { Clock } from '../../clock/index.ts';
-import type { RecordingTask } from '../../recording/dispatch/index.ts';
-import type { RecorderSignals } from './events.ts';
+import type { Clock } from '../../../clock/index.ts';
+import type { RecordingTask } from '../../../recording/dispatch/index.ts';
+import type { RecorderSignals } from '../events.ts';
 import { HoldState } from './hold.ts';
 
 export interface HoldActions {
