@@ -14,7 +14,8 @@ import { generationDir, resumedBackupIndex } from '../common/output/index.ts';
 import { openUpload } from '../common/launch/index.ts';
 import type { RecorderMeter } from '../common/launch/index.ts';
 import { webOptions, type WebTuning } from './options.ts';
-import { WEB_STOP, WebSession } from './session.ts';
+import { WEB_STOP } from './page-state.ts';
+import { WebSession } from './session.ts';
 
 export interface WebRecorderDeps {
   readonly storage: StorageModule;

@@ -1,36 +1,25 @@
 /**
  * One web-mode recording session (docs/recording-web.md): a page capture (media/capture) whose TS segments go
- * into one HLS track, `readyTimeout` and page failures turned into reloads and stop codes, `onhold` as pausing
- * the capture's encoder, and at the end the MP4 files and the wait for the uploads. Timers run on the injected
- * clock.
+ * into the recording output's one HLS track; the page's state (page-state.ts: `readyTimeout`, reloads, hold, stop
+ * codes) stepped by one pure function whose effects run here; the CDN push's status; and at the end the MP4 files
+ * and the wait for the uploads. Timers run on the injected clock.
  */
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment, type LoadResult, type PinnedHost } from '../../media/capture/index.ts';
-import { resolveOutbound, type OutboundPolicy } from '../../net/index.ts';
+import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment, type LoadResult } from '../../media/capture/index.ts';
+import type { OutboundPolicy } from '../../net/index.ts';
 import type { SessionNaming } from '../../media/index.ts';
-import type { RecorderReport, RecorderUpdate, RecordingTask, RtmpStatus, StopResult } from '../../recording/dispatch/index.ts';
+import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import { RecordingOutput, type OutputTrack } from '../common/output/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
+import { CdnPushStatus } from './cdn-push.ts';
 import { webPlaylistName, webSliceName, type WebOptions } from './options.ts';
-import { recoverWebLeftovers, type RecoveredWebRun } from './recovery.ts';
-
-/** Codes of event 71 (docs/recording-web.md, "Events"). */
-export const WEB_STOP = Object.freeze({
-  ok: { code: 0, message: 'ok' },
-  maxRecordingHour: { code: 1, message: 'max_recording_hour' },
-  capabilityLimit: { code: 2, message: 'capability_limit' },
-  pageLoadTimeout: { code: 4, message: 'page_load_timeout' },
-  accessUrlFailed: { code: 5, message: 'access_url_failed' },
-  recorderError: { code: 6, message: 'recorder_error' },
-});
-export interface WebStop {
-  readonly code: number;
-  readonly message: string;
-}
+import { pinPageHosts, type PinnedPage } from './page-hosts.ts';
+import { initialPageState, isRecording, stepPage, WEB_STOP, type WebPageEffect, type WebPageInput, type WebPageState, type WebStop } from './page-state.ts';
+import { recoverWebLeftovers } from './recovery.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -59,25 +48,16 @@ export class WebSession {
   private readonly output: RecordingOutput;
   /** The page's one HLS track. */
   private readonly out: OutputTrack;
+  private readonly cdn: CdnPushStatus;
+  private page: WebPageState;
   private capture: CaptureHandle | undefined;
-  private ending: Promise<StopResult> | undefined;
-  /** The page called notifyReady (or detection is off). */
-  private ready: boolean;
-  private onhold: boolean;
   private readyTimer: TimerHandle | undefined;
-  private readyMisses = 0;
-  private crashes = 0;
-  private rtmpUrl: string | undefined;
-  /** The last CDN status reported, so each change is reported once. */
-  private rtmpReported: { readonly url: string; readonly status: RtmpStatus } | undefined;
-  /** Earlier generations of this session (before a process restart), recovered at start. */
-  private recoveredRuns: readonly RecoveredWebRun[] = [];
+  private ending: Promise<StopResult> | undefined;
 
   constructor(private readonly d: WebSessionDeps) {
     this.signals = new SessionSignals(d);
-    this.ready = d.options.readyTimeoutMs === 0;
-    this.onhold = d.options.onhold;
-    this.rtmpUrl = d.options.rtmpUrl;
+    this.page = initialPageState(d.options.readyTimeoutMs > 0, d.options.onhold);
+    this.cdn = new CdnPushStatus(d.options.rtmpUrl, d.report, this.signals);
     this.output = new RecordingOutput({ previousFiles: d.task.previousFiles, upload: d.upload, report: d.report, signals: this.signals, log: d.log, hls: d.options.hls });
     // No event 42: a page has no channel streams to name.
     this.out = this.output.track(
@@ -86,8 +66,8 @@ export class WebSession {
     );
   }
 
-  private get recording(): boolean {
-    return this.ready && !this.onhold;
+  private get onhold(): boolean {
+    return this.page.kind !== 'ended' && this.page.onhold;
   }
 
   /** Opens the page; resolves once it is loaded (or the session ended because it could not be). */
@@ -95,41 +75,13 @@ export class WebSession {
     const o = this.d.options;
     this.signals.open();
     await mkdir(this.d.workDir, { recursive: true });
-    if (this.d.task.resumed) {
-      this.recoveredRuns = await recoverWebLeftovers({
-        sessionDir: dirname(this.d.workDir),
-        currentGeneration: basename(this.d.workDir),
-        naming: { sid: this.d.task.sid, cname: this.d.task.cname },
-        upload: this.d.upload,
-      });
-      const recovered = Object.fromEntries(this.recoveredRuns.filter((r) => !r.track.alreadyEnded).map((r) => [r.generation, r.track.recovered]));
-      if (Object.keys(recovered).length > 0) this.d.log.info({ recovered }, 'segments of the previous run recovered');
-      this.output.recoveredRuns(this.out, this.recoveredRuns);
-      this.output.reportEarlierFiles();
-    }
-    const pinnedHosts: PinnedHost[] = [];
-    const allowed = this.d.pageHosts ?? [];
-    if (this.d.pageUrlPolicy) {
-      // start's check ran in the API process, maybe long ago (a hand-over after a restart): the answer the browser
-      // is held to is the one approved here, just before it opens the page.
-      try {
-        const target = await resolveOutbound(o.url, this.d.pageUrlPolicy);
-        pinnedHosts.push({ host: target.url.hostname, address: target.address });
-      } catch (e) {
-        void this.fail(WEB_STOP.accessUrlFailed, (e as Error).message);
-        return;
-      }
-      // Hosts the operator lets pages load from (scripts from a CDN, the page's API) pass the same guard; one it
-      // refuses or that does not resolve stays unreachable for this page, which still records.
-      for (const host of allowed) {
-        if (host === '*' || pinnedHosts.some((p) => p.host === host)) continue;
-        try {
-          const target = await resolveOutbound(`https://${host}/`, this.d.pageUrlPolicy);
-          pinnedHosts.push({ host: target.url.hostname, address: target.address });
-        } catch (e) {
-          this.d.log.warn({ host, err: (e as Error).message }, 'recording.webPageHosts: host not pinned');
-        }
-      }
+    if (this.d.task.resumed) await this.recoverEarlierRuns();
+    let pinned: PinnedPage;
+    try {
+      pinned = await pinPageHosts(o.url, this.d.pageUrlPolicy, this.d.pageHosts ?? [], this.d.log);
+    } catch (e) {
+      void this.fail(WEB_STOP.accessUrlFailed, (e as Error).message);
+      return;
     }
     this.capture = await (this.d.startCapture ?? startCapture)(
       {
@@ -142,16 +94,15 @@ export class WebSession {
         mobile: o.mobile,
         ...(o.sliceSeconds !== undefined ? { sliceSeconds: o.sliceSeconds } : {}),
         // The encoder runs only while recording: not before notifyReady when detection is on, not on hold.
-        onhold: !this.recording,
+        onhold: !isRecording(this.page),
         ...(o.rtmpUrl !== undefined ? { rtmpUrl: o.rtmpUrl } : {}),
-        pinnedHosts,
-        openNetwork: pinnedHosts.length > 0 && allowed.includes('*'),
+        ...pinned,
       },
       (e) => this.onCaptureEvent(e),
     );
     if (this.ending) return;
     this.signals.startProgress();
-    if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, this.onhold ? 'onhold' : 'connecting');
+    this.cdn.set(this.onhold ? 'onhold' : 'connecting');
     const loaded = await this.capture.load(o.url);
     if (this.ending) return;
     if (pageFailed(loaded)) {
@@ -165,19 +116,58 @@ export class WebSession {
     this.armReadyTimer();
   }
 
+  /** Earlier generations' playlists finished and listed (with `hls`), their slices kept for the MP4s. */
+  private async recoverEarlierRuns(): Promise<void> {
+    const runs = await recoverWebLeftovers({
+      sessionDir: dirname(this.d.workDir),
+      currentGeneration: basename(this.d.workDir),
+      naming: { sid: this.d.task.sid, cname: this.d.task.cname },
+      upload: this.d.upload,
+    });
+    const recovered = Object.fromEntries(runs.filter((r) => !r.track.alreadyEnded).map((r) => [r.generation, r.track.recovered]));
+    if (Object.keys(recovered).length > 0) this.d.log.info({ recovered }, 'segments of the previous run recovered');
+    this.output.recoveredRuns(this.out, runs);
+    this.output.reportEarlierFiles();
+  }
+
+  /** The page's next state; its effects run in order (an update waits for the encoder's pause or resume). */
+  private async step(input: WebPageInput): Promise<void> {
+    const { state, effects } = stepPage(this.page, input);
+    this.page = state;
+    for (const e of effects) await this.run(e);
+  }
+
+  private async run(e: WebPageEffect): Promise<void> {
+    switch (e.kind) {
+      case 'reload':
+        this.signals.emit('webRecorderReload', { reason: e.reason });
+        this.reload();
+        return;
+      case 'cancel-ready-timer':
+        if (this.readyTimer) this.d.clock.clearTimeout(this.readyTimer);
+        this.readyTimer = undefined;
+        return;
+      case 'pause':
+        await this.capture?.pause();
+        this.cdn.set('onhold');
+        return;
+      case 'resume':
+        if (e.afterHold) this.cdn.set('connecting');
+        await this.capture?.resume();
+        return;
+      case 'end':
+        void this.fail(e.stop, e.details);
+        return;
+    }
+  }
+
+  /** While the page has not called notifyReady: its readyTimeout, started over with each navigation. */
   private armReadyTimer(): void {
-    if (this.ready || this.d.options.readyTimeoutMs === 0) return;
+    if (this.page.kind !== 'waiting') return;
     if (this.readyTimer) this.d.clock.clearTimeout(this.readyTimer);
     this.readyTimer = this.d.clock.setTimeout(() => {
       this.readyTimer = undefined;
-      if (this.ready || this.ending) return;
-      this.readyMisses += 1;
-      if (this.readyMisses >= 2) {
-        void this.fail(WEB_STOP.pageLoadTimeout, 'the page did not call notifyReady in time after a reload');
-        return;
-      }
-      this.signals.emit('webRecorderReload', { reason: 'page_load_timeout' });
-      this.reload();
+      void this.step({ kind: 'ready-timeout' });
     }, this.d.options.readyTimeoutMs);
   }
 
@@ -202,26 +192,14 @@ export class WebSession {
         this.output.serial(() => this.segmentClosed(e.segment));
         return;
       case 'page-ready':
-        if (this.ready) return;
-        this.ready = true;
-        if (this.readyTimer) this.d.clock.clearTimeout(this.readyTimer);
-        this.readyTimer = undefined;
-        if (!this.onhold) void this.capture?.resume();
+      case 'renderer-crashed':
+        void this.step({ kind: e.kind });
         return;
       case 'document-status':
         if (e.status === 404 || e.status >= 500) void this.fail(WEB_STOP.accessUrlFailed, `HTTP ${e.status}`);
         return;
       case 'load-failed':
         void this.fail(WEB_STOP.accessUrlFailed, e.errorText);
-        return;
-      case 'renderer-crashed':
-        this.crashes += 1;
-        if (this.crashes >= 2) {
-          void this.fail(WEB_STOP.recorderError, 'the page renderer crashed again after a reload');
-          return;
-        }
-        this.signals.emit('webRecorderReload', { reason: 'renderer_crashed' });
-        this.reload();
         return;
       case 'capability-limit':
         this.signals.emit('webRecorderCapabilityLimit', { limitType: e.limitType });
@@ -234,20 +212,12 @@ export class WebSession {
       case 'push-connecting':
       case 'push-publishing':
       case 'push-failed':
-        // A report about an earlier target (or one sent on hold) no longer describes the output.
-        if (e.rtmpUrl !== this.rtmpUrl || this.onhold) return;
-        if (e.kind === 'push-failed') this.d.log.warn({ err: e.message }, 'CDN push failed');
-        this.rtmp(e.rtmpUrl, e.kind === 'push-connecting' ? 'connecting' : e.kind === 'push-publishing' ? 'publishing' : 'disconnected');
+        // A report sent on hold no longer describes the output.
+        if (this.onhold) return;
+        if (e.kind === 'push-failed' && e.rtmpUrl === this.cdn.url) this.d.log.warn({ err: e.message }, 'CDN push failed');
+        this.cdn.pushed(e.rtmpUrl, e.kind === 'push-connecting' ? 'connecting' : e.kind === 'push-publishing' ? 'publishing' : 'disconnected');
         return;
     }
-  }
-
-  private rtmp(rtmpUrl: string, status: RtmpStatus): void {
-    const last = this.rtmpReported;
-    if (last?.url === rtmpUrl && last.status === status) return;
-    this.rtmpReported = { url: rtmpUrl, status };
-    this.d.report.rtmpStatus?.(rtmpUrl, status);
-    this.signals.emit('rtmpPublishStatus', { rtmpUrl, status });
   }
 
   private async segmentClosed(s: CapturedSegment): Promise<void> {
@@ -260,19 +230,9 @@ export class WebSession {
     if (change.storage) await this.d.upload.updateStorage(change.storage);
     const capture = this.capture;
     if (!capture || this.ending) return;
-    if (change.onhold !== undefined && change.onhold !== this.onhold) {
-      this.onhold = change.onhold;
-      if (this.onhold) {
-        await capture.pause();
-        if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, 'onhold');
-      } else if (this.ready) {
-        if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, 'connecting');
-        await capture.resume();
-      }
-    }
+    if (change.onhold !== undefined) await this.step({ kind: 'hold', onhold: change.onhold });
     if (change.rtmpUrl !== undefined) {
-      this.rtmpUrl = change.rtmpUrl;
-      this.rtmp(change.rtmpUrl, this.onhold ? 'onhold' : 'connecting');
+      this.cdn.retarget(change.rtmpUrl, this.onhold ? 'onhold' : 'connecting');
       await capture.setPushUrl(change.rtmpUrl);
     }
   }
@@ -292,7 +252,9 @@ export class WebSession {
     this.d.report.ended({ reason: 'error', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything, message: stop.message });
   }
 
+  /** The first end wins: the page's state ends with its code, the end work runs once. */
   private end(stop: WebStop, details: string): Promise<StopResult> {
+    this.page = stepPage(this.page, { kind: 'end', stop, details }).state;
     this.ending ??= this.finish(stop, details);
     return this.ending;
   }
@@ -302,9 +264,9 @@ export class WebSession {
     this.signals.stopProgress();
     const abnormal = stop.code !== 0 && stop.code !== 1;
     if (!abnormal) this.signals.status('recordingStopped');
-    // The capture flushes its last segment before stop() resolves; the chain then uploads it.
+    // The capture flushes its last segment before stop() resolves; the output's chain then uploads it.
     await this.capture?.stop().catch((e: Error) => this.d.log.error({ err: e.message }, 'capture stop failed'));
-    if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, 'disconnected');
+    this.cdn.set('disconnected');
     await this.output.endPlaylists();
     if (this.d.options.mp4) {
       const split = { kind: 'once-reached', reachMs: this.d.options.mp4SplitSec * 1000 } as const;
@@ -321,7 +283,7 @@ export class WebSession {
     this.signals.close();
     const uploadingStatus = await this.output.awaitUploads(files);
     if (!abnormal) this.signals.status('componentsStopped');
-    return { uploadingStatus, files, recordedAnything: this.out.closed.length > 0 || this.recoveredRuns.length > 0 };
+    return { uploadingStatus, files, recordedAnything: this.out.closed.length > 0 || this.output.recoveredAny };
   }
 }
 
