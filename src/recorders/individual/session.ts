@@ -9,36 +9,18 @@ import { basename, dirname, join } from 'node:path';
 import type { ChannelEvent, MediaKind } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import {
-  mergedPlaylistName,
-  playlistName,
-  renderMergedIndex,
-  snapshotName,
-  TrackPipeline,
-  type RtpTrackDescription,
-  type SessionNaming,
-  type Snapshot,
-} from '../../media/index.ts';
-import type {
-  RecorderReport,
-  RecorderUpdate,
-  RecordingTask,
-  StopResult,
-} from '../../recording/dispatch/index.ts';
+import { mergedPlaylistName, playlistName, renderMergedIndex, snapshotName, type RtpTrackDescription, type SessionNaming, type Snapshot } from '../../media/index.ts';
+import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
-import type { ChannelRefusal, ChannelSource } from '../common/follower/index.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE } from '../common/events.ts';
-import { PLAYLIST_CONTENT_TYPE } from '../common/output/index.ts';
-import { RecordingOutput } from '../common/output/index.ts';
-import type { PublisherLinks } from '../common/follower/index.ts';
-import { ChannelFollower } from '../common/follower/index.ts';
+import { EVENT_MODULE, WARN_CODE } from '../common/events.ts';
+import { ChannelFollower, wants, type ChannelRefusal, type ChannelSource, type PublisherLinks } from '../common/follower/index.ts';
+import { PLAYLIST_CONTENT_TYPE, RecordingOutput } from '../common/output/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
-import { wants } from '../common/follower/index.ts';
-import { HoldSwitch } from '../common/hold/index.ts';
 import { finalizeRecording } from './finalize.ts';
 import type { IndividualOptions } from './options.ts';
 import { recoverLeftovers } from './recovery.ts';
-import { logTrackSummary, TrackRecording } from './track-recording.ts';
+import { logTrackSummary, type TrackRecording } from './track-recording.ts';
+import { TrackSlicers } from './track-slicers.ts';
 
 export interface SessionDeps {
   readonly task: RecordingTask;
@@ -55,15 +37,13 @@ export interface SessionDeps {
 
 export class IndividualSession {
   private readonly naming: SessionNaming;
-  private readonly tracks = new Map<string, TrackRecording>();
+  private readonly tracks: TrackSlicers;
   private readonly follower: ChannelFollower;
   private readonly links: PublisherLinks;
   private readonly signals: SessionSignals;
   private readonly output: RecordingOutput;
   /** When start() began (injected clock), for the stop summary. */
   private startedMs: number | undefined;
-
-  private readonly hold: HoldSwitch;
 
   constructor(private readonly d: SessionDeps) {
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.options.backupIndex };
@@ -75,19 +55,25 @@ export class IndividualSession {
         onChannelEvent: (e) => this.onChannelEvent(e),
         reconcile: () => this.reconcile(),
         finish: () => this.finish(),
+        // Pause: every stream ends (its slicer writes the last slice), so resuming starts new streams and each
+        // playlist gets `#EXT-X-DISCONTINUITY`; the MP4 concatenates slices and so leaves the held time out. Resume:
+        // the next packets start the new streams (a video slicer asks for a keyframe when it starts).
+        pause: async () => {
+          await this.tracks.endAll();
+        },
+        resume: () => undefined,
       },
     );
     this.links = this.follower.links;
     this.output = new RecordingOutput({ previousFiles: d.task.previousFiles, upload: d.upload, report: d.report, signals: this.signals, log: d.log, hls: d.options.hls });
-    // Pause: every stream ends (its slicer writes the last slice), so resuming starts new streams and each playlist
-    // gets `#EXT-X-DISCONTINUITY`; the MP4 concatenates slices and so leaves the held time out. Resume: the next
-    // packets start the new streams (a video slicer asks for a keyframe when it starts).
-    this.hold = new HoldSwitch(d.task, d.clock, this.signals, {
-      pause: async () => {
-        await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
-      },
-      resume: () => undefined,
-      ending: () => this.follower.ending,
+    this.tracks = new TrackSlicers({
+      ...d,
+      naming: this.naming,
+      output: this.output,
+      signals: this.signals,
+      requestKeyframe: (uid) => this.links.requestKeyframe(uid),
+      onSlice: (t, s) => this.output.serial(() => this.output.sliceClosed(t.out, s, () => this.playlistUploaded(t))),
+      onSnapshot: (t, s) => this.output.serial(() => this.snapshotTaken(t, s)),
     });
   }
 
@@ -96,7 +82,6 @@ export class IndividualSession {
     this.startedMs = this.d.clock.now();
     await this.follower.open();
     this.follower.started();
-    this.hold.announce();
     this.d.report.sliceStartTime(this.d.clock.now());
     if (this.d.task.resumed) {
       const recovered = await recoverLeftovers({
@@ -125,90 +110,28 @@ export class IndividualSession {
 
   /** Brings subscriptions in line with the channel membership and the subscription lists. */
   private reconcile(): void {
-    const plan = this.follower.plan([...this.tracks.values()].filter((t) => t.pipeline));
+    const plan = this.follower.plan(this.tracks.slicing());
     if (!plan) return;
     for (const uid of plan.drop) void this.dropUser(uid);
     for (const { uid, kinds } of plan.connect) this.links.connect(uid, kinds);
     // Kinds switched off by update end their current stream.
     for (const { uid, kind } of plan.endStreams) {
-      const t = this.tracks.get(`${uid}/${kind}`);
-      if (t) void this.endStream(t);
+      const t = this.tracks.get(uid, kind);
+      if (t) void this.tracks.endStream(t);
     }
   }
 
   private async dropUser(uid: string): Promise<void> {
     await this.links.drop(uid);
-    await Promise.all([...this.tracks.values()].filter((t) => t.uid === uid).map((t) => this.endStream(t)));
-  }
-
-  private track(uid: string, kind: MediaKind): TrackRecording {
-    const key = `${uid}/${kind}`;
-    let t = this.tracks.get(key);
-    if (!t) {
-      t = new TrackRecording(uid, kind, this.d.workDir, this.naming, this.output);
-      this.tracks.set(key, t);
-    }
-    return t;
+    await this.tracks.endUser(uid);
   }
 
   private onPacket(uid: string, kind: MediaKind, desc: RtpTrackDescription, packet: Buffer): void {
     if (this.follower.ending) return;
     // On hold nothing reaches a slicer; the links stay up, so resuming needs only a keyframe.
-    if (this.hold.onhold) return;
+    if (this.follower.onhold) return;
     if (!wants(this.follower.subscription, kind, uid)) return;
-    const t = this.track(uid, kind);
-    if (!t.pipeline) this.beginStream(t, desc);
-    t.packets++;
-    t.firstPacketMs ??= this.d.clock.now();
-    t.pipeline?.push(packet);
-  }
-
-  private beginStream(t: TrackRecording, desc: RtpTrackDescription): void {
-    t.beginStream(desc.codec);
-    const pipeline = new TrackPipeline(
-      {
-        track: desc,
-        workDir: t.streamDir(),
-        audioOutput: this.d.options.streamMode === 'original' ? 'copy' : 'transcode',
-        snapshotIntervalSec: this.d.options.snapshotSec,
-        ...(this.d.sliceSeconds !== undefined ? { sliceSeconds: this.d.sliceSeconds } : {}),
-      },
-      {
-        onSlice: (s) => this.output.serial(() => this.output.sliceClosed(t.out, s, () => this.playlistUploaded(t))),
-        onSnapshot: (s) => this.output.serial(() => this.snapshotTaken(t, s)),
-        onFailure: (exit) => {
-          this.d.log.warn({ uid: t.uid, kind: t.kind, code: exit.code, stderr: exit.stderrTail.slice(-300) }, 'slicer exited');
-          this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.medium, ERROR_CODE.slicerStopped, `${t.kind} slicer of uid ${t.uid} stopped`);
-          if (t.pipeline === pipeline) t.pipeline = undefined;
-        },
-        // No packet for ffmpeg's input timeout (publisher silent or muted, its link being replaced): the stream
-        // ended cleanly with its last slice, which is no error; the user's track is reported as no longer received
-        // (event 43/44, state 1) and the next packet starts a new stream after a discontinuity.
-        onInputTimeout: ({ idleMs }) => {
-          this.d.log.info({ uid: t.uid, kind: t.kind, idleMs }, 'slicer input ended after no packets');
-          if (t.pipeline !== pipeline) return;
-          t.pipeline = undefined;
-          this.signals.streamState(t.uid, t.kind, 1);
-        },
-      },
-    );
-    t.pipeline = pipeline;
-    this.signals.streamState(t.uid, t.kind, 0);
-    void pipeline.start().then(
-      () => {
-        if (t.kind === 'video') this.links.requestKeyframe(t.uid);
-      },
-      (e: Error) => this.d.log.error({ err: e.message }, 'slicer did not start'),
-    );
-  }
-
-  private async endStream(t: TrackRecording): Promise<void> {
-    const p = t.pipeline;
-    if (!p) return;
-    t.pipeline = undefined;
-    await p.stop();
-    this.signals.streamState(t.uid, t.kind, 1);
-    await this.output.settled();
+    this.tracks.push(uid, kind, desc, packet);
   }
 
   /** Standard stream mode: the user's merged index follows each playlist of theirs. */
@@ -217,8 +140,8 @@ export class IndividualSession {
   }
 
   private async uploadMergedIndex(uid: string): Promise<void> {
-    const a = this.tracks.get(`${uid}/audio`);
-    const v = this.tracks.get(`${uid}/video`);
+    const a = this.tracks.get(uid, 'audio');
+    const v = this.tracks.get(uid, 'video');
     const uri = (t: TrackRecording | undefined) => (t?.hls.recorded ? playlistName(this.naming, uid, t.kind) : undefined);
     const audioUri = uri(a);
     const videoUri = uri(v);
@@ -240,9 +163,8 @@ export class IndividualSession {
     this.output.fileUploaded();
   }
 
-  async update(change: RecorderUpdate): Promise<void> {
-    await this.follower.update(change);
-    if (change.onhold !== undefined) await this.hold.set(change.onhold);
+  update(change: RecorderUpdate): Promise<void> {
+    return this.follower.update(change);
   }
 
   /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */
@@ -257,10 +179,10 @@ export class IndividualSession {
   private async finish(): Promise<StopResult> {
     const linked = [...this.links.kinds().keys()];
     const publishing = this.d.source.snapshot().participants.filter((p) => p.tracks.length > 0).map((p) => p.uid);
-    await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
+    await this.tracks.endAll();
     await this.links.close();
     await this.output.settled();
-    const tracks = [...this.tracks.values()];
+    const tracks = this.tracks.all();
     logTrackSummary(this.d.log, tracks, { startedMs: this.startedMs, nowMs: this.d.clock.now() }, { linked, publishing });
     const { options, upload, workDir, log } = this.d;
     return finalizeRecording({ tracks, output: this.output, options, naming: this.naming, upload, workDir, signals: this.signals, log });

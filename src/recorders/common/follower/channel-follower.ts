@@ -1,7 +1,7 @@
 /**
  * How a recorder follows a channel (individual and mix modes): the token check, the channel's membership events,
  * the publisher links, the subscription plan with its profile warning and idle countdown (`maxIdleTime`, injected
- * clock), `update`'s new lists, and the end of a channel session (fatal refusal, stop, idle; statuses and event 41
+ * clock), `update`'s new lists and hold (HoldSwitch), and the end of a channel session (fatal refusal, stop, idle; statuses and event 41
  * `recorder_leave`). The mode supplies the media side through FollowerHooks (docs/notify.md, "Recorder events").
  */
 import type { ChannelEvent, MediaKind, Profile } from '../../../channel/index.ts';
@@ -13,6 +13,7 @@ import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '
 import type { UploadSession } from '../../../storage/index.ts';
 import type { ChannelRefusal, ChannelSource } from './channel-source.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, LEAVE_CODE, WARN_CODE } from '../events.ts';
+import { HoldSwitch } from '../hold/index.ts';
 import { planSubscriptions, type SubscriptionPlan, type TrackRef } from './plan.ts';
 import { PublisherLinks } from './publisher-links.ts';
 import { IdleTimer } from './idle-timer.ts';
@@ -46,6 +47,10 @@ export interface FollowerHooks {
   reconcile(): void;
   /** The mode's end work once the channel and timers are let go: media, files, uploads. */
   finish(reason: SessionEndReason): Promise<StopResult>;
+  /** A hold began: end what is being recorded; resolves once its last slice is handed to the uploader. */
+  pause(): Promise<void>;
+  /** The hold ended: let the next media start a new stream. */
+  resume(): void;
 }
 
 export class ChannelFollower {
@@ -53,6 +58,7 @@ export class ChannelFollower {
   readonly selfUid: number;
   readonly #signals: SessionSignals;
   readonly #idle: IdleTimer;
+  readonly #hold: HoldSwitch;
   #unlisten: (() => void) | undefined;
   #ending: Promise<StopResult> | undefined;
   #profileWarned = false;
@@ -71,6 +77,8 @@ export class ChannelFollower {
         (e: Error) => d.report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: false, message: e.message }),
       );
     });
+    // Pause and resume (`onhold`), started in the hold the control plane stored; 1100/1101 after the mode's work.
+    this.#hold = new HoldSwitch(d.task, d.clock, d.signals, { pause: () => hooks.pause(), resume: () => hooks.resume(), ending: () => this.ending });
     this.links = new PublisherLinks(d.source, {
       onPacket: (uid, kind, track, packet) => hooks.onPacket(uid, kind, track, packet),
       ...(hooks.onSenderReport ? { onSenderReport: hooks.onSenderReport.bind(hooks) } : {}),
@@ -87,13 +95,19 @@ export class ChannelFollower {
     return this.#subscription;
   }
 
-  /** `update`: fresh storage credentials, new subscription lists (then a reconcile). */
+  /** On hold: no media is recorded (the links stay up). */
+  get onhold(): boolean {
+    return this.#hold.onhold;
+  }
+
+  /** `update`: fresh storage credentials, new subscription lists (then a reconcile), a hold or resume. */
   async update(change: RecorderUpdate): Promise<void> {
     if (change.storage) await this.d.upload.updateStorage(change.storage);
     if (change.lists) {
       this.#subscription = applyLists(this.#subscription, change.lists);
       this.hooks.reconcile();
     }
+    if (change.onhold !== undefined) await this.#hold.set(change.onhold);
   }
 
   /** True once the session has begun to end: no new media, links or reports of the live part. */
@@ -109,10 +123,11 @@ export class ChannelFollower {
     this.#signals.startProgress();
   }
 
-  /** The recorder is in the channel and recording. */
+  /** The recorder is in the channel and recording (1100 after it for a session that starts on hold). */
   started(): void {
     this.#signals.emit('recorderStarted', { status: 0 });
     this.#signals.status('recorderReady');
+    this.#hold.announce();
   }
 
   #onChannelEvent(e: ChannelEvent): void {
