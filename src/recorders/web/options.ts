@@ -2,7 +2,9 @@
  * What a web-mode session runs with, read once from the validated start request (docs/recording-web.md,
  * "Request"), plus the object names of its files. Pure: no clock, no I/O.
  */
+import type { CaptureOptions } from '../../media/capture/index.ts';
 import { mixMp4Name, mixPlaylistName, mixSliceName, type SessionNaming } from '../../media/index.ts';
+import type { PinnedPage } from './page-hosts.ts';
 import type { MixAudioProfileId } from '../../media/mix/audio-profile.ts';
 import type { RecordingTask } from '../../recording/dispatch/index.ts';
 
@@ -81,3 +83,19 @@ export const webSliceName = (n: SessionNaming, startMs: number): string => mixSl
 /** `<sid>_<cname>_<index>.mp4`, index from 0. */
 export const webMp4Name = (n: SessionNaming, index: number): string => mixMp4Name(n, index);
 
+/** What the page capture is started with: the request's page and encoder settings, the pinned hosts (page-hosts.ts). */
+export function captureSettings(o: WebOptions, workDir: string, onhold: boolean, pinned: PinnedPage): CaptureOptions {
+  return {
+    workDir,
+    width: o.width,
+    height: o.height,
+    ...(o.videoFps !== undefined ? { videoFps: o.videoFps } : {}),
+    ...(o.videoBitrateKbps !== undefined ? { videoBitrateKbps: o.videoBitrateKbps } : {}),
+    audioProfile: o.audioProfile,
+    mobile: o.mobile,
+    ...(o.sliceSeconds !== undefined ? { sliceSeconds: o.sliceSeconds } : {}),
+    onhold,
+    ...(o.rtmpUrl !== undefined ? { rtmpUrl: o.rtmpUrl } : {}),
+    ...pinned,
+  };
+}

@@ -16,7 +16,7 @@ import type { UploadSession } from '../../storage/index.ts';
 import { RecordingOutput, type OutputTrack } from '../common/output/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
 import { CdnPushStatus } from './cdn-push.ts';
-import { webPlaylistName, webSliceName, type WebOptions } from './options.ts';
+import { captureSettings, webPlaylistName, webSliceName, type WebOptions } from './options.ts';
 import { pinPageHosts, type PinnedPage } from './page-hosts.ts';
 import { initialPageState, isRecording, stepPage, WEB_STOP, type WebPageEffect, type WebPageInput, type WebPageState, type WebStop } from './page-state.ts';
 import { recoverWebLeftovers } from './recovery.ts';
@@ -83,23 +83,9 @@ export class WebSession {
       void this.fail(WEB_STOP.accessUrlFailed, (e as Error).message);
       return;
     }
-    this.capture = await (this.d.startCapture ?? startCapture)(
-      {
-        workDir: join(this.d.workDir, 'capture'),
-        width: o.width,
-        height: o.height,
-        ...(o.videoFps !== undefined ? { videoFps: o.videoFps } : {}),
-        ...(o.videoBitrateKbps !== undefined ? { videoBitrateKbps: o.videoBitrateKbps } : {}),
-        audioProfile: o.audioProfile,
-        mobile: o.mobile,
-        ...(o.sliceSeconds !== undefined ? { sliceSeconds: o.sliceSeconds } : {}),
-        // The encoder runs only while recording: not before notifyReady when detection is on, not on hold.
-        onhold: !isRecording(this.page),
-        ...(o.rtmpUrl !== undefined ? { rtmpUrl: o.rtmpUrl } : {}),
-        ...pinned,
-      },
-      (e) => this.onCaptureEvent(e),
-    );
+    // The encoder runs only while recording: not before notifyReady when detection is on, not on hold.
+    const settings = captureSettings(o, join(this.d.workDir, 'capture'), !isRecording(this.page), pinned);
+    this.capture = await (this.d.startCapture ?? startCapture)(settings, (e) => this.onCaptureEvent(e));
     if (this.ending) return;
     this.signals.startProgress();
     this.cdn.set(this.onhold ? 'onhold' : 'connecting');
