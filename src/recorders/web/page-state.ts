@@ -2,8 +2,10 @@
  * The web session's page, as one state and one transition function (pure): waiting for the page's `notifyReady`
  * (with the `readyTimeout` misses and renderer crashes counted), ready, or ended with a stop code; on hold or not
  * while it lives. The session runs the effects: reloads, the capture's encoder paused or resumed, the ready timer
- * cancelled, the end (docs/recording-web.md, "readyTimeout" and "Events").
+ * cancelled, the end, and which page failure ends it with which code (docs/recording-web.md, "readyTimeout" and
+ * "Events").
  */
+import type { CaptureEvent } from '../../media/capture/index.ts';
 
 /** Codes of event 71 (docs/recording-web.md, "Events"). */
 export const WEB_STOP = Object.freeze({
@@ -26,10 +28,14 @@ export type WebPageState =
   | { readonly kind: 'ready'; readonly onhold: boolean; readonly crashes: number }
   | { readonly kind: 'ended'; readonly stop: WebStop; readonly details: string };
 
+/** What the capture tells about the page. */
+export type PageEvent = Extract<CaptureEvent, { readonly kind: 'page-ready' | 'renderer-crashed' | 'document-status' | 'load-failed' | 'capability-limit' | 'child-exited' }>;
+
 export type WebPageInput =
+  | PageEvent
   | { readonly kind: 'ready-timeout' }
-  | { readonly kind: 'page-ready' }
-  | { readonly kind: 'renderer-crashed' }
+  /** A reload finished: `failure` when the page did not load (404, 5xx, nothing at all). */
+  | { readonly kind: 'reloaded'; readonly failure: string | undefined }
   | { readonly kind: 'hold'; readonly onhold: boolean }
   | { readonly kind: 'end'; readonly stop: WebStop; readonly details: string };
 
@@ -37,6 +43,10 @@ export type WebPageEffect =
   /** Event 73 with the reason, then the page reloaded (its readyTimeout starts over). */
   | { readonly kind: 'reload'; readonly reason: 'page_load_timeout' | 'renderer_crashed' }
   | { readonly kind: 'cancel-ready-timer' }
+  /** The page loaded again while waiting for notifyReady: its readyTimeout starts over. */
+  | { readonly kind: 'arm-ready-timer' }
+  /** Event 72 with the limit's type (the end follows). */
+  | { readonly kind: 'capability-limit'; readonly limitType: string }
   /** The encoder pauses (a hold began); the CDN push is reported on hold. */
   | { readonly kind: 'pause' }
   /** The encoder runs again; `afterHold`: the CDN push is reported connecting. */
@@ -80,6 +90,19 @@ export function stepPage(s: WebPageState, input: WebPageInput): WebPageStep {
         state: { kind: 'ready', onhold: s.onhold, crashes: s.crashes },
         effects: [{ kind: 'cancel-ready-timer' }, ...(s.onhold ? [] : [{ kind: 'resume', afterHold: false } as const])],
       };
+    case 'document-status':
+      return input.status === 404 || input.status >= 500 ? ended(WEB_STOP.accessUrlFailed, `HTTP ${input.status}`) : stay(s);
+    case 'load-failed':
+      return ended(WEB_STOP.accessUrlFailed, input.errorText);
+    case 'reloaded':
+      if (input.failure !== undefined) return ended(WEB_STOP.accessUrlFailed, input.failure);
+      return { state: s, effects: s.kind === 'waiting' ? [{ kind: 'arm-ready-timer' }] : [] };
+    case 'capability-limit': {
+      const end = ended(WEB_STOP.capabilityLimit, `the page uses ${input.limitType}`);
+      return { state: end.state, effects: [{ kind: 'capability-limit', limitType: input.limitType }, ...end.effects] };
+    }
+    case 'child-exited':
+      return ended(WEB_STOP.recorderError, `${input.child} exited`);
     case 'renderer-crashed':
       if (s.crashes + 1 >= 2) return ended(WEB_STOP.recorderError, 'the page renderer crashed again after a reload');
       return { state: { ...s, crashes: s.crashes + 1 }, effects: [{ kind: 'reload', reason: 'renderer_crashed' }] };

@@ -91,8 +91,9 @@ export class WebSession {
     this.cdn.set(this.onhold ? 'onhold' : 'connecting');
     const loaded = await this.capture.load(o.url);
     if (this.ending) return;
-    if (pageFailed(loaded)) {
-      void this.fail(WEB_STOP.accessUrlFailed, loaded.errorText ?? `HTTP ${loaded.status}`);
+    const failure = pageFailure(loaded);
+    if (failure !== undefined) {
+      void this.fail(WEB_STOP.accessUrlFailed, failure);
       return;
     }
     const now = this.d.clock.now();
@@ -129,6 +130,12 @@ export class WebSession {
         this.signals.emit('webRecorderReload', { reason: e.reason });
         this.reload();
         return;
+      case 'arm-ready-timer':
+        this.armReadyTimer();
+        return;
+      case 'capability-limit':
+        this.signals.emit('webRecorderCapabilityLimit', { limitType: e.limitType });
+        return;
       case 'cancel-ready-timer':
         if (this.readyTimer) this.d.clock.clearTimeout(this.readyTimer);
         this.readyTimer = undefined;
@@ -162,11 +169,7 @@ export class WebSession {
     const capture = this.capture;
     if (!capture) return;
     void capture.reload().then(
-      (r) => {
-        if (this.ending) return;
-        if (pageFailed(r)) void this.fail(WEB_STOP.accessUrlFailed, r.errorText ?? `HTTP ${r.status}`);
-        else this.armReadyTimer();
-      },
+      (r) => void this.step({ kind: 'reloaded', failure: pageFailure(r) }),
       (e: Error) => void this.fail(WEB_STOP.recorderError, `reload failed: ${e.message}`),
     );
   }
@@ -177,23 +180,16 @@ export class WebSession {
       case 'segment':
         this.output.serial(() => this.segmentClosed(e.segment));
         return;
-      case 'page-ready':
-      case 'renderer-crashed':
-        void this.step({ kind: e.kind });
-        return;
-      case 'document-status':
-        if (e.status === 404 || e.status >= 500) void this.fail(WEB_STOP.accessUrlFailed, `HTTP ${e.status}`);
-        return;
-      case 'load-failed':
-        void this.fail(WEB_STOP.accessUrlFailed, e.errorText);
-        return;
-      case 'capability-limit':
-        this.signals.emit('webRecorderCapabilityLimit', { limitType: e.limitType });
-        void this.fail(WEB_STOP.capabilityLimit, `the page uses ${e.limitType}`);
-        return;
       case 'child-exited':
         this.d.log.warn({ child: e.child, code: e.code, signal: e.signal, stderr: e.stderrTail.slice(-300) }, 'capture child exited');
-        void this.fail(WEB_STOP.recorderError, `${e.child} exited`);
+        void this.step(e);
+        return;
+      case 'page-ready':
+      case 'renderer-crashed':
+      case 'document-status':
+      case 'load-failed':
+      case 'capability-limit':
+        void this.step(e);
         return;
       case 'push-connecting':
       case 'push-publishing':
@@ -273,8 +269,8 @@ export class WebSession {
   }
 }
 
-/** HTTP 404 or 5xx, or nothing loaded at all, ends the session (code 5). */
-function pageFailed(r: LoadResult): boolean {
-  if (r.errorText !== undefined) return true;
-  return r.status !== undefined && (r.status === 404 || r.status >= 500);
+/** HTTP 404 or 5xx, or nothing loaded at all, ends the session (code 5): what failed, or undefined. */
+function pageFailure(r: LoadResult): string | undefined {
+  if (r.errorText !== undefined) return r.errorText;
+  return r.status !== undefined && (r.status === 404 || r.status >= 500) ? `HTTP ${r.status}` : undefined;
 }
