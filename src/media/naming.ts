@@ -93,17 +93,17 @@ export function audioMixName(s: SessionNaming, format: AudioMixFormat): string {
   return `${prefix(s)}${s.sid}_${sanitizeCname(s.cname)}.${format}`;
 }
 
-/** Mix mode's playlist of the composite: `<sid>_<cname>.m3u8` (docs/recording-mix.md, "The session"). */
+/** Mix mode's playlist of the composite (web mode's of the page too): `<sid>_<cname>.m3u8` (docs/recording-mix.md, "The session"). */
 export function mixPlaylistName(s: SessionNaming): string {
   return `${prefix(s)}${s.sid}_${sanitizeCname(s.cname)}.m3u8`;
 }
 
-/** Mix mode's TS slice: `<sid>_<cname>_<utc>.ts`, `<utc>` the slice's start. */
+/** Mix (and web) mode's TS slice: `<sid>_<cname>_<utc>.ts`, `<utc>` the slice's start. */
 export function mixSliceName(s: SessionNaming, startMs: number, container: SliceContainer): string {
   return `${prefix(s)}${s.sid}_${sanitizeCname(s.cname)}_${utcStamp(startMs)}.${container}`;
 }
 
-/** Mix mode's MP4s: `<sid>_<cname>_<index>.mp4`, index from 0. */
+/** Mix (and web) mode's MP4s: `<sid>_<cname>_<index>.mp4`, index from 0. */
 export function mixMp4Name(s: SessionNaming, index: number): string {
   return `${prefix(s)}${s.sid}_${sanitizeCname(s.cname)}_${index}.mp4`;
 }

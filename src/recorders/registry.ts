@@ -4,7 +4,7 @@ import type { ChannelModule } from '../channel/index.ts';
 import type { Recorder } from '../recording/dispatch/index.ts';
 import type { ServerContext } from '../server/module.ts';
 import type { StorageModule } from '../storage/index.ts';
-import { registerRecorderMetrics } from './common/meter.ts';
+import { registerRecorderMetrics } from './common/launch/index.ts';
 import { createIndividualRecorder } from './individual/index.ts';
 import { createMixRecorder } from './mix/index.ts';
 import { createWebRecorder, webTuning } from './web/index.ts';

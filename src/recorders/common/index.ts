@@ -1,17 +1,12 @@
-export { channelSource, ChannelRefusal, type ChannelSource, type ChannelSourceOptions, type MediaSubscription } from './channel-source.ts';
+/**
+ * The recorder stages every mode's session is built from (docs/architecture.md, ¹): follower/ the channel source
+ * (individual, mix), output/ the recording output (every mode), signals/ what a session reports; hold/ pause and
+ * resume, launch/ a Recorder's launch; events.ts the signals a session reports through.
+ */
+// The event, code and status vocabulary is the control plane's (recording/vocabulary, through recording/index.ts).
 export { recorderSignals, type RecorderSignals } from './events.ts';
-export { fenceUploads } from './fenced-upload.ts';
-export { finishUploads } from './finish-uploads.ts';
-export { HoldState, type HoldWindow } from './hold.ts';
-export { HoldSwitch, type HoldActions } from './hold-switch.ts';
-export { HlsTrackWriter, PLAYLIST_CONTENT_TYPE, type ClosedSliceFile, type HlsTrackOptions, type SliceOutcome } from './hls-track.ts';
-export { planSubscriptions, type CurrentSubscriptions, type Membership, type SubscriptionPlan, type TrackRef } from './plan.ts';
-export { applyLists, createSubscription, EVERYONE, kindsFor, NOBODY, selects, wants, type Subscription } from './subscription.ts';
-export { IdleTimer, PROGRESS_INTERVAL_MS, ProgressReporter } from './session-timers.ts';
-export { uploadEventReporter } from './upload-events.ts';
-export { PublisherLinks, type PublisherLinkEvents } from './publisher-links.ts';
-export { nextBackupIndex } from './backup-index.ts';
-export { openSessionIO, startInBackground, type LaunchDeps, type SessionIO, type StartableSession } from './launch.ts';
-export { meterUploads, registerRecorderMetrics, type RecorderMeter } from './meter.ts';
-export { SessionCore, type SessionCoreDeps, type SessionEndReason, type SessionHooks } from './session-core.ts';
-export { signalSliceOutcome, type SliceStream } from './slice-signals.ts';
+export * from './follower/index.ts';
+export * from './hold/index.ts';
+export * from './launch/index.ts';
+export * from './output/index.ts';
+export * from './signals/index.ts';

@@ -5,33 +5,29 @@
  */
 import type { Logger } from '../../log/index.ts';
 import { userMp4Name, type SessionNaming } from '../../media/index.ts';
-import type { RecordedFile, RecorderReport, StopResult } from '../../recording/index.ts';
+import type { RecordedFile, StopResult } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE } from '../../recording/index.ts';
 import type { RecorderSignals } from '../common/events.ts';
-import { finishUploads } from '../common/finish-uploads.ts';
+import type { RecordingOutput } from '../common/output/index.ts';
 import type { IndividualOptions } from './options.ts';
 import { runPostProcess } from './post-process.ts';
 import type { TrackRecording } from './track-recording.ts';
 
 export interface FinalizeInput {
   readonly tracks: readonly TrackRecording[];
+  readonly output: RecordingOutput;
   readonly options: IndividualOptions;
   readonly naming: SessionNaming;
   readonly upload: UploadSession;
   readonly workDir: string;
   readonly signals: RecorderSignals;
-  readonly report: Pick<RecorderReport, 'files'>;
   readonly log: Logger;
-  /** The session's file list with these post-processing outputs added. */
-  readonly files: (outputs: readonly RecordedFile[]) => RecordedFile[];
 }
 
 export async function finalizeRecording(i: FinalizeInput): Promise<StopResult> {
-  const recordedAnything = i.tracks.some((t) => t.hls.recorded);
-  if (i.options.hls) {
-    for (const t of i.tracks) await t.hls.end();
-  }
+  const recordedAnything = i.output.recorded;
+  await i.output.endPlaylists();
   let outputs: RecordedFile[] = [];
   if (recordedAnything) {
     try {
@@ -49,8 +45,8 @@ export async function finalizeRecording(i: FinalizeInput): Promise<StopResult> {
       i.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.medium, ERROR_CODE.postProcessFailed, 'post-processing failed');
     }
   }
-  const files = i.files(outputs);
-  i.report.files(files);
-  const uploadingStatus = await finishUploads(i.upload, i.signals, files);
+  i.output.addOutputs(outputs);
+  const files = i.output.reportFiles();
+  const uploadingStatus = await i.output.awaitUploads(files);
   return { uploadingStatus, files, recordedAnything };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { subscriptionRequest, type RecordingTask } from '../../recording/dispatch/index.ts';
-import { nextBackupIndex } from '../common/backup-index.ts';
+import { nextBackupIndex } from '../common/output/index.ts';
 import { individualOptions } from './options.ts';
 
 const storageConfig = { vendor: 1, region: 0, bucket: 'b', accessKey: 'k', secretKey: 's' } as RecordingTask['clientRequest']['storageConfig'];

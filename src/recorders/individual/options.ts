@@ -5,7 +5,7 @@
 import type { Profile } from '../../channel/index.ts';
 import type { AudioMixFormat } from '../../media/index.ts';
 import type { RecordingTask } from '../../recording/dispatch/index.ts';
-import { createSubscription, type Subscription } from '../common/subscription.ts';
+import { createSubscription, type Subscription } from '../common/follower/index.ts';
 
 export type StreamMode = 'default' | 'standard' | 'original';
 

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
-import { openSessionIO, startInBackground, type LaunchDeps } from '../common/launch.ts';
-import { generationDir, resumedBackupIndex } from '../common/recovery.ts';
+import { openSessionIO, startInBackground, type LaunchDeps } from '../common/launch/index.ts';
+import { generationDir, resumedBackupIndex } from '../common/output/index.ts';
 import { individualOptions } from './options.ts';
 import { IndividualSession } from './session.ts';
 

@@ -6,9 +6,9 @@
 import { join } from 'node:path';
 import { sliceName, type SessionNaming, type TrackKind } from '../../media/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
-import { dirEntries, earlierGenerations, recoverTrack } from '../common/recovery.ts';
+import { dirEntries, earlierGenerations, recoverTrack } from '../common/output/index.ts';
 
-export { generationNaming } from '../common/recovery.ts';
+export { generationNaming } from '../common/output/index.ts';
 
 export interface RecoveredTrack {
   readonly uid: string;

@@ -1,46 +1,26 @@
 /**
- * One individual-mode recording session, assembled from the shared recorder parts (recorders/common): follows
- * the channel (planSubscriptions), links to each publisher over WHEP (PublisherLinks), slices each track through
- * a TrackPipeline into its HLS track writer, reports status, files and events, and ends on stop or after
- * maxIdleTime (SessionCore, injected clock); finalize.ts does what follows the live part.
+ * One individual-mode recording session, built from the recorder stages (recorders/common): the channel follower
+ * (links to each publisher over WHEP, the subscription plan, maxIdleTime on the injected clock) is the source; each
+ * user's track is sliced by a TrackPipeline (the pipeline) into its HLS track of the recording output (the sink);
+ * the session signals report statuses and events. finalize.ts does what follows the live part.
  */
 import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ChannelEvent, MediaKind } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import {
-  mergedPlaylistName,
-  playlistName,
-  renderMergedIndex,
-  snapshotName,
-  TrackPipeline,
-  type ClosedSlice,
-  type RtpTrackDescription,
-  type SessionNaming,
-  type Snapshot,
-} from '../../media/index.ts';
-import type {
-  RecordedFile,
-  RecorderReport,
-  RecorderUpdate,
-  RecordingTask,
-  StopResult,
-} from '../../recording/index.ts';
+import { mergedPlaylistName, playlistName, renderMergedIndex, snapshotName, type RtpTrackDescription, type SessionNaming, type Snapshot } from '../../media/index.ts';
+import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
-import type { ChannelRefusal, ChannelSource } from '../common/channel-source.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE } from '../../recording/index.ts';
-import type { RecorderSignals } from '../common/events.ts';
-import { PLAYLIST_CONTENT_TYPE } from '../common/hls-track.ts';
-import { signalSliceOutcome } from '../common/slice-signals.ts';
-import type { PublisherLinks } from '../common/publisher-links.ts';
-import { SessionCore } from '../common/session-core.ts';
-import { wants } from '../common/subscription.ts';
-import { HoldSwitch } from '../common/hold-switch.ts';
+import { EVENT_MODULE, WARN_CODE } from '../../recording/index.ts';
+import { ChannelFollower, wants, type ChannelRefusal, type ChannelSource, type PublisherLinks } from '../common/follower/index.ts';
+import { PLAYLIST_CONTENT_TYPE, RecordingOutput } from '../common/output/index.ts';
+import { SessionSignals } from '../common/signals/index.ts';
 import { finalizeRecording } from './finalize.ts';
 import type { IndividualOptions } from './options.ts';
-import { recoverLeftovers, type RecoveredTrack } from './recovery.ts';
-import { TrackRecording } from './track-recording.ts';
+import { recoverLeftovers } from './recovery.ts';
+import { logTrackSummary, type TrackRecording } from './track-recording.ts';
+import { TrackSlicers } from './track-slicers.ts';
 
 export interface SessionDeps {
   readonly task: RecordingTask;
@@ -57,50 +37,51 @@ export interface SessionDeps {
 
 export class IndividualSession {
   private readonly naming: SessionNaming;
-  private readonly tracks = new Map<string, TrackRecording>();
-  private readonly core: SessionCore;
+  private readonly tracks: TrackSlicers;
+  private readonly follower: ChannelFollower;
   private readonly links: PublisherLinks;
-  private readonly signals: RecorderSignals;
-  private chain: Promise<unknown> = Promise.resolve();
-  private firstUploaded = false;
-  /** Earlier runs' tracks finished at start (listed even when the dead run never reported them). */
-  private recovered: readonly RecoveredTrack[] = [];
+  private readonly signals: SessionSignals;
+  private readonly output: RecordingOutput;
   /** When start() began (injected clock), for the stop summary. */
   private startedMs: number | undefined;
 
-  private readonly hold: HoldSwitch;
-
   constructor(private readonly d: SessionDeps) {
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.options.backupIndex };
-    this.core = new SessionCore(
-      { ...d, profile: d.options.profile, maxIdleMs: d.options.maxIdleMs, subscription: d.options.subscription },
+    this.signals = new SessionSignals(d);
+    this.follower = new ChannelFollower(
+      { ...d, signals: this.signals, profile: d.options.profile, maxIdleMs: d.options.maxIdleMs, subscription: d.options.subscription },
       {
         onPacket: (uid, kind, track, packet) => this.onPacket(uid, kind, track, packet),
         onChannelEvent: (e) => this.onChannelEvent(e),
         reconcile: () => this.reconcile(),
         finish: () => this.finish(),
+        // Pause: every stream ends (its slicer writes the last slice), so resuming starts new streams and each
+        // playlist gets `#EXT-X-DISCONTINUITY`; the MP4 concatenates slices and so leaves the held time out. Resume:
+        // the next packets start the new streams (a video slicer asks for a keyframe when it starts).
+        pause: async () => {
+          await this.tracks.endAll();
+        },
+        resume: () => undefined,
       },
     );
-    this.links = this.core.links;
-    this.signals = this.core.signals;
-    // Pause: every stream ends (its slicer writes the last slice), so resuming starts new streams and each playlist
-    // gets `#EXT-X-DISCONTINUITY`; the MP4 concatenates slices and so leaves the held time out. Resume: the next
-    // packets start the new streams (a video slicer asks for a keyframe when it starts).
-    this.hold = new HoldSwitch(d.task, d.clock, this.signals, {
-      pause: async () => {
-        await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
-      },
-      resume: () => undefined,
-      ending: () => this.core.ending,
+    this.links = this.follower.links;
+    this.output = new RecordingOutput({ previousFiles: d.task.previousFiles, upload: d.upload, report: d.report, signals: this.signals, log: d.log, hls: d.options.hls });
+    this.tracks = new TrackSlicers({
+      ...d,
+      naming: this.naming,
+      output: this.output,
+      signals: this.signals,
+      requestKeyframe: (uid) => this.links.requestKeyframe(uid),
+      onSlice: (t, s) => this.output.serial(() => this.output.sliceClosed(t.out, s, () => this.playlistUploaded(t))),
+      onSnapshot: (t, s) => this.output.serial(() => this.snapshotTaken(t, s)),
     });
   }
 
   /** Joins: checks the token, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */
   async start(): Promise<void> {
     this.startedMs = this.d.clock.now();
-    await this.core.open();
-    this.core.started();
-    this.hold.announce();
+    await this.follower.open();
+    this.follower.started();
     this.d.report.sliceStartTime(this.d.clock.now());
     if (this.d.task.resumed) {
       const recovered = await recoverLeftovers({
@@ -111,9 +92,12 @@ export class IndividualSession {
         playlistKey: (n, uid, kind) => playlistName(n, uid, kind),
       });
       if (recovered.length > 0) this.d.log.info({ recovered }, 'slices of the previous run recovered');
-      this.recovered = recovered;
+      // Listed even when the dead run never reported them.
+      this.output.listRecovered(
+        recovered.map((r) => ({ fileName: r.playlistKey, trackType: r.kind, uid: r.uid, mixedAllUser: false, isPlayable: true, sliceStartTime: r.firstStartMs })),
+      );
     }
-    if (this.d.task.previousFiles.length > 0 || this.recovered.length > 0) this.reportFiles();
+    this.output.reportEarlierFiles();
     this.reconcile();
   }
 
@@ -126,131 +110,38 @@ export class IndividualSession {
 
   /** Brings subscriptions in line with the channel membership and the subscription lists. */
   private reconcile(): void {
-    const plan = this.core.plan([...this.tracks.values()].filter((t) => t.pipeline));
+    const plan = this.follower.plan(this.tracks.slicing());
     if (!plan) return;
     for (const uid of plan.drop) void this.dropUser(uid);
     for (const { uid, kinds } of plan.connect) this.links.connect(uid, kinds);
     // Kinds switched off by update end their current stream.
     for (const { uid, kind } of plan.endStreams) {
-      const t = this.tracks.get(`${uid}/${kind}`);
-      if (t) void this.endStream(t);
+      const t = this.tracks.get(uid, kind);
+      if (t) void this.tracks.endStream(t);
     }
   }
 
   private async dropUser(uid: string): Promise<void> {
     await this.links.drop(uid);
-    await Promise.all([...this.tracks.values()].filter((t) => t.uid === uid).map((t) => this.endStream(t)));
-  }
-
-  private track(uid: string, kind: MediaKind): TrackRecording {
-    const key = `${uid}/${kind}`;
-    let t = this.tracks.get(key);
-    if (!t) {
-      t = new TrackRecording(uid, kind, this.d.workDir, this.naming, this.d.upload);
-      this.tracks.set(key, t);
-    }
-    return t;
+    await this.tracks.endUser(uid);
   }
 
   private onPacket(uid: string, kind: MediaKind, desc: RtpTrackDescription, packet: Buffer): void {
-    if (this.core.ending) return;
+    if (this.follower.ending) return;
     // On hold nothing reaches a slicer; the links stay up, so resuming needs only a keyframe.
-    if (this.hold.onhold) return;
-    if (!wants(this.core.subscription, kind, uid)) return;
-    const t = this.track(uid, kind);
-    if (!t.pipeline) this.beginStream(t, desc);
-    t.packets++;
-    t.firstPacketMs ??= this.d.clock.now();
-    t.pipeline?.push(packet);
+    if (this.follower.onhold) return;
+    if (!wants(this.follower.subscription, kind, uid)) return;
+    this.tracks.push(uid, kind, desc, packet);
   }
 
-  private beginStream(t: TrackRecording, desc: RtpTrackDescription): void {
-    t.beginStream(desc.codec);
-    const pipeline = new TrackPipeline(
-      {
-        track: desc,
-        workDir: t.streamDir(),
-        audioOutput: this.d.options.streamMode === 'original' ? 'copy' : 'transcode',
-        snapshotIntervalSec: this.d.options.snapshotSec,
-        ...(this.d.sliceSeconds !== undefined ? { sliceSeconds: this.d.sliceSeconds } : {}),
-      },
-      {
-        onSlice: (s) => this.serial(() => this.sliceClosed(t, s)),
-        onSnapshot: (s) => this.serial(() => this.snapshotTaken(t, s)),
-        onFailure: (exit) => {
-          this.d.log.warn({ uid: t.uid, kind: t.kind, code: exit.code, stderr: exit.stderrTail.slice(-300) }, 'slicer exited');
-          this.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.medium, ERROR_CODE.slicerStopped, `${t.kind} slicer of uid ${t.uid} stopped`);
-          if (t.pipeline === pipeline) t.pipeline = undefined;
-        },
-        // No packet for ffmpeg's input timeout (publisher silent or muted, its link being replaced): the stream
-        // ended cleanly with its last slice, which is no error; the user's track is reported as no longer received
-        // (event 43/44, state 1) and the next packet starts a new stream after a discontinuity.
-        onInputTimeout: ({ idleMs }) => {
-          this.d.log.info({ uid: t.uid, kind: t.kind, idleMs }, 'slicer input ended after no packets');
-          if (t.pipeline !== pipeline) return;
-          t.pipeline = undefined;
-          this.streamState(t, 1);
-        },
-      },
-    );
-    t.pipeline = pipeline;
-    this.streamState(t, 0);
-    void pipeline.start().then(
-      () => {
-        if (t.kind === 'video') this.links.requestKeyframe(t.uid);
-      },
-      (e: Error) => this.d.log.error({ err: e.message }, 'slicer did not start'),
-    );
-  }
-
-  private streamState(t: TrackRecording, state: 0 | 1): void {
-    this.signals.emit(t.kind === 'audio' ? 'audioStreamState' : 'videoStreamState', {
-      streamUid: t.uid,
-      state,
-      UtcMs: this.d.clock.now(),
-    });
-  }
-
-  private async endStream(t: TrackRecording): Promise<void> {
-    const p = t.pipeline;
-    if (!p) return;
-    t.pipeline = undefined;
-    await p.stop();
-    this.streamState(t, 1);
-    await this.chain;
-  }
-
-  /** Uploads happen in close order: a slice before the playlist that names it. */
-  private serial(fn: () => Promise<void>): void {
-    this.chain = this.chain.then(fn).catch((e: Error) => this.d.log.error({ err: e.message }, 'recording step failed'));
-  }
-
-  private async sliceClosed(t: TrackRecording, s: ClosedSlice): Promise<void> {
-    if (!this.d.options.hls) {
-      t.hls.keep(s);
-      return;
-    }
-    const out = await t.hls.addSlice(s);
-    if (!signalSliceOutcome(this.signals, s.startMs, out, { mixedAllUser: false, streamUid: t.uid, trackType: t.kind })) return;
-    if (out.playlistUploaded) await this.playlistUploaded(t, out.firstPlaylist);
-    this.reportFiles();
-  }
-
-  private async playlistUploaded(t: TrackRecording, first: boolean): Promise<void> {
-    if (first) this.signals.emit('fileInfos', { fileList: t.hls.playlistKey });
-    this.firstFileUploaded();
+  /** Standard stream mode: the user's merged index follows each playlist of theirs. */
+  private async playlistUploaded(t: TrackRecording): Promise<void> {
     if (this.d.options.streamMode === 'standard') await this.uploadMergedIndex(t.uid);
   }
 
-  private firstFileUploaded(): void {
-    if (this.firstUploaded) return;
-    this.firstUploaded = true;
-    this.signals.status('firstFileUploaded');
-  }
-
   private async uploadMergedIndex(uid: string): Promise<void> {
-    const a = this.tracks.get(`${uid}/audio`);
-    const v = this.tracks.get(`${uid}/video`);
+    const a = this.tracks.get(uid, 'audio');
+    const v = this.tracks.get(uid, 'video');
     const uri = (t: TrackRecording | undefined) => (t?.hls.recorded ? playlistName(this.naming, uid, t.kind) : undefined);
     const audioUri = uri(a);
     const videoUri = uri(v);
@@ -269,81 +160,31 @@ export class IndividualSession {
       return;
     }
     this.signals.emit('snapshotFile', { fileName: key });
-    this.firstFileUploaded();
+    this.output.fileUploaded();
   }
 
-  /**
-   * One line per session at its end: per track, packets received, streams and slices. A track that received media
-   * but closed no slice is a warning (its slicer never cut one: the session may stop with "no recorded data").
-   */
-  private logSummary(linked: readonly string[], publishing: readonly number[]): void {
-    const now = this.d.clock.now();
-    const since = (ms: number | undefined) => (ms === undefined || this.startedMs === undefined ? undefined : ms - this.startedMs);
-    const tracks = [...this.tracks.values()].map((t) => ({
-      uid: t.uid,
-      kind: t.kind,
-      packets: t.packets,
-      firstPacketAfterMs: since(t.firstPacketMs),
-      streams: t.streams,
-      slices: t.hls.slices.length,
-    }));
-    const fields = { tracks, liveMs: since(now), linked, publishing };
-    if (tracks.some((t) => t.packets > 0 && t.slices === 0)) this.d.log.warn(fields, 'media received but no slice closed');
-    else if (tracks.length === 0) this.d.log[linked.length > 0 || publishing.length > 0 ? 'warn' : 'info'](fields, 'no media received');
-    else this.d.log.info(fields, 'live part ended');
-  }
-
-  /** The per-user playlists (and MP4s once written), after whatever was recorded before a restart. */
-  files(): RecordedFile[] {
-    const out: RecordedFile[] = [...this.d.task.previousFiles];
-    for (const r of this.recovered) {
-      if (out.some((f) => f.fileName === r.playlistKey)) continue;
-      out.push({ fileName: r.playlistKey, trackType: r.kind, uid: r.uid, mixedAllUser: false, isPlayable: true, sliceStartTime: r.firstStartMs });
-    }
-    if (this.d.options.hls) {
-      for (const t of this.tracks.values()) {
-        if (t.hls.firstStartMs === undefined) continue;
-        out.push({ fileName: t.hls.playlistKey, trackType: t.kind, uid: t.uid, mixedAllUser: false, isPlayable: true, sliceStartTime: t.hls.firstStartMs });
-      }
-    }
-    return out;
-  }
-
-  private reportFiles(): void {
-    this.d.report.files(this.files());
-  }
-
-  async update(change: RecorderUpdate): Promise<void> {
-    await this.core.update(change);
-    if (change.onhold !== undefined) await this.hold.set(change.onhold);
+  update(change: RecorderUpdate): Promise<void> {
+    return this.follower.update(change);
   }
 
   /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */
   fail(e: ChannelRefusal): Promise<void> {
-    return this.core.fail(e);
+    return this.follower.fail(e);
   }
 
   stop(): Promise<StopResult> {
-    return this.core.stop();
+    return this.follower.stop();
   }
 
   private async finish(): Promise<StopResult> {
     const linked = [...this.links.kinds().keys()];
     const publishing = this.d.source.snapshot().participants.filter((p) => p.tracks.length > 0).map((p) => p.uid);
-    await Promise.all([...this.tracks.values()].map((t) => this.endStream(t)));
+    await this.tracks.endAll();
     await this.links.close();
-    await this.chain;
-    this.logSummary(linked, publishing);
-    return finalizeRecording({
-      tracks: [...this.tracks.values()],
-      options: this.d.options,
-      naming: this.naming,
-      upload: this.d.upload,
-      workDir: this.d.workDir,
-      signals: this.signals,
-      report: this.d.report,
-      log: this.d.log,
-      files: (outputs) => [...this.files(), ...outputs],
-    });
+    await this.output.settled();
+    const tracks = this.tracks.all();
+    logTrackSummary(this.d.log, tracks, { startedMs: this.startedMs, nowMs: this.d.clock.now() }, { linked, publishing });
+    const { options, upload, workDir, log } = this.d;
+    return finalizeRecording({ tracks, output: this.output, options, naming: this.naming, upload, workDir, signals: this.signals, log });
   }
 }

@@ -4,7 +4,7 @@ import { MIX_LAYOUT } from '../../media/mix/index.ts';
 import type { RecordingTask } from '../../recording/dispatch/index.ts';
 import { subscriptionRequest } from '../../recording/dispatch/subscription.ts';
 import type { StartClientRequest } from '../../recording/validation/types.ts';
-import { evenCanvas, layoutImageUrls, layoutSettings, mixOptions, mp4Groups } from './options.ts';
+import { evenCanvas, layoutImageUrls, layoutSettings, mixOptions } from './options.ts';
 
 function task(clientRequest: StartClientRequest): RecordingTask {
   return {
@@ -57,14 +57,6 @@ test('layoutSettings: every omitted field takes its default; request spellings m
   const next = layoutSettings({ mixedVideoLayout: 2, maxResolutionUid: '5' });
   assert.deepEqual([next.kind, next.maxResolutionUid, next.backgroundColor, next.backgroundImageUrl, next.customRegions.length], [2, '5', '#000000', null, 0]);
   assert.equal(layoutSettings({ mixedVideoLayout: 100 }).kind, MIX_LAYOUT.activeSpeaker);
-});
-
-test('mp4Groups: a new MP4 once the duration or size limit would be passed', () => {
-  const s = (durationSec: number, bytes: number) => ({ durationSec, bytes });
-  const limits = { maxMs: 30_000, maxBytes: 1000 };
-  assert.deepEqual(mp4Groups([s(15, 10), s(15, 10), s(15, 10)], limits).map((g) => g.length), [2, 1]);
-  assert.deepEqual(mp4Groups([s(1, 600), s(1, 600), s(1, 100)], limits).map((g) => g.length), [1, 2]);
-  assert.deepEqual(mp4Groups([], limits), []);
 });
 
 test('mix options of a resumed session: the latest updateLayout replaces start’s layout, the canvas stays', () => {

@@ -14,7 +14,8 @@ import {
 } from '../../media/mix/index.ts';
 import type { RecordingTask } from '../../recording/dispatch/index.ts';
 import type { UpdateLayoutClientRequest } from '../../recording/index.ts';
-import { createSubscription, type Subscription } from '../common/subscription.ts';
+import type { Mp4Split } from '../common/output/index.ts';
+import { createSubscription, type Subscription } from '../common/follower/index.ts';
 
 /** transcodingConfig defaults: a 360 × 640 portrait canvas at 15 fps and 500 Kbps. */
 export const DEFAULT_CANVAS: CanvasSize = Object.freeze({ width: 360, height: 640 });
@@ -104,27 +105,5 @@ export function mixOptions(task: RecordingTask): MixOptions {
   });
 }
 
-/** Slices grouped into MP4 files: a new file once the current one would pass MP4_MAX_MS or MP4_MAX_BYTES. */
-export function mp4Groups<T extends { readonly durationSec: number; readonly bytes: number }>(
-  slices: readonly T[],
-  limits: { readonly maxMs: number; readonly maxBytes: number } = { maxMs: MP4_MAX_MS, maxBytes: MP4_MAX_BYTES },
-): T[][] {
-  const groups: T[][] = [];
-  let current: T[] = [];
-  let ms = 0;
-  let bytes = 0;
-  for (const s of slices) {
-    const sMs = s.durationSec * 1000;
-    if (current.length > 0 && (ms + sMs > limits.maxMs || bytes + s.bytes > limits.maxBytes)) {
-      groups.push(current);
-      current = [];
-      ms = 0;
-      bytes = 0;
-    }
-    current.push(s);
-    ms += sMs;
-    bytes += s.bytes;
-  }
-  if (current.length > 0) groups.push(current);
-  return groups;
-}
+/** Mix MP4s: a new file before one would pass MP4_MAX_MS or MP4_MAX_BYTES. */
+export const MIX_MP4_SPLIT: Mp4Split = Object.freeze({ kind: 'before-passing', maxMs: MP4_MAX_MS, maxBytes: MP4_MAX_BYTES });

@@ -8,8 +8,8 @@ import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
-import { openSessionIO, startInBackground, type LaunchDeps } from '../common/launch.ts';
-import { generationDir, resumedBackupIndex } from '../common/recovery.ts';
+import { openSessionIO, startInBackground, type LaunchDeps } from '../common/launch/index.ts';
+import { generationDir, resumedBackupIndex } from '../common/output/index.ts';
 import { mixOptions } from './options.ts';
 import { MixSession } from './session.ts';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { appendSlice, createPlaylist, mixSliceName, parsePlaylist, renderPlaylist } from '../../media/index.ts';
 import type { RecordedFile } from '../../recording/dispatch/index.ts';
-import { resumedBackupIndex } from '../common/recovery.ts';
+import { resumedBackupIndex } from '../common/output/index.ts';
 import { recoverMixRuns } from './recovery.ts';
 
 const naming = { sid: 'abc', cname: 'room' };

@@ -8,7 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { mixPlaylistName, mixSliceName, type SessionNaming, type TrackKind } from '../../media/index.ts';
 import { MIX_SLICE_SUBDIR } from '../../media/mix/live/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
-import { dirEntries, earlierGenerations, recoverTrack, type RecoveredTrack } from '../common/recovery.ts';
+import { dirEntries, earlierGenerations, recoverTrack, type RecoveredTrack } from '../common/output/index.ts';
 
 /** The HLS track writer's directory in a run's `g<k>` dir (the encoder's slices are in MIX_SLICE_SUBDIR). */
 export const MIX_TRACK_DIR = 'hls';

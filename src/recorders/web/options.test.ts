@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { planMp4Files, webMp4Name, webPlaylistName, webSliceName, webTuning } from './options.ts';
+import { webMp4Name, webPlaylistName, webSliceName, webTuning } from './options.ts';
 
 test('web file names: special characters of the cname become -, UTC stamp of the slice start, MP4 index from 0', () => {
   const n = { sid: 'sid1', cname: 'class.room#1' };
@@ -8,13 +8,6 @@ test('web file names: special characters of the cname become -, UTC stamp of the
   assert.equal(webSliceName(n, Date.UTC(2026, 10, 24, 12, 0, 1, 5)), 'sid1_class-room-1_20261124120001005.ts');
   assert.equal(webMp4Name(n, 0), 'sid1_class-room-1_0.mp4');
   assert.equal(webMp4Name({ ...n, backupIndex: 0 }, 2), 'bak0_sid1_class-room-1_2.mp4');
-});
-
-test('MP4 files: a new one once the current reaches the split length', () => {
-  const s = (i: number, d: number) => ({ path: `s${i}`, startMs: i * 1000, durationSec: d });
-  const files = planMp4Files([s(0, 3), s(1, 3), s(2, 3), s(3, 3), s(4, 1)], 6);
-  assert.deepEqual(files.map((f) => f.map((x) => x.path)), [['s0', 's1'], ['s2', 's3'], ['s4']]);
-  assert.deepEqual(planMp4Files([], 6), []);
 });
 
 test('test tuning comes only from positive integers', () => {

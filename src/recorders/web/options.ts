@@ -2,7 +2,9 @@
  * What a web-mode session runs with, read once from the validated start request (docs/recording-web.md,
  * "Request"), plus the object names of its files. Pure: no clock, no I/O.
  */
-import { sanitizeCname, utcStamp, type SessionNaming } from '../../media/index.ts';
+import type { CaptureOptions } from '../../media/capture/index.ts';
+import { mixMp4Name, mixPlaylistName, mixSliceName, type SessionNaming } from '../../media/index.ts';
+import type { PinnedPage } from './page-hosts.ts';
 import type { MixAudioProfileId } from '../../media/mix/index.ts';
 import type { RecordingTask } from '../../recording/dispatch/index.ts';
 
@@ -74,38 +76,26 @@ export function webOptions(task: RecordingTask, tuning: WebTuning = {}): WebOpti
   });
 }
 
-function base(n: SessionNaming): string {
-  const bak = n.backupIndex === undefined ? '' : `bak${n.backupIndex}_`;
-  return `${bak}${n.sid}_${sanitizeCname(n.cname)}`;
-}
-
-/** `<sid>_<cname>.m3u8` */
-export const webPlaylistName = (n: SessionNaming): string => `${base(n)}.m3u8`;
+/** A page's files are named as a mix recording's (one file of the whole channel; media/naming.ts). */
+export const webPlaylistName = (n: SessionNaming): string => mixPlaylistName(n);
 /** `<sid>_<cname>_<utc>.ts`, utc = the segment's first sample. */
-export const webSliceName = (n: SessionNaming, startMs: number): string => `${base(n)}_${utcStamp(startMs)}.ts`;
+export const webSliceName = (n: SessionNaming, startMs: number): string => mixSliceName(n, startMs, 'ts');
 /** `<sid>_<cname>_<index>.mp4`, index from 0. */
-export const webMp4Name = (n: SessionNaming, index: number): string => `${base(n)}_${index}.mp4`;
+export const webMp4Name = (n: SessionNaming, index: number): string => mixMp4Name(n, index);
 
-export interface TimedSlice {
-  readonly path: string;
-  readonly startMs: number;
-  readonly durationSec: number;
-}
-
-/** Slices grouped into MP4 files: a new file once the current one reaches `splitSec`. */
-export function planMp4Files(slices: readonly TimedSlice[], splitSec: number): TimedSlice[][] {
-  const files: TimedSlice[][] = [];
-  let current: TimedSlice[] = [];
-  let length = 0;
-  for (const s of slices) {
-    if (current.length > 0 && length >= splitSec) {
-      files.push(current);
-      current = [];
-      length = 0;
-    }
-    current.push(s);
-    length += s.durationSec;
-  }
-  if (current.length > 0) files.push(current);
-  return files;
+/** What the page capture is started with: the request's page and encoder settings, the pinned hosts (page-hosts.ts). */
+export function captureSettings(o: WebOptions, workDir: string, onhold: boolean, pinned: PinnedPage): CaptureOptions {
+  return {
+    workDir,
+    width: o.width,
+    height: o.height,
+    ...(o.videoFps !== undefined ? { videoFps: o.videoFps } : {}),
+    ...(o.videoBitrateKbps !== undefined ? { videoBitrateKbps: o.videoBitrateKbps } : {}),
+    audioProfile: o.audioProfile,
+    mobile: o.mobile,
+    ...(o.sliceSeconds !== undefined ? { sliceSeconds: o.sliceSeconds } : {}),
+    onhold,
+    ...(o.rtmpUrl !== undefined ? { rtmpUrl: o.rtmpUrl } : {}),
+    ...pinned,
+  };
 }

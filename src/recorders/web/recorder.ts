@@ -10,11 +10,12 @@ import type { OutboundPolicy } from '../../net/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
 import type { StorageModule } from '../../storage/index.ts';
 import { recorderSignals } from '../common/events.ts';
-import { generationDir, resumedBackupIndex } from '../common/recovery.ts';
-import { openUpload } from '../common/launch.ts';
-import type { RecorderMeter } from '../common/meter.ts';
+import { generationDir, resumedBackupIndex } from '../common/output/index.ts';
+import { openUpload } from '../common/launch/index.ts';
+import type { RecorderMeter } from '../common/launch/index.ts';
 import { webOptions, type WebTuning } from './options.ts';
-import { WEB_STOP, WebSession } from './session.ts';
+import { WEB_STOP } from './page-state.ts';
+import { WebSession } from './session.ts';
 
 export interface WebRecorderDeps {
   readonly storage: StorageModule;

@@ -7,7 +7,7 @@ import { parsePlaylist } from '../../media/index.ts';
 import { runChild } from '../../process/index.ts';
 import { FFMPEG_BIN } from '../../media/ffmpeg.ts';
 import { probe } from '../individual/testing/media-checks.ts';
-import { writeMp4Files } from './mp4.ts';
+import { writeMp4Files } from '../common/output/index.ts';
 import { recoverWebLeftovers } from './recovery.ts';
 
 test('restart: segments the old process closed but never handed over are uploaded and its playlist is finished', async () => {
@@ -65,13 +65,10 @@ test('restart: the MP4 files of a generation that ended in a crash are written f
     const [run] = await recoverWebLeftovers({ sessionDir, currentGeneration: 'g2', naming: { sid: 'sid', cname: 'c' }, upload });
     assert.ok(run);
     assert.equal(run.track.recovered, 2);
-    const files = await writeMp4Files({
-      slices: run.track.slices.map((x) => ({ path: x.localPath, startMs: x.startMs, durationSec: x.durationSec })),
-      splitSec: 120 * 60,
-      naming: run.naming,
-      workDir: join(sessionDir, 'g2', 'mp4', run.generation),
-      upload,
-    });
+    const files = await writeMp4Files(
+      { slices: run.track.slices, naming: run.naming, workDir: join(sessionDir, 'g2', 'mp4', run.generation) },
+      { split: { kind: 'once-reached', reachMs: 120 * 60_000 }, streams: { audio: true, video: true }, owner: { trackType: 'audio_and_video', uid: '0', mixedAllUser: true }, upload },
+    );
     assert.deepEqual(files.map((f) => f.fileName), ['pre/bak0_sid_c_0.mp4']);
     const mp4 = uploaded.find((u) => u.key === 'pre/bak0_sid_c_0.mp4')!;
     const p = await probe(mp4.path);

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { SessionNaming } from '../../media/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
-import { dirEntries, earlierGenerations, recoverTrack, type RecoveredTrack } from '../common/recovery.ts';
+import { dirEntries, earlierGenerations, recoverTrack, type RecoveredTrack } from '../common/output/index.ts';
 import { webPlaylistName, webSliceName } from './options.ts';
 
 export interface RecoveredWebRun {

@@ -1,40 +1,25 @@
 /**
  * One web-mode recording session (docs/recording-web.md): a page capture (media/capture) whose TS segments go
- * into one HLS track, `readyTimeout` and page failures turned into reloads and stop codes, `onhold` as pausing
- * the capture's encoder, and at the end the MP4 files and the wait for the uploads. Timers run on the injected
- * clock.
+ * into the recording output's one HLS track; the page's state (page-state.ts: `readyTimeout`, reloads, hold, stop
+ * codes) stepped by one pure function whose effects run here; the CDN push's status; and at the end the MP4 files
+ * and the wait for the uploads. Timers run on the injected clock.
  */
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment, type LoadResult, type PinnedHost } from '../../media/capture/index.ts';
-import { resolveOutbound, type OutboundPolicy } from '../../net/index.ts';
+import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment, type LoadResult } from '../../media/capture/index.ts';
+import type { OutboundPolicy } from '../../net/index.ts';
 import type { SessionNaming } from '../../media/index.ts';
-import type { RecordedFile, RecorderReport, RecorderUpdate, RecordingTask, RtmpStatus, StopResult } from '../../recording/dispatch/index.ts';
+import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
-import { recorderSignals, type RecorderSignals } from '../common/events.ts';
-import { finishUploads } from '../common/finish-uploads.ts';
-import { HlsTrackWriter } from '../common/hls-track.ts';
-import { ProgressReporter } from '../common/session-timers.ts';
-import { uploadEventReporter } from '../common/upload-events.ts';
-import { writeMp4Files } from './mp4.ts';
-import { webPlaylistName, webSliceName, type TimedSlice, type WebOptions } from './options.ts';
-import { recoverWebLeftovers, type RecoveredWebRun } from './recovery.ts';
-
-/** Codes of event 71 (docs/recording-web.md, "Events"). */
-export const WEB_STOP = Object.freeze({
-  ok: { code: 0, message: 'ok' },
-  maxRecordingHour: { code: 1, message: 'max_recording_hour' },
-  capabilityLimit: { code: 2, message: 'capability_limit' },
-  pageLoadTimeout: { code: 4, message: 'page_load_timeout' },
-  accessUrlFailed: { code: 5, message: 'access_url_failed' },
-  recorderError: { code: 6, message: 'recorder_error' },
-});
-export interface WebStop {
-  readonly code: number;
-  readonly message: string;
-}
+import { RecordingOutput, type OutputTrack } from '../common/output/index.ts';
+import { SessionSignals } from '../common/signals/index.ts';
+import { CdnPushStatus } from './cdn-push.ts';
+import { captureSettings, webPlaylistName, webSliceName, type WebOptions } from './options.ts';
+import { pinPageHosts, type PinnedPage } from './page-hosts.ts';
+import { initialPageState, isRecording, stepPage, WEB_STOP, type WebPageEffect, type WebPageInput, type WebPageState, type WebStop } from './page-state.ts';
+import { recoverWebLeftovers } from './recovery.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -59,117 +44,60 @@ export interface WebSessionDeps {
 }
 
 export class WebSession {
-  private readonly signals: RecorderSignals;
-  private readonly hls: HlsTrackWriter;
-  private readonly progress: ProgressReporter;
-  private readonly slices: TimedSlice[] = [];
+  private readonly signals: SessionSignals;
+  private readonly output: RecordingOutput;
+  /** The page's one HLS track. */
+  private readonly out: OutputTrack;
+  private readonly cdn: CdnPushStatus;
+  private page: WebPageState;
   private capture: CaptureHandle | undefined;
-  private unlistenUploads: (() => void) | undefined;
-  private chain: Promise<unknown> = Promise.resolve();
-  private ending: Promise<StopResult> | undefined;
-  /** The page called notifyReady (or detection is off). */
-  private ready: boolean;
-  private onhold: boolean;
   private readyTimer: TimerHandle | undefined;
-  private readyMisses = 0;
-  private crashes = 0;
-  private firstUploaded = false;
-  private rtmpUrl: string | undefined;
-  /** The last CDN status reported, so each change is reported once. */
-  private rtmpReported: { readonly url: string; readonly status: RtmpStatus } | undefined;
-  private mp4Files: RecordedFile[] = [];
-  /** Earlier generations of this session (before a process restart), recovered at start. */
-  private recoveredRuns: readonly RecoveredWebRun[] = [];
+  private ending: Promise<StopResult> | undefined;
 
   constructor(private readonly d: WebSessionDeps) {
-    this.signals = recorderSignals(d.report);
-    this.ready = d.options.readyTimeoutMs === 0;
-    this.onhold = d.options.onhold;
-    this.rtmpUrl = d.options.rtmpUrl;
-    this.hls = new HlsTrackWriter({
-      dir: join(d.workDir, 'hls'),
-      kind: 'video',
-      upload: d.upload,
-      playlistName: webPlaylistName(d.naming),
-      sliceName: (startMs) => webSliceName(d.naming, startMs),
-    });
-    this.progress = new ProgressReporter(d.clock, d.upload, this.signals, d.log);
+    this.signals = new SessionSignals(d);
+    this.page = initialPageState(d.options.readyTimeoutMs > 0, d.options.onhold);
+    this.cdn = new CdnPushStatus(d.options.rtmpUrl, d.report, this.signals);
+    this.output = new RecordingOutput({ previousFiles: d.task.previousFiles, upload: d.upload, report: d.report, signals: this.signals, log: d.log, hls: d.options.hls });
+    // No event 42: a page has no channel streams to name.
+    this.out = this.output.track(
+      { dir: join(d.workDir, 'hls'), kind: 'video', playlistName: webPlaylistName(d.naming), sliceName: (startMs) => webSliceName(d.naming, startMs) },
+      { trackType: 'audio_and_video', uid: '0', mixedAllUser: true },
+    );
   }
 
-  private get recording(): boolean {
-    return this.ready && !this.onhold;
+  private get onhold(): boolean {
+    return this.page.kind !== 'ended' && this.page.onhold;
   }
 
   /** Opens the page; resolves once it is loaded (or the session ended because it could not be). */
   async start(): Promise<void> {
     const o = this.d.options;
-    this.signals.status('recorderStarting');
-    this.signals.emit('uploaderStarted', { status: 0 });
-    this.signals.status('uploaderReady');
-    this.unlistenUploads = this.d.upload.onEvent(uploadEventReporter(this.signals));
+    this.signals.open();
     await mkdir(this.d.workDir, { recursive: true });
-    if (this.d.task.resumed) {
-      this.recoveredRuns = await recoverWebLeftovers({
-        sessionDir: dirname(this.d.workDir),
-        currentGeneration: basename(this.d.workDir),
-        naming: { sid: this.d.task.sid, cname: this.d.task.cname },
-        upload: this.d.upload,
-      });
-      const recovered = Object.fromEntries(this.recoveredRuns.filter((r) => !r.track.alreadyEnded).map((r) => [r.generation, r.track.recovered]));
-      if (Object.keys(recovered).length > 0) this.d.log.info({ recovered }, 'segments of the previous run recovered');
-      if (this.d.task.previousFiles.length > 0 || this.recoveredRuns.length > 0) this.d.report.files(this.files());
+    if (this.d.task.resumed) await this.recoverEarlierRuns();
+    let pinned: PinnedPage;
+    try {
+      pinned = await pinPageHosts(o.url, this.d.pageUrlPolicy, this.d.pageHosts ?? [], this.d.log);
+    } catch (e) {
+      void this.fail(WEB_STOP.accessUrlFailed, (e as Error).message);
+      return;
     }
-    const pinnedHosts: PinnedHost[] = [];
-    const allowed = this.d.pageHosts ?? [];
-    if (this.d.pageUrlPolicy) {
-      // start's check ran in the API process, maybe long ago (a hand-over after a restart): the answer the browser
-      // is held to is the one approved here, just before it opens the page.
-      try {
-        const target = await resolveOutbound(o.url, this.d.pageUrlPolicy);
-        pinnedHosts.push({ host: target.url.hostname, address: target.address });
-      } catch (e) {
-        void this.fail(WEB_STOP.accessUrlFailed, (e as Error).message);
-        return;
-      }
-      // Hosts the operator lets pages load from (scripts from a CDN, the page's API) pass the same guard; one it
-      // refuses or that does not resolve stays unreachable for this page, which still records.
-      for (const host of allowed) {
-        if (host === '*' || pinnedHosts.some((p) => p.host === host)) continue;
-        try {
-          const target = await resolveOutbound(`https://${host}/`, this.d.pageUrlPolicy);
-          pinnedHosts.push({ host: target.url.hostname, address: target.address });
-        } catch (e) {
-          this.d.log.warn({ host, err: (e as Error).message }, 'recording.webPageHosts: host not pinned');
-        }
-      }
-    }
-    this.capture = await (this.d.startCapture ?? startCapture)(
-      {
-        workDir: join(this.d.workDir, 'capture'),
-        width: o.width,
-        height: o.height,
-        ...(o.videoFps !== undefined ? { videoFps: o.videoFps } : {}),
-        ...(o.videoBitrateKbps !== undefined ? { videoBitrateKbps: o.videoBitrateKbps } : {}),
-        audioProfile: o.audioProfile,
-        mobile: o.mobile,
-        ...(o.sliceSeconds !== undefined ? { sliceSeconds: o.sliceSeconds } : {}),
-        // The encoder runs only while recording: not before notifyReady when detection is on, not on hold.
-        onhold: !this.recording,
-        ...(o.rtmpUrl !== undefined ? { rtmpUrl: o.rtmpUrl } : {}),
-        // The push target passes the same guard as the page, at each connect (and `start`/`update` in the API).
-        pushPolicy: this.d.pageUrlPolicy,
-        pinnedHosts,
-        openNetwork: pinnedHosts.length > 0 && allowed.includes('*'),
-      },
-      (e) => this.onCaptureEvent(e),
-    );
+    // The encoder runs only while recording: not before notifyReady when detection is on, not on hold.
+    const settings = {
+      ...captureSettings(o, join(this.d.workDir, 'capture'), !isRecording(this.page), pinned),
+      // The push target passes the same guard as the page, at each connect (and `start`/`update` in the API).
+      ...(this.d.pageUrlPolicy ? { pushPolicy: this.d.pageUrlPolicy } : {}),
+    };
+    this.capture = await (this.d.startCapture ?? startCapture)(settings, (e) => this.onCaptureEvent(e));
     if (this.ending) return;
-    this.progress.start();
-    if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, this.onhold ? 'onhold' : 'connecting');
+    this.signals.startProgress();
+    this.cdn.set(this.onhold ? 'onhold' : 'connecting');
     const loaded = await this.capture.load(o.url);
     if (this.ending) return;
-    if (pageFailed(loaded)) {
-      void this.fail(WEB_STOP.accessUrlFailed, loaded.errorText ?? `HTTP ${loaded.status}`);
+    const failure = pageFailure(loaded);
+    if (failure !== undefined) {
+      void this.fail(WEB_STOP.accessUrlFailed, failure);
       return;
     }
     const now = this.d.clock.now();
@@ -179,19 +107,64 @@ export class WebSession {
     this.armReadyTimer();
   }
 
+  /** Earlier generations' playlists finished and listed (with `hls`), their slices kept for the MP4s. */
+  private async recoverEarlierRuns(): Promise<void> {
+    const runs = await recoverWebLeftovers({
+      sessionDir: dirname(this.d.workDir),
+      currentGeneration: basename(this.d.workDir),
+      naming: { sid: this.d.task.sid, cname: this.d.task.cname },
+      upload: this.d.upload,
+    });
+    const recovered = Object.fromEntries(runs.filter((r) => !r.track.alreadyEnded).map((r) => [r.generation, r.track.recovered]));
+    if (Object.keys(recovered).length > 0) this.d.log.info({ recovered }, 'segments of the previous run recovered');
+    this.output.recoveredRuns(this.out, runs);
+    this.output.reportEarlierFiles();
+  }
+
+  /** The page's next state; its effects run in order (an update waits for the encoder's pause or resume). */
+  private async step(input: WebPageInput): Promise<void> {
+    const { state, effects } = stepPage(this.page, input);
+    this.page = state;
+    for (const e of effects) await this.run(e);
+  }
+
+  private async run(e: WebPageEffect): Promise<void> {
+    switch (e.kind) {
+      case 'reload':
+        this.signals.emit('webRecorderReload', { reason: e.reason });
+        this.reload();
+        return;
+      case 'arm-ready-timer':
+        this.armReadyTimer();
+        return;
+      case 'capability-limit':
+        this.signals.emit('webRecorderCapabilityLimit', { limitType: e.limitType });
+        return;
+      case 'cancel-ready-timer':
+        if (this.readyTimer) this.d.clock.clearTimeout(this.readyTimer);
+        this.readyTimer = undefined;
+        return;
+      case 'pause':
+        await this.capture?.pause();
+        this.cdn.set('onhold');
+        return;
+      case 'resume':
+        if (e.afterHold) this.cdn.set('connecting');
+        await this.capture?.resume();
+        return;
+      case 'end':
+        void this.fail(e.stop, e.details);
+        return;
+    }
+  }
+
+  /** While the page has not called notifyReady: its readyTimeout, started over with each navigation. */
   private armReadyTimer(): void {
-    if (this.ready || this.d.options.readyTimeoutMs === 0) return;
+    if (this.page.kind !== 'waiting') return;
     if (this.readyTimer) this.d.clock.clearTimeout(this.readyTimer);
     this.readyTimer = this.d.clock.setTimeout(() => {
       this.readyTimer = undefined;
-      if (this.ready || this.ending) return;
-      this.readyMisses += 1;
-      if (this.readyMisses >= 2) {
-        void this.fail(WEB_STOP.pageLoadTimeout, 'the page did not call notifyReady in time after a reload');
-        return;
-      }
-      this.signals.emit('webRecorderReload', { reason: 'page_load_timeout' });
-      this.reload();
+      void this.step({ kind: 'ready-timeout' });
     }, this.d.options.readyTimeoutMs);
   }
 
@@ -200,11 +173,7 @@ export class WebSession {
     const capture = this.capture;
     if (!capture) return;
     void capture.reload().then(
-      (r) => {
-        if (this.ending) return;
-        if (pageFailed(r)) void this.fail(WEB_STOP.accessUrlFailed, r.errorText ?? `HTTP ${r.status}`);
-        else this.armReadyTimer();
-      },
+      (r) => void this.step({ kind: 'reloaded', failure: pageFailure(r) }),
       (e: Error) => void this.fail(WEB_STOP.recorderError, `reload failed: ${e.message}`),
     );
   }
@@ -213,123 +182,43 @@ export class WebSession {
     if (this.ending && e.kind !== 'segment') return;
     switch (e.kind) {
       case 'segment':
-        this.serial(() => this.segmentClosed(e.segment));
-        return;
-      case 'page-ready':
-        if (this.ready) return;
-        this.ready = true;
-        if (this.readyTimer) this.d.clock.clearTimeout(this.readyTimer);
-        this.readyTimer = undefined;
-        if (!this.onhold) void this.capture?.resume();
-        return;
-      case 'document-status':
-        if (e.status === 404 || e.status >= 500) void this.fail(WEB_STOP.accessUrlFailed, `HTTP ${e.status}`);
-        return;
-      case 'load-failed':
-        void this.fail(WEB_STOP.accessUrlFailed, e.errorText);
-        return;
-      case 'renderer-crashed':
-        this.crashes += 1;
-        if (this.crashes >= 2) {
-          void this.fail(WEB_STOP.recorderError, 'the page renderer crashed again after a reload');
-          return;
-        }
-        this.signals.emit('webRecorderReload', { reason: 'renderer_crashed' });
-        this.reload();
-        return;
-      case 'capability-limit':
-        this.signals.emit('webRecorderCapabilityLimit', { limitType: e.limitType });
-        void this.fail(WEB_STOP.capabilityLimit, `the page uses ${e.limitType}`);
+        this.output.serial(() => this.segmentClosed(e.segment));
         return;
       case 'child-exited':
         this.d.log.warn({ child: e.child, code: e.code, signal: e.signal, stderr: e.stderrTail.slice(-300) }, 'capture child exited');
-        void this.fail(WEB_STOP.recorderError, `${e.child} exited`);
+        void this.step(e);
+        return;
+      case 'page-ready':
+      case 'renderer-crashed':
+      case 'document-status':
+      case 'load-failed':
+      case 'capability-limit':
+        void this.step(e);
         return;
       case 'push-connecting':
       case 'push-publishing':
       case 'push-failed':
-        // A report about an earlier target (or one sent on hold) no longer describes the output.
-        if (e.rtmpUrl !== this.rtmpUrl || this.onhold) return;
-        if (e.kind === 'push-failed') this.d.log.warn({ err: e.message }, 'CDN push failed');
-        this.rtmp(e.rtmpUrl, e.kind === 'push-connecting' ? 'connecting' : e.kind === 'push-publishing' ? 'publishing' : 'disconnected');
+        // A report sent on hold no longer describes the output.
+        if (this.onhold) return;
+        if (e.kind === 'push-failed' && e.rtmpUrl === this.cdn.url) this.d.log.warn({ err: e.message }, 'CDN push failed');
+        this.cdn.pushed(e.rtmpUrl, e.kind === 'push-connecting' ? 'connecting' : e.kind === 'push-publishing' ? 'publishing' : 'disconnected');
         return;
     }
   }
 
-  private rtmp(rtmpUrl: string, status: RtmpStatus): void {
-    const last = this.rtmpReported;
-    if (last?.url === rtmpUrl && last.status === status) return;
-    this.rtmpReported = { url: rtmpUrl, status };
-    this.d.report.rtmpStatus?.(rtmpUrl, status);
-    this.signals.emit('rtmpPublishStatus', { rtmpUrl, status });
-  }
-
-  /** Uploads happen in close order: a slice before the playlist that names it. */
-  private serial(fn: () => Promise<void>): void {
-    this.chain = this.chain.then(fn).catch((err: Error) => this.d.log.error({ err: err.message }, 'recording step failed'));
-  }
-
   private async segmentClosed(s: CapturedSegment): Promise<void> {
     if (!this.d.options.hls && !this.d.options.mp4) return;
-    if (s.newStream) this.hls.beginStream();
-    this.slices.push({ path: s.path, startMs: s.startMs, durationSec: s.durationSec });
-    if (!this.d.options.hls) {
-      this.hls.keep({ localPath: s.path, startMs: s.startMs, durationSec: s.durationSec, container: 'ts' });
-      return;
-    }
-    const out = await this.hls.addSlice({ localPath: s.path, startMs: s.startMs, durationSec: s.durationSec, container: 'ts' });
-    if (!out.ok) {
-      this.d.log.warn({ err: out.message }, 'slice upload refused');
-      return;
-    }
-    if (out.playlistUploaded && !this.firstUploaded) {
-      this.firstUploaded = true;
-      this.signals.emit('fileInfos', { fileList: this.hls.playlistKey });
-      this.signals.status('firstFileUploaded');
-    }
-    this.d.report.files(this.files());
-  }
-
-  /**
-   * What earlier generations recorded (their reported files, and a recovered playlist they never reported), this
-   * generation's playlist (once it names a slice) and, after the stop, the MP4 files.
-   */
-  files(): RecordedFile[] {
-    const out: RecordedFile[] = [...this.d.task.previousFiles];
-    const file = (fileName: string, sliceStartTime: number): RecordedFile => ({
-      fileName,
-      trackType: 'audio_and_video',
-      uid: '0',
-      mixedAllUser: true,
-      isPlayable: true,
-      sliceStartTime,
-    });
-    if (this.d.options.hls) {
-      for (const { track } of this.recoveredRuns) {
-        if (!out.some((f) => f.fileName === track.playlistKey)) out.push(file(track.playlistKey, track.firstStartMs));
-      }
-      if (this.hls.firstStartMs !== undefined) out.push(file(this.hls.playlistKey, this.hls.firstStartMs));
-    }
-    return [...out, ...this.mp4Files.filter((m) => !out.some((f) => f.fileName === m.fileName))];
+    if (s.newStream) this.out.writer.beginStream();
+    await this.output.sliceClosed(this.out, { localPath: s.path, startMs: s.startMs, durationSec: s.durationSec, container: 'ts', bytes: s.bytes });
   }
 
   async update(change: RecorderUpdate): Promise<void> {
     if (change.storage) await this.d.upload.updateStorage(change.storage);
     const capture = this.capture;
     if (!capture || this.ending) return;
-    if (change.onhold !== undefined && change.onhold !== this.onhold) {
-      this.onhold = change.onhold;
-      if (this.onhold) {
-        await capture.pause();
-        if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, 'onhold');
-      } else if (this.ready) {
-        if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, 'connecting');
-        await capture.resume();
-      }
-    }
+    if (change.onhold !== undefined) await this.step({ kind: 'hold', onhold: change.onhold });
     if (change.rtmpUrl !== undefined) {
-      this.rtmpUrl = change.rtmpUrl;
-      this.rtmp(change.rtmpUrl, this.onhold ? 'onhold' : 'connecting');
+      this.cdn.retarget(change.rtmpUrl, this.onhold ? 'onhold' : 'connecting');
       await capture.setPushUrl(change.rtmpUrl);
     }
   }
@@ -349,43 +238,27 @@ export class WebSession {
     this.d.report.ended({ reason: 'error', uploadingStatus: r.uploadingStatus, recordedAnything: r.recordedAnything, message: stop.message });
   }
 
+  /** The first end wins: the page's state ends with its code, the end work runs once. */
   private end(stop: WebStop, details: string): Promise<StopResult> {
+    this.page = stepPage(this.page, { kind: 'end', stop, details }).state;
     this.ending ??= this.finish(stop, details);
     return this.ending;
   }
 
   private async finish(stop: WebStop, details: string): Promise<StopResult> {
     if (this.readyTimer) this.d.clock.clearTimeout(this.readyTimer);
-    this.progress.stop();
+    this.signals.stopProgress();
     const abnormal = stop.code !== 0 && stop.code !== 1;
     if (!abnormal) this.signals.status('recordingStopped');
-    // The capture flushes its last segment before stop() resolves; the chain then uploads it.
+    // The capture flushes its last segment before stop() resolves; the output's chain then uploads it.
     await this.capture?.stop().catch((e: Error) => this.d.log.error({ err: e.message }, 'capture stop failed'));
-    if (this.rtmpUrl !== undefined) this.rtmp(this.rtmpUrl, 'disconnected');
-    await this.chain;
-    if (this.d.options.hls) await this.hls.end();
+    this.cdn.set('disconnected');
+    await this.output.endPlaylists();
     if (this.d.options.mp4) {
-      // Each earlier generation's MP4s from its slices still on disk (under its names), then this generation's.
-      const runs = [
-        ...this.recoveredRuns.map((r) => ({
-          naming: r.naming,
-          slices: r.track.slices.map((x) => ({ path: x.localPath, startMs: x.startMs, durationSec: x.durationSec })),
-          dir: join(this.d.workDir, 'mp4', r.generation),
-        })),
-        { naming: this.d.naming, slices: this.slices, dir: join(this.d.workDir, 'mp4') },
-      ];
-      for (const run of runs.filter((r) => r.slices.length > 0)) {
-        try {
-          this.mp4Files.push(
-            ...(await writeMp4Files({ slices: run.slices, splitSec: this.d.options.mp4SplitSec, naming: run.naming, workDir: run.dir, upload: this.d.upload })),
-          );
-        } catch (e) {
-          this.d.log.error({ err: (e as Error).message }, 'MP4 files failed');
-        }
-      }
+      const split = { kind: 'once-reached', reachMs: this.d.options.mp4SplitSec * 1000 } as const;
+      await this.output.writeMp4s(this.out, this.d.naming, { dir: join(this.d.workDir, 'mp4'), split, streams: { audio: true, video: true } });
     }
-    const files = this.files();
-    this.d.report.files(files);
+    const files = this.output.reportFiles();
     this.signals.emit('webRecorderStopped', {
       code: stop.code,
       message: stop.message,
@@ -393,15 +266,15 @@ export class WebSession {
       fileList: files.map((f) => ({ fileName: f.fileName, sliceStartTime: f.sliceStartTime })),
     });
     if (abnormal) this.signals.status('exitedAbnormally');
-    this.unlistenUploads?.();
-    const uploadingStatus = await finishUploads(this.d.upload, this.signals, files);
+    this.signals.close();
+    const uploadingStatus = await this.output.awaitUploads(files);
     if (!abnormal) this.signals.status('componentsStopped');
-    return { uploadingStatus, files, recordedAnything: this.slices.length > 0 || this.recoveredRuns.length > 0 };
+    return { uploadingStatus, files, recordedAnything: this.out.closed.length > 0 || this.output.recoveredAny };
   }
 }
 
-/** HTTP 404 or 5xx, or nothing loaded at all, ends the session (code 5). */
-function pageFailed(r: LoadResult): boolean {
-  if (r.errorText !== undefined) return true;
-  return r.status !== undefined && (r.status === 404 || r.status >= 500);
+/** HTTP 404 or 5xx, or nothing loaded at all, ends the session (code 5): what failed, or undefined. */
+function pageFailure(r: LoadResult): string | undefined {
+  if (r.errorText !== undefined) return r.errorText;
+  return r.status !== undefined && (r.status === 404 || r.status >= 500) ? `HTTP ${r.status}` : undefined;
 }

@@ -14,7 +14,7 @@ import { TaskStore } from '../../store/index.ts';
 import { startRequest } from '../../testing/client.ts';
 import { validateStartClientRequest } from '../../validation/index.ts';
 import type { Recorder, RecorderReport, RecordingTask } from '../types.ts';
-import { fenceUploads } from '../../../recorders/common/fenced-upload.ts';
+import { fenceUploads } from '../../../recorders/common/output/index.ts';
 import { QUEUE_NAME } from './protocol.ts';
 import { createQueueDispatcher, LeaseStore, NoRecorderAccepted, startRecorderWorker, WorkerRegistry, type DispatchSettings } from './index.ts';
 import type { Area } from '../../validation/types.ts';

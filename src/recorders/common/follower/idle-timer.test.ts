@@ -1,0 +1,30 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ManualClock } from '../../../clock/index.ts';
+import { IdleTimer } from './idle-timer.ts';
+
+test('idle timer: fires once after an unbroken idle span on the injected clock', () => {
+  const clock = new ManualClock();
+  let fired = 0;
+  const idle = new IdleTimer(clock, 5000, () => fired++);
+  idle.arm();
+  clock.advance(4000);
+  idle.arm();
+  clock.advance(999);
+  assert.equal(fired, 0, 'arming again keeps the first deadline');
+  idle.disarm();
+  clock.advance(10_000);
+  assert.equal(fired, 0, 'someone came back');
+  idle.arm();
+  clock.advance(5000);
+  assert.equal(fired, 1);
+  idle.arm();
+  clock.advance(60_000);
+  assert.equal(fired, 1, 'never twice');
+  const disposed = new IdleTimer(clock, 1, () => fired++);
+  disposed.arm();
+  disposed.dispose();
+  disposed.arm();
+  clock.advance(10);
+  assert.equal(fired, 1);
+});

@@ -1,0 +1,88 @@
+/**
+ * What every mode's Recorder does to launch a session: the first status, the storage upload session and the
+ * channel source with the task's token; then the session's start runs after the handle is returned, a refused
+ * token ending it through the report.
+ */
+import type { ChannelModule, Profile } from '../../../channel/index.ts';
+import type { Clock } from '../../../clock/index.ts';
+import type { Logger } from '../../../log/index.ts';
+import type { RecorderReport, RecordingTask } from '../../../recording/dispatch/index.ts';
+import type { StorageModule, UploadSession } from '../../../storage/index.ts';
+import { ChannelRefusal, channelSource, type ChannelSource, type MediaPath } from '../follower/index.ts';
+import { recorderSignals, type RecorderSignals } from '../events.ts';
+import { fenceUploads } from '../output/index.ts';
+import { meterUploads, type RecorderMeter } from './meter.ts';
+
+export interface LaunchDeps {
+  readonly channel: ChannelModule;
+  readonly storage: StorageModule;
+  /** This process's HTTP base URL (WHEP endpoint), known once the server listens. */
+  readonly baseUrl: () => string;
+  /** How publishers' media reaches the recorder (default `auto`: in-process tap when the SFU runs here). */
+  readonly mediaPath?: MediaPath;
+  /** Replaces the channel source (tests). */
+  readonly source?: (task: RecordingTask) => ChannelSource;
+  /** Counts slices and streams for /metrics (processes with the recorder role). */
+  readonly meter?: RecorderMeter | undefined;
+  /** The recorders' injected clock (WHEP re-subscription bounds, among the session's timers). */
+  readonly clock: Clock;
+  readonly log: Logger;
+}
+
+export interface SessionIO {
+  readonly signals: RecorderSignals;
+  readonly upload: UploadSession;
+  readonly source: ChannelSource;
+}
+
+/**
+ * The task's upload session, fenced: past its lease (multi-process dispatch) a recorder hands nothing more to the
+ * spool (docs/deployment.md).
+ */
+export async function openUpload(storage: StorageModule, task: RecordingTask, meter?: RecorderMeter): Promise<UploadSession> {
+  const upload = await storage.openSession({
+    sid: task.sid,
+    appId: task.appId,
+    cname: task.cname,
+    uid: task.uid,
+    storage: task.clientRequest.storageConfig,
+  });
+  return meterUploads(fenceUploads(upload, task.fence), task.mode, meter);
+}
+
+/** Status `initialized`, the task's upload session, and its view of the channel. */
+export async function openSessionIO(deps: LaunchDeps, task: RecordingTask, report: RecorderReport, profile: Profile): Promise<SessionIO> {
+  const signals = recorderSignals(report);
+  signals.status('initialized');
+  const upload = await openUpload(deps.storage, task, deps.meter);
+  const source =
+    deps.source?.(task) ??
+    channelSource({
+      channel: deps.channel,
+      baseUrl: deps.baseUrl,
+      appId: task.appId,
+      cname: task.cname,
+      uid: task.uid,
+      token: task.clientRequest.token,
+      profile,
+      clock: deps.clock,
+      log: deps.log.child({ component: 'channel-source', sid: task.sid }),
+      ...(deps.mediaPath ? { mediaPath: deps.mediaPath } : {}),
+    });
+  return { signals, upload, source };
+}
+
+export interface StartableSession {
+  start(): Promise<void>;
+  fail(e: ChannelRefusal): Promise<void>;
+}
+
+/** Runs the session's start in the background: a refused token ends it as a failure, any other fault as an error. */
+export function startInBackground(session: StartableSession, io: SessionIO, report: RecorderReport, log: Logger): void {
+  void session.start().catch((e: Error) => {
+    if (e instanceof ChannelRefusal) return session.fail(e);
+    log.error({ err: e.message }, 'recorder failed to start');
+    io.signals.status('exitedAbnormally');
+    report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: false, message: 'recorder failed to start' });
+  });
+}
