@@ -128,3 +128,11 @@ export async function startImpairmentRelay(opts: RelayOptions): Promise<Impairme
     throw e;
   }
 }
+
+/** One mapping per port: `listenMin + i` → `targetMin + i` for i < count (a relay in front of a node's port range). */
+export function portRangeMappings(listen: UdpEndpoint, target: UdpEndpoint, count: number): RelayMapping[] {
+  return Array.from({ length: count }, (_, i) => ({
+    listen: { address: listen.address, port: listen.port + i },
+    target: { address: target.address, port: target.port + i },
+  }));
+}
