@@ -10,6 +10,7 @@ test('channel config: defaults, env overrides, errors name the setting', () => {
   assert.deepEqual(d, {
     iceAddresses: ['127.0.0.1'],
     udpPortRange: undefined,
+    icePortOffset: 0,
     idleTimeoutMs: 5000,
     devTokenEndpoint: true,
     leaseMs: 15_000,
@@ -27,7 +28,14 @@ test('channel config: defaults, env overrides, errors name the setting', () => {
   assert.throws(() => parseChannelConfig(new ConfigSource({ channel: { iceAddresses: ['localhost'] } }, {}), core), /channel\.iceAddresses.*not an IPv4/);
   assert.throws(() => parseChannelConfig(new ConfigSource({ channel: { udpPortMin: 5000 } }, {}), core), /udpPortMin/);
   assert.throws(() => parseChannelConfig(new ConfigSource({}, { REELTIME_CHANNEL_IDLE_TIMEOUT_MS: '10' }), core), /REELTIME_CHANNEL_IDLE_TIMEOUT_MS/);
+});
 
+test('channel config: icePortOffset shifts a port range and needs one', () => {
+  const range = { udpPortMin: 40000, udpPortMax: 40099 };
+  assert.equal(parseChannelConfig(new ConfigSource({ channel: { ...range, icePortOffset: 1000 } }, {}), core).icePortOffset, 1000);
+  assert.equal(parseChannelConfig(new ConfigSource({ channel: range }, { REELTIME_CHANNEL_ICE_PORT_OFFSET: '-100' }), core).icePortOffset, -100);
+  assert.throws(() => parseChannelConfig(new ConfigSource({ channel: { icePortOffset: 1000 } }, {}), core), /channel\.icePortOffset.*udpPortMin/);
+  assert.throws(() => parseChannelConfig(new ConfigSource({ channel: { ...range, icePortOffset: 30000 } }, {}), core), /channel\.icePortOffset.*1-65535/);
 });
 
 test('channel config: caps and trusted addresses (cluster peers by default)', () => {

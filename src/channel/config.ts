@@ -9,6 +9,11 @@ export interface ChannelConfig {
   readonly iceAddresses: readonly string[];
   /** UDP port range for media; undefined means ephemeral ports. */
   readonly udpPortRange: readonly [number, number] | undefined;
+  /**
+   * Added to each bound media port in the announced candidates (0: announce the bound port). For a port-shifting
+   * forward in front of the node: a NAT mapping 50000-50099 to 40000-40099, or the impairment relay (docs/impairment.md).
+   */
+  readonly icePortOffset: number;
   /** A session that receives no RTP/RTCP for this long is removed from its channel. */
   readonly idleTimeoutMs: number;
   /** Serve `POST /rtc/v1/dev/token` (mints tokens for the primary app); on by default only in development. */
@@ -57,6 +62,13 @@ export function parseChannelConfig(src: ConfigSource, core: CoreConfig): Channel
       'set both, with min < max (or neither for ephemeral ports)',
     );
   }
+  const icePortOffset = src.int('channel.icePortOffset', 'REELTIME_CHANNEL_ICE_PORT_OFFSET', 0, { min: -65535, max: 65535 });
+  if (icePortOffset !== 0 && (min === 0 || min + icePortOffset < 1 || max + icePortOffset > 65535)) {
+    throw new ConfigError(
+      'REELTIME_CHANNEL_ICE_PORT_OFFSET (channel.icePortOffset)',
+      'needs channel.udpPortMin/udpPortMax, and the shifted range must stay within 1-65535',
+    );
+  }
   const trustedAddresses = src.list('channel.trustedAddresses', 'REELTIME_CHANNEL_TRUSTED_ADDRESSES', defaultTrusted(core.clusterPeers));
   for (const a of trustedAddresses) {
     if (!parseRange(a)) {
@@ -66,6 +78,7 @@ export function parseChannelConfig(src: ConfigSource, core: CoreConfig): Channel
   return {
     iceAddresses,
     udpPortRange: min === 0 ? undefined : [min, max],
+    icePortOffset,
     idleTimeoutMs: src.int('channel.idleTimeoutMs', 'REELTIME_CHANNEL_IDLE_TIMEOUT_MS', 5000, { min: 500 }),
     devTokenEndpoint: src.bool('channel.devTokenEndpoint', 'REELTIME_CHANNEL_DEV_TOKEN_ENDPOINT', core.env === 'development'),
     leaseMs: src.int('channel.leaseMs', 'REELTIME_CHANNEL_LEASE_MS', 15_000, { min: 1000, max: 600_000 }),

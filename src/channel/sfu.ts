@@ -338,6 +338,7 @@ export class Sfu {
     return {
       peerConfig: serverPeerConfig(this.cfg),
       iceAddresses: this.cfg.iceAddresses,
+      icePortOffset: this.cfg.icePortOffset,
       clock: this.clock,
       idleTimeoutMs: this.cfg.idleTimeoutMs,
       traffic: this.traffic,

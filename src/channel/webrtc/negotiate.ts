@@ -2,10 +2,13 @@ import type { RTCPeerConnection } from 'werift';
 import { tolerateRepeatedHelloVerify } from './dtls-guard.ts';
 import { ChannelError } from '../errors.ts';
 import { gatheringComplete } from './ice-gathering.ts';
-import { keepCandidates } from './sdp.ts';
+import { keepCandidates, offsetCandidatePorts } from './sdp.ts';
 
-/** Applies an offer and returns the full (non-trickle) answer, with candidates only on `addresses`. */
-export async function answerOffer(pc: RTCPeerConnection, offer: string, addresses: readonly string[]): Promise<string> {
+/**
+ * Applies an offer and returns the full (non-trickle) answer, with candidates only on `addresses`, their ports
+ * shifted by `portOffset` (channel.icePortOffset).
+ */
+export async function answerOffer(pc: RTCPeerConnection, offer: string, addresses: readonly string[], portOffset = 0): Promise<string> {
   try {
     await pc.setRemoteDescription({ type: 'offer', sdp: offer });
     const answer = await pc.createAnswer();
@@ -17,5 +20,5 @@ export async function answerOffer(pc: RTCPeerConnection, offer: string, addresse
   await gatheringComplete(pc);
   const sdp = pc.localDescription?.sdp;
   if (!sdp) throw new ChannelError('negotiation_failed', 'no answer was produced');
-  return keepCandidates(sdp, addresses);
+  return offsetCandidatePorts(keepCandidates(sdp, addresses), portOffset);
 }

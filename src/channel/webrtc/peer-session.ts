@@ -9,6 +9,8 @@ import type { ChannelTraffic } from './traffic.ts';
 export interface PeerSessionOptions {
   readonly peerConfig: ConstructorParameters<typeof RTCPeerConnection>[0];
   readonly iceAddresses: readonly string[];
+  /** Added to the bound port in announced candidates (channel.icePortOffset). */
+  readonly icePortOffset: number;
   readonly clock: Clock;
   readonly idleTimeoutMs: number;
   /** The SFU's packet and feedback totals (metrics). */
@@ -53,7 +55,7 @@ export abstract class PeerSession {
 
   /** Applies the (already narrowed) offer; returns the full answer with candidates on the configured addresses. */
   protected async answer(offer: string): Promise<string> {
-    const answer = await answerOffer(this.pc, offer, this.peer.iceAddresses);
+    const answer = await answerOffer(this.pc, offer, this.peer.iceAddresses, this.peer.icePortOffset);
     // The peer can do nothing before it has the answer: a slow negotiation does not count against it.
     this.#liveness.touch();
     return answer;

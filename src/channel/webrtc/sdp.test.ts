@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chooseSubscribeCodec, choosePublishCodec, keepCandidates, parseOffer, parseSdpFrag, restrictOffer } from './sdp.ts';
+import { chooseSubscribeCodec, choosePublishCodec, keepCandidates, offsetCandidatePorts, parseOffer, parseSdpFrag, restrictOffer } from './sdp.ts';
 
 const OFFER = [
   'v=0',
@@ -58,4 +58,22 @@ test('sdp: parse, pick forwardable codecs, narrow the offer to one payload type,
     pwd: 'y',
     candidates: [{ mid: '0', candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host' }],
   });
+});
+
+test('sdp: offsetCandidatePorts shifts candidate and rtcp ports only (channel.icePortOffset)', () => {
+  const sdp = [
+    'v=0',
+    'm=video 9 UDP/TLS/RTP/SAVPF 96',
+    'a=rtcp:9 IN IP4 0.0.0.0',
+    'a=candidate:1 1 udp 2130706431 127.0.0.1 40003 typ host',
+    'a=rtcp:40003 IN IP4 127.0.0.1',
+    'a=rtpmap:96 VP8/90000',
+    '',
+  ].join('\r\n');
+  const out = offsetCandidatePorts(sdp, 1000).split('\r\n');
+  assert.equal(out[3], 'a=candidate:1 1 udp 2130706431 127.0.0.1 41003 typ host');
+  assert.equal(out[4], 'a=rtcp:41003 IN IP4 127.0.0.1');
+  assert.equal(out[2], 'a=rtcp:9 IN IP4 0.0.0.0', 'the discard port stays');
+  assert.equal(out[1], 'm=video 9 UDP/TLS/RTP/SAVPF 96');
+  assert.equal(offsetCandidatePorts(sdp, 0), sdp);
 });

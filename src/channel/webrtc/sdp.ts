@@ -165,6 +165,25 @@ export function keepCandidates(sdp: string, addresses: readonly string[]): strin
   );
 }
 
+/**
+ * Adds `offset` to the port of every candidate line (and of `a=rtcp`), so a peer sends to a port-shifting forward
+ * in front of the node (channel.icePortOffset). The node is ICE-lite: it only answers checks, wherever they come from.
+ */
+export function offsetCandidatePorts(sdp: string, offset: number): string {
+  if (offset === 0) return sdp;
+  return (
+    splitLines(sdp)
+      .map((l) => {
+        const c = /^(a=candidate:\S+ \d+ \S+ \d+ \S+ )(\d+)( .*)$/.exec(l);
+        if (c) return `${c[1]}${Number(c[2]) + offset}${c[3]}`;
+        const r = /^(a=rtcp:)(\d+)( .*)$/.exec(l);
+        if (r && r[2] !== '9') return `${r[1]}${Number(r[2]) + offset}${r[3]}`;
+        return l;
+      })
+      .join('\r\n') + '\r\n'
+  );
+}
+
 export interface SdpFrag {
   readonly ufrag: string | undefined;
   readonly pwd: string | undefined;

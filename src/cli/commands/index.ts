@@ -16,5 +16,6 @@ export const COMMANDS: Readonly<Record<string, Command>> = Object.freeze({
   'chat-token-server': lazy('run the chat token server alone (--config file.properties)', async () => (await import('./chat-token-server.ts')).chatTokenServer),
   token: lazy('build or inspect AccessToken2 tokens (chat-app, chat-user, rtc, inspect)', async () => (await import('./token.ts')).token),
   record: lazy('record a channel through the recording API (start, query, update, stop, watch, list, files)', async () => (await import('./record/index.ts')).record),
+  impair: lazy('relay UDP through an impaired link (loss, bursts, delay, jitter, reordering, cap) for loss tests', async () => (await import('./impair.ts')).impair),
   publish: lazy('publish a synthetic test stream (colour + tone) into a channel over WHIP', async () => (await import('./publish.ts')).publish),
 });

@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { createSocket, type Socket } from 'node:dgram';
+import { test } from 'node:test';
+import { waitUntil } from '../testing/index.ts';
+import { startImpairmentRelay } from './index.ts';
+
+async function udpOn(handler: (s: Socket, data: Buffer, port: number, address: string) => void): Promise<Socket> {
+  const s = createSocket('udp4');
+  s.on('message', (data, r) => handler(s, data, r.port, r.address));
+  await new Promise<void>((resolve) => s.bind({ address: '127.0.0.1', port: 0 }, resolve));
+  return s;
+}
+
+test('relay: datagrams reach the target through the listen port, answers come back; 20 % upstream loss is counted', async () => {
+  // The target echoes; the peer counts echoes.
+  const target = await udpOn((s, data, port, address) => s.send(data, port, address));
+  const echoes: number[] = [];
+  const peer = await udpOn((_s, data) => echoes.push(data.readUInt32BE(0)));
+  const relay = await startImpairmentRelay({
+    mappings: [{ listen: { address: '127.0.0.1', port: 0 }, target: { address: '127.0.0.1', port: target.address().port } }],
+    upstream: { loss: 0.2 },
+    downstream: { delayMs: 5 },
+    seed: 11,
+  });
+  try {
+    const { port } = relay.endpoints[0]!;
+    assert.ok(port > 0);
+    const up = relay.counters.upstream;
+    const down = relay.counters.downstream;
+    // In batches of 50: 500 at once would overflow the relay socket's receive buffer (the kernel, not the model, drops).
+    for (let i = 0; i < 500; i++) {
+      const b = Buffer.alloc(64);
+      b.writeUInt32BE(i, 0);
+      peer.send(b, port, '127.0.0.1');
+      if (i % 50 === 49) await waitUntil(() => up.packetsIn === i + 1, { what: `datagram ${i} at the relay` });
+    }
+    await waitUntil(() => up.packetsIn === 500 && down.packetsOut === up.packetsOut && echoes.length === down.packetsOut, {
+      what: () => `every datagram through (${JSON.stringify(relay.counters)}, ${echoes.length} echoes)`,
+    });
+    assert.equal(up.bytesIn, 500 * 64);
+    assert.equal(up.dropped.random + up.packetsOut, 500);
+    assert.ok(up.dropped.random > 60 && up.dropped.random < 140, `dropped ${up.dropped.random} of 500 at 20 %`);
+    assert.equal(down.delayed, down.packetsOut, 'the way back is delayed');
+    assert.equal(new Set(echoes).size, echoes.length, 'no duplicates without duplication');
+  } finally {
+    await relay.close();
+    peer.close();
+    target.close();
+  }
+});
+
+test('relay: each peer source gets its own socket towards the target', async () => {
+  const sources = new Set<number>();
+  const target = await udpOn((_s, _d, port) => sources.add(port));
+  const relay = await startImpairmentRelay({
+    mappings: [{ listen: { address: '127.0.0.1', port: 0 }, target: { address: '127.0.0.1', port: target.address().port } }],
+  });
+  const a = await udpOn(() => undefined);
+  const b = await udpOn(() => undefined);
+  try {
+    a.send('x', relay.endpoints[0]!.port, '127.0.0.1');
+    b.send('y', relay.endpoints[0]!.port, '127.0.0.1');
+    a.send('z', relay.endpoints[0]!.port, '127.0.0.1');
+    await waitUntil(() => relay.counters.upstream.packetsOut === 3 && sources.size === 2, { what: 'two sources at the target' });
+  } finally {
+    await relay.close();
+    a.close();
+    b.close();
+    target.close();
+  }
+});
