@@ -25,6 +25,7 @@ const RECORDERS = [
   'src/recorders/individual/browser.test.ts',
   'src/recorders/mix/browser.test.ts',
   'src/recorders/individual/s3.test.ts',
+  'src/recorders/individual/slicer-crash.test.ts',
   'src/recorders/mix/images.test.ts',
   'src/recorders/web/recovery.test.ts',
 ];

@@ -5,6 +5,7 @@
  * Packets that arrive before ffmpeg has bound its port are held (bounded) and then replayed, so the first
  * keyframe is not lost.
  */
+import type { ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import { mkdirSync, readdirSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import { FfmpegProcess, type FfmpegExit } from './ffmpeg.ts';
 import type { TrackKind } from './naming.ts';
 import { buildSdp, isVideoCodec, type RtpTrackDescription } from './sdp.ts';
 import { type ClosedSlice, ClosedSliceReader, LineSplitter } from './segment-list.ts';
+import { INITIAL_SLICER_STATE, INPUT_SDP, isBound, isStoppedOrEnded, stepSlicer, type SlicerEffect, type SlicerInput, type SlicerState } from './slicer-state.ts';
 import { segmentArgs, slicePolicy } from './slice-policy.ts';
 import { allocateRtpPort, isPortBound, releaseRtpPort } from './udp-port.ts';
 
@@ -31,9 +33,12 @@ export interface TrackPipelineOptions {
    * on its own (a measurement, not a lifecycle timer).
    */
   readonly now?: () => number;
+  /** Fault injection (tests): each ffmpeg child as it is spawned, e.g. to kill it as a crash would. */
+  readonly onLaunched?: (child: ChildProcess) => void;
 }
 
 export type { ClosedSlice } from './segment-list.ts';
+export { INPUT_TIMEOUT_MS, slicerEnd, type SlicerEnd } from './slicer-state.ts';
 
 export interface Snapshot {
   readonly localPath: string;
@@ -51,34 +56,6 @@ export interface TrackPipelineEvents {
    * new pipeline.
    */
   onInputTimeout?(end: { readonly idleMs: number; readonly exit: FfmpegExit }): void;
-}
-
-/**
- * How long ffmpeg's RTP/SDP reader waits for a packet before it ends its input (`READ_PACKET_TIMEOUT_S` in
- * libavformat/rtsp.c): it then prints `<input>: Connection timed out`, finishes its outputs and exits 0.
- */
-export const INPUT_TIMEOUT_MS = 10_000;
-/** Slack on INPUT_TIMEOUT_MS for the two clocks (ffmpeg counts 100 ms polls; ours is read when the exit is seen). */
-const INPUT_TIMEOUT_SLACK_MS = 1_000;
-/** stderr lines that mean the output side failed, even when ffmpeg still exits 0 (a trailer it could not write). */
-const OUTPUT_FAULT = /Error writing trailer|av_interleaved_write_frame\(\)|No space left on device|Input\/output error|Permission denied|Conversion failed/i;
-
-/** Why a slicer's ffmpeg ended on its own. */
-export type SlicerEnd = 'inputTimeout' | 'failure';
-
-/**
- * Decides whether ffmpeg ended on its own because its input had no packet for its timeout (a clean end of the
- * stream) or because something broke. All of these must hold for the former: a normal exit (code 0, no signal),
- * ffmpeg's own word that the input timed out (`<sdpName>: Connection timed out`), no sign of an output fault, and
- * the pipeline itself saw no packet for the timeout (so a timeout while packets were being sent, meaning the
- * loopback path broke, is still a failure). Anything else (crash, signal, bad exit, write error) is a failure.
- */
-export function slicerEnd(exit: FfmpegExit, idleMs: number, sdpName: string): SlicerEnd {
-  if (exit.code !== 0 || exit.signal !== null) return 'failure';
-  const lines = exit.stderrTail.split('\n').map((l) => l.trim());
-  const timedOut = lines.some((l) => l.endsWith(`${sdpName}: Connection timed out`));
-  if (!timedOut || lines.some((l) => OUTPUT_FAULT.test(l))) return 'failure';
-  return idleMs >= INPUT_TIMEOUT_MS - INPUT_TIMEOUT_SLACK_MS ? 'inputTimeout' : 'failure';
 }
 
 const PENDING_LIMIT = 2000;
@@ -101,15 +78,16 @@ export function rtcpBye(ssrc: number): Buffer {
   return b;
 }
 const BIND_WAIT_MS = 10_000;
-const INPUT_SDP = 'input.sdp';
 
 export class TrackPipeline {
   readonly kind: TrackKind;
   readonly container: 'ts' | 'webm';
+  /** Where the pipeline is (slicer-state.ts); changed only by apply(). */
+  #state: SlicerState = INITIAL_SLICER_STATE;
   private ffmpeg: FfmpegProcess | undefined;
   private socket: Socket | undefined;
   private port = 0;
-  private ready = false;
+  /** Packets held until ffmpeg has bound its port. */
   private pending: Buffer[] = [];
   private firstPacketMs: number | undefined;
   /** On `now`: the last packet pushed, and when ffmpeg was launched (the idle start when no packet came). */
@@ -118,12 +96,8 @@ export class TrackPipeline {
   private readonly slices: ClosedSliceReader;
   private watcher: FSWatcher | undefined;
   private snapshotsSeen = new Set<string>();
-  private stopped = false;
-  private closed = false;
   private ssrc: number | undefined;
   private readonly now: () => number;
-  /** start() left the spawn to the first packet (see start). */
-  private launchOnPacket = false;
   /** The spawn and bind wait in flight (or done): stop() waits for it, so held packets go out before the BYE. */
   private launching: Promise<void> | undefined;
   packets = 0;
@@ -138,6 +112,11 @@ export class TrackPipeline {
     this.slices = new ClosedSliceReader(opts.workDir, this.container, () => this.firstPacketMs ?? this.now());
   }
 
+  /** The pipeline's state kind (diagnostics and tests). */
+  get state(): SlicerState['kind'] {
+    return this.#state.kind;
+  }
+
   async start(): Promise<void> {
     mkdirSync(this.opts.workDir, { recursive: true });
     this.port = await allocateRtpPort();
@@ -147,25 +126,60 @@ export class TrackPipeline {
     // "Where the cost goes"); it also hears ICMP refusals once ffmpeg is gone, which mean nothing here.
     this.socket.on('error', () => {});
     await new Promise<void>((r) => this.socket!.connect(this.port, '127.0.0.1', r));
-    if (this.stopped) {
-      releaseRtpPort(this.port);
-      return;
-    }
     // The AAC encoder's channel count is read from the first packet, so a transcoding slicer starts with it.
-    if (this.transcodes() && this.packets === 0) {
-      this.launchOnPacket = true;
-      return;
+    this.apply({ kind: 'opened', launchOnPacket: this.transcodes() && this.packets === 0 });
+    await this.launching;
+  }
+
+  /** Steps the state and runs the step's effects; `packet` is the one a `packet` input carries. */
+  private apply(input: SlicerInput, packet?: Buffer): void {
+    const step = stepSlicer(this.#state, input);
+    this.#state = step.state;
+    for (const e of step.effects) this.run(e, packet);
+  }
+
+  private run(e: SlicerEffect, packet: Buffer | undefined): void {
+    switch (e.kind) {
+      case 'hold':
+        if (packet && this.pending.length < PENDING_LIMIT) this.pending.push(packet);
+        return;
+      case 'send':
+        if (packet) this.socket?.send(packet);
+        return;
+      case 'launch':
+        this.launching = this.launchNow();
+        if (!e.awaited) {
+          void this.launching.catch((err: Error) => this.events.onFailure?.({ code: null, signal: null, clean: false, stderrTail: err.message }));
+        }
+        return;
+      case 'flush-held':
+        if (e.send) for (const p of this.pending) this.socket?.send(p);
+        this.pending = [];
+        return;
+      case 'release-port':
+        releaseRtpPort(this.port);
+        return;
+      case 'ended-alone':
+        // ffmpeg died on its own: release the socket and watcher now, nobody may call stop().
+        this.watcher?.close();
+        this.socket?.close();
+        if (e.end === 'inputTimeout' && this.events.onInputTimeout) this.events.onInputTimeout({ idleMs: e.idleMs, exit: e.exit });
+        else this.events.onFailure?.(e.exit);
+        return;
+      case 'finish': {
+        this.watcher?.close();
+        const interval = this.opts.snapshotIntervalSec;
+        if (interval && this.kind === 'video') {
+          for (const f of readdirSync(this.opts.workDir).sort()) this.snapshotMaybe(f, interval);
+        }
+        this.socket?.close();
+        return;
+      }
     }
-    await this.launch();
   }
 
   private sdpPath(): string {
     return join(this.opts.workDir, INPUT_SDP);
-  }
-
-  private launch(): Promise<void> {
-    this.launching ??= this.launchNow();
-    return this.launching;
   }
 
   private async launchNow(): Promise<void> {
@@ -173,22 +187,13 @@ export class TrackPipeline {
     if (snap) this.watchSnapshots(snap);
     this.launchedMs = this.now();
     this.ffmpeg = new FfmpegProcess(this.args(this.sdpPath(), snap), { extraPipes: 1, cwd: this.opts.workDir });
+    this.opts.onLaunched?.(this.ffmpeg.child);
     const lines = new LineSplitter();
     const fd3 = this.ffmpeg.pipe(3);
     fd3.setEncoding('utf8');
     fd3.on('data', (d: string) => lines.push(d).forEach((l) => this.segmentClosed(l)));
     fd3.on('end', () => lines.flush().forEach((l) => this.segmentClosed(l)));
-    void this.ffmpeg.exited.then((exit) => {
-      if (this.stopped) return;
-      // ffmpeg died on its own: release the socket and watcher now, nobody may call stop().
-      this.stopped = true;
-      this.closed = true;
-      this.watcher?.close();
-      this.socket?.close();
-      const idleMs = this.now() - (this.lastPacketMs ?? this.launchedMs);
-      if (slicerEnd(exit, idleMs, INPUT_SDP) === 'inputTimeout' && this.events.onInputTimeout) this.events.onInputTimeout({ idleMs, exit });
-      else this.events.onFailure?.(exit);
-    });
+    void this.ffmpeg.exited.then((exit) => this.apply({ kind: 'exited', exit, idleMs: this.now() - (this.lastPacketMs ?? this.launchedMs) }));
     await this.waitForBind();
   }
 
@@ -230,45 +235,29 @@ export class TrackPipeline {
       await new Promise((r) => setTimeout(r, 20));
     }
     releaseRtpPort(this.port);
-    this.ready = true;
-    // ffmpeg may have ended during the wait (its socket is closed then): the held packets have nowhere to go.
-    if (!this.closed) for (const p of this.pending) this.send(p);
-    this.pending = [];
+    this.apply({ kind: 'bound' });
   }
 
   /** One RTP packet as received (header + payload). */
   push(packet: Buffer): void {
-    if (this.closed) return;
+    if (this.#state.kind === 'ended') return;
     this.lastPacketMs = this.now();
     this.firstPacketMs ??= this.lastPacketMs;
     if (packet.length >= 12) this.ssrc = packet.readUInt32BE(8);
     this.packets++;
-    if (!this.ready) {
-      if (this.pending.length < PENDING_LIMIT) this.pending.push(packet);
-      if (this.launchOnPacket) {
-        this.launchOnPacket = false;
-        void this.launch().catch((e: Error) => this.events.onFailure?.({ code: null, signal: null, clean: false, stderrTail: e.message }));
-      }
-      return;
-    }
-    this.send(packet);
+    this.apply(PACKET, packet);
   }
 
   private async endOfStream(): Promise<FfmpegExit | undefined> {
     const ff = this.ffmpeg;
     if (!ff) return undefined;
-    if (this.ready && this.ssrc !== undefined && ff.running) {
+    if (isBound(this.#state) && this.ssrc !== undefined && ff.running) {
       // ffmpeg reads RTCP on the RTP port too (RFC 5761 multiplexing), so the BYE needs no second socket.
       this.socket?.send(rtcpBye(this.ssrc));
       const exited = await Promise.race([ff.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), BYE_WAIT_MS))]);
       if (exited) return ff.exited;
     }
     return ff.stop();
-  }
-
-  private send(packet: Buffer): void {
-    if (this.closed) return;
-    this.socket?.send(packet);
   }
 
   private segmentClosed(line: string): void {
@@ -299,26 +288,17 @@ export class TrackPipeline {
 
   /** Finishes the current slice, reports it, and releases the port. */
   async stop(): Promise<FfmpegExit | undefined> {
-    if (this.stopped) return undefined;
-    this.stopped = true;
-    if (this.launchOnPacket) {
-      // A transcoding slicer that never got a packet never started: there is nothing to end.
-      this.launchOnPacket = false;
-      releaseRtpPort(this.port);
-    }
+    if (isStoppedOrEnded(this.#state)) return undefined;
+    this.apply({ kind: 'stop' });
     // A stop while ffmpeg is still starting: the packets held for it are sent first (after its bind), so the
     // BYE below ends a stream that holds them instead of killing a slicer that never saw them.
     await this.launching?.catch(() => undefined);
     // An RTCP BYE ends ffmpeg's RTP input like an end of file: the last slice and snapshot are flushed cleanly
     // even when the sender has already gone quiet. Signals are the fallback (see FfmpegProcess.stop).
     const exit = await this.endOfStream();
-    this.closed = true;
-    this.watcher?.close();
-    const interval = this.opts.snapshotIntervalSec;
-    if (interval && this.kind === 'video') {
-      for (const f of readdirSync(this.opts.workDir).sort()) this.snapshotMaybe(f, interval);
-    }
-    this.socket?.close();
+    this.apply({ kind: 'stopped' });
     return exit;
   }
 }
+
+const PACKET: SlicerInput = Object.freeze({ kind: 'packet' });

@@ -5,7 +5,7 @@ import type { Recorder } from '../recording/dispatch/index.ts';
 import type { ServerContext } from '../server/module.ts';
 import type { StorageModule } from '../storage/index.ts';
 import { registerRecorderMetrics } from './common/launch/index.ts';
-import { createIndividualRecorder } from './individual/index.ts';
+import { createIndividualRecorder, type IndividualTestHooks } from './individual/index.ts';
 import { createMixRecorder } from './mix/index.ts';
 import { createWebRecorder, webTuning } from './web/index.ts';
 
@@ -14,6 +14,13 @@ export interface RecorderDeps {
   readonly storage: StorageModule;
   /** This process's HTTP base URL, known once the server listens. */
   readonly baseUrl: () => string;
+  /** Fault injection in the recorders (tests). */
+  readonly testHooks?: RecorderTestHooks;
+}
+
+/** Fault injection in the recorders (tests), through their options rather than patched prototypes. */
+export interface RecorderTestHooks {
+  readonly individual?: IndividualTestHooks;
 }
 
 export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Recorder[] {
@@ -30,6 +37,7 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       meter,
       mediaPath: ctx.config.recording.mediaPath,
       ...(ctx.config.recording.individualSliceSeconds > 0 ? { sliceSeconds: ctx.config.recording.individualSliceSeconds } : {}),
+      ...(deps.testHooks?.individual ? { testHooks: deps.testHooks.individual } : {}),
     }),
     createMixRecorder({
       channel: deps.channel,

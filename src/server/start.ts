@@ -14,7 +14,7 @@ import { createNotifyModule } from '../notify/index.ts';
 import { inProcessBus, openRedis, redisBus } from '../redis/index.ts';
 import { createOpenApiModule } from '../openapi/index.ts';
 import { createRecordingModule, type Recorder } from '../recording/index.ts';
-import { defaultRecorders } from '../recorders/index.ts';
+import { defaultRecorders, type RecorderTestHooks } from '../recorders/index.ts';
 import { createStorageModule } from '../storage/index.ts';
 import { frameworkErrorOptions, installRootHandlers } from './framework-errors.ts';
 import { ALL_ROLES, type ReeltimeModule, type Role, type ServerContext } from './module.ts';
@@ -32,6 +32,8 @@ export interface StartOptions {
   readonly recorders?: readonly Recorder[];
   /** The channel module's options (tests: fault injection hooks). */
   readonly channel?: ChannelModuleOptions;
+  /** Fault injection in the default recorders (tests). */
+  readonly recorderTestHooks?: RecorderTestHooks;
 }
 
 export interface Reeltime {
@@ -86,7 +88,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
   const channel = createChannelModule(ctx, opts.channel);
   const recording = createRecordingModule(ctx, {
     notify,
-    recorders: opts.recorders ?? defaultRecorders(ctx, { channel, storage, baseUrl: () => url }),
+    recorders: opts.recorders ?? defaultRecorders(ctx, { channel, storage, baseUrl: () => url, ...(opts.recorderTestHooks ? { testHooks: opts.recorderTestHooks } : {}) }),
     playbackUrl: storage.playbackUrl,
     uploadTotals: storage.uploadTotals,
   });

@@ -8,6 +8,7 @@ import { loadConfig, type Config } from '../server/config.ts';
 import type { DialectName } from '../db/index.ts';
 import { createLogger } from '../log/index.ts';
 import type { Recorder } from '../recording/index.ts';
+import type { RecorderTestHooks } from '../recorders/index.ts';
 import { startReeltime, type Reeltime, type Role } from '../server/index.ts';
 import { TEST_CUSTOMER_SECRET } from './credentials.ts';
 import { openTestDatabase, type TestDatabase } from './db.ts';
@@ -35,6 +36,8 @@ export interface TestServerOptions {
   readonly logLines?: string[];
   /** Fault injection in the channel's SFU (instead of patching its prototype). */
   readonly sfuTestHooks?: SfuTestHooks;
+  /** Fault injection in the default recorders (e.g. a slicer's ffmpeg killed). */
+  readonly recorderTestHooks?: RecorderTestHooks;
 }
 
 /** Environment of a test server: loopback, an ephemeral port, the data dir and fixed test credentials. */
@@ -74,6 +77,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...(opts.roles ? { roles: opts.roles } : {}),
     ...(opts.recorders ? { recorders: opts.recorders } : {}),
     ...(opts.sfuTestHooks ? { channel: { sfuTestHooks: opts.sfuTestHooks } } : {}),
+    ...(opts.recorderTestHooks ? { recorderTestHooks: opts.recorderTestHooks } : {}),
   });
   return {
     ...server,

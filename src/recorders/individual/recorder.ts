@@ -3,7 +3,9 @@
  * is already validated), opens the storage session, runs an IndividualSession and turns its outcome into the
  * dispatch interface's handle.
  */
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import type { MediaKind } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
@@ -19,6 +21,13 @@ export interface IndividualRecorderDeps extends LaunchDeps {
   readonly workRoot: string;
   /** Slice length in seconds (`recording.individualSliceSeconds`, tests); absent: the service's 15 s. */
   readonly sliceSeconds?: number;
+  readonly testHooks?: IndividualTestHooks;
+}
+
+/** Fault injection (tests), instead of patching prototypes. */
+export interface IndividualTestHooks {
+  /** Each slicer's ffmpeg child as it is spawned (a test kills it as a crash would). */
+  readonly slicerLaunched?: (slicer: { readonly sid: string; readonly uid: string; readonly kind: MediaKind }, child: ChildProcess) => void;
 }
 
 export function createIndividualRecorder(deps: IndividualRecorderDeps): Recorder {
@@ -41,6 +50,7 @@ export function createIndividualRecorder(deps: IndividualRecorderDeps): Recorder
         log,
         workDir: join(sessionDir, generationDir(backupIndex)),
         ...(deps.sliceSeconds !== undefined ? { sliceSeconds: deps.sliceSeconds } : {}),
+        ...(deps.testHooks?.slicerLaunched ? { slicerLaunched: (t: { uid: string; kind: MediaKind }, child: ChildProcess) => deps.testHooks?.slicerLaunched?.({ sid: task.sid, ...t }, child) } : {}),
       });
       startInBackground(session, io, report, log);
       return {

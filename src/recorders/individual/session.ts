@@ -20,7 +20,7 @@ import { finalizeRecording } from './finalize.ts';
 import type { IndividualOptions } from './options.ts';
 import { recoverLeftovers } from './recovery.ts';
 import { logTrackSummary, type TrackRecording } from './track-recording.ts';
-import { TrackSlicers } from './track-slicers.ts';
+import { TrackSlicers, type TrackSlicersDeps } from './track-slicers.ts';
 
 export interface SessionDeps {
   readonly task: RecordingTask;
@@ -33,6 +33,8 @@ export interface SessionDeps {
   readonly workDir: string;
   /** Slice length in seconds (tests); absent: the service's 15 s. */
   readonly sliceSeconds?: number;
+  /** Fault injection (tests): each slicer's ffmpeg child as it is spawned. */
+  readonly slicerLaunched?: TrackSlicersDeps['slicerLaunched'];
 }
 
 export class IndividualSession {

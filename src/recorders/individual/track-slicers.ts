@@ -1,8 +1,10 @@
 /**
  * The individual session's pipeline stage (source → pipeline → sink): one TrackRecording per user and kind, each
  * fed to its current TrackPipeline (ffmpeg slicer), a new one after every break so the playlist gets a
- * discontinuity; the stream states 43/44 as streams begin and end. Closed slices and snapshots go to the caller.
+ * discontinuity; the stream states 43/44 as streams begin and end (cleanly, quietly or by a slicer's crash). Closed
+ * slices and snapshots go to the caller.
  */
+import type { ChildProcess } from 'node:child_process';
 import type { MediaKind } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
@@ -26,6 +28,8 @@ export interface TrackSlicersDeps {
   readonly requestKeyframe: (uid: string) => void;
   readonly onSlice: (t: TrackRecording, s: ClosedSlice) => void;
   readonly onSnapshot: (t: TrackRecording, s: Snapshot) => void;
+  /** Fault injection (tests): each slicer's ffmpeg child as it is spawned. */
+  readonly slicerLaunched?: ((track: { readonly uid: string; readonly kind: MediaKind }, child: ChildProcess) => void) | undefined;
 }
 
 export class TrackSlicers {
@@ -70,6 +74,10 @@ export class TrackSlicers {
         audioOutput: d.options.streamMode === 'original' ? 'copy' : 'transcode',
         snapshotIntervalSec: d.options.snapshotSec,
         ...(d.sliceSeconds !== undefined ? { sliceSeconds: d.sliceSeconds } : {}),
+        // Slice times on the session's clock, as its other times are. On a ManualClock a quiet input is not
+        // confirmed as quiet (the clock did not move), so it is reported as the failure path below.
+        now: () => d.clock.now(),
+        ...(d.slicerLaunched ? { onLaunched: (child: ChildProcess) => d.slicerLaunched?.({ uid: t.uid, kind: t.kind }, child) } : {}),
       },
       {
         onSlice: (s) => d.onSlice(t, s),
@@ -77,7 +85,10 @@ export class TrackSlicers {
         onFailure: (exit) => {
           d.log.warn({ uid: t.uid, kind: t.kind, code: exit.code, stderr: exit.stderrTail.slice(-300) }, 'slicer exited');
           d.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.medium, ERROR_CODE.slicerStopped, `${t.kind} slicer of uid ${t.uid} stopped`);
-          if (t.pipeline === pipeline) t.pipeline = undefined;
+          if (t.pipeline !== pipeline) return;
+          // The stream ended as on the clean paths (event 43/44, state 1); the next packet starts a new one.
+          t.pipeline = undefined;
+          d.signals.streamState(t.uid, t.kind, 1);
         },
         // No packet for ffmpeg's input timeout (publisher silent or muted, its link being replaced): the stream
         // ended cleanly with its last slice, which is no error; the user's track is reported as no longer received

@@ -9,6 +9,7 @@ import { buildRtcTokenWithUid } from '@reeltime/token';
 import { startSyntheticPublisher, type SfuTestHooks, type SyntheticPublisher, type SyntheticPublisherOptions } from '../../../channel/index.ts';
 import type { Clock } from '../../../clock/index.ts';
 import { verifySignature } from '../../../notify/index.ts';
+import type { RecorderTestHooks } from '../../index.ts';
 import { startTestServer, TEST_CUSTOMER_AUTH, type TestDatabase, type TestServer } from '../../../testing/index.ts';
 
 export const APP = '970CA35de60c44645bbae8a215061b33';
@@ -72,6 +73,8 @@ export interface HarnessOptions {
   readonly channel?: JsonObject;
   /** Fault injection in the channel's SFU: a replaced WHEP answer, a session ended as the node would end it. */
   readonly sfuTestHooks?: SfuTestHooks;
+  /** Fault injection in the recorders: a slicer's ffmpeg killed as a crash would. */
+  readonly recorderTestHooks?: RecorderTestHooks;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -94,6 +97,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.database ? { database: opts.database } : {}),
     ...(opts.sfuTestHooks ? { sfuTestHooks: opts.sfuTestHooks } : {}),
+    ...(opts.recorderTestHooks ? { recorderTestHooks: opts.recorderTestHooks } : {}),
     // REELTIME_TEST_MEDIA_PATH=whep runs the recorder tests over loopback WHEP instead of the in-process tap.
     values: {
       recording: {
