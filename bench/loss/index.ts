@@ -1,0 +1,230 @@
+/**
+ * Loss benchmark (issue 27): what an individual recording keeps when the publisher's uplink loses packets.
+ * For each setting, one in-process reeltime whose node announces its ICE ports shifted by `channel.icePortOffset`,
+ * an impairment relay (src/impairment) on the shifted ports in front of it, and two replay synthetic publishers
+ * (werift: VP8 + Opus, H.264 + Opus) whose ICE, DTLS and media all go through the relay. The recorder (in-process
+ * tap, `default` stream mode: video copied, Opus → AAC) records RECORD_SECONDS of each; then ffprobe counts the
+ * frames of each HLS playlist and `ffmpeg -v error … -f null -` the decode error lines.
+ *
+ * Figures per publisher:
+ * - video / audio vs sent: recorded frames over what the publisher sent between start and stop (video frames from
+ *   its frame callback, audio as 20 ms Opus packets turned into AAC frames), divided by the same ratio of the 0 %
+ *   setting (the clean control, first in the list): the recorder's start latency and tail cancel out.
+ * - video by pts: recorded frames over the frame slots of each slice’s pts span: the share of the frame slots in the recorded span that
+ *   have a frame, independent of the control.
+ * - NACKs: `reeltime_rtcp_nack_total{direction="out"}` (werift's receiver's NACKs to the publishers) during the run.
+ * - relay drops: datagrams the relay dropped (both directions; only the uplink is impaired).
+ *
+ *   node --import tsx bench/loss/index.ts   (BENCH_SECONDS=20; BENCH_SETTINGS=2,3: those indexes of SETTINGS, after the 0 % control)
+ * Nothing leaves loopback.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import type { SyntheticPublisher } from '../../src/channel/index.ts';
+import { portRangeMappings, startImpairmentRelay, gilbertForBursts, type LinkImpairment } from '../../src/impairment/index.ts';
+import { freeShiftedRanges } from '../../src/impairment/testing/index.ts';
+import { FFMPEG_BIN, FFPROBE_BIN } from '../../src/media/index.ts';
+import { APP, connectedPublisher, rtcToken, startHarness, storageConfig } from '../../src/recorders/individual/testing/harness.ts';
+import { bucketKeys, sleep } from '../../src/recorders/individual/testing/media-checks.ts';
+
+const run = promisify(execFile);
+const RECORD_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const PORTS = 16;
+const FPS = 15;
+const OPUS_PACKET_SEC = 0.02;
+
+interface Setting {
+  readonly name: string;
+  readonly uplink: LinkImpairment;
+}
+/** The first one is the clean control the "vs sent" figures are divided by. */
+const SETTINGS: readonly Setting[] = [
+  { name: '0 %', uplink: {} },
+  { name: '2 % random', uplink: { loss: 0.02 } },
+  { name: '5 % random', uplink: { loss: 0.05 } },
+  { name: '2 % bursts (mean 3), 50±30 ms jitter', uplink: { burst: gilbertForBursts(0.02, 3), delayMs: 50, jitterMs: 30 } },
+];
+const picked = process.env.BENCH_SETTINGS?.split(',').map(Number);
+const settings = picked ? SETTINGS.filter((_, i) => i === 0 || picked.includes(i)) : SETTINGS;
+
+const PUBLISHERS = [
+  { uid: 1001, codec: 'vp8', color: 'red', toneHz: 440 },
+  { uid: 1002, codec: 'h264', color: 'blue', toneHz: 660 },
+] as const;
+
+interface StreamResult {
+  readonly frames: number;
+  /** Media time the slices' frames span, one frame duration added per slice (s). */
+  readonly slotSec: number;
+  readonly sampleRate: number;
+  readonly decodeErrors: number;
+}
+
+interface Row {
+  readonly setting: string;
+  readonly codec: string;
+  readonly videoRatio: number;
+  readonly audioRatio: number;
+  readonly videoByPts: number;
+  readonly decodeErrors: number;
+  readonly nacks: number;
+  readonly relayDrops: number;
+  readonly sent: { readonly frames: number; readonly audioPackets: number };
+  readonly recorded: { readonly videoFrames: number; readonly audioFrames: number };
+}
+
+/**
+ * Frames of a playlist's slices, the frame slots their pts spans cover, and the lines `ffmpeg -v error` prints
+ * decoding them. Slice by slice: VP8 slices are WebM, which ffmpeg's HLS demuxer does not read as one stream.
+ */
+async function measure(playlist: string, frameSec: number): Promise<StreamResult> {
+  const dir = playlist.slice(0, playlist.lastIndexOf('/'));
+  const slices = readFileSync(playlist, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  let frames = 0;
+  let slotSec = 0;
+  let sampleRate = 0;
+  let decodeErrors = 0;
+  for (const name of slices) {
+    const file = `${dir}/${name}`;
+    const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'frame=pts_time:stream=sample_rate', '-of', 'json', file], {
+      maxBuffer: 64 * 2 ** 20,
+    });
+    const j = JSON.parse(stdout) as { frames?: { pts_time?: string }[]; streams?: { sample_rate?: string }[] };
+    const pts = (j.frames ?? []).map((f) => Number(f.pts_time)).filter(Number.isFinite);
+    frames += pts.length;
+    if (pts.length > 0) slotSec += Math.max(...pts) - Math.min(...pts) + frameSec;
+    sampleRate ||= Number(j.streams?.[0]?.sample_rate ?? 0);
+    const dec = await run(FFMPEG_BIN, ['-v', 'error', '-i', file, '-f', 'null', '-'], { maxBuffer: 64 * 2 ** 20 }).catch(
+      (e: { stderr?: string }) => ({ stderr: e.stderr ?? 'ffmpeg failed' }),
+    );
+    decodeErrors += dec.stderr.split('\n').filter((l) => l.trim() !== '').length;
+  }
+  return { frames, slotSec, sampleRate, decodeErrors };
+}
+
+async function nacksOut(url: string): Promise<number> {
+  const res = await fetch(`${url}/metrics`);
+  if (!res.ok) return Number.NaN;
+  const m = /^reeltime_rtcp_nack_total\{direction="out"\} (\d+)/m.exec(await res.text());
+  return m ? Number(m[1]) : Number.NaN;
+}
+
+interface Raw {
+  readonly codec: string;
+  readonly video: StreamResult;
+  readonly audio: StreamResult;
+  readonly sentFrames: number;
+  readonly sentAudioPackets: number;
+}
+
+async function runSetting(s: Setting): Promise<{ raws: Raw[]; nacks: number; relayDrops: number }> {
+  const { nodeMin, offset } = await freeShiftedRanges(PORTS);
+  const h = await startHarness({
+    channel: { udpPortMin: nodeMin, udpPortMax: nodeMin + PORTS - 1, icePortOffset: offset, idleTimeoutMs: 60_000 },
+  });
+  const relay = await startImpairmentRelay({
+    mappings: portRangeMappings({ address: '127.0.0.1', port: nodeMin + offset }, { address: '127.0.0.1', port: nodeMin }, PORTS),
+    upstream: s.uplink,
+    seed: 27,
+  });
+  const pubs: { codec: string; pub: SyntheticPublisher; frames: { n: number } }[] = [];
+  try {
+    const cname = 'bench-loss';
+    for (const p of PUBLISHERS) {
+      const frames = { n: 0 };
+      const pub = await connectedPublisher({
+        baseUrl: h.server.url,
+        appId: APP,
+        cname,
+        uid: p.uid,
+        token: rtcToken(cname, p.uid),
+        color: p.color,
+        toneHz: p.toneHz,
+        codec: p.codec,
+        fps: FPS,
+        mode: 'replay',
+        onVideoFrame: () => frames.n++,
+      });
+      pubs.push({ codec: p.codec, pub, frames });
+    }
+    const nacks0 = await nacksOut(h.server.url);
+    const uid = '9000';
+    const t = await h.startRecording(cname, uid, {
+      token: rtcToken(cname, Number(uid), 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0, streamMode: 'default', subscribeUidGroup: 0 },
+      recordingFileConfig: { avFileType: ['hls'] },
+    });
+    const sent0 = pubs.map((p) => ({ frames: p.frames.n, audio: p.pub.packets.audio }));
+    await sleep(RECORD_SECONDS * 1000);
+    const sent1 = pubs.map((p) => ({ frames: p.frames.n, audio: p.pub.packets.audio }));
+    const stop = await h.api('POST', h.path(t.resourceId, t.sid, 'stop'), { cname, uid, clientRequest: {} });
+    if (stop.status !== 200) throw new Error(`stop: ${stop.status} ${JSON.stringify(stop.body)}`);
+    const nacks = (await nacksOut(h.server.url)) - nacks0;
+    const keys = bucketKeys(h.bucketDir).filter((k) => k.endsWith('.m3u8'));
+    const raws: Raw[] = [];
+    for (const [i, p] of PUBLISHERS.entries()) {
+      const of = (kind: 'audio' | 'video') => keys.find((k) => k.includes(`__uid_s_${p.uid}__`) && k.includes(`__uid_e_${kind}`));
+      const v = of('video');
+      const a = of('audio');
+      if (!v || !a) throw new Error(`no ${v ? 'audio' : 'video'} playlist of uid ${p.uid} in ${JSON.stringify(keys)}`);
+      raws.push({
+        codec: p.codec,
+        video: await measure(`${h.bucketDir}/${v}`, 1 / FPS),
+        audio: await measure(`${h.bucketDir}/${a}`, 0),
+        sentFrames: sent1[i]!.frames - sent0[i]!.frames,
+        sentAudioPackets: sent1[i]!.audio - sent0[i]!.audio,
+      });
+    }
+    const drops = (c: typeof relay.counters.upstream) => c.dropped.random + c.dropped.burst + c.dropped.queue;
+    return { raws, nacks, relayDrops: drops(relay.counters.upstream) + drops(relay.counters.downstream) };
+  } finally {
+    await Promise.all(pubs.map((p) => p.pub.stop().catch(() => undefined)));
+    await relay.close();
+    await h.close();
+  }
+}
+
+const videoSentRatio = (r: Raw) => r.video.frames / Math.max(1, r.sentFrames);
+const audioSentRatio = (r: Raw) => (r.audio.frames * 1024) / Math.max(1, r.audio.sampleRate) / Math.max(1e-9, r.sentAudioPackets * OPUS_PACKET_SEC);
+
+const rows: Row[] = [];
+let control: Raw[] | undefined;
+const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+const started = Date.now();
+for (const s of settings) {
+  const before = load();
+  const r = await runSetting(s);
+  control ??= r.raws;
+  for (const raw of r.raws) {
+    const c = control.find((x) => x.codec === raw.codec)!;
+    const row: Row = {
+      setting: s.name,
+      codec: raw.codec,
+      videoRatio: videoSentRatio(raw) / videoSentRatio(c),
+      audioRatio: audioSentRatio(raw) / audioSentRatio(c),
+      videoByPts: raw.video.frames / Math.max(1, raw.video.slotSec * FPS),
+      decodeErrors: raw.video.decodeErrors + raw.audio.decodeErrors,
+      nacks: r.nacks,
+      relayDrops: r.relayDrops,
+      sent: { frames: raw.sentFrames, audioPackets: raw.sentAudioPackets },
+      recorded: { videoFrames: raw.video.frames, audioFrames: raw.audio.frames },
+    };
+    rows.push(row);
+    console.log(JSON.stringify({ ...row, loadBefore: before, loadAfter: load() }));
+  }
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
+console.log(`\nloss bench, ${new Date().toISOString().slice(0, 10)}, ${RECORD_SECONDS} s recorded per setting, ${Math.round((Date.now() - started) / 1000)} s in all`);
+console.log('| uplink | publisher | video kept vs sent | video kept by pts | audio kept vs sent | decode error lines | NACKs sent by the SFU | relay drops |');
+console.log('|---|---|---|---|---|---|---|---|');
+for (const r of rows) {
+  console.log(
+    `| ${r.setting} | ${r.codec} + Opus | ${pct(r.videoRatio)} | ${pct(r.videoByPts)} | ${pct(r.audioRatio)} | ${r.decodeErrors} | ${r.nacks} | ${r.relayDrops} |`,
+  );
+}
