@@ -6,14 +6,14 @@
 import { join } from 'node:path';
 import type { MediaKind } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
-import type { Logger } from '../../log/index.ts';
+import { safeUrl, type Logger } from '../../log/index.ts';
 import type { ClosedSlice, RtpTrackDescription } from '../../media/index.ts';
 import type { MixLayoutSettings } from '../../media/mix/index.ts';
 import { MixPipeline, type SenderReport } from '../../media/mix/live/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE } from '../../recording/index.ts';
 import type { SessionSignals } from '../common/signals/index.ts';
-import { ImageLoader, safeUrl } from './images.ts';
+import { ImageLoader } from './images.ts';
 import type { MixOptions } from './options.ts';
 
 export interface MixCompositeDeps {
