@@ -6,14 +6,13 @@
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
-import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
+import { WEB_STOP, type Recorder, type RecorderHandle, type RecorderReport, type RecordingTask } from '../../recording/dispatch/index.ts';
 import type { StorageModule } from '../../storage/index.ts';
 import { recorderSignals } from '../common/events.ts';
 import { runWorkDir } from '../common/output/index.ts';
 import { openUpload } from '../common/launch/index.ts';
 import type { RecorderMeter } from '../common/launch/index.ts';
 import { webOptions, type WebTuning } from './options.ts';
-import { WEB_STOP } from './page-state.ts';
 import { WebSession } from './session.ts';
 
 export interface WebRecorderDeps {
@@ -56,7 +55,7 @@ export function createWebRecorder(deps: WebRecorderDeps): Recorder {
       // The page opens after the handle is returned: a page that fails ends the session through the report.
       void session.start().catch((e: Error) => {
         log.error({ err: e.message }, 'web recorder failed to start');
-        void session.fail({ code: 3, message: 'start_engine_failed' }, e.message).catch(() => undefined);
+        void session.fail(WEB_STOP.startEngineFailed, e.message).catch(() => undefined);
       });
       return {
         update: (req) => session.update(req),
@@ -65,5 +64,3 @@ export function createWebRecorder(deps: WebRecorderDeps): Recorder {
     },
   };
 }
-
-export { WEB_STOP };
