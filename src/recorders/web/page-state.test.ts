@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { WEB_STOP } from '../../recording/dispatch/index.ts';
+import { WEB_STOP } from '../../recording/index.ts';
 import { initialPageState, isRecording, stepPage, type WebPageInput, type WebPageState } from './page-state.ts';
 
 function run(s: WebPageState, ...inputs: WebPageInput[]): { state: WebPageState; effects: string[] } {

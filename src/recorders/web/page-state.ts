@@ -6,7 +6,7 @@
  * "Events").
  */
 import type { CaptureEvent } from '../../media/capture/index.ts';
-import { WEB_STOP, type WebStop } from '../../recording/dispatch/index.ts';
+import { WEB_STOP, type WebStop } from '../../recording/index.ts';
 
 export type WebPageState =
   /** The page has not called notifyReady yet (detection on): nothing is encoded. */

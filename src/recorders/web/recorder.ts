@@ -6,7 +6,8 @@
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
-import { WEB_STOP, type Recorder, type RecorderHandle, type RecorderReport, type RecordingTask } from '../../recording/dispatch/index.ts';
+import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
+import { WEB_STOP } from '../../recording/index.ts';
 import type { StorageModule } from '../../storage/index.ts';
 import { recorderSignals } from '../common/events.ts';
 import { runWorkDir } from '../common/output/index.ts';
