@@ -6,12 +6,14 @@ import {
   ERROR_LEVEL,
   errorFields,
   EVENT_MODULE,
+  EVENT_STATUS,
   EXIT_STATUS,
   LEAVE_CODE,
   RECORDER_EVENTS,
   RECORDING_STATUS,
   RECORDING_STATUSES,
   SERVICE_EVENTS,
+  STREAM_STATE,
   WARN_CODE,
   WEB_STOP,
 } from './index.ts';
@@ -36,6 +38,8 @@ const CODE_TABLES = {
   warnCode: WARN_CODE,
   leaveCode: LEAVE_CODE,
   exitStatus: EXIT_STATUS,
+  eventStatus: EVENT_STATUS,
+  streamState: STREAM_STATE,
   status: RECORDING_STATUS,
 };
 
