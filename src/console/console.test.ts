@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { layout, MIX_LAYOUT_KINDS } from '../media/mix/index.ts';
+import { RECORDING_STATUS } from '../recording/index.ts';
 import { allDoubles, TEST_APP_ID, TEST_AUTH } from '../recording/testing/index.ts';
 import { startTestServer, waitUntil } from '../testing/index.ts';
 
@@ -34,6 +35,9 @@ test('console: page at /, scripts and vendor files from node_modules, settings w
         assert.deepEqual(mod.layout(kind, { width: 1280, height: 720 }, users), layout(kind, { width: 1280, height: 720 }, users), `kind ${kind}, ${n} users`);
       }
     }
+    // The page's status names read the server's own catalogue.
+    const vocabulary = (await import(`data:text/javascript;base64,${Buffer.from(await (await fetch(`${s.url}/console/vocabulary.mjs`)).text()).toString('base64')}`)) as { RECORDING_STATUS: unknown };
+    assert.deepEqual(vocabulary.RECORDING_STATUS, RECORDING_STATUS);
     // Configured credentials are never handed out.
     const settings = (await (await fetch(`${s.url}/console/settings.json`)).json()) as Record<string, unknown>;
     assert.deepEqual(settings, { env: 'development', appId: TEST_APP_ID, devCredentials: null, devTokens: true });

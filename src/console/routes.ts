@@ -43,11 +43,17 @@ function vendorPath(spec: string): string {
 }
 
 /**
- * The mix recorder's layout function (pure TypeScript, no Node API) as one ES module for the page's layout preview:
- * one source for the geometry. Bundled with esbuild (already there to run the server's TypeScript), on first request.
+ * Pure TypeScript of the server (no Node API) as one ES module for the page, so the page and the server share one
+ * source: the mix recorder's layout function (the layout preview) and the recording vocabulary (status names).
+ * Bundled with esbuild (already there to run the server's TypeScript), on first request.
  */
-function mixLayoutModule(): string {
-  const entry = new URL('../media/mix/layout.ts', import.meta.url).pathname;
+const SHARED_MODULES: Readonly<Record<string, string>> = Object.freeze({
+  'mix-layout.mjs': '../media/mix/layout.ts',
+  'vocabulary.mjs': '../recording/vocabulary/catalogue.ts',
+});
+
+function bundledModule(source: string): string {
+  const entry = new URL(source, import.meta.url).pathname;
   return buildSync({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', write: false, minify: true, logLevel: 'silent' })
     .outputFiles[0]!.text;
 }
@@ -90,11 +96,13 @@ export function registerConsoleRoutes(app: FastifyInstance, config: Config): voi
     const body = page(name);
     app.get(`/console/${name}`, async (_req, reply) => reply.headers(noStore).type(`${type}; charset=utf-8`).send(body));
   }
-  let mixLayout: string | undefined;
-  app.get('/console/mix-layout.mjs', async (_req, reply) => {
-    mixLayout ??= mixLayoutModule();
-    return reply.headers(noStore).type('text/javascript; charset=utf-8').send(mixLayout);
-  });
+  for (const [name, source] of Object.entries(SHARED_MODULES)) {
+    let body: string | undefined;
+    app.get(`/console/${name}`, async (_req, reply) => {
+      body ??= bundledModule(source);
+      return reply.headers(noStore).type('text/javascript; charset=utf-8').send(body);
+    });
+  }
   for (const [name, spec] of Object.entries(VENDOR_FILES)) {
     const body = readFileSync(vendorPath(spec), 'utf8');
     app.get(`/console/vendor/${name}`, async (_req, reply) =>

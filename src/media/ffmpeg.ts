@@ -6,7 +6,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import type { Readable } from 'node:stream';
-import { spawnChild, watchChild } from '../process/index.ts';
+import { spawnChild, stopChild, watchChild } from '../process/index.ts';
 
 /** ffmpeg and ffprobe are found on PATH (docs/configuration.md): PATH is how an operator picks another build. */
 export const FFMPEG_BIN = 'ffmpeg';
@@ -63,21 +63,9 @@ export class FfmpegProcess {
    * Asks ffmpeg to finish (SIGINT). ffmpeg only notices the first SIGINT between packets, so an input that has
    * gone quiet needs a second one (which interrupts the blocked read); SIGKILL after `graceMs`.
    */
-  async stop(graceMs = 10_000, secondSignalMs = 1500): Promise<FfmpegExit> {
+  stop(graceMs = 10_000, secondSignalMs = 1500): Promise<FfmpegExit> {
     this.stopping = true;
-    if (this.running) this.child.kill('SIGINT');
-    const again = setTimeout(() => {
-      if (this.running) this.child.kill('SIGINT');
-    }, secondSignalMs);
-    const timer = setTimeout(() => {
-      if (this.running) this.child.kill('SIGKILL');
-    }, graceMs);
-    try {
-      return await this.exited;
-    } finally {
-      clearTimeout(again);
-      clearTimeout(timer);
-    }
+    return stopChild(this.child, this.exited, { signal: 'SIGINT', graceMs, repeatAfterMs: secondSignalMs });
   }
 }
 

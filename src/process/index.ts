@@ -2,3 +2,4 @@ export { childrenOf, isRunning, processInfo, processTable, type ProcessInfo } fr
 export { runChild, type ChildResult, type RunChildOptions } from './run-child.ts';
 export { childCommandLine, spawnChild, type ChildSpawnOptions } from './spawn-child.ts';
 export { watchChild, type ChildOutcome, type WatchChildOptions } from './watch-child.ts';
+export { stopChild, type StopChildOptions } from './stop-child.ts';

@@ -2,6 +2,7 @@
  * For tests that SIGKILL a whole reeltime process: small publishers, the kill, and the check that no ffmpeg child
  * (or anything else working in the process's data dir) outlives it.
  */
+import { rmSync } from 'node:fs';
 import type { SyntheticPublisher } from '../channel/index.ts';
 import { childrenOf, isRunning, processTable, type ProcessInfo } from '../process/index.ts';
 import { APP, connectedPublisher, rtcToken } from '../recorders/individual/testing/harness.ts';
@@ -52,4 +53,12 @@ export async function killHard(server: ServerProcess, dataDir: string, waitMs = 
   ];
   while (ours().length > 0 && performance.now() < killedAt + waitMs) await new Promise((r) => setTimeout(r, 5));
   return { ffmpegs, survivors: ours().map((p) => `${p.pid} ${p.argv.join(' ')}`), goneMs: performance.now() - killedAt };
+}
+
+/** The end of a kill test, whatever happened: the first server killed if it still runs, publishers gone, the data dir removed (`KEEP=1` keeps it). */
+export async function cleanUpKillTest(first: ServerProcess, publishers: readonly SyntheticPublisher[], dataDir: string): Promise<void> {
+  if (first.child.exitCode === null && first.child.signalCode === null) first.child.kill('SIGKILL');
+  await Promise.all(publishers.map((p) => p.kill().catch(() => undefined)));
+  if (!process.env.KEEP) rmSync(dataDir, { recursive: true, force: true });
+  else console.log('kept', dataDir);
 }

@@ -3,7 +3,7 @@
 // (its last, partly written slice too), finishes the first run's playlist and makes each run's MP4
 // (docs/recording-mix.md, "Restarts and failover").
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -13,7 +13,7 @@ import { BUCKET, recordingClient, rtcToken, storageConfig } from '../recorders/i
 import { bucketKeys, filesUnder, isColour, isSliceFile, probe, slicesMissingFromBucket, slicesOnDisk } from '../recorders/individual/testing/media-checks.ts';
 import { sampled } from '../recorders/mix/testing/frames.ts';
 import { startServerProcess, waitUntil } from '../testing/index.ts';
-import { killHard, publishSmall } from './sigkill-kit.ts';
+import { cleanUpKillTest, killHard, publishSmall } from './sigkill-kit.ts';
 
 const CNAME = 'sigkillmix';
 const RED = [255, 0, 0];
@@ -154,9 +154,6 @@ test('SIGKILL of a server recording a mix session: a new server resumes it with 
       await second.close();
     }
   } finally {
-    if (first.child.exitCode === null && first.child.signalCode === null) first.child.kill('SIGKILL');
-    await Promise.all(publishers.map((p) => p.kill().catch(() => undefined)));
-    if (!process.env.KEEP) rmSync(dataDir, { recursive: true, force: true });
-    else console.log('kept', dataDir);
+    await cleanUpKillTest(first, publishers, dataDir);
   }
 });

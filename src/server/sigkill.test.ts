@@ -1,7 +1,7 @@
 // A reeltime process killed with SIGKILL (OOM killer, crash) takes its ffmpeg children with it, and the next
 // process on the same data dir resumes the recording without losing a slice the killed one wrote.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -11,7 +11,7 @@ import { childrenOf } from '../process/index.ts';
 import { BUCKET, recordingClient, rtcToken, storageConfig } from '../recorders/individual/testing/harness.ts';
 import { bucketKeys, filesUnder, isSliceFile as isSlice, slicesMissingFromBucket, slicesOnDisk } from '../recorders/individual/testing/media-checks.ts';
 import { startServerProcess, waitUntil } from '../testing/index.ts';
-import { killHard, publishSmall } from './sigkill-kit.ts';
+import { cleanUpKillTest, killHard, publishSmall } from './sigkill-kit.ts';
 
 const CNAME = 'sigkill';
 const PUBLISHERS = [
@@ -91,9 +91,6 @@ test('SIGKILL of the server kills its ffmpeg children; a new server resumes and 
       await second.close();
     }
   } finally {
-    if (first.child.exitCode === null && first.child.signalCode === null) first.child.kill('SIGKILL');
-    await Promise.all(publishers.map((p) => p.kill().catch(() => undefined)));
-    if (!process.env.KEEP) rmSync(dataDir, { recursive: true, force: true });
-    else console.log('kept', dataDir);
+    await cleanUpKillTest(first, publishers, dataDir);
   }
 });

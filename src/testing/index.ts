@@ -4,3 +4,4 @@ export { startTestServer, testServerEnv, type TestServer } from './server.ts';
 export { startServerProcess, type ServerProcess, type ServerProcessOptions } from './server-process.ts';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 export { settle, waitUntil, type WaitOptions } from './wait.ts';
+export { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';

@@ -1,40 +1,19 @@
 // Chromium on the call page of channel node B joins a channel hosted by node A: its WHIP and WHEP POSTs and its
 // event stream follow the 307s to A (docs/deployment.md, "Channels across nodes").
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../redis/testing.ts';
+import { requireTestRedis } from '../../redis/testing.ts';
 import { launchTestChromium } from '../../testing/chromium.ts';
-import { startServerProcess, type ServerProcess } from '../../testing/index.ts';
 import { startSyntheticPublisher } from '../publisher/index.ts';
+import { channelNodes } from './testing.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
-const prefix = testRedisPrefix();
-const dirs: string[] = [];
-const procs: ServerProcess[] = [];
+const nodes = channelNodes();
 
 before(() => requireTestRedis());
-after(async () => {
-  for (const p of procs) await p.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-  await deleteTestKeys(prefix);
-});
-
-async function channelNode(): Promise<ServerProcess> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-channel-node-'));
-  dirs.push(dataDir);
-  const p = await startServerProcess({
-    dataDir,
-    args: ['channel'],
-    env: { REDIS_URL: TEST_REDIS_URL, REELTIME_REDIS_PREFIX: prefix, REELTIME_CHANNEL_IDLE_TIMEOUT_MS: '60000' },
-  });
-  procs.push(p);
-  return p;
-}
+after(() => nodes.close());
 
 // Page predicates are functions, not strings: the call page's Content-Security-Policy forbids evaluating strings.
 /** Whether more than 10 frames were decoded by a remote tile's <video>. */
@@ -44,7 +23,7 @@ const playsFrom = (uid: number) => {
 };
 
 test('Chromium on node B joins a channel hosted by node A through the 307s and sees A’s publisher', async () => {
-  const [a, b] = await Promise.all([channelNode(), channelNode()]);
+  const [a, b] = await Promise.all([nodes.start(), nodes.start()]);
   const cname = 'browser-spread';
   const pub = await startSyntheticPublisher({
     baseUrl: a.url,

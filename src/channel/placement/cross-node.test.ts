@@ -1,24 +1,22 @@
 // Two real channel node processes on one Redis: WHIP and WHEP to the wrong node are redirected to the owner;
 // when the owner dies, its lease expires and the channel is re-created where the publisher reconnects.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { Redis } from 'ioredis';
-import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../redis/testing.ts';
-import { startServerProcess, type ServerProcess } from '../../testing/index.ts';
+import { requireTestRedis, TEST_REDIS_URL } from '../../redis/testing.ts';
+import type { ServerProcess } from '../../testing/index.ts';
 import { whepSubscribe } from '../client/index.ts';
 import { startSyntheticPublisher, type SyntheticPublisher } from '../publisher/index.ts';
 import { channelLeaseKey } from './lease.ts';
+import { channelNodes } from './testing.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
 const tok = (cname: string, uid: number, role: 1 | 2 = 1) => buildRtcTokenWithUid(APP, CERT, cname, uid, role, 600, 600);
-const prefix = testRedisPrefix();
-const dirs: string[] = [];
-const procs: ServerProcess[] = [];
+// Short lease so the dead node's channel moves soon; the test waits for the key, not for a time.
+const nodes = channelNodes({ REELTIME_CHANNEL_LEASE_MS: '1000' });
+const prefix = nodes.prefix;
 let redis: Redis;
 
 before(async () => {
@@ -27,29 +25,9 @@ before(async () => {
 });
 
 after(async () => {
-  for (const p of procs) await p.close();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await nodes.close();
   redis?.disconnect();
-  await deleteTestKeys(prefix);
 });
-
-async function channelNode(): Promise<ServerProcess> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-channel-node-'));
-  dirs.push(dataDir);
-  const p = await startServerProcess({
-    dataDir,
-    args: ['channel'],
-    env: {
-      REDIS_URL: TEST_REDIS_URL,
-      REELTIME_REDIS_PREFIX: prefix,
-      // Short lease so the dead node's channel moves soon; the test waits for the key, not for a time.
-      REELTIME_CHANNEL_LEASE_MS: '1000',
-      REELTIME_CHANNEL_IDLE_TIMEOUT_MS: '60000',
-    },
-  });
-  procs.push(p);
-  return p;
-}
 
 const owner = (cname: string) => redis.get(prefix + channelLeaseKey(APP, cname).join(':'));
 
@@ -61,7 +39,7 @@ async function participants(node: ServerProcess, cname: string): Promise<number[
 }
 
 test('WHIP and WHEP to the wrong node get 307 to the owner; a dead owner’s channel is re-created where the publisher reconnects', async () => {
-  const [a, b] = await Promise.all([channelNode(), channelNode()]);
+  const [a, b] = await Promise.all([nodes.start(), nodes.start()]);
   const cname = 'spread';
   let first: SyntheticPublisher | undefined;
   let again: SyntheticPublisher | undefined;

@@ -1,22 +1,23 @@
 /** What `reeltime record` prints about a session: pure, so the wording tests without a server. */
 import type { QueryResponse, StopResponse } from '@reeltime/client';
+import { RECORDING_STATUS } from '../../recording/index.ts';
 
-/** The service status values (docs/recording-api.md, lifecycle). */
+/** The service status values (docs/recording-api.md, lifecycle), as the CLI words them. */
 export const STATUS_NAMES: Readonly<Record<number, string>> = Object.freeze({
-  0: 'not started',
-  1: 'initialized',
-  2: 'recorder starting',
-  3: 'uploader ready',
-  4: 'recorder ready',
-  5: 'recording',
-  6: 'stopping',
-  7: 'service stopped',
-  8: 'ready to exit',
-  20: 'exited abnormally',
+  [RECORDING_STATUS.notStarted]: 'not started',
+  [RECORDING_STATUS.initialized]: 'initialized',
+  [RECORDING_STATUS.recorderStarting]: 'recorder starting',
+  [RECORDING_STATUS.uploaderReady]: 'uploader ready',
+  [RECORDING_STATUS.recorderReady]: 'recorder ready',
+  [RECORDING_STATUS.firstFileUploaded]: 'recording',
+  [RECORDING_STATUS.recordingStopped]: 'stopping',
+  [RECORDING_STATUS.componentsStopped]: 'service stopped',
+  [RECORDING_STATUS.readyToExit]: 'ready to exit',
+  [RECORDING_STATUS.exitedAbnormally]: 'exited abnormally',
 });
 
-/** 4 or 5: started and recording (the integration advice's reading of query). */
-export const isRecording = (status: number): boolean => status === 4 || status === 5;
+/** Started and recording: recorder ready or a first file uploaded (the integration advice's reading of query). */
+export const isRecording = (status: number): boolean => status === RECORDING_STATUS.recorderReady || status === RECORDING_STATUS.firstFileUploaded;
 
 /** Every file a query or stop answer names (object keys in the bucket). */
 export function fileNames(serverResponse: QueryResponse['serverResponse'] | StopResponse['serverResponse']): string[] {

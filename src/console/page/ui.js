@@ -1,6 +1,7 @@
 // Shared view helpers: htm bound to preact, time and state formatting.
 import { h } from 'preact';
 import htm from 'htm';
+import { RECORDING_STATUS as S } from './vocabulary.mjs';
 
 export const html = htm.bind(h);
 
@@ -8,14 +9,15 @@ export const fmtTime = (ms) => (ms ? new Date(ms).toLocaleString(undefined, { ho
 export const fmtClock = (ms) => (ms ? new Date(ms).toLocaleTimeString(undefined, { hour12: false }) : '—');
 export const fmtBytes = (n) => (n < 1000 ? `${n} B` : n < 1e6 ? `${(n / 1e3).toFixed(1)} kB` : n < 1e9 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1e9).toFixed(2)} GB`);
 
-/** query's serverResponse.status in words (docs/recording-api.md). */
+/** query's serverResponse.status in words (docs/recording-api.md); the numbers are the server's catalogue. */
 export const STATUS_NAMES = {
-  0: 'idle', 1: 'initializing', 2: 'starting', 3: 'partly started', 4: 'started', 5: 'recording', 6: 'stop requested',
-  7: 'stopped', 8: 'exited', 20: 'exited abnormally',
+  [S.notStarted]: 'idle', [S.initialized]: 'initializing', [S.recorderStarting]: 'starting', [S.uploaderReady]: 'partly started',
+  [S.recorderReady]: 'started', [S.firstFileUploaded]: 'recording', [S.recordingStopped]: 'stop requested',
+  [S.componentsStopped]: 'stopped', [S.readyToExit]: 'exited', [S.exitedAbnormally]: 'exited abnormally',
 };
 
 export function StateBadge({ state, status }) {
-  const cls = state === 'ended' ? (status === 20 ? 'bad' : 'idle') : status === 5 ? 'ok' : 'warn';
+  const cls = state === 'ended' ? (status === S.exitedAbnormally ? 'bad' : 'idle') : status === S.firstFileUploaded ? 'ok' : 'warn';
   const text = state === 'live' ? STATUS_NAMES[status] ?? `status ${status}` : state;
   return html`<span class=${`badge ${cls}`} data-state=${state} data-status=${status}>${text}</span>`;
 }

@@ -4,7 +4,7 @@
  * SIGKILL if it does not go in time.
  */
 import type { ChildProcess, StdioOptions } from 'node:child_process';
-import { spawnChild, watchChild, type ChildOutcome } from '../../process/index.ts';
+import { spawnChild, stopChild, watchChild, type ChildOutcome } from '../../process/index.ts';
 
 export type CaptureChildName = 'display' | 'sound' | 'sound-reader' | 'browser' | 'encoder' | 'pusher';
 
@@ -47,16 +47,8 @@ export class SupervisedChild {
     this.stopping = true;
   }
 
-  async stop(graceMs = 5000): Promise<ChildExit> {
+  stop(graceMs = 5000): Promise<ChildExit> {
     this.stopping = true;
-    if (this.running) this.child.kill('SIGTERM');
-    const timer = setTimeout(() => {
-      if (this.running) this.child.kill('SIGKILL');
-    }, graceMs);
-    try {
-      return await this.exited;
-    } finally {
-      clearTimeout(timer);
-    }
+    return stopChild(this.child, this.exited, { signal: 'SIGTERM', graceMs });
   }
 }

@@ -4,13 +4,12 @@
  * dispatch interface's handle.
  */
 import type { ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import type { MediaKind } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
-import { openSessionIO, startInBackground, type LaunchDeps } from '../common/launch/index.ts';
-import { generationDir, resumedBackupIndex } from '../common/output/index.ts';
+import { launchFollowingSession, type LaunchDeps } from '../common/launch/index.ts';
+import { runWorkDir } from '../common/output/index.ts';
 import { individualOptions } from './options.ts';
 import { IndividualSession } from './session.ts';
 
@@ -34,25 +33,23 @@ export function createIndividualRecorder(deps: IndividualRecorderDeps): Recorder
   return {
     mode: 'individual',
     async start(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle> {
-      const log = deps.log.child({ component: 'recorder-individual', sid: task.sid });
-      const sessionDir = join(deps.workRoot, task.sid);
       // Past every earlier run's work dir too: a run killed before it reported a file must not share its names.
-      const backupIndex = task.resumed ? await resumedBackupIndex(task.previousFiles, sessionDir) : undefined;
-      const options = individualOptions(task, backupIndex);
-      const io = await openSessionIO(deps, task, report, options.profile);
-      const session = new IndividualSession({
+      const run = await runWorkDir(deps.workRoot, task);
+      const options = individualOptions(task, run.backupIndex);
+      const session = await launchFollowingSession(
+        deps,
         task,
-        options,
         report,
-        source: io.source,
-        upload: io.upload,
-        clock: deps.clock,
-        log,
-        workDir: join(sessionDir, generationDir(backupIndex)),
-        ...(deps.sliceSeconds !== undefined ? { sliceSeconds: deps.sliceSeconds } : {}),
-        ...(deps.testHooks?.slicerLaunched ? { slicerLaunched: (t: { uid: string; kind: MediaKind }, child: ChildProcess) => deps.testHooks?.slicerLaunched?.({ sid: task.sid, ...t }, child) } : {}),
-      });
-      startInBackground(session, io, report, log);
+        { component: 'recorder-individual', options, workDir: run.workDir },
+        (base) =>
+          new IndividualSession({
+            ...base,
+            ...(deps.sliceSeconds !== undefined ? { sliceSeconds: deps.sliceSeconds } : {}),
+            ...(deps.testHooks?.slicerLaunched
+              ? { slicerLaunched: (t: { uid: string; kind: MediaKind }, child: ChildProcess) => deps.testHooks?.slicerLaunched?.({ sid: task.sid, ...t }, child) }
+              : {}),
+          }),
+      );
       return {
         update: (req) => session.update(req),
         stop: () => session.stop(),

@@ -7,13 +7,10 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ChannelEvent, MediaKind } from '../../channel/index.ts';
-import type { Clock } from '../../clock/index.ts';
-import type { Logger } from '../../log/index.ts';
 import { mergedPlaylistName, playlistName, renderMergedIndex, snapshotName, type RtpTrackDescription, type SessionNaming, type Snapshot } from '../../media/index.ts';
-import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '../../recording/dispatch/index.ts';
-import type { UploadSession } from '../../storage/index.ts';
+import type { StopResult } from '../../recording/dispatch/index.ts';
 import { EVENT_MODULE, WARN_CODE } from '../../recording/index.ts';
-import { ChannelFollower, wants, type ChannelRefusal, type ChannelSource, type PublisherLinks } from '../common/follower/index.ts';
+import { ChannelFollower, FollowingSession, wants, type FollowingSessionDeps, type PublisherLinks } from '../common/follower/index.ts';
 import { PLAYLIST_CONTENT_TYPE, RecordingOutput } from '../common/output/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
 import { finalizeRecording } from './finalize.ts';
@@ -22,25 +19,17 @@ import { recoverLeftovers } from './recovery.ts';
 import { logTrackSummary, type TrackRecording } from './track-recording.ts';
 import { TrackSlicers, type TrackSlicersDeps } from './track-slicers.ts';
 
-export interface SessionDeps {
-  readonly task: RecordingTask;
-  readonly options: IndividualOptions;
-  readonly report: RecorderReport;
-  readonly source: ChannelSource;
-  readonly upload: UploadSession;
-  readonly clock: Clock;
-  readonly log: Logger;
-  readonly workDir: string;
+export interface SessionDeps extends FollowingSessionDeps<IndividualOptions> {
   /** Slice length in seconds (tests); absent: the service's 15 s. */
   readonly sliceSeconds?: number;
   /** Fault injection (tests): each slicer's ffmpeg child as it is spawned. */
   readonly slicerLaunched?: TrackSlicersDeps['slicerLaunched'];
 }
 
-export class IndividualSession {
+export class IndividualSession extends FollowingSession {
   private readonly naming: SessionNaming;
   private readonly tracks: TrackSlicers;
-  private readonly follower: ChannelFollower;
+  protected readonly follower: ChannelFollower;
   private readonly links: PublisherLinks;
   private readonly signals: SessionSignals;
   private readonly output: RecordingOutput;
@@ -48,6 +37,7 @@ export class IndividualSession {
   private startedMs: number | undefined;
 
   constructor(private readonly d: SessionDeps) {
+    super();
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.options.backupIndex };
     this.signals = new SessionSignals(d);
     this.follower = new ChannelFollower(
@@ -163,19 +153,6 @@ export class IndividualSession {
     }
     this.signals.emit('snapshotFile', { fileName: key });
     this.output.fileUploaded();
-  }
-
-  update(change: RecorderUpdate): Promise<void> {
-    return this.follower.update(change);
-  }
-
-  /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */
-  fail(e: ChannelRefusal): Promise<void> {
-    return this.follower.fail(e);
-  }
-
-  stop(): Promise<StopResult> {
-    return this.follower.stop();
   }
 
   private async finish(): Promise<StopResult> {

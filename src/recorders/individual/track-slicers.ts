@@ -9,7 +9,7 @@ import type { MediaKind } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import { TrackPipeline, type ClosedSlice, type RtpTrackDescription, type SessionNaming, type Snapshot } from '../../media/index.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE } from '../../recording/index.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, STREAM_STATE } from '../../recording/index.ts';
 import type { RecordingOutput } from '../common/output/index.ts';
 import type { SessionSignals } from '../common/signals/index.ts';
 import type { IndividualOptions } from './options.ts';
@@ -97,12 +97,12 @@ export class TrackSlicers {
           d.log.info({ uid: t.uid, kind: t.kind, idleMs }, 'slicer input ended after no packets');
           if (t.pipeline !== pipeline) return;
           t.pipeline = undefined;
-          d.signals.streamState(t.uid, t.kind, 1);
+          d.signals.streamState(t.uid, t.kind, STREAM_STATE.stopped);
         },
       },
     );
     t.pipeline = pipeline;
-    d.signals.streamState(t.uid, t.kind, 0);
+    d.signals.streamState(t.uid, t.kind, STREAM_STATE.receiving);
     void pipeline.start().then(
       () => {
         if (t.kind === 'video') d.requestKeyframe(t.uid);
@@ -117,7 +117,7 @@ export class TrackSlicers {
     if (!p) return;
     t.pipeline = undefined;
     await p.stop();
-    this.d.signals.streamState(t.uid, t.kind, 1);
+    this.d.signals.streamState(t.uid, t.kind, STREAM_STATE.stopped);
     await this.d.output.settled();
   }
 

@@ -6,14 +6,14 @@
 import { join } from 'node:path';
 import type { MediaKind } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
-import type { Logger } from '../../log/index.ts';
+import { safeUrl, type Logger } from '../../log/index.ts';
 import type { ClosedSlice, RtpTrackDescription } from '../../media/index.ts';
 import type { MixLayoutSettings } from '../../media/mix/index.ts';
 import { MixPipeline, type SenderReport } from '../../media/mix/live/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, WARN_CODE } from '../../recording/index.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, STREAM_STATE, WARN_CODE } from '../../recording/index.ts';
 import type { SessionSignals } from '../common/signals/index.ts';
-import { ImageLoader, safeUrl } from './images.ts';
+import { ImageLoader } from './images.ts';
 import type { MixOptions } from './options.ts';
 
 export interface MixCompositeDeps {
@@ -89,7 +89,7 @@ export class MixComposite {
     if (!kinds) return;
     this.#members.delete(uid);
     this.#pipeline.leave(uid);
-    for (const kind of kinds) this.d.signals.streamState(uid, kind, 1);
+    for (const kind of kinds) this.d.signals.streamState(uid, kind, STREAM_STATE.stopped);
   }
 
   /** A member's packet (others' are dropped); the first of a kind starts that stream. */
@@ -98,7 +98,7 @@ export class MixComposite {
     if (!kinds) return;
     if (!kinds.has(kind)) {
       kinds.add(kind);
-      this.d.signals.streamState(uid, kind, 0);
+      this.d.signals.streamState(uid, kind, STREAM_STATE.receiving);
     }
     this.#pipeline.pushRtp(uid, kind, track, packet);
   }

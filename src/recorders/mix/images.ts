@@ -19,16 +19,6 @@ export const MAX_IMAGE_BYTES = 6 * 1024 * 1024;
 const IMAGE_CODECS: ReadonlySet<string> = new Set(['mjpeg', 'bmp', 'png']);
 const FETCH_TIMEOUT_MS = 10_000;
 
-/** A URL without query or credentials, for events and logs. */
-export function safeUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname}`;
-  } catch {
-    return '(invalid URL)';
-  }
-}
-
 export interface ImageLoaderOptions {
   readonly policy: OutboundPolicy;
   readonly workDir: string;

@@ -7,40 +7,29 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { MediaKind } from '../../channel/index.ts';
-import type { Clock } from '../../clock/index.ts';
-import type { Logger } from '../../log/index.ts';
 import { mixPlaylistName, mixSliceName, type RtpTrackDescription, type SessionNaming } from '../../media/index.ts';
 import type { SenderReport } from '../../media/mix/live/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
-import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult, TrackType } from '../../recording/dispatch/index.ts';
+import type { StopResult, TrackType } from '../../recording/dispatch/index.ts';
 import type { UpdateLayoutClientRequest } from '../../recording/index.ts';
-import type { UploadSession } from '../../storage/index.ts';
-import { ChannelFollower, wants, type ChannelRefusal, type ChannelSource, type PublisherLinks } from '../common/follower/index.ts';
+import { ChannelFollower, FollowingSession, wants, type FollowingSessionDeps, type PublisherLinks } from '../common/follower/index.ts';
 import { RecordingOutput, type OutputTrack } from '../common/output/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
 import { MixComposite } from './composite.ts';
 import { layoutSettings, MIX_MP4_SPLIT, type MixOptions } from './options.ts';
 import { MIX_TRACK_DIR, recoverMixRuns } from './recovery.ts';
 
-export interface MixSessionDeps {
-  readonly task: RecordingTask;
-  readonly options: MixOptions;
-  readonly report: RecorderReport;
-  readonly source: ChannelSource;
-  readonly upload: UploadSession;
-  readonly clock: Clock;
-  readonly log: Logger;
-  readonly workDir: string;
+export interface MixSessionDeps extends FollowingSessionDeps<MixOptions> {
   /** `bak<n>_` generation after a restart. */
   readonly backupIndex: number | undefined;
   /** Who may be fetched for background images (the outbound guard's policy). */
   readonly policy: OutboundPolicy;
 }
 
-export class MixSession {
+export class MixSession extends FollowingSession {
   private readonly naming: SessionNaming;
   private readonly signals: SessionSignals;
-  private readonly follower: ChannelFollower;
+  protected readonly follower: ChannelFollower;
   private readonly links: PublisherLinks;
   private readonly composite: MixComposite;
   private readonly output: RecordingOutput;
@@ -48,6 +37,7 @@ export class MixSession {
   private readonly out: OutputTrack;
 
   constructor(private readonly d: MixSessionDeps) {
+    super();
     const o = d.options;
     this.naming = { sid: d.task.sid, cname: d.task.cname, backupIndex: d.backupIndex };
     this.signals = new SessionSignals(d);
@@ -151,19 +141,6 @@ export class MixSession {
   /** updateLayout: the whole layout is replaced (omitted fields take their defaults) from the next composed frame. */
   async updateLayout(req: UpdateLayoutClientRequest): Promise<void> {
     this.composite.setLayout(layoutSettings(req));
-  }
-
-  update(change: RecorderUpdate): Promise<void> {
-    return this.follower.update(change);
-  }
-
-  /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */
-  fail(e: ChannelRefusal): Promise<void> {
-    return this.follower.fail(e);
-  }
-
-  stop(): Promise<StopResult> {
-    return this.follower.stop();
   }
 
   /** After the channel is let go: the last slice, the ended playlist, the MP4s, the wait for the uploads. */

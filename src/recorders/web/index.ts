@@ -1,3 +1,2 @@
 export { createWebRecorder, type WebRecorderDeps } from './recorder.ts';
 export { webOptions, webTuning, webMp4Name, webPlaylistName, webSliceName, type WebOptions, type WebTuning } from './options.ts';
-export { WEB_STOP, type WebStop } from './page-state.ts';

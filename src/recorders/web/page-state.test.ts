@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { initialPageState, isRecording, stepPage, WEB_STOP, type WebPageInput, type WebPageState } from './page-state.ts';
+import { WEB_STOP } from '../../recording/index.ts';
+import { initialPageState, isRecording, stepPage, type WebPageInput, type WebPageState } from './page-state.ts';
 
 function run(s: WebPageState, ...inputs: WebPageInput[]): { state: WebPageState; effects: string[] } {
   const effects: string[] = [];

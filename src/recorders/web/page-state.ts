@@ -6,20 +6,7 @@
  * "Events").
  */
 import type { CaptureEvent } from '../../media/capture/index.ts';
-
-/** Codes of event 71 (docs/recording-web.md, "Events"). */
-export const WEB_STOP = Object.freeze({
-  ok: { code: 0, message: 'ok' },
-  maxRecordingHour: { code: 1, message: 'max_recording_hour' },
-  capabilityLimit: { code: 2, message: 'capability_limit' },
-  pageLoadTimeout: { code: 4, message: 'page_load_timeout' },
-  accessUrlFailed: { code: 5, message: 'access_url_failed' },
-  recorderError: { code: 6, message: 'recorder_error' },
-});
-export interface WebStop {
-  readonly code: number;
-  readonly message: string;
-}
+import { WEB_STOP, type WebStop } from '../../recording/index.ts';
 
 export type WebPageState =
   /** The page has not called notifyReady yet (detection on): nothing is encoded. */

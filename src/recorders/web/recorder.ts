@@ -3,18 +3,17 @@
  * WebSession and turns its outcome into the dispatch interface's handle. Layout updates are refused earlier,
  * by the control plane (web mode has none).
  */
-import { join } from 'node:path';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
+import { WEB_STOP } from '../../recording/index.ts';
 import type { StorageModule } from '../../storage/index.ts';
 import { recorderSignals } from '../common/events.ts';
-import { generationDir, resumedBackupIndex } from '../common/output/index.ts';
+import { runWorkDir } from '../common/output/index.ts';
 import { openUpload } from '../common/launch/index.ts';
 import type { RecorderMeter } from '../common/launch/index.ts';
 import { webOptions, type WebTuning } from './options.ts';
-import { WEB_STOP } from './page-state.ts';
 import { WebSession } from './session.ts';
 
 export interface WebRecorderDeps {
@@ -41,8 +40,7 @@ export function createWebRecorder(deps: WebRecorderDeps): Recorder {
       recorderSignals(report).status('initialized');
       const upload = await openUpload(deps.storage, task, deps.meter);
       // A session handed over after a restart starts a new page and names its files `bak<n>_…`.
-      const sessionDir = join(deps.workRoot, task.sid);
-      const backupIndex = task.resumed ? await resumedBackupIndex(task.previousFiles, sessionDir) : undefined;
+      const run = await runWorkDir(deps.workRoot, task);
       const session = new WebSession({
         task,
         options,
@@ -50,15 +48,15 @@ export function createWebRecorder(deps: WebRecorderDeps): Recorder {
         upload,
         clock: deps.clock,
         log,
-        workDir: join(sessionDir, generationDir(backupIndex)),
-        naming: { sid: task.sid, cname: task.cname, backupIndex },
+        workDir: run.workDir,
+        naming: { sid: task.sid, cname: task.cname, backupIndex: run.backupIndex },
         pageUrlPolicy: deps.pageUrlPolicy,
         pageHosts: deps.pageHosts,
       });
       // The page opens after the handle is returned: a page that fails ends the session through the report.
       void session.start().catch((e: Error) => {
         log.error({ err: e.message }, 'web recorder failed to start');
-        void session.fail({ code: 3, message: 'start_engine_failed' }, e.message).catch(() => undefined);
+        void session.fail(WEB_STOP.startEngineFailed, e.message).catch(() => undefined);
       });
       return {
         update: (req) => session.update(req),
@@ -67,5 +65,3 @@ export function createWebRecorder(deps: WebRecorderDeps): Recorder {
     },
   };
 }
-
-export { WEB_STOP };

@@ -11,14 +11,15 @@ import type { Logger } from '../../log/index.ts';
 import { startCapture, type CaptureEvent, type CaptureHandle, type CapturedSegment, type LoadResult } from '../../media/capture/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import type { SessionNaming } from '../../media/index.ts';
-import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '../../recording/dispatch/index.ts';
+import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult, WebStop } from '../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
+import { WEB_STOP } from '../../recording/index.ts';
 import { RecordingOutput, type OutputTrack } from '../common/output/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
 import { CdnPushStatus } from './cdn-push.ts';
 import { captureSettings, webPlaylistName, webSliceName, type WebOptions } from './options.ts';
 import { pinPageHosts, type PinnedPage } from './page-hosts.ts';
-import { initialPageState, isRecording, stepPage, WEB_STOP, type WebPageEffect, type WebPageInput, type WebPageState, type WebStop } from './page-state.ts';
+import { initialPageState, isRecording, stepPage, type WebPageEffect, type WebPageInput, type WebPageState } from './page-state.ts';
 import { recoverWebLeftovers } from './recovery.ts';
 
 const HOUR_MS = 3_600_000;

@@ -7,7 +7,6 @@ export type {
   RecorderOutcome,
   RecorderReport,
   RecordingMode,
-  RecordingStatus,
   RecordingTask,
   ResourceLock,
   RtmpStatus,
@@ -17,22 +16,7 @@ export type {
   WriteFence,
 } from './types.ts';
 /** The webhook vocabulary recorders speak (owned by recording/vocabulary). */
-export {
-  ERROR_CODE,
-  ERROR_LEVEL,
-  errorFields,
-  EVENT_MODULE,
-  LEAVE_CODE,
-  RECORDER_EVENTS,
-  RECORDING_STATUS,
-  RECORDING_STATUSES,
-  WARN_CODE,
-  type ErrorLevel,
-  type EventKind,
-  type EventModule,
-  type RecorderEventName,
-  type RecorderStatusName,
-} from '../vocabulary/index.ts';
+export * from '../vocabulary/index.ts';
 export { createInProcessDispatcher } from './in-process.ts';
 export { recordingTaskOf } from './recording-task.ts';
 export type { RecorderUpdate, SubscriptionRequest, UidLists, UidSelection } from './subscription.ts';

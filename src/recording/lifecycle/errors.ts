@@ -32,61 +32,48 @@ export abstract class RecordingRefusal extends Error {
   }
 }
 
-/** start: the resource was acquired for another app, cname or uid. */
-export class ResourceMismatchError extends RecordingRefusal {
-  override readonly name = 'ResourceMismatchError';
-  constructor(subject: Subject) {
-    super('the resource was acquired for another app, cname or uid', subject);
-  }
+/**
+ * A named refusal with a fixed message: `subject`, when given, names the resource or session (most of the classes
+ * below; the ones without a sensible subject are simply made without one).
+ */
+function refusal<Name extends string>(name: Name, message: string) {
+  const named = class extends RecordingRefusal {
+    override readonly name = name;
+    constructor(subject?: Subject) {
+      super(message, subject);
+    }
+  };
+  // The class itself carries the name too, as a declared class would (logs, the catalogue test).
+  return Object.defineProperty(named, 'name', { value: name });
 }
+
+/** start: the resource was acquired for another app, cname or uid. */
+export const ResourceMismatchError = refusal('ResourceMismatchError', 'the resource was acquired for another app, cname or uid');
+export type ResourceMismatchError = InstanceType<typeof ResourceMismatchError>;
 
 /** start: the resource already has a running session (`subject.sid` names it). */
-export class AlreadyStartedError extends RecordingRefusal {
-  override readonly name = 'AlreadyStartedError';
-  constructor(subject: Subject) {
-    super('the resource already has a running session', subject);
-  }
-}
+export const AlreadyStartedError = refusal('AlreadyStartedError', 'the resource already has a running session');
+export type AlreadyStartedError = InstanceType<typeof AlreadyStartedError>;
 
 /** start: the resource is past its validity after acquire, or its session has ended. */
-export class ResourceExpiredError extends RecordingRefusal {
-  override readonly name = 'ResourceExpiredError';
-  constructor(subject: Subject) {
-    super('the resource expired or its session ended', subject);
-  }
-}
+export const ResourceExpiredError = refusal('ResourceExpiredError', 'the resource expired or its session ended');
+export type ResourceExpiredError = InstanceType<typeof ResourceExpiredError>;
 
 /** start: the clientRequest differs from the startParameter given at acquire. */
-export class StartParameterMismatchError extends RecordingRefusal {
-  override readonly name = 'StartParameterMismatchError';
-  constructor(subject: Subject) {
-    super("the start clientRequest differs from acquire's startParameter", subject);
-  }
-}
+export const StartParameterMismatchError = refusal('StartParameterMismatchError', "the start clientRequest differs from acquire's startParameter");
+export type StartParameterMismatchError = InstanceType<typeof StartParameterMismatchError>;
 
 /** start: no resource with this ID was ever issued (or the ID is malformed). */
-export class UnknownResourceError extends RecordingRefusal {
-  override readonly name = 'UnknownResourceError';
-  constructor() {
-    super('no resource with this ID was issued');
-  }
-}
+export const UnknownResourceError = refusal('UnknownResourceError', 'no resource with this ID was issued');
+export type UnknownResourceError = InstanceType<typeof UnknownResourceError>;
 
 /** query/update/updateLayout/stop: no valid session for this resource, sid, cname and uid (or past its expiry). */
-export class SessionNotFoundError extends RecordingRefusal {
-  override readonly name = 'SessionNotFoundError';
-  constructor(subject: Subject) {
-    super('no valid session matches', subject);
-  }
-}
+export const SessionNotFoundError = refusal('SessionNotFoundError', 'no valid session matches');
+export type SessionNotFoundError = InstanceType<typeof SessionNotFoundError>;
 
 /** stop/update/updateLayout while the session is already stopping. */
-export class SessionStoppingError extends RecordingRefusal {
-  override readonly name = 'SessionStoppingError';
-  constructor(subject: Subject) {
-    super('the session is stopping', subject);
-  }
-}
+export const SessionStoppingError = refusal('SessionStoppingError', 'the session is stopping');
+export type SessionStoppingError = InstanceType<typeof SessionStoppingError>;
 
 /** The path's mode is not the one the session was started in; the message names the field and rule. */
 export class ModeMismatchError extends RecordingRefusal {
@@ -100,12 +87,8 @@ export class ModeMismatchError extends RecordingRefusal {
 }
 
 /** updateLayout outside mix mode; the message names the field and rule. */
-export class LayoutNotSupportedError extends RecordingRefusal {
-  override readonly name = 'LayoutNotSupportedError';
-  constructor(subject?: Subject) {
-    super('mode: updateLayout is only supported in mix mode', subject);
-  }
-}
+export const LayoutNotSupportedError = refusal('LayoutNotSupportedError', 'mode: updateLayout is only supported in mix mode');
+export type LayoutNotSupportedError = InstanceType<typeof LayoutNotSupportedError>;
 
 /** start in a mode no recorder on this server records; the message names the field and rule. */
 export class RecorderUnavailableError extends RecordingRefusal {
@@ -121,25 +104,13 @@ export class NoRecorderFitsError extends RecordingRefusal {
 }
 
 /** acquire past the app's limit of concurrent tasks. */
-export class TooManyTasksError extends RecordingRefusal {
-  override readonly name = 'TooManyTasksError';
-  constructor() {
-    super("the app's concurrent task limit is reached");
-  }
-}
+export const TooManyTasksError = refusal('TooManyTasksError', "the app's concurrent task limit is reached");
+export type TooManyTasksError = InstanceType<typeof TooManyTasksError>;
 
 /** start: another live or stopping session of the app records the same cname and uid. */
-export class TaskConflictError extends RecordingRefusal {
-  override readonly name = 'TaskConflictError';
-  constructor() {
-    super('another session records this cname and uid');
-  }
-}
+export const TaskConflictError = refusal('TaskConflictError', 'another session records this cname and uid');
+export type TaskConflictError = InstanceType<typeof TaskConflictError>;
 
 /** start: the recorder could not launch the session (which has been ended). */
-export class LaunchFailedError extends RecordingRefusal {
-  override readonly name = 'LaunchFailedError';
-  constructor(subject: Subject) {
-    super('the recorder could not launch the session', subject);
-  }
-}
+export const LaunchFailedError = refusal('LaunchFailedError', 'the recorder could not launch the session');
+export type LaunchFailedError = InstanceType<typeof LaunchFailedError>;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { recordingTaskOf } from '../dispatch/index.ts';
 import { startRequest } from '../testing/client.ts';
+import { T0, testResource } from '../testing/resource.ts';
 import { validateStartClientRequest } from '../validation/index.ts';
 import {
   accessSession,
@@ -22,26 +23,10 @@ import {
   updateSession,
   uploadTimedOut,
   type LiveTask,
-  type Resource,
   type Task,
 } from './index.ts';
 
-const T0 = 1_000_000;
 const HOUR = 3600_000;
-const resource = (over: Partial<Resource> = {}): Resource => ({
-  resourceId: 'r'.repeat(20),
-  appId: 'app',
-  cname: 'c',
-  uid: '1',
-  scene: 0,
-  resourceExpiredHour: 2,
-  region: undefined,
-  excludeResourceIds: [],
-  startParameter: undefined,
-  issuedAt: T0,
-  expiresAt: T0 + RESOURCE_TTL_MS,
-  ...over,
-});
 const cr = validateStartClientRequest(startRequest('mix'), 'mix', 0);
 const ev = { appId: 'app', cname: 'c', uid: '1', sid: 's1', mode: 'mix' as const, clientRequest: cr, canonical: canonicalJson(startRequest('mix')) };
 
@@ -56,20 +41,20 @@ function refusal(fn: () => unknown): string | undefined {
   }
 }
 
-const live = (): LiveTask => startSession(createIssuedTask(resource()), ev, T0 + 1000).task;
+const live = (): LiveTask => startSession(createIssuedTask(testResource()), ev, T0 + 1000).task;
 
 test('start: issued → live with launch and the expiry timer; refusals by kind and time', () => {
-  const out = startSession(createIssuedTask(resource()), ev, T0 + 1000);
+  const out = startSession(createIssuedTask(testResource()), ev, T0 + 1000);
   assert.equal(out.task.kind, 'live');
   assert.equal(out.task.session.status, 0);
   assert.equal(out.task.session.apiExpiresAt, T0 + 1000 + 2 * HOUR);
   assert.deepEqual(out.effects, [{ kind: 'launch', resumed: false }, { kind: 'schedule', at: T0 + 1000 + 2 * HOUR }]);
   assert.equal(refusal(() => startSession(out.task, ev, T0 + 2000)), 'AlreadyStartedError');
-  assert.equal(refusal(() => startSession(createIssuedTask(resource()), ev, T0 + RESOURCE_TTL_MS)), 'ResourceExpiredError');
-  assert.equal(refusal(() => startSession(createIssuedTask(resource()), { ...ev, uid: '2' }, T0)), 'ResourceMismatchError');
-  assert.equal(refusal(() => startSession(createIssuedTask(resource()), { ...ev, appId: 'other' }, T0)), 'ResourceMismatchError');
-  assert.equal(refusal(() => startSession(createIssuedTask(resource({ startParameter: '{}' })), ev, T0)), 'StartParameterMismatchError');
-  assert.equal(startSession(createIssuedTask(resource({ startParameter: ev.canonical })), ev, T0).task.kind, 'live');
+  assert.equal(refusal(() => startSession(createIssuedTask(testResource()), ev, T0 + RESOURCE_TTL_MS)), 'ResourceExpiredError');
+  assert.equal(refusal(() => startSession(createIssuedTask(testResource()), { ...ev, uid: '2' }, T0)), 'ResourceMismatchError');
+  assert.equal(refusal(() => startSession(createIssuedTask(testResource()), { ...ev, appId: 'other' }, T0)), 'ResourceMismatchError');
+  assert.equal(refusal(() => startSession(createIssuedTask(testResource({ startParameter: '{}' })), ev, T0)), 'StartParameterMismatchError');
+  assert.equal(startSession(createIssuedTask(testResource({ startParameter: ev.canonical })), ev, T0).task.kind, 'live');
 });
 
 test('canonical JSON ignores key order but not values or array order', () => {
@@ -82,7 +67,7 @@ test('access: only live or stopping sessions of the right app, sid, cname and ui
   const ref = { appId: 'app', sid: 's1' };
   assert.equal(accessSession(t, ref, T0 + 2000).kind, 'live');
   assert.equal(refusal(() => accessSession(undefined, ref, T0)), 'SessionNotFoundError');
-  assert.equal(refusal(() => accessSession(createIssuedTask(resource()), ref, T0)), 'SessionNotFoundError');
+  assert.equal(refusal(() => accessSession(createIssuedTask(testResource()), ref, T0)), 'SessionNotFoundError');
   assert.equal(refusal(() => accessSession(t, { ...ref, sid: 'x' }, T0)), 'SessionNotFoundError');
   assert.equal(refusal(() => accessSession(t, { ...ref, appId: 'x' }, T0)), 'SessionNotFoundError');
   assert.equal(refusal(() => accessSession(t, { ...ref, cname: 'other' }, T0)), 'SessionNotFoundError');
@@ -140,7 +125,7 @@ test('reports: status and files update sessions; a late status cannot hide a sto
   assert.equal((reportStatus(stopping, 7).task as Task & { session: { status: number } }).session.status, 7);
   const f = { fileName: 'a.m3u8', trackType: 'audio' as const, uid: '0', mixedAllUser: true, isPlayable: true, sliceStartTime: T0 };
   assert.deepEqual((reportFiles(t, [f]).task as LiveTask).session.files, [f]);
-  const issued = createIssuedTask(resource());
+  const issued = createIssuedTask(testResource());
   assert.equal(reportStatus(issued, 5).task, issued);
 });
 
@@ -158,7 +143,7 @@ test('updateLayout: mix only, replaces the layout; update keeps web onhold', () 
   const o = updateLayout(t, { backgroundColor: '#FFFFFF' });
   assert.deepEqual(o.task.session.layout, { backgroundColor: '#FFFFFF' });
   const ind = startSession(
-    createIssuedTask(resource()),
+    createIssuedTask(testResource()),
     { ...ev, mode: 'individual', clientRequest: validateStartClientRequest(startRequest('individual'), 'individual', 0) },
     T0,
   ).task;
@@ -168,7 +153,7 @@ test('updateLayout: mix only, replaces the layout; update keeps web onhold', () 
 });
 
 test('the hold a recorder starts in is the stored one: the start request’s, then the last update’s', () => {
-  const held = startSession(createIssuedTask(resource()), { ...ev, clientRequest: { ...cr, recordingConfig: { ...cr.recordingConfig!, onhold: true } } }, T0).task;
+  const held = startSession(createIssuedTask(testResource()), { ...ev, clientRequest: { ...cr, recordingConfig: { ...cr.recordingConfig!, onhold: true } } }, T0).task;
   assert.equal(recordingTaskOf(held, true).onhold, true);
   assert.equal(recordingTaskOf(live(), true).onhold, false);
   const paused = updateSession(live(), { recordingConfig: { onhold: true } }).task;

@@ -3,29 +3,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RecordedFile, RecorderHandle } from '../dispatch/index.ts';
-import { canonicalJson, createIssuedTask, requestStop, RESOURCE_TTL_MS, startSession, type LiveTask, type Task } from '../lifecycle/index.ts';
+import { canonicalJson, createIssuedTask, requestStop, startSession, type LiveTask, type Task } from '../lifecycle/index.ts';
 import { startRequest } from '../testing/client.ts';
+import { T0, testResource } from '../testing/resource.ts';
 import { validateStartClientRequest } from '../validation/index.ts';
 import { RECORDING_STATUS } from '../vocabulary/index.ts';
 import { applyReports, applyStale, RecorderSlot, slotAfter, type KeptReport, type ReportContext } from './index.ts';
 
-const T0 = 1_000_000;
 const cr = validateStartClientRequest(startRequest('mix'), 'mix', 0);
 const live = (): LiveTask =>
   startSession(
-    createIssuedTask({
-      resourceId: 'r'.repeat(20),
-      appId: 'app',
-      cname: 'c',
-      uid: '1',
-      scene: 0,
-      resourceExpiredHour: 2,
-      region: undefined,
-      excludeResourceIds: [],
-      startParameter: undefined,
-      issuedAt: T0,
-      expiresAt: T0 + RESOURCE_TTL_MS,
-    }),
+    createIssuedTask(testResource()),
     { appId: 'app', cname: 'c', uid: '1', sid: 's1', mode: 'mix', clientRequest: cr, canonical: canonicalJson(startRequest('mix')) },
     T0 + 1000,
   ).task;

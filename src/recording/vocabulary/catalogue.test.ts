@@ -6,13 +6,16 @@ import {
   ERROR_LEVEL,
   errorFields,
   EVENT_MODULE,
+  EVENT_STATUS,
   EXIT_STATUS,
   LEAVE_CODE,
   RECORDER_EVENTS,
   RECORDING_STATUS,
   RECORDING_STATUSES,
   SERVICE_EVENTS,
+  STREAM_STATE,
   WARN_CODE,
+  WEB_STOP,
 } from './index.ts';
 
 const doc = readFileSync(new URL('../../../docs/notify.md', import.meta.url), 'utf8');
@@ -35,6 +38,8 @@ const CODE_TABLES = {
   warnCode: WARN_CODE,
   leaveCode: LEAVE_CODE,
   exitStatus: EXIT_STATUS,
+  eventStatus: EVENT_STATUS,
+  streamState: STREAM_STATE,
   status: RECORDING_STATUS,
 };
 
@@ -47,8 +52,11 @@ test('every event, code and status is documented in docs/notify.md with the same
   for (const [table, codes] of Object.entries(CODE_TABLES)) {
     for (const [name, value] of Object.entries(codes)) expected.set(`${table}.${name}`, [String(value)]);
   }
+  // Web stop codes: the value, then the message first in the meaning cell.
+  for (const [name, stop] of Object.entries(WEB_STOP)) expected.set(`webStop.${name}`, [String(stop.code)]);
   assert.deepEqual([...rows.keys()].sort(), [...expected.keys()].sort());
   for (const [name, cells] of expected) assert.deepEqual(rows.get(name)!.slice(0, cells.length), cells, name);
+  for (const [name, stop] of Object.entries(WEB_STOP)) assert.ok(rows.get(`webStop.${name}`)![1]!.startsWith(`\`${stop.message}\``), name);
 });
 
 test('catalogue: event names and types unique across recorder and service events; statuses are the spec query statuses', () => {

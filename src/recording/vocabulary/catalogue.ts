@@ -82,6 +82,29 @@ export const LEAVE_CODE = Object.freeze({ initFailed: 0, stopped: 2, idle: 4, ig
 /** `exitStatus` of event 11. */
 export const EXIT_STATUS = Object.freeze({ normal: 0, abnormal: 1 });
 
+/** `status` of events 30 (`uploaderStarted`), 31/32 (`uploaded`, `backuped`) and 40 (`recorderStarted`). */
+export const EVENT_STATUS = Object.freeze({ ok: 0 } as const);
+
+/** `state` of events 43/44 (`audioStreamState`, `videoStreamState`). */
+export const STREAM_STATE = Object.freeze({ receiving: 0, stopped: 1 } as const);
+export type StreamState = (typeof STREAM_STATE)[keyof typeof STREAM_STATE];
+
+/** `code` and `message` of event 71 (`webRecorderStopped`), docs/recording-web.md "Stop codes and events". */
+export const WEB_STOP = Object.freeze({
+  ok: { code: 0, message: 'ok' },
+  maxRecordingHour: { code: 1, message: 'max_recording_hour' },
+  capabilityLimit: { code: 2, message: 'capability_limit' },
+  startEngineFailed: { code: 3, message: 'start_engine_failed' },
+  pageLoadTimeout: { code: 4, message: 'page_load_timeout' },
+  accessUrlFailed: { code: 5, message: 'access_url_failed' },
+  recorderError: { code: 6, message: 'recorder_error' },
+} as const);
+/** One of WEB_STOP. */
+export interface WebStop {
+  readonly code: number;
+  readonly message: string;
+}
+
 /** Session statuses (query's `serverResponse.status`, spec "Status codes in query responses"). */
 export const RECORDING_STATUS = Object.freeze({
   notStarted: 0,

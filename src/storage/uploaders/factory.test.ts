@@ -2,28 +2,12 @@ import assert from 'node:assert/strict';
 import { createServer, request, type IncomingHttpHeaders, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
 import { GetObjectTaggingCommand, S3Client } from '@aws-sdk/client-s3';
-import type { StorageSettings } from '../config.ts';
 import type { StorageConfig } from '../storage-config.ts';
-import { S3RVER_KEY, startTestS3Server, type TestS3Server } from '../testing/index.ts';
+import { S3RVER_KEY, startTestS3Server, testStorageSettings, type TestS3Server } from '../testing/index.ts';
 import { createUploader, resolveDestination } from './factory.ts';
 import { UploadError } from './types.ts';
 
-const config = (over: Partial<StorageSettings> = {}): StorageSettings => ({
-  routeAllToLocal: false,
-  endpoints: {},
-  bucketDir: '/data/bucket',
-  serveBucket: true,
-  bucketPublic: true,
-  signedUrlTtlSeconds: 3600,
-  spoolDir: '/data/spool',
-  spoolMaxBytes: 1 << 30,
-  concurrency: 2,
-  retryBaseMs: 1000,
-  retryMaxMs: 30_000,
-  partSizeBytes: 5 << 20,
-  leaseMs: 60_000,
-  ...over,
-});
+const config = testStorageSettings;
 const sc = (vendor: number, region: number, over: Partial<StorageConfig> = {}): StorageConfig =>
   ({ vendor, region, bucket: 'bkt', accessKey: 'acct', secretKey: 'c2VjcmV0', ...over }) as StorageConfig;
 

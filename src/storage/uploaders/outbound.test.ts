@@ -4,29 +4,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { OutboundPolicy, ResolvedAddress } from '../../net/index.ts';
-import type { StorageSettings } from '../config.ts';
 import { checkStorageTarget } from '../outbound.ts';
 import type { StorageConfig } from '../storage-config.ts';
-import { AZURITE_KEY, S3RVER_KEY, startTestS3Server, type TestS3Server } from '../testing/index.ts';
+import { AZURITE_KEY, S3RVER_KEY, startTestS3Server, testStorageSettings, type TestS3Server } from '../testing/index.ts';
 import { NOT_PUBLIC } from './classify.ts';
 import { createUploader } from './factory.ts';
 import { UploadError } from './types.ts';
 
-const config: StorageSettings = {
-  routeAllToLocal: false,
-  endpoints: {},
-  bucketDir: '/data/bucket',
-  serveBucket: false,
-  bucketPublic: false,
-  signedUrlTtlSeconds: 3600,
-  spoolDir: '/data/spool',
-  spoolMaxBytes: 1 << 30,
-  concurrency: 2,
-  retryBaseMs: 1000,
-  retryMaxMs: 30_000,
-  partSizeBytes: 5 << 20,
-  leaseMs: 60_000,
-};
+const config = testStorageSettings({ serveBucket: false, bucketPublic: false });
 
 let s3: TestS3Server;
 before(async () => {

@@ -12,7 +12,7 @@ import type { SenderReport } from '../../../media/mix/live/index.ts';
 import type { RecorderReport, RecorderUpdate, RecordingTask, StopResult } from '../../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../../storage/index.ts';
 import type { ChannelRefusal, ChannelSource } from './channel-source.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, LEAVE_CODE, WARN_CODE } from '../../../recording/index.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, EVENT_STATUS, LEAVE_CODE, WARN_CODE } from '../../../recording/index.ts';
 import { HoldSwitch } from '../hold/index.ts';
 import { planSubscriptions, type SubscriptionPlan, type TrackRef } from './plan.ts';
 import { PublisherLinks } from './publisher-links.ts';
@@ -125,7 +125,7 @@ export class ChannelFollower {
 
   /** The recorder is in the channel and recording (1100 after it for a session that starts on hold). */
   started(): void {
-    this.#signals.emit('recorderStarted', { status: 0 });
+    this.#signals.emit('recorderStarted', { status: EVENT_STATUS.ok });
     this.#signals.status('recorderReady');
     this.#hold.announce();
   }

@@ -8,7 +8,7 @@ import type { Clock } from '../../../clock/index.ts';
 import type { Logger } from '../../../log/index.ts';
 import type { RecorderReport, RecordingTask } from '../../../recording/dispatch/index.ts';
 import type { StorageModule, UploadSession } from '../../../storage/index.ts';
-import { ChannelRefusal, channelSource, type ChannelSource, type MediaPath } from '../follower/index.ts';
+import { ChannelRefusal, channelSource, type ChannelSource, type FollowingSession, type FollowingSessionDeps, type MediaPath } from '../follower/index.ts';
 import { recorderSignals, type RecorderSignals } from '../events.ts';
 import { fenceUploads } from '../output/index.ts';
 import { meterUploads, type RecorderMeter } from './meter.ts';
@@ -51,7 +51,7 @@ export async function openUpload(storage: StorageModule, task: RecordingTask, me
 }
 
 /** Status `initialized`, the task's upload session, and its view of the channel. */
-export async function openSessionIO(deps: LaunchDeps, task: RecordingTask, report: RecorderReport, profile: Profile): Promise<SessionIO> {
+async function openSessionIO(deps: LaunchDeps, task: RecordingTask, report: RecorderReport, profile: Profile): Promise<SessionIO> {
   const signals = recorderSignals(report);
   signals.status('initialized');
   const upload = await openUpload(deps.storage, task, deps.meter);
@@ -78,11 +78,29 @@ export interface StartableSession {
 }
 
 /** Runs the session's start in the background: a refused token ends it as a failure, any other fault as an error. */
-export function startInBackground(session: StartableSession, io: SessionIO, report: RecorderReport, log: Logger): void {
+function startInBackground(session: StartableSession, io: SessionIO, report: RecorderReport, log: Logger): void {
   void session.start().catch((e: Error) => {
     if (e instanceof ChannelRefusal) return session.fail(e);
     log.error({ err: e.message }, 'recorder failed to start');
     io.signals.status('exitedAbnormally');
     report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: false, message: 'recorder failed to start' });
   });
+}
+
+/**
+ * Launches a following session (individual, mix): its log, status `initialized`, the upload session and the
+ * channel source, then `build` makes the session from them, whose start runs after the handle is returned.
+ */
+export async function launchFollowingSession<Options extends { readonly profile: Profile }, Session extends FollowingSession & StartableSession>(
+  deps: LaunchDeps,
+  task: RecordingTask,
+  report: RecorderReport,
+  run: { readonly component: string; readonly options: Options; readonly workDir: string },
+  build: (base: FollowingSessionDeps<Options>) => Session,
+): Promise<Session> {
+  const log = deps.log.child({ component: run.component, sid: task.sid });
+  const io = await openSessionIO(deps, task, report, run.options.profile);
+  const session = build({ task, options: run.options, report, source: io.source, upload: io.upload, clock: deps.clock, log, workDir: run.workDir });
+  startInBackground(session, io, report, log);
+  return session;
 }

@@ -10,7 +10,9 @@ export {
   generationNaming,
   recoverTrack,
   resumedBackupIndex,
+  runWorkDir,
   type RecoveredSlice,
   type RecoveredTrack,
+  type RunWorkDir,
   type TrackLeftovers,
 } from './recovery.ts';

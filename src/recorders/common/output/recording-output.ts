@@ -9,7 +9,7 @@ import type { Logger } from '../../../log/index.ts';
 import type { SessionNaming } from '../../../media/index.ts';
 import type { RecordedFile, RecorderReport, UploadingStatus } from '../../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../../storage/index.ts';
-import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE } from '../../../recording/index.ts';
+import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, EVENT_STATUS } from '../../../recording/index.ts';
 import type { RecorderSignals } from '../events.ts';
 import { HlsTrackWriter, type ClosedSliceFile, type HlsTrackOptions } from './hls-track.ts';
 import { generationDir, type RecoveredTrack } from './recovery.ts';
@@ -203,7 +203,7 @@ export class RecordingOutput {
    */
   async awaitUploads(files: readonly RecordedFile[] = this.files()): Promise<UploadingStatus> {
     const { uploadingStatus } = await this.d.upload.finish();
-    this.d.signals.emit(uploadingStatus === 'uploaded' ? 'uploaded' : 'backuped', { status: 0, fileList: files.map((f) => ({ ...f })) });
+    this.d.signals.emit(uploadingStatus === 'uploaded' ? 'uploaded' : 'backuped', { status: EVENT_STATUS.ok, fileList: files.map((f) => ({ ...f })) });
     return uploadingStatus;
   }
 }

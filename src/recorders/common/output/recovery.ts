@@ -155,3 +155,17 @@ export async function resumedBackupIndex(previous: readonly RecordedFile[], sess
   const runs = (await dirEntries(sessionDir)).filter((g) => /^g\d+$/.test(g)).map((g) => Number(g.slice(1)));
   return Math.max(nextBackupIndex(previous), ...runs);
 }
+
+export interface RunWorkDir {
+  /** The run's `bak<n>_` index: undefined on a first run. */
+  readonly backupIndex: number | undefined;
+  /** `<workRoot>/<sid>/g<k>` (generationDir). */
+  readonly workDir: string;
+}
+
+/** Where this run of a task works: a resumed run past every earlier one (resumedBackupIndex), a first run in `g0`. */
+export async function runWorkDir(workRoot: string, task: { readonly sid: string; readonly resumed: boolean; readonly previousFiles: readonly RecordedFile[] }): Promise<RunWorkDir> {
+  const sessionDir = join(workRoot, task.sid);
+  const backupIndex = task.resumed ? await resumedBackupIndex(task.previousFiles, sessionDir) : undefined;
+  return { backupIndex, workDir: join(sessionDir, generationDir(backupIndex)) };
+}

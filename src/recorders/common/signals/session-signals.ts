@@ -6,7 +6,8 @@
  */
 import type { Clock } from '../../../clock/index.ts';
 import type { Logger } from '../../../log/index.ts';
-import type { RecorderReport } from '../../../recording/dispatch/index.ts';
+import type { RecorderReport, StreamState } from '../../../recording/dispatch/index.ts';
+import { EVENT_STATUS } from '../../../recording/index.ts';
 import type { UploadSession } from '../../../storage/index.ts';
 import { recorderSignals, type RecorderSignals } from '../events.ts';
 import { ProgressReporter } from './progress.ts';
@@ -39,7 +40,7 @@ export class SessionSignals implements RecorderSignals {
   /** Statuses 2 and 3 around event 30; from now on the uploader's storage events are reported. */
   open(): void {
     this.status('recorderStarting');
-    this.emit('uploaderStarted', { status: 0 });
+    this.emit('uploaderStarted', { status: EVENT_STATUS.ok });
     this.status('uploaderReady');
     this.#unlistenUploads = this.d.upload.onEvent(uploadEventReporter(this));
   }
@@ -53,8 +54,8 @@ export class SessionSignals implements RecorderSignals {
     this.#progress.stop();
   }
 
-  /** Events 43/44: a user's audio or video stream is received (0) or no longer (1). */
-  streamState(uid: string, kind: 'audio' | 'video', state: 0 | 1): void {
+  /** Events 43/44: a user's audio or video stream is received or no longer. */
+  streamState(uid: string, kind: 'audio' | 'video', state: StreamState): void {
     this.emit(kind === 'audio' ? 'audioStreamState' : 'videoStreamState', { streamUid: uid, state, UtcMs: this.d.clock.now() });
   }
 

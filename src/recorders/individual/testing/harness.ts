@@ -3,14 +3,12 @@
  * helpers to drive the recording API over HTTP.
  */
 import type { JsonObject } from '../../../config/index.ts';
-import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { startSyntheticPublisher, type SfuTestHooks, type SyntheticPublisher, type SyntheticPublisherOptions } from '../../../channel/index.ts';
 import type { Clock } from '../../../clock/index.ts';
-import { verifySignature } from '../../../notify/index.ts';
 import type { RecorderTestHooks } from '../../index.ts';
-import { startTestServer, TEST_CUSTOMER_AUTH, type TestDatabase, type TestServer } from '../../../testing/index.ts';
+import { startTestServer, startWebhookReceiver, TEST_CUSTOMER_AUTH, type TestDatabase, type TestServer } from '../../../testing/index.ts';
 
 export const APP = '970CA35de60c44645bbae8a215061b33';
 export const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
@@ -78,20 +76,7 @@ export interface HarnessOptions {
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
-  const events: WebhookEvent[] = [];
-  const hook: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks);
-      const signed = verifySignature(raw, WEBHOOK_SECRET, req.headers as Record<string, string>);
-      const body = JSON.parse(raw.toString('utf8')) as Omit<WebhookEvent, 'signed'>;
-      events.push({ ...body, signed });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
-  const hookPort = (hook.address() as { port: number }).port;
+  const hook = await startWebhookReceiver<Omit<WebhookEvent, 'signed'>>(WEBHOOK_SECRET);
   const server = await startTestServer({
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
@@ -108,13 +93,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       ...(opts.storage ? { storage: opts.storage } : {}),
       ...(opts.channel ? { channel: opts.channel } : {}),
     },
-    env: { REELTIME_NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${hookPort}/hook`, REELTIME_NOTIFY_WEBHOOK_SECRET: WEBHOOK_SECRET },
+    env: hook.env,
   });
   const publishers: SyntheticPublisher[] = [];
   const client = recordingClient(server.url, opts.mode);
   return {
     server,
-    events,
+    events: hook.events,
     bucketDir: join(server.dataDir, 'bucket', BUCKET),
     async publish(p) {
       const pub = await startSyntheticPublisher({
@@ -141,7 +126,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     async close() {
       await Promise.all(publishers.map((p) => p.stop().catch(() => undefined)));
       await server.close();
-      await new Promise((r) => hook.close(r));
+      await hook.close();
     },
   };
 }

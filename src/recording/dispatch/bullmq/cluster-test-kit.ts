@@ -3,14 +3,12 @@
  * shared bucket dir, a signed-webhook receiver, `reeltime` processes in any role.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSyntheticPublisher, type SyntheticPublisher } from '../../../channel/index.ts';
-import { verifySignature } from '../../../notify/index.ts';
 import { APP, BUCKET, rtcToken, storageConfig, type RecordingClient } from '../../../recorders/individual/testing/harness.ts';
 import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../../redis/testing.ts';
-import { openTestDatabase, startServerProcess, TEST_PG_URL, type ServerProcess, type TestDatabase } from '../../../testing/index.ts';
+import { openTestDatabase, startServerProcess, startWebhookReceiver, TEST_PG_URL, type ServerProcess, type TestDatabase } from '../../../testing/index.ts';
 
 const WEBHOOK_SECRET = 'cluster-webhook-secret';
 
@@ -53,19 +51,7 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
   const prefix = testRedisPrefix();
   const root = mkdtempSync(join(tmpdir(), 'reeltime-cluster-'));
   const bucketRoot = join(root, 'bucket');
-  const webhooks: ReceivedWebhook[] = [];
-  const hook: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const raw = Buffer.concat(chunks);
-      const signed = verifySignature(raw, WEBHOOK_SECRET, req.headers as Record<string, string>);
-      webhooks.push({ ...(JSON.parse(raw.toString('utf8')) as Omit<ReceivedWebhook, 'signed'>), signed });
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
-  const hookPort = (hook.address() as { port: number }).port;
+  const hook = await startWebhookReceiver<Omit<ReceivedWebhook, 'signed'>>(WEBHOOK_SECRET);
   const databaseUrl = `${TEST_PG_URL}?schema=${db.location.pgSchema}`;
   const redisUrl = env.REDIS_URL ?? TEST_REDIS_URL;
   const procs: ServerProcess[] = [];
@@ -75,7 +61,7 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
     db,
     root,
     bucketDir: join(bucketRoot, BUCKET),
-    webhooks,
+    webhooks: hook.events,
     databaseUrl,
     redisUrl,
     async start(args, opts = {}) {
@@ -92,8 +78,7 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
           REELTIME_REDIS_PREFIX: prefix,
           REELTIME_STORAGE_BUCKET_DIR: bucketRoot,
           REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0',
-          REELTIME_NOTIFY_WEBHOOK_URL: `http://127.0.0.1:${hookPort}/hook`,
-          REELTIME_NOTIFY_WEBHOOK_SECRET: WEBHOOK_SECRET,
+          ...hook.env,
           // The test machine is shared and busy: admission by capacity only.
           REELTIME_RECORDING_DISPATCH_CPU_THRESHOLD_PERCENT: '100',
           ...env,
@@ -132,7 +117,7 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
     async close() {
       await Promise.all(publishers.map((p) => p.stop().catch(() => undefined)));
       await Promise.all(procs.map((p) => p.close()));
-      await new Promise<void>((r) => hook.close(() => r()));
+      await hook.close();
       await db.close();
       await deleteTestKeys(prefix);
       rmSync(root, { recursive: true, force: true });
