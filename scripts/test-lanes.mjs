@@ -93,5 +93,27 @@ const STORES = ['src/storage/uploaders/contract.test.ts', 'src/storage/module.te
 /** In-process but long: minutes of CPU. */
 const LONG = ['src/recording/api/fuzz.test.ts'];
 
-// Longest groups first: a fresh clone has no timings yet, and a long file started last would lengthen the run.
-export const HEAVY = [...RECORDERS, ...MEDIA, ...LONG, ...PROCESSES, ...BROWSER, ...STORES];
+/**
+ * The longest heavy files, longest first (their times alone on the machine, s8/speed): a fresh clone has no timings
+ * yet (.test-times.json), and one of these started late would end after the rest of the lane. Keep it in step when
+ * a file's length changes much; every entry must also be in its group above.
+ */
+const LONGEST = [
+  'src/recorders/common/whep-replace.test.ts', // 132 s: ICE consent (30 s) twice, and mix's 15 s slices
+  'src/media/capture/capture.test.ts', // 129 s
+  'src/recording/dispatch/bullmq/failover.test.ts', // 85 s
+  'src/recorders/web/record.test.ts', // 83 s
+  'src/recording/dispatch/bullmq/postgres-outage-reports.test.ts', // 59 s
+  'src/recorders/web/page.test.ts', // 55 s
+  'src/recorders/mix/record.test.ts', // 51 s
+  'src/recorders/individual/hold.test.ts', // 50 s
+  'src/recorders/mix/hold.test.ts', // 43 s
+  'src/recorders/individual/media-path.test.ts', // 42 s
+  'src/recorders/individual/record.test.ts', // 41 s
+  'src/server/sigkill-mix.test.ts', // 40 s
+];
+
+// The longest files first, then the groups, longest groups first.
+export const HEAVY = [...new Set([...LONGEST, ...RECORDERS, ...MEDIA, ...LONG, ...PROCESSES, ...BROWSER, ...STORES])];
+const grouped = new Set([...RECORDERS, ...MEDIA, ...LONG, ...PROCESSES, ...BROWSER, ...STORES]);
+for (const f of LONGEST) if (!grouped.has(f)) throw new Error(`scripts/test-lanes.mjs: ${f} is in LONGEST but in no group`);

@@ -26,7 +26,8 @@ test('SIGKILL of the server kills its ffmpeg children; a new server resumes and 
   const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-sigkill-'));
   const recorderDir = join(dataDir, 'recorder');
   const bucketDir = join(dataDir, 'bucket', BUCKET);
-  const env = { REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0' };
+  // 4 s slices, not 15 s: the uploaded slice before the kill, and the first bak0_ one after it, come in seconds.
+  const env = { REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0', REELTIME_RECORDING_INDIVIDUAL_SLICE_SECONDS: '4' };
   let publishers: SyntheticPublisher[] = [];
   const first = await startServerProcess({ dataDir, env });
   try {

@@ -13,7 +13,7 @@ import { RTCPeerConnection } from 'werift';
 import type { LeaveReason } from '../../channel/index.ts';
 import { FFMPEG_BIN, FFPROBE_BIN, parsePlaylist } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from '../individual/testing/harness.ts';
-import { bucketKeys, probe, sleep } from '../individual/testing/media-checks.ts';
+import { bucketKeys, probe } from '../individual/testing/media-checks.ts';
 import { waitUntil } from '../../testing/wait.ts';
 
 const run = promisify(execFile);
@@ -118,11 +118,20 @@ interface WhepSession {
   end(reason: LeaveReason): Promise<boolean>;
 }
 
-/** Records uid's publisher over WHEP, runs `cut` 4 s after the first slices, records 20 s after the replacement. */
+/** Slice length of these recordings: short, so that the first slices and those after the switch come soon. */
+const SLICE_SECONDS = 4;
+
+/** Slice files of uid's `kind` stream in the bucket. */
+const slicesOf = (h: Harness, uid: number, kind: 'audio' | 'video') => bucketKeys(h.bucketDir).filter((x) => x.includes(`__uid_s_${uid}__uid_e_${kind}_`)).length;
+
+/**
+ * Records uid's publisher over WHEP, runs `cut` once each stream has two slices, records until each stream has two
+ * more slices after the replacement session was made (the new media is in the files, not just its start).
+ */
 async function recordAcross(t: TestContext, cname: string, uid: number, cut: (made: readonly WhepSession[]) => Promise<void>) {
   const made: (WhepSession & { atMs: number })[] = [];
   const h = await startHarness({
-    recording: { mediaPath: 'whep' },
+    recording: { mediaPath: 'whep', individualSliceSeconds: SLICE_SECONDS },
     sfuTestHooks: { onSubscribed: ({ end }) => void made.push({ end, atMs: Date.now() }) },
   });
   try {
@@ -134,13 +143,14 @@ async function recordAcross(t: TestContext, cname: string, uid: number, cut: (ma
       recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
       recordingFileConfig: { avFileType: ['hls'] },
     });
-    await waitUntil(() => ['audio', 'video'].every((k) => bucketKeys(h.bucketDir).some((x) => x.includes(`__uid_s_${uid}__uid_e_${k}_`))), { timeoutMs: 120_000, intervalMs: 200, what: 'a slice of each kind' });
-    await sleep(4000);
+    const kinds = ['audio', 'video'] as const;
+    await waitUntil(() => kinds.every((k) => slicesOf(h, uid, k) >= 2), { timeoutMs: 120_000, intervalMs: 200, what: 'two slices of each kind' });
     const cutAt = Date.now();
     await cut(made);
     await waitUntil(() => made.length >= 2, { timeoutMs: 90_000, intervalMs: 200, what: 'a replacement WHEP session' });
     t.diagnostic(`cut → replacement WHEP session: ${made[1]!.atMs - cutAt} ms`);
-    await sleep(20_000);
+    const atReplacement = kinds.map((k) => slicesOf(h, uid, k));
+    await waitUntil(() => kinds.every((k, i) => slicesOf(h, uid, k) >= atReplacement[i]! + 2), { timeoutMs: 90_000, intervalMs: 200, what: 'two slices of each kind after the replacement' });
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: recUid, clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
     const errors = h.events.filter((e) => e.payload.sid === sid && e.eventType === 1).map((e) => e.payload.details);

@@ -6,6 +6,7 @@ import { parsePlaylist, parseUserFileName } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from './testing/harness.ts';
 import { queryHold, sessionEvents, setHold } from './testing/hold-api.ts';
 import { bucketKeys, centrePixel, isColour, packetSpan, probe, sleep } from './testing/media-checks.ts';
+import { waitUntil } from '../../testing/wait.ts';
 
 const RED = [255, 0, 0];
 const UID = '9101';
@@ -18,6 +19,10 @@ const UID = '9101';
  * add) and the one after it tight. The durations check below bounds the same thing without the arrival clock.
  */
 const JITTER_MS = 3500;
+/** The first test's hold. */
+const HOLD_MS = 8_000;
+/** Slice length in the first test: its slices before and after the hold come in seconds. */
+const SLICE_SECONDS = 4;
 
 function userFiles(h: Harness, sid: string) {
   const keys = bucketKeys(h.bucketDir);
@@ -47,20 +52,25 @@ async function record(h: Harness, cname: string, extra: Record<string, unknown> 
   });
 }
 
-test('10 s, 8 s on hold, 10 s: no media from the hold, one discontinuity per playlist, MP4 without the hold, events in order', async () => {
-  const h = await startHarness();
+test('a slice of each kind, 8 s on hold, a slice of each kind: no media from the hold, one discontinuity per playlist, MP4 without the hold, events in order', async () => {
+  const h = await startHarness({ recording: { individualSliceSeconds: SLICE_SECONDS } });
   try {
     const cname = 'ind-hold';
     const { resourceId, sid } = await record(h, cname);
     const t0 = Date.now();
+    const slices = (kind: 'audio' | 'video') => userFiles(h, sid)(kind === 'audio' ? 'ts' : 'webm', kind).length;
     assert.equal(await queryHold(h, { rid: resourceId, sid }), undefined, 'not on hold: the hosted form, no onhold field');
-    await sleep(10_000);
+    await waitUntil(() => slices('audio') >= 1 && slices('video') >= 1, { timeoutMs: 90_000, intervalMs: 200, what: 'a slice of each kind before the hold' });
     await setHold(h, { rid: resourceId, sid, cname, uid: UID }, true);
     assert.equal(await queryHold(h, { rid: resourceId, sid }), true);
-    await sleep(8_000);
+    // The hold itself: long enough that media leaking from it would show (JITTER_MS is well under it).
+    await sleep(HOLD_MS);
     await setHold(h, { rid: resourceId, sid, cname, uid: UID }, false);
     assert.equal(await queryHold(h, { rid: resourceId, sid }), undefined, 'not on hold: the hosted form, no onhold field');
-    await sleep(10_000);
+    // Two more slices of each kind (the one the hold closed may land after the resume): a whole slice of the resumed
+    // stream, more than the 3 s before the MP4's end checked below.
+    const atResume = [slices('audio'), slices('video')] as const;
+    await waitUntil(() => slices('audio') >= atResume[0] + 2 && slices('video') >= atResume[1] + 2, { timeoutMs: 90_000, intervalMs: 200, what: 'two slices of each kind after the resume' });
     const tStop = Date.now();
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: UID, clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
@@ -75,7 +85,7 @@ test('10 s, 8 s on hold, 10 s: no media from the hold, one discontinuity per pla
     assert.ok(types.indexOf(40) < types.indexOf(1100) && types.indexOf(1100) < types.indexOf(1101) && types.indexOf(1101) < types.indexOf(41), types.join(','));
     const holdStart = held.payload.details.UtcMs as number;
     const holdEnd = resumed.payload.details.UtcMs as number;
-    assert.ok(holdEnd - holdStart >= 8_000, `hold ${holdStart}..${holdEnd}`);
+    assert.ok(holdEnd - holdStart >= HOLD_MS, `hold ${holdStart}..${holdEnd}`);
 
     const files = userFiles(h, sid);
     let recorded = 0;

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import type { ChannelModule, TapParams } from '../../channel/index.ts';
 import { parsePlaylist } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from './testing/harness.ts';
-import { bucketKeys, centrePixel, isColour, probe, sleep } from './testing/media-checks.ts';
+import { bucketKeys, centrePixel, isColour, probe } from './testing/media-checks.ts';
 import { waitUntil } from '../../testing/wait.ts';
 
 const RED = [255, 0, 0];
@@ -22,7 +22,10 @@ function spyOnTaps(h: Harness): TapParams[] {
   return calls;
 }
 
-/** One VP8 red / 440 Hz publisher recorded until 20 s after its first slice; every slice probed. */
+/** Slice length of these recordings: short, so that a recording of two slices each takes seconds, not half a minute. */
+const SLICE_SECONDS = 4;
+
+/** One VP8 red / 440 Hz publisher recorded until each stream has two slices; every slice probed. */
 async function recordAndCheck(h: Harness, cname: string): Promise<void> {
   await h.publish({ cname, uid: 301, color: 'red', toneHz: 440, codec: 'vp8' });
   const { resourceId, sid } = await h.startRecording(cname, '9301', {
@@ -31,8 +34,8 @@ async function recordAndCheck(h: Harness, cname: string): Promise<void> {
     recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
     recordingFileConfig: { avFileType: ['hls'] },
   });
-  const tFirst = await waitUntil(() => bucketKeys(h.bucketDir).some((k) => /\.(ts|webm)$/.test(k)) && Date.now(), { timeoutMs: 90_000, intervalMs: 200, what: 'first slice' });
-  await sleep(Math.max(0, 20_000 - (Date.now() - tFirst)));
+  const slicesOf = (kind: string) => bucketKeys(h.bucketDir).filter((k) => k.includes(`__uid_s_301__uid_e_${kind}_`) && /\.(ts|webm)$/.test(k)).length;
+  await waitUntil(() => slicesOf('audio') >= 2 && slicesOf('video') >= 2, { timeoutMs: 90_000, intervalMs: 200, what: 'two slices of each kind' });
   const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9301', clientRequest: {} });
   assert.equal(stop.status, 200, JSON.stringify(stop.body));
   const keys = bucketKeys(h.bucketDir);
@@ -46,7 +49,7 @@ async function recordAndCheck(h: Harness, cname: string): Promise<void> {
     assert.ok(pl.ended);
     const total = pl.entries.reduce((s, e) => s + e.durationSec, 0);
     // At least one full slice each (when each stream's first keyframe arrives depends on the machine's load).
-    assert.ok(total >= 15, `${kind}: ${total} s recorded`);
+    assert.ok(total >= SLICE_SECONDS, `${kind}: ${total} s recorded`);
     const slices = keys.filter((k) => k.includes(`__uid_s_301__uid_e_${kind}_`) && k.endsWith(`.${ext}`));
     assert.equal(slices.length, pl.entries.length);
     let probed = 0;
@@ -61,7 +64,7 @@ async function recordAndCheck(h: Harness, cname: string): Promise<void> {
 }
 
 test('in-process tap (the default beside the SFU): a WHIP publisher recorded into probed slices, no WHEP hop', async () => {
-  const h = await startHarness();
+  const h = await startHarness({ recording: { individualSliceSeconds: SLICE_SECONDS } });
   try {
     const taps = spyOnTaps(h);
     await recordAndCheck(h, 'ind-tap');
@@ -76,7 +79,7 @@ test('in-process tap (the default beside the SFU): a WHIP publisher recorded int
 });
 
 test('recording.mediaPath whep: the same recording over a loopback WHEP subscription', async () => {
-  const h = await startHarness({ recording: { mediaPath: 'whep' } });
+  const h = await startHarness({ recording: { mediaPath: 'whep', individualSliceSeconds: SLICE_SECONDS } });
   try {
     const taps = spyOnTaps(h);
     await recordAndCheck(h, 'ind-whep');
@@ -92,7 +95,7 @@ test('recording.mediaPath whep: a first WHEP session that never connects is repl
   const ids: string[] = [];
   const deleted: string[] = [];
   const h = await startHarness({
-    recording: { mediaPath: 'whep' },
+    recording: { mediaPath: 'whep', individualSliceSeconds: SLICE_SECONDS },
     sfuTestHooks: {
       onSubscribed: ({ id, answer }) => {
         ids.push(id);

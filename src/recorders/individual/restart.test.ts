@@ -27,12 +27,15 @@ function killSlicers(dir: string): number {
   return n;
 }
 
+/** Slice length: the first slice, and the first after the restart, come in seconds (32 KiB of a slice's audio is 2 s). */
+const SLICE_SECONDS = 4;
+
 test('a recorder restart resumes with bak0_ names and loses no slice the first run wrote', async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-restart-'));
   const database = await openTestDatabase('sqlite');
   try {
     const cname = 'ind-restart';
-    const first = await startHarness({ dataDir, database });
+    const first = await startHarness({ dataDir, database, recording: { individualSliceSeconds: SLICE_SECONDS } });
     await first.publish({ cname, uid: 601, color: 'red', toneHz: 440, codec: 'h264' });
     const { resourceId, sid } = await first.startRecording(cname, '9201', {
       token: rtcToken(cname, 9201, 2),
@@ -50,7 +53,7 @@ test('a recorder restart resumes with bak0_ names and loses no slice the first r
     assert.ok(killSlicers(join(dataDir, 'recorder')) >= 1, 'a slicer was running');
     await first.close();
 
-    const second = await startHarness({ dataDir, database });
+    const second = await startHarness({ dataDir, database, recording: { individualSliceSeconds: SLICE_SECONDS } });
     try {
       await second.publish({ cname, uid: 601, color: 'red', toneHz: 440, codec: 'h264' });
       await waitUntil(() => bucketKeys(second.bucketDir).some((k) => k.includes('/bak0_') && k.endsWith('.ts')), { timeoutMs: 60_000, intervalMs: 200, what: 'a bak0_ slice' });

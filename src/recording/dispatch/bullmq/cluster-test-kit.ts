@@ -43,6 +43,9 @@ export function startIndividualHls(client: RecordingClient, cname: string, uid: 
   });
 }
 
+/** Slice length of individual recordings in a test cluster (REELTIME_RECORDING_INDIVIDUAL_SLICE_SECONDS). */
+export const CLUSTER_SLICE_SECONDS = 4;
+
 export async function startCluster(env: Record<string, string> = {}): Promise<Cluster> {
   await requireTestRedis();
   const db = await openTestDatabase('postgres').catch((e: Error) => {
@@ -81,6 +84,9 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
           ...hook.env,
           // The test machine is shared and busy: admission by capacity only.
           REELTIME_RECORDING_DISPATCH_CPU_THRESHOLD_PERCENT: '100',
+          // Individual recordings in 4 s slices, not 15 s: what these tests wait for ("a slice before the outage",
+          // "bak0_ slices after the take-over") comes in seconds. A test may set its own.
+          REELTIME_RECORDING_INDIVIDUAL_SLICE_SECONDS: String(CLUSTER_SLICE_SECONDS),
           ...env,
           ...opts.env,
         },

@@ -9,7 +9,10 @@ import { recordingClient } from '../../../recorders/individual/testing/harness.t
 import { bucketKeys, probe } from '../../../recorders/individual/testing/media-checks.ts';
 import { parseUserFileName } from '../../../media/index.ts';
 import { startTcpProxy, type TcpProxy, TEST_PG_URL, waitUntil } from '../../../testing/index.ts';
-import { startCluster, startIndividualHls, type Cluster } from './cluster-test-kit.ts';
+import { CLUSTER_SLICE_SECONDS, startCluster, startIndividualHls, type Cluster } from './cluster-test-kit.ts';
+
+/** How long PostgreSQL is away: two of the cluster's slices and some. */
+const OUTAGE_MS = (2 * CLUSTER_SLICE_SECONDS + 2) * 1000;
 
 const CNAME = 'pg-drop';
 const REC_UID = '9441';
@@ -51,8 +54,9 @@ test('PostgreSQL dropped and restored mid-session: recording continues, nothing 
 
   const cutAt = Date.now();
   pg.cut('reset');
-  // Away for longer than a slice (15 s): the recorder closes at least one slice meanwhile, which must not be lost.
-  await new Promise((r) => setTimeout(r, 20_000));
+  // Away for longer than two slices: the recorder closes at least one slice that began meanwhile, which must not be
+  // lost (checked below: it is listed). Its upload waits for the database, so the bucket cannot tell when: a span.
+  await new Promise((r) => setTimeout(r, OUTAGE_MS));
   const q = await client.api('GET', client.path(resourceId, sid, 'query'));
   t.diagnostic(`query while PostgreSQL is away: HTTP ${q.status}`);
   assert.ok(q.status >= 500, `no answer from a store it cannot read: ${q.status}`);
