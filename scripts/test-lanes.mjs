@@ -23,6 +23,7 @@ const RECORDERS = [
   'src/recorders/individual/restart.test.ts',
   'src/recorders/individual/scene2.test.ts',
   'src/recorders/individual/mp4-only.test.ts',
+  'src/recorders/individual/uid-taken.test.ts',
   'src/recorders/individual/browser.test.ts',
   'src/recorders/mix/browser.test.ts',
   'src/recorders/individual/s3.test.ts',

@@ -33,6 +33,8 @@ export {
   type RecorderEventName,
   type RecorderStatusName,
 } from '../vocabulary/index.ts';
+/** A recorder's refusal of a session that the request can fix (400 naming the field). */
+export { RecorderRefusedError } from '../lifecycle/index.ts';
 export { createInProcessDispatcher } from './in-process.ts';
 export { recordingTaskOf } from './recording-task.ts';
 export type { RecorderUpdate, SubscriptionRequest, UidLists, UidSelection } from './subscription.ts';

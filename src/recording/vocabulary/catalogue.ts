@@ -74,6 +74,7 @@ export const WARN_CODE = Object.freeze({
   subscribeFailed: 1102,
   snapshotUploadFailed: 1104,
   backgroundImageFailed: 1106,
+  uidTakenByPublisher: 1107,
 });
 
 /** `leaveCode` of event 41 (a bit field upstream; a recorder sends one of these). */

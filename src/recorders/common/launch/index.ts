@@ -1,2 +1,2 @@
-export { openSessionIO, openUpload, startInBackground, type LaunchDeps, type SessionIO, type StartableSession } from './launch.ts';
+export { openSessionIO, openUpload, refuseTakenUid, startInBackground, type LaunchDeps, type SessionIO, type StartableSession } from './launch.ts';
 export { meterUploads, registerRecorderMetrics, type RecorderMeter } from './meter.ts';
