@@ -69,6 +69,7 @@ export const ERROR_CODE = Object.freeze({
 
 /** `warnCode` of event 2. */
 export const WARN_CODE = Object.freeze({
+  reUploading: 31,
   backupSpool: 32,
   profileMismatch: 1101,
   subscribeFailed: 1102,
