@@ -29,6 +29,7 @@ const RECORDERS = [
   'src/recorders/individual/s3.test.ts',
   'src/recorders/mix/images.test.ts',
   'src/recorders/web/recovery.test.ts',
+  'src/recorders/web/upload-refused.test.ts',
 ];
 
 /** Several reeltime processes, or one killed and restarted; a Redis or PostgreSQL outage on a private server. */
