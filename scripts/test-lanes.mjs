@@ -30,6 +30,7 @@ const RECORDERS = [
   'src/recorders/mix/images.test.ts',
   'src/recorders/web/recovery.test.ts',
   'src/recorders/web/upload-refused.test.ts',
+  'src/recorders/web/audio-loss.test.ts',
 ];
 
 /** Several reeltime processes, or one killed and restarted; a Redis or PostgreSQL outage on a private server. */
