@@ -22,12 +22,16 @@ const RECORDERS = [
   'src/recorders/web/page.test.ts',
   'src/recorders/individual/restart.test.ts',
   'src/recorders/individual/scene2.test.ts',
+  'src/recorders/individual/mp4-only.test.ts',
+  'src/recorders/individual/uid-taken.test.ts',
   'src/recorders/individual/browser.test.ts',
   'src/recorders/mix/browser.test.ts',
   'src/recorders/individual/s3.test.ts',
   'src/recorders/individual/slicer-crash.test.ts',
   'src/recorders/mix/images.test.ts',
   'src/recorders/web/recovery.test.ts',
+  'src/recorders/web/upload-refused.test.ts',
+  'src/recorders/web/audio-loss.test.ts',
 ];
 
 /** Several reeltime processes, or one killed and restarted; a Redis or PostgreSQL outage on a private server. */

@@ -17,6 +17,7 @@ import {
   LaunchFailedError,
   LayoutNotSupportedError,
   NoRecorderFitsError,
+  RecorderRefusedError,
   RecorderUnavailableError,
   requestStop,
   RESOURCE_TTL_MS,
@@ -204,7 +205,9 @@ export class RecordingService {
     );
     try {
       await done;
-    } catch {
+    } catch (e) {
+      // A refusal the request can fix (400 naming the field); any other launch failure is the service's (502).
+      if (e instanceof RecorderRefusedError) throw new RecorderRefusedError(e.field, e.rule, sessionSubject(live));
       throw new LaunchFailedError(sessionSubject(live));
     }
     return live;

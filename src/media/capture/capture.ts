@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CapturedBrowser, type LoadResult } from './browser.ts';
+import { watchAudioService } from './audio-service-watch.ts';
 import { startVirtualDisplay, type VirtualDisplay } from './display.ts';
 import { EncoderRun } from './encoder.ts';
 import { MonitorReader } from './monitor-reader.ts';
@@ -65,6 +66,7 @@ class Capture implements CaptureHandle {
   private stopped: Promise<void> | undefined;
   /** Serialises pause/resume/setPushUrl/stop so encoder runs never overlap. */
   private queue: Promise<void> = Promise.resolve();
+  private readonly unwatchAudio: () => void;
 
   constructor(
     private readonly o: ResolvedCaptureOptions,
@@ -79,6 +81,12 @@ class Capture implements CaptureHandle {
     this.pushBranch = o.rtmpUrl !== undefined;
     this.pusher = new CdnPusher({ onStatus: (c) => this.pushStatus(c), rtmpUrl: o.rtmpUrl, outbound: o.pushPolicy, ...o.pushTimeouts });
     for (const child of [screen.process, sound.process, reader.process, browser.process]) this.watch(child);
+    this.unwatchAudio = watchAudioService(
+      () => (browser.process.running ? browser.process.pid : undefined),
+      () => {
+        if (!this.stopped) this.onEvent({ kind: 'audio-service-lost' });
+      },
+    );
   }
 
   get display(): string {
@@ -206,6 +214,7 @@ class Capture implements CaptureHandle {
   }
 
   stop(): Promise<void> {
+    this.unwatchAudio();
     this.stopped ??= this.serial(async () => {
       // The encoder first, so its last segment holds the page up to the end; then the page's browser, the sound
       // server it played into, and the display everything was drawn on.

@@ -26,6 +26,8 @@ export type CaptureEvent =
   /** The main document could not be loaded at all (`net::ERR_…`). */
   | { readonly kind: 'load-failed'; readonly url: string; readonly errorText: string }
   | { readonly kind: 'renderer-crashed' }
+  /** Chromium's audio service died: the page's sound no longer reaches the capture until a reload (audio-service-watch.ts). */
+  | { readonly kind: 'audio-service-lost' }
   /** The page uses something web mode does not record: WebGL, or a video source above 1920×1080. */
   | { readonly kind: 'capability-limit'; readonly limitType: CapabilityLimitType }
   /** A child ended without being asked to. */

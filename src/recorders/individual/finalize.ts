@@ -3,6 +3,7 @@
  * `#EXT-X-ENDLIST`, the MP4s and scene 2 outputs (post-process.ts), the final file list, and the wait for the
  * last upload. Runs once per session, after the live part has let go of the channel.
  */
+import { rm } from 'node:fs/promises';
 import type { Logger } from '../../log/index.ts';
 import { userMp4Name, type SessionNaming } from '../../media/index.ts';
 import type { RecordedFile, StopResult } from '../../recording/dispatch/index.ts';
@@ -29,6 +30,7 @@ export async function finalizeRecording(i: FinalizeInput): Promise<StopResult> {
   const recordedAnything = i.output.recorded;
   await i.output.endPlaylists();
   let outputs: RecordedFile[] = [];
+  let postProcessed = false;
   if (recordedAnything) {
     try {
       outputs = await runPostProcess({
@@ -40,13 +42,23 @@ export async function finalizeRecording(i: FinalizeInput): Promise<StopResult> {
         signals: i.signals,
         mp4Name: (uid, track, startMs) => userMp4Name(i.naming, uid, track, startMs),
       });
+      postProcessed = true;
     } catch (e) {
       i.log.error({ err: (e as Error).message }, 'post-processing failed');
       i.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.medium, ERROR_CODE.postProcessFailed, 'post-processing failed');
     }
   }
   i.output.addOutputs(outputs);
+  if (outputs.length > 0) i.output.fileUploaded();
+  // `[mp4]` alone: the slices were only the MP4s' intermediate (never published); once the MP4s are written they go.
+  if (!i.options.hls && postProcessed) await removeTrackDirs(i.tracks, i.log);
   const files = i.output.reportFiles();
   const uploadingStatus = await i.output.awaitUploads(files);
   return { uploadingStatus, files, recordedAnything };
+}
+
+async function removeTrackDirs(tracks: readonly TrackRecording[], log: Logger): Promise<void> {
+  for (const t of tracks) {
+    await rm(t.hls.dir, { recursive: true, force: true }).catch((e: Error) => log.warn({ err: e.message, dir: t.hls.dir }, 'slices not removed'));
+  }
 }

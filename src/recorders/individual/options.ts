@@ -25,6 +25,7 @@ export interface IndividualOptions {
   readonly subscription: Subscription;
   readonly streamMode: StreamMode;
   readonly maxIdleMs: number;
+  /** Playlists and slices are published (`hls` in `avFileType`); false: slices stay local, the MP4s' intermediate. */
   readonly hls: boolean;
   readonly mp4: boolean;
   /** Seconds between snapshots; undefined without snapshotConfig. */
@@ -66,7 +67,7 @@ export function individualOptions(task: RecordingTask, backupIndex?: number): In
     subscription: createSubscription(task.subscription),
     streamMode: rc?.streamMode ?? 'default',
     maxIdleMs: (rc?.maxIdleTime ?? DEFAULT_MAX_IDLE_SECONDS) * 1000,
-    hls: !snapshotOnly,
+    hls: !snapshotOnly && avFileType.includes('hls'),
     mp4: !snapshotOnly && avFileType.includes('mp4'),
     snapshotSec: cr.snapshotConfig ? (cr.snapshotConfig.captureInterval ?? DEFAULT_CAPTURE_INTERVAL) : undefined,
     postProcess,

@@ -16,7 +16,7 @@ const request = (cname: string) => ({
   recordingFileConfig: { avFileType: ['hls'] },
 });
 
-test('individual recording uploads slices and playlists to an S3 API server; a missing bucket gives uploader error 32', async () => {
+test('individual recording uploads slices and playlists to an S3 API server; a missing bucket gives uploader error 32 and warnings 32 and 31', async () => {
   const s3 = await startTestS3Server([BUCKET]);
   const missing = await startTestS3Server(['some-other-bucket']);
   try {
@@ -47,6 +47,14 @@ test('individual recording uploads slices and playlists to an S3 API server; a m
       assert.equal(ev.payload.details.errorCode, 32);
       assert.ok(ev.signed);
       assert.ok(!JSON.stringify(ev).includes('S3RVER'), 'no storage key in the event');
+      // The file went to the backup spool (warnCode 32) and is re-uploaded from it (warnCode 31), once per file.
+      const warned = (code: number) => h2.events.filter((e) => e.payload.sid === sid && e.eventType === 2 && e.payload.details.warnCode === code);
+      await waitUntil(() => warned(31).length > 0 && warned(32).length > 0, { timeoutMs: 60_000, intervalMs: 200, what: 'uploader warnings 31 and 32' });
+      const reUpload = warned(31)[0]!;
+      assert.equal(reUpload.payload.details.module, 1);
+      assert.match(String(reUpload.payload.details.warnMsg), /re-uploading in \d+ s \(attempt 1 failed/);
+      const files31 = warned(31).map((e) => String(e.payload.details.warnMsg).split(':')[0]);
+      assert.equal(new Set(files31).size, files31.length, 'one warnCode 31 per file');
       const stop = await h2.api('POST', h2.path(resourceId, sid, 'stop'), { cname, uid: '9101', clientRequest: { async_stop: true } });
       assert.equal(stop.status, 200, JSON.stringify(stop.body));
       assert.equal(missing.writes.filter((k) => k.includes(sid)).length, 0);

@@ -45,6 +45,17 @@ test('web page: a renderer crash reloads once (the page stays ready), the second
   assert.deepEqual(run(once.state, { kind: 'renderer-crashed' }).effects, [`end:${WEB_STOP.recorderError.code}`]);
 });
 
+test('web page: a lost audio service reloads once (73 audio_silence, recording goes on); a second loss records on silent, no reload', () => {
+  const once = run(initialPageState(false, false), { kind: 'audio-service-lost' });
+  assert.deepEqual(once.effects, ['reload:audio_silence']);
+  assert.ok(isRecording(once.state));
+  const twice = run(once.state, { kind: 'audio-service-lost' });
+  assert.deepEqual(twice.effects, []);
+  assert.ok(isRecording(twice.state));
+  // Counted apart from renderer crashes: a crash after an audio loss still gets its reload.
+  assert.deepEqual(run(twice.state, { kind: 'renderer-crashed' }).effects, ['reload:renderer_crashed']);
+});
+
 test('web page: hold pauses, resume resumes only a ready page; repeats and anything after the end do nothing', () => {
   const ready = initialPageState(false, false);
   const r = run(ready, { kind: 'hold', onhold: true }, { kind: 'hold', onhold: true }, { kind: 'hold', onhold: false });

@@ -1,6 +1,6 @@
 /**
  * The web session's page, as one state and one transition function (pure): waiting for the page's `notifyReady`
- * (with the `readyTimeout` misses and renderer crashes counted), ready, or ended with a stop code; on hold or not
+ * (with the `readyTimeout` misses, renderer crashes and audio losses counted), ready, or ended with a stop code; on hold or not
  * while it lives. The session runs the effects: reloads, the capture's encoder paused or resumed, the ready timer
  * cancelled, the end, and which page failure ends it with which code (docs/recording-web.md, "readyTimeout" and
  * "Events").
@@ -10,13 +10,13 @@ import { WEB_STOP, type WebStop } from '../../recording/index.ts';
 
 export type WebPageState =
   /** The page has not called notifyReady yet (detection on): nothing is encoded. */
-  | { readonly kind: 'waiting'; readonly onhold: boolean; readonly readyMisses: number; readonly crashes: number }
+  | { readonly kind: 'waiting'; readonly onhold: boolean; readonly readyMisses: number; readonly crashes: number; readonly audioLosses: number }
   /** The page is ready (or detection is off): recording unless on hold. */
-  | { readonly kind: 'ready'; readonly onhold: boolean; readonly crashes: number }
+  | { readonly kind: 'ready'; readonly onhold: boolean; readonly crashes: number; readonly audioLosses: number }
   | { readonly kind: 'ended'; readonly stop: WebStop; readonly details: string };
 
 /** What the capture tells about the page. */
-export type PageEvent = Extract<CaptureEvent, { readonly kind: 'page-ready' | 'renderer-crashed' | 'document-status' | 'load-failed' | 'capability-limit' | 'child-exited' }>;
+export type PageEvent = Extract<CaptureEvent, { readonly kind: 'page-ready' | 'renderer-crashed' | 'audio-service-lost' | 'document-status' | 'load-failed' | 'capability-limit' | 'child-exited' }>;
 
 export type WebPageInput =
   | PageEvent
@@ -28,7 +28,7 @@ export type WebPageInput =
 
 export type WebPageEffect =
   /** Event 73 with the reason, then the page reloaded (its readyTimeout starts over). */
-  | { readonly kind: 'reload'; readonly reason: 'page_load_timeout' | 'renderer_crashed' }
+  | { readonly kind: 'reload'; readonly reason: 'page_load_timeout' | 'renderer_crashed' | 'audio_silence' }
   | { readonly kind: 'cancel-ready-timer' }
   /** The page loaded again while waiting for notifyReady: its readyTimeout starts over. */
   | { readonly kind: 'arm-ready-timer' }
@@ -47,7 +47,7 @@ export interface WebPageStep {
 
 /** At start: waiting for notifyReady when `readyTimeout` detection is on. */
 export function initialPageState(readyDetection: boolean, onhold: boolean): WebPageState {
-  return readyDetection ? { kind: 'waiting', onhold, readyMisses: 0, crashes: 0 } : { kind: 'ready', onhold, crashes: 0 };
+  return readyDetection ? { kind: 'waiting', onhold, readyMisses: 0, crashes: 0, audioLosses: 0 } : { kind: 'ready', onhold, crashes: 0, audioLosses: 0 };
 }
 
 /** The encoder runs: the page is ready and the session not on hold. */
@@ -74,7 +74,7 @@ export function stepPage(s: WebPageState, input: WebPageInput): WebPageStep {
     case 'page-ready':
       if (s.kind !== 'waiting') return stay(s);
       return {
-        state: { kind: 'ready', onhold: s.onhold, crashes: s.crashes },
+        state: { kind: 'ready', onhold: s.onhold, crashes: s.crashes, audioLosses: s.audioLosses },
         effects: [{ kind: 'cancel-ready-timer' }, ...(s.onhold ? [] : [{ kind: 'resume', afterHold: false } as const])],
       };
     case 'document-status':
@@ -93,6 +93,10 @@ export function stepPage(s: WebPageState, input: WebPageInput): WebPageStep {
     case 'renderer-crashed':
       if (s.crashes + 1 >= 2) return ended(WEB_STOP.recorderError, 'the page renderer crashed again after a reload');
       return { state: { ...s, crashes: s.crashes + 1 }, effects: [{ kind: 'reload', reason: 'renderer_crashed' }] };
+    case 'audio-service-lost':
+      // One reload mends it (measured); if the sound is lost again, the recording goes on silent rather than
+      // reloading the page over and over.
+      return { state: { ...s, audioLosses: s.audioLosses + 1 }, effects: s.audioLosses === 0 ? [{ kind: 'reload', reason: 'audio_silence' }] : [] };
     case 'hold': {
       if (input.onhold === s.onhold) return stay(s);
       const state = { ...s, onhold: input.onhold };

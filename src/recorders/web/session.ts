@@ -191,6 +191,7 @@ export class WebSession {
         return;
       case 'page-ready':
       case 'renderer-crashed':
+      case 'audio-service-lost':
       case 'document-status':
       case 'load-failed':
       case 'capability-limit':

@@ -114,3 +114,18 @@ export type TaskConflictError = InstanceType<typeof TaskConflictError>;
 /** start: the recorder could not launch the session (which has been ended). */
 export const LaunchFailedError = refusal('LaunchFailedError', 'the recorder could not launch the session');
 export type LaunchFailedError = InstanceType<typeof LaunchFailedError>;
+
+/**
+ * start: the recorder refused the session for a reason the request can fix (the session has been ended); the
+ * message names the field and rule, e.g. a recording `uid` that a publisher in the channel already uses.
+ */
+export class RecorderRefusedError extends RecordingRefusal {
+  override readonly name = 'RecorderRefusedError';
+  constructor(
+    readonly field: string,
+    readonly rule: string,
+    subject?: Subject,
+  ) {
+    super(`${field}: ${rule}`, subject);
+  }
+}

@@ -69,11 +69,13 @@ export const ERROR_CODE = Object.freeze({
 
 /** `warnCode` of event 2. */
 export const WARN_CODE = Object.freeze({
+  reUploading: 31,
   backupSpool: 32,
   profileMismatch: 1101,
   subscribeFailed: 1102,
   snapshotUploadFailed: 1104,
   backgroundImageFailed: 1106,
+  uidTakenByPublisher: 1107,
 });
 
 /** `leaveCode` of event 41 (a bit field upstream; a recorder sends one of these). */

@@ -62,6 +62,7 @@ export class ChannelFollower {
   #unlisten: (() => void) | undefined;
   #ending: Promise<StopResult> | undefined;
   #profileWarned = false;
+  #uidTakenWarned = false;
   #subscription: Subscription;
 
   constructor(
@@ -131,7 +132,12 @@ export class ChannelFollower {
   }
 
   #onChannelEvent(e: ChannelEvent): void {
-    if (this.ending || e.uid === this.selfUid) return;
+    if (this.ending) return;
+    if (e.uid === this.selfUid) {
+      // After the change is applied (as below): a publisher with the recorder's own uid is never recorded.
+      queueMicrotask(() => this.#warnUidTaken());
+      return;
+    }
     this.hooks.onChannelEvent?.(e);
     // Membership announces a change before applying it, in the same synchronous step: look at the channel once
     // that step is over. A deferral, not a timer, so it does not wait for the injected clock.
@@ -141,6 +147,7 @@ export class ChannelFollower {
   /** The subscription plan for the channel as it is now, with the profile warning and idle countdown done; undefined once ending. */
   plan(streams: readonly TrackRef[]): SubscriptionPlan | undefined {
     if (this.ending) return undefined;
+    this.#warnUidTaken();
     const snap = this.d.source.snapshot();
     const plan = planSubscriptions({ profile: snap.profile, participants: snap.participants, selfUid: this.selfUid }, this.#subscription, this.d.profile, {
       links: this.links.kinds(),
@@ -154,6 +161,14 @@ export class ChannelFollower {
     if (plan.idle) this.#idle.arm();
     else this.#idle.disarm();
     return plan;
+  }
+
+  /** Event 2 warnCode 1107, once, when a publisher in the channel has the recorder's uid (start refuses it when already there). */
+  #warnUidTaken(): void {
+    if (this.#uidTakenWarned || this.ending) return;
+    if (!this.d.source.snapshot().participants.some((p) => p.uid === this.selfUid && p.tracks.length > 0)) return;
+    this.#uidTakenWarned = true;
+    this.#signals.warning(EVENT_MODULE.recorder, WARN_CODE.uidTakenByPublisher, `uid ${this.selfUid} publishes in the channel: it is the recording uid, so it is not recorded`);
   }
 
   /** A fatal refusal (bad or expired token): error event, abnormal status, the session ends. */

@@ -1,2 +1,2 @@
-export { launchFollowingSession, openUpload, type LaunchDeps, type SessionIO, type StartableSession } from './launch.ts';
+export { launchFollowingSession, openUpload, refuseTakenUid, type LaunchDeps, type SessionIO, type StartableSession } from './launch.ts';
 export { meterUploads, registerRecorderMetrics, type RecorderMeter } from './meter.ts';

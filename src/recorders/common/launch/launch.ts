@@ -7,6 +7,7 @@ import type { ChannelModule, Profile } from '../../../channel/index.ts';
 import type { Clock } from '../../../clock/index.ts';
 import type { Logger } from '../../../log/index.ts';
 import type { RecorderReport, RecordingTask } from '../../../recording/dispatch/index.ts';
+import { RecorderRefusedError } from '../../../recording/index.ts';
 import type { StorageModule, UploadSession } from '../../../storage/index.ts';
 import { ChannelRefusal, channelSource, type ChannelSource, type FollowingSession, type FollowingSessionDeps, type MediaPath } from '../follower/index.ts';
 import { recorderSignals, type RecorderSignals } from '../events.ts';
@@ -50,11 +51,11 @@ export async function openUpload(storage: StorageModule, task: RecordingTask, me
   return meterUploads(fenceUploads(upload, task.fence), task.mode, meter);
 }
 
-/** Status `initialized`, the task's upload session, and its view of the channel. */
+/**
+ * The task's view of the channel, checked (refuseTakenUid), then status `initialized` and the task's upload session.
+ * Throws RecorderRefusedError before anything is opened.
+ */
 async function openSessionIO(deps: LaunchDeps, task: RecordingTask, report: RecorderReport, profile: Profile): Promise<SessionIO> {
-  const signals = recorderSignals(report);
-  signals.status('initialized');
-  const upload = await openUpload(deps.storage, task, deps.meter);
   const source =
     deps.source?.(task) ??
     channelSource({
@@ -69,7 +70,23 @@ async function openSessionIO(deps: LaunchDeps, task: RecordingTask, report: Reco
       log: deps.log.child({ component: 'channel-source', sid: task.sid }),
       ...(deps.mediaPath ? { mediaPath: deps.mediaPath } : {}),
     });
+  refuseTakenUid(task, source);
+  const signals = recorderSignals(report);
+  signals.status('initialized');
+  const upload = await openUpload(deps.storage, task, deps.meter);
   return { signals, upload, source };
+}
+
+/**
+ * The spec's recording `uid` "must not duplicate any UID in the channel": a first launch whose uid a publisher in the
+ * channel already uses is refused (that publisher could never be recorded). A resumed session goes on; the follower
+ * warns when such a publisher appears later (ChannelFollower, warnCode 1107).
+ */
+export function refuseTakenUid(task: RecordingTask, source: Pick<ChannelSource, 'snapshot'>): void {
+  if (task.resumed) return;
+  const uid = Number(task.uid);
+  if (!source.snapshot().participants.some((p) => p.uid === uid && p.tracks.length > 0)) return;
+  throw new RecorderRefusedError('uid', `${task.uid} is the uid of a publisher in channel ${task.cname}; the recording uid must not duplicate any uid in the channel`);
 }
 
 export interface StartableSession {

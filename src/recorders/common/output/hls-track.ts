@@ -101,6 +101,8 @@ export class HlsTrackWriter {
   /** Keeps a slice locally without publishing it (no HLS output, e.g. snapshot-only sessions). */
   keep(s: ClosedSliceFile): void {
     this.slices.push({ path: s.localPath, startMs: s.startMs });
+    this.firstStartMs ??= s.startMs;
+    this.lastEndMs = s.startMs + Math.round(s.durationSec * 1000);
   }
 
   /** Uploads a closed slice, appends it to the playlist and uploads the playlist. */

@@ -30,7 +30,7 @@ test('progress reporter: one uploadingProgress per interval until stopped', asyn
   assert.equal(seen.length, 2);
 });
 
-test('upload events: backup spool warns each time, a storage config error is reported again only after a success', () => {
+test('upload events: backup spool warns each time, re-uploading once per file, a storage config error is reported again only after a success', () => {
   const seen: string[] = [];
   const on = uploadEventReporter({
     warning: (module, code) => seen.push(`warning ${module}/${code}`),
@@ -40,7 +40,11 @@ test('upload events: backup spool warns each time, a storage config error is rep
   on(configError);
   on(configError);
   on({ kind: 'backuped', sid: 's', fileName: 'a.ts', message: 'down' });
+  const failed = { kind: 'upload-failed', sid: 's', fileName: 'a.ts', attempt: 1, retryInMs: 1500, configError: false, message: 'down' } as const;
+  on(failed);
+  on({ ...failed, attempt: 2 });
+  on({ ...failed, fileName: 'b.ts' });
   on({ kind: 'file-uploaded', sid: 's', fileName: 'a.ts', bytes: 1, attempts: 1 });
   on(configError);
-  assert.deepEqual(seen, ['error 1/4/32', 'warning 1/32', 'error 1/4/32']);
+  assert.deepEqual(seen, ['error 1/4/32', 'warning 1/32', 'warning 1/31', 'warning 1/31', 'error 1/4/32']);
 });

@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { RecorderRefusedError } from '../../lifecycle/index.ts';
 import { within } from '../../within.ts';
 import type { Dispatcher, RecorderHandle, RecordingMode, RecordingTask } from '../types.ts';
 import { bullConnection, bullPrefix, type QueueContext } from './connection.ts';
@@ -75,7 +76,7 @@ export function createQueueDispatcher(d: QueueDispatcherDeps): Dispatcher {
           await queue.remove(task.sid).catch(() => undefined);
           throw new NoRecorderAccepted(d.settings.acceptTimeoutMs / 1000);
         }
-        if (!answer.ok) throw new Error(answer.message);
+        if (!answer.ok) throw answer.refused ? new RecorderRefusedError(answer.refused.field, answer.refused.rule) : new Error(answer.message);
         return attach(task);
       } finally {
         await unsubscribe();

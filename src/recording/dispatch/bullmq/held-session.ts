@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import type { Clock } from '../../../clock/index.ts';
 import type { Logger } from '../../../log/index.ts';
 import type { MessageBus } from '../../../redis/index.ts';
-import type { LiveTask, StoppingTask, Task } from '../../lifecycle/index.ts';
+import { RecorderRefusedError, type LiveTask, type StoppingTask, type Task } from '../../lifecycle/index.ts';
 import type { TaskStore } from '../../store/index.ts';
 import { SERVICE_EVENTS } from '../../vocabulary/index.ts';
 import { recordingTaskOf } from '../recording-task.ts';
@@ -176,7 +176,10 @@ export async function runHeldSession(
       handleReady(undefined);
       // A first launch is ended by the API process that waits for the answer; after a take-over nobody waits.
       if (failover) report.ended({ reason: 'error', uploadingStatus: 'unknown', recordedAnything: task.session.files.length > 0, message });
-      else d.publish(topics.accepted(sid), { ok: false, message } satisfies Accepted);
+      else {
+        const refused = e instanceof RecorderRefusedError ? { field: e.field, rule: e.rule } : undefined;
+        d.publish(topics.accepted(sid), { ok: false, message, ...(refused ? { refused } : {}) } satisfies Accepted);
+      }
       return 'failed';
     }
     state = heldAfter(state, { kind: 'started', handle });

@@ -23,7 +23,10 @@ export const topics = {
   stopped: (sid: string) => `recording:stopped:${sid}`,
 } as const;
 
-export type Accepted = { readonly ok: true } | { readonly ok: false; readonly message: string };
+export type Accepted =
+  | { readonly ok: true }
+  /** `refused`: the recorder refused the session for a reason the request can fix (RecorderRefusedError). */
+  | { readonly ok: false; readonly message: string; readonly refused?: { readonly field: string; readonly rule: string } };
 
 export type ControlMessage =
   | { readonly id: string; readonly op: 'update'; readonly change: RecorderUpdate }
