@@ -50,10 +50,8 @@ const RECORD_FLUSH_MS = 5_000;
 export type AttemptOutcome = 'delivered' | 'retrying' | 'failed';
 export type DeliveryMeter = (outcome: AttemptOutcome, seconds: number) => void;
 
-// A claim is short and renewed while its attempt runs, so a crashed sender's claim lapses within CLAIM_TTL_MS and
-// another process resends then (a failed-over session's next event waits seconds, not a request timeout + 30 s).
-export const CLAIM_TTL_MS = 8_000;
-export const CLAIM_RENEW_MS = 2_000;
+// A crashed sender's claim expires after the request timeout plus this margin; another process then resends.
+const LEASE_MARGIN_MS = 30_000;
 // Every process with peers looks for pending work this often, so a crashed peer's events go out without a restart.
 export const SWEEP_INTERVAL_MS = 60_000;
 const PRUNE_EVERY_MS = 600_000;
@@ -214,46 +212,14 @@ export class Dispatcher {
       try {
         if (this.#closed) return;
         const at = clock.now();
-        const leaseEnd = at + CLAIM_TTL_MS;
+        const leaseEnd = at + this.#o.timeoutMs + LEASE_MARGIN_MS;
         // Another process took it (or it changed under us): look again when its claim would have expired.
         if (!(await store.claim(row, this.#owner, at, leaseEnd))) return this.#wake(key, appId, sid, leaseEnd);
-        const letGo = this.#holdClaim(row.notice_id);
-        try {
-          await this.#attempt(row, target);
-        } finally {
-          letGo();
-        }
+        await this.#attempt(row, target);
       } finally {
         this.#releaseSlot();
       }
     }
-  }
-
-  /** Renews a claim every CLAIM_RENEW_MS (injected clock) until the returned function is called. */
-  #holdClaim(noticeId: string): () => void {
-    const { store, clock, log } = this.#o;
-    let timer: TimerHandle | undefined;
-    let held = true;
-    const arm = (): void => {
-      timer = clock.setTimeout(() => {
-        if (!held) return;
-        store.renew(noticeId, this.#owner, clock.now() + CLAIM_TTL_MS).then(
-          (ours) => {
-            if (ours) arm();
-          },
-          (e: Error) => {
-            // The database is away: the claim lapses, and so does every other process's chance to take it.
-            log.warn({ noticeId, err: e.message }, 'notify: renewing a delivery claim failed');
-            if (held) arm();
-          },
-        );
-      }, CLAIM_RENEW_MS);
-    };
-    arm();
-    return () => {
-      held = false;
-      if (timer) clock.clearTimeout(timer);
-    };
   }
 
   async #acquire(): Promise<void> {

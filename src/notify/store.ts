@@ -80,18 +80,6 @@ export class NotifyStore {
     return Number(res.numUpdatedRows) === 1;
   }
 
-  /** Extends this process's claim while its attempt runs; false once the claim is no longer ours. */
-  async renew(noticeId: string, owner: string, untilMs: number): Promise<boolean> {
-    const res = await this.db
-      .updateTable('notify_deliveries')
-      .set({ lease_until: untilMs })
-      .where('notice_id', '=', noticeId)
-      .where('status', '=', 'pending')
-      .where('lease_owner', '=', owner)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows) === 1;
-  }
-
   /** Gives an event back without counting an attempt (shutdown while sending). */
   async release(noticeId: string, owner: string): Promise<void> {
     await this.db
