@@ -13,6 +13,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Clock, TimerHandle } from '../clock/index.ts';
 import type { Logger } from '../log/index.ts';
+import { pidIsAlive } from '../process/index.ts';
 
 export interface OutboxOptions<T> {
   /** Names the journal files and the log lines (`notify`, `recording-reports`, ...). */
@@ -293,11 +294,7 @@ export class Outbox<T> {
   async #abandoned(path: string, host: string, pid: number, me: string): Promise<boolean> {
     if (host === me) {
       if (pid === process.pid) return !openJournals.has(path.replace(/\.replay-.*$/, ''));
-      try {
-        process.kill(pid, 0);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ESRCH') return true;
-      }
+      if (!pidIsAlive(pid)) return true;
     }
     // Another host's, or a pid running again (reused by another process): untouched for longer than any item is
     // retried, its owner holds nothing in it any more (a live one would have given its items up and marked them).

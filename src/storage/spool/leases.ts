@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
+import { processTag, taggedProcessIsGone } from '../../process/index.ts';
 import type { FileRow, SpoolStore } from './store.ts';
 
 /** Default name of the spool a process uses: only processes that see the same files share one. */
@@ -10,7 +11,7 @@ export function spoolNode(spoolDir: string): string {
 }
 
 export interface SpoolLeaseDeps {
-  readonly store: Pick<SpoolStore, 'claimOrphans' | 'renewLeases' | 'releaseLeases'>;
+  readonly store: Pick<SpoolStore, 'claimOrphans' | 'pendingOwners' | 'renewLeases' | 'releaseLeases'>;
   readonly clock: Clock;
   readonly log: Logger;
   readonly leaseMs: number;
@@ -25,11 +26,12 @@ export interface SpoolLeaseDeps {
 /**
  * This process's claims on manifest rows of its node. Each row names an owner and a lease end; the owner renews
  * every `leaseMs / 3` on the clock, and a row whose lease ran out (its owner crashed or stalled) is adopted by the
- * next process of the node that looks. Claims are conditional UPDATEs, so two processes never both win a row.
- * See docs/storage.md (multi-process).
+ * next process of the node that looks. An owner id carries its process's tag, so a process of the same machine
+ * takes the rows of one that has certainly died (SIGKILL, OOM) at once instead of after its lease. Claims are
+ * conditional UPDATEs, so two processes never both win a row. See docs/storage.md (multi-process).
  */
 export class SpoolLeases {
-  readonly owner = randomBytes(8).toString('hex');
+  readonly owner = ownerId();
   readonly #d: SpoolLeaseDeps;
   #tick: TimerHandle | undefined;
   #stopped = false;
@@ -69,8 +71,9 @@ export class SpoolLeases {
   }
 
   async #claimOrphans(): Promise<void> {
+    const gone = (await this.#d.store.pendingOwners(this.#d.node, this.owner)).filter(ownerHasDied);
     const now = this.#d.clock.now();
-    const rows = await this.#d.store.claimOrphans(this.#d.node, this.owner, now, now + this.#d.leaseMs);
+    const rows = await this.#d.store.claimOrphans(this.#d.node, this.owner, now, now + this.#d.leaseMs, gone);
     if (rows.length > 0) this.#d.log.info({ files: rows.length }, 'resuming uploads left in the spool');
     this.#d.adopt(rows);
   }
@@ -94,4 +97,16 @@ export class SpoolLeases {
       this.#d.log.warn({ err: e }, 'spool lease renewal failed; retrying');
     }
   }
+}
+
+/** A random owner id, followed by this process's tag where it has one (`<hex>@<tag>`). */
+function ownerId(): string {
+  const tag = processTag();
+  const random = randomBytes(8).toString('hex');
+  return tag === '' ? random : `${random}@${tag}`;
+}
+
+function ownerHasDied(owner: string): boolean {
+  const at = owner.indexOf('@');
+  return at > 0 && taggedProcessIsGone(owner.slice(at + 1));
 }

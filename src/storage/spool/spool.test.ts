@@ -1,11 +1,14 @@
 // The backup spool against a real S3 server (s3rver) on loopback, on SQLite and PostgreSQL, with a test clock.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
 import { createLogger } from '../../log/index.ts';
+import { processInfo, processTag } from '../../process/index.ts';
 import { openTestDatabase, TEST_DIALECTS, type TestDatabase, waitUntil } from '../../testing/index.ts';
 import type { StorageSettings } from '../config.ts';
 import { sealingKey } from '../seal.ts';
@@ -264,6 +267,39 @@ for (const dialect of TEST_DIALECTS) {
       if (!s3.port) await s3.restart();
       await b.spool.close();
       await other.spool.close();
+      await db.close();
+    }
+  });
+
+  test(`${dialect}: crash of another process of this machine (SIGKILL): its files are adopted at once, not after its lease`, async () => {
+    const db = await openTestDatabase(dialect);
+    const dir = mkdtempSync(join(work, 'k-'));
+    const clock = new ManualClock();
+    const a = makeSpool(db, dir, clock);
+    const b = makeSpool(db, dir, clock);
+    const sid = `sidK${dialect}`;
+    try {
+      await a.spool.start();
+      const session = await a.spool.openSession({ sid, appId: 'app', cname: 'c1', uid: '9', storage: storage({ fileNamePrefix: [sid] }) });
+      await s3.stop();
+      await session.enqueue(segment(dir, 5000), session.objectKey('a.ts'));
+      await waitUntil(() => a.events.some((e) => e.kind === 'backuped'), { timeoutMs: 30_000, what: 'a first attempt' });
+      await a.spool.close({ release: false });
+      // Both spools live in this test's process; the rows get the owner a killed process would have left.
+      const victim = spawn('sleep', ['30'], { stdio: 'ignore' });
+      const pid = victim.pid ?? assert.fail('spawned');
+      const started = processInfo(pid)?.startTime ?? assert.fail('in /proc');
+      victim.kill('SIGKILL');
+      await once(victim, 'exit');
+      const deadOwner = `0123456789abcdef@${processTag().split('.')[0]}.${pid}.${started}`;
+      await db.db.updateTable('storage_files').set({ owner: deadOwner }).where('sid', '=', sid).execute();
+      await s3.restart();
+      await b.spool.start(); // the clock has not moved: the lease has not run out
+      await waitUntil(() => b.events.some((e) => e.kind === 'file-uploaded'), { timeoutMs: 30_000, what: 'the adopted upload' });
+      assert.deepEqual(await inBucket(sid), [`${sid}/a.ts`]);
+    } finally {
+      if (!s3.port) await s3.restart();
+      await b.spool.close();
       await db.close();
     }
   });

@@ -26,18 +26,40 @@ export class SpoolStore {
 
   /**
    * Takes over pending files of this node that nobody holds: released by a closed process, or whose owner's
-   * lease ran out (it crashed). The conditional UPDATE is atomic per row, so two processes never both win.
+   * lease ran out (it crashed), or whose owner is one of `goneOwners` (known to have died). The conditional UPDATE
+   * is atomic per row, so two processes never both win.
    */
-  async claimOrphans(node: string, owner: string, now: number, leaseUntil: number): Promise<FileRow[]> {
+  async claimOrphans(node: string, owner: string, now: number, leaseUntil: number, goneOwners: readonly string[] = []): Promise<FileRow[]> {
     const rows = await this.db
       .updateTable('storage_files')
       .set({ owner, lease_until: leaseUntil })
       .where('state', '=', 'pending')
       .where('node', '=', node)
-      .where((eb) => eb.or([eb('owner', 'is', null), eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+      .where((eb) =>
+        eb.or([
+          eb('owner', 'is', null),
+          eb('lease_until', 'is', null),
+          eb('lease_until', '<', now),
+          ...(goneOwners.length > 0 ? [eb('owner', 'in', goneOwners)] : []),
+        ]),
+      )
       .returningAll()
       .execute();
     return rows.sort((a, b) => a.enqueued_at - b.enqueued_at || (a.id < b.id ? -1 : 1));
+  }
+
+  /** The owners holding pending files of this node, other than `except`. */
+  async pendingOwners(node: string, except: string): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('storage_files')
+      .select('owner')
+      .distinct()
+      .where('state', '=', 'pending')
+      .where('node', '=', node)
+      .where('owner', 'is not', null)
+      .where('owner', '!=', except)
+      .execute();
+    return rows.flatMap((r) => (r.owner === null ? [] : [r.owner]));
   }
 
   /** Extends this owner's leases; returns the ids it still holds. */

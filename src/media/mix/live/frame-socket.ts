@@ -9,6 +9,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pidIsAlive } from '../../../process/index.ts';
 
 /** sun_path holds 108 bytes on Linux; leave room for the terminating NUL and a margin. */
 const MAX_SOCKET_PATH = 100;
@@ -58,16 +59,7 @@ export function sweepDeadFrameSocketDirs(): void {
   }
   for (const entry of entries) {
     const pid = new RegExp(`^${SHORT_DIR_PREFIX}(\\d+)-`).exec(entry)?.[1];
-    if (pid !== undefined && !alive(Number(pid))) rmSync(join(tmpdir(), entry), { recursive: true, force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM'; // someone else's process: alive
+    if (pid !== undefined && !pidIsAlive(Number(pid))) rmSync(join(tmpdir(), entry), { recursive: true, force: true });
   }
 }
 
