@@ -17,6 +17,8 @@ command -v pacat >/dev/null 2>&1 || missing+=(pulseaudio-utils)
 command -v xdpyinfo >/dev/null 2>&1 || missing+=(x11-utils)
 [ -x /usr/bin/setpriv ] || [ -x /bin/setpriv ] || missing+=(util-linux)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
+# TURN tests start coturn on loopback (docs/channel.md, "TURN"); the package starts no daemon without systemd
+command -v turnserver >/dev/null 2>&1 || missing+=(coturn)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -67,6 +67,7 @@ const PROCESSES = [
 /** Chromium pages (console, docs, SDK, WebRTC in a browser). */
 const BROWSER = [
   'src/channel/browser.test.ts',
+  'src/channel/turn/turn.test.ts',
   'src/console/browser.test.ts',
   'src/openapi/docs-page.test.ts',
   'src/chat/sdk/browser.test.ts',

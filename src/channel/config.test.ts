@@ -17,6 +17,7 @@ test('channel config: defaults, env overrides, errors name the setting', () => {
     sessionCaps: { perToken: 32, perChannel: 512, perAddress: 64 },
     eventStreamCaps: { perToken: 8, perChannel: 0, perAddress: 32 },
     trustedAddresses: ['127.0.0.0/8', '::1'],
+    turn: undefined,
   });
   const e = parseChannelConfig(
     new ConfigSource({ channel: { udpPortMin: 40000, udpPortMax: 40100 } }, { REELTIME_CHANNEL_ICE_ADDRESSES: '127.0.0.1, 10.0.0.5' }),
@@ -52,4 +53,18 @@ test('channel config: caps and trusted addresses (cluster peers by default)', ()
     /REELTIME_CHANNEL_TRUSTED_ADDRESSES.*"localhost" is not an IP/,
   );
   assert.throws(() => parseChannelConfig(new ConfigSource({}, { REELTIME_CHANNEL_MAX_SESSIONS_PER_TOKEN: '-1' }), core), /REELTIME_CHANNEL_MAX_SESSIONS_PER_TOKEN/);
+});
+
+test('channel config: TURN URLs need a long secret; the credential lifetime is bounded', () => {
+  const turn = (file: ConstructorParameters<typeof ConfigSource>[0]['channel'], env: Record<string, string> = {}) => parseChannelConfig(new ConfigSource({ channel: file }, env), core).turn;
+  assert.deepEqual(turn({}, { REELTIME_CHANNEL_TURN_URLS: 'turn:127.0.0.1:3478?transport=udp,turn:127.0.0.1:3478?transport=tcp', REELTIME_CHANNEL_TURN_SECRET: 'a-secret-of-20-chars' }), {
+    urls: ['turn:127.0.0.1:3478?transport=udp', 'turn:127.0.0.1:3478?transport=tcp'],
+    secret: 'a-secret-of-20-chars',
+    credentialTtlSeconds: 3600,
+  });
+  assert.throws(() => turn({ turnUrls: ['turn:127.0.0.1:3478'] }), /channel\.turnSecret.*static-auth-secret/);
+  assert.throws(() => turn({ turnUrls: ['turn:127.0.0.1:3478'], turnSecret: 'short' }), /channel\.turnSecret.*16/);
+  assert.throws(() => turn({ turnUrls: ['stun:127.0.0.1:3478'], turnSecret: 'a-secret-of-20-chars' }), /channel\.turnUrls.*"stun:127\.0\.0\.1:3478" is not a TURN URL/);
+  assert.throws(() => turn({ turnSecret: 'a-secret-of-20-chars' }), /channel\.turnUrls.*empty/);
+  assert.throws(() => turn({ turnUrls: ['turn:h'], turnSecret: 'a-secret-of-20-chars', turnCredentialTtlSeconds: 5 }), /turnCredentialTtlSeconds/);
 });

@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { ConfigError, type CoreConfig, type ConfigSource } from '../config/index.ts';
 import type { CapLimits } from './caps.ts';
 import { parseRange } from './client-address.ts';
+import { isTurnUrl, type TurnSettings } from './turn/index.ts';
 
 /** Settings of the channel module (file section "channel", environment overrides REELTIME_CHANNEL_*). */
 export interface ChannelConfig {
@@ -29,6 +30,30 @@ export interface ChannelConfig {
    * one that no proxy relayed is not counted per address and its sessions are not ended at token expiry.
    */
   readonly trustedAddresses: readonly string[];
+  /** TURN servers (coturn with `use-auth-secret`) whose short-lived credentials clients get (docs/channel.md, "TURN"). */
+  readonly turn: TurnSettings | undefined;
+}
+
+/** coturn's shared secret: long enough not to be guessed from one handed-out credential. */
+const MIN_TURN_SECRET_LENGTH = 16;
+
+function parseTurn(src: ConfigSource): TurnSettings | undefined {
+  const urls = src.list('channel.turnUrls', 'REELTIME_CHANNEL_TURN_URLS', []);
+  const secret = src.string('channel.turnSecret', 'REELTIME_CHANNEL_TURN_SECRET');
+  const credentialTtlSeconds = src.int('channel.turnCredentialTtlSeconds', 'REELTIME_CHANNEL_TURN_CREDENTIAL_TTL_SECONDS', 3600, { min: 60, max: 86_400 });
+  if (urls.length === 0) {
+    if (secret !== undefined) throw new ConfigError('REELTIME_CHANNEL_TURN_URLS (channel.turnUrls)', 'is empty while channel.turnSecret is set');
+    return undefined;
+  }
+  for (const url of urls) {
+    if (!isTurnUrl(url)) {
+      throw new ConfigError('REELTIME_CHANNEL_TURN_URLS (channel.turnUrls)', `"${url}" is not a TURN URL (turn:host:port?transport=udp|tcp, or turns:)`);
+    }
+  }
+  if (secret === undefined || secret.length < MIN_TURN_SECRET_LENGTH) {
+    throw new ConfigError('REELTIME_CHANNEL_TURN_SECRET (channel.turnSecret)', `needs coturn's static-auth-secret, at least ${MIN_TURN_SECRET_LENGTH} characters, when TURN URLs are set`);
+  }
+  return { urls, secret, credentialTtlSeconds };
 }
 
 /** Loopback and the IP literals and ranges of `clusterPeers` (an origin given by name is not resolved). */
@@ -93,5 +118,6 @@ export function parseChannelConfig(src: ConfigSource, core: CoreConfig): Channel
       perAddress: src.int('channel.maxEventStreamsPerAddress', 'REELTIME_CHANNEL_MAX_EVENT_STREAMS_PER_ADDRESS', 32, { min: 0 }),
     },
     trustedAddresses,
+    turn: parseTurn(src),
   };
 }

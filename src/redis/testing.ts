@@ -1,9 +1,9 @@
 // Test helpers: the shared loopback Redis (guarded, a private prefix per test) and a private redis-server to kill.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { spawnChild } from '../process/index.ts';
+import { freePort } from '../testing/ports.ts';
 
 /** The Redis every development and CI machine runs on loopback. */
 export const TEST_REDIS_URL = process.env.REELTIME_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -43,16 +43,7 @@ export async function deleteTestKeys(prefix: string, url = TEST_REDIS_URL): Prom
   }
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => (a && typeof a === 'object' ? resolve(a.port) : reject(new Error('no port'))));
-    });
-  });
-}
+export { freePort };
 
 export interface PrivateRedis {
   readonly url: string;

@@ -26,13 +26,14 @@ export const CHROMIUM_TEST_ARGS: readonly string[] = Object.freeze([
   '--disable-sync',
 ]);
 
-export async function launchTestChromium(): Promise<TestChromium> {
+/** `extraArgs`: more switches, e.g. `--use-file-for-fake-video-capture=<y4m>` for a camera of one known colour. */
+export async function launchTestChromium(extraArgs: readonly string[] = []): Promise<TestChromium> {
   // playwright refuses a --user-data-dir argument; a persistent context takes the profile folder instead.
   const dir = mkdtempSync(join(tmpdir(), 'reeltime-chromium-'));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: [...CHROMIUM_TEST_ARGS],
+    args: [...CHROMIUM_TEST_ARGS, ...extraArgs],
   });
   return {
     context,

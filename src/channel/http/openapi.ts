@@ -21,7 +21,11 @@ function channelPaths(): Record<string, Json> {
   const sdpOffer = { required: true, content: { 'application/sdp': { schema: { type: 'string' } } } };
   const created = {
     ...text('application/sdp', 'The SDP answer; Location names the session (PATCH for trickle ICE, DELETE to leave).'),
-    headers: { Location: { schema: { type: 'string' } }, ETag: { schema: { type: 'string' } } },
+    headers: {
+      Location: { schema: { type: 'string' } },
+      ETag: { schema: { type: 'string' } },
+      Link: { schema: { type: 'string' }, description: 'With channel.turnUrls: one per TURN URL, rel="ice-server" with short-lived credentials (RFC 9725 §4.6).' },
+    },
   };
   const failed = { '4XX': json(channelError, 'Refused (bad token, unknown channel, bad SDP…).') };
   const tokenQuery = param('token', 'query', 'RTC token, when no Authorization header is sent.', false);
@@ -70,6 +74,15 @@ function channelPaths(): Record<string, Json> {
         operationId: 'channelEvents',
         summary: 'Membership changes as server-sent events',
         responses: { '200': text('text/event-stream', 'Events: snapshot, then joins, leaves and track changes.'), ...failed },
+      },
+    },
+    '/rtc/v1/apps/{appId}/channels/{cname}/ice-servers': {
+      get: {
+        ...read,
+        parameters: [...ch, param('uid', 'query', 'User ID of the token.', true), tokenQuery],
+        operationId: 'iceServers',
+        summary: "TURN servers with short-lived credentials for RTCPeerConnection, before the WHIP/WHEP offer (reeltime's extension)",
+        responses: { '200': json({ type: 'object' }, '{iceServers: [{urls, username, credential}]} (empty without channel.turnUrls).'), ...failed },
       },
     },
     '/rtc/v1/apps/{appId}/channels': {

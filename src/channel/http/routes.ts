@@ -13,6 +13,7 @@ import { authorizeRead, isCustomer } from './routes-auth.ts';
 import { tokenKey } from '../caps.ts';
 import type { Sfu } from '../sfu.ts';
 import { trackBitrates } from './track-bitrates.ts';
+import { iceServerLinkHeaders, registerIceServerRoute } from './ice-servers.ts';
 
 export interface RouteDeps {
   readonly sfu: Sfu;
@@ -88,11 +89,12 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
     return req.body;
   };
 
-  const created = (reply: FastifyReply, s: { id: string; etag: string; answer: string }) =>
+  const created = (reply: FastifyReply, s: { id: string; etag: string; answer: string }, uid: number) =>
     reply
       .code(201)
       .headers({
         ...CORS,
+        ...iceServerLinkHeaders(deps, uid),
         'content-type': 'application/sdp',
         location: `/rtc/v1/sessions/${s.id}`,
         etag: `"${s.etag}"`,
@@ -170,7 +172,7 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
         offer,
         client: clientOf(req),
       });
-      return created(reply, s);
+      return created(reply, s, uid);
     });
   });
 
@@ -193,7 +195,7 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
           offer,
           client: clientOf(req),
         });
-        return created(reply, s);
+        return created(reply, s, uid);
       } catch (e) {
         // WHEP: nothing published yet is a 409 the player may retry.
         if (isChannelError(e) && e.code === 'publisher_not_found') reply.header('retry-after', '2');
@@ -201,6 +203,8 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
       }
     });
   });
+
+  registerIceServerRoute(app, deps, CORS);
 
   app.patch<{ Params: SessionParams }>('/rtc/v1/sessions/:id', async (req, reply) => {
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { spawnChild } from '../../process/index.ts';
+import { freePort } from '../../testing/ports.ts';
 
 /** Azurite's well-known development account. */
 export const AZURITE_ACCOUNT = 'devstoreaccount1';
@@ -13,16 +13,6 @@ export interface TestAzurite {
   close(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Spawns azurite-blob on loopback, in memory, without telemetry; resolves once it answers HTTP. */
 export async function startTestAzurite(): Promise<TestAzurite> {

@@ -49,6 +49,21 @@ async function exchange(pc, url) {
   return new URL(res.headers.get('location'), res.url).toString();
 }
 
+/**
+ * The peer connection settings: the node's TURN servers with this user's credentials (fetched before the offer,
+ * so relay candidates are in it), and `?relay=1` in the page's address to use only them (a network that blocks
+ * UDP to the node, or a test of TURN).
+ */
+async function peerConfig() {
+  const q = `uid=${state.uid}&token=${encodeURIComponent(state.token)}`;
+  const res = await fetch(`/rtc/v1/apps/${state.appId}/channels/${encodeURIComponent(state.cname)}/ice-servers?${q}`);
+  const body = await res.json();
+  if (!res.ok) throw new Error(body.reason || `ice servers: HTTP ${res.status}`);
+  const relay = new URLSearchParams(location.search).get('relay') === '1';
+  if (relay && body.iceServers.length === 0) throw new Error('?relay=1: this node hands out no TURN server (channel.turnUrls)');
+  return { iceServers: body.iceServers, iceTransportPolicy: relay ? 'relay' : 'all' };
+}
+
 function endpoint(kind, extra = '') {
   // The token also rides in the query: a browser drops the Authorization header when a 307 sends the POST to the
   // channel node that hosts the channel (another origin).
@@ -59,7 +74,7 @@ function endpoint(kind, extra = '') {
 async function publish() {
   const media = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 360 } });
   $('localVideo').srcObject = media;
-  const pc = new RTCPeerConnection();
+  const pc = new RTCPeerConnection(state.peerConfig);
   for (const track of media.getTracks()) pc.addTransceiver(track, { direction: 'sendonly', streams: [media] });
   const session = await exchange(pc, endpoint('whip'));
   state.publish = { pc, session, media };
@@ -77,7 +92,7 @@ async function watch(uid) {
   fig.append(video, Object.assign(document.createElement('figcaption'), { textContent: `uid ${uid}` }));
   fig.addEventListener('click', () => (video.muted = !video.muted));
   $('tiles').append(fig);
-  const pc = new RTCPeerConnection();
+  const pc = new RTCPeerConnection(state.peerConfig);
   pc.addTransceiver('audio', { direction: 'recvonly' });
   pc.addTransceiver('video', { direction: 'recvonly' });
   const stream = new MediaStream();
@@ -131,6 +146,7 @@ async function join(ev) {
       state.token = t.token;
       state.appId = t.appId;
     }
+    state.peerConfig = await peerConfig();
     await publish();
     follow();
     state.joined = true;
