@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what reeltime needs on a fresh Debian machine: ffmpeg, Chromium, Xvfb, PulseAudio and util-linux's setpriv (every child
 # process is started through it so it dies with reeltime) from Debian when missing, then the npm dependencies
-# (when missing or stale). Safe to run again.
+# (when missing or stale). Safe to run again. `--bench` also installs what only benchmarks need (Janus for bench:sfu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +19,10 @@ command -v xdpyinfo >/dev/null 2>&1 || missing+=(x11-utils)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 # TURN tests start coturn on loopback (docs/channel.md, "TURN"); the package starts no daemon without systemd
 command -v turnserver >/dev/null 2>&1 || missing+=(coturn)
+# --bench: what only the benchmarks need (bench:sfu runs Janus beside reeltime)
+if [ "${1:-}" = "--bench" ]; then
+  command -v janus >/dev/null 2>&1 || missing+=(janus)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
