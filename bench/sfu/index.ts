@@ -47,7 +47,9 @@ const publisher = (baseUrl: string, cname: string, uid: number) =>
 
 async function reeltimeTarget(): Promise<Target> {
   const root = new URL('../../', import.meta.url).pathname;
-  const server = spawn(process.execPath, ['--import', 'tsx', `${root}bench/channel/server.ts`], {
+  // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the reeltime process per configuration (where the cost goes).
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
+  const server = spawn(process.execPath, [...prof, '--import', 'tsx', `${root}bench/channel/server.ts`], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, TSX_TSCONFIG_PATH: `${root}tsconfig.json` },
   });
