@@ -1,32 +1,6 @@
-/**
- * The per-mode settings a recorder runs with, built once at the dispatch boundary from the validated start request
- * and the updates the control plane stored (docs/architecture.md, "Recorder settings"). Pure: no clock, no I/O.
- */
-import { individualSettings, type IndividualSettings } from './individual.ts';
-import { mixSettings, type MixSettings } from './mix.ts';
-import type { SettingsSource } from './source.ts';
-import { webSettings, type WebSettings } from './web.ts';
-
-export type RecorderSettings = IndividualSettings | MixSettings | WebSettings;
-
-/** The settings of one session, for the recorder of its mode. */
-export function recorderSettings(s: SettingsSource): RecorderSettings {
-  switch (s.mode) {
-    case 'individual':
-      return individualSettings(s);
-    case 'mix':
-      return mixSettings(s);
-    case 'web':
-      return webSettings(s);
-  }
-}
-
-/** The settings of a task given to the recorder of `mode`; throws if the dispatcher sent another mode's. */
-export function settingsFor<M extends RecorderSettings['mode']>(settings: RecorderSettings, mode: M): Extract<RecorderSettings, { mode: M }> {
-  if (settings.mode !== mode) throw new Error(`settings.mode: a ${settings.mode} session given to the ${mode} recorder`);
-  return settings as Extract<RecorderSettings, { mode: M }>;
-}
-
+// The per-mode settings a recorder runs with, built once at the dispatch boundary from the validated start request
+// and the updates the control plane stored (docs/architecture.md, "Recorder settings").
+export { recorderSettings, settingsFor, type RecorderSettings } from './recorder-settings.ts';
 export { DEFAULT_CAPTURE_INTERVAL, DEFAULT_MIX_BITRATE, DEFAULT_MIX_SAMPLE_RATE, type IndividualSettings, type PostProcess, type StreamMode } from './individual.ts';
 export { ACCEPTED_FPS, DEFAULT_BITRATE_KBPS, DEFAULT_CANVAS, DEFAULT_FPS, evenCanvas, mixLayoutSettings, type MixSettings } from './mix.ts';
 export { channelProfile, DEFAULT_MAX_IDLE_SECONDS, type SettingsSource } from './source.ts';
