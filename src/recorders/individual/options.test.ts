@@ -1,25 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { subscriptionRequest, type RecordingTask } from '../../recording/dispatch/index.ts';
+import type { StartClientRequest } from '../../recording/index.ts';
+import { testRecordingTask } from '../../recording/testing/index.ts';
 import { nextBackupIndex } from '../common/output/index.ts';
 import { individualOptions } from './options.ts';
 
-const storageConfig = { vendor: 1, region: 0, bucket: 'b', accessKey: 'k', secretKey: 's' } as RecordingTask['clientRequest']['storageConfig'];
-const task = (clientRequest: Partial<RecordingTask['clientRequest']>, extra: Partial<RecordingTask> = {}): RecordingTask => ({
-  appId: 'a',
-  cname: 'c',
-  uid: '1',
-  sid: 's',
-  resourceId: 'r',
-  mode: 'individual',
-  scene: 0,
-  clientRequest: { storageConfig, ...clientRequest },
-  subscription: subscriptionRequest(clientRequest.recordingConfig),
-  startedAt: 0,
-  resumed: false,
-  previousFiles: [],
-  ...extra,
-});
+const storageConfig = { vendor: 1, region: 0, bucket: 'b', accessKey: 'k', secretKey: 's' } as StartClientRequest['storageConfig'];
+const task = (cr: Partial<StartClientRequest>, scene: 0 | 1 | 2 = 0) =>
+  testRecordingTask({ mode: 'individual', scene, clientRequest: { storageConfig, ...cr } as StartClientRequest });
 
 test('defaults: communication, audio+video for everybody, 30 s idle, HLS only, no snapshots', () => {
   const o = individualOptions(task({ recordingFileConfig: { avFileType: ['hls'] } }));
@@ -32,29 +20,33 @@ test('defaults: communication, audio+video for everybody, 30 s idle, HLS only, n
   assert.equal(o.streamMode, 'default');
   assert.deepEqual(o.postProcess, { kind: 'none' });
   assert.equal(o.backupIndex, undefined);
+  assert.equal(o.onhold, false);
 });
 
-test('live, mp4, snapshots, snapshot-only, scene 2', () => {
-  const o = individualOptions(
-    task({ recordingConfig: { channelType: 1, maxIdleTime: 5, streamMode: 'original' }, recordingFileConfig: { avFileType: ['hls', 'mp4'] }, snapshotConfig: { fileType: ['jpg'] } }),
+test('the session’s settings, with the live subscription and this run’s bak<n>_ index', () => {
+  const t = task(
+    {
+      recordingConfig: { channelType: 1, maxIdleTime: 5, streamMode: 'original', subscribeAudioUids: ['7'], onhold: true },
+      recordingFileConfig: { avFileType: ['hls', 'mp4'] },
+      snapshotConfig: { fileType: ['jpg'] },
+      transcodeOptions: { transConfig: { transMode: 'postponeTranscoding' } },
+    },
+    2,
   );
-  assert.equal(o.profile, 'live');
-  assert.equal(o.maxIdleMs, 5000);
-  assert.equal(o.mp4, true);
-  assert.equal(o.snapshotSec, 10);
-  assert.equal(o.streamMode, 'original');
+  const o = individualOptions(t, 3);
+  assert.deepEqual([o.profile, o.maxIdleMs, o.mp4, o.snapshotSec, o.streamMode, o.onhold, o.backupIndex], ['live', 5000, true, 10, 'original', true, 3]);
+  assert.deepEqual(o.postProcess, { kind: 'postponeTranscoding' });
+  // With a list for one kind only, the other kind is not subscribed.
+  assert.deepEqual(o.subscription, { audio: { kind: 'only', uids: ['7'] }, video: { kind: 'only', uids: [] } });
+  assert.ok(Object.isFrozen(o));
   const snapOnly = individualOptions(task({ snapshotConfig: { captureInterval: 5, fileType: ['jpg'] } }));
   assert.equal(snapOnly.hls, false);
   assert.equal(snapOnly.snapshotSec, 5);
-  const mix = individualOptions(
-    task({ transcodeOptions: { transConfig: { transMode: 'audioMix' }, container: { format: 'm4a' }, audio: { sampleRate: '16000', channels: '1', bitrate: '32000' } } }, { scene: 2 }),
-  );
-  assert.deepEqual(mix.postProcess, { kind: 'audioMix', format: 'm4a', sampleRate: 16000, bitrate: 32000, channels: 1 });
-  const defMix = individualOptions(task({ transcodeOptions: { transConfig: { transMode: 'audioMix' } } }, { scene: 2 }));
-  assert.deepEqual(defMix.postProcess, { kind: 'audioMix', format: 'mp3', sampleRate: 48000, bitrate: 48000, channels: 2 });
-  const pt = individualOptions(task({ transcodeOptions: { transConfig: { transMode: 'postponeTranscoding' } } }, { scene: 2 }));
-  assert.deepEqual(pt.postProcess, { kind: 'postponeTranscoding' });
-  assert.deepEqual(individualOptions(task({ transcodeOptions: { transConfig: { transMode: 'postponeTranscoding' } } })).postProcess, { kind: 'none' }, 'scene 0 ignores transcodeOptions');
+});
+
+test('another mode’s session is refused', () => {
+  const mix = testRecordingTask({ mode: 'mix', clientRequest: { storageConfig } as StartClientRequest });
+  assert.throws(() => individualOptions(mix), /settings\.mode: a mix session given to the individual recorder/);
 });
 
 test('a resumed task uses the next bak<n>_ index', () => {

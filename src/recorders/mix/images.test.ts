@@ -8,7 +8,7 @@ import { FFMPEG_BIN } from '../../media/index.ts';
 import { hexToYuv, i420PixelAt } from '../../media/mix/index.ts';
 import { runChild } from '../../process/index.ts';
 import { boundedSize, ImageLoader } from './images.ts';
-import { layoutSettings } from './options.ts';
+import { mixLayoutSettings } from '../../recording/index.ts';
 
 test('boundedSize: scaled down into the canvas with the aspect kept, even sizes, never up', () => {
   assert.deepEqual(boundedSize(1280, 720, { width: 640, height: 360 }), { width: 640, height: 360 });
@@ -49,7 +49,7 @@ test('background images: fetched once over loopback, PNG, JPEG and BMP decoded, 
       canvas: { width: 640, height: 360 },
       onFailure: (url) => failures.push(new URL(url).pathname),
     });
-    const settings = layoutSettings({
+    const settings = mixLayoutSettings({
       backgroundImage: `${base}/yellow.png`,
       defaultUserBackgroundImage: `${base}/missing.png`,
       backgroundConfig: [

@@ -1,2 +1,2 @@
 export { createMixRecorder, type MixRecorderDeps } from './recorder.ts';
-export { layoutSettings, mixOptions, type MixOptions } from './options.ts';
+export { mixOptions, type MixOptions } from './options.ts';

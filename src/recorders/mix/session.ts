@@ -8,15 +8,15 @@ import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { MediaKind } from '../../channel/index.ts';
 import { mixPlaylistName, mixSliceName, type RtpTrackDescription, type SessionNaming } from '../../media/index.ts';
+import type { MixLayoutSettings } from '../../media/mix/index.ts';
 import type { SenderReport } from '../../media/mix/live/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import type { StopResult, TrackType } from '../../recording/dispatch/index.ts';
-import type { UpdateLayoutClientRequest } from '../../recording/index.ts';
 import { ChannelFollower, FollowingSession, wants, type FollowingSessionDeps, type PublisherLinks } from '../common/follower/index.ts';
 import { RecordingOutput, type OutputTrack } from '../common/output/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
 import { MixComposite } from './composite.ts';
-import { layoutSettings, MIX_MP4_SPLIT, type MixOptions } from './options.ts';
+import { MIX_MP4_SPLIT, type MixOptions } from './options.ts';
 import { MIX_TRACK_DIR, recoverMixRuns } from './recovery.ts';
 
 export interface MixSessionDeps extends FollowingSessionDeps<MixOptions> {
@@ -138,9 +138,9 @@ export class MixSession extends FollowingSession {
     this.composite.pushSenderReport(uid, kind, report);
   }
 
-  /** updateLayout: the whole layout is replaced (omitted fields take their defaults) from the next composed frame. */
-  async updateLayout(req: UpdateLayoutClientRequest): Promise<void> {
-    this.composite.setLayout(layoutSettings(req));
+  /** updateLayout: the whole layout is replaced (omitted fields took their defaults) from the next composed frame. */
+  async updateLayout(layout: MixLayoutSettings): Promise<void> {
+    this.composite.setLayout(layout);
   }
 
   /** After the channel is let go: the last slice, the ended playlist, the MP4s, the wait for the uploads. */

@@ -1,30 +1,15 @@
 /**
- * What a web-mode session runs with, read once from the validated start request (docs/recording-web.md,
- * "Request"), plus the object names of its files. Pure: no clock, no I/O.
+ * What a web-mode session runs with: the session's settings (built at the dispatch boundary from the start request
+ * and the updates stored since, recording/dispatch/settings; docs/recording-web.md, "Request") with the configured
+ * test tuning, plus the object names of its files. Pure: no clock, no I/O.
  */
 import type { CaptureOptions } from '../../media/capture/index.ts';
 import { mixMp4Name, mixPlaylistName, mixSliceName, type SessionNaming } from '../../media/index.ts';
 import type { PinnedPage } from './page-hosts.ts';
-import type { MixAudioProfileId } from '../../media/mix/index.ts';
-import type { RecordingTask } from '../../recording/dispatch/index.ts';
+import type { RecordingTask, WebSettings } from '../../recording/dispatch/index.ts';
+import { settingsFor } from '../../recording/index.ts';
 
-export interface WebOptions {
-  readonly url: string;
-  readonly width: number;
-  readonly height: number;
-  readonly videoFps: number | undefined;
-  readonly videoBitrateKbps: number | undefined;
-  readonly audioProfile: MixAudioProfileId;
-  readonly mobile: boolean;
-  readonly maxRecordingHour: number;
-  /** Length of each MP4 file, seconds (`maxVideoDuration` minutes, default 120). */
-  readonly mp4SplitSec: number;
-  readonly onhold: boolean;
-  /** `readyTimeout` in ms; 0 = no detection. */
-  readonly readyTimeoutMs: number;
-  readonly rtmpUrl: string | undefined;
-  readonly hls: boolean;
-  readonly mp4: boolean;
+export interface WebOptions extends WebSettings {
   /** Segment length; undefined = the capture's 15 s. */
   readonly sliceSeconds: number | undefined;
 }
@@ -35,8 +20,6 @@ export interface WebTuning {
   readonly mp4SplitSec?: number | undefined;
 }
 
-const DEFAULT_MAX_VIDEO_MINUTES = 120;
-
 /** The configured web tuning (`recording.webSliceSeconds`, `recording.webMp4SplitSeconds`; 0 = the service's). */
 export function webTuning(settings: { readonly webSliceSeconds: number; readonly webMp4SplitSeconds: number }): WebTuning {
   return {
@@ -46,34 +29,8 @@ export function webTuning(settings: { readonly webSliceSeconds: number; readonly
 }
 
 export function webOptions(task: RecordingTask, tuning: WebTuning = {}): WebOptions {
-  const services = task.clientRequest.extensionServiceConfig?.extensionServices ?? [];
-  let web: Extract<(typeof services)[number], { serviceName: 'web_recorder_service' }> | undefined;
-  let rtmpUrl: string | undefined;
-  for (const s of services) {
-    if (s.serviceName === 'web_recorder_service') web = s;
-    else if (s.serviceName === 'rtmp_publish_service') rtmpUrl = s.serviceParam.outputs[0]?.rtmpUrl;
-  }
-  if (!web) throw new Error('web mode without web_recorder_service (validation lets none through)');
-  const p = web.serviceParam;
-  const av = task.clientRequest.recordingFileConfig?.avFileType ?? ['hls'];
-  return Object.freeze({
-    url: p.url,
-    width: p.videoWidth,
-    height: p.videoHeight,
-    videoFps: p.videoFps,
-    videoBitrateKbps: p.videoBitrate,
-    audioProfile: p.audioProfile,
-    mobile: p.mobile === true,
-    maxRecordingHour: p.maxRecordingHour,
-    mp4SplitSec: tuning.mp4SplitSec ?? (p.maxVideoDuration ?? DEFAULT_MAX_VIDEO_MINUTES) * 60,
-    // The stored hold (start's, then the last update's): a restarted recorder keeps an update's hold.
-    onhold: task.onhold ?? p.onhold === true,
-    readyTimeoutMs: (p.readyTimeout ?? 0) * 1000,
-    rtmpUrl,
-    hls: av.includes('hls'),
-    mp4: av.includes('mp4'),
-    sliceSeconds: tuning.sliceSeconds,
-  });
+  const s = settingsFor(task.settings, 'web');
+  return Object.freeze({ ...s, mp4SplitSec: tuning.mp4SplitSec ?? s.mp4SplitSec, sliceSeconds: tuning.sliceSeconds });
 }
 
 /** A page's files are named as a mix recording's (one file of the whole channel; media/naming.ts). */

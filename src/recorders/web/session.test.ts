@@ -12,6 +12,8 @@ import { createLogger } from '../../log/index.ts';
 import type { CaptureEventListener, CaptureHandle, CaptureOptions } from '../../media/capture/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import type { RecorderOutcome, RecorderReport, RecordingTask, RtmpStatus } from '../../recording/dispatch/index.ts';
+import type { StartClientRequest } from '../../recording/index.ts';
+import { testRecordingTask } from '../../recording/testing/index.ts';
 import type { UploadSession } from '../../storage/index.ts';
 import { webOptions } from './options.ts';
 import { WebSession } from './session.ts';
@@ -57,11 +59,8 @@ function task(param: Record<string, unknown>, startedAt: number, rtmpUrl?: strin
     { serviceName: 'web_recorder_service', serviceParam: { url: 'http://127.0.0.1:1/p', audioProfile: 0, videoWidth: 640, videoHeight: 360, maxRecordingHour: 2, ...param } },
   ];
   if (rtmpUrl) services.push({ serviceName: 'rtmp_publish_service', serviceParam: { outputs: [{ rtmpUrl }] } });
-  return {
-    appId: 'a', cname: 'c', uid: '1', sid: 'sid', resourceId: 'r', mode: 'web', scene: 1, startedAt, resumed: false, previousFiles: [],
-    subscription: { audio: true, video: true, lists: {} },
-    clientRequest: { storageConfig: {}, extensionServiceConfig: { extensionServices: services } },
-  } as unknown as RecordingTask;
+  const clientRequest = { storageConfig: {}, extensionServiceConfig: { extensionServices: services } } as unknown as StartClientRequest;
+  return testRecordingTask({ mode: 'web', scene: 1, clientRequest }, { sid: 'sid', startedAt });
 }
 
 function setup(param: Record<string, unknown>, rtmpUrl?: string, pageUrlPolicy?: OutboundPolicy, pageHosts?: readonly string[]) {

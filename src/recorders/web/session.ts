@@ -88,7 +88,7 @@ export class WebSession {
     const settings = {
       ...captureSettings(o, join(this.d.workDir, 'capture'), !isRecording(this.page), pinned),
       // The push target passes the same guard as the page, at each connect (and `start`/`update` in the API).
-      ...(this.d.pageUrlPolicy ? { pushPolicy: this.d.pageUrlPolicy } : {}),
+      pushPolicy: this.d.pageUrlPolicy,
     };
     this.capture = await (this.d.startCapture ?? startCapture)(settings, (e) => this.onCaptureEvent(e));
     if (this.ending) return;

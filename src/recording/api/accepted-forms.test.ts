@@ -95,7 +95,10 @@ test('start individual: the docs examples (audio only, audio and video, screensh
     storageConfig: docsStorage(),
   });
   const task = doubles.individual.session(audioOnly.sid).task;
-  assert.deepEqual(task.clientRequest.recordingConfig?.subscribeAudioUids, ['#allstream#'], 'the wildcard reaches the recorder');
+  assert.equal(task.settings.mode, 'individual');
+  if (task.settings.mode !== 'individual') return;
+  assert.deepEqual(task.settings.subscription.lists.audio, { kind: 'everyone' }, 'the wildcard reaches the recorder as everyone');
+  assert.deepEqual([task.settings.subscription.audio, task.settings.subscription.video, task.settings.profile], [true, false, 'live']);
 
   const allStreams = { channelType: 1, streamTypes: 2, videoStreamType: 0, maxIdleTime: 30, subscribeAudioUids: ['#allstream#'], subscribeVideoUids: ['#allstream#'], subscribeUidGroup: 5 };
   await started('individual', {
@@ -115,7 +118,8 @@ test('start individual: the docs examples (audio only, audio and video, screensh
     recordingConfig: { channelType: 0, subscribeUidGroup: 0, subscribeAudioUids: ['#allstream#'], unSubscribeVideoUids: ['111', '222'] },
     storageConfig: storage(),
   });
-  assert.deepEqual(doubles.individual.session(spelt.sid).task.clientRequest.recordingConfig?.unsubscribeVideoUids, ['111', '222']);
+  const speltSettings = doubles.individual.session(spelt.sid).task.settings;
+  assert.deepEqual(speltSettings.mode === 'individual' && speltSettings.subscription.lists.video, { kind: 'except', uids: ['111', '222'] });
 });
 
 test('start individual without recordingConfig names the missing subscribeUidGroup', async () => {
@@ -174,11 +178,16 @@ test('start mix: docs, Postman, Go and Python forms', async () => {
   // Go client: storageConfig.extensionParams always sent, `sse` "" when unset (and `tag` "" likewise), any vendor.
   for (const extensionParams of [{ sse: '' }, { sse: '', tag: '' }, { tag: '' }]) {
     const go = await started('mix', { ...mixRequest(), storageConfig: { ...docsStorage(), extensionParams } });
-    assert.deepEqual(doubles.mix.session(go.sid).task.clientRequest.storageConfig?.extensionParams, {}, 'empty sse/tag are "not set"');
+    assert.deepEqual(doubles.mix.session(go.sid).task.storage.extensionParams, {}, 'empty sse/tag are "not set"');
   }
   // Python client: no recordingConfig at all; the defaults apply.
   const py = await started('mix', { token: 't0k3n', storageConfig: storage(), recordingFileConfig: { avFileType: ['hls', 'mp4'] } });
-  assert.deepEqual(doubles.mix.session(py.sid).task.clientRequest.recordingConfig, { channelType: 0, streamTypes: 2, maxIdleTime: 30 });
+  const pyTask = doubles.mix.session(py.sid).task;
+  assert.equal(pyTask.token, 't0k3n');
+  assert.equal(pyTask.settings.mode, 'mix');
+  if (pyTask.settings.mode !== 'mix') return;
+  const { profile, subscription, maxIdleMs, mp4 } = pyTask.settings;
+  assert.deepEqual({ profile, subscription, maxIdleMs, mp4 }, { profile: 'communication', subscription: { audio: true, video: true, lists: {} }, maxIdleMs: 30_000, mp4: true });
   // Unknown fields anywhere are ignored, never refused.
   await started('mix', {
     ...mixRequest(),
@@ -302,7 +311,8 @@ test('updateLayout: Postman, Go and Python forms', async () => {
   assert.equal(r.status, 200, `Postman: ${r.text}`);
   r = await layout({ mixedVideoLayout: 3, layoutConfig: [{ uid: '', x_axis: 0, y_axis: 0, width: 0.5, height: 0.5, alpha: 0, render_mode: 0 }] });
   assert.equal(r.status, 200, `Go zero values: ${r.text}`);
-  assert.equal(doubles.mix.session(s.sid).layouts[1]?.layoutConfig?.[0]?.uid, undefined, 'uid "" means "in join order"');
+  assert.equal(doubles.mix.session(s.sid).layouts[1]?.customRegions[0]?.uid, null, 'uid "" means "in join order"');
+  assert.deepEqual(doubles.mix.session(s.sid).layouts[0]?.customRegions.map((c) => c.uid), ['1', '2']);
   r = await layout({ mixedVideoLayout: 1 });
   assert.equal(r.status, 200, `Python: ${r.text}`);
 });

@@ -37,7 +37,8 @@ for (const dialect of TEST_DIALECTS) {
       const sid = st.body.sid as string;
       const s = double('individual').session(sid);
       assert.equal(s.task.cname, 'room1');
-      assert.equal(s.task.clientRequest.storageConfig.bucket, 'test-bucket');
+      assert.equal(s.task.storage.bucket, 'test-bucket');
+      assert.equal(s.task.settings.mode, 'individual');
 
       await waitUntil(async () => ((await api.query(rid, sid, 'individual')).body.serverResponse as { fileList: unknown[] }).fileList.length === 2, { what: 'files reported' });
       const q = await api.query(rid, sid, 'individual');

@@ -4,6 +4,7 @@ import { ManualClock } from '../../clock/index.ts';
 import { startTestServer, type TestServer, waitUntil } from '../../testing/index.ts';
 import type { NotifyModule } from '../../notify/index.ts';
 import { TaskStore } from '../store/index.ts';
+import { mixLayoutSettings } from '../dispatch/index.ts';
 import { recordingClient, startRequest, type RecordingClient } from '../testing/client.ts';
 import { RecorderDouble, type DoubleOptions } from '../testing/recorder-double.ts';
 
@@ -74,13 +75,15 @@ test('mix: fileListMode string for HLS alone, json with MP4; updateLayout replac
     assert.deepEqual(q, { status: 5, fileListMode: 'string', fileList: `${hls.sid}_c-mix.m3u8`, sliceStartTime: T0 });
 
     const layout = {
-      mixedVideoLayout: 3,
+      mixedVideoLayout: 3 as const,
       backgroundColor: '#FF0000',
       layoutConfig: [{ uid: '1', x_axis: 0, y_axis: 0, width: 0.5, height: 0.5 }],
     };
     const r = await api.updateLayout(hls.rid, hls.sid, 'mix', { ...hls.id, clientRequest: layout });
     assert.deepEqual(r.body, { ...hls.id, resourceId: hls.rid, sid: hls.sid });
-    assert.deepEqual(doubles.mix.session(hls.sid).layouts, [layout]);
+    // The recorder gets the layout translated once at the dispatch boundary, every omitted field at its default.
+    assert.deepEqual(doubles.mix.session(hls.sid).layouts, [mixLayoutSettings(layout)]);
+    assert.deepEqual(doubles.mix.session(hls.sid).layouts.map((l) => [l.kind, l.backgroundColor, l.customRegions[0]?.uid]), [[3, '#FF0000', '1']]);
     const bad = await api.updateLayout(hls.rid, hls.sid, 'mix', { ...hls.id, clientRequest: { mixedVideoLayout: 3 } });
     assert.equal(bad.body.reason, 'clientRequest.layoutConfig: is required with mixedVideoLayout 3');
     const stop = await api.stop(hls.rid, hls.sid, 'mix', { ...hls.id, clientRequest: {} });

@@ -10,8 +10,8 @@ export function createInProcessDispatcher(recorders: readonly Recorder[]): Dispa
   return {
     supports: (mode) => byMode.has(mode),
     async launch(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle> {
-      const r = byMode.get(task.mode);
-      if (!r) throw new Error(`no recorder for mode ${task.mode}`);
+      const r = byMode.get(task.settings.mode);
+      if (!r) throw new Error(`no recorder for mode ${task.settings.mode}`);
       return r.start(task, report);
     },
     async close() {},

@@ -1,6 +1,19 @@
 import type { LiveTask, StoppingTask } from '../lifecycle/index.ts';
-import { subscriptionRequest } from './subscription.ts';
+import { recorderSettings, type RecorderSettings } from './settings/index.ts';
 import type { RecordingTask } from './types.ts';
+
+/** The settings of a stored session now: start's request with the hold, layout and push targets updates stored since. */
+export function recorderSettingsOf(task: LiveTask | StoppingTask): RecorderSettings {
+  const s = task.session;
+  return recorderSettings({
+    mode: s.mode,
+    scene: task.resource.scene,
+    clientRequest: s.clientRequest,
+    onhold: s.onhold,
+    layout: s.layout,
+    rtmp: s.rtmp,
+  });
+}
 
 /** What a recorder needs to run a live task's session: the dispatch boundary's view of the stored task. */
 export function recordingTaskOf(task: LiveTask | StoppingTask, resumed: boolean): RecordingTask {
@@ -10,14 +23,11 @@ export function recordingTaskOf(task: LiveTask | StoppingTask, resumed: boolean)
     uid: task.resource.uid,
     sid: task.session.sid,
     resourceId: task.resource.resourceId,
-    mode: task.session.mode,
-    scene: task.resource.scene,
-    clientRequest: task.session.clientRequest,
-    subscription: subscriptionRequest(task.session.clientRequest.recordingConfig),
+    storage: task.session.clientRequest.storageConfig,
+    token: task.session.clientRequest.token,
+    settings: recorderSettingsOf(task),
     startedAt: task.session.startedAt,
     resumed,
     previousFiles: task.session.files,
-    onhold: task.session.onhold,
-    layout: task.session.layout,
   };
 }

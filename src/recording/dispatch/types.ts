@@ -1,7 +1,9 @@
-import type { Area, RecordingMode, Scene, StartClientRequest, UpdateLayoutClientRequest } from '../validation/types.ts';
-import type { UploadingStatus } from '../../storage/index.ts';
+import type { MixLayoutSettings } from '../../media/mix/index.ts';
+import type { StorageConfig, UploadingStatus } from '../../storage/index.ts';
+import type { Area, RecordingMode } from '../validation/types.ts';
+import type { RecorderSettings } from './settings/index.ts';
 import type { RecordingStatus } from '../vocabulary/index.ts';
-import type { RecorderUpdate, SubscriptionRequest } from './subscription.ts';
+import type { RecorderUpdate } from './subscription.ts';
 
 export type { RecordingMode } from '../validation/types.ts';
 /** `serverResponse.status` of query: named in the vocabulary (RECORDING_STATUS). */
@@ -26,19 +28,24 @@ export interface RecordedFile {
 
 export type RtmpStatus = 'connecting' | 'publishing' | 'onhold' | 'disconnected';
 
-/** Everything a recorder needs to run one session; built from the validated start request. */
+/**
+ * Everything a recorder needs to run one session, built at the dispatch boundary from the stored task
+ * (recording-task.ts): who it is, where its files go, the token it joins with, and its mode's settings. The raw
+ * start request stays with the control plane.
+ */
 export interface RecordingTask {
   readonly appId: string;
   readonly cname: string;
+  /** The uid the recorder joins with (a new random one after a failover). */
   readonly uid: string;
   readonly sid: string;
   readonly resourceId: string;
-  readonly mode: RecordingMode;
-  readonly scene: Scene;
-  /** Validated start body; holds storage credentials: never log it whole. */
-  readonly clientRequest: StartClientRequest;
-  /** Whom to record, translated from the start's `recordingConfig` (subscription.ts). */
-  readonly subscription: SubscriptionRequest;
+  /** Where the files go (start's `storageConfig`); holds credentials: never log it. */
+  readonly storage: StorageConfig;
+  /** RTC token the recorder joins with (start's, or one for the new uid after a failover); a secret. */
+  readonly token: string | undefined;
+  /** The mode's settings (`settings.mode` is the session's mode), built by `recorderSettings`. */
+  readonly settings: RecorderSettings;
   /** Unix ms of the start call. */
   readonly startedAt: number;
   /**
@@ -47,17 +54,6 @@ export interface RecordingTask {
    */
   readonly resumed: boolean;
   readonly previousFiles: readonly RecordedFile[];
-  /**
-   * Pause wished for the session (`recordingConfig.onhold`, reeltime's extension): start's value, then each
-   * update's, as the control plane stored it before telling the recorder; so a recorder that takes the session
-   * over after a restart or failover starts in the hold the last update asked for. Absent: not on hold.
-   */
-  readonly onhold?: boolean;
-  /**
-   * Mix: the layout now (start's `transcodingConfig` layout, replaced by each `updateLayout`), so that a recorder
-   * resuming the session after a restart or failover draws what was last asked for.
-   */
-  readonly layout?: UpdateLayoutClientRequest | undefined;
   /**
    * Present when another recorder may take the session over (queue-backed dispatch): the recorder hands no file to
    * the uploader once `holds()` is false, so two recorders never write one session (docs/deployment.md, fencing).
@@ -104,8 +100,8 @@ export interface StopResult {
 /** Control of one running session. */
 export interface RecorderHandle {
   update(change: RecorderUpdate): Promise<void>;
-  /** Mix mode only. */
-  updateLayout?(req: UpdateLayoutClientRequest): Promise<void>;
+  /** Mix mode only: the new layout, complete (`mixLayoutSettings` of the updateLayout request). */
+  updateLayout?(layout: MixLayoutSettings): Promise<void>;
   /** Leaves the channel and finishes uploads; resolves when every file is in the bucket (or backed up). */
   stop(): Promise<StopResult>;
 }

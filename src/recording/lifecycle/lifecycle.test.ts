@@ -154,12 +154,12 @@ test('updateLayout: mix only, replaces the layout; update keeps web onhold', () 
 
 test('the hold a recorder starts in is the stored one: the start request’s, then the last update’s', () => {
   const held = startSession(createIssuedTask(testResource()), { ...ev, clientRequest: { ...cr, recordingConfig: { ...cr.recordingConfig!, onhold: true } } }, T0).task;
-  assert.equal(recordingTaskOf(held, true).onhold, true);
-  assert.equal(recordingTaskOf(live(), true).onhold, false);
+  assert.equal(recordingTaskOf(held, true).settings.onhold, true);
+  assert.equal(recordingTaskOf(live(), true).settings.onhold, false);
   const paused = updateSession(live(), { recordingConfig: { onhold: true } }).task;
   // A recorder taking the session over (restart recovery, failover) gets the update's hold, not the start's.
-  assert.equal(recordingTaskOf(paused, true).onhold, true);
-  assert.equal(recordingTaskOf(updateSession(paused, { recordingConfig: { onhold: false } }).task, true).onhold, false);
+  assert.equal(recordingTaskOf(paused, true).settings.onhold, true);
+  assert.equal(recordingTaskOf(updateSession(paused, { recordingConfig: { onhold: false } }).task, true).settings.onhold, false);
 });
 
 test('recorder effects: update and updateLayout carry the request; resume relaunches live sessions only', () => {

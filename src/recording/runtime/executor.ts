@@ -6,6 +6,7 @@
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import {
+  mixLayoutSettings,
   recorderUpdate,
   recordingTaskOf,
   type Dispatcher,
@@ -100,7 +101,8 @@ export class EffectExecutor {
       case 'update':
         return this.#control(task, (h) => h.update(recorderUpdate(e.request)));
       case 'updateLayout':
-        return this.#control(task, (h) => h.updateLayout?.(e.request));
+        // The same translation as start's layout, so a running and a resumed recorder draw the same.
+        return this.#control(task, (h) => h.updateLayout?.(mixLayoutSettings(e.request)));
       case 'stopRecorder':
         return task.kind === 'stopping' ? this.#stop(task, e.reason) : undefined;
       case 'schedule':

@@ -10,13 +10,13 @@ import type {
   UploadingStatus,
 } from '../dispatch/types.ts';
 import type { RecorderUpdate } from '../dispatch/subscription.ts';
-import type { UpdateLayoutClientRequest } from '../validation/types.ts';
+import type { MixLayoutSettings } from '../../media/mix/index.ts';
 
 export interface DoubleSession {
   readonly task: RecordingTask;
   readonly report: RecorderReport;
   readonly updates: RecorderUpdate[];
-  readonly layouts: UpdateLayoutClientRequest[];
+  readonly layouts: MixLayoutSettings[];
   stopCalls: number;
 }
 
@@ -34,7 +34,7 @@ export interface DoubleOptions {
 
 export function sampleFiles(task: RecordingTask): RecordedFile[] {
   const base = `${task.sid}_${task.cname}`;
-  if (task.mode === 'individual') {
+  if (task.settings.mode === 'individual') {
     return [
       { fileName: `${base}__uid_s_123__uid_e_audio.m3u8`, trackType: 'audio', uid: '123', mixedAllUser: false, isPlayable: true, sliceStartTime: task.startedAt },
       { fileName: `${base}__uid_s_123__uid_e_video.m3u8`, trackType: 'video', uid: '123', mixedAllUser: false, isPlayable: true, sliceStartTime: task.startedAt },
@@ -43,7 +43,7 @@ export function sampleFiles(task: RecordingTask): RecordedFile[] {
   const files: RecordedFile[] = [
     { fileName: `${base}.m3u8`, trackType: 'audio_and_video', uid: '0', mixedAllUser: true, isPlayable: true, sliceStartTime: task.startedAt },
   ];
-  if (task.clientRequest.recordingFileConfig?.avFileType?.includes('mp4')) {
+  if (task.settings.mp4) {
     files.push({ fileName: `${base}_0.mp4`, trackType: 'audio_and_video', uid: '0', mixedAllUser: true, isPlayable: true, sliceStartTime: task.startedAt });
   }
   return files;
@@ -79,7 +79,7 @@ export class RecorderDouble implements Recorder {
   async start(task: RecordingTask, report: RecorderReport): Promise<RecorderHandle> {
     const fail = this.options.failStart;
     if (fail === true || (typeof fail === 'number' && this.#failedStarts++ < fail)) {
-      throw new Error(`double: cannot start with key ${task.clientRequest.storageConfig.secretKey}`);
+      throw new Error(`double: cannot start with key ${task.storage.secretKey}`);
     }
     const s: DoubleSession = { task, report, updates: [], layouts: [], stopCalls: 0 };
     this.sessions.set(task.sid, s);

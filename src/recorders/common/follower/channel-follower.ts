@@ -79,7 +79,7 @@ export class ChannelFollower {
       );
     });
     // Pause and resume (`onhold`), started in the hold the control plane stored; 1100/1101 after the mode's work.
-    this.#hold = new HoldSwitch(d.task, d.clock, d.signals, { pause: () => hooks.pause(), resume: () => hooks.resume(), ending: () => this.ending });
+    this.#hold = new HoldSwitch(d.task.settings, d.clock, d.signals, { pause: () => hooks.pause(), resume: () => hooks.resume(), ending: () => this.ending });
     this.links = new PublisherLinks(d.source, {
       onPacket: (uid, kind, track, packet) => hooks.onPacket(uid, kind, track, packet),
       ...(hooks.onSenderReport ? { onSenderReport: hooks.onSenderReport.bind(hooks) } : {}),

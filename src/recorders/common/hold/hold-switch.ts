@@ -1,11 +1,10 @@
 /**
  * A session's pause and resume (`recordingConfig.onhold`, docs/recording-api.md "Pause and resume"), shared by
- * individual and mix: the HoldState, started from the hold the control plane stored (`RecordingTask.onhold`), the
+ * individual and mix: the HoldState, started from the hold the control plane stored (`RecordingTask.settings.onhold`), the
  * changes applied one after another (a resume waits until the hold's media has ended), and events 1100/1101, each
  * sent once the mode's own work for it is done.
  */
 import type { Clock } from '../../../clock/index.ts';
-import type { RecordingTask } from '../../../recording/dispatch/index.ts';
 import type { RecorderSignals } from '../events.ts';
 import { HoldState } from './hold.ts';
 
@@ -23,12 +22,13 @@ export class HoldSwitch {
   #change: Promise<void> = Promise.resolve();
 
   constructor(
-    task: Pick<RecordingTask, 'onhold'>,
+    /** The hold the session starts in (`RecordingTask.settings.onhold`). */
+    start: { readonly onhold: boolean },
     private readonly clock: Clock,
     private readonly signals: RecorderSignals,
     private readonly actions: HoldActions,
   ) {
-    this.#state = new HoldState(task.onhold === true, clock.now());
+    this.#state = new HoldState(start.onhold, clock.now());
   }
 
   get onhold(): boolean {

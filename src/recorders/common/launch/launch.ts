@@ -46,9 +46,9 @@ export async function openUpload(storage: StorageModule, task: RecordingTask, me
     appId: task.appId,
     cname: task.cname,
     uid: task.uid,
-    storage: task.clientRequest.storageConfig,
+    storage: task.storage,
   });
-  return meterUploads(fenceUploads(upload, task.fence), task.mode, meter);
+  return meterUploads(fenceUploads(upload, task.fence), task.settings.mode, meter);
 }
 
 /**
@@ -64,7 +64,7 @@ async function openSessionIO(deps: LaunchDeps, task: RecordingTask, report: Reco
       appId: task.appId,
       cname: task.cname,
       uid: task.uid,
-      token: task.clientRequest.token,
+      token: task.token,
       profile,
       clock: deps.clock,
       log: deps.log.child({ component: 'channel-source', sid: task.sid }),

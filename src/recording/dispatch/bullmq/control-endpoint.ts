@@ -4,6 +4,7 @@
  * its first run, so a stop or update is never applied twice.
  */
 import type { MessageBus } from '../../../redis/index.ts';
+import { mixLayoutSettings } from '../settings/index.ts';
 import type { RecorderHandle, StopResult } from '../types.ts';
 import { topics, type ControlMessage, type ControlReply } from './protocol.ts';
 
@@ -25,7 +26,8 @@ async function execute(d: ControlEndpointDeps, m: ControlMessage): Promise<Contr
   if (!h || d.fenced()) return { ok: false, message: 'the recorder no longer holds the session' };
   try {
     if (m.op === 'update') await h.update(m.change);
-    else if (m.op === 'updateLayout') await h.updateLayout?.(m.request);
+    // A message from an API process of an earlier version carries the request: translated as this version does.
+    else if (m.op === 'updateLayout') await h.updateLayout?.('layout' in m ? m.layout : mixLayoutSettings(m.request));
     else return { ok: true, result: await d.stop() };
     return { ok: true };
   } catch (e) {

@@ -43,8 +43,8 @@ export function createQueueDispatcher(d: QueueDispatcherDeps): Dispatcher {
     async update(change) {
       unwrap(await sendControl(d.bus, d.clock, task.sid, { op: 'update', change }, CONTROL_TIMEOUT_MS));
     },
-    async updateLayout(request) {
-      unwrap(await sendControl(d.bus, d.clock, task.sid, { op: 'updateLayout', request }, CONTROL_TIMEOUT_MS));
+    async updateLayout(layout) {
+      unwrap(await sendControl(d.bus, d.clock, task.sid, { op: 'updateLayout', layout }, CONTROL_TIMEOUT_MS));
     },
     async stop() {
       const r = unwrap(await sendControl(d.bus, d.clock, task.sid, { op: 'stop' }, STOP_TIMEOUT_MS, topics.stopped(task.sid)));

@@ -159,8 +159,8 @@ export async function runHeldSession(
   const sessionTask = (): RecordingTask => {
     const base = recordingTaskOf(task, failover);
     if (!failover) return { ...base, fence: keeper.fence };
-    const token = d.rejoinToken?.(task.resource.appId, task.resource.cname, uid) ?? base.clientRequest.token;
-    return { ...base, uid, clientRequest: { ...base.clientRequest, ...(token !== undefined ? { token } : {}) }, fence: keeper.fence };
+    const token = d.rejoinToken?.(task.resource.appId, task.resource.cname, uid) ?? base.token;
+    return { ...base, uid, token, fence: keeper.fence };
   };
 
   const unsubscribe = await openControlEndpoint({ bus: d.bus, sid, ready, fenced: () => keeper.fenced, stop, publish: d.publish });

@@ -2,6 +2,7 @@
  * Messages between API processes and recorder processes (docs/deployment.md, "Recording dispatch"). Jobs and
  * messages carry identifiers only: the task, with its storage secrets, stays in the database.
  */
+import type { MixLayoutSettings } from '../../../media/mix/index.ts';
 import type { UpdateLayoutClientRequest } from '../../validation/types.ts';
 import type { RecorderUpdate } from '../subscription.ts';
 import type { StopResult } from '../types.ts';
@@ -30,6 +31,8 @@ export type Accepted =
 
 export type ControlMessage =
   | { readonly id: string; readonly op: 'update'; readonly change: RecorderUpdate }
+  | { readonly id: string; readonly op: 'updateLayout'; readonly layout: MixLayoutSettings }
+  /** updateLayout as API processes before the recorder settings sent it (the request itself); still taken. */
   | { readonly id: string; readonly op: 'updateLayout'; readonly request: UpdateLayoutClientRequest }
   | { readonly id: string; readonly op: 'stop' };
 

@@ -15,6 +15,9 @@ import { startRequest } from '../../testing/client.ts';
 import { validateStartClientRequest } from '../../validation/index.ts';
 import type { Recorder, RecorderReport, RecordingTask } from '../types.ts';
 import { fenceUploads } from '../../../recorders/common/output/index.ts';
+import type { MixLayoutSettings } from '../../../media/mix/index.ts';
+import { mixLayoutSettings } from '../settings/index.ts';
+import { sendControl } from './control.ts';
 import { QUEUE_NAME } from './protocol.ts';
 import { createQueueDispatcher, LeaseStore, NoRecorderAccepted, startRecorderWorker, WorkerRegistry, type DispatchSettings } from './index.ts';
 import type { Area } from '../../validation/types.ts';
@@ -69,7 +72,7 @@ async function liveTask(
   });
   await store.insert(issued, now);
   const cr = validateStartClientRequest(startRequest('individual'), 'individual', 0);
-  const sid = `${n}${'0'.repeat(31)}`.slice(0, 32);
+  const sid = String(n).padStart(32, '0');
   const live = startSession(issued, { appId: 'app', cname: `c${n}`, uid: '77', sid, mode: 'individual', clientRequest: cr, canonical: canonicalJson(cr) }, now).task;
   await store.save(live, now);
   return live as LiveTask;
@@ -81,6 +84,7 @@ interface Double {
   readonly reports: RecorderReport[];
   readonly stops: number[];
   readonly updates: unknown[];
+  readonly layouts: MixLayoutSettings[];
 }
 function recorderDouble(): Double {
   const d: Double = {
@@ -88,6 +92,7 @@ function recorderDouble(): Double {
     reports: [],
     stops: [],
     updates: [],
+    layouts: [],
     recorder: {
       mode: 'individual',
       async start(task, report) {
@@ -95,6 +100,7 @@ function recorderDouble(): Double {
         d.reports.push(report);
         return {
           update: async (change) => void d.updates.push(change),
+          updateLayout: async (layout) => void d.layouts.push(layout),
           stop: async () => {
             d.stops.push(1);
             return { uploadingStatus: 'uploaded', files: [], recordedAnything: false };
@@ -149,9 +155,10 @@ function setup(over: Partial<DispatchSettings> = {}, withWorker = true) {
     double,
     reports,
     /** Another recorder process on the same queue, serving `region`. */
-    addWorker(region: Area | undefined) {
+    bus,
+    addWorker(region: Area | undefined, rejoinToken?: (appId: string, cname: string, uid: string) => string | undefined) {
       const other = recorderDouble();
-      const w = startRecorderWorker({ ...common, store, recorders: [other.recorder], reportFor: reports.reportFor, region });
+      const w = startRecorderWorker({ ...common, store, recorders: [other.recorder], reportFor: reports.reportFor, region, rejoinToken });
       extra.push(w);
       return { double: other, holder: w.holder };
     },
@@ -213,6 +220,14 @@ test('launch answers once the worker accepted; control reaches it; a lost lease 
 
     await handle.update({ audioUids: ['1'] } as never);
     assert.equal(s.double.updates.length, 1);
+    // updateLayout travels as the complete layout; the request an API process of an earlier version sends is
+    // translated on arrival by the same builder.
+    const layout = mixLayoutSettings({ mixedVideoLayout: 1, backgroundColor: '#00ff00' });
+    await handle.updateLayout!(layout);
+    const request = { mixedVideoLayout: 2 as const, maxResolutionUid: '5' };
+    assert.deepEqual(await sendControl(s.bus, s.clock, task.session.sid, { op: 'updateLayout', request }, 5000), { ok: true });
+    assert.deepEqual(s.double.layouts, [layout, mixLayoutSettings(request)]);
+    assert.deepEqual(s.double.layouts.map((l) => [l.kind, l.backgroundColor, l.maxResolutionUid]), [[1, '#00FF00', null], [2, '#000000', '5']]);
     const report = s.double.reports[0]!;
     report.status(5);
     assert.deepEqual(s.reports.calls, ['status 5']);
@@ -334,6 +349,36 @@ test('a session ended by another process (e.g. a start that gave up waiting) is 
     await waitUntil(() => s.double.stops.length === 1, { what: 'the recorder is stopped' });
     await waitUntil(async () => !(await s.leases.isHeld(live.resource.resourceId, s.clock.now())), { what: 'the lease is let go' });
   } finally {
+    await s.close();
+  }
+});
+
+test('a recorder taking a session over rejoins with a new uid and a token for it; storage and settings stay the session’s', async () => {
+  const s = setup({}, false);
+  const queue = new Queue(QUEUE_NAME, { connection: { url: TEST_REDIS_URL }, prefix: `${prefix}bull` });
+  try {
+    const asked: string[] = [];
+    const next = s.addWorker('EU', (appId, cname, uid) => (asked.push(`${appId}/${cname}/${uid}`), `rejoin-${uid}`));
+    const live = await liveTask(s.store, s.clock);
+    const { resourceId } = live.resource;
+    const { sid } = live.session;
+    // Its first recorder held the session (epoch 1) and stopped renewing; the job is back in the queue.
+    await db.db.insertInto('recording_leases').values({ resource_id: resourceId, sid, epoch: 1, holder: 'gone', expires_at: s.clock.now() - 1 }).execute();
+    await queue.add('session', { resourceId, sid }, { jobId: sid });
+    await waitUntil(() => next.double.tasks.length === 1, { what: 'the session taken over' });
+    const rt = next.double.tasks[0]!;
+    assert.match(rt.uid, /^[1-9][0-9]*$/);
+    assert.notEqual(rt.uid, '77', 'a new uid, never the old one');
+    assert.equal(rt.token, `rejoin-${rt.uid}`, 'a token for the new uid');
+    assert.deepEqual(asked, [`app/${live.resource.cname}/${rt.uid}`]);
+    assert.equal(rt.resumed, true);
+    const planned = recordingTaskOf(live, true);
+    assert.deepEqual(rt.settings, planned.settings);
+    assert.deepEqual(rt.storage, planned.storage);
+    assert.equal('clientRequest' in rt, false, 'the recorder never sees the start request');
+    assert.equal(rt.fence?.holds(), true);
+  } finally {
+    await queue.close();
     await s.close();
   }
 });
