@@ -31,7 +31,7 @@ const chosen = process.env.BENCH_CONFIGS?.split(',').map((n) => CONFIGS[Number(n
 
 interface Load {
   readonly publishers: SyntheticPublisher[];
-  readonly subscribers: { readonly counts: () => { packets: number; frames: number }; readonly close: () => Promise<void> }[];
+  readonly subscribers: { readonly counts: () => { packets: number; frames: number }; readonly ready: Promise<void>; readonly close: () => Promise<void> }[];
 }
 
 interface Target {
@@ -72,7 +72,7 @@ async function reeltimeTarget(): Promise<Target> {
           });
           let frames = 0;
           sub.onRtp((kind, packet) => kind === 'video' && packet.header.marker && frames++);
-          subscribers.push({ counts: () => ({ packets: sub.counts.audio + sub.counts.video, frames }), close: sub.close });
+          subscribers.push({ counts: () => ({ packets: sub.counts.audio + sub.counts.video, frames }), ready: sub.ready, close: sub.close });
         }
       }
       return { publishers, subscribers };
@@ -98,7 +98,7 @@ async function janusTarget(maxPublishers: number): Promise<Target> {
       for (let v = 0; v < s; v++) {
         for (let i = 0; i < p; i++) {
           const sub: CountingSubscriber = await janusSubscribe(session, cname, 1 + i);
-          subscribers.push({ counts: () => ({ ...sub.counts }), close: sub.close });
+          subscribers.push({ counts: () => ({ ...sub.counts }), ready: sub.ready, close: sub.close });
         }
       }
       return { publishers, subscribers };
@@ -128,12 +128,15 @@ const cpuSeconds = (pid: number) => processInfo(pid)?.cpuSeconds ?? Number.NaN;
 async function measure(target: Target, p: number, s: number, run: number): Promise<Row> {
   const load = await target.load(`sfu-bench-${run}`, p, s);
   try {
+    // Every subscriber connected (ICE and DTLS done) before the warm-up starts: a late one would count as loss.
+    await Promise.all(load.subscribers.map((x) => x.ready));
     await sleep(WARMUP_MS);
     const sent = () => load.publishers.reduce((n, x) => n + x.packets.audio + x.packets.video, 0);
     const got = () => load.subscribers.map((x) => x.counts());
     const [c0, t0, s0, g0] = [cpuSeconds(target.pid), performance.now(), sent(), got()];
     await sleep(WINDOW_MS);
     const [c1, t1, s1, g1] = [cpuSeconds(target.pid), performance.now(), sent(), got()];
+    if (process.env.BENCH_DEBUG) console.log(g1.map((x, i) => x.packets - g0[i]!.packets).join(' '), s1 - s0);
     const seconds = (t1 - t0) / 1000;
     const cores = (c1 - c0) / seconds;
     const packets = g1.reduce((n, x, i) => n + x.packets - g0[i]!.packets, 0);
@@ -156,12 +159,14 @@ async function measure(target: Target, p: number, s: number, run: number): Promi
   }
 }
 
+/** BENCH_SFUS=reeltime (or janus): measure one side only. */
+const only = process.env.BENCH_SFUS;
 const rows: Row[] = [];
 let run = 0;
 for (const [p, s] of chosen) {
   // Alternate which SFU goes first, so neither always gets the warmer machine.
   const order = run % 2 === 0 ? [reeltimeTarget, () => janusTarget(p)] : [() => janusTarget(p), reeltimeTarget];
-  for (const start of order) {
+  for (const start of order.filter((_, i) => !only || (i === 0) === (only === (run % 2 === 0 ? 'reeltime' : 'janus')))) {
     const target = await start();
     try {
       const row = await measure(target, p, s, run);

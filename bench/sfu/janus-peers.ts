@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import { RTCPeerConnection } from 'werift';
 import { loopbackClientConfig, gatheringComplete } from '../../src/channel/webrtc/index.ts';
 import { sharedLoopbackStun } from '../../src/channel/client/loopback-stun.ts';
+import { connected } from '../../src/channel/client/peer.ts';
 import type { JanusSession } from './janus.ts';
 
 /** A room per channel name: Janus rooms are numbers. */
@@ -24,7 +25,8 @@ export interface WhipAdapter {
  * roomOf(cname) as feed N; 201 with the answer; `DELETE /session/:handle` leaves.
  */
 export async function startWhipAdapter(session: JanusSession, maxPublishers: number): Promise<WhipAdapter> {
-  const rooms = new Set<number>();
+  /** Each room is created once; publishers starting together wait for the same creation. */
+  const rooms = new Map<number, Promise<unknown>>();
   const server: Server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://adapter');
@@ -39,9 +41,9 @@ export async function startWhipAdapter(session: JanusSession, maxPublishers: num
       const room = roomOf(cname);
       const handle = await session.attach();
       if (!rooms.has(room)) {
-        rooms.add(room);
-        await session.request(handle, { request: 'create', room, publishers: maxPublishers, bitrate: 0, videocodec: 'vp8', audiocodec: 'opus', notify_joining: false });
+        rooms.set(room, session.request(handle, { request: 'create', room, publishers: maxPublishers, bitrate: 0, videocodec: 'vp8', audiocodec: 'opus', notify_joining: false }));
       }
+      await rooms.get(room);
       const joined = await session.message(handle, { request: 'joinandconfigure', room, ptype: 'publisher', id: uid, audio: true, video: true }, { type: 'offer', sdp });
       if (!joined.jsep) throw new Error(`no answer from Janus: ${JSON.stringify(joined)}`);
       res.writeHead(201, { 'content-type': 'application/sdp', location: `/session/${handle}` }).end(joined.jsep.sdp);
@@ -57,6 +59,8 @@ export async function startWhipAdapter(session: JanusSession, maxPublishers: num
 export interface CountingSubscriber {
   /** RTP packets received, and video frames (packets with the marker bit). */
   readonly counts: { packets: number; frames: number };
+  /** Resolves once the peer is connected (ICE and DTLS done). */
+  readonly ready: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -79,6 +83,7 @@ export async function janusSubscribe(session: JanusSession, cname: string, feed:
   await session.message(handle, { request: 'start' }, { type: 'answer', sdp: pc.localDescription!.sdp });
   return {
     counts,
+    ready: connected(pc),
     async close() {
       await session.message(handle, { request: 'leave' }).catch(() => undefined);
       await pc.close().catch(() => undefined);
