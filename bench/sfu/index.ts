@@ -8,6 +8,7 @@
 // so compare the two SFUs in the same run, not across machines. Usage: npm run bench:sfu
 // (BENCH_CONFIGS=1,3 runs the first and third configuration only; BENCH_WINDOW_MS sets the measured window).
 import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { startSyntheticPublisher, whepSubscribe, type SyntheticPublisher } from '../../src/channel/index.ts';
@@ -26,6 +27,8 @@ const CONFIGS: readonly [publishers: number, subscribers: number][] = [
   [8, 8],
 ];
 const WARMUP_MS = 3000;
+/** BENCH_CPU_PROF=<dir>: a V8 CPU profile of the reeltime process over each measured window (where the cost goes). */
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 8000);
 const chosen = process.env.BENCH_CONFIGS?.split(',').map((n) => CONFIGS[Number(n) - 1]!) ?? CONFIGS;
 
@@ -37,6 +40,8 @@ interface Load {
 interface Target {
   readonly name: string;
   readonly pid: number;
+  /** A CPU profile of the SFU over the measured window (reeltime only: Janus is native code). */
+  readonly profile?: { start(): Promise<void>; stop(file: string): Promise<void> };
   /** Publishes `p` synthetic publishers into `cname` and subscribes `s` viewers to each. */
   load(cname: string, p: number, s: number): Promise<Load>;
   close(): Promise<void>;
@@ -47,17 +52,20 @@ const publisher = (baseUrl: string, cname: string, uid: number) =>
 
 async function reeltimeTarget(): Promise<Target> {
   const root = new URL('../../', import.meta.url).pathname;
-  // BENCH_CPU_PROF=<dir>: a V8 CPU profile of the reeltime process per configuration (where the cost goes).
-  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : [];
-  const server = spawn(process.execPath, [...prof, '--import', 'tsx', `${root}bench/channel/server.ts`], {
+  const server = spawn(process.execPath, ['--import', 'tsx', `${root}bench/channel/server.ts`], {
     stdio: ['pipe', 'pipe', 'inherit'],
     env: { ...process.env, TSX_TSCONFIG_PATH: `${root}tsconfig.json` },
   });
   const lines = createInterface({ input: server.stdout! })[Symbol.asyncIterator]();
   const { url } = JSON.parse((await lines.next()).value as string) as { url: string };
+  const ask = async (line: string) => {
+    server.stdin!.write(`${line}\n`);
+    await lines.next();
+  };
   return {
     name: 'reeltime',
     pid: server.pid!,
+    profile: { start: () => ask('profile-start'), stop: (file) => ask(`profile-stop ${file}`) },
     async load(cname, p, s) {
       const publishers = await Promise.all(Array.from({ length: p }, (_, i) => publisher(url, cname, 1 + i)));
       await Promise.all(publishers.map((x) => x.ready));
@@ -133,9 +141,15 @@ async function measure(target: Target, p: number, s: number, run: number): Promi
     await sleep(WARMUP_MS);
     const sent = () => load.publishers.reduce((n, x) => n + x.packets.audio + x.packets.video, 0);
     const got = () => load.subscribers.map((x) => x.counts());
+    const profileFile = PROFILE_DIR && target.profile ? join(PROFILE_DIR, `${target.name}-${p}x${s}.cpuprofile`) : undefined;
+    if (profileFile) await target.profile!.start();
     const [c0, t0, s0, g0] = [cpuSeconds(target.pid), performance.now(), sent(), got()];
     await sleep(WINDOW_MS);
     const [c1, t1, s1, g1] = [cpuSeconds(target.pid), performance.now(), sent(), got()];
+    if (profileFile) {
+      await target.profile!.stop(profileFile);
+      console.log(`profile: ${profileFile} (node --import tsx bench/sfu/profile-summary.ts ${profileFile})`);
+    }
     if (process.env.BENCH_DEBUG) console.log(g1.map((x, i) => x.packets - g0[i]!.packets).join(' '), s1 - s0);
     const seconds = (t1 - t0) / 1000;
     const cores = (c1 - c0) / seconds;
