@@ -1,14 +1,13 @@
 // The backup spool against a real S3 server (s3rver) on loopback, on SQLite and PostgreSQL, with a test clock.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { ManualClock } from '../../clock/index.ts';
 import { createLogger } from '../../log/index.ts';
-import { processInfo, processTag } from '../../process/index.ts';
+import { processTag } from '../../process/index.ts';
+import { unusedPid } from '../../process/testing.ts';
 import { openTestDatabase, TEST_DIALECTS, type TestDatabase, waitUntil } from '../../testing/index.ts';
 import type { StorageSettings } from '../config.ts';
 import { sealingKey } from '../seal.ts';
@@ -286,12 +285,7 @@ for (const dialect of TEST_DIALECTS) {
       await waitUntil(() => a.events.some((e) => e.kind === 'backuped'), { timeoutMs: 30_000, what: 'a first attempt' });
       await a.spool.close({ release: false });
       // Both spools live in this test's process; the rows get the owner a killed process would have left.
-      const victim = spawn('sleep', ['30'], { stdio: 'ignore' });
-      const pid = victim.pid ?? assert.fail('spawned');
-      const started = processInfo(pid)?.startTime ?? assert.fail('in /proc');
-      victim.kill('SIGKILL');
-      await once(victim, 'exit');
-      const deadOwner = `0123456789abcdef@${processTag().split('.')[0]}.${pid}.${started}`;
+      const deadOwner = `0123456789abcdef@${processTag().split('.')[0]}.${unusedPid()}.12345`;
       await db.db.updateTable('storage_files').set({ owner: deadOwner }).where('sid', '=', sid).execute();
       await s3.restart();
       await b.spool.start(); // the clock has not moved: the lease has not run out
