@@ -60,8 +60,13 @@ export class SenderMark {
       writeFileSync(this.#file, state);
       this.#state = state;
     } catch {
-      // An unreadable mark reads as "unknown": others wait for the lease.
+      // No mark reads as "unknown": others wait for the lease (a stale `sending` beside a kept record must not stay).
       this.#state = undefined;
+      try {
+        rmSync(this.#file, { force: true });
+      } catch {
+        // Nothing more to do: the mark directory itself is gone or unwritable.
+      }
     }
   }
 

@@ -82,8 +82,9 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
 
   // The participant reconnects to the surviving node (its channel moved with it).
   pub = await waitUntil(async () => cluster.publish(second.url, c.cname, c.publisher).catch(() => undefined), { timeoutMs: 60_000, intervalMs: 200, what: 'the publisher on the second node' });
-  // Event 12 can reach the receiver up to the webhook claim's lease (request timeout + 30 s, docs/notify.md) after
-  // the kill: a session's events go out in order, and the dead node may have been posting one of them when it died.
+  // A session's events go out in order, and the dead node may have been posting one of them when it died: the
+  // surviving node (same machine) takes that claim at once and resends it before event 12 (docs/notify.md, "When a
+  // claim is taken before its lease ends"); a node of another machine would wait for the claim's lease.
   const failoverEvent = await waitUntil(() => cluster.webhooks.find((w) => w.payload.sid === sid && w.eventType === 12), { timeoutMs: 90_000, intervalMs: 200, what: 'event 12' }).catch(
     (e: Error) => {
       throw new Error(`${e.message}\nsurviving node:\n${second.output()}\nAPI node:\n${api.output()}`);
