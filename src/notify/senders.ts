@@ -10,7 +10,7 @@
  * sent".
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { processTag, taggedProcessIsGone } from '../process/index.ts';
@@ -30,6 +30,19 @@ export function defaultSendersDir(): string {
   return join(tmpdir(), `reeltime-notify-senders-${userInfo().uid}`);
 }
 
+/**
+ * The directory is this user's own and nobody else can write in it (it lives under a shared /tmp): a directory
+ * someone else made or can write could point a mark at another file, or forge one.
+ */
+function trusted(dir: string): boolean {
+  try {
+    const st = lstatSync(dir);
+    return st.isDirectory() && st.uid === process.getuid?.() && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** A new owner id: random, with this process's tag where it has one. */
 export function newOwnerId(): string {
   const tag = processTag();
@@ -47,6 +60,9 @@ export class SenderMark {
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch {
+      // Checked below.
+    }
+    if (!trusted(dir)) {
       this.#file = undefined;
       return;
     }
@@ -80,7 +96,7 @@ export class SenderMark {
 
 /** How far another process may trust the claim of `owner` (a lease_owner read from the database). */
 export function claimOwnerState(dir: string | undefined, owner: string): ClaimOwnerState {
-  if (dir === undefined || !OWNER.test(owner)) return 'unknown';
+  if (dir === undefined || !OWNER.test(owner) || !trusted(dir)) return 'unknown';
   let state: string;
   try {
     state = readFileSync(join(dir, owner), 'utf8');
@@ -93,7 +109,7 @@ export function claimOwnerState(dir: string | undefined, owner: string): ClaimOw
 
 /** Removes marks of gone owners untouched for an hour (long past any lease of theirs). */
 export function pruneSenderMarks(dir: string | undefined, nowMs = Date.now()): void {
-  if (dir === undefined) return;
+  if (dir === undefined || !trusted(dir)) return;
   let names: string[];
   try {
     names = readdirSync(dir);
