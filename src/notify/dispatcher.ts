@@ -238,8 +238,8 @@ export class Dispatcher {
         if (this.#closed) return;
         const at = clock.now();
         const leaseEnd = at + this.#o.timeoutMs + LEASE_MARGIN_MS;
-        // Another process took it (or it changed under us): look again when its claim would have expired.
-        if (!(await store.claim(row, this.#owner, at, leaseEnd, takeFrom))) return this.#wake(key, appId, sid, leaseEnd);
+        // Another process took it (or it changed under us): look again soon, when that claim's owner can be judged.
+        if (!(await store.claim(row, this.#owner, at, leaseEnd, takeFrom))) return this.#wake(key, appId, sid, at + OWNER_CHECK_MS);
         await this.#attempt(row, target);
       } finally {
         this.#releaseSlot();
