@@ -1,8 +1,6 @@
 // Sender marks: when another process may take a claim before its lease ends (docs/notify.md, "When a claim is
 // taken before its lease ends").
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,14 +15,13 @@ function scratch(t: TestContext): string {
   return dir;
 }
 
-/** The owner id a process that has exited would have left (a real pid, killed). */
-async function deadOwner(): Promise<string> {
-  const child = spawn('sleep', ['30'], { stdio: 'ignore' });
-  const pid = child.pid ?? assert.fail('spawned');
-  const started = processInfo(pid)?.startTime ?? assert.fail('in /proc');
-  child.kill('SIGKILL');
-  await once(child, 'exit');
-  return `0f0e0d0c-0b0a-4908-8706-050403020100@${processTag().split('.')[0]}.${pid}.${started}`;
+/**
+ * The owner id of a process that is gone, without starting one: the parent's pid with another start time (that pid
+ * named an earlier process, as after a reuse).
+ */
+function deadOwner(): string {
+  const started = processInfo(process.ppid)?.startTime ?? assert.fail('the parent in /proc');
+  return `0f0e0d0c-0b0a-4908-8706-050403020100@${processTag().split('.')[0]}.${process.ppid}.${started + 1}`;
 }
 
 test('a mark says sending, then kept while a record waits; a stop removes it unless it leaves a kept record', (t) => {
@@ -45,9 +42,9 @@ test('a mark says sending, then kept while a record waits; a stop removes it unl
   assert.equal(existsSync(join(dir, other)), false);
 });
 
-test("a dead owner's claim may be taken only when its mark says sending, in a directory only this user can write", async (t) => {
+test("a dead owner's claim may be taken only when its mark says sending, in a directory only this user can write", (t) => {
   const dir = scratch(t);
-  const owner = await deadOwner();
+  const owner = deadOwner();
   assert.equal(claimOwnerState(dir, owner), 'unknown', 'no mark: another machine, a graceful stop');
   writeFileSync(join(dir, owner), 'sending');
   assert.equal(claimOwnerState(dir, owner), 'gone');
@@ -61,9 +58,9 @@ test("a dead owner's claim may be taken only when its mark says sending, in a di
   for (const bad of ['', 'x', '../etc/passwd', `${owner}/..`, owner.split('@')[0]!]) assert.equal(claimOwnerState(dir, bad), 'unknown', bad);
 });
 
-test("marks of dead owners are pruned after an hour; a live process's mark stays", async (t) => {
+test("marks of dead owners are pruned after an hour; a live process's mark stays", (t) => {
   const dir = scratch(t);
-  const dead = await deadOwner();
+  const dead = deadOwner();
   writeFileSync(join(dir, dead), 'kept');
   const live = newOwnerId();
   new SenderMark(dir, live);
