@@ -60,6 +60,7 @@ const PROCESSES = [
   'src/redis/redis.test.ts',
   'src/process/spawn-child.test.ts',
   'src/outbox/outbox.test.ts',
+  'src/notify/dead-sender.test.ts',
   'test/import-each-module.test.ts',
   'src/net/tls.test.ts',
 ];

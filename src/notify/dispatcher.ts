@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { Clock, TimerHandle } from '../clock/index.ts';
-import { Outbox } from '../outbox/index.ts';
+import { Outbox, OutboxError } from '../outbox/index.ts';
 import { safeUrl, type Logger } from '../log/index.ts';
 import type { OutboundPolicy } from '../net/index.ts';
 import type { WebhookTarget } from './config.ts';
@@ -8,6 +7,7 @@ import type { NotifyAttemptRow, NotifyDeliveryRow } from './db.ts';
 import { encodeEnvelope } from './envelope.ts';
 import { afterFailure } from './retry.ts';
 import { sendOnce } from './send.ts';
+import { claimOwnerState, newOwnerId, pruneSenderMarks, SenderMark } from './senders.ts';
 import { signatureHeaders } from './signature.ts';
 import type { NotifyStore } from './store.ts';
 
@@ -33,6 +33,11 @@ export interface DispatcherOptions {
    * memory only.
    */
   readonly journalDir?: string | undefined;
+  /**
+   * The machine-wide directory of sender marks (src/notify/senders.ts): a claim of a process of this machine that
+   * has died while sending is taken at once instead of after its lease. Undefined: every claim waits for its lease.
+   */
+  readonly sendersDir?: string | undefined;
 }
 
 /** A delivery (HTTP 200) whose record waits for the database: the event is not sent again meanwhile. */
@@ -50,8 +55,12 @@ const RECORD_FLUSH_MS = 5_000;
 export type AttemptOutcome = 'delivered' | 'retrying' | 'failed';
 export type DeliveryMeter = (outcome: AttemptOutcome, seconds: number) => void;
 
-// A crashed sender's claim expires after the request timeout plus this margin; another process then resends.
+// A crashed sender's claim expires after the request timeout plus this margin; another process then resends. A
+// sender of this machine known to be gone (senders.ts) loses its claims at once.
 const LEASE_MARGIN_MS = 30_000;
+// A session held by a live sender of this machine is looked at again this often: if that sender dies, its claim is
+// taken within this time instead of at the end of its lease.
+export const OWNER_CHECK_MS = 2_000;
 // Every process with peers looks for pending work this often, so a crashed peer's events go out without a restart.
 export const SWEEP_INTERVAL_MS = 60_000;
 const PRUNE_EVERY_MS = 600_000;
@@ -66,7 +75,10 @@ const MAX_CONCURRENT_SENDS = 32;
  */
 export class Dispatcher {
   readonly #o: DispatcherOptions;
-  readonly #owner = randomUUID();
+  readonly #owner = newOwnerId();
+  readonly #mark: SenderMark;
+  /** A kept record was left in the journal at close: the mark stays `kept`. */
+  #keptLeft = false;
   readonly #running = new Map<string, Promise<void>>();
   readonly #again = new Set<string>();
   readonly #timers = new Map<string, TimerHandle>();
@@ -89,6 +101,7 @@ export class Dispatcher {
 
   constructor(o: DispatcherOptions) {
     this.#o = o;
+    this.#mark = new SenderMark(o.sendersDir, this.#owner);
     this.#records = new Outbox<KeptDelivery>({
       name: 'notify-delivered',
       clock: o.clock,
@@ -106,14 +119,18 @@ export class Dispatcher {
   /** Keeps a delivery's record until the database takes it; the session resumes sending afterwards. */
   #keepRecord(k: KeptDelivery): void {
     const key = `${k.appId}\u0000${k.sid}`;
+    // Before the journal: a process that finds this one dead must not resend what it holds (senders.ts).
+    this.#mark.set('kept');
     this.#recording.set(key, (this.#recording.get(key) ?? 0) + 1);
     const done = () => {
       const n = (this.#recording.get(key) ?? 1) - 1;
       if (n > 0) this.#recording.set(key, n);
       else this.#recording.delete(key);
+      if (this.#recording.size === 0 && !this.#keptLeft && !this.#closed) this.#mark.set('sending');
       this.kick(k.appId, k.sid);
     };
     this.#records.submit(key, k).then(done, (e: Error) => {
+      if (e instanceof OutboxError && e.reason === 'left_in_journal') this.#keptLeft = true;
       this.#o.log.warn({ appId: k.appId, sid: k.sid, noticeId: k.attempt.notice_id, err: e.message }, 'notify: the record of a delivered event was not written');
       done();
     });
@@ -143,6 +160,7 @@ export class Dispatcher {
   }
 
   async #sweepOnce(): Promise<void> {
+    pruneSenderMarks(this.#o.sendersDir);
     const sessions = await this.#o.store.pendingSessions();
     for (const s of sessions) this.kick(s.appId, s.sid);
     await this.maybePrune();
@@ -200,8 +218,15 @@ export class Dispatcher {
       if (!row || this.#closed) return;
       const now = clock.now();
       if (row.next_attempt_ms !== null && row.next_attempt_ms > now) return this.#wake(key, appId, sid, row.next_attempt_ms);
+      let takeFrom: string | undefined;
       if (row.lease_owner !== null && row.lease_owner !== this.#owner && (row.lease_until ?? 0) > now) {
-        return this.#wake(key, appId, sid, row.lease_until ?? now);
+        const leaseEnd = row.lease_until ?? now;
+        const owner = claimOwnerState(this.#o.sendersDir, row.lease_owner);
+        if (owner === 'unknown') return this.#wake(key, appId, sid, leaseEnd);
+        if (owner === 'alive') return this.#wake(key, appId, sid, Math.min(leaseEnd, now + OWNER_CHECK_MS));
+        // Its sender died while sending (no 200 it could not record): the event goes out again now.
+        this.#o.log.info({ appId, sid, noticeId: row.notice_id, owner: row.lease_owner }, 'notify: taking the claim of a sender that has died');
+        takeFrom = row.lease_owner;
       }
       const target = this.#o.webhooks[appId];
       if (!target) {
@@ -213,8 +238,8 @@ export class Dispatcher {
         if (this.#closed) return;
         const at = clock.now();
         const leaseEnd = at + this.#o.timeoutMs + LEASE_MARGIN_MS;
-        // Another process took it (or it changed under us): look again when its claim would have expired.
-        if (!(await store.claim(row, this.#owner, at, leaseEnd))) return this.#wake(key, appId, sid, leaseEnd);
+        // Another process took it (or it changed under us): look again soon, when that claim's owner can be judged.
+        if (!(await store.claim(row, this.#owner, at, leaseEnd, takeFrom))) return this.#wake(key, appId, sid, at + OWNER_CHECK_MS);
         await this.#attempt(row, target);
       } finally {
         this.#releaseSlot();
@@ -298,5 +323,6 @@ export class Dispatcher {
     this.#timers.clear();
     for (const c of this.#inflight) c.abort();
     await Promise.allSettled([...this.#running.values(), this.#sweeping]);
+    this.#mark.close(this.#keptLeft || this.#recording.size > 0);
   }
 }

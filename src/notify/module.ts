@@ -7,6 +7,7 @@ import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { Dispatcher, SWEEP_INTERVAL_MS } from './dispatcher.ts';
 import { encodePayload } from './envelope.ts';
 import { registerNotifyMetrics } from './metrics.ts';
+import { defaultSendersDir } from './senders.ts';
 import { NotifyStore } from './store.ts';
 import type { DeliveryFilter, DeliveryRecord, RecordingEventInput } from './types.ts';
 import { validateEvent } from './validate.ts';
@@ -57,6 +58,7 @@ export function createNotifyModule(ctx: ServerContext): NotifyModule {
     retentionMs: cfg.retentionHours * 3_600_000,
     sweepIntervalMs: ctx.database.dialect === 'postgres' ? SWEEP_INTERVAL_MS : 0,
     journalDir: join(ctx.config.dataDir, 'outbox'),
+    sendersDir: defaultSendersDir(),
   });
   /**
    * Events wait here while the database does not answer, in order per session (sequence numbers are

@@ -67,15 +67,19 @@ export class NotifyStore {
       .executeTakeFirst();
   }
 
-  /** Takes the event for one attempt unless another process holds it or its state moved on since it was read. */
-  async claim(row: NotifyDeliveryRow, owner: string, nowMs: number, untilMs: number): Promise<boolean> {
+  /**
+   * Takes the event for one attempt unless another process holds it or its state moved on since it was read;
+   * `takeFrom`: the owner of a live lease that may be taken anyway (a sender known to be gone).
+   */
+  async claim(row: NotifyDeliveryRow, owner: string, nowMs: number, untilMs: number, takeFrom?: string): Promise<boolean> {
+    const holders = takeFrom === undefined ? [owner] : [owner, takeFrom];
     const res = await this.db
       .updateTable('notify_deliveries')
       .set({ lease_owner: owner, lease_until: untilMs })
       .where('notice_id', '=', row.notice_id)
       .where('status', '=', 'pending')
       .where('attempts', '=', row.attempts)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', nowMs), eb('lease_owner', '=', owner)]))
+      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', nowMs), eb('lease_owner', 'in', holders)]))
       .executeTakeFirst();
     return Number(res.numUpdatedRows) === 1;
   }

@@ -24,6 +24,8 @@ export interface Cluster {
   readonly root: string;
   readonly bucketDir: string;
   readonly webhooks: ReceivedWebhook[];
+  /** Leaves webhooks unanswered while on (their senders wait); off answers them (src/testing/webhook-receiver.ts). */
+  holdWebhooks(on: boolean): void;
   /** The DATABASE_URL and REDIS_URL every process gets unless told otherwise (e.g. through a proxy). */
   readonly databaseUrl: string;
   readonly redisUrl: string;
@@ -65,6 +67,7 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
     root,
     bucketDir: join(bucketRoot, BUCKET),
     webhooks: hook.events,
+    holdWebhooks: (on) => hook.hold(on),
     databaseUrl,
     redisUrl,
     async start(args, opts = {}) {

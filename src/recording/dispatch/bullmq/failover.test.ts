@@ -1,7 +1,8 @@
 // SIGKILL of the recorder process holding a live session (individual, then mix): another recorder takes it over
 // (lease epoch 2), rejoins with a new uid, sends event 12 and writes bak0_ files; every slice the dead one wrote to
 // the shared volume reaches the bucket; query answers 404 while no recorder holds the session (docs/deployment.md,
-// "Failover").
+// "Failover"). The dead node dies while posting one of the session's events: event 12 must not wait for that claim's
+// lease (docs/notify.md, "When a claim is taken before its lease ends").
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -39,8 +40,11 @@ interface FileEntry {
  * second must resume within 30 s. Checks what every mode shares; returns the stop answer for the mode's own checks.
  */
 async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
-  // A dead node's channel is free again soon, so the publisher can reconnect to the surviving node.
-  const cluster = await startCluster({ REELTIME_CHANNEL_LEASE_MS: '3000' });
+  // A dead node's channel is free again soon, so the publisher can reconnect to the surviving node. Webhooks are held
+  // unanswered until the kill, and a POST waits up to 120 s for its answer: the first node is posting one of the
+  // session's events when it dies, its claim lasting 150 s (timeout + 30 s).
+  const cluster = await startCluster({ REELTIME_CHANNEL_LEASE_MS: '3000', REELTIME_NOTIFY_TIMEOUT_MS: '120000' });
+  cluster.holdWebhooks(true);
   t.after(() => cluster.close());
   const shared = join(cluster.root, 'shared');
   mkdirSync(shared, { recursive: true });
@@ -62,8 +66,19 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
   await waitUntil(() =>
       bucketKeys(cluster.bucketDir).some((k) => k.includes(`/${sid}_`) && isSliceFile(k)) &&
       filesUnder(join(shared, 'recorder'), isSliceFile).some((f) => statSync(f).size > 0), { timeoutMs: 120_000, intervalMs: 200, what: 'an uploaded slice and one on disk' });
+  await waitUntil(() => cluster.webhooks.some((w) => w.payload.sid === sid), { timeoutMs: 60_000, intervalMs: 200, what: 'a held webhook of the session' });
   first.child.kill('SIGKILL');
   const killedAt = Date.now();
+  // Every answer is held, so the one claim of the session is the killed node's POST.
+  const deadClaim = await cluster.db.db
+    .selectFrom('notify_deliveries')
+    .select(['sequence', 'lease_until'])
+    .where('sid', '=', sid)
+    .where('status', '=', 'pending')
+    .where('lease_owner', 'is not', null)
+    .executeTakeFirst();
+  assert.ok(deadClaim?.lease_until, "the killed node was posting one of the session's events");
+  cluster.holdWebhooks(false);
   const written = slicesOnDisk([join(shared, 'recorder'), join(shared, 'spool')]);
   await pub.kill();
 
@@ -82,9 +97,15 @@ async function failover(t: TestContext, c: FailoverCase): Promise<FailoverRun> {
 
   // The participant reconnects to the surviving node (its channel moved with it).
   pub = await waitUntil(async () => cluster.publish(second.url, c.cname, c.publisher).catch(() => undefined), { timeoutMs: 60_000, intervalMs: 200, what: 'the publisher on the second node' });
-  // Event 12 can reach the receiver up to the webhook claim's lease (request timeout + 30 s, docs/notify.md) after
-  // the kill: a session's events go out in order, and the dead node may have been posting one of them when it died.
-  const failoverEvent = await waitUntil(() => cluster.webhooks.find((w) => w.payload.sid === sid && w.eventType === 12), { timeoutMs: 90_000, intervalMs: 200, what: 'event 12' }).catch(
+  // A session's events go out in order and the dead node was posting one of them: the surviving node (same machine)
+  // takes that claim at once and resends it before event 12, long before the claim's lease would have let it.
+  const leaseLeftMs = Number(deadClaim.lease_until) - Date.now() - 1_000;
+  t.diagnostic(`the dead node's claim on sequence ${deadClaim.sequence} had ${(leaseLeftMs / 1000).toFixed(1)} s of its lease left`);
+  const failoverEvent = await waitUntil(() => cluster.webhooks.find((w) => w.payload.sid === sid && w.eventType === 12), {
+    timeoutMs: Math.max(0, leaseLeftMs),
+    intervalMs: 200,
+    what: "event 12 before the dead node's claim lapsed",
+  }).catch(
     (e: Error) => {
       throw new Error(`${e.message}\nsurviving node:\n${second.output()}\nAPI node:\n${api.output()}`);
     },
