@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict';
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { FFMPEG_BIN } from '../../media/index.ts';
+import { decodeMono, dominantFrequency, pixelAt, probeSegment } from '../../media/capture/testing/media-checks.ts';
+import { runChild } from '../../process/index.ts';
+import { waitUntil } from '../../testing/index.ts';
+import { decodeAmf0, encodeAmf0 } from './amf0.ts';
+import { ChunkReader, encodeMessage, MSG } from './chunks.ts';
+import { answerHandshake, digestC1, HANDSHAKE_SIZE, verifyServerDigests } from './handshake.ts';
+import { startRtmpServer } from './server.ts';
+
+/** ffmpeg as OBS: x264 (no B-frames, 2 s keyframes) and AAC of a red picture and a 660 Hz tone, pushed over RTMP. */
+const pushArgs = (url: string, seconds: number) => [
+  '-hide_banner', '-loglevel', 'error', '-nostdin', '-re',
+  '-f', 'lavfi', '-i', `color=c=red:s=320x240:r=15,format=yuv420p`,
+  '-re', '-f', 'lavfi', '-i', 'sine=frequency=660:sample_rate=48000',
+  '-t', String(seconds),
+  '-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-g', '30', '-bf', '0', '-b:v', '500k',
+  '-c:a', 'aac', '-b:a', '128k', '-ar', '48000', '-ac', '2',
+  '-f', 'flv', url,
+];
+
+test('AMF0 values survive a round trip, and the command decoder takes the shapes encoders send', () => {
+  const values = ['connect', 1, { app: 'live', tcUrl: 'rtmp://127.0.0.1/live', nested: { a: [1, 'x', null] }, ok: true }, null, undefined];
+  assert.deepEqual(decodeAmf0(encodeAmf0(values)), values);
+  assert.throws(() => decodeAmf0(Buffer.from([0x02, 0x00, 0x05, 0x61])), /runs past the message/);
+  assert.throws(() => decodeAmf0(Buffer.from([0x11])), /type 0x11 is not supported/);
+});
+
+test('the chunk reader reassembles messages cut into chunks and split across reads, with header compression', () => {
+  const payload = Buffer.alloc(1000, 7);
+  const bytes = Buffer.concat([
+    encodeMessage(6, { type: MSG.video, streamId: 1, timestamp: 40, payload }, 128),
+    // A format 2 header (timestamp delta only) for the next message of the same chunk stream.
+    Buffer.from([0x80 | 6, 0, 0, 33]),
+    payload.subarray(0, 128),
+    ...Array.from({ length: 7 }, (_, i) => Buffer.concat([Buffer.from([0xc0 | 6]), payload.subarray(128 * (i + 1), 128 * (i + 2))])),
+  ]);
+  const reader = new ChunkReader();
+  const got = [];
+  for (let i = 0; i < bytes.length; i += 97) got.push(...reader.push(bytes.subarray(i, i + 97)));
+  assert.deepEqual(
+    got.map((m) => [m.type, m.streamId, m.timestamp, m.payload.length]),
+    [
+      [MSG.video, 1, 40, 1000],
+      [MSG.video, 1, 73, 1000],
+    ],
+  );
+});
+
+test('a Flash-era client (digest handshake) gets S1 and S2 signed as it checks them; a plain one gets its C1 echoed', () => {
+  for (const scheme of [0, 1] as const) {
+    const { c1, digest } = digestC1(scheme);
+    const { s1, s2 } = answerHandshake(c1, Date.now());
+    assert.ok(verifyServerDigests(s1, s2, digest, scheme), `scheme ${scheme}`);
+  }
+  const plain = Buffer.alloc(HANDSHAKE_SIZE, 9);
+  plain.writeUInt32BE(0, 4);
+  const { s2 } = answerHandshake(plain, 0);
+  assert.ok(s2.subarray(8).equals(plain.subarray(8)));
+});
+
+test('ffmpeg publishes with the right stream key: the FLV handed on holds its H.264 and AAC; a wrong key is refused', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'rtmp-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const ends: string[] = [];
+  const flvPath = join(dir, 'in.flv');
+  const keys: string[] = [];
+  const server = await startRtmpServer({
+    host: '127.0.0.1',
+    port: 0,
+    app: 'live',
+    handshakeTimeoutMs: 10_000,
+    now: () => Date.now(),
+    async authorize(key) {
+      keys.push(key);
+      if (key !== 'sk_right') return { ok: false, reason: 'stream key refused' };
+      return { ok: true, sink: { flv: createWriteStream(flvPath), end: (why) => void ends.push(why) } };
+    },
+  });
+  t.after(() => server.close());
+
+  const wrong = await runChild(FFMPEG_BIN, pushArgs(`rtmp://127.0.0.1:${server.port}/live/sk_wrong`, 2));
+  assert.notEqual(wrong.code, 0, 'ffmpeg must fail on a refused key');
+  assert.match(wrong.stderr, /stream key refused|error/i);
+
+  const right = await runChild(FFMPEG_BIN, pushArgs(`rtmp://127.0.0.1:${server.port}/live/sk_right`, 3));
+  assert.equal(right.code, 0, right.stderr);
+  await waitUntil(() => ends.length === 1, { what: 'the publish to end' });
+  assert.deepEqual(keys, ['sk_wrong', 'sk_right']);
+  assert.match(ends[0]!, /unpublished|closed/);
+
+  const probe = await probeSegment(flvPath);
+  assert.deepEqual([...probe.codecs].sort(), ['aac', 'h264']);
+  assert.equal(probe.width, 320);
+  const [r, g, b] = await pixelAt(flvPath, 160, 120);
+  assert.ok(r > 200 && g < 60 && b < 60, `red expected, got ${[r, g, b]}`);
+  const hz = dominantFrequency(await decodeMono(flvPath));
+  assert.ok(Math.abs(hz - 660) <= 5, `660 Hz expected, got ${hz}`);
+});
+
+test('a client of another application is refused at connect', async (t) => {
+  const server = await startRtmpServer({
+    host: '127.0.0.1',
+    port: 0,
+    app: 'live',
+    handshakeTimeoutMs: 10_000,
+    now: () => Date.now(),
+    authorize: async () => assert.fail('no publish expected'),
+  });
+  t.after(() => server.close());
+  const r = await runChild(FFMPEG_BIN, pushArgs(`rtmp://127.0.0.1:${server.port}/other/key`, 1));
+  assert.notEqual(r.code, 0);
+});
