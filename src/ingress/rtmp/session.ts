@@ -26,8 +26,8 @@ export type PublishDecision = { readonly ok: true; readonly sink: PublishSink } 
 export interface SessionOptions {
   /** The application the Server URL names (its path); another is refused at connect. */
   readonly app: string;
-  /** Checks a stream key (never logged). */
-  authorize(streamKey: string): Promise<PublishDecision>;
+  /** Checks a stream key (never logged); `disconnect` ends the connection later (the ingress was deleted, its media failed). */
+  authorize(streamKey: string, disconnect: (reason: string) => void): Promise<PublishDecision>;
   /** A publish must be accepted within this long from the first byte. */
   readonly handshakeTimeoutMs: number;
   readonly now: () => number;
@@ -125,7 +125,7 @@ export function serveRtmpConnection(socket: Socket, opts: SessionOptions): void 
         // The key may carry a query (`key?param=…`, as some encoders add): the key is what comes before it.
         const key = (str(values[3]) ?? '').split('?')[0]!;
         publishing = true;
-        const decision = await opts.authorize(key);
+        const decision = await opts.authorize(key, close);
         if (phase === 'closed') {
           if (decision.ok) decision.sink.end('the connection closed before publishing');
           return;
@@ -179,9 +179,15 @@ export function serveRtmpConnection(socket: Socket, opts: SessionOptions): void 
         if (data[0] === 'onMetaData') write(flvTag(FLV_TAG.script, 0, encodeAmf0(data)));
         return;
       }
-      case MSG.audio:
       case MSG.video:
-        if (sink && m.payload.length > 0) write(flvTag(m.type === MSG.audio ? FLV_TAG.audio : FLV_TAG.video, m.timestamp, m.payload));
+        // Passed through, so only H.264 (FLV codec id 7) can be taken; the enhanced-RTMP header bit is another codec.
+        if (sink && m.payload.length > 0 && ((m.payload[0]! & 0x80) !== 0 || (m.payload[0]! & 0x0f) !== 7)) {
+          return close(`video must be H.264 (FLV codec id 7), got ${(m.payload[0]! & 0x80) !== 0 ? 'an enhanced-RTMP codec' : `codec id ${m.payload[0]! & 0x0f}`}`);
+        }
+        if (sink && m.payload.length > 0) write(flvTag(FLV_TAG.video, m.timestamp, m.payload));
+        return;
+      case MSG.audio:
+        if (sink && m.payload.length > 0) write(flvTag(FLV_TAG.audio, m.timestamp, m.payload));
         return;
       default:
         return; // acknowledgements, user control (ping responses), peer bandwidth, aborts
