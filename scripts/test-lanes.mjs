@@ -32,6 +32,7 @@ const RECORDERS = [
   'src/recorders/web/recovery.test.ts',
   'src/recorders/web/upload-refused.test.ts',
   'src/recorders/web/audio-loss.test.ts',
+  'src/ingress/rtmp-push.test.ts',
 ];
 
 /** Several reeltime processes, or one killed and restarted; a Redis or PostgreSQL outage on a private server. */
@@ -88,6 +89,7 @@ const MEDIA = [
   'src/channel/webrtc/forward.test.ts',
   'src/channel/webrtc/local-tap.test.ts',
   'src/channel/publisher/replay.test.ts',
+  'src/ingress/rtmp/rtmp.test.ts',
   'src/metrics/metrics.test.ts',
 ];
 

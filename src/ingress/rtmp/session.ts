@@ -49,6 +49,8 @@ export function serveRtmpConnection(socket: Socket, opts: SessionOptions): void 
   const reader = new ChunkReader();
   let sink: PublishSink | undefined;
   let publishing = false;
+  /** Whether the socket is paused until the FLV writable drains. */
+  let draining = false;
   let connected = false;
   let bytesIn = 0;
   let ackedAt = 0;
@@ -85,9 +87,13 @@ export function serveRtmpConnection(socket: Socket, opts: SessionOptions): void 
 
   function write(tag: Buffer): void {
     if (!sink || sink.flv.destroyed) return;
-    if (!sink.flv.write(tag)) {
+    if (!sink.flv.write(tag) && !draining) {
+      draining = true;
       socket.pause();
-      sink.flv.once('drain', () => socket.resume());
+      sink.flv.once('drain', () => {
+        draining = false;
+        socket.resume();
+      });
     }
   }
 
