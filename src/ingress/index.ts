@@ -5,3 +5,4 @@ export { INGRESS_ERRORS, IngressError, type IngressErrorKey } from './errors.ts'
 export type { IngressView } from './service.ts';
 export { INGRESS_KINDS, type Ingress, type IngressKind, type IngressRequest, type IngressState } from './types.ts';
 export { validateIngressRequest } from './validate.ts';
+export { INGRESS_SCHEMAS } from './openapi.ts';

@@ -26,7 +26,8 @@ const INGRESS: Json = {
   },
 };
 
-const SCHEMAS: Record<string, Json> = {
+/** The named schemas of the ingress API (in /openapi.json, and typed in @reeltime/client). */
+export const INGRESS_SCHEMAS: Readonly<Record<string, Json>> = {
   IngressRequest: {
     type: 'object',
     required: ['cname', 'uid', 'kind'],
@@ -73,7 +74,7 @@ const op = (id: string, summary: string, parameters: Json[], ok: Record<string, 
 export function ingressOpenApi(): OpenApiContribution {
   return {
     tags: [TAG],
-    schemas: SCHEMAS,
+    schemas: INGRESS_SCHEMAS,
     paths: {
       '/v1/apps/{appid}/ingress': {
         post: op('createIngress', 'Create an ingress: a source that publishes into a channel as a uid', [appid], { '201': json(ref('Ingress'), 'Created; push kinds carry where to push.') }, 'IngressRequest'),
