@@ -109,6 +109,7 @@ const LONGEST = [
   'src/media/capture/capture.test.ts', // 129 s
   'src/recording/dispatch/bullmq/failover.test.ts', // 85 s
   'src/recorders/web/record.test.ts', // 83 s
+  'src/ingress/rtmp-push.test.ts', // 63 s with 4 other sessions' tests running: three pushes, a recording
   'src/recording/dispatch/bullmq/postgres-outage-reports.test.ts', // 59 s
   'src/recorders/web/page.test.ts', // 55 s
   'src/recorders/mix/record.test.ts', // 51 s

@@ -7,7 +7,7 @@ import type { ChannelModule } from '../channel/index.ts';
 import { FFMPEG_BIN } from '../media/index.ts';
 import { decodeMono, dominantFrequency, pixelAt } from '../media/capture/testing/media-checks.ts';
 import { runChild, spawnChild } from '../process/index.ts';
-import { APP, rtcToken, startHarness, storageConfig } from '../recorders/individual/testing/harness.ts';
+import { APP, AUTH, rtcToken, startHarness, storageConfig } from '../recorders/individual/testing/harness.ts';
 import { bucketKeys, probe, slicesWritten } from '../recorders/individual/testing/media-checks.ts';
 import { waitUntil } from '../testing/index.ts';
 
@@ -85,4 +85,16 @@ test('an RTMP push with the stream key joins the channel as the ingress uid, H.2
   push.kill('SIGKILL');
   await waitUntil(() => participant() === undefined, { timeoutMs: 40_000, intervalMs: 100, what: 'uid 4242 to leave' });
   await waitUntil(async () => (await state()).state === 'waiting', { timeoutMs: 10_000, intervalMs: 100, what: 'state waiting' });
+
+  // It comes back under the same uid with the same key; deleting the ingress then ends the publish and the key.
+  const again = spawnChild(FFMPEG_BIN, obsLike(ingress.push.url), { stdio: ['ignore', 'ignore', 'pipe'] });
+  const againExit = new Promise<number | null>((resolve) => again.once('exit', (code) => resolve(code)));
+  t.after(() => again.kill('SIGKILL'));
+  await waitUntil(() => participant()?.tracks.length === 2, { timeoutMs: 60_000, intervalMs: 100, what: 'uid 4242 back in the channel' });
+  const del = await fetch(`${h.server.url}/v1/apps/${APP}/ingress/${ingress.ingressId}`, { method: 'DELETE', headers: { authorization: AUTH } });
+  assert.equal(del.status, 204);
+  await waitUntil(() => participant() === undefined, { timeoutMs: 20_000, intervalMs: 100, what: 'uid 4242 to leave after the delete' });
+  assert.notEqual(await againExit, 0, 'the encoder sees its connection closed');
+  const revoked = await runChild(FFMPEG_BIN, obsLike(ingress.push.url, 2));
+  assert.notEqual(revoked.code, 0, 'the deleted ingress key is refused');
 });

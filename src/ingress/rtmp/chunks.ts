@@ -46,6 +46,11 @@ interface ChunkStream {
 /** The largest message accepted (the header's 24-bit length allows 16 MiB; a keyframe is far smaller). */
 const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 const MESSAGE_HEADER_BYTES = [11, 7, 3, 0] as const;
+/**
+ * Chunk streams one connection may open: encoders use a handful (control, commands, audio, video, data); the cap
+ * bounds what a hostile client can make us hold in partial messages (this many times MAX_MESSAGE_BYTES at worst).
+ */
+const MAX_CHUNK_STREAMS = 16;
 
 export class ChunkReader {
   /** The client's chunk size (Set Chunk Size changes it). */
@@ -89,6 +94,7 @@ export class ChunkReader {
     let s = this.streams.get(csid);
     if (!s) {
       if (fmt !== 0) throw new RtmpProtocolError(`chunk stream ${csid} starts with a format ${fmt} header (needs format 0)`);
+      if (this.streams.size >= MAX_CHUNK_STREAMS) throw new RtmpProtocolError(`more than ${MAX_CHUNK_STREAMS} chunk streams`);
       s = { timestamp: 0, delta: 0, length: 0, type: 0, streamId: 0, extended: false, parts: [], received: 0 };
     }
     const m = p + h;

@@ -11,26 +11,26 @@ export const HANDSHAKE_SIZE = 1536;
 const DIGEST = 32;
 /** The 32 bytes both published keys end with. */
 const KEY_TAIL = Buffer.from('f0eec24a8068bee82e00d0d1029e7e576eec5d2d29806fab93b8e636cfeb31ae', 'hex');
-const PLAYER_KEY = Buffer.from('Genuine Adobe Flash Player 001', 'latin1');
-const SERVER_KEY = Buffer.from('Genuine Adobe Flash Media Server 001', 'latin1');
-const SERVER_KEY_FULL = Buffer.concat([SERVER_KEY, KEY_TAIL]);
+export const PLAYER_KEY = Buffer.from('Genuine Adobe Flash Player 001', 'latin1');
+export const SERVER_KEY = Buffer.from('Genuine Adobe Flash Media Server 001', 'latin1');
+export const SERVER_KEY_FULL = Buffer.concat([SERVER_KEY, KEY_TAIL]);
 /** The version an S1 of the digest form carries (any non-zero value says "digest form"). */
 const SERVER_VERSION = Buffer.from([0x04, 0x05, 0x00, 0x01]);
 
-const hmac = (key: Buffer, ...parts: Buffer[]): Buffer => {
+export const hmac = (key: Buffer, ...parts: Buffer[]): Buffer => {
   const h = createHmac('sha256', key);
   for (const p of parts) h.update(p);
   return h.digest();
 };
 
 /** Where the digest sits in a 1536-byte block, for each of the two layouts ("schemes"). */
-function digestOffset(block: Buffer, scheme: 0 | 1): number {
+export function digestOffset(block: Buffer, scheme: 0 | 1): number {
   const base = scheme === 0 ? 8 : 772;
   return ((block[base]! + block[base + 1]! + block[base + 2]! + block[base + 3]!) % 728) + base + 4;
 }
 
 /** The digest of a block with the 32 bytes at `offset` left out. */
-const digestOf = (block: Buffer, offset: number, key: Buffer): Buffer => hmac(key, block.subarray(0, offset), block.subarray(offset + DIGEST));
+export const digestOf = (block: Buffer, offset: number, key: Buffer): Buffer => hmac(key, block.subarray(0, offset), block.subarray(offset + DIGEST));
 
 /** The client's digest and its scheme, when C1 is of the digest form. */
 function clientDigest(c1: Buffer): { scheme: 0 | 1; digest: Buffer } | undefined {
@@ -63,24 +63,4 @@ export function answerHandshake(c1: Buffer, nowMs: number): { s1: Buffer; s2: Bu
   const key = hmac(SERVER_KEY_FULL, client.digest);
   hmac(key, s2.subarray(0, HANDSHAKE_SIZE - DIGEST)).copy(s2, HANDSHAKE_SIZE - DIGEST);
   return { s1, s2 };
-}
-
-/** For tests: a C1 of the digest form, as a Flash-era client makes it, with its digest. */
-export function digestC1(scheme: 0 | 1): { c1: Buffer; digest: Buffer } {
-  const c1 = randomBytes(HANDSHAKE_SIZE);
-  c1.writeUInt32BE(0, 0);
-  Buffer.from([0x80, 0x00, 0x07, 0x02]).copy(c1, 4);
-  const offset = digestOffset(c1, scheme);
-  const digest = digestOf(c1, offset, PLAYER_KEY);
-  digest.copy(c1, offset);
-  return { c1, digest };
-}
-
-/** For tests: whether S1 and S2 are signed as a digest-form client checks them. */
-export function verifyServerDigests(s1: Buffer, s2: Buffer, clientDigestBytes: Buffer, scheme: 0 | 1): boolean {
-  const offset = digestOffset(s1, scheme);
-  const s1ok = digestOf(s1, offset, SERVER_KEY).equals(s1.subarray(offset, offset + DIGEST));
-  const key = hmac(SERVER_KEY_FULL, clientDigestBytes);
-  const s2ok = hmac(key, s2.subarray(0, HANDSHAKE_SIZE - DIGEST)).equals(s2.subarray(HANDSHAKE_SIZE - DIGEST));
-  return s1ok && s2ok;
 }

@@ -9,7 +9,8 @@ import { runChild } from '../../process/index.ts';
 import { waitUntil } from '../../testing/index.ts';
 import { decodeAmf0, encodeAmf0 } from './amf0.ts';
 import { ChunkReader, encodeMessage, MSG } from './chunks.ts';
-import { answerHandshake, digestC1, HANDSHAKE_SIZE, verifyServerDigests } from './handshake.ts';
+import { answerHandshake, HANDSHAKE_SIZE } from './handshake.ts';
+import { digestC1, verifyServerDigests } from './testing.ts';
 import { startRtmpServer } from './server.ts';
 
 /** ffmpeg as OBS: x264 (no B-frames, 2 s keyframes) and AAC of a red picture and a 660 Hz tone, pushed over RTMP. */

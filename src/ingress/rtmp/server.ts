@@ -1,6 +1,9 @@
 import { createServer, type Socket } from 'node:net';
 import { serveRtmpConnection, type SessionOptions } from './session.ts';
 
+/** Connections at once (publishing or not); more are closed as they arrive. */
+const MAX_CONNECTIONS = 256;
+
 export interface RtmpServerOptions extends SessionOptions {
   readonly host: string;
   /** 0: any free port. */
@@ -22,6 +25,7 @@ export async function startRtmpServer(opts: RtmpServerOptions): Promise<RtmpServ
     socket.once('close', () => sockets.delete(socket));
     serveRtmpConnection(socket, opts);
   });
+  server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {
