@@ -73,10 +73,13 @@ for (const dialect of TEST_DIALECTS) {
       assert.deepEqual(notJson.json(), { code: 8, reason: 'body: must be valid JSON' });
     });
 
-    test('kinds not built yet are validated, then answered 501 naming the kind; nothing is stored', async () => {
+    test('kinds not built yet (and SRT without ports) are validated, then answered 501 naming the kind; nothing is stored', async () => {
       const r = await call('POST', BASE, { cname: 'stage', uid: '7', kind: 'rtsp', url: 'rtsp://93.184.216.34:554/cam' });
       assert.equal(r.statusCode, 501);
       assert.match(r.json().reason, /^kind: "rtsp" ingest is not available yet/);
+      const srt = await call('POST', BASE, { cname: 'stage', uid: '8', kind: 'srt' });
+      assert.equal(srt.statusCode, 501);
+      assert.deepEqual(srt.json(), { code: 501, reason: 'kind: SRT ingest is not enabled on this server (REELTIME_INGRESS_SRT_PORTS)' });
       assert.equal((await call('GET', BASE)).json().ingresses.length, 0);
     });
 

@@ -12,6 +12,24 @@ export interface IngressConfig {
   readonly rtmpApp: string;
   /** How long a connection may take from its first byte to its publish command (slow or idle clients are cut). */
   readonly rtmpHandshakeTimeoutMs: number;
+  /** The UDP ports SRT ingresses get one each (their listeners run in `channel` processes); undefined: no SRT. */
+  readonly srtPorts: { readonly first: number; readonly last: number } | undefined;
+  /** Address the SRT listeners bind; loopback unless set. */
+  readonly srtHost: string;
+  /** The host SRT URLs answered to clients name; default the public URL's. */
+  readonly srtPublicHost: string | undefined;
+}
+
+function parsePortRange(text: string | undefined): { first: number; last: number } | undefined {
+  if (text === undefined || text === '') return undefined;
+  const label = 'REELTIME_INGRESS_SRT_PORTS (ingress.srtPorts)';
+  const m = /^\s*(\d{1,5})\s*(?:-\s*(\d{1,5}))?\s*$/.exec(text);
+  if (!m) throw new ConfigError(label, `must be a port or a range like 9000-9019, got "${text}"`);
+  const first = Number(m[1]);
+  const last = Number(m[2] ?? m[1]);
+  if (first < 1 || last > 65_535 || last < first) throw new ConfigError(label, `must be ports from 1 to 65535, first ≤ last, got "${text}"`);
+  if (last - first >= 1000) throw new ConfigError(label, 'must span at most 1000 ports');
+  return { first, last };
 }
 
 export function parseIngressConfig(src: ConfigSource, _core: CoreConfig): IngressConfig {
@@ -35,6 +53,9 @@ export function parseIngressConfig(src: ConfigSource, _core: CoreConfig): Ingres
     rtmpHost: src.string('ingress.rtmpHost', 'REELTIME_INGRESS_RTMP_HOST', '127.0.0.1'),
     rtmpUrl: rtmpUrl?.replace(/\/+$/, ''),
     rtmpApp,
+    srtPorts: parsePortRange(src.string('ingress.srtPorts', 'REELTIME_INGRESS_SRT_PORTS')),
+    srtHost: src.string('ingress.srtHost', 'REELTIME_INGRESS_SRT_HOST', '127.0.0.1'),
+    srtPublicHost: src.string('ingress.srtPublicHost', 'REELTIME_INGRESS_SRT_PUBLIC_HOST'),
     rtmpHandshakeTimeoutMs: src.int('ingress.rtmpHandshakeTimeoutMs', 'REELTIME_INGRESS_RTMP_HANDSHAKE_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
   };
 }

@@ -13,6 +13,8 @@ export interface IngressRow {
   error: string | null;
   created_ms: number;
   updated_ms: number;
+  /** SRT: the UDP port of its listener (one ingress per port). */
+  port: number | null;
 }
 
 /** Tables owned by the ingress module, prefixed "ingress_" so modules never collide. */
@@ -43,6 +45,17 @@ export const ingressMigrations: Record<string, Migration> = {
     },
     async down(db: Kysely<unknown>) {
       await db.schema.dropTable('ingress_sources').execute();
+    },
+  },
+  'ingress-0002-srt-port': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('ingress_sources').addColumn('port', 'integer').execute();
+      // Rows without a port (every kind but SRT) are NULL, which a unique index lets repeat.
+      await db.schema.createIndex('ingress_sources_port').on('ingress_sources').column('port').unique().execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.dropIndex('ingress_sources_port').execute();
+      await db.schema.alterTable('ingress_sources').dropColumn('port').execute();
     },
   },
 };

@@ -15,6 +15,7 @@ export const INGRESS_ERRORS = Object.freeze({
   notFound: { http: 404, code: 404, reason: 'ingress not found' },
   uidTaken: { http: 409, code: 409, reason: null },
   notAvailable: { http: 501, code: 501, reason: null },
+  noPortFree: { http: 503, code: 503, reason: null },
   internalError: { http: 500, code: 500, reason: 'internal_error' },
 } satisfies Record<string, IngressErrorSpec>);
 

@@ -4,6 +4,7 @@ import { ingressOpenApi } from './openapi.ts';
 import { registerIngressRoutes } from './routes.ts';
 import { startRtmpServer, type RtmpServer } from './rtmp/index.ts';
 import { IngressService } from './service.ts';
+import { SrtListeners } from './srt.ts';
 import { IngressStore } from './store.ts';
 
 /** How long a pushed source has to get both its audio and its video into the channel. */
@@ -15,8 +16,9 @@ export interface IngressModule extends ReeltimeModule {
 }
 
 /**
- * Ingress (docs/ingest.md): the API on `api` processes; the RTMP listener on `channel` processes when
- * REELTIME_INGRESS_RTMP_PORT is set, since a pushed source is published into the channel beside the SFU.
+ * Ingress (docs/ingest.md): the API on `api` processes; the RTMP listener (REELTIME_INGRESS_RTMP_PORT) and the SRT
+ * listeners (REELTIME_INGRESS_SRT_PORTS) on `channel` processes, since a pushed source is published into the channel
+ * beside the SFU.
  */
 export function createIngressModule(ctx: ServerContext): IngressModule {
   const cfg = ctx.config.ingress;
@@ -30,8 +32,10 @@ export function createIngressModule(ctx: ServerContext): IngressModule {
     if (port === undefined) return undefined;
     return `rtmp://${new URL(ctx.config.publicUrl).host.replace(/:\d+$/, '')}:${port}/${cfg.rtmpApp}`;
   };
+  const publicHost = new URL(ctx.config.publicUrl).hostname;
+  const store = new IngressStore(ctx.database.db);
   const service = new IngressService({
-    store: new IngressStore(ctx.database.db),
+    store,
     clock: ctx.clock,
     log,
     appCertificate: ctx.config.appCertificate || undefined,
@@ -39,7 +43,13 @@ export function createIngressModule(ctx: ServerContext): IngressModule {
     rtmpServerUrl,
     baseUrl: () => baseUrl,
     startTimeoutMs: START_TIMEOUT_MS,
+    srtPorts: cfg.srtPorts,
+    srtServerUrl: (port) => {
+      const host = cfg.srtPublicHost ?? publicHost;
+      return `srt://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+    },
   });
+  const srt = ctx.roles.has('channel') && cfg.srtPorts ? new SrtListeners(store, service, cfg.srtHost, log) : undefined;
   return {
     name: 'ingress',
     openapi: ingressOpenApi(),
@@ -50,6 +60,7 @@ export function createIngressModule(ctx: ServerContext): IngressModule {
     },
     async start(url) {
       baseUrl = url;
+      await srt?.start();
       if (!listens) return;
       rtmp = await startRtmpServer({
         host: cfg.rtmpHost,
@@ -63,6 +74,7 @@ export function createIngressModule(ctx: ServerContext): IngressModule {
       log.info({ host: cfg.rtmpHost, port: rtmp.port, server: rtmpServerUrl() }, 'ingress: RTMP listener up');
     },
     async close() {
+      srt?.close();
       service.close();
       await rtmp?.close();
     },

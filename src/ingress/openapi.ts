@@ -15,7 +15,7 @@ const INGRESS: Json = {
     url: { type: 'string' },
     push: {
       type: 'object',
-      description: "Push kinds: OBS's Server and Stream Key, and both joined (for ffmpeg). The stream key is a secret.",
+      description: "Push kinds: OBS's Server and Stream Key (SRT: the passphrase), and the URL an encoder takes. The key is a secret.",
       required: ['server', 'streamKey', 'url'],
       properties: { server: { type: 'string' }, streamKey: { type: 'string' }, url: { type: 'string' } },
     },
@@ -35,7 +35,7 @@ export const INGRESS_SCHEMAS: Readonly<Record<string, Json>> = {
     properties: {
       cname: { type: 'string', minLength: 1, maxLength: 64, description: 'The channel the source publishes into.' },
       uid: { anyOf: [{ type: 'string', pattern: '^[0-9]{1,10}$' }, { type: 'integer', minimum: 1, maximum: 4294967295 }], description: 'The participant the source appears as, 1..4294967295.' },
-      kind: { type: 'string', enum: [...INGRESS_KINDS], description: 'rtmp (push) is available; srt, rtsp and whep are validated and answered 501 for now.' },
+      kind: { type: 'string', enum: [...INGRESS_KINDS], description: 'rtmp and srt (push) are available; rtsp and whep are validated and answered 501 for now.' },
       url: { type: 'string', maxLength: 2048, description: 'Pull kinds only (rtsp://, rtsps://; whep: http(s)://): the source, checked by the outbound URL guard.' },
     },
   },

@@ -15,11 +15,17 @@ const fromRow = (r: IngressRow): Ingress => ({
   ...(r.error !== null ? { error: r.error } : {}),
   createdMs: Number(r.created_ms),
   updatedMs: Number(r.updated_ms),
+  ...(r.port !== null ? { port: Number(r.port) } : {}),
 });
 
 /** Thrown by insert when another ingress already publishes as this uid in this channel. */
 export class ParticipantTakenError extends Error {
   override readonly name = 'ParticipantTakenError';
+}
+
+/** Thrown by insert when another ingress took the same SRT port meanwhile. */
+export class PortTakenError extends Error {
+  override readonly name = 'PortTakenError';
 }
 
 /** The ingress table (SQLite or PostgreSQL). */
@@ -50,11 +56,13 @@ export class IngressStore {
           error: i.error ?? null,
           created_ms: i.createdMs,
           updated_ms: i.updatedMs,
+          port: i.port ?? null,
         })
         .execute();
     } catch (e) {
       // Two creates racing for one participant: the unique index refuses the second.
-      if (/unique|duplicate/i.test((e as Error).message)) throw new ParticipantTakenError();
+      const message = (e as Error).message;
+      if (/unique|duplicate/i.test(message)) throw /port/.test(message) ? new PortTakenError() : new ParticipantTakenError();
       throw e;
     }
   }
@@ -68,6 +76,17 @@ export class IngressStore {
   async list(appId: string): Promise<readonly Ingress[]> {
     const rows = await this.db.selectFrom('ingress_sources').selectAll().where('app_id', '=', appId).orderBy('created_ms').orderBy('ingress_id').execute();
     return rows.map(fromRow);
+  }
+
+  /** Every ingress of a kind, whatever the app (the SRT listeners of a channel process). */
+  async listKind(kind: IngressKind): Promise<readonly Ingress[]> {
+    return (await this.db.selectFrom('ingress_sources').selectAll().where('kind', '=', kind).execute()).map(fromRow);
+  }
+
+  /** The ports SRT ingresses hold. */
+  async portsInUse(): Promise<ReadonlySet<number>> {
+    const rows = await this.db.selectFrom('ingress_sources').select('port').where('port', 'is not', null).execute();
+    return new Set(rows.map((r) => Number(r.port)));
   }
 
   /** Whether a row was removed. */

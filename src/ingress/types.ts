@@ -31,4 +31,6 @@ export interface Ingress extends IngressRequest {
   readonly error?: string | undefined;
   readonly createdMs: number;
   readonly updatedMs: number;
+  /** SRT: the UDP port its listener takes. */
+  readonly port?: number | undefined;
 }

@@ -171,7 +171,7 @@ export type Ingress = {
   uid: string;
   kind: "rtmp" | "srt" | "rtsp" | "whep";
   url?: string;
-  /** Push kinds: OBS's Server and Stream Key, and both joined (for ffmpeg). The stream key is a secret. */
+  /** Push kinds: OBS's Server and Stream Key (SRT: the passphrase), and the URL an encoder takes. The key is a secret. */
   push?: {
     server: string;
     streamKey: string;
@@ -566,7 +566,7 @@ export type IngressRequest = {
   cname: string;
   /** The participant the source appears as, 1..4294967295. */
   uid: string | number;
-  /** rtmp (push) is available; srt, rtsp and whep are validated and answered 501 for now. */
+  /** rtmp and srt (push) are available; rtsp and whep are validated and answered 501 for now. */
   kind: "rtmp" | "srt" | "rtsp" | "whep";
   /** Pull kinds only (rtsp://, rtsps://; whep: http(s)://): the source, checked by the outbound URL guard. */
   url?: string;

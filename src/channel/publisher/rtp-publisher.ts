@@ -15,8 +15,11 @@ export interface RtpPublisherOptions {
    * 127.0.0.1, from one media timeline (both kinds' first packets are of the same instant).
    */
   spawn(videoPort: number, audioPort: number): ChildProcess;
-  /** How long both kinds may take to start flowing before the publish is given up. */
-  readonly startTimeoutMs: number;
+  /**
+   * How long both kinds may take to start flowing before the publish is given up; undefined: as long as the process
+   * runs (a listener waiting for its caller).
+   */
+  readonly startTimeoutMs?: number | undefined;
 }
 
 export interface RtpPublisher {
@@ -78,6 +81,7 @@ export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpP
     bothFlowing.then(() => 'flowing' as const),
     exited.then((why) => `the media process ended before sending audio and video: ${why}`),
     new Promise<string>((resolve) => {
+      if (opts.startTimeoutMs === undefined) return;
       timer = setTimeout(
         () => resolve(`no ${packets.video === 0 ? 'video' : 'audio'} within ${opts.startTimeoutMs} ms (audio and video are both needed)`),
         opts.startTimeoutMs,
