@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { FFMPEG_BIN } from '../../media/index.ts';
 import { decodeMono, dominantFrequency, pixelAt, probeSegment } from '../../media/capture/testing/media-checks.ts';
@@ -115,4 +116,28 @@ test('a client of another application is refused at connect', async (t) => {
   t.after(() => server.close());
   const r = await runChild(FFMPEG_BIN, pushArgs(`rtmp://127.0.0.1:${server.port}/other/key`, 1));
   assert.notEqual(r.code, 0);
+});
+
+test('a stream whose video is not H.264 is ended with the reason, before any of it is handed on', async (t) => {
+  const ends: string[] = [];
+  let bytes = 0;
+  const server = await startRtmpServer({
+    host: '127.0.0.1',
+    port: 0,
+    app: 'live',
+    handshakeTimeoutMs: 10_000,
+    now: () => Date.now(),
+    async authorize() {
+      const flv = new Writable({ write: (chunk: Buffer, _enc, cb) => ((bytes += chunk.length), cb()) });
+      return { ok: true, sink: { flv, end: (why) => void ends.push(why) } };
+    },
+  });
+  t.after(() => server.close());
+  // Sorenson H.263 (FLV codec id 2), what ffmpeg's FLV muxer writes for `-c:v flv`.
+  const args = pushArgs(`rtmp://127.0.0.1:${server.port}/live/key`, 3).map((a) => (a === 'libx264' ? 'flv' : a));
+  const r = await runChild(FFMPEG_BIN, args.filter((a, i, all) => !['-preset', '-tune'].includes(all[i - 1]!) && !['-preset', '-tune'].includes(a)));
+  assert.notEqual(r.code, 0, 'the encoder sees its connection closed');
+  await waitUntil(() => ends.length === 1, { what: 'the publish to end' });
+  assert.match(ends[0]!, /video must be H\.264 \(FLV codec id 7\), got codec id 2/);
+  assert.ok(bytes <= 13 + 1024, `only the FLV header and metadata went on (${bytes} bytes)`);
 });
