@@ -49,6 +49,11 @@ export function createIngressModule(ctx: ServerContext): IngressModule {
       return `srt://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
     },
   });
+  if (ctx.roles.has('channel')) {
+    ctx.metrics.gaugeFrom({ name: 'reeltime_ingress_publishing', help: 'Ingresses whose media this process publishes into a channel now, by kind', labelNames: ['kind'] }, () =>
+      [...service.publishingByKind()].map(([kind, n]) => [{ kind }, n] as const),
+    );
+  }
   const srt = ctx.roles.has('channel') && cfg.srtPorts ? new SrtListeners(store, service, cfg.srtHost, log) : undefined;
   return {
     name: 'ingress',

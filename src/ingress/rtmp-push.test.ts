@@ -59,6 +59,7 @@ test('an RTMP push with the stream key joins the channel as the ingress uid, H.2
   });
   assert.deepEqual(joined.tracks.map((tr) => tr.codec).sort(), ['audio/opus', 'video/h264']);
   await waitUntil(async () => (await state()).state === 'publishing', { timeoutMs: 10_000, intervalMs: 100, what: 'state publishing' });
+  assert.match(await (await fetch(`${h.server.url}/metrics`)).text(), /^reeltime_ingress_publishing\{kind="rtmp"\} 1$/m);
 
   const { resourceId, sid } = await h.startRecording(cname, '9301', {
     token: rtcToken(cname, 9301, 2),

@@ -71,6 +71,8 @@ interface PublishPlan {
 export class IngressService {
   readonly #d: IngressServiceDeps;
   readonly #active = new Map<string, ActivePublish>();
+  /** The kind of each ingress whose media is in its channel now (for the metrics). */
+  readonly #publishing = new Map<string, Ingress['kind']>();
 
   constructor(deps: IngressServiceDeps) {
     this.#d = deps;
@@ -234,6 +236,7 @@ export class IngressService {
       if (ended) return;
       ended = true;
       this.#active.delete(i.ingressId);
+      this.#publishing.delete(i.ingressId);
       log.info({ reason: redact(reason) }, 'ingress: publish ended');
       if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       plan.disconnect(reason);
@@ -254,6 +257,7 @@ export class IngressService {
         publisher = p;
         if (ended) return void p.stop();
         log.info('ingress: publishing');
+        this.#publishing.set(i.ingressId, i.kind);
         void setState('publishing');
         void p.exited.then((why) => end(plan.exitState, 'the source ended', plan.exitState === 'failed' ? `media pipeline ended: ${why}` : undefined));
       },
@@ -265,6 +269,16 @@ export class IngressService {
       },
     );
     return finished;
+  }
+
+  /** How many ingresses of each push kind publish from this process now. */
+  publishingByKind(): ReadonlyMap<Ingress['kind'], number> {
+    const out = new Map<Ingress['kind'], number>([
+      ['rtmp', 0],
+      ['srt', 0],
+    ]);
+    for (const kind of this.#publishing.values()) out.set(kind, (out.get(kind) ?? 0) + 1);
+    return out;
   }
 
   /** Ends the publish (or the waiting SRT listener) of an ingress in this process, if any. */
