@@ -65,6 +65,12 @@ export function createIngressModule(ctx: ServerContext): IngressModule {
     },
     async start(url) {
       baseUrl = url;
+      // Without Redis this process is the only one: an ingress marked publishing was cut by its stop or crash.
+      // (With several processes, one process cannot tell; see docs/ingest.md, "Not there yet".)
+      if (!ctx.redis && ctx.roles.has('channel')) {
+        const reset = await store.resetPublishing(ctx.clock.now());
+        if (reset > 0) log.info({ count: reset }, 'ingress: publishes cut by the last stop marked waiting');
+      }
       await srt?.start();
       if (!listens) return;
       rtmp = await startRtmpServer({

@@ -95,6 +95,12 @@ export class IngressStore {
     return Number(r.numDeletedRows) > 0;
   }
 
+  /** Marks every `publishing` ingress `waiting` (after a restart: no publish survives its process). */
+  async resetPublishing(now: number): Promise<number> {
+    const r = await this.db.updateTable('ingress_sources').set({ state: 'waiting', updated_ms: now }).where('state', '=', 'publishing').executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+
   /** Records where an ingress is now (no-op when it was deleted meanwhile). */
   async setState(ingressId: string, state: IngressState, error: string | undefined, now: number): Promise<void> {
     await this.db.updateTable('ingress_sources').set({ state, error: error ?? null, updated_ms: now }).where('ingress_id', '=', ingressId).execute();
