@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import { FFMPEG_BIN } from '../../media/index.ts';
@@ -140,4 +141,50 @@ test('a stream whose video is not H.264 is ended with the reason, before any of 
   await waitUntil(() => ends.length === 1, { what: 'the publish to end' });
   assert.match(ends[0]!, /video must be H\.264 \(FLV codec id 7\), got codec id 2/);
   assert.ok(bytes <= 13 + 1024, `only the FLV header and metadata went on (${bytes} bytes)`);
+});
+
+test('media an encoder sends before Publish.Start (during the key check) is kept and handed on first, in order', async (t) => {
+  const tags: Buffer[] = [];
+  const server = await startRtmpServer({
+    host: '127.0.0.1',
+    port: 0,
+    app: 'live',
+    handshakeTimeoutMs: 10_000,
+    now: () => Date.now(),
+    async authorize() {
+      await new Promise((resolve) => setTimeout(resolve, 300)); // a slow database
+      const flv = new Writable({ write: (chunk: Buffer, _enc, cb) => (tags.push(Buffer.from(chunk)), cb()) });
+      return { ok: true, sink: { flv, end: () => undefined } };
+    },
+  });
+  t.after(() => server.close());
+  // A client that does not wait: C0+C1, C2 as soon as S0-S2 are in, then connect, createStream, publish and media.
+  const socket = connect(server.port, '127.0.0.1');
+  t.after(() => socket.destroy());
+  let got = Buffer.alloc(0);
+  const handshaken = new Promise<void>((resolve) => {
+    socket.on('data', (d: Buffer) => {
+      got = Buffer.concat([got, d]);
+      if (got.length >= 1 + 2 * HANDSHAKE_SIZE) resolve();
+    });
+  });
+  socket.write(Buffer.concat([Buffer.from([3]), Buffer.alloc(HANDSHAKE_SIZE)]));
+  await handshaken;
+  const cmd = (streamId: number, values: Parameters<typeof encodeAmf0>[0]) =>
+    encodeMessage(3, { type: MSG.commandAmf0, streamId, timestamp: 0, payload: encodeAmf0(values) }, 128);
+  const video = (ts: number, body: number[]) => encodeMessage(6, { type: MSG.video, streamId: 1, timestamp: ts, payload: Buffer.from(body) }, 128);
+  socket.write(
+    Buffer.concat([
+      got.subarray(1, 1 + HANDSHAKE_SIZE), // C2 echoes S1
+      cmd(0, ['connect', 1, { app: 'live' }]),
+      cmd(0, ['createStream', 2, null]),
+      cmd(1, ['publish', 3, null, 'key', 'live']),
+      video(0, [0x17, 0x00, 0, 0, 0, 1, 2, 3]), // AVC sequence header
+      video(40, [0x17, 0x01, 0, 0, 0, 9, 9]),
+    ]),
+  );
+  await waitUntil(() => tags.length >= 3, { what: 'the header and both early tags' });
+  assert.deepEqual(tags[0]!.subarray(0, 3).toString(), 'FLV');
+  assert.deepEqual([tags[1]![0], tags[1]![11], tags[1]![12]], [9, 0x17, 0x00], 'the sequence header first');
+  assert.deepEqual([tags[2]![0], tags[2]!.readUIntBE(4, 3), tags[2]![12]], [9, 40, 0x01]);
 });

@@ -38,6 +38,8 @@ const OUT_CHUNK_SIZE = 4096;
 const WINDOW_ACK_SIZE = 2_500_000;
 /** The message stream createStream hands out (one publish per connection). */
 const STREAM_ID = 1;
+/** Media an encoder may send while its key is being checked (a few seconds of a high bitrate). */
+const MAX_EARLY_BYTES = 4 * 1024 * 1024;
 /** A publishing connection that sends nothing for this long is closed (a source that vanished without a FIN). */
 const IDLE_TIMEOUT_MS = 30_000;
 
@@ -51,6 +53,9 @@ export function serveRtmpConnection(socket: Socket, opts: SessionOptions): void 
   let publishing = false;
   /** Whether the socket is paused until the FLV writable drains. */
   let draining = false;
+  /** Media and metadata sent while the key is being checked (an encoder that does not wait for Publish.Start). */
+  let early: RtmpMessage[] = [];
+  let earlyBytes = 0;
   let connected = false;
   let bytesIn = 0;
   let ackedAt = 0;
@@ -144,6 +149,14 @@ export function serveRtmpConnection(socket: Socket, opts: SessionOptions): void 
         sink = decision.sink;
         sink.flv.once('error', () => close('the media pipeline stopped reading'));
         sink.flv.write(flvHeader());
+        // What came during the check goes first (the AVC sequence header may be in it): in order, then the rest.
+        const held = early;
+        early = [];
+        try {
+          for (const m of held) onMessage(m);
+        } catch (e) {
+          return close(`protocol error: ${(e as Error).message}`);
+        }
         socket.setTimeout(IDLE_TIMEOUT_MS, () => close(`no data for ${IDLE_TIMEOUT_MS / 1000} s`));
         // Stream Begin for the stream, then the status the encoder waits for before it sends media.
         send(2, MSG.userControl, 0, Buffer.concat([Buffer.from([0, 0]), u32(streamId || STREAM_ID)]));
@@ -161,6 +174,12 @@ export function serveRtmpConnection(socket: Socket, opts: SessionOptions): void 
   }
 
   function onMessage(m: RtmpMessage): void {
+    if ((m.type === MSG.audio || m.type === MSG.video || m.type === MSG.dataAmf0) && publishing && !sink) {
+      earlyBytes += m.payload.length;
+      if (earlyBytes > MAX_EARLY_BYTES) throw new RtmpProtocolError(`over ${MAX_EARLY_BYTES} bytes of media before the publish was accepted`);
+      early.push(m);
+      return;
+    }
     switch (m.type) {
       case MSG.setChunkSize: {
         const size = m.payload.readUInt32BE(0) & 0x7fffffff;
