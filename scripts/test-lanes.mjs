@@ -32,6 +32,8 @@ const RECORDERS = [
   'src/recorders/web/recovery.test.ts',
   'src/recorders/web/upload-refused.test.ts',
   'src/recorders/web/audio-loss.test.ts',
+  'src/ingress/rtmp-push.test.ts',
+  'src/ingress/srt-push.test.ts',
 ];
 
 /** Several reeltime processes, or one killed and restarted; a Redis or PostgreSQL outage on a private server. */
@@ -90,6 +92,7 @@ const MEDIA = [
   'src/channel/webrtc/forward.test.ts',
   'src/channel/webrtc/local-tap.test.ts',
   'src/channel/publisher/replay.test.ts',
+  'src/ingress/rtmp/rtmp.test.ts',
   'src/metrics/metrics.test.ts',
 ];
 
@@ -109,6 +112,8 @@ const LONGEST = [
   'src/media/capture/capture.test.ts', // 129 s
   'src/recording/dispatch/bullmq/failover.test.ts', // 85 s
   'src/recorders/web/record.test.ts', // 83 s
+  'src/ingress/srt-push.test.ts', // 72 s with 4 other sessions' tests running: SRT's 5 s peer timeout, a recording
+  'src/ingress/rtmp-push.test.ts', // 63 s with 4 other sessions' tests running: three pushes, a recording
   'src/recording/dispatch/bullmq/postgres-outage-reports.test.ts', // 59 s
   'src/recorders/web/page.test.ts', // 55 s
   'src/recorders/mix/record.test.ts', // 51 s

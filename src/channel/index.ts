@@ -16,7 +16,17 @@ export type {
   Profile,
   TrackInfo,
 } from './membership/index.ts';
-export { COLOR, FRAME_CODE, prepareReplay, startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublisherOptions } from './publisher/index.ts';
+export {
+  COLOR,
+  FRAME_CODE,
+  prepareReplay,
+  startRtpPublisher,
+  startSyntheticPublisher,
+  type RtpPublisher,
+  type RtpPublisherOptions,
+  type SyntheticPublisher,
+  type SyntheticPublisherOptions,
+} from './publisher/index.ts';
 export {
   startLoopbackStun,
   whepSubscribe,

@@ -159,7 +159,7 @@ test('without a token: a request from loopback carrying any proxy header (X-Real
 const OWN: Record<Role, readonly string[]> = {
   api: ['reeltime_recording_sessions'],
   recorder: ['reeltime_spool_files', 'reeltime_upload_duration_seconds', 'reeltime_recorder_slices_total', 'reeltime_recorder_child_processes'],
-  channel: ['reeltime_rtp_packets_total', 'reeltime_channel_participants', 'reeltime_rtcp_pli_total'],
+  channel: ['reeltime_rtp_packets_total', 'reeltime_channel_participants', 'reeltime_rtcp_pli_total', 'reeltime_ingress_publishing'],
   chat: ['reeltime_chat_connections', 'reeltime_chat_messages_total'],
 };
 

@@ -18,3 +18,6 @@ export type {
   ExtensionServiceConfig,
 } from './validation/types.ts';
 export type { RecordingNotifier } from './notifier.ts';
+// The recording API's Basic auth and gateway error bodies, which the ingress API (reeltime's extension) shares.
+export { createAuthenticator, type Authenticator } from './api/index.ts';
+export { errorResponse, RecordingApiError } from './errors.ts';

@@ -1,6 +1,7 @@
 import { parseChannelConfig, type ChannelConfig } from '../channel/config.ts';
 import { checkChatConfig, parseChatConfig, type ChatConfig } from '../chat/config.ts';
 import { deepFreeze, parseCoreConfig, readConfigSource, type CoreConfig, type ReadConfigOptions } from '../config/index.ts';
+import { parseIngressConfig, type IngressConfig } from '../ingress/config.ts';
 import { parseNotifyConfig, type NotifyConfig } from '../notify/config.ts';
 import { parseRedisConfig, type RedisConfig } from '../redis/config.ts';
 import { parseRecordingSettings, type RecordingSettings } from '../recording/config.ts';
@@ -14,6 +15,7 @@ export interface Config extends CoreConfig {
   readonly storage: StorageSettings;
   readonly notify: NotifyConfig;
   readonly redis: RedisConfig;
+  readonly ingress: IngressConfig;
 }
 
 export type LoadConfigOptions = ReadConfigOptions;
@@ -33,5 +35,6 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     storage: parseStorageSettings(source, core),
     notify: parseNotifyConfig(source, core),
     redis: parseRedisConfig(source, core),
+    ingress: parseIngressConfig(source, core),
   });
 }

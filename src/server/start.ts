@@ -10,6 +10,7 @@ import { databaseCheck, healthOpenApi, redisCheck, registerHealthRoutes, storage
 import { installResponseHeaders, LoginThrottle } from '../http/index.ts';
 import { createLogger, type Logger } from '../log/index.ts';
 import { createMetricsRegistry, instrumentHttp, metricsOpenApi, registerMetricsRoute } from '../metrics/index.ts';
+import { createIngressModule } from '../ingress/index.ts';
 import { createNotifyModule } from '../notify/index.ts';
 import { inProcessBus, openRedis, redisBus } from '../redis/index.ts';
 import { createOpenApiModule } from '../openapi/index.ts';
@@ -94,14 +95,15 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
   });
   const chat = createChatModule(ctx);
   const consoleModule = createConsoleModule(ctx);
+  const ingress = createIngressModule(ctx);
   // What each module says about its routes, in the order the document lists them; the routes this file
   // registers itself (health, metrics) come from their folders too.
   const openapi = createOpenApiModule(ctx, () => [
-    ...[recording, channel, chat, storage, notify, consoleModule].flatMap((m) => (m.openapi ? [m.openapi] : [])),
+    ...[recording, channel, ingress, chat, storage, notify, consoleModule].flatMap((m) => (m.openapi ? [m.openapi] : [])),
     healthOpenApi(),
     metricsOpenApi(),
   ]);
-  const modules: ReeltimeModule[] = [storage, notify, channel, recording, chat, openapi, consoleModule];
+  const modules: ReeltimeModule[] = [storage, notify, channel, recording, ingress, chat, openapi, consoleModule];
 
   const wordings = () => modules.flatMap((m) => (m.wordRefusal ? [m.wordRefusal] : []));
   const app: FastifyInstance = Fastify({

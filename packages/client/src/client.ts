@@ -3,6 +3,9 @@ import { DEFAULT_RETRY, retryDelay, type Operation, type RetryPolicy } from './r
 import type {
   AcquireRequest,
   AcquireResponse,
+  Ingress,
+  IngressList,
+  IngressRequest,
   NcsIpResponse,
   QueryIndividualResponse,
   QueryMixResponse,
@@ -102,7 +105,7 @@ export class RecordingClient {
     return this.#app(`/resourceid/${e(s.resourceId)}/sid/${e(s.sid)}/mode/${e(s.mode)}/${op}`);
   }
 
-  async #call<T>(op: Operation, method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+  async #call<T>(op: Operation, method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       const res = await this.#fetch(`${this.#base}${path}`, {
         method,
@@ -117,7 +120,8 @@ export class RecordingClient {
         parsed = text;
       }
       const isServiceCode = parsed !== null && typeof parsed === 'object' && typeof (parsed as { code?: unknown }).code === 'number';
-      if (res.status === 200 && !isServiceCode) return parsed as T;
+      // 201 and 204: the ingress API's create and delete (the recording API answers 200, or 206 with a code).
+      if ((res.status === 200 || res.status === 201 || res.status === 204) && !isServiceCode) return parsed as T;
       const error = errorFromAnswer(res.status, parsed);
       const code = isServiceCode ? (parsed as { code: number }).code : undefined;
       const delayMs = retryDelay(this.#retry, op, res.status, code, attempt);
@@ -173,6 +177,33 @@ export class RecordingClient {
   /** reeltime only: one session with its request (secrets removed), files (with URLs on the local bucket) and events. */
   getSession(sid: string): Promise<SessionDetailResponse> {
     return this.#call('getSession', 'GET', this.#app(`/sessions/${encodeURIComponent(sid)}`));
+  }
+
+  /**
+   * reeltime only: an ingress, a source outside WebRTC published into a channel as `uid` (docs/ingest.md). An RTMP
+   * one answers `push.server` and `push.streamKey` (OBS's Server and Stream Key; the key is a secret).
+   */
+  createIngress(body: IngressRequest): Promise<Ingress> {
+    return this.#call('createIngress', 'POST', this.#ingress(''), body);
+  }
+
+  /** reeltime only: one ingress and its state (`waiting`, `publishing`, `failed`). */
+  getIngress(ingressId: string): Promise<Ingress> {
+    return this.#call('getIngress', 'GET', this.#ingress(`/${encodeURIComponent(ingressId)}`));
+  }
+
+  /** reeltime only: the app's ingresses, oldest first. */
+  listIngresses(): Promise<IngressList> {
+    return this.#call('listIngresses', 'GET', this.#ingress(''));
+  }
+
+  /** reeltime only: deletes an ingress (its stream key stops working; a publish of it ends). */
+  async deleteIngress(ingressId: string): Promise<void> {
+    await this.#call('deleteIngress', 'DELETE', this.#ingress(`/${encodeURIComponent(ingressId)}`));
+  }
+
+  #ingress(path: string): string {
+    return `/apps/${encodeURIComponent(this.appId)}/ingress${path}`;
   }
 
   /** Addresses webhook requests come from (for a firewall allow-list). */

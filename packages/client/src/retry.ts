@@ -16,7 +16,20 @@ export const DEFAULT_RETRY: RetryPolicy = Object.freeze({
   queryNotFoundMs: Object.freeze([5000, 10000, 15000]),
 });
 
-export type Operation = 'acquire' | 'start' | 'query' | 'update' | 'updateLayout' | 'stop' | 'getNcsIp' | 'listSessions' | 'getSession';
+export type Operation =
+  | 'acquire'
+  | 'start'
+  | 'query'
+  | 'update'
+  | 'updateLayout'
+  | 'stop'
+  | 'getNcsIp'
+  | 'listSessions'
+  | 'getSession'
+  | 'createIngress'
+  | 'getIngress'
+  | 'listIngresses'
+  | 'deleteIngress';
 
 /** The wait before attempt `attempt + 1` (attempt counts from 0), or undefined: do not retry. */
 export function retryDelay(policy: RetryPolicy, op: Operation, status: number, code: number | undefined, attempt: number): number | undefined {

@@ -1,13 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
-import { createSocket, type Socket } from 'node:dgram';
-import type { MediaStreamTrack } from 'werift';
 import { spawnChild } from '../../process/index.ts';
 import { whipPublish, type WhipPublisher } from '../client/index.ts';
-import type { MediaKind } from '../membership/index.ts';
 import { CaptureClock } from './capture-clock.ts';
 import { COLOR, syntheticFfmpegArgs, type SyntheticMedia } from './ffmpeg-args.ts';
 import { replayMedia } from './replay-cache.ts';
 import { RtpReplay } from './replay.ts';
+import { rtpInput, socketInto, type RtpInput } from './rtp-input.ts';
 
 /** A replay publisher's default loop. */
 export const REPLAY_SECONDS = 30;
@@ -59,44 +57,6 @@ export interface SyntheticPublisher {
   stop(): Promise<void>;
   /** Stops the media and the peer without telling the server (tests of dead-peer detection). */
   kill(): Promise<void>;
-}
-
-/** Where one kind's RTP goes (from ffmpeg's loopback port, or the replay pacer): to `track` once it is set. */
-interface RtpInput {
-  track: MediaStreamTrack | undefined;
-  /** Where its sender reports go, once the WHIP session is up. */
-  whip: WhipPublisher | undefined;
-  deliver(msg: Buffer): void;
-}
-
-/** ffmpeg's RTP has no retransmission: room for a few seconds of it while a busy event loop is not reading. */
-const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
-
-function rtpInput(kind: MediaKind, clock: CaptureClock, onPacket: (msg: Buffer) => void): RtpInput {
-  const input: RtpInput = {
-    track: undefined,
-    whip: undefined,
-    deliver(msg) {
-      // RTCP (payload types 200-204 with the marker bit) shares ffmpeg's port: its reports are replaced by the capture clock's.
-      if (msg.length < 12 || (msg[1]! >= 200 && msg[1]! <= 204)) return;
-      const timestamp = msg.readUInt32BE(4);
-      input.track?.writeRtp(msg);
-      onPacket(msg);
-      // Reports from when they can go out (the first comes with the first packet after the peer connected).
-      const whip = input.whip?.pc.connectionState === 'connected' ? input.whip : undefined;
-      if (!whip) return clock.observe(kind, timestamp, Date.now());
-      const report = clock.report(kind, timestamp, Date.now());
-      if (report) whip.sendSenderReport(kind, report);
-    },
-  };
-  return input;
-}
-
-async function socketInto(input: RtpInput): Promise<Socket> {
-  const sock = createSocket({ type: 'udp4', recvBufferSize: RECV_BUFFER_BYTES });
-  sock.on('message', (msg) => input.deliver(msg));
-  await new Promise<void>((resolve) => sock.bind(0, '127.0.0.1', resolve));
-  return sock;
 }
 
 /** What makes the media: a live ffmpeg or the replay pacer. */

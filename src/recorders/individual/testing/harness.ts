@@ -73,6 +73,8 @@ export interface HarnessOptions {
   readonly sfuTestHooks?: SfuTestHooks;
   /** Fault injection in the recorders: a slicer's ffmpeg killed as a crash would. */
   readonly recorderTestHooks?: RecorderTestHooks;
+  /** More environment settings (e.g. REELTIME_INGRESS_RTMP_PORT). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -93,7 +95,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       ...(opts.storage ? { storage: opts.storage } : {}),
       ...(opts.channel ? { channel: opts.channel } : {}),
     },
-    env: hook.env,
+    env: { ...hook.env, ...opts.env },
   });
   const publishers: SyntheticPublisher[] = [];
   const client = recordingClient(server.url, opts.mode);

@@ -1,0 +1,107 @@
+import type { ChildProcess } from 'node:child_process';
+import type { Socket } from 'node:dgram';
+import { whipPublish, type WhipPublisher } from '../client/index.ts';
+import { CaptureClock } from './capture-clock.ts';
+import { rtpInput, socketInto } from './rtp-input.ts';
+
+export interface RtpPublisherOptions {
+  /** The WHIP endpoint of the channel, query (uid) included. */
+  readonly endpoint: string;
+  readonly token?: string | undefined;
+  readonly video: 'vp8' | 'h264';
+  readonly stunUrl?: string;
+  /**
+   * Starts the process that sends RTP: video (payload type 96) to `videoPort`, Opus (111) to `audioPort`, both on
+   * 127.0.0.1, from one media timeline (both kinds' first packets are of the same instant).
+   */
+  spawn(videoPort: number, audioPort: number): ChildProcess;
+  /**
+   * How long both kinds may take to start flowing before the publish is given up; undefined: as long as the process
+   * runs (a listener waiting for its caller).
+   */
+  readonly startTimeoutMs?: number | undefined;
+}
+
+export interface RtpPublisher {
+  readonly whip: WhipPublisher;
+  /** Resolves when the peer is connected. */
+  readonly ready: Promise<void>;
+  readonly packets: { audio: number; video: number };
+  /** Resolves when the process exits (its stderr tail, for the reason). */
+  readonly exited: Promise<string>;
+  /** Ends the process, leaves the channel (DELETE) and closes the peer. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Publishes what an external process (an ffmpeg) sends as RTP into a channel over WHIP, on the synthetic
+ * publisher's path: the packets go unchanged into a werift client peer's tracks, with the capture clock's sender
+ * reports. The WHIP session opens once both kinds flow. Rejects when they do not within `startTimeoutMs` or the
+ * process ends first (with its error output).
+ */
+export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpPublisher> {
+  const packets = { audio: 0, video: 0 };
+  let flowing: () => void = () => undefined;
+  const bothFlowing = new Promise<void>((resolve) => (flowing = resolve));
+  const count = (kind: 'audio' | 'video') => () => {
+    packets[kind]++;
+    if (packets.audio > 0 && packets.video > 0) flowing();
+  };
+  const clock = new CaptureClock();
+  const video = rtpInput('video', clock, count('video'));
+  const audio = rtpInput('audio', clock, count('audio'));
+  const sockets: Socket[] = [await socketInto(video), await socketInto(audio)];
+  let child: ChildProcess;
+  try {
+    child = opts.spawn(sockets[0]!.address().port, sockets[1]!.address().port);
+  } catch (e) {
+    for (const s of sockets) s.close();
+    throw e;
+  }
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-2000);
+  });
+  const exited = new Promise<string>((resolve) => {
+    child.once('exit', (code, signal) => resolve(stderr.trim() || `exit ${code ?? signal}`));
+    child.once('error', (e) => resolve(String(e)));
+  });
+  let whip: WhipPublisher | undefined;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+    for (const s of sockets) s.close();
+    await whip?.close().catch(() => undefined);
+  };
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    bothFlowing.then(() => 'flowing' as const),
+    exited.then((why) => `the media process ended before sending audio and video: ${why}`),
+    new Promise<string>((resolve) => {
+      if (opts.startTimeoutMs === undefined) return;
+      timer = setTimeout(
+        () => resolve(`no ${packets.video === 0 ? 'video' : 'audio'} within ${opts.startTimeoutMs} ms (audio and video are both needed)`),
+        opts.startTimeoutMs,
+      );
+    }),
+  ]);
+  clearTimeout(timer);
+  if (outcome !== 'flowing') {
+    await stop();
+    throw new Error(outcome);
+  }
+  try {
+    whip = await whipPublish({ endpoint: opts.endpoint, token: opts.token, video: opts.video, ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}) });
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  video.track = whip.video;
+  audio.track = whip.audio;
+  video.whip = audio.whip = whip;
+  const session = whip;
+  return { whip: session, ready: session.ready, packets, exited, stop };
+}

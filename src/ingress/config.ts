@@ -1,0 +1,61 @@
+import { ConfigError, type ConfigSource, type CoreConfig } from '../config/index.ts';
+
+/** Settings of the ingress module (file section "ingress", environment REELTIME_INGRESS_*), docs/ingest.md. */
+export interface IngressConfig {
+  /** The RTMP listener's port; undefined: no RTMP listener in this process (0: any free port, for tests). */
+  readonly rtmpPort: number | undefined;
+  /** Address the RTMP listener binds; loopback unless set. */
+  readonly rtmpHost: string;
+  /** The "Server" URL answered to RTMP ingresses; default rtmp://<public host>:<port>/live. */
+  readonly rtmpUrl: string | undefined;
+  /** The RTMP application name the listener takes (the path of the Server URL). */
+  readonly rtmpApp: string;
+  /** How long a connection may take from its first byte to its publish command (slow or idle clients are cut). */
+  readonly rtmpHandshakeTimeoutMs: number;
+  /** The UDP ports SRT ingresses get one each (their listeners run in `channel` processes); undefined: no SRT. */
+  readonly srtPorts: { readonly first: number; readonly last: number } | undefined;
+  /** Address the SRT listeners bind; loopback unless set. */
+  readonly srtHost: string;
+  /** The host SRT URLs answered to clients name; default the public URL's. */
+  readonly srtPublicHost: string | undefined;
+}
+
+function parsePortRange(text: string | undefined): { first: number; last: number } | undefined {
+  if (text === undefined || text === '') return undefined;
+  const label = 'REELTIME_INGRESS_SRT_PORTS (ingress.srtPorts)';
+  const m = /^\s*(\d{1,5})\s*(?:-\s*(\d{1,5}))?\s*$/.exec(text);
+  if (!m) throw new ConfigError(label, `must be a port or a range like 9000-9019, got "${text}"`);
+  const first = Number(m[1]);
+  const last = Number(m[2] ?? m[1]);
+  if (first < 1 || last > 65_535 || last < first) throw new ConfigError(label, `must be ports from 1 to 65535, first ≤ last, got "${text}"`);
+  if (last - first >= 1000) throw new ConfigError(label, 'must span at most 1000 ports');
+  return { first, last };
+}
+
+export function parseIngressConfig(src: ConfigSource, _core: CoreConfig): IngressConfig {
+  const portText = src.env.REELTIME_INGRESS_RTMP_PORT ?? src.raw('ingress.rtmpPort');
+  const rtmpPort =
+    portText === undefined || portText === '' || portText === null ? undefined : src.int('ingress.rtmpPort', 'REELTIME_INGRESS_RTMP_PORT', 1935, { min: 0, max: 65_535 });
+  const rtmpUrl = src.string('ingress.rtmpUrl', 'REELTIME_INGRESS_RTMP_URL');
+  if (rtmpUrl !== undefined) {
+    let u: URL | undefined;
+    try {
+      u = new URL(rtmpUrl);
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'rtmp:' && u.protocol !== 'rtmps:')) throw new ConfigError('REELTIME_INGRESS_RTMP_URL (ingress.rtmpUrl)', 'must be an rtmp:// or rtmps:// URL');
+  }
+  const rtmpApp = src.string('ingress.rtmpApp', 'REELTIME_INGRESS_RTMP_APP', 'live');
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(rtmpApp)) throw new ConfigError('REELTIME_INGRESS_RTMP_APP (ingress.rtmpApp)', 'must be 1 to 64 letters, digits, _ or -');
+  return {
+    rtmpPort,
+    rtmpHost: src.string('ingress.rtmpHost', 'REELTIME_INGRESS_RTMP_HOST', '127.0.0.1'),
+    rtmpUrl: rtmpUrl?.replace(/\/+$/, ''),
+    rtmpApp,
+    srtPorts: parsePortRange(src.string('ingress.srtPorts', 'REELTIME_INGRESS_SRT_PORTS')),
+    srtHost: src.string('ingress.srtHost', 'REELTIME_INGRESS_SRT_HOST', '127.0.0.1'),
+    srtPublicHost: src.string('ingress.srtPublicHost', 'REELTIME_INGRESS_SRT_PUBLIC_HOST'),
+    rtmpHandshakeTimeoutMs: src.int('ingress.rtmpHandshakeTimeoutMs', 'REELTIME_INGRESS_RTMP_HANDSHAKE_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
+  };
+}

@@ -1,0 +1,101 @@
+// ffmpeg pushes over RTMP as OBS does (x264 + AAC, a stream key); the ingress publishes it into the channel, where an
+// individual recording takes it. Heavy: a live x264 encoder, the ingest ffmpeg, the recorder (scripts/test-lanes.mjs).
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { ChannelModule } from '../channel/index.ts';
+import { FFMPEG_BIN } from '../media/index.ts';
+import { decodeMono, dominantFrequency, pixelAt } from '../media/capture/testing/media-checks.ts';
+import { runChild, spawnChild } from '../process/index.ts';
+import { APP, AUTH, rtcToken, startHarness, storageConfig } from '../recorders/individual/testing/harness.ts';
+import { bucketKeys, probe, slicesWritten } from '../recorders/individual/testing/media-checks.ts';
+import { waitUntil } from '../testing/index.ts';
+
+/** What OBS sends with its usual settings (x264 without B-frames, a keyframe every 2 s, AAC 48 kHz stereo). */
+const obsLike = (url: string, seconds?: number) => [
+  '-hide_banner', '-loglevel', 'error', '-nostdin',
+  '-re', '-f', 'lavfi', '-i', 'color=c=blue:s=640x360:r=15,format=yuv420p',
+  '-re', '-f', 'lavfi', '-i', 'sine=frequency=880:sample_rate=48000',
+  ...(seconds ? ['-t', String(seconds)] : []),
+  '-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-bf', '0', '-g', '30', '-b:v', '800k',
+  '-c:a', 'aac', '-b:a', '128k', '-ar', '48000', '-ac', '2',
+  '-f', 'flv', url,
+];
+
+interface IngressBody {
+  ingressId: string;
+  state: string;
+  error?: string;
+  push: { server: string; streamKey: string; url: string };
+}
+
+test('an RTMP push with the stream key joins the channel as the ingress uid, H.264 + Opus; a recording of it has its colour and tone', async (t) => {
+  const h = await startHarness({ env: { REELTIME_INGRESS_RTMP_PORT: '0' }, recording: { individualSliceSeconds: 3 } });
+  t.after(() => h.close());
+  const channel = h.server.modules.find((m) => m.name === 'channel') as ChannelModule;
+  const cname = 'ingest-rtmp';
+  const created = await h.api('POST', `/v1/apps/${APP}/ingress`, { cname, uid: '4242', kind: 'rtmp' });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const ingress = created.body as unknown as IngressBody;
+  const state = async () => (await h.api('GET', `/v1/apps/${APP}/ingress/${ingress.ingressId}`)).body as unknown as IngressBody;
+  const participant = () => channel.snapshot(APP, cname).participants.find((p) => p.uid === 4242);
+
+  // A wrong key and a made-up one are refused before any media: ffmpeg fails, nobody joins.
+  for (const key of [`${ingress.ingressId}.not-the-secret`, 'in_000000000000000000.x']) {
+    const r = await runChild(FFMPEG_BIN, obsLike(`${ingress.push.server}/${key}`, 2));
+    assert.notEqual(r.code, 0, `key ${key} must be refused`);
+  }
+  assert.equal(participant(), undefined);
+  assert.equal((await state()).state, 'waiting');
+
+  const push = spawnChild(FFMPEG_BIN, obsLike(ingress.push.url), { stdio: ['ignore', 'ignore', 'pipe'] });
+  let pushErr = '';
+  push.stderr!.on('data', (d: Buffer) => (pushErr += d.toString()));
+  t.after(() => push.kill('SIGKILL'));
+  const joined = await waitUntil(() => (participant()?.tracks.length === 2 ? participant() : undefined), {
+    timeoutMs: 60_000,
+    intervalMs: 100,
+    what: () => `uid 4242 publishing audio and video (ingress ${JSON.stringify(channel.snapshot(APP, cname))}; pusher: ${pushErr})`,
+  });
+  assert.deepEqual(joined.tracks.map((tr) => tr.codec).sort(), ['audio/opus', 'video/h264']);
+  await waitUntil(async () => (await state()).state === 'publishing', { timeoutMs: 10_000, intervalMs: 100, what: 'state publishing' });
+  assert.match(await (await fetch(`${h.server.url}/metrics`)).text(), /^reeltime_ingress_publishing\{kind="rtmp"\} 1$/m);
+
+  const { resourceId, sid } = await h.startRecording(cname, '9301', {
+    token: rtcToken(cname, 9301, 2),
+    storageConfig: storageConfig(),
+    recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
+    recordingFileConfig: { avFileType: ['mp4'] },
+  });
+  const workDir = join(h.server.dataDir, 'recorder', 'individual', sid);
+  await waitUntil(() => slicesWritten(workDir, 1000).length >= 6, { timeoutMs: 90_000, intervalMs: 250, what: 'local slices of the ingress' });
+  const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9301', clientRequest: {} });
+  assert.equal(stop.status, 200, JSON.stringify(stop.body));
+  const mp4 = bucketKeys(h.bucketDir).find((k) => k.endsWith('.mp4'));
+  assert.ok(mp4, `an MP4 in the bucket: ${bucketKeys(h.bucketDir).join(', ')}`);
+  const file = join(h.bucketDir, mp4);
+  const p = await probe(file);
+  assert.ok(p.codecs.includes('h264'), `codecs ${p.codecs}`);
+  assert.equal(p.width, 640);
+  const [r, g, b] = await pixelAt(file, 320, 180);
+  assert.ok(b > 200 && r < 60 && g < 60, `blue expected, got ${[r, g, b]}`);
+  const hz = dominantFrequency(await decodeMono(file));
+  assert.ok(Math.abs(hz - 880) <= 5, `880 Hz expected, got ${hz}`);
+
+  // The source stops: its participant leaves and the ingress waits for it again.
+  push.kill('SIGKILL');
+  await waitUntil(() => participant() === undefined, { timeoutMs: 40_000, intervalMs: 100, what: 'uid 4242 to leave' });
+  await waitUntil(async () => (await state()).state === 'waiting', { timeoutMs: 10_000, intervalMs: 100, what: 'state waiting' });
+
+  // It comes back under the same uid with the same key; deleting the ingress then ends the publish and the key.
+  const again = spawnChild(FFMPEG_BIN, obsLike(ingress.push.url), { stdio: ['ignore', 'ignore', 'pipe'] });
+  const againExit = new Promise<number | null>((resolve) => again.once('exit', (code) => resolve(code)));
+  t.after(() => again.kill('SIGKILL'));
+  await waitUntil(() => participant()?.tracks.length === 2, { timeoutMs: 60_000, intervalMs: 100, what: 'uid 4242 back in the channel' });
+  const del = await fetch(`${h.server.url}/v1/apps/${APP}/ingress/${ingress.ingressId}`, { method: 'DELETE', headers: { authorization: AUTH } });
+  assert.equal(del.status, 204);
+  await waitUntil(() => participant() === undefined, { timeoutMs: 20_000, intervalMs: 100, what: 'uid 4242 to leave after the delete' });
+  assert.notEqual(await againExit, 0, 'the encoder sees its connection closed');
+  const revoked = await runChild(FFMPEG_BIN, obsLike(ingress.push.url, 2));
+  assert.notEqual(revoked.code, 0, 'the deleted ingress key is refused');
+});

@@ -1,0 +1,293 @@
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { buildRtcTokenWithUid } from '@reeltime/token';
+import { startRtpPublisher, type RtpPublisher } from '../channel/index.ts';
+import type { Clock } from '../clock/index.ts';
+import { safeEqual } from '../http/index.ts';
+import type { Logger } from '../log/index.ts';
+import { checkOutboundUrl, OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../net/index.ts';
+import { IngressError } from './errors.ts';
+import { spawnIngestFfmpeg } from './pipeline.ts';
+import type { PublishDecision } from './rtmp/index.ts';
+import { ParticipantTakenError, PortTakenError, type IngressStore } from './store.ts';
+import type { Ingress, IngressState } from './types.ts';
+import { validateIngressRequest } from './validate.ts';
+
+/** An ingress as the API answers it: push kinds add where to push (OBS's "Server" and "Stream Key"). */
+export interface IngressView {
+  readonly ingressId: string;
+  readonly cname: string;
+  readonly uid: string;
+  readonly kind: Ingress['kind'];
+  readonly url?: string;
+  readonly push?: { readonly server: string; readonly streamKey: string; readonly url: string };
+  readonly state: IngressState;
+  readonly error?: string;
+  readonly createdMs: number;
+  readonly updatedMs: number;
+}
+
+export interface IngressServiceDeps {
+  readonly store: IngressStore;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Signs the publisher token of an ingress's participant; undefined when the app checks no tokens. */
+  readonly appCertificate: string | undefined;
+  readonly policy: OutboundPolicy;
+  /** The RTMP "Server" URL answered to RTMP ingresses; undefined when no RTMP listener is configured. */
+  rtmpServerUrl(): string | undefined;
+  /** This server's base URL: ingresses publish into their channel over WHIP here. */
+  baseUrl(): string;
+  /** How long a pushed source may take before both its audio and its video reach the channel. */
+  readonly startTimeoutMs: number;
+  /** The UDP ports SRT ingresses are given; undefined: SRT is off. */
+  readonly srtPorts: { readonly first: number; readonly last: number } | undefined;
+  /** `srt://host:port` of an SRT ingress's port, as clients reach it. */
+  srtServerUrl(port: number): string;
+}
+
+/** The publisher token's lifetime; the participant is admitted with it once, at its join. */
+const TOKEN_SECONDS = 24 * 3600;
+/** Whoever presents a wrong or unknown key learns only this. */
+const KEY_REFUSED = 'stream key refused';
+
+interface ActivePublish {
+  stop(reason: string): void;
+}
+
+/** How one publish runs: its media process, how long it may take to start, and what its end means. */
+interface PublishPlan {
+  spawn(videoPort: number, audioPort: number): ChildProcess;
+  readonly startTimeoutMs: number | undefined;
+  /** Ends the source's connection (RTMP); called once at the end. */
+  disconnect(reason: string): void;
+  /** The state when the media process ends by itself: RTMP `failed` (the connection ends it first), SRT `waiting`. */
+  readonly exitState: IngressState;
+  /** The publish could not start (called before the end). */
+  onFailure(): void;
+}
+
+/** Ingresses: the create/get/list/delete of the API, and the publishes their sources make. */
+export class IngressService {
+  readonly #d: IngressServiceDeps;
+  readonly #active = new Map<string, ActivePublish>();
+  /** The kind of each ingress whose media is in its channel now (for the metrics). */
+  readonly #publishing = new Map<string, Ingress['kind']>();
+
+  constructor(deps: IngressServiceDeps) {
+    this.#d = deps;
+  }
+
+  view(i: Ingress): IngressView {
+    return {
+      ingressId: i.ingressId,
+      cname: i.cname,
+      uid: i.uid,
+      kind: i.kind,
+      ...(i.url !== undefined ? { url: i.url } : {}),
+      ...this.#push(i),
+      state: i.state,
+      ...(i.error !== undefined ? { error: i.error } : {}),
+      createdMs: i.createdMs,
+      updatedMs: i.updatedMs,
+    };
+  }
+
+  /** Where a push kind's source connects: RTMP's Server + Stream Key; SRT's URL + passphrase (in the URL too). */
+  #push(i: Ingress): { push?: NonNullable<IngressView['push']> } {
+    if (!i.streamKey) return {};
+    if (i.kind === 'srt' && i.port !== undefined) {
+      const server = this.#d.srtServerUrl(i.port);
+      return { push: { server, streamKey: i.streamKey, url: `${server}?passphrase=${encodeURIComponent(i.streamKey)}&pbkeylen=16` } };
+    }
+    const server = i.kind === 'rtmp' ? this.#d.rtmpServerUrl() : undefined;
+    return server ? { push: { server, streamKey: i.streamKey, url: `${server}/${i.streamKey}` } } : {};
+  }
+
+  async create(appId: string, body: unknown): Promise<IngressView> {
+    const req = validateIngressRequest(body);
+    if (req.url !== undefined) await this.#checkSource(req.url, req.kind);
+    if (req.kind !== 'rtmp' && req.kind !== 'srt') throw new IngressError('notAvailable', `kind: "${req.kind}" ingest is not available yet in this version (RTMP and SRT are)`);
+    if (req.kind === 'rtmp' && !this.#d.rtmpServerUrl()) throw new IngressError('notAvailable', 'kind: RTMP ingest is not enabled on this server (REELTIME_INGRESS_RTMP_PORT)');
+    if (req.kind === 'srt' && !this.#d.srtPorts) throw new IngressError('notAvailable', 'kind: SRT ingest is not enabled on this server (REELTIME_INGRESS_SRT_PORTS)');
+    const ingressId = `in_${randomBytes(9).toString('hex')}`;
+    // RTMP: the key names its ingress (one port for all). SRT: the passphrase (SRT's AES key, 10 to 79 characters).
+    const secret = randomBytes(24).toString('base64url');
+    const streamKey = req.kind === 'rtmp' ? `${ingressId}.${secret}` : secret;
+    // Two creates racing for one SRT port: the unique index refuses the second, which takes the next free one.
+    for (let attempt = 0; ; attempt++) {
+      const port = req.kind === 'srt' ? await this.#freeSrtPort() : undefined;
+      const now = this.#d.clock.now();
+      const ingress: Ingress = { ...req, ingressId, appId, streamKey, state: 'waiting', createdMs: now, updatedMs: now, ...(port !== undefined ? { port } : {}) };
+      try {
+        await this.#d.store.insert(ingress);
+      } catch (e) {
+        if (e instanceof ParticipantTakenError) throw new IngressError('uidTaken', `uid: ${req.uid} already has an ingress in channel "${req.cname}"`);
+        if (e instanceof PortTakenError && attempt < 5) continue;
+        throw e;
+      }
+      this.#d.log.info({ appId, ingressId, cname: req.cname, uid: req.uid, kind: req.kind, port }, 'ingress: created');
+      return this.view(ingress);
+    }
+  }
+
+  async #freeSrtPort(): Promise<number> {
+    const range = this.#d.srtPorts!;
+    const used = await this.#d.store.portsInUse();
+    for (let p = range.first; p <= range.last; p++) if (!used.has(p)) return p;
+    throw new IngressError('noPortFree', `kind: every SRT port (${range.first}-${range.last}) has an ingress; delete one or widen REELTIME_INGRESS_SRT_PORTS`);
+  }
+
+  async get(appId: string, ingressId: string): Promise<IngressView> {
+    const i = await this.#d.store.get(ingressId);
+    if (!i || i.appId !== appId) throw new IngressError('notFound');
+    return this.view(i);
+  }
+
+  async list(appId: string): Promise<readonly IngressView[]> {
+    return (await this.#d.store.list(appId)).map((i) => this.view(i));
+  }
+
+  /** Deletes an ingress; a publish of it in this process ends (the source is disconnected, the participant leaves). */
+  async remove(appId: string, ingressId: string): Promise<void> {
+    if (!(await this.#d.store.remove(appId, ingressId))) throw new IngressError('notFound');
+    this.#active.get(ingressId)?.stop('the ingress was deleted');
+    this.#d.log.info({ appId, ingressId }, 'ingress: deleted');
+  }
+
+  /** The guard's word on a pull source, as a validation error naming `url`. */
+  async #checkSource(url: string, kind: Ingress['kind']): Promise<void> {
+    try {
+      if (kind === 'whep') await checkOutboundUrl(url, this.#d.policy);
+      else {
+        const u = new URL(url);
+        await resolveOutboundHost(u.hostname, this.#d.policy, u);
+      }
+    } catch (e) {
+      if (e instanceof OutboundUrlError) throw new IngressError('invalidParameter', `url: ${e.message}`);
+      throw e;
+    }
+  }
+
+  /**
+   * An RTMP publish with `streamKey`: refused unless it is the key of an RTMP ingress that is not publishing already;
+   * else its media goes through ffmpeg (H.264 as is, AAC to Opus) into the channel as the ingress's uid.
+   */
+  async authorizeRtmp(streamKey: string, disconnect: (reason: string) => void): Promise<PublishDecision> {
+    const id = streamKey.split('.')[0] ?? '';
+    const i = /^in_[0-9a-f]{18}$/.test(id) ? await this.#d.store.get(id) : undefined;
+    if (i?.kind !== 'rtmp' || !i.streamKey || !safeEqual(i.streamKey, streamKey)) {
+      this.#d.log.warn({ ingressId: i?.ingressId }, 'ingress: RTMP publish refused (stream key)');
+      return { ok: false, reason: KEY_REFUSED };
+    }
+    if (this.#active.has(i.ingressId)) return { ok: false, reason: 'this ingress is publishing already' };
+    return this.#startPublish(i, disconnect);
+  }
+
+  #startPublish(i: Ingress, disconnect: (reason: string) => void): Promise<PublishDecision> {
+    return new Promise<PublishDecision>((resolve) => {
+      void this.#run(i, {
+        spawn: (videoPort, audioPort) => {
+          const child = spawnIngestFfmpeg(videoPort, audioPort);
+          child.stdin!.on('error', () => undefined); // a dead ffmpeg's EPIPE: its exit says why
+          resolve({ ok: true, sink: { flv: child.stdin!, end: (reason) => this.#active.get(i.ingressId)?.stop(reason) } });
+          return child;
+        },
+        startTimeoutMs: this.#d.startTimeoutMs,
+        disconnect,
+        exitState: 'failed',
+        onFailure: () => resolve({ ok: false, reason: 'the ingress could not publish' }),
+      });
+    });
+  }
+
+  /**
+   * Runs the SRT listener of an SRT ingress until a caller has come and gone (or it is stopped): ffmpeg listens on
+   * the ingress's port, takes one caller that knows the passphrase, and publishes it. Resolves when it has ended.
+   */
+  runSrt(i: Ingress, host: string): Promise<void> {
+    if (i.kind !== 'srt' || i.port === undefined || !i.streamKey) return Promise.resolve();
+    const input = { kind: 'srt', host, port: i.port, passphrase: i.streamKey } as const;
+    return this.#run(i, {
+      spawn: (videoPort, audioPort) => spawnIngestFfmpeg(videoPort, audioPort, input),
+      startTimeoutMs: undefined,
+      disconnect: () => undefined,
+      exitState: 'waiting',
+      onFailure: () => undefined,
+    });
+  }
+
+  /** One publish of `i`, from its media process's start to its end; resolves when it has ended. */
+  #run(i: Ingress, plan: PublishPlan): Promise<void> {
+    const log = this.#d.log.child({ ingressId: i.ingressId, cname: i.cname, uid: i.uid });
+    const q = new URLSearchParams({ uid: i.uid });
+    const endpoint = `${this.#d.baseUrl()}/rtc/v1/apps/${encodeURIComponent(i.appId)}/channels/${encodeURIComponent(i.cname)}/whip?${q}`;
+    const token = this.#d.appCertificate ? buildRtcTokenWithUid(i.appId, this.#d.appCertificate, i.cname, Number(i.uid), 1, TOKEN_SECONDS, TOKEN_SECONDS) : undefined;
+    // ffmpeg's messages may quote its input URL, an SRT passphrase included.
+    const redact = (text: string) => (i.streamKey ? text.split(i.streamKey).join('[redacted]').split(encodeURIComponent(i.streamKey)).join('[redacted]') : text);
+    let publisher: RtpPublisher | undefined;
+    let child: ChildProcess | undefined;
+    let ended = false;
+    let done: () => void = () => undefined;
+    const finished = new Promise<void>((resolve) => (done = resolve));
+    const setState = (state: IngressState, error?: string) =>
+      this.#d.store.setState(i.ingressId, state, error, this.#d.clock.now()).catch((e: unknown) => log.warn({ err: e }, 'ingress: state not stored'));
+    const end = (state: IngressState, reason: string, error?: string) => {
+      if (ended) return;
+      ended = true;
+      this.#active.delete(i.ingressId);
+      this.#publishing.delete(i.ingressId);
+      log.info({ reason: redact(reason) }, 'ingress: publish ended');
+      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      plan.disconnect(reason);
+      void Promise.all([publisher?.stop(), setState(state, error && redact(error))]).finally(done);
+    };
+    this.#active.set(i.ingressId, { stop: (reason) => end('waiting', reason) });
+    startRtpPublisher({
+      endpoint,
+      token,
+      video: 'h264',
+      startTimeoutMs: plan.startTimeoutMs,
+      spawn: (videoPort, audioPort) => {
+        child = plan.spawn(videoPort, audioPort);
+        return child;
+      },
+    }).then(
+      (p) => {
+        publisher = p;
+        if (ended) return void p.stop();
+        log.info('ingress: publishing');
+        this.#publishing.set(i.ingressId, i.kind);
+        void setState('publishing');
+        void p.exited.then((why) => end(plan.exitState, 'the source ended', plan.exitState === 'failed' ? `media pipeline ended: ${why}` : undefined));
+      },
+      (e: unknown) => {
+        const why = (e as Error).message;
+        if (!ended) log.warn({ why: redact(why) }, 'ingress: publish failed');
+        plan.onFailure();
+        end('failed', why, why);
+      },
+    );
+    return finished;
+  }
+
+  /** How many ingresses of each push kind publish from this process now. */
+  publishingByKind(): ReadonlyMap<Ingress['kind'], number> {
+    const out = new Map<Ingress['kind'], number>([
+      ['rtmp', 0],
+      ['srt', 0],
+    ]);
+    for (const kind of this.#publishing.values()) out.set(kind, (out.get(kind) ?? 0) + 1);
+    return out;
+  }
+
+  /** Ends the publish (or the waiting SRT listener) of an ingress in this process, if any. */
+  stopPublish(ingressId: string, reason: string): void {
+    this.#active.get(ingressId)?.stop(reason);
+  }
+
+  /** Ends every publish of this process (server stop). */
+  close(): void {
+    for (const a of [...this.#active.values()]) a.stop('the server is stopping');
+  }
+}

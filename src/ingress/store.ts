@@ -1,0 +1,108 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/index.ts';
+import type { IngressRow } from './db.ts';
+import type { Ingress, IngressKind, IngressState } from './types.ts';
+
+const fromRow = (r: IngressRow): Ingress => ({
+  ingressId: r.ingress_id,
+  appId: r.app_id,
+  cname: r.cname,
+  uid: r.uid,
+  kind: r.kind as IngressKind,
+  ...(r.url !== null ? { url: r.url } : {}),
+  ...(r.stream_key !== null ? { streamKey: r.stream_key } : {}),
+  state: r.state as IngressState,
+  ...(r.error !== null ? { error: r.error } : {}),
+  createdMs: Number(r.created_ms),
+  updatedMs: Number(r.updated_ms),
+  ...(r.port !== null ? { port: Number(r.port) } : {}),
+});
+
+/** Thrown by insert when another ingress already publishes as this uid in this channel. */
+export class ParticipantTakenError extends Error {
+  override readonly name = 'ParticipantTakenError';
+}
+
+/** Thrown by insert when another ingress took the same SRT port meanwhile. */
+export class PortTakenError extends Error {
+  override readonly name = 'PortTakenError';
+}
+
+/** The ingress table (SQLite or PostgreSQL). */
+export class IngressStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(i: Ingress): Promise<void> {
+    const taken = await this.db
+      .selectFrom('ingress_sources')
+      .select('ingress_id')
+      .where('app_id', '=', i.appId)
+      .where('cname', '=', i.cname)
+      .where('uid', '=', i.uid)
+      .executeTakeFirst();
+    if (taken) throw new ParticipantTakenError();
+    try {
+      await this.db
+        .insertInto('ingress_sources')
+        .values({
+          ingress_id: i.ingressId,
+          app_id: i.appId,
+          cname: i.cname,
+          uid: i.uid,
+          kind: i.kind,
+          url: i.url ?? null,
+          stream_key: i.streamKey ?? null,
+          state: i.state,
+          error: i.error ?? null,
+          created_ms: i.createdMs,
+          updated_ms: i.updatedMs,
+          port: i.port ?? null,
+        })
+        .execute();
+    } catch (e) {
+      // Two creates racing for one participant: the unique index refuses the second.
+      const message = (e as Error).message;
+      if (/unique|duplicate/i.test(message)) throw /port/.test(message) ? new PortTakenError() : new ParticipantTakenError();
+      throw e;
+    }
+  }
+
+  async get(ingressId: string): Promise<Ingress | undefined> {
+    const r = await this.db.selectFrom('ingress_sources').selectAll().where('ingress_id', '=', ingressId).executeTakeFirst();
+    return r ? fromRow(r) : undefined;
+  }
+
+  /** An app's ingresses, oldest first. */
+  async list(appId: string): Promise<readonly Ingress[]> {
+    const rows = await this.db.selectFrom('ingress_sources').selectAll().where('app_id', '=', appId).orderBy('created_ms').orderBy('ingress_id').execute();
+    return rows.map(fromRow);
+  }
+
+  /** Every ingress of a kind, whatever the app (the SRT listeners of a channel process). */
+  async listKind(kind: IngressKind): Promise<readonly Ingress[]> {
+    return (await this.db.selectFrom('ingress_sources').selectAll().where('kind', '=', kind).execute()).map(fromRow);
+  }
+
+  /** The ports SRT ingresses hold. */
+  async portsInUse(): Promise<ReadonlySet<number>> {
+    const rows = await this.db.selectFrom('ingress_sources').select('port').where('port', 'is not', null).execute();
+    return new Set(rows.map((r) => Number(r.port)));
+  }
+
+  /** Whether a row was removed. */
+  async remove(appId: string, ingressId: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('ingress_sources').where('app_id', '=', appId).where('ingress_id', '=', ingressId).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  /** Marks every `publishing` ingress `waiting` (after a restart: no publish survives its process). */
+  async resetPublishing(now: number): Promise<number> {
+    const r = await this.db.updateTable('ingress_sources').set({ state: 'waiting', updated_ms: now }).where('state', '=', 'publishing').executeTakeFirst();
+    return Number(r.numUpdatedRows);
+  }
+
+  /** Records where an ingress is now (no-op when it was deleted meanwhile). */
+  async setState(ingressId: string, state: IngressState, error: string | undefined, now: number): Promise<void> {
+    await this.db.updateTable('ingress_sources').set({ state, error: error ?? null, updated_ms: now }).where('ingress_id', '=', ingressId).execute();
+  }
+}

@@ -1,0 +1,62 @@
+import { INGRESS_KINDS, PUSH_KINDS, type IngressKind, type IngressRequest } from './types.ts';
+import { IngressError } from './errors.ts';
+
+/** The channel-name alphabet of the channel module (RTC channel names), at most 64 characters. */
+const CNAME = /^[A-Za-z0-9 !#$%&()+\-:;<=.>?@[\]^_{|}~,]{1,64}$/;
+const FIELDS: ReadonlySet<string> = new Set(['cname', 'uid', 'kind', 'url']);
+const MAX_URL = 2048;
+/** The schemes each pull kind takes. */
+const PULL_SCHEMES: Readonly<Record<'rtsp' | 'whep', readonly string[]>> = { rtsp: ['rtsp:', 'rtsps:'], whep: ['http:', 'https:'] };
+
+const invalid = (field: string, rule: string): never => {
+  throw new IngressError('invalidParameter', `${field}: ${rule}`);
+};
+
+/** uid as integer text 1..4294967295; a JSON number of that range is taken too. */
+export function parseIngressUid(raw: unknown, field = 'uid'): string {
+  const text = typeof raw === 'number' && Number.isInteger(raw) ? String(raw) : raw;
+  if (typeof text !== 'string' || !/^[0-9]{1,10}$/.test(text) || Number(text) < 1 || Number(text) > 0xffffffff) {
+    return invalid(field, 'must be an integer from 1 to 4294967295 (as text or a number)');
+  }
+  return String(Number(text));
+}
+
+function parseKind(raw: unknown): IngressKind {
+  if (typeof raw !== 'string' || !(INGRESS_KINDS as readonly string[]).includes(raw)) {
+    return invalid('kind', `must be one of ${INGRESS_KINDS.map((k) => `"${k}"`).join(', ')}`);
+  }
+  return raw as IngressKind;
+}
+
+function parseUrl(raw: unknown, kind: IngressKind): string | undefined {
+  if (PUSH_KINDS.has(kind)) {
+    if (raw !== undefined) invalid('url', `must be absent for kind "${kind}": the source pushes to the URL this API answers`);
+    return undefined;
+  }
+  if (raw === undefined) return invalid('url', `is required for kind "${kind}" (the source to pull)`);
+  if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_URL) return invalid('url', `must be a string of 1 to ${MAX_URL} characters`);
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    return invalid('url', 'must be an absolute URL');
+  }
+  const schemes = PULL_SCHEMES[kind as 'rtsp' | 'whep'];
+  if (!schemes.includes(u.protocol)) invalid('url', `must use ${schemes.map((s) => s.slice(0, -1)).join(' or ')} for kind "${kind}"`);
+  if (!u.hostname) invalid('url', 'must name a host');
+  return raw;
+}
+
+/** Checks a create body; throws IngressError `invalidParameter` naming the first field that breaks its rule. */
+export function validateIngressRequest(body: unknown): IngressRequest {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return invalid('body', 'must be a JSON object');
+  const b = body as Record<string, unknown>;
+  for (const key of Object.keys(b)) if (!FIELDS.has(key)) invalid(key, `is not a field of an ingress (fields: ${[...FIELDS].join(', ')})`);
+  if (typeof b.cname !== 'string' || !CNAME.test(b.cname)) {
+    invalid('cname', 'must be 1 to 64 characters of letters, digits, space and !#$%&()+-:;<=.>?@[]^_{|}~,');
+  }
+  const uid = parseIngressUid(b.uid);
+  const kind = parseKind(b.kind);
+  const url = parseUrl(b.url, kind);
+  return { cname: b.cname as string, uid, kind, ...(url !== undefined ? { url } : {}) };
+}
