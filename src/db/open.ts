@@ -6,10 +6,11 @@ import pg from 'pg';
 import { chatMigrations, type ChatTables } from '../chat/db.ts';
 import { notifyMigrations, type NotifyTables } from '../notify/db.ts';
 import { recordingMigrations, type RecordingTables } from '../recording/db.ts';
+import { rulesMigrations, type RulesTables } from '../rules/db.ts';
 import { storageMigrations, type StorageTables } from '../storage/db.ts';
 
 /** Every table of every module. Timestamps are integer milliseconds; JSON is stored as text. */
-export interface Database extends ChatTables, RecordingTables, StorageTables, NotifyTables {}
+export interface Database extends ChatTables, RecordingTables, StorageTables, NotifyTables, RulesTables {}
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -27,6 +28,7 @@ const allMigrations: Record<string, Migration> = {
   ...recordingMigrations,
   ...storageMigrations,
   ...notifyMigrations,
+  ...rulesMigrations,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => allMigrations };

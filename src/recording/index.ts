@@ -18,3 +18,6 @@ export type {
   ExtensionServiceConfig,
 } from './validation/types.ts';
 export type { RecordingNotifier } from './notifier.ts';
+export { checkSceneMode, RECORDING_MODES, validateStartClientRequest, ValidationError } from './validation/index.ts';
+export { createAuthenticator, type Authenticator } from './api/index.ts';
+export { errorResponse, RecordingApiError } from './errors.ts';
