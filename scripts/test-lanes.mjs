@@ -71,6 +71,7 @@ const PROCESSES = [
 const BROWSER = [
   'src/channel/browser.test.ts',
   'src/channel/turn/turn.test.ts',
+  'src/rules/rules.test.ts',
   'src/console/browser.test.ts',
   'src/openapi/docs-page.test.ts',
   'src/chat/sdk/browser.test.ts',

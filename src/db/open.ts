@@ -7,10 +7,11 @@ import { chatMigrations, type ChatTables } from '../chat/db.ts';
 import { ingressMigrations, type IngressTables } from '../ingress/db.ts';
 import { notifyMigrations, type NotifyTables } from '../notify/db.ts';
 import { recordingMigrations, type RecordingTables } from '../recording/db.ts';
+import { rulesMigrations, type RulesTables } from '../rules/db.ts';
 import { storageMigrations, type StorageTables } from '../storage/db.ts';
 
 /** Every table of every module. Timestamps are integer milliseconds; JSON is stored as text. */
-export interface Database extends ChatTables, RecordingTables, StorageTables, NotifyTables, IngressTables {}
+export interface Database extends ChatTables, RecordingTables, StorageTables, NotifyTables, IngressTables, RulesTables {}
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -29,6 +30,7 @@ const allMigrations: Record<string, Migration> = {
   ...storageMigrations,
   ...notifyMigrations,
   ...ingressMigrations,
+  ...rulesMigrations,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => allMigrations };

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createChannelModule, type ChannelModuleOptions } from '../channel/index.ts';
 import { createChatModule } from '../chat/index.ts';
+import { createRulesModule } from '../rules/index.ts';
 import { createConsoleModule } from '../console/index.ts';
 import { systemClock, type Clock } from '../clock/index.ts';
 import type { Config } from './config.ts';
@@ -94,16 +95,17 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     uploadTotals: storage.uploadTotals,
   });
   const chat = createChatModule(ctx);
+  const rules = createRulesModule(ctx, { channel });
   const consoleModule = createConsoleModule(ctx);
   const ingress = createIngressModule(ctx);
   // What each module says about its routes, in the order the document lists them; the routes this file
   // registers itself (health, metrics) come from their folders too.
   const openapi = createOpenApiModule(ctx, () => [
-    ...[recording, channel, ingress, chat, storage, notify, consoleModule].flatMap((m) => (m.openapi ? [m.openapi] : [])),
+    ...[recording, rules, channel, ingress, chat, storage, notify, consoleModule].flatMap((m) => (m.openapi ? [m.openapi] : [])),
     healthOpenApi(),
     metricsOpenApi(),
   ]);
-  const modules: ReeltimeModule[] = [storage, notify, channel, recording, ingress, chat, openapi, consoleModule];
+  const modules: ReeltimeModule[] = [storage, notify, channel, recording, rules, ingress, chat, openapi, consoleModule];
 
   const wordings = () => modules.flatMap((m) => (m.wordRefusal ? [m.wordRefusal] : []));
   const app: FastifyInstance = Fastify({

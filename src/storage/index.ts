@@ -28,6 +28,7 @@ export {
   type StorageExtensionParams,
 } from './storage-config.ts';
 export { checkStorageTarget } from './outbound.ts';
+export { seal, sealingKey, unseal } from './seal.ts';
 export { contentTypeFor, isSafeObjectKey, objectKey } from './naming.ts';
 export type {
   EnqueueOptions,
