@@ -72,6 +72,7 @@ const BROWSER = [
   'src/channel/browser.test.ts',
   'src/channel/turn/turn.test.ts',
   'src/rules/rules.test.ts',
+  'src/rules/rules-ingest.test.ts',
   'src/console/browser.test.ts',
   'src/openapi/docs-page.test.ts',
   'src/chat/sdk/browser.test.ts',
