@@ -67,6 +67,7 @@ const PROCESSES = [
 /** Chromium pages (console, docs, SDK, WebRTC in a browser). */
 const BROWSER = [
   'src/channel/browser.test.ts',
+  'src/impairment/chromium-through-relay.test.ts',
   'src/console/browser.test.ts',
   'src/openapi/docs-page.test.ts',
   'src/chat/sdk/browser.test.ts',
@@ -87,6 +88,7 @@ const MEDIA = [
   'src/media/track-pipeline.test.ts',
   'src/channel/webrtc/forward.test.ts',
   'src/channel/webrtc/local-tap.test.ts',
+  'src/impairment/repair-through-channel.test.ts',
   'src/channel/publisher/replay.test.ts',
   'src/metrics/metrics.test.ts',
 ];
