@@ -89,6 +89,7 @@ const MEDIA = [
   'src/channel/webrtc/forward.test.ts',
   'src/channel/webrtc/local-tap.test.ts',
   'src/impairment/repair-through-channel.test.ts',
+  'src/channel/webrtc/keyframe-requests.test.ts',
   'src/channel/publisher/replay.test.ts',
   'src/metrics/metrics.test.ts',
 ];

@@ -23,8 +23,12 @@ export class ViewerRepair {
     onFir: () => void,
   ) {
     takeOverNacks(sender, (nack) => this.#answer(nack));
-    sender.onRtcp.subscribe((p) => {
-      if (p instanceof RtcpPayloadSpecificFeedback && p.feedback.count === FIR_FMT) onFir();
+    // A FIR's media SSRC field is 0 (RFC 5104: the target is in its entries), so werift's router delivers it to
+    // no sender: it is picked up from the transport, by its entries' SSRC.
+    sender.dtlsTransport.onRtcp.subscribe((p) => {
+      if (!(p instanceof RtcpPayloadSpecificFeedback) || p.feedback.count !== FIR_FMT) return;
+      const entries = (p.feedback as unknown as { fir?: readonly { ssrc: number }[] }).fir ?? [];
+      if (entries.some((e) => e.ssrc === sender.ssrc)) onFir();
     });
   }
 
