@@ -103,3 +103,49 @@ test('5 % loss on the publisher’s uplink and on the viewer’s downlink: both 
     await s.close();
   }
 });
+
+test('5 % loss on the uplink of a werift publisher’s Opus (it offers NACK for audio): the node NACKs it, a viewer gets ≥ 99 % of the audio packets', async (t) => {
+  const { nodeMin, offset } = await freeShiftedRanges(PORTS);
+  const s = await startTestServer({
+    values: { channel: { udpPortMin: nodeMin, udpPortMax: nodeMin + PORTS - 1, icePortOffset: offset, idleTimeoutMs: 60_000 } },
+  });
+  const relay = await startImpairmentRelay({
+    mappings: portRangeMappings({ address: '127.0.0.1', port: nodeMin + offset }, { address: '127.0.0.1', port: nodeMin }, PORTS),
+    seed: 28,
+  });
+  const cname = 'lossy-audio';
+  const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
+  const pub = await whipPublish({ endpoint: `${base}/whip?uid=1`, token: tok(cname, 1), video: false });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await pub.ready;
+    let n = 0;
+    // 20 ms Opus-sized packets (the node does not look into them).
+    timer = setInterval(() => {
+      const header = new RtpHeader({ payloadType: 111, sequenceNumber: n & 0xffff, timestamp: (n * 960) >>> 0, marker: false });
+      pub.audio!.writeRtp(new RtpPacket(header, Buffer.alloc(80, n & 0xff)));
+      n++;
+    }, 20);
+    const sub = await whepSubscribe({ endpoint: `${base}/whep?uid=2&publisher=1`, token: tok(cname, 2, 2), kinds: ['audio'], keep: 5000 });
+    try {
+      await sub.ready;
+      relay.setLink('upstream', { loss: 0.05 });
+      const from = sub.counts.audio;
+      await waitUntil(() => sub.counts.audio >= from + 400, { what: () => `viewer audio packets (${sub.counts.audio})`, timeoutMs: 60_000 });
+      const { share, span } = coverage(sub.packets.audio.slice(from, -20).map((p) => p.header.sequenceNumber));
+      const m = await scrape(s.url);
+      const report = JSON.stringify({ share, span, dropped: relay.counters.upstream.dropped.random, nackOut: m.sum('reeltime_rtcp_nack_total', { direction: 'out' }) });
+      t.diagnostic(report);
+      assert.ok(relay.counters.upstream.dropped.random >= 5, report);
+      assert.ok(m.sum('reeltime_rtcp_nack_total', { direction: 'out' }) > 0, report);
+      assert.ok(share >= 0.99, `viewer audio coverage: ${report}`);
+    } finally {
+      await sub.close();
+    }
+  } finally {
+    clearInterval(timer);
+    await pub.close();
+    await relay.close();
+    await s.close();
+  }
+});

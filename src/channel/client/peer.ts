@@ -8,7 +8,8 @@ export type VideoCodecName = 'vp8' | 'h264';
 
 /**
  * A werift client peer that only ever talks over loopback. Video offers RTX (RFC 4588) unless `rtx` is false:
- * a publisher then answers NACKs on the RTX stream, a viewer gets the node's retransmissions on it.
+ * a publisher then answers NACKs on the RTX stream, a viewer gets the node's retransmissions on it. Opus offers
+ * `nack`, so a publisher's lost audio is NACKed and resent as well.
  */
 export async function loopbackPeer(
   opts: { stunUrl?: string; videoCodecs?: readonly VideoCodecName[]; rtx?: boolean } = {},
@@ -19,7 +20,8 @@ export async function loopbackPeer(
     c === 'vp8' ? useVP8({ rtcpFeedback: fb() }) : useH264({ rtcpFeedback: fb() }),
     ...(opts.rtx === false ? [] : [rtxCodec()]),
   ]);
-  return new RTCPeerConnection(loopbackClientConfig(stunUrl, { codecs: { audio: [useOPUS()], video } }));
+  // Opus offers NACK too: the node then NACKs lost audio and werift's sender answers from its packet history.
+  return new RTCPeerConnection(loopbackClientConfig(stunUrl, { codecs: { audio: [useOPUS({ rtcpFeedback: [useNACK()] })], video } }));
 }
 
 /** Creates the offer and waits for gathering, so the POSTed offer carries its candidates (no trickle needed). */
