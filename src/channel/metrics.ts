@@ -73,6 +73,10 @@ export function registerChannelMetrics(metrics: MetricsRegistry, sfu: Sfu): void
     () => [[{}, t.unrepaired]],
   );
   metrics.counterFrom(
+    { name: 'reeltime_rtp_duplicates_total', help: 'Publisher packets that had already arrived (repeated repairs, RTX probes): not forwarded', labelNames: [] },
+    () => [[{}, t.duplicates]],
+  );
+  metrics.counterFrom(
     { name: 'reeltime_rtcp_twcc_total', help: 'Transport-wide congestion control feedback packets sent to publishers', labelNames: [] },
     () => [[{}, t.twccOut]],
   );

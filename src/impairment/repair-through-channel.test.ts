@@ -35,7 +35,7 @@ function coverage(seqs: readonly number[]): { share: number; span: number } {
   return { share: distinct.size / span, span };
 }
 
-test('5 % loss on the publisher’s uplink and on the viewer’s downlink: both hops are repaired (NACK, RTX), the viewer gets ≥ 99 % of the packets', async (t) => {
+test('5 % loss on the publisher’s uplink (2 % duplicated) and on the viewer’s downlink: both hops are repaired (NACK, RTX), the viewer gets ≥ 99 % of the packets, copies stop at the node', async (t) => {
   const { nodeMin, offset } = await freeShiftedRanges(PORTS);
   const s = await startTestServer({
     values: { channel: { udpPortMin: nodeMin, udpPortMax: nodeMin + PORTS - 1, icePortOffset: offset, idleTimeoutMs: 60_000 } },
@@ -63,7 +63,7 @@ test('5 % loss on the publisher’s uplink and on the viewer’s downlink: both 
     try {
       await sub.ready;
       // Loss once both peers are connected (werift's DTLS does not resend a lost handshake flight).
-      relay.setLink('upstream', { loss: 0.05 });
+      relay.setLink('upstream', { loss: 0.05, duplicate: 0.02 });
       relay.setLink('downstream', { loss: 0.05 });
       const from = sub.counts.video;
       await waitUntil(() => sub.counts.video >= from + 400, { what: () => `viewer packets (${sub.counts.video})`, timeoutMs: 60_000 });
@@ -82,6 +82,7 @@ test('5 % loss on the publisher’s uplink and on the viewer’s downlink: both 
         rtxIn: m.sum('reeltime_rtp_rtx_packets_total', { direction: 'in' }),
         rtxOut: m.sum('reeltime_rtp_rtx_packets_total', { direction: 'out' }),
         unrepaired: m.sum('reeltime_rtp_unrepaired_total'),
+        duplicates: m.sum('reeltime_rtp_duplicates_total'),
       });
       t.diagnostic(report);
       assert.ok(relay.counters.upstream.dropped.random >= 5 && relay.counters.downstream.dropped.random >= 5, `the relay dropped both ways: ${report}`);
@@ -93,6 +94,8 @@ test('5 % loss on the publisher’s uplink and on the viewer’s downlink: both 
       assert.ok(m.sum('reeltime_rtcp_nack_answered_total') > 0, report);
       assert.ok(m.sum('reeltime_rtp_rtx_packets_total', { direction: 'out' }) > 0, `the viewer negotiated RTX and got its repairs on it: ${report}`);
       assert.ok(m.sum('reeltime_rtp_retransmissions_total') >= m.sum('reeltime_rtp_rtx_packets_total', { direction: 'out' }));
+      // 2 % of the uplink arrives twice: the copies stop at the node.
+      assert.ok(m.sum('reeltime_rtp_duplicates_total') > 0, report);
     } finally {
       await sub.close();
     }

@@ -12,12 +12,14 @@ test('NackTracker: a gap is NACKed at once, retried every round trip, given up w
   assert.deepEqual(n.due(5), { nack: [11, 12], lost: [] });
   assert.deepEqual(n.due(50), { nack: [], lost: [] }, 'not again within the retry interval (1.2 × 100 ms)');
   assert.deepEqual(n.due(125), { nack: [11, 12], lost: [] });
-  assert.deepEqual(n.observe(12, 130), { repaired: true, late: false });
+  assert.deepEqual(n.observe(12, 130), { repaired: true, late: false, duplicate: false });
+  assert.equal(n.observe(12, 131).duplicate, true, 'a second copy');
+  assert.equal(n.observe(10, 131).duplicate, true);
   // Once a retransmission asked for now (arriving one round trip later) would miss 5 + 500 ms, 11 is given up.
   assert.deepEqual(n.due(245), { nack: [11], lost: [] });
   assert.deepEqual(n.due(406), { nack: [], lost: [11] });
   assert.equal(n.missing, 0);
-  assert.deepEqual(n.observe(11, 600), { repaired: false, late: true });
+  assert.deepEqual(n.observe(11, 600), { repaired: false, late: true, duplicate: false });
 });
 
 test('NackTracker: the round trip is learnt from repairs NACKed once; sequence numbers wrap', () => {
@@ -40,7 +42,7 @@ test('NackTracker: a jump beyond maxMissing (a new numbering) is not NACKed; reo
   n.observe(5000, 0);
   assert.deepEqual(n.due(0), { nack: [], lost: [] });
   n.observe(5002, 1);
-  n.observe(5001, 2);
+  assert.equal(n.observe(5001, 2).duplicate, false, 'reordered, not a copy');
   assert.equal(n.missing, 0);
 });
 

@@ -36,7 +36,14 @@ export interface ObserveResult {
   readonly repaired: boolean;
   /** The packet came after it had been given up. */
   readonly late: boolean;
+  /**
+   * The packet had already arrived (a second retransmission, a sender's RTX probe resending old packets, a
+   * duplicating network): older than the highest seen and neither missing nor given up.
+   */
+  readonly duplicate: boolean;
 }
+
+const FRESH: ObserveResult = { repaired: false, late: false, duplicate: false };
 
 const DEFAULTS = { deadlineMs: 500, minRetryMs: 20, initialRttMs: 100, maxMissing: 500 };
 
@@ -67,7 +74,7 @@ export class NackTracker {
     const ext = this.#extend(seq);
     if (this.#highest === undefined) {
       this.#highest = ext;
-      return { repaired: false, late: false };
+      return FRESH;
     }
     if (ext > this.#highest) {
       // Far jumps (a sender restart, a long outage) are not NACKed packet by packet.
@@ -76,7 +83,7 @@ export class NackTracker {
         this.#trim();
       }
       this.#highest = ext;
-      return { repaired: false, late: false };
+      return FRESH;
     }
     const m = this.#missing.get(ext);
     if (m) {
@@ -86,10 +93,10 @@ export class NackTracker {
         const sample = Math.min(Math.max(now - m.firstNackAt, 1), this.#o.deadlineMs);
         this.#rttMs = (this.#rttMs * 7 + sample) / 8;
       }
-      return { repaired: m.nacks > 0, late: false };
+      return { repaired: m.nacks > 0, late: false, duplicate: false };
     }
-    if (this.#givenUp.delete(ext)) return { repaired: false, late: true };
-    return { repaired: false, late: false };
+    if (this.#givenUp.delete(ext)) return { repaired: false, late: true, duplicate: false };
+    return { repaired: false, late: false, duplicate: true };
   }
 
   /** What to NACK now and what to give up; call it every few milliseconds while `missing` > 0. */

@@ -67,16 +67,21 @@ export class PublisherFeedback {
     });
   }
 
-  /** A packet of the track arrived (RTX already unwrapped). */
-  observe(kind: MediaKind, packet: RtpPacket): void {
+  /**
+   * A packet of the track arrived (RTX already unwrapped). False when it is a copy of one that already arrived
+   * (NACKed tracks only): it is not forwarded again.
+   */
+  observe(kind: MediaKind, packet: RtpPacket): boolean {
     const track = this.#tracks.get(kind);
-    if (!track?.nacks) return;
+    if (!track?.nacks) return true;
     if (track.ssrc !== packet.header.ssrc) {
       track.ssrc = packet.header.ssrc;
       track.nacks.reset();
     }
-    track.nacks.observe(packet.header.sequenceNumber, this.clock.now());
+    const seen = track.nacks.observe(packet.header.sequenceNumber, this.clock.now());
     if (track.nacks.missing > 0) this.#arm(0);
+    if (seen.duplicate) this.traffic.duplicates++;
+    return !seen.duplicate;
   }
 
   /** Sends a PLI or FIR for `ssrc`, whichever the publisher negotiated (FIR only when asked for and offered). */

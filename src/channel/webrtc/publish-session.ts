@@ -71,8 +71,7 @@ export class PublishSession extends PeerSession {
       const fan = this.tracks.get(kind);
       if (!fan) return;
       this.opts.traffic.countRtp('in', kind, packet.serializeSize);
-      this.#feedback.observe(kind, packet);
-      fan.push(packet);
+      if (this.#feedback.observe(kind, packet)) fan.push(packet);
     });
   }
 

@@ -32,6 +32,8 @@ export class ChannelTraffic {
   readonly rtx: Record<TrafficDirection, number> = { in: 0, out: 0 };
   /** Publisher packets NACKed and given up (no repair could arrive in time). */
   unrepaired = 0;
+  /** Publisher packets that had already arrived (repeated repairs, RTX probes, duplication): not forwarded. */
+  duplicates = 0;
   readonly pli: Record<TrafficDirection, number> = { in: 0, out: 0 };
   readonly fir: Record<TrafficDirection, number> = { in: 0, out: 0 };
   /** Keyframe requests not sent to a publisher because one went out less than the track's interval ago. */
