@@ -46,15 +46,19 @@ test('NackTracker: a jump beyond maxMissing (a new numbering) is not NACKed; reo
   assert.equal(n.missing, 0);
 });
 
-test('RetransmitCache: bounded by age and bytes, one resend per minResendMs', () => {
+test('RetransmitCache: bounded by age and bytes, one resend per minResendMs, resends within half of what was sent', () => {
   const c = new RetransmitCache<string>({ maxAgeMs: 1000, maxBytes: 3000, minResendMs: 10 });
   for (let s = 0; s < 5; s++) c.put(s, `p${s}`, 1000, s * 10);
   assert.equal(c.size, 3, 'bytes bound keeps the newest three');
   assert.deepEqual(c.take(0, 50), { kind: 'missing' });
   assert.deepEqual(c.take(3, 50), { kind: 'resend', item: 'p3' });
   assert.deepEqual(c.take(3, 55), { kind: 'recently_resent' });
-  assert.deepEqual(c.take(3, 61), { kind: 'resend', item: 'p3' });
+  // The budget: half of what was put, at most half of maxBytes (1500); 1000 of it went on the first resend.
+  assert.deepEqual(c.take(3, 61), { kind: 'over_budget' });
+  c.put(5, 'p5', 1000, 62);
+  assert.deepEqual(c.take(3, 63), { kind: 'resend', item: 'p3' }, 'earned again by what was sent since');
   assert.deepEqual(c.take(4, 1041), { kind: 'missing' }, 'older than maxAgeMs: gone');
+  assert.deepEqual(c.take(5, 1063), { kind: 'missing' });
   assert.equal(c.bytes, 0);
 });
 

@@ -3,12 +3,16 @@
  * (pure: the caller passes the time). Bounded by age (`maxAgeMs`, default 1000 ms: older than that a
  * retransmission comes too late for a viewer's jitter buffer or a recorder's) and by bytes (`maxBytes`, default
  * 1 MiB per track, about 3 s of 2.5 Mbit/s video), oldest first. One packet is resent at most once per
- * `minResendMs` (default 10 ms): NACKs repeated before the first retransmission could arrive are not answered twice.
+ * `minResendMs` (default 50 ms: werift viewers NACK a packet every 5 ms for 50 ms, and NACKs repeated before the
+ * first retransmission could arrive are not answered twice). Resends have a byte budget: each packet put earns
+ * `resendShare` (default half) of its size, up to that share of `maxBytes`, and each resend spends its size, so a
+ * viewer's NACKs cannot make the node send it more than one and a half times its stream.
  */
 export interface RetransmitCacheOptions {
   readonly maxAgeMs?: number;
   readonly maxBytes?: number;
   readonly minResendMs?: number;
+  readonly resendShare?: number;
 }
 
 interface Entry<T> {
@@ -20,19 +24,22 @@ interface Entry<T> {
 
 export type CacheLookup<T> =
   | { readonly kind: 'resend'; readonly item: T }
-  | { readonly kind: 'missing' | 'expired' | 'recently_resent' };
+  | { readonly kind: 'missing' | 'expired' | 'recently_resent' | 'over_budget' };
 
 export class RetransmitCache<T> {
   readonly #entries = new Map<number, Entry<T>>();
   readonly #maxAgeMs: number;
   readonly #maxBytes: number;
   readonly #minResendMs: number;
+  readonly #resendShare: number;
   #bytes = 0;
+  #budget = 0;
 
   constructor(options: RetransmitCacheOptions = {}) {
     this.#maxAgeMs = options.maxAgeMs ?? 1000;
     this.#maxBytes = options.maxBytes ?? 1024 * 1024;
-    this.#minResendMs = options.minResendMs ?? 10;
+    this.#minResendMs = options.minResendMs ?? 50;
+    this.#resendShare = options.resendShare ?? 0.5;
   }
 
   get size(): number {
@@ -52,6 +59,7 @@ export class RetransmitCache<T> {
     }
     this.#entries.set(seq, { item, bytes, sentAt: now, resentAt: undefined });
     this.#bytes += bytes;
+    this.#budget = Math.min(this.#budget + bytes * this.#resendShare, this.#maxBytes * this.#resendShare);
     this.#evict(now);
   }
 
@@ -62,6 +70,8 @@ export class RetransmitCache<T> {
     if (!e) return { kind: 'missing' };
     if (now - e.sentAt > this.#maxAgeMs) return { kind: 'expired' };
     if (e.resentAt !== undefined && now - e.resentAt < this.#minResendMs) return { kind: 'recently_resent' };
+    if (e.bytes > this.#budget) return { kind: 'over_budget' };
+    this.#budget -= e.bytes;
     e.resentAt = now;
     return { kind: 'resend', item: e.item };
   }
