@@ -1,4 +1,4 @@
-import { RTCPeerConnection, useH264, useNACK, useOPUS, usePLI, useVP8 } from 'werift';
+import { RTCPeerConnection, useFIR, useH264, useNACK, useOPUS, usePLI, useVP8 } from 'werift';
 import { gatheringComplete, loopbackClientConfig, rtxCodec, tolerateRepeatedHelloVerify } from '../webrtc/index.ts';
 import { sharedLoopbackStun } from './loopback-stun.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
@@ -9,13 +9,13 @@ export type VideoCodecName = 'vp8' | 'h264';
 /**
  * A werift client peer that only ever talks over loopback. Video offers RTX (RFC 4588) unless `rtx` is false:
  * a publisher then answers NACKs on the RTX stream, a viewer gets the node's retransmissions on it. Opus offers
- * `nack`, so a publisher's lost audio is NACKed and resent as well.
+ * `nack`, so a publisher's lost audio is NACKed and resent as well; video offers `ccm fir` beside PLI.
  */
 export async function loopbackPeer(
   opts: { stunUrl?: string; videoCodecs?: readonly VideoCodecName[]; rtx?: boolean } = {},
 ): Promise<RTCPeerConnection> {
   const stunUrl = opts.stunUrl ?? (await sharedLoopbackStun()).url;
-  const fb = () => [useNACK(), usePLI()];
+  const fb = () => [useNACK(), usePLI(), useFIR()];
   const video = (opts.videoCodecs ?? ['vp8', 'h264']).flatMap((c) => [
     c === 'vp8' ? useVP8({ rtcpFeedback: fb() }) : useH264({ rtcpFeedback: fb() }),
     ...(opts.rtx === false ? [] : [rtxCodec()]),

@@ -1,4 +1,5 @@
 export { tolerateRepeatedHelloVerify } from './dtls-guard.ts';
+export { firPacket, onFir } from './fir.ts';
 export { gatheringComplete } from './ice-gathering.ts';
 export { loopbackClientConfig, rtxCodec, serverPeerConfig } from './peer-config.ts';
 export type { PeerSessionOptions } from './peer-session.ts';

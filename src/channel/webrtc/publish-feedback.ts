@@ -10,6 +10,7 @@ import {
 } from 'werift';
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { MediaKind } from '../membership/index.ts';
+import { firPacket } from './fir.ts';
 import { NackTracker } from './nack-tracker.ts';
 import type { ChannelTraffic, KeyframeRequestType } from './traffic.ts';
 import { TwccFeedback } from './twcc.ts';
@@ -95,7 +96,7 @@ export class PublisherFeedback {
     if (useFir) {
       this.traffic.fir.out++;
       this.#firSeq = (this.#firSeq + 1) & 0xff;
-      this.#send(track, [raw(firPacket(receiver.rtcpSsrc, ssrc, this.#firSeq))]);
+      this.#send(track, [firPacket(receiver.rtcpSsrc, ssrc, this.#firSeq)]);
     } else {
       this.traffic.pli.out++;
       this.#send(track, [new RtcpPayloadSpecificFeedback({ feedback: new PictureLossIndication({ senderSsrc: receiver.rtcpSsrc, mediaSsrc: ssrc }) })]);
@@ -167,17 +168,4 @@ export class PublisherFeedback {
     if (transport?.state !== 'connected') return;
     transport.sendRtcp(packets).catch(() => undefined);
   }
-}
-
-/** RFC 5104 FIR: PSFB (PT 206) FMT 4, media source SSRC 0, one FCI entry (the target SSRC, a sequence number). */
-function firPacket(senderSsrc: number, mediaSsrc: number, seq: number): Buffer {
-  const b = Buffer.alloc(20);
-  b[0] = 0x80 | 4;
-  b[1] = 206;
-  b.writeUInt16BE(4, 2);
-  b.writeUInt32BE(senderSsrc >>> 0, 4);
-  b.writeUInt32BE(0, 8);
-  b.writeUInt32BE(mediaSsrc >>> 0, 12);
-  b[16] = seq;
-  return b;
 }

@@ -1,11 +1,9 @@
-import { RtcpPayloadSpecificFeedback, wrapRtx, type GenericNack, type RTCRtpSender, type RtpPacket } from 'werift';
+import { wrapRtx, type GenericNack, type RTCRtpSender, type RtpPacket } from 'werift';
 import type { Clock } from '../../clock/index.ts';
+import { onFir } from './fir.ts';
 import { RetransmitCache } from './retransmit-cache.ts';
 import type { ChannelTraffic } from './traffic.ts';
 import { senderRtx, takeOverNacks } from './werift-hooks.ts';
-
-/** RFC 5104 FIR: the payload-specific feedback message type 4. */
-const FIR_FMT = 4;
 
 /**
  * Loss repair towards one viewer's track (docs/channel.md, "Loss on each hop"): every packet sent is kept in a
@@ -20,16 +18,10 @@ export class ViewerRepair {
     private readonly sender: RTCRtpSender,
     private readonly clock: Clock,
     private readonly traffic: ChannelTraffic,
-    onFir: () => void,
+    onViewerFir: () => void,
   ) {
     takeOverNacks(sender, (nack) => this.#answer(nack));
-    // A FIR's media SSRC field is 0 (RFC 5104: the target is in its entries), so werift's router delivers it to
-    // no sender: it is picked up from the transport, by its entries' SSRC.
-    sender.dtlsTransport.onRtcp.subscribe((p) => {
-      if (!(p instanceof RtcpPayloadSpecificFeedback) || p.feedback.count !== FIR_FMT) return;
-      const entries = (p.feedback as unknown as { fir?: readonly { ssrc: number }[] }).fir ?? [];
-      if (entries.some((e) => e.ssrc === sender.ssrc)) onFir();
-    });
+    onFir(sender, onViewerFir);
   }
 
   /** `packet` was just handed to the sender (which rewrote its SSRC, payload type and sequence number). */
