@@ -40,4 +40,44 @@ export function registerChannelMetrics(metrics: MetricsRegistry, sfu: Sfu): void
     { name: 'reeltime_rtcp_pli_total', help: 'RTCP picture loss indications (in: from subscribers, out: sent to publishers)', labelNames: ['direction'] },
     () => DIRECTIONS.map((direction) => [{ direction }, t.pli[direction]] as const),
   );
+  metrics.counterFrom(
+    { name: 'reeltime_rtcp_fir_total', help: 'RTCP full intra requests (in: from subscribers, out: sent to publishers)', labelNames: ['direction'] },
+    () => DIRECTIONS.map((direction) => [{ direction }, t.fir[direction]] as const),
+  );
+  metrics.counterFrom(
+    {
+      name: 'reeltime_keyframe_requests_limited_total',
+      help: 'Keyframe requests (PLI, FIR) not sent to a publisher because one went out less than 300 ms before on that track',
+      labelNames: ['type'],
+    },
+    () => (['pli', 'fir'] as const).map((type) => [{ type }, t.keyframeLimited[type]] as const),
+  );
+  metrics.counterFrom(
+    { name: 'reeltime_keyframe_requests_on_loss_total', help: 'Keyframe requests the SFU made because a video packet could not be repaired in time', labelNames: [] },
+    () => [[{}, t.keyframeOnLoss]],
+  );
+  metrics.counterFrom(
+    { name: 'reeltime_rtcp_nack_answered_total', help: 'Subscribers’ NACKs answered with at least one retransmission', labelNames: [] },
+    () => [[{}, t.nackAnswered]],
+  );
+  metrics.counterFrom(
+    { name: 'reeltime_rtp_retransmissions_total', help: 'Packets resent to subscribers from the retransmission cache (plain or RTX)', labelNames: [] },
+    () => [[{}, t.retransmissions]],
+  );
+  metrics.counterFrom(
+    { name: 'reeltime_rtp_rtx_packets_total', help: 'RTX packets (RFC 4588; in: repairs from publishers, out: retransmissions to subscribers)', labelNames: ['direction'] },
+    () => DIRECTIONS.map((direction) => [{ direction }, t.rtx[direction]] as const),
+  );
+  metrics.counterFrom(
+    { name: 'reeltime_rtp_unrepaired_total', help: 'Publisher packets NACKed and given up (no retransmission could arrive in time)', labelNames: [] },
+    () => [[{}, t.unrepaired]],
+  );
+  metrics.counterFrom(
+    { name: 'reeltime_rtp_duplicates_total', help: 'Publisher packets that had already arrived (repeated repairs, RTX probes): not forwarded', labelNames: [] },
+    () => [[{}, t.duplicates]],
+  );
+  metrics.counterFrom(
+    { name: 'reeltime_rtcp_twcc_total', help: 'Transport-wide congestion control feedback packets sent to publishers', labelNames: [] },
+    () => [[{}, t.twccOut]],
+  );
 }

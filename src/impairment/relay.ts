@@ -27,6 +27,11 @@ export interface ImpairmentRelay {
   /** The bound listen endpoints, in the order of the mappings (port 0 resolved). */
   readonly endpoints: readonly UdpEndpoint[];
   readonly counters: { readonly upstream: LinkCounters; readonly downstream: LinkCounters };
+  /**
+   * New settings for one direction from now on (the counters go on): e.g. a clean link while peers connect, then
+   * loss; or a bandwidth cap put on a publisher that is already sending.
+   */
+  setLink(direction: 'upstream' | 'downstream', link: LinkImpairment): void;
   close(): Promise<void>;
 }
 
@@ -58,8 +63,8 @@ function localFor(target: string): string {
  */
 export async function startImpairmentRelay(opts: RelayOptions): Promise<ImpairmentRelay> {
   const random = seededRandom(opts.seed ?? 1);
-  const up = new LinkScheduler(opts.upstream ?? {}, random);
-  const down = new LinkScheduler(opts.downstream ?? {}, random);
+  let up = new LinkScheduler(opts.upstream ?? {}, random);
+  let down = new LinkScheduler(opts.downstream ?? {}, random);
   const sockets: Socket[] = [];
   const timers = new Set<NodeJS.Timeout>();
   let closed = false;
@@ -115,6 +120,10 @@ export async function startImpairmentRelay(opts: RelayOptions): Promise<Impairme
     return {
       endpoints,
       counters: { upstream: up.counters, downstream: down.counters },
+      setLink(direction, link) {
+        if (direction === 'upstream') up = new LinkScheduler(link, random, up.counters);
+        else down = new LinkScheduler(link, random, down.counters);
+      },
       async close() {
         closed = true;
         for (const t of timers) clearTimeout(t);

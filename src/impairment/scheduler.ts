@@ -52,7 +52,7 @@ function checkShare(name: string, v: number | undefined): void {
  * jitter, reordering, duplication. The I/O (relay.ts) only carries the verdicts out.
  */
 export class LinkScheduler {
-  readonly counters = emptyCounters();
+  readonly counters: LinkCounters;
   readonly #losses: LossModel[] = [];
   readonly #shaper: TokenBucketShaper | undefined;
   /** Latest in-order release so far: jitter does not reorder on its own. */
@@ -61,7 +61,10 @@ export class LinkScheduler {
   constructor(
     private readonly link: LinkImpairment,
     private readonly random: Random,
+    /** Counters to go on counting in (a link whose settings changed: `ImpairmentRelay.setLink`). */
+    counters?: LinkCounters,
   ) {
+    this.counters = counters ?? emptyCounters();
     checkShare('loss', link.loss);
     checkShare('reorder', link.reorder);
     checkShare('duplicate', link.duplicate);

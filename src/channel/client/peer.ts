@@ -1,19 +1,27 @@
-import { RTCPeerConnection, useH264, useNACK, useOPUS, usePLI, useVP8 } from 'werift';
-import { gatheringComplete, loopbackClientConfig, tolerateRepeatedHelloVerify } from '../webrtc/index.ts';
+import { RTCPeerConnection, useFIR, useH264, useNACK, useOPUS, usePLI, useVP8 } from 'werift';
+import { gatheringComplete, loopbackClientConfig, rtxCodec, tolerateRepeatedHelloVerify } from '../webrtc/index.ts';
 import { sharedLoopbackStun } from './loopback-stun.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import { deleteSession, postOffer } from './whip-http.ts';
 
 export type VideoCodecName = 'vp8' | 'h264';
 
-/** A werift client peer that only ever talks over loopback. */
-export async function loopbackPeer(opts: { stunUrl?: string; videoCodecs?: readonly VideoCodecName[] } = {}): Promise<RTCPeerConnection> {
+/**
+ * A werift client peer that only ever talks over loopback. Video offers RTX (RFC 4588) unless `rtx` is false:
+ * a publisher then answers NACKs on the RTX stream, a viewer gets the node's retransmissions on it. Opus offers
+ * `nack`, so a publisher's lost audio is NACKed and resent as well; video offers `ccm fir` beside PLI.
+ */
+export async function loopbackPeer(
+  opts: { stunUrl?: string; videoCodecs?: readonly VideoCodecName[]; rtx?: boolean } = {},
+): Promise<RTCPeerConnection> {
   const stunUrl = opts.stunUrl ?? (await sharedLoopbackStun()).url;
-  const fb = () => [useNACK(), usePLI()];
-  const video = (opts.videoCodecs ?? ['vp8', 'h264']).map((c) =>
+  const fb = () => [useNACK(), usePLI(), useFIR()];
+  const video = (opts.videoCodecs ?? ['vp8', 'h264']).flatMap((c) => [
     c === 'vp8' ? useVP8({ rtcpFeedback: fb() }) : useH264({ rtcpFeedback: fb() }),
-  );
-  return new RTCPeerConnection(loopbackClientConfig(stunUrl, { codecs: { audio: [useOPUS()], video } }));
+    ...(opts.rtx === false ? [] : [rtxCodec()]),
+  ]);
+  // Opus offers NACK too: the node then NACKs lost audio and werift's sender answers from its packet history.
+  return new RTCPeerConnection(loopbackClientConfig(stunUrl, { codecs: { audio: [useOPUS({ rtcpFeedback: [useNACK()] })], video } }));
 }
 
 /** Creates the offer and waits for gathering, so the POSTed offer carries its candidates (no trickle needed). */

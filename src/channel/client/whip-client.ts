@@ -1,6 +1,6 @@
 import { MediaStream, MediaStreamTrack, type RTCPeerConnection } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
-import { SenderReportWriter, type ClockMapping } from '../webrtc/index.ts';
+import { onFir, SenderReportWriter, type ClockMapping } from '../webrtc/index.ts';
 import { connected, loopbackPeer, openSession, type VideoCodecName } from './peer.ts';
 
 export interface WhipPublishOptions {
@@ -60,7 +60,11 @@ export async function whipPublish(opts: WhipPublishOptions): Promise<WhipPublish
     ready: connected(pc),
     sendSenderReport: (kind, mapping) => reports.get(kind)?.send(mapping),
     onKeyframeRequest(cb) {
-      for (const s of senders) if (s.kind === 'video') s.onPictureLossIndication.subscribe(cb);
+      for (const s of senders) {
+        if (s.kind !== 'video') continue;
+        s.onPictureLossIndication.subscribe(cb);
+        onFir(s, cb);
+      }
     },
     close: session.close,
   };

@@ -2,6 +2,7 @@ import type { RtcpSrPacket, RtpPacket } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
 import { H264ParameterSets, type H264ParameterSetPair } from './h264.ts';
 import { fmtpParam, type TrackCodec } from './sdp.ts';
+import type { KeyframeRequestType } from './traffic.ts';
 
 /** Receives every RTP packet of a published track; must not mutate it (it is shared by all sinks). */
 export type RtpSink = (packet: RtpPacket) => void;
@@ -16,15 +17,15 @@ export interface ForwardSource {
   addSink(sink: RtpSink): () => void;
   /** The publisher's sender reports of this track, as they arrive (docs/channel.md, "Sender reports"). */
   addSenderReportSink(sink: SenderReportSink): () => void;
-  /** Asks the publisher for a keyframe (rate-limited). */
-  requestKeyframe(): void;
+  /** Asks the publisher for a keyframe (rate-limited); `fir` when the asker sent a FIR. */
+  requestKeyframe(type?: KeyframeRequestType): void;
   /** H.264: the publisher's latest SPS and PPS (from its packets or its offer); undefined otherwise. */
   parameterSets(): H264ParameterSetPair | undefined;
 }
 
 /**
- * Fan-out of one incoming track. Keyframe requests become PLIs to the publisher's SSRC, coalesced to one per
- * `minPliIntervalMs`. A request made before the first packet (a viewer that connects before the publisher's media
+ * Fan-out of one incoming track. Keyframe requests become PLIs (or FIRs) to the publisher's SSRC, coalesced to one
+ * per `minPliIntervalMs` (300 ms; `onLimited` counts those not sent). A request made before the first packet (a viewer that connects before the publisher's media
  * reaches the SFU) is kept and sent with that packet's SSRC, so every join asks the publisher exactly once even
  * when its encoder's own keyframe would open the viewer first (docs/channel.md, "Clean starts"). An H.264 track
  * also remembers the publisher's latest parameter sets for viewers that start after they went by.
@@ -36,16 +37,17 @@ export class TrackFanout implements ForwardSource {
   /** RTP received on this track so far (header and payload bytes): the console's bitrate sparkline. */
   packets = 0;
   bytes = 0;
-  #pendingPli = false;
+  #pendingPli: KeyframeRequestType | undefined;
   #lastPli = -Infinity;
   readonly #h264: H264ParameterSets | undefined;
 
   constructor(
     readonly kind: MediaKind,
     readonly codec: TrackCodec,
-    private readonly sendPli: (mediaSsrc: number) => void,
+    private readonly sendKeyframeRequest: (mediaSsrc: number, type: KeyframeRequestType) => void,
     private readonly now: () => number,
     private readonly minPliIntervalMs = 300,
+    private readonly onLimited: (type: KeyframeRequestType) => void = () => undefined,
   ) {
     this.#h264 = codec.mimeType === 'video/h264' ? new H264ParameterSets(fmtpParam(codec.fmtp, 'sprop-parameter-sets')) : undefined;
   }
@@ -70,8 +72,9 @@ export class TrackFanout implements ForwardSource {
     this.packets++;
     this.bytes += packet.serializeSize;
     if (this.#pendingPli) {
-      this.#pendingPli = false;
-      this.requestKeyframe();
+      const type = this.#pendingPli;
+      this.#pendingPli = undefined;
+      this.requestKeyframe(type);
     }
     // Before the sinks: a viewer starting at this packet's IDR needs the parameter sets sent just before it.
     this.#h264?.observe(packet.payload);
@@ -82,15 +85,18 @@ export class TrackFanout implements ForwardSource {
     return this.#h264?.latest();
   }
 
-  requestKeyframe(): void {
+  requestKeyframe(type: KeyframeRequestType = 'pli'): void {
     if (this.kind !== 'video') return;
     if (this.#ssrc === undefined) {
-      this.#pendingPli = true;
+      if (this.#pendingPli !== 'fir') this.#pendingPli = type;
       return;
     }
     const t = this.now();
-    if (t - this.#lastPli < this.minPliIntervalMs) return;
+    if (t - this.#lastPli < this.minPliIntervalMs) {
+      this.onLimited(type);
+      return;
+    }
     this.#lastPli = t;
-    this.sendPli(this.#ssrc);
+    this.sendKeyframeRequest(this.#ssrc, type);
   }
 }

@@ -1,6 +1,7 @@
 export { tolerateRepeatedHelloVerify } from './dtls-guard.ts';
+export { firPacket, onFir } from './fir.ts';
 export { gatheringComplete } from './ice-gathering.ts';
-export { loopbackClientConfig, serverPeerConfig } from './peer-config.ts';
+export { loopbackClientConfig, rtxCodec, serverPeerConfig } from './peer-config.ts';
 export type { PeerSessionOptions } from './peer-session.ts';
 export { PublishSession } from './publish-session.ts';
 export { choosePublishCodec, chooseSubscribeCodec, codecOf, parseOffer, parseSdpFrag, restrictOffer, type TrackCodec } from './sdp.ts';

@@ -1,15 +1,29 @@
 import { networkInterfaces } from 'node:os';
-import { useH264, useNACK, useOPUS, usePLI, useSdesMid, useVP8, type RTCPeerConnectionConfig } from 'werift';
+import {
+  RTCRtpCodecParameters,
+  useH264,
+  useNACK,
+  useOPUS,
+  usePLI,
+  useSdesMid,
+  useTransportWideCC,
+  useVP8,
+  type RTCPeerConnectionConfig,
+} from 'werift';
 import type { ChannelConfig } from '../config.ts';
 
-/** Codecs the SFU negotiates; offers are first narrowed to one payload type per section (see sdp.ts). */
+/** RTX (RFC 4588) for the video codec listed just before it: werift numbers it `apt` = that codec's type. */
+export const rtxCodec = (): RTCRtpCodecParameters => new RTCRtpCodecParameters({ mimeType: 'video/rtx', clockRate: 90000 });
+
+/**
+ * Codecs the SFU negotiates; offers are first narrowed to one payload type per section and its RTX (see sdp.ts).
+ * werift answers with the offer's own payload types and feedback lines; the order here matters only for werift
+ * clients, whose RTX entries follow their codec.
+ */
 export function sfuCodecs(): NonNullable<RTCPeerConnectionConfig['codecs']> {
   return {
     audio: [useOPUS()],
-    video: [
-      useVP8({ rtcpFeedback: [useNACK(), usePLI()] }),
-      useH264({ rtcpFeedback: [useNACK(), usePLI()] }),
-    ],
+    video: [useVP8({ rtcpFeedback: [useNACK(), usePLI()] }), rtxCodec(), useH264({ rtcpFeedback: [useNACK(), usePLI()] }), rtxCodec()],
   };
 }
 
@@ -25,7 +39,9 @@ export function serverPeerConfig(cfg: ChannelConfig): RTCPeerConnectionConfig {
   return {
     ...(bind ? { iceInterfaceAddresses: { udp4: bind } } : {}),
     codecs: sfuCodecs(),
-    headerExtensions: { audio: [useSdesMid()], video: [useSdesMid()] },
+    // transport-wide-cc: publishers number their packets across the transport and the node reports their arrival
+    // times back (webrtc/twcc.ts), which is what Chromium's bandwidth estimator adapts to.
+    headerExtensions: { audio: [useSdesMid(), useTransportWideCC()], video: [useSdesMid(), useTransportWideCC()] },
     iceLite: true,
     iceServers: [],
     iceUseIpv4: false,

@@ -1,4 +1,5 @@
 import { RtcpSrPacket, type MediaStreamTrack, type RTCRtpTransceiver } from 'werift';
+import { PublisherFeedback } from './publish-feedback.ts';
 import type { MediaKind, TrackInfo } from '../membership/index.ts';
 import { TrackFanout } from './forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
@@ -13,10 +14,13 @@ export interface PublishSessionOptions extends PeerSessionOptions {
 export class PublishSession extends PeerSession {
   readonly tracks = new Map<MediaKind, TrackFanout>();
   #lastRtpAt: number;
+  readonly #feedback: PublisherFeedback;
 
   constructor(private readonly opts: PublishSessionOptions) {
     super(opts);
     this.#lastRtpAt = opts.clock.now();
+    // A video packet given up after its NACKs leaves the frames after it undecodable: ask for a keyframe.
+    this.#feedback = new PublisherFeedback(opts.clock, opts.traffic, (kind) => this.tracks.get(kind)?.requestKeyframe());
     const seen = new Set<string>();
     const kinds = new Set<string>();
     this.pc.onTrack.subscribe((track) => {
@@ -38,16 +42,18 @@ export class PublishSession extends PeerSession {
         new TrackFanout(
           kind,
           codec,
-          (ssrc) => {
-            this.opts.traffic.pli.out++;
-            this.#sendPli(kind, ssrc);
-          },
+          (ssrc, type) => this.#feedback.sendKeyframeRequest(kind, ssrc, type),
           () => this.opts.clock.now(),
+          300,
+          (type) => this.opts.traffic.keyframeLimited[type]++,
         ),
       );
     }
     const answer = await this.answer(offer);
-    for (const t of this.pc.getTransceivers()) this.#watchRtcp(t);
+    for (const t of this.pc.getTransceivers()) {
+      this.#feedback.attach(t);
+      this.#watchRtcp(t);
+    }
     const tracks = [...this.tracks.values()].map((t) => ({ kind: t.kind, codec: t.codec.mimeType }));
     return { answer, tracks };
   }
@@ -65,7 +71,7 @@ export class PublishSession extends PeerSession {
       const fan = this.tracks.get(kind);
       if (!fan) return;
       this.opts.traffic.countRtp('in', kind, packet.serializeSize);
-      fan.push(packet);
+      if (this.#feedback.observe(kind, packet)) fan.push(packet);
     });
   }
 
@@ -75,12 +81,9 @@ export class PublishSession extends PeerSession {
       // The publisher's clock mapping, passed on to every subscriber of the track (translated there).
       if (packet instanceof RtcpSrPacket) this.tracks.get(t.kind as MediaKind)?.pushSenderReport(packet);
     });
-    // werift's receiver sends a NACK for each gap it sees in the publisher's sequence numbers.
-    t.receiver.onPacketLost.subscribe(() => this.opts.traffic.nack.out++);
   }
 
-  #sendPli(kind: MediaKind, ssrc: number): void {
-    const t = this.pc.getTransceivers().find((x) => x.kind === kind);
-    t?.receiver.sendRtcpPLI(ssrc).catch(() => undefined);
+  protected override closing(): void {
+    this.#feedback.close();
   }
 }

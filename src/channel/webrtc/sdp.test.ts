@@ -16,7 +16,7 @@ const OFFER = [
   'a=rtpmap:111 opus/48000/2',
   'a=fmtp:111 minptime=10',
   'a=rtpmap:0 PCMU/8000',
-  'm=video 9 UDP/TLS/RTP/SAVPF 98 102 96 97',
+  'm=video 9 UDP/TLS/RTP/SAVPF 98 102 96 97 103',
   'a=ice-ufrag:u',
   'a=ice-pwd:p',
   'a=mid:1',
@@ -28,21 +28,30 @@ const OFFER = [
   'a=rtcp-fb:96 nack pli',
   'a=rtpmap:97 rtx/90000',
   'a=fmtp:97 apt=96',
+  'a=rtpmap:103 rtx/90000',
+  'a=fmtp:103 apt=102',
   'a=ssrc-group:FID 1 2',
+  'a=ssrc-group:SIM 1 3',
   'a=candidate:1 1 udp 1 192.0.2.2 5000 typ host',
   'a=candidate:2 1 udp 1 127.0.0.1 5001 typ host',
   '',
 ].join('\r\n');
 
-test('sdp: parse, pick forwardable codecs, narrow the offer to one payload type, filter candidates', () => {
+test('sdp: parse, pick forwardable codecs, narrow the offer to one payload type and its RTX, filter candidates', () => {
   const [audio, video] = parseOffer(OFFER);
   assert.equal(audio!.direction, 'sendonly');
   assert.equal(choosePublishCodec(audio!)!.pt, 111);
   assert.equal(choosePublishCodec(video!)!.pt, 96, 'VP9 and packetization-mode 0 H.264 are skipped');
   const narrowed = restrictOffer(OFFER, (s) => choosePublishCodec(s)!.pt);
-  assert.match(narrowed, /^m=video 9 UDP\/TLS\/RTP\/SAVPF 96$/m);
-  assert.doesNotMatch(narrowed, /rtpmap:(97|98|102|0) /);
-  assert.doesNotMatch(narrowed, /ssrc-group/);
+  assert.match(narrowed, /^m=video 9 UDP\/TLS\/RTP\/SAVPF 96 97$/m, 'VP8 and the RTX repairing it (apt=96)');
+  assert.match(narrowed, /a=fmtp:97 apt=96/);
+  assert.doesNotMatch(narrowed, /rtpmap:(98|102|103|0) /);
+  assert.match(narrowed, /a=ssrc-group:FID 1 2/, 'the RTX pairing stays');
+  assert.doesNotMatch(narrowed, /ssrc-group:SIM/);
+  const noRtx = restrictOffer(OFFER, (s) => (s.kind === 'video' ? 102 : 111));
+  assert.match(noRtx, /^m=video 9 UDP\/TLS\/RTP\/SAVPF 102 103$/m);
+  assert.match(restrictOffer(OFFER.replace(/a=rtpmap:97 rtx.*\r\na=fmtp:97 apt=96\r\n/, ''), (s) => choosePublishCodec(s)!.pt), /^m=video 9 UDP\/TLS\/RTP\/SAVPF 96$/m);
+  assert.doesNotMatch(restrictOffer(OFFER.replace(/a=rtpmap:97 rtx.*\r\na=fmtp:97 apt=96\r\n/, ''), (s) => choosePublishCodec(s)!.pt), /ssrc-group/, 'no RTX kept: no FID group');
   assert.match(narrowed, /a=rtcp-fb:96 nack pli/);
   assert.throws(() => restrictOffer(OFFER, () => 'no'), /codec_unsupported/);
   const kept = keepCandidates(OFFER, ['127.0.0.1']);

@@ -141,16 +141,25 @@ export function restrictOffer(sdp: string, choose: (section: SdpSection, index: 
     const keep = choose(parsed, i);
     if (typeof keep === 'string') throw new ChannelError('codec_unsupported', keep);
     const m = /^m=(\S+) (\d+) (\S+) /.exec(sec[0]!)!;
-    out.push(`m=${m[1]} ${m[2]} ${m[3]} ${keep}`);
+    // The chosen codec's retransmission format (RFC 4588, a=fmtp apt=) stays: werift unwraps RTX it receives and
+    // sends its retransmissions as RTX where the peer offered it (docs/channel.md, "Loss on each hop").
+    const rtx = rtxPayloadTypes(parsed, keep);
+    const kept = new Set([keep, ...rtx]);
+    out.push(`m=${m[1]} ${m[2]} ${m[3]} ${[...kept].join(' ')}`);
     for (const l of sec.slice(1)) {
       const r = /^a=(rtpmap|fmtp|rtcp-fb):(\d+|\*)/.exec(l);
-      if (r && r[2] !== '*' && Number(r[2]) !== keep) continue;
-      // Simulcast / RTX groups refer to payloads and SSRCs we drop; werift routes by the primary SSRC.
-      if (/^a=ssrc-group:/.test(l)) continue;
+      if (r && r[2] !== '*' && !kept.has(Number(r[2]))) continue;
+      // Simulcast groups refer to SSRCs we drop; the RTX pairing (FID) is kept with its payload type.
+      if (/^a=ssrc-group:/.test(l) && !(rtx.length > 0 && /^a=ssrc-group:FID /.test(l))) continue;
       out.push(l);
     }
   });
   return out.join('\r\n') + '\r\n';
+}
+
+/** The RTX payload types (RFC 4588) of a section that repair payload type `pt` (a=fmtp:N apt=pt). */
+export function rtxPayloadTypes(section: SdpSection, pt: number): number[] {
+  return section.codecs.filter((c) => c.name.toLowerCase() === 'rtx' && fmtpParam(c.fmtp, 'apt') === String(pt)).map((c) => c.pt);
 }
 
 /** Keeps only ICE candidates on the given addresses (werift also gathers on every interface). */

@@ -5,6 +5,7 @@ import type { SubscriberGate } from './gate.ts';
 import { attachGated, gatedRtpPacket, KeyframeAsker } from './gated-forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
 import { SenderReportWriter } from './sender-reports.ts';
+import { ViewerRepair } from './viewer-repair.ts';
 
 export interface SubscribeSessionOptions extends PeerSessionOptions {
   /** The publisher's tracks by kind. */
@@ -17,8 +18,8 @@ export interface SubscribeSessionOptions extends PeerSessionOptions {
  * One WHEP session: a send-only peer fed from a publisher's tracks without transcoding. Each track passes a
  * `SubscriberGate`: video is held back until a keyframe the decoder can start at (H.264 with its parameter sets),
  * with continuous sequence numbers. The publisher is asked for a keyframe when the peer connects, every second
- * while the video gate waits, and whenever the subscriber sends a PLI. NACKs are answered from the werift
- * sender's packet history. The publisher's sender reports are passed on in the subscriber's SSRC and timestamps
+ * while the video gate waits, and whenever the subscriber sends a PLI or FIR. NACKs are answered from a
+ * per-track retransmission cache, as RTX where negotiated (`ViewerRepair`). The publisher's sender reports are passed on in the subscriber's SSRC and timestamps
  * (werift's own, dated by forwarding time, are switched off): docs/channel.md, "Sender reports".
  */
 export class SubscribeSession extends PeerSession {
@@ -59,10 +60,14 @@ export class SubscribeSession extends PeerSession {
     const sender = t.sender;
     const traffic = this.peer.traffic;
     sender.onRtcp.subscribe(() => this.touch());
-    sender.onGenericNack.subscribe(() => traffic.nack.in++);
     const reports = new SenderReportWriter(sender);
     const source = this.opts.sources.get(kind);
     if (!source) return;
+    const repair = new ViewerRepair(sender, this.opts.clock, traffic, () => {
+      traffic.fir.in++;
+      source.requestKeyframe('fir');
+    });
+    this.#detach.push(() => repair.close());
     if (kind === 'video') {
       sender.onPictureLossIndication.subscribe(() => {
         traffic.pli.in++;
@@ -78,6 +83,8 @@ export class SubscribeSession extends PeerSession {
         traffic.countRtp('out', kind, p.serializeSize);
         reports.countSent(p.payload.length);
         void sender.sendRtp(p).catch(() => undefined);
+        // sendRtp rewrote the header synchronously: the packet is kept as the viewer got it.
+        repair.sent(p);
       },
       {
         accept: () => sender.dtlsTransport.state === 'connected',

@@ -26,3 +26,4 @@ export async function freeShiftedRanges(count: number): Promise<{ readonly nodeM
   }
   throw new Error('no two free UDP port ranges on 127.0.0.1');
 }
+export { countVp8Frames, type Vp8FrameCount } from './vp8-frames.ts';

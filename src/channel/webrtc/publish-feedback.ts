@@ -1,0 +1,171 @@
+import { performance } from 'node:perf_hooks';
+import {
+  GenericNack,
+  PictureLossIndication,
+  RtcpPayloadSpecificFeedback,
+  RtcpTransportLayerFeedback,
+  type RTCRtpTransceiver,
+  type RtcpPacket,
+  type RtpPacket,
+} from 'werift';
+import type { Clock, TimerHandle } from '../../clock/index.ts';
+import type { MediaKind } from '../membership/index.ts';
+import { firPacket } from './fir.ts';
+import { NackTracker } from './nack-tracker.ts';
+import type { ChannelTraffic, KeyframeRequestType } from './traffic.ts';
+import { TwccFeedback } from './twcc.ts';
+import { negotiatedFeedback, takeOverReceiver, type NegotiatedFeedback } from './werift-hooks.ts';
+
+/** How often NACKs are reconsidered while a packet is missing. */
+const NACK_TICK_MS = 10;
+/** How often transport-wide congestion control feedback goes out while packets arrive (Chromium: 50-100 ms). */
+const TWCC_INTERVAL_MS = 50;
+
+interface Track {
+  readonly transceiver: RTCRtpTransceiver;
+  readonly feedback: NegotiatedFeedback;
+  readonly nacks: NackTracker | undefined;
+  ssrc: number | undefined;
+}
+
+/** A raw RTCP packet for werift's `sendRtcp`, which only calls `serialize()`. */
+const raw = (bytes: Buffer): RtcpPacket => ({ serialize: () => bytes }) as unknown as RtcpPacket;
+
+/**
+ * What the SFU tells one publisher about the packets it receives (docs/channel.md, "Loss on each hop"): NACKs for
+ * gaps (`NackTracker`: at once, again every measured round trip, until a repair can no longer arrive within 500
+ * ms), a keyframe request when a video packet is given up (`onUnrepairable`), transport-wide congestion control
+ * feedback every 50 ms when the publisher numbers its packets (Chromium does), and PLI/FIR on request.
+ */
+export class PublisherFeedback {
+  readonly #tracks = new Map<MediaKind, Track>();
+  readonly #twcc = new TwccFeedback();
+  #twccUsed = false;
+  #lastTwccAt = -Infinity;
+  #timer: TimerHandle | undefined;
+  #timerDue = 0;
+  #firSeq = 0;
+  #closed = false;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly traffic: ChannelTraffic,
+    private readonly onUnrepairable: (kind: MediaKind) => void,
+  ) {}
+
+  /** After negotiation: takes the section's receiver over from werift (webrtc/werift-hooks.ts). */
+  attach(t: RTCRtpTransceiver): void {
+    const kind = t.kind as MediaKind;
+    const feedback = negotiatedFeedback(t);
+    this.#tracks.set(kind, { transceiver: t, feedback, nacks: feedback.nack ? new NackTracker() : undefined, ssrc: undefined });
+    takeOverReceiver(t.receiver, feedback.rtxPayloadTypes, {
+      onTransportSeq: (tsn) => {
+        this.#twcc.record(tsn, performance.now() * 1000);
+        this.#twccUsed = true;
+        this.#arm(TWCC_INTERVAL_MS);
+      },
+      onRtx: () => this.traffic.rtx.in++,
+    });
+  }
+
+  /**
+   * A packet of the track arrived (RTX already unwrapped). False when it is a copy of one that already arrived
+   * (NACKed tracks only): it is not forwarded again.
+   */
+  observe(kind: MediaKind, packet: RtpPacket): boolean {
+    const track = this.#tracks.get(kind);
+    if (!track?.nacks) return true;
+    if (track.ssrc !== packet.header.ssrc) {
+      track.ssrc = packet.header.ssrc;
+      track.nacks.reset();
+    }
+    const seen = track.nacks.observe(packet.header.sequenceNumber, this.clock.now());
+    if (track.nacks.missing > 0) this.#arm(0);
+    if (seen.duplicate) this.traffic.duplicates++;
+    return !seen.duplicate;
+  }
+
+  /** Sends a PLI or FIR for `ssrc`, whichever the publisher negotiated (FIR only when asked for and offered). */
+  sendKeyframeRequest(kind: MediaKind, ssrc: number, type: KeyframeRequestType): void {
+    const track = this.#tracks.get(kind);
+    if (!track) return;
+    const { pli, fir } = track.feedback;
+    const useFir = fir && (type === 'fir' || !pli);
+    if (!useFir && !pli) return;
+    const receiver = track.transceiver.receiver;
+    if (useFir) {
+      this.traffic.fir.out++;
+      this.#firSeq = (this.#firSeq + 1) & 0xff;
+      this.#send(track, [firPacket(receiver.rtcpSsrc, ssrc, this.#firSeq)]);
+    } else {
+      this.traffic.pli.out++;
+      this.#send(track, [new RtcpPayloadSpecificFeedback({ feedback: new PictureLossIndication({ senderSsrc: receiver.rtcpSsrc, mediaSsrc: ssrc }) })]);
+    }
+  }
+
+  close(): void {
+    this.#closed = true;
+    if (this.#timer) this.clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Runs the tick in `ms` at the latest (an earlier tick already armed stays). */
+  #arm(ms: number): void {
+    if (this.#closed) return;
+    const due = this.clock.now() + ms;
+    if (this.#timer) {
+      if (this.#timerDue <= due) return;
+      this.clock.clearTimeout(this.#timer);
+    }
+    this.#timerDue = due;
+    this.#timer = this.clock.setTimeout(() => {
+      this.#timer = undefined;
+      this.#tick();
+    }, ms);
+  }
+
+  #tick(): void {
+    if (this.#closed) return;
+    const now = this.clock.now();
+    let missing = 0;
+    for (const [kind, track] of this.#tracks) {
+      if (!track.nacks || track.ssrc === undefined) continue;
+      const { nack, lost } = track.nacks.due(now);
+      if (nack.length > 0) {
+        this.traffic.nack.out++;
+        const receiver = track.transceiver.receiver;
+        this.#send(track, [new RtcpTransportLayerFeedback({ feedback: new GenericNack({ senderSsrc: receiver.rtcpSsrc, mediaSourceSsrc: track.ssrc, lost: nack }) })]);
+      }
+      if (lost.length > 0) {
+        this.traffic.unrepaired += lost.length;
+        if (kind === 'video') {
+          this.traffic.keyframeOnLoss++;
+          this.onUnrepairable(kind);
+        }
+      }
+      missing += track.nacks.missing;
+    }
+    const perf = this.clock.now();
+    if (this.#twccUsed && perf - this.#lastTwccAt >= TWCC_INTERVAL_MS) this.#sendTwcc(perf);
+    if (missing > 0) this.#arm(NACK_TICK_MS);
+    else if (this.#twcc.pending > 0) this.#arm(Math.max(0, TWCC_INTERVAL_MS - (perf - this.#lastTwccAt)));
+  }
+
+  #sendTwcc(now: number): void {
+    const track = this.#tracks.get('video') ?? this.#tracks.values().next().value;
+    if (!track) return;
+    this.#lastTwccAt = now;
+    for (let i = 0; i < 4; i++) {
+      const bytes = this.#twcc.build(track.transceiver.receiver.rtcpSsrc, track.ssrc ?? 0);
+      if (!bytes) break;
+      this.traffic.twccOut++;
+      this.#send(track, [raw(bytes)]);
+    }
+  }
+
+  #send(track: Track, packets: RtcpPacket[]): void {
+    const transport = track.transceiver.receiver.dtlsTransport;
+    if (transport?.state !== 'connected') return;
+    transport.sendRtcp(packets).catch(() => undefined);
+  }
+}

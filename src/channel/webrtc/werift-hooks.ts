@@ -1,0 +1,106 @@
+/**
+ * Where the SFU takes loss repair and congestion feedback over from werift 0.24.4 (docs/channel.md, "Loss on each
+ * hop"). werift's receiver NACKs each gap every 5 ms, ten times, then forgets it (50 ms: less than one round trip
+ * through a 50 ms link); its TWCC feedback reports missing packets as received and mistimes each batch by up to
+ * 64 ms; its sender answers NACKs from the last 128 packets whatever their age and ignores FIR. These few hooks
+ * switch those parts off and hand the events to reeltime's own (webrtc/nack-tracker.ts, twcc.ts,
+ * retransmit-cache.ts). Everything else (SRTP, RTX unwrapping on receive, routing) stays werift's.
+ */
+import type { GenericNack, RTCRtpReceiver, RTCRtpSender, RTCRtpTransceiver, RtcpPacket, RtpPacket } from 'werift';
+import { RtcpTransportLayerFeedback, GenericNack as GenericNackClass } from 'werift';
+
+/** The feedback a peer negotiated for a section's (first non-RTX) codec. */
+export interface NegotiatedFeedback {
+  readonly nack: boolean;
+  readonly pli: boolean;
+  readonly fir: boolean;
+  readonly twcc: boolean;
+  /** RTX payload types of the section (those repairing its codec). */
+  readonly rtxPayloadTypes: ReadonlySet<number>;
+}
+
+export function negotiatedFeedback(t: RTCRtpTransceiver): NegotiatedFeedback {
+  const codecs = t.codecs;
+  const main = codecs.find((c) => c.name.toLowerCase() !== 'rtx');
+  const fb = main?.rtcpFeedback ?? [];
+  const has = (type: string, parameter?: string) => fb.some((f) => f.type === type && (f.parameter ?? undefined) === parameter);
+  return {
+    nack: has('nack'),
+    pli: has('nack', 'pli'),
+    fir: has('ccm', 'fir'),
+    twcc: has('transport-cc'),
+    rtxPayloadTypes: new Set(codecs.filter((c) => c.name.toLowerCase() === 'rtx').map((c) => c.payloadType)),
+  };
+}
+
+interface ReceiverInternals {
+  nack: { addPacket(packet: RtpPacket): void; close(): void };
+  receiverTWCC?: unknown;
+  handleRTP(packet: RtpPacket, extensions: Record<string, unknown>, track: unknown): void;
+}
+
+/**
+ * Takes a publisher's receiver over: werift's NACK loop off, its TWCC feedback replaced by `onTransportSeq`
+ * (called with each packet's transport-wide sequence number as it arrives, RTX and audio included), and `onRtx`
+ * called for each RTX packet before werift unwraps it.
+ */
+export function takeOverReceiver(
+  receiver: RTCRtpReceiver,
+  rtxPayloadTypes: ReadonlySet<number>,
+  hooks: { readonly onTransportSeq: (tsn: number) => void; readonly onRtx: () => void },
+): void {
+  const r = receiver as unknown as ReceiverInternals;
+  r.nack.close();
+  r.nack.addPacket = () => undefined;
+  // werift calls `receiverTWCC.handleTWCC(seq)` for every packet once one is set, and sets up its own otherwise.
+  r.receiverTWCC = {
+    twccRunning: false,
+    handleTWCC: (tsn: unknown) => {
+      if (typeof tsn === 'number') hooks.onTransportSeq(tsn);
+    },
+  };
+  const handle = r.handleRTP.bind(r);
+  r.handleRTP = (packet, extensions, track) => {
+    if (rtxPayloadTypes.has(packet.header.payloadType) && packet.payload.length >= 2) hooks.onRtx();
+    handle(packet, extensions, track);
+  };
+}
+
+interface SenderInternals {
+  handleRtcpPacket(packet: RtcpPacket): void;
+  rtxPayloadType?: number;
+  rtxSequenceNumber: number;
+}
+
+/**
+ * Takes a viewer's sender over for NACKs: `answer` gets each Generic NACK instead of werift's own history; every
+ * other RTCP message (PLI, receiver reports, TWCC) still goes to werift. `onRtcp` still fires for all of them.
+ */
+export function takeOverNacks(sender: RTCRtpSender, answer: (nack: GenericNack) => void): void {
+  const s = sender as unknown as SenderInternals;
+  const handle = s.handleRtcpPacket.bind(s);
+  s.handleRtcpPacket = (packet) => {
+    if (packet instanceof RtcpTransportLayerFeedback && packet.feedback instanceof GenericNackClass) {
+      answer(packet.feedback);
+      sender.onGenericNack.execute(packet.feedback);
+      sender.onRtcp.execute(packet);
+      return;
+    }
+    handle(packet);
+  };
+}
+
+/** The sender's RTX stream when the viewer negotiated one: its payload type, SSRC and next sequence number. */
+export function senderRtx(sender: RTCRtpSender): { readonly payloadType: number; readonly ssrc: number; nextSeq(): number } | undefined {
+  const s = sender as unknown as SenderInternals;
+  if (s.rtxPayloadType === undefined) return undefined;
+  return {
+    payloadType: s.rtxPayloadType,
+    ssrc: sender.rtxSsrc,
+    nextSeq: () => {
+      const n = s.rtxSequenceNumber;
+      s.rtxSequenceNumber = (n + 1) & 0xffff;
+      return n;
+    },
+  };
+}
