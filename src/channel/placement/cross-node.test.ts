@@ -14,8 +14,9 @@ import { channelNodes } from './testing.ts';
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
 const tok = (cname: string, uid: number, role: 1 | 2 = 1) => buildRtcTokenWithUid(APP, CERT, cname, uid, role, 600, 600);
-// Short lease so the dead node's channel moves soon; the test waits for the key, not for a time.
-const nodes = channelNodes({ REELTIME_CHANNEL_LEASE_MS: '1000' });
+// Short lease so the dead node's channel moves soon (3 s: a node whose event loop stalls past 1 s on a loaded
+// machine lost a 1 s lease while its publisher connected); the test waits for the key, not for a time.
+const nodes = channelNodes({ REELTIME_CHANNEL_LEASE_MS: '3000' });
 const prefix = nodes.prefix;
 let redis: Redis;
 
