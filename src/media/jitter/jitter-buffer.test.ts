@@ -1,0 +1,89 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { JitterBuffer, type JitterOutput } from './jitter-buffer.ts';
+
+interface P {
+  readonly seq: number;
+  readonly timestamp: number;
+  readonly ssrc: number;
+}
+const pkt = (seq: number, ssrc = 1): P => ({ seq: seq & 0xffff, timestamp: (seq * 960) >>> 0, ssrc });
+const show = (o: readonly JitterOutput<P>[]) => o.map((x) => (x.kind === 'packet' ? x.packet.seq : x.kind === 'gap' ? `gap${x.firstSeq}x${x.count}` : 'reset'));
+
+test('in-order packets pass at once', () => {
+  const b = new JitterBuffer<P>(48000);
+  assert.deepEqual(show(b.push(pkt(10), 0)), [10]);
+  assert.deepEqual(show(b.push(pkt(11), 20)), [11]);
+  assert.equal(b.deadline(20), undefined);
+});
+
+test('a reordered packet is put back in order; a retransmission in time fills the hole', () => {
+  const b = new JitterBuffer<P>(48000);
+  b.push(pkt(1), 0);
+  assert.deepEqual(show(b.push(pkt(3), 20)), []);
+  assert.deepEqual(show(b.push(pkt(4), 40)), []);
+  assert.equal(b.deadline(40), 20 + 50);
+  assert.deepEqual(show(b.push(pkt(2), 45)), [2, 3, 4]);
+  assert.equal(b.stats.missing, 1);
+  assert.equal(b.stats.repaired, 1);
+  assert.equal(b.stats.lost, 0);
+});
+
+test('a hole is given up after the hold time; the packet coming later is counted late and dropped', () => {
+  const b = new JitterBuffer<P>(48000);
+  b.push(pkt(1), 0);
+  b.push(pkt(3), 20);
+  assert.deepEqual(show(b.poll(69)), []);
+  assert.deepEqual(show(b.poll(70)), ['gap2x1', 3]);
+  assert.deepEqual(show(b.push(pkt(2), 90)), []);
+  assert.deepEqual(show(b.push(pkt(3), 91)), []);
+  assert.deepEqual({ lost: b.stats.lost, late: b.stats.late, duplicates: b.stats.duplicates }, { lost: 1, late: 1, duplicates: 1 });
+});
+
+test('the hold adapts to the repair delay seen (a late packet raises it), within 50–400 ms, and decays', () => {
+  const b = new JitterBuffer<P>(48000);
+  assert.equal(b.holdMs(0), 50);
+  b.push(pkt(1), 0);
+  b.push(pkt(3), 20);
+  b.poll(70);
+  b.push(pkt(2), 20 + 120); // came 120 ms after its hole was noticed
+  assert.equal(b.holdMs(140), 1.5 * 120 + 10);
+  b.push(pkt(4), 160);
+  b.push(pkt(6), 180);
+  b.push(pkt(5), 180 + 1000); // a second late one, 1 s: clamped
+  assert.equal(b.holdMs(1180), 400);
+  assert.ok(b.holdMs(1180 + 60_000) < 60);
+});
+
+test('sequence numbers wrap around 65535', () => {
+  const b = new JitterBuffer<P>(48000);
+  b.push(pkt(65534), 0);
+  assert.deepEqual(show(b.push(pkt(0), 10)), []);
+  assert.deepEqual(show(b.push(pkt(65535), 15)), [65535, 0]);
+  assert.deepEqual(show(b.push(pkt(2), 20)), []);
+  assert.deepEqual(show(b.poll(100)), ['gap1x1', 2]);
+});
+
+test('a new SSRC or a large jump starts over; flush gives up every hole', () => {
+  const b = new JitterBuffer<P>(48000);
+  b.push(pkt(1), 0);
+  b.push(pkt(3), 5);
+  assert.deepEqual(show(b.push(pkt(500, 2), 10)), ['gap2x1', 3, 'reset', 500]);
+  assert.deepEqual(show(b.push(pkt(9000, 2), 20)), ['reset', 9000]);
+  b.push(pkt(9002, 2), 30);
+  assert.deepEqual(show(b.flush()), ['gap9001x1', 9002]);
+});
+
+test('more than maxPackets held releases without waiting', () => {
+  const b = new JitterBuffer<P>(48000, { minMs: 50, maxMs: 400, maxPackets: 3 });
+  b.push(pkt(1), 0);
+  for (let s = 3; s <= 5; s++) assert.deepEqual(show(b.push(pkt(s), 1)), []);
+  assert.deepEqual(show(b.push(pkt(6), 1)), ['gap2x1', 3, 4, 5, 6]);
+});
+
+test('interarrival jitter raises the hold', () => {
+  const b = new JitterBuffer<P>(48000);
+  // 20 ms packets arriving alternately 0 and 60 ms late.
+  for (let i = 0; i < 200; i++) b.push(pkt(i), i * 20 + (i % 2) * 60);
+  assert.ok(b.holdMs(4000) > 100, `hold ${b.holdMs(4000)}`);
+});
