@@ -15,6 +15,7 @@ const RECORDERS = [
   'src/recorders/individual/hold.test.ts',
   'src/recorders/mix/record.test.ts',
   'src/recorders/individual/record.test.ts',
+  'src/recorders/individual/loss.test.ts',
   'src/recorders/mix/sender-clock.test.ts',
   'src/recorders/individual/hold-restart.test.ts',
   'src/recorders/individual/follow.test.ts',

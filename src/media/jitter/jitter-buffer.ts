@@ -4,7 +4,10 @@
  * `deadline()`.
  *
  * Hold time (docs/recording-individual.md, "Loss"): a missing packet is waited for `holdMs` after the first packet
- * behind it arrived, then declared lost. `holdMs` = clamp(max(minMs, 3 × interarrival jitter, 1.5 × repair delay +
+ * behind it arrived, on the wall clock and in the stream's media time (RTP timestamps of the packets read since),
+ * then declared lost; the second condition keeps a stall of this process (its timers fire before the packets that
+ * queued meanwhile are read) from giving up a retransmission already in the socket. A stream that stops after a hole
+ * gives it up after 10 × maxMs. `holdMs` = clamp(max(minMs, 3 × interarrival jitter, 1.5 × repair delay +
  * 10 ms), minMs, maxMs), default 50–400 ms; the interarrival jitter is RFC 3550's estimate (§6.4.1, gain 1/16), the
  * repair delay is the largest time a hole took to fill (a retransmission, or a reordered packet), counting late
  * ones that came after their hole was given up, and halves every 10 s without a new one. A packet older than what
@@ -33,7 +36,15 @@ export interface JitterBounds {
   readonly maxPackets: number;
 }
 
+/** A live consumer's bounds (the mix: its 400 ms latency window). */
 export const DEFAULT_JITTER_BOUNDS: JitterBounds = Object.freeze({ minMs: 50, maxMs: 400, maxPackets: 1000 });
+
+/**
+ * A recording's bounds (individual slicers): nobody watches it live, so a hole may be waited for longer; the hold
+ * only delays what follows a hole on its way to the slicer. 250 ms covers a NACK round trip on a loaded node, 2 s a
+ * retransmission behind a stall of the sender or the node.
+ */
+export const RECORDING_JITTER_BOUNDS: JitterBounds = Object.freeze({ minMs: 250, maxMs: 2000, maxPackets: 2000 });
 
 export interface JitterStats {
   /** Packets that came in (duplicates and late ones included). */
@@ -50,6 +61,8 @@ export interface JitterStats {
 }
 
 const JUMP = 3000;
+/** A hole with no newer media behind it is given up after this many times the longest hold. */
+const STALLED_FACTOR = 10;
 const REPAIR_HALF_LIFE_MS = 10_000;
 
 interface Held<P> {
@@ -71,6 +84,8 @@ export class JitterBuffer<P extends JitterPacket> {
   #lastTransit: number | undefined;
   #repairMs = 0;
   #repairAtMs = 0;
+  /** RTP timestamp of the packet with the highest number seen. */
+  #newestTs = 0;
 
   constructor(
     /** RTP clock rate, for the interarrival jitter. */
@@ -134,6 +149,7 @@ export class JitterBuffer<P extends JitterPacket> {
       }
     }
     this.#held.set(ext, { packet, atMs: nowMs });
+    if (ext === this.#highest) this.#newestTs = packet.timestamp;
     this.#release(out, nowMs);
     return out;
   }
@@ -149,7 +165,15 @@ export class JitterBuffer<P extends JitterPacket> {
   deadline(nowMs: number): number | undefined {
     const first = this.#firstHeld();
     if (first === undefined) return undefined;
-    return this.#held.get(first)!.atMs + this.holdMs(nowMs);
+    const h = this.#held.get(first)!;
+    const hold = this.holdMs(nowMs);
+    return h.atMs + (this.#mediaMsSince(h.packet) >= hold ? hold : STALLED_FACTOR * this.bounds.maxMs);
+  }
+
+  /** Media time (ms, from RTP timestamps) from `p` to the newest packet received. */
+  #mediaMsSince(p: P): number {
+    const newest = this.#held.get(this.#highest)?.packet.timestamp ?? this.#newestTs;
+    return (((newest - p.timestamp) | 0) * 1000) / this.clockRate;
   }
 
   /** Everything held, in order, gaps given up at once (end of stream). */
@@ -214,8 +238,16 @@ export class JitterBuffer<P extends JitterPacket> {
       }
       if (this.#held.size === 0) return;
       const first = this.#firstHeld()!;
-      const overfull = this.#held.size > this.bounds.maxPackets;
-      if (!overfull && nowMs < this.#held.get(first)!.atMs + this.holdMs(nowMs)) return;
+      if (this.#held.size <= this.bounds.maxPackets) {
+        const h = this.#held.get(first)!;
+        const waited = nowMs - h.atMs;
+        const hold = this.holdMs(nowMs);
+        // Both the wall clock and the stream's own media time must have moved on by the hold: after a stall of
+        // this process (timers fire before the packets queued meanwhile are read) the retransmission may be in the
+        // socket already. A stream that stopped after a hole gives it up after STALLED_FACTOR × maxMs.
+        if (waited < hold) return;
+        if (this.#mediaMsSince(h.packet) < hold && waited < STALLED_FACTOR * this.bounds.maxMs) return;
+      }
       this.#giveUp(out);
     }
   }

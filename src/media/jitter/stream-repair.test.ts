@@ -28,10 +28,8 @@ test('VP8: whole frames pass unchanged; a lost packet drops frames until a whole
   assert.deepEqual(seqs(out), [1, 2, 3, 4]);
   // Frame 6 (seqs 5, 6): 5 never comes.
   feed(pkt(6, 12000, VP8_MORE, true), 133);
-  const given = r.poll(133 + 50);
-  out.push(...given.out);
-  assert.equal(given.wantKeyframe, true);
   for (const b of frame(7, 18000, VP8_INTER)) feed(b, 200);
+  assert.ok(wanted >= 1, 'the hole is given up (50 ms on the wall clock and in media time): a keyframe is wanted');
   for (const b of frame(9, 24000, VP8_INTER)) feed(b, 266);
   for (const b of frame(11, 30000, VP8_KEY)) feed(b, 333);
   for (const b of frame(13, 36000, VP8_INTER)) feed(b, 400);
@@ -73,10 +71,8 @@ test('Opus: a packet lost for good becomes a TOC-only packet with its number and
   const toc = 0x78 | 0x01; // CELT-only FB 20 ms, code 1 (two frames)
   const a = (seq: number) => rtpBytes({ payloadType: 111, marker: false, seq, timestamp: seq * 960, ssrc: 9 }, Buffer.from([toc, 1, 2, 3]));
   const out: Buffer[] = [];
-  for (const s of [10, 11, 14]) out.push(...r.push(a(s), s * 20).out);
-  out.push(...r.poll(14 * 20 + 50).out);
-  out.push(...r.push(a(15), 15 * 20).out);
-  assert.deepEqual(seqs(out), [10, 11, 12, 13, 14, 15]);
+  for (const s of [10, 11, 14, 15, 16, 17]) out.push(...r.push(a(s), s * 20).out);
+  assert.deepEqual(seqs(out), [10, 11, 12, 13, 14, 15, 16, 17]);
   const made = out.slice(2, 4).map((b) => parseRtp(b)!);
   assert.deepEqual(made.map((p) => p.timestamp), [12 * 960, 13 * 960]);
   assert.deepEqual(made.map((p) => [...p.payload]), [[0x78], [0x78]]);
