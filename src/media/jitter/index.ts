@@ -4,3 +4,4 @@ export { frameIsKey } from './keyframe.ts';
 export { LOSS_FIGURES, LossMeter, type FeedStats, type LossFigure, type LossKind } from './loss-meter.ts';
 export { KEYFRAME_REQUEST_INTERVAL_MS, RepairedFeed, type RepairedFeedOptions } from './repaired-feed.ts';
 export { StreamRepair, type RepairResult, type RepairStats } from './stream-repair.ts';
+export { RedFormatError, unwrapRed, type RedBlock, type RedPayload } from './red.ts';
