@@ -13,6 +13,8 @@
  * - video by pts: recorded frames over the frame slots of each slice’s pts span: the share of the frame slots in the recorded span that
  *   have a frame, independent of the control.
  * - NACKs: `reeltime_rtcp_nack_total{direction="out"}` (werift's receiver's NACKs to the publishers) during the run.
+ * - recorder repair (both publishers, docs/recording-individual.md "Loss"): video packets given up after the jitter
+ *   buffer's hold (`reeltime_recorder_rtp_lost_total{kind="video"}`), Opus packets concealed, keyframe requests.
  * - relay drops: datagrams the relay dropped (both directions; only the uplink is impaired).
  *
  *   node --import tsx bench/loss/index.ts   (BENCH_SECONDS=20; BENCH_SETTINGS=2,3: those indexes of SETTINGS, after the 0 % control)
@@ -59,7 +61,8 @@ interface Row {
   readonly videoByPts: number;
   readonly decodeErrors: number;
   readonly nacks: number;
-  readonly lostAfterRepair: number;
+  readonly videoLostAfterRepair: number;
+  readonly audioConcealed: number;
   readonly keyframeRequests: number;
   readonly relayDrops: number;
   readonly sent: { readonly frames: number; readonly audioPackets: number };
@@ -69,20 +72,22 @@ interface Row {
 /** The counters the table reads from /metrics: the SFU's NACKs to publishers and the recorder's loss repair. */
 interface Counters {
   readonly nacks: number;
-  readonly lostAfterRepair: number;
+  readonly videoLostAfterRepair: number;
+  readonly audioConcealed: number;
   readonly keyframeRequests: number;
 }
 
 async function counters(url: string): Promise<Counters> {
   const res = await fetch(`${url}/metrics`);
   const text = res.ok ? await res.text() : '';
-  const sum = (name: string, label: string) =>
-    [...text.matchAll(new RegExp(`^${name}\\{${label}="[a-z]+"\\} (\\d+)`, 'gm'))].reduce((n, m) => n + Number(m[1]), 0);
+  const sum = (name: string, kind: string) =>
+    [...text.matchAll(new RegExp(`^${name}\\{kind="${kind}"\\} (\\d+)`, 'gm'))].reduce((n, m) => n + Number(m[1]), 0);
   const m = /^reeltime_rtcp_nack_total\{direction="out"\} (\d+)/m.exec(text);
   return {
     nacks: m ? Number(m[1]) : Number.NaN,
-    lostAfterRepair: sum('reeltime_recorder_rtp_lost_total', 'kind'),
-    keyframeRequests: sum('reeltime_recorder_keyframe_requests_total', 'kind'),
+    videoLostAfterRepair: sum('reeltime_recorder_rtp_lost_total', 'video'),
+    audioConcealed: sum('reeltime_recorder_audio_concealed_total', 'audio'),
+    keyframeRequests: sum('reeltime_recorder_keyframe_requests_total', 'video'),
   };
 }
 
@@ -94,7 +99,7 @@ interface Raw {
   readonly sentAudioPackets: number;
 }
 
-async function runSetting(s: Setting): Promise<{ raws: Raw[]; nacks: number; lostAfterRepair: number; keyframeRequests: number; relayDrops: number }> {
+async function runSetting(s: Setting): Promise<{ raws: Raw[]; nacks: number; videoLostAfterRepair: number; audioConcealed: number; keyframeRequests: number; relayDrops: number }> {
   const { nodeMin, offset } = await freeShiftedRanges(PORTS);
   const h = await startHarness({
     channel: { udpPortMin: nodeMin, udpPortMax: nodeMin + PORTS - 1, icePortOffset: offset, idleTimeoutMs: 60_000 },
@@ -157,7 +162,8 @@ async function runSetting(s: Setting): Promise<{ raws: Raw[]; nacks: number; los
     return {
       raws,
       nacks: after.nacks - before.nacks,
-      lostAfterRepair: after.lostAfterRepair - before.lostAfterRepair,
+      videoLostAfterRepair: after.videoLostAfterRepair - before.videoLostAfterRepair,
+      audioConcealed: after.audioConcealed - before.audioConcealed,
       keyframeRequests: after.keyframeRequests - before.keyframeRequests,
       relayDrops: drops(relay.counters.upstream) + drops(relay.counters.downstream),
     };
@@ -189,7 +195,8 @@ for (const s of settings) {
       videoByPts: raw.video.frames / Math.max(1, raw.video.slotSec * FPS),
       decodeErrors: raw.video.decodeErrors + raw.audio.decodeErrors,
       nacks: r.nacks,
-      lostAfterRepair: r.lostAfterRepair,
+      videoLostAfterRepair: r.videoLostAfterRepair,
+      audioConcealed: r.audioConcealed,
       keyframeRequests: r.keyframeRequests,
       relayDrops: r.relayDrops,
       sent: { frames: raw.sentFrames, audioPackets: raw.sentAudioPackets },
@@ -203,11 +210,11 @@ for (const s of settings) {
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 console.log(`\nloss bench, ${new Date().toISOString().slice(0, 10)}, ${RECORD_SECONDS} s recorded per setting, ${Math.round((Date.now() - started) / 1000)} s in all`);
 console.log(
-  '| uplink | publisher | video kept vs sent | video kept by pts | audio kept vs sent | decode error lines | NACKs sent by the SFU | relay drops | packets lost after repair (both) | keyframe requests (both) |',
+  '| uplink | publisher | video kept vs sent | video kept by pts | audio kept vs sent | decode error lines | NACKs sent by the SFU | relay drops | video packets lost after repair | audio packets concealed | keyframe requests |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(
-    `| ${r.setting} | ${r.codec} + Opus | ${pct(r.videoRatio)} | ${pct(r.videoByPts)} | ${pct(r.audioRatio)} | ${r.decodeErrors} | ${r.nacks} | ${r.relayDrops} | ${r.lostAfterRepair} | ${r.keyframeRequests} |`,
+    `| ${r.setting} | ${r.codec} + Opus | ${pct(r.videoRatio)} | ${pct(r.videoByPts)} | ${pct(r.audioRatio)} | ${r.decodeErrors} | ${r.nacks} | ${r.relayDrops} | ${r.videoLostAfterRepair} | ${r.audioConcealed} | ${r.keyframeRequests} |`,
   );
 }
