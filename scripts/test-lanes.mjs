@@ -14,6 +14,7 @@ const RECORDERS = [
   'src/recorders/mix/hold.test.ts',
   'src/recorders/individual/hold.test.ts',
   'src/recorders/mix/record.test.ts',
+  'src/recorders/mix/loss.test.ts',
   'src/recorders/individual/record.test.ts',
   'src/recorders/individual/loss.test.ts',
   'src/recorders/mix/sender-clock.test.ts',
