@@ -193,8 +193,9 @@ export class TrackPipeline {
         releaseRtpPort(this.port);
         return;
       case 'ended-alone':
-        // ffmpeg died on its own: release the socket and watcher now, nobody may call stop().
-        this.#feed?.close();
+        // ffmpeg died on its own: release the socket and watcher now, nobody may call stop(). What the jitter
+        // buffer holds has nowhere to go.
+        this.#feed?.close(false);
         this.watcher?.close();
         this.socket?.close();
         if (e.end === 'inputTimeout' && this.events.onInputTimeout) this.events.onInputTimeout({ idleMs: e.idleMs, exit: e.exit });

@@ -50,10 +50,11 @@ export class RepairedFeed {
     return this.#repair.holdMs(this.o.clock.now());
   }
 
-  /** End of stream: held packets go out; the feed takes no more. */
-  close(): void {
+  /** End of stream: held packets go out (unless `flush` is false: nobody to take them); the feed takes no more. */
+  close(flush = true): void {
     if (this.#closed) return;
-    this.#emit(this.#repair.flush());
+    const last = this.#repair.flush();
+    if (flush) this.#emit(last);
     this.#closed = true;
     if (this.#timer) this.o.clock.clearTimeout(this.#timer);
     this.#timer = undefined;
