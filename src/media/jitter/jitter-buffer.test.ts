@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { JitterBuffer, type JitterOutput } from './jitter-buffer.ts';
+import { JitterBuffer, RECORDING_JITTER_BOUNDS, type JitterOutput } from './jitter-buffer.ts';
 
 interface P {
   readonly seq: number;
@@ -8,6 +8,12 @@ interface P {
   readonly ssrc: number;
 }
 const pkt = (seq: number, ssrc = 1): P => ({ seq: seq & 0xffff, timestamp: (seq * 960) >>> 0, ssrc });
+/** Polls every 50 ms from `fromMs` to `toMs` (a running process whose timers fire), collecting the outputs. */
+function pollEvery50(b: JitterBuffer<P>, fromMs: number, toMs: number): JitterOutput<P>[] {
+  const out: JitterOutput<P>[] = [];
+  for (let t = fromMs; t <= toMs; t += 50) out.push(...b.poll(t));
+  return out;
+}
 const show = (o: readonly JitterOutput<P>[]) => o.map((x) => (x.kind === 'packet' ? x.packet.seq : x.kind === 'gap' ? `gap${x.firstSeq}x${x.count}` : 'reset'));
 
 test('in-order packets pass at once', () => {
@@ -52,12 +58,13 @@ test('the hold adapts to the repair delay seen (a late packet raises it), within
   b.push(pkt(3), 20);
   b.push(pkt(6), 30);
   b.poll(70);
+  b.poll(100);
   b.push(pkt(2), 20 + 120); // came 120 ms after its hole was noticed
   assert.equal(b.holdMs(140), 1.5 * 120 + 10);
   b.push(pkt(7), 160);
   b.push(pkt(9), 180);
   b.push(pkt(12), 190);
-  b.poll(180 + 400);
+  pollEvery50(b, 200, 1150);
   b.push(pkt(8), 180 + 1000); // a second late one, 1 s: clamped
   assert.equal(b.holdMs(1180), 400);
   assert.ok(b.holdMs(1180 + 60_000) < 100, `decayed: ${b.holdMs(1180 + 60_000)}`);
@@ -74,16 +81,19 @@ test('sequence numbers wrap around 65535', () => {
 });
 
 test('after a stall of the process, a hole is not given up before the packets read meanwhile are seen', () => {
-  const b = new JitterBuffer<P>(48000);
+  const b = new JitterBuffer<P>(48000, RECORDING_JITTER_BOUNDS);
   b.push(pkt(1), 0);
   b.push(pkt(3), 20);
   // 2 s without a packet read (the event loop was blocked): the timer fires first.
   assert.deepEqual(show(b.poll(2000)), []);
-  assert.deepEqual(show(b.push(pkt(2), 2001)), [2, 3]);
-  // A stream that went quiet after a hole gives it up after 10 × 400 ms.
-  b.push(pkt(5), 2010);
-  assert.deepEqual(show(b.poll(2010 + 3999)), []);
-  assert.deepEqual(show(b.poll(2010 + 4000)), ['gap4x1', 5]);
+  // Then the packets queued meanwhile come in a burst: 400 ms of media at once, 50 ms of running time.
+  for (let s = 4; s <= 23; s++) assert.deepEqual(show(b.push(pkt(s), 2001)), []);
+  // The retransmission asked for after the stall comes 30 ms later: still in time.
+  assert.deepEqual(show(b.push(pkt(2), 2031)), [2, 3, ...Array.from({ length: 20 }, (_, i) => 4 + i)]);
+  // A stream that went quiet after a hole gives it up after 10 × 2000 ms of running time.
+  b.push(pkt(25), 2040);
+  assert.deepEqual(show(pollEvery50(b, 2090, 2040 + 19_950)), []);
+  assert.deepEqual(show(pollEvery50(b, 2040 + 20_000, 2040 + 20_000)), ['gap24x1', 25]);
 });
 
 test('a new SSRC or a large jump starts over; flush gives up every hole', () => {

@@ -4,10 +4,11 @@
  * `deadline()`.
  *
  * Hold time (docs/recording-individual.md, "Loss"): a missing packet is waited for `holdMs` after the first packet
- * behind it arrived, on the wall clock and in the stream's media time (RTP timestamps of the packets read since),
- * then declared lost; the second condition keeps a stall of this process (its timers fire before the packets that
- * queued meanwhile are read) from giving up a retransmission already in the socket. A stream that stops after a hole
- * gives it up after 10 × maxMs. `holdMs` = clamp(max(minMs, 3 × interarrival jitter, 1.5 × repair delay +
+ * behind it arrived, both in this process's running time and in the stream's media time (RTP timestamps of the
+ * packets read since), then declared lost. Running time is the wall clock with each step between two calls counted
+ * at most 50 ms: when this process stalls (a loaded machine), the packets queued meanwhile are read in a burst and
+ * the retransmission requests go out late, so the stall itself must not use up the hold. A stream that stops after
+ * a hole gives it up after 10 × maxMs of running time. `holdMs` = clamp(max(minMs, 3 × interarrival jitter, 1.5 × repair delay +
  * 10 ms), minMs, maxMs), default 50–400 ms; the interarrival jitter is RFC 3550's estimate (§6.4.1, gain 1/16), the
  * repair delay is the largest time a hole took to fill (a retransmission, or a reordered packet), counting late
  * ones that came after their hole was given up, and halves every 10 s without a new one. A packet older than what
@@ -63,10 +64,13 @@ export interface JitterStats {
 const JUMP = 3000;
 /** A hole with no newer media behind it is given up after this many times the longest hold. */
 const STALLED_FACTOR = 10;
+/** The most one step between two calls adds to the running time (a longer one was a stall of this process). */
+const RUNNING_STEP_CAP_MS = 50;
 const REPAIR_HALF_LIFE_MS = 10_000;
 
 interface Held<P> {
   readonly packet: P;
+  /** Running time (see the header) when it arrived. */
   readonly atMs: number;
 }
 
@@ -86,6 +90,9 @@ export class JitterBuffer<P extends JitterPacket> {
   #repairAtMs = 0;
   /** RTP timestamp of the packet with the highest number seen. */
   #newestTs = 0;
+  /** This process's running time (ms) and the wall time it was last advanced at. */
+  #running = 0;
+  #lastWallMs: number | undefined;
 
   constructor(
     /** RTP clock rate, for the interarrival jitter. */
@@ -106,6 +113,8 @@ export class JitterBuffer<P extends JitterPacket> {
   }
 
   push(packet: P, nowMs: number): JitterOutput<P>[] {
+    this.#tick(nowMs);
+    const at = this.#running;
     this.stats.received++;
     const out: JitterOutput<P>[] = [];
     if (this.#ssrc !== undefined && packet.ssrc !== this.#ssrc) this.#restart(out);
@@ -126,7 +135,7 @@ export class JitterBuffer<P extends JitterPacket> {
         this.stats.duplicates++;
         return out;
       }
-      this.#observeRepair(nowMs - noticed, nowMs);
+      this.#observeRepair(at - noticed, nowMs);
       this.#holes.delete(ext);
       this.stats.late++;
       return out;
@@ -137,18 +146,18 @@ export class JitterBuffer<P extends JitterPacket> {
     }
     this.#observeTransit(packet.timestamp, nowMs);
     if (ext > this.#highest) {
-      for (let s = this.#highest + 1; s < ext; s++) this.#holes.set(s, nowMs);
+      for (let s = this.#highest + 1; s < ext; s++) this.#holes.set(s, at);
       this.stats.missing += Math.max(0, ext - this.#highest - 1);
       this.#highest = ext;
     } else {
       const noticed = this.#holes.get(ext);
       if (noticed !== undefined) {
         this.stats.repaired++;
-        this.#observeRepair(nowMs - noticed, nowMs);
+        this.#observeRepair(at - noticed, nowMs);
         this.#holes.delete(ext);
       }
     }
-    this.#held.set(ext, { packet, atMs: nowMs });
+    this.#held.set(ext, { packet, atMs: at });
     if (ext === this.#highest) this.#newestTs = packet.timestamp;
     this.#release(out, nowMs);
     return out;
@@ -156,6 +165,7 @@ export class JitterBuffer<P extends JitterPacket> {
 
   /** Releases what waited long enough (call at `deadline()`). */
   poll(nowMs: number): JitterOutput<P>[] {
+    this.#tick(nowMs);
     const out: JitterOutput<P>[] = [];
     this.#release(out, nowMs);
     return out;
@@ -167,7 +177,15 @@ export class JitterBuffer<P extends JitterPacket> {
     if (first === undefined) return undefined;
     const h = this.#held.get(first)!;
     const hold = this.holdMs(nowMs);
-    return h.atMs + (this.#mediaMsSince(h.packet) >= hold ? hold : STALLED_FACTOR * this.bounds.maxMs);
+    const due = h.atMs + (this.#mediaMsSince(h.packet) >= hold ? hold : STALLED_FACTOR * this.bounds.maxMs);
+    // In wall time from now: the running time a call now would see, then one step at most per call.
+    const runningNow = this.#running + Math.min(RUNNING_STEP_CAP_MS, Math.max(0, nowMs - (this.#lastWallMs ?? nowMs)));
+    return nowMs + Math.max(0, due - runningNow);
+  }
+
+  #tick(nowMs: number): void {
+    if (this.#lastWallMs !== undefined) this.#running += Math.min(RUNNING_STEP_CAP_MS, Math.max(0, nowMs - this.#lastWallMs));
+    this.#lastWallMs = nowMs;
   }
 
   /** Media time (ms, from RTP timestamps) from `p` to the newest packet received. */
@@ -240,7 +258,7 @@ export class JitterBuffer<P extends JitterPacket> {
       const first = this.#firstHeld()!;
       if (this.#held.size <= this.bounds.maxPackets) {
         const h = this.#held.get(first)!;
-        const waited = nowMs - h.atMs;
+        const waited = this.#running - h.atMs;
         const hold = this.holdMs(nowMs);
         // Both the wall clock and the stream's own media time must have moved on by the hold: after a stall of
         // this process (timers fire before the packets queued meanwhile are read) the retransmission may be in the
