@@ -10,6 +10,8 @@ import { keptByPts, measureTrack, type TrackMeasure } from './testing/loss-check
 import { bucketKeys } from './testing/media-checks.ts';
 
 const FPS = 15;
+/** A longer stall of this process than the recorder's shortest hold makes the video figures measure the machine. */
+const STALL_LIMIT_MS = 250;
 const RECORD_SECONDS = 20;
 
 /**
@@ -136,7 +138,7 @@ const noDecodeError = (r: Recorded, what: string) => assert.deepEqual([...r.vide
 const metric = (text: string, name: string, kind: string) => Number(new RegExp(`^${name}\\{kind="${kind}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN);
 
 test('5 % uplink loss through the relay: the recording keeps ≥ 99.5 % of the clean control’s frames, no decode error', async (t) => {
-  const { results, metrics } = await recordThroughRelays([
+  const { results, metrics, maxStallMs } = await recordThroughRelays([
     { name: '5 %', uplink: { loss: 0.05 }, uidBase: 100 },
     { name: 'clean', uplink: {}, uidBase: 300 },
   ]);
@@ -148,10 +150,10 @@ test('5 % uplink loss through the relay: the recording keeps ≥ 99.5 % of the c
     // Within a slice, a lost video frame (or a frame dropped until the next keyframe) and a lost audio frame show as
     // frame slots without a frame; each lossy stream against its clean twin recorded at the same time.
     const cleanVideo = keptByPts(clean.video, 1 / FPS);
-    if (cleanVideo < 0.99) {
-      // The clean control itself lost frames: this process stalled (a loaded machine) and the node lost packets in
-      // its sockets, so the comparison says nothing about the repair.
-      t.diagnostic(`${codec}: the clean control kept ${cleanVideo.toFixed(3)} of its frame slots; the 99.5 % comparison is not made`);
+    if (cleanVideo < 0.99 || maxStallMs > STALL_LIMIT_MS) {
+      // The clean control itself lost frames, or this process stalled (a loaded machine): the node's sockets lose
+      // packets and werift's retransmission requests go out late, so the comparison says nothing about the repair.
+      t.diagnostic(`${codec}: the clean control kept ${cleanVideo.toFixed(3)} of its frame slots, the event loop stalled up to ${maxStallMs.toFixed(0)} ms; the 99.5 % comparison is not made`);
       continue;
     }
     const videoKept = keptByPts(lossy.video, 1 / FPS) / cleanVideo;
@@ -189,7 +191,7 @@ test('a remote recorder (WHEP) with 5 % loss on its hop from the node: audio con
     // This process (publishers, relays, node, recorder) stalling for longer than the recorder's shortest hold makes
     // the node's sockets drop packets and retransmissions come late on every stream, lossy or not (the first test's
     // clean control shows it): then the video figure says nothing about the repair.
-    if (maxStallMs <= 250) assert.ok(video >= 0.9, `WHEP 5 % ${codec}: video ${video} of its frame slots`);
+    if (maxStallMs <= STALL_LIMIT_MS) assert.ok(video >= 0.9, `WHEP 5 % ${codec}: video ${video} of its frame slots`);
     assert.ok(keptByPts(r.audio, 0) >= 0.995, `WHEP 5 % ${codec}: audio ${keptByPts(r.audio, 0)} of its frame slots`);
   }
   assert.ok(metric(metrics, 'reeltime_recorder_audio_concealed_total', 'audio') > 0, 'audio concealment in /metrics');
