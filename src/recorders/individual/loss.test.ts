@@ -160,9 +160,9 @@ test('5 % uplink loss through the relay: the recording keeps ≥ 99.5 % of the c
     assert.ok(videoKept >= 0.995, `5 % ${codec}: video frames kept ${videoKept} of the control's`);
     const audioKept = keptByPts(lossy.audio, 0) / keptByPts(clean.audio, 0);
     assert.ok(audioKept >= 0.995, `5 % ${codec}: audio frame slots kept ${audioKept} of the control's`);
-    // The audio track keeps its length: without concealment it loses what the link loses (5 %). The two tracks
-    // start within a few frames of each other (the recorder's start), hence 1 %.
-    assert.ok(lossy.audio.frames >= 0.99 * clean.audio.frames, `5 % ${codec}: audio frames ${lossy.audio.frames} vs control ${clean.audio.frames}`);
+    // The audio track keeps its length: without concealment it loses what the link loses (5 %). The tracks' starts
+    // differ by up to a few hundred ms (each slicer starts with its own first packet; 11 frames seen), hence 2 %.
+    assert.ok(lossy.audio.frames >= 0.98 * clean.audio.frames, `5 % ${codec}: audio frames ${lossy.audio.frames} vs control ${clean.audio.frames}`);
   }
   // Audio is not retransmitted: its losses are concealed, and /metrics says so.
   assert.ok(metric(metrics, 'reeltime_recorder_rtp_missing_total', 'audio') > 0, 'audio packets missing before repair in /metrics');
