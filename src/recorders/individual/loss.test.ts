@@ -150,19 +150,21 @@ test('5 % uplink loss through the relay: the recording keeps ≥ 99.5 % of the c
     // Within a slice, a lost video frame (or a frame dropped until the next keyframe) and a lost audio frame show as
     // frame slots without a frame; each lossy stream against its clean twin recorded at the same time.
     const cleanVideo = keptByPts(clean.video, 1 / FPS);
-    if (cleanVideo < 0.99 || maxStallMs > STALL_LIMIT_MS) {
-      // The clean control itself lost frames, or this process stalled (a loaded machine): the node's sockets lose
-      // packets and werift's retransmission requests go out late, so the comparison says nothing about the repair.
-      t.diagnostic(`${codec}: the clean control kept ${cleanVideo.toFixed(3)} of its frame slots, the event loop stalled up to ${maxStallMs.toFixed(0)} ms; the 99.5 % comparison is not made`);
-      continue;
-    }
+    // When the clean control itself lost frames, or this process stalled (a loaded machine: the node's sockets lose
+    // packets and werift's retransmission requests go out late), a shortfall says nothing about the repair: it is
+    // reported, not failed.
+    const excused = cleanVideo < 0.99 || maxStallMs > STALL_LIMIT_MS;
+    const check = (ok: boolean, what: string) => {
+      if (!ok && excused) t.diagnostic(`${what} (not failed: the clean control kept ${cleanVideo.toFixed(3)}, the event loop stalled up to ${maxStallMs.toFixed(0)} ms)`);
+      else assert.ok(ok, what);
+    };
     const videoKept = keptByPts(lossy.video, 1 / FPS) / cleanVideo;
-    assert.ok(videoKept >= 0.995, `5 % ${codec}: video frames kept ${videoKept} of the control's`);
+    check(videoKept >= 0.995, `5 % ${codec}: video frames kept ${videoKept} of the control's`);
     const audioKept = keptByPts(lossy.audio, 0) / keptByPts(clean.audio, 0);
-    assert.ok(audioKept >= 0.995, `5 % ${codec}: audio frame slots kept ${audioKept} of the control's`);
+    check(audioKept >= 0.995, `5 % ${codec}: audio frame slots kept ${audioKept} of the control's`);
     // The audio track keeps its length: without concealment it loses what the link loses (5 %). The tracks' starts
     // differ by up to a few hundred ms (each slicer starts with its own first packet; 11 frames seen), hence 2 %.
-    assert.ok(lossy.audio.frames >= 0.98 * clean.audio.frames, `5 % ${codec}: audio frames ${lossy.audio.frames} vs control ${clean.audio.frames}`);
+    check(lossy.audio.frames >= 0.98 * clean.audio.frames, `5 % ${codec}: audio frames ${lossy.audio.frames} vs control ${clean.audio.frames}`);
   }
   // Audio is not retransmitted: its losses are concealed, and /metrics says so.
   assert.ok(metric(metrics, 'reeltime_recorder_rtp_missing_total', 'audio') > 0, 'audio packets missing before repair in /metrics');
@@ -191,7 +193,8 @@ test('a remote recorder (WHEP) with 5 % loss on its hop from the node: audio con
     // This process (publishers, relays, node, recorder) stalling for longer than the recorder's shortest hold makes
     // the node's sockets drop packets and retransmissions come late on every stream, lossy or not (the first test's
     // clean control shows it): then the video figure says nothing about the repair.
-    if (maxStallMs <= STALL_LIMIT_MS) assert.ok(video >= 0.9, `WHEP 5 % ${codec}: video ${video} of its frame slots`);
+    if (video < 0.9 && maxStallMs > STALL_LIMIT_MS) t.diagnostic(`WHEP 5 % ${codec}: video below 90 % (not failed: the process stalled)`);
+    else assert.ok(video >= 0.9, `WHEP 5 % ${codec}: video ${video} of its frame slots`);
     assert.ok(keptByPts(r.audio, 0) >= 0.995, `WHEP 5 % ${codec}: audio ${keptByPts(r.audio, 0)} of its frame slots`);
   }
   assert.ok(metric(metrics, 'reeltime_recorder_audio_concealed_total', 'audio') > 0, 'audio concealment in /metrics');
