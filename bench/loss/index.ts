@@ -13,22 +13,21 @@
  * - video by pts: recorded frames over the frame slots of each slice’s pts span: the share of the frame slots in the recorded span that
  *   have a frame, independent of the control.
  * - NACKs: `reeltime_rtcp_nack_total{direction="out"}` (werift's receiver's NACKs to the publishers) during the run.
+ * - recorder repair (both publishers, docs/recording-individual.md "Loss"): video packets given up after the jitter
+ *   buffer's hold (`reeltime_recorder_rtp_lost_total{kind="video"}`), Opus packets concealed, keyframe requests.
  * - relay drops: datagrams the relay dropped (both directions; only the uplink is impaired).
  *
  *   node --import tsx bench/loss/index.ts   (BENCH_SECONDS=20; BENCH_SETTINGS=2,3: those indexes of SETTINGS, after the 0 % control)
  * Nothing leaves loopback.
  */
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { promisify } from 'node:util';
 import type { SyntheticPublisher } from '../../src/channel/index.ts';
 import { portRangeMappings, startImpairmentRelay, gilbertForBursts, type LinkImpairment } from '../../src/impairment/index.ts';
 import { freeShiftedRanges } from '../../src/impairment/testing/index.ts';
-import { FFMPEG_BIN, FFPROBE_BIN } from '../../src/media/index.ts';
 import { APP, connectedPublisher, rtcToken, startHarness, storageConfig } from '../../src/recorders/individual/testing/harness.ts';
+import { measureTrack, type TrackMeasure } from '../../src/recorders/individual/testing/loss-checks.ts';
 import { bucketKeys, sleep } from '../../src/recorders/individual/testing/media-checks.ts';
 
-const run = promisify(execFile);
 const RECORD_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
 const PORTS = 16;
 const FPS = 15;
@@ -44,6 +43,7 @@ const SETTINGS: readonly Setting[] = [
   { name: '2 % random', uplink: { loss: 0.02 } },
   { name: '5 % random', uplink: { loss: 0.05 } },
   { name: '2 % bursts (mean 3), 50±30 ms jitter', uplink: { burst: gilbertForBursts(0.02, 3), delayMs: 50, jitterMs: 30 } },
+  { name: '10 % random', uplink: { loss: 0.1 } },
 ];
 const picked = process.env.BENCH_SETTINGS?.split(',').map(Number);
 const settings = picked ? SETTINGS.filter((_, i) => i === 0 || picked.includes(i)) : SETTINGS;
@@ -53,14 +53,6 @@ const PUBLISHERS = [
   { uid: 1002, codec: 'h264', color: 'blue', toneHz: 660 },
 ] as const;
 
-interface StreamResult {
-  readonly frames: number;
-  /** Media time the slices' frames span, one frame duration added per slice (s). */
-  readonly slotSec: number;
-  readonly sampleRate: number;
-  readonly decodeErrors: number;
-}
-
 interface Row {
   readonly setting: string;
   readonly codec: string;
@@ -69,59 +61,45 @@ interface Row {
   readonly videoByPts: number;
   readonly decodeErrors: number;
   readonly nacks: number;
+  readonly videoLostAfterRepair: number;
+  readonly audioConcealed: number;
+  readonly keyframeRequests: number;
   readonly relayDrops: number;
   readonly sent: { readonly frames: number; readonly audioPackets: number };
   readonly recorded: { readonly videoFrames: number; readonly audioFrames: number };
 }
 
-/**
- * Frames of a playlist's slices, the frame slots their pts spans cover, and the lines `ffmpeg -v error` prints
- * decoding them. Slice by slice: VP8 slices are WebM, which ffmpeg's HLS demuxer does not read as one stream.
- */
-async function measure(playlist: string, frameSec: number): Promise<StreamResult> {
-  const dir = playlist.slice(0, playlist.lastIndexOf('/'));
-  const slices = readFileSync(playlist, 'utf8')
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'));
-  let frames = 0;
-  let slotSec = 0;
-  let sampleRate = 0;
-  let decodeErrors = 0;
-  for (const name of slices) {
-    const file = `${dir}/${name}`;
-    const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'frame=pts_time:stream=sample_rate', '-of', 'json', file], {
-      maxBuffer: 64 * 2 ** 20,
-    });
-    const j = JSON.parse(stdout) as { frames?: { pts_time?: string }[]; streams?: { sample_rate?: string }[] };
-    const pts = (j.frames ?? []).map((f) => Number(f.pts_time)).filter(Number.isFinite);
-    frames += pts.length;
-    if (pts.length > 0) slotSec += Math.max(...pts) - Math.min(...pts) + frameSec;
-    sampleRate ||= Number(j.streams?.[0]?.sample_rate ?? 0);
-    const dec = await run(FFMPEG_BIN, ['-v', 'error', '-i', file, '-f', 'null', '-'], { maxBuffer: 64 * 2 ** 20 }).catch(
-      (e: { stderr?: string }) => ({ stderr: e.stderr ?? 'ffmpeg failed' }),
-    );
-    decodeErrors += dec.stderr.split('\n').filter((l) => l.trim() !== '').length;
-  }
-  return { frames, slotSec, sampleRate, decodeErrors };
+/** The counters the table reads from /metrics: the SFU's NACKs to publishers and the recorder's loss repair. */
+interface Counters {
+  readonly nacks: number;
+  readonly videoLostAfterRepair: number;
+  readonly audioConcealed: number;
+  readonly keyframeRequests: number;
 }
 
-async function nacksOut(url: string): Promise<number> {
+async function counters(url: string): Promise<Counters> {
   const res = await fetch(`${url}/metrics`);
-  if (!res.ok) return Number.NaN;
-  const m = /^reeltime_rtcp_nack_total\{direction="out"\} (\d+)/m.exec(await res.text());
-  return m ? Number(m[1]) : Number.NaN;
+  const text = res.ok ? await res.text() : '';
+  const sum = (name: string, kind: string) =>
+    [...text.matchAll(new RegExp(`^${name}\\{kind="${kind}"\\} (\\d+)`, 'gm'))].reduce((n, m) => n + Number(m[1]), 0);
+  const m = /^reeltime_rtcp_nack_total\{direction="out"\} (\d+)/m.exec(text);
+  return {
+    nacks: m ? Number(m[1]) : Number.NaN,
+    videoLostAfterRepair: sum('reeltime_recorder_rtp_lost_total', 'video'),
+    audioConcealed: sum('reeltime_recorder_audio_concealed_total', 'audio'),
+    keyframeRequests: sum('reeltime_recorder_keyframe_requests_total', 'video'),
+  };
 }
 
 interface Raw {
   readonly codec: string;
-  readonly video: StreamResult;
-  readonly audio: StreamResult;
+  readonly video: TrackMeasure;
+  readonly audio: TrackMeasure;
   readonly sentFrames: number;
   readonly sentAudioPackets: number;
 }
 
-async function runSetting(s: Setting): Promise<{ raws: Raw[]; nacks: number; relayDrops: number }> {
+async function runSetting(s: Setting): Promise<{ raws: Raw[]; nacks: number; videoLostAfterRepair: number; audioConcealed: number; keyframeRequests: number; relayDrops: number }> {
   const { nodeMin, offset } = await freeShiftedRanges(PORTS);
   const h = await startHarness({
     channel: { udpPortMin: nodeMin, udpPortMax: nodeMin + PORTS - 1, icePortOffset: offset, idleTimeoutMs: 60_000 },
@@ -151,7 +129,7 @@ async function runSetting(s: Setting): Promise<{ raws: Raw[]; nacks: number; rel
       });
       pubs.push({ codec: p.codec, pub, frames });
     }
-    const nacks0 = await nacksOut(h.server.url);
+    const before = await counters(h.server.url);
     const uid = '9000';
     const t = await h.startRecording(cname, uid, {
       token: rtcToken(cname, Number(uid), 2),
@@ -164,7 +142,7 @@ async function runSetting(s: Setting): Promise<{ raws: Raw[]; nacks: number; rel
     const sent1 = pubs.map((p) => ({ frames: p.frames.n, audio: p.pub.packets.audio }));
     const stop = await h.api('POST', h.path(t.resourceId, t.sid, 'stop'), { cname, uid, clientRequest: {} });
     if (stop.status !== 200) throw new Error(`stop: ${stop.status} ${JSON.stringify(stop.body)}`);
-    const nacks = (await nacksOut(h.server.url)) - nacks0;
+    const after = await counters(h.server.url);
     const keys = bucketKeys(h.bucketDir).filter((k) => k.endsWith('.m3u8'));
     const raws: Raw[] = [];
     for (const [i, p] of PUBLISHERS.entries()) {
@@ -174,14 +152,21 @@ async function runSetting(s: Setting): Promise<{ raws: Raw[]; nacks: number; rel
       if (!v || !a) throw new Error(`no ${v ? 'audio' : 'video'} playlist of uid ${p.uid} in ${JSON.stringify(keys)}`);
       raws.push({
         codec: p.codec,
-        video: await measure(`${h.bucketDir}/${v}`, 1 / FPS),
-        audio: await measure(`${h.bucketDir}/${a}`, 0),
+        video: await measureTrack(`${h.bucketDir}/${v}`, 1 / FPS),
+        audio: await measureTrack(`${h.bucketDir}/${a}`, 0),
         sentFrames: sent1[i]!.frames - sent0[i]!.frames,
         sentAudioPackets: sent1[i]!.audio - sent0[i]!.audio,
       });
     }
     const drops = (c: typeof relay.counters.upstream) => c.dropped.random + c.dropped.burst + c.dropped.queue;
-    return { raws, nacks, relayDrops: drops(relay.counters.upstream) + drops(relay.counters.downstream) };
+    return {
+      raws,
+      nacks: after.nacks - before.nacks,
+      videoLostAfterRepair: after.videoLostAfterRepair - before.videoLostAfterRepair,
+      audioConcealed: after.audioConcealed - before.audioConcealed,
+      keyframeRequests: after.keyframeRequests - before.keyframeRequests,
+      relayDrops: drops(relay.counters.upstream) + drops(relay.counters.downstream),
+    };
   } finally {
     await Promise.all(pubs.map((p) => p.pub.stop().catch(() => undefined)));
     await relay.close();
@@ -210,6 +195,9 @@ for (const s of settings) {
       videoByPts: raw.video.frames / Math.max(1, raw.video.slotSec * FPS),
       decodeErrors: raw.video.decodeErrors + raw.audio.decodeErrors,
       nacks: r.nacks,
+      videoLostAfterRepair: r.videoLostAfterRepair,
+      audioConcealed: r.audioConcealed,
+      keyframeRequests: r.keyframeRequests,
       relayDrops: r.relayDrops,
       sent: { frames: raw.sentFrames, audioPackets: raw.sentAudioPackets },
       recorded: { videoFrames: raw.video.frames, audioFrames: raw.audio.frames },
@@ -221,10 +209,12 @@ for (const s of settings) {
 
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 console.log(`\nloss bench, ${new Date().toISOString().slice(0, 10)}, ${RECORD_SECONDS} s recorded per setting, ${Math.round((Date.now() - started) / 1000)} s in all`);
-console.log('| uplink | publisher | video kept vs sent | video kept by pts | audio kept vs sent | decode error lines | NACKs sent by the SFU | relay drops |');
-console.log('|---|---|---|---|---|---|---|---|');
+console.log(
+  '| uplink | publisher | video kept vs sent | video kept by pts | audio kept vs sent | decode error lines | NACKs sent by the SFU | relay drops | video packets lost after repair | audio packets concealed | keyframe requests |',
+);
+console.log('|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(
-    `| ${r.setting} | ${r.codec} + Opus | ${pct(r.videoRatio)} | ${pct(r.videoByPts)} | ${pct(r.audioRatio)} | ${r.decodeErrors} | ${r.nacks} | ${r.relayDrops} |`,
+    `| ${r.setting} | ${r.codec} + Opus | ${pct(r.videoRatio)} | ${pct(r.videoByPts)} | ${pct(r.audioRatio)} | ${r.decodeErrors} | ${r.nacks} | ${r.relayDrops} | ${r.videoLostAfterRepair} | ${r.audioConcealed} | ${r.keyframeRequests} |`,
   );
 }

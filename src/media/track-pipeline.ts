@@ -10,7 +10,9 @@ import { createSocket, type Socket } from 'node:dgram';
 import { mkdirSync, readdirSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { aacArgs, aacChannels } from './aac-output.ts';
+import { RECORDING_JITTER_BOUNDS, RepairedFeed, type FeedStats, type LossMeter } from './jitter/index.ts';
 import { FfmpegProcess, type FfmpegExit } from './ffmpeg.ts';
+import { systemClock } from '../clock/index.ts';
 import type { TrackKind } from './naming.ts';
 import { buildSdp, isVideoCodec, type RtpTrackDescription } from './sdp.ts';
 import { type ClosedSlice, ClosedSliceReader, LineSplitter } from './segment-list.ts';
@@ -35,6 +37,18 @@ export interface TrackPipelineOptions {
   readonly now?: () => number;
   /** Fault injection (tests): each ffmpeg child as it is spawned, e.g. to kill it as a crash would. */
   readonly onLaunched?: (child: ChildProcess) => void;
+  /**
+   * Loss repair in front of ffmpeg (src/media/jitter: jitter buffer, keyframe wait, Opus concealment); absent: packets
+   * go to ffmpeg as they come.
+   */
+  readonly repair?: PipelineRepair | undefined;
+}
+
+export interface PipelineRepair {
+  /** Asks the publisher for a keyframe (video, after a loss the buffer could not repair; rate-limited here). */
+  readonly requestKeyframe?: (() => void) | undefined;
+  /** Process totals for /metrics. */
+  readonly meter?: LossMeter | undefined;
 }
 
 export type { ClosedSlice } from './segment-list.ts';
@@ -101,6 +115,8 @@ export class TrackPipeline {
   /** The spawn and bind wait in flight (or done): stop() waits for it, so held packets go out before the BYE. */
   private launching: Promise<void> | undefined;
   packets = 0;
+  /** The loss repair in front of ffmpeg, when asked for. */
+  readonly #feed: RepairedFeed | undefined;
 
   constructor(
     private readonly opts: TrackPipelineOptions,
@@ -110,6 +126,23 @@ export class TrackPipeline {
     this.container = opts.track.codec === 'VP8' ? 'webm' : 'ts';
     this.now = opts.now ?? Date.now;
     this.slices = new ClosedSliceReader(opts.workDir, this.container, () => this.firstPacketMs ?? this.now());
+    if (opts.repair) {
+      this.#feed = new RepairedFeed({
+        codec: opts.track.codec,
+        clockRate: opts.track.clockRate,
+        // Media time is real time (packets come in as they are sent), whatever clock the session runs on.
+        clock: systemClock,
+        send: (p) => this.apply(PACKET, p),
+        requestKeyframe: opts.repair.requestKeyframe,
+        meter: opts.repair.meter,
+        bounds: RECORDING_JITTER_BOUNDS,
+      });
+    }
+  }
+
+  /** What the loss repair counted on this stream (undefined without repair). */
+  get lossStats(): Readonly<FeedStats> | undefined {
+    return this.#feed?.stats;
   }
 
   /** The pipeline's state kind (diagnostics and tests). */
@@ -160,7 +193,9 @@ export class TrackPipeline {
         releaseRtpPort(this.port);
         return;
       case 'ended-alone':
-        // ffmpeg died on its own: release the socket and watcher now, nobody may call stop().
+        // ffmpeg died on its own: release the socket and watcher now, nobody may call stop(). What the jitter
+        // buffer holds has nowhere to go.
+        this.#feed?.close(false);
         this.watcher?.close();
         this.socket?.close();
         if (e.end === 'inputTimeout' && this.events.onInputTimeout) this.events.onInputTimeout({ idleMs: e.idleMs, exit: e.exit });
@@ -245,7 +280,8 @@ export class TrackPipeline {
     this.firstPacketMs ??= this.lastPacketMs;
     if (packet.length >= 12) this.ssrc = packet.readUInt32BE(8);
     this.packets++;
-    this.apply(PACKET, packet);
+    if (this.#feed) this.#feed.push(packet);
+    else this.apply(PACKET, packet);
   }
 
   private async endOfStream(): Promise<FfmpegExit | undefined> {
@@ -289,6 +325,8 @@ export class TrackPipeline {
   /** Finishes the current slice, reports it, and releases the port. */
   async stop(): Promise<FfmpegExit | undefined> {
     if (isStoppedOrEnded(this.#state)) return undefined;
+    // What the jitter buffer holds goes out first.
+    this.#feed?.close();
     this.apply({ kind: 'stop' });
     // A stop while ffmpeg is still starting: the packets held for it are sent first (after its bind), so the
     // BYE below ends a stream that holds them instead of killing a slicer that never saw them.

@@ -44,6 +44,7 @@ export function createIndividualRecorder(deps: IndividualRecorderDeps): Recorder
         (base) =>
           new IndividualSession({
             ...base,
+            ...(deps.meter ? { lossMeter: deps.meter.loss } : {}),
             ...(deps.sliceSeconds !== undefined ? { sliceSeconds: deps.sliceSeconds } : {}),
             ...(deps.testHooks?.slicerLaunched
               ? { slicerLaunched: (t: { uid: string; kind: MediaKind }, child: ChildProcess) => deps.testHooks?.slicerLaunched?.({ sid: task.sid, ...t }, child) }

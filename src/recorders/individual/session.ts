@@ -24,6 +24,8 @@ export interface SessionDeps extends FollowingSessionDeps<IndividualOptions> {
   readonly sliceSeconds?: number;
   /** Fault injection (tests): each slicer's ffmpeg child as it is spawned. */
   readonly slicerLaunched?: TrackSlicersDeps['slicerLaunched'];
+  /** Loss repair totals for /metrics. */
+  readonly lossMeter?: TrackSlicersDeps['lossMeter'];
 }
 
 export class IndividualSession extends FollowingSession {

@@ -9,6 +9,7 @@ import type { Logger } from '../../log/index.ts';
 import {
   playlistName,
   sliceName,
+  type FeedStats,
   type RtpCodecName,
   type SessionNaming,
   type TrackPipeline,
@@ -24,6 +25,8 @@ export class TrackRecording {
   /** Injected-clock time of the first packet (undefined: none yet). */
   firstPacketMs: number | undefined;
   codec: RtpCodecName | undefined;
+  /** Loss repair figures of each stream (live objects: the current stream's keep counting). */
+  readonly loss: Readonly<FeedStats>[] = [];
   readonly out: OutputTrack;
 
   constructor(
@@ -80,9 +83,27 @@ export function logTrackSummary(
     firstPacketAfterMs: since(t.firstPacketMs),
     streams: t.streams,
     slices: t.hls.slices.length,
+    ...lossSummary(t.loss),
   }));
   const fields = { tracks: summary, liveMs: since(at.nowMs), ...channel };
   if (summary.some((t) => t.packets > 0 && t.slices === 0)) log.warn(fields, 'media received but no slice closed');
   else if (summary.length === 0) log[channel.linked.length > 0 || channel.publishing.length > 0 ? 'warn' : 'info'](fields, 'no media received');
   else log.info(fields, 'live part ended');
+}
+
+/** A track's loss figures over its streams for the stop summary (none when nothing was missing). */
+function lossSummary(streams: readonly Readonly<FeedStats>[]): { loss?: Record<string, number> } {
+  const sum = (f: keyof FeedStats) => streams.reduce((n, s) => n + s[f], 0);
+  if (sum('missing') === 0 && sum('late') === 0) return {};
+  return {
+    loss: {
+      missingBeforeRepair: sum('missing'),
+      repaired: sum('repaired'),
+      lostAfterRepair: sum('lost'),
+      lateDropped: sum('late'),
+      videoFramesDropped: sum('framesDropped'),
+      audioConcealed: sum('concealed'),
+      keyframeRequests: sum('keyframeRequests'),
+    },
+  };
 }

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { MediaKind } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import { TrackPipeline, type ClosedSlice, type RtpTrackDescription, type SessionNaming, type Snapshot } from '../../media/index.ts';
+import { TrackPipeline, type ClosedSlice, type LossMeter, type RtpTrackDescription, type SessionNaming, type Snapshot } from '../../media/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, STREAM_STATE } from '../../recording/index.ts';
 import type { RecordingOutput } from '../common/output/index.ts';
 import type { SessionSignals } from '../common/signals/index.ts';
@@ -30,6 +30,8 @@ export interface TrackSlicersDeps {
   readonly onSnapshot: (t: TrackRecording, s: Snapshot) => void;
   /** Fault injection (tests): each slicer's ffmpeg child as it is spawned. */
   readonly slicerLaunched?: ((track: { readonly uid: string; readonly kind: MediaKind }, child: ChildProcess) => void) | undefined;
+  /** Loss repair totals for /metrics. */
+  readonly lossMeter?: LossMeter | undefined;
 }
 
 export class TrackSlicers {
@@ -77,6 +79,9 @@ export class TrackSlicers {
         // Slice times on the session's clock, as its other times are. On a ManualClock a quiet input is not
         // confirmed as quiet (the clock did not move), so it is reported as the failure path below.
         now: () => d.clock.now(),
+        // The jitter buffer and loss repair in front of the slicer (docs/recording-individual.md, "Loss"): a video
+        // loss it cannot repair asks the publisher for a keyframe through the user's subscription.
+        repair: { requestKeyframe: t.kind === 'video' ? () => d.requestKeyframe(t.uid) : undefined, meter: d.lossMeter },
         ...(d.slicerLaunched ? { onLaunched: (child: ChildProcess) => d.slicerLaunched?.({ uid: t.uid, kind: t.kind }, child) } : {}),
       },
       {
@@ -102,6 +107,7 @@ export class TrackSlicers {
       },
     );
     t.pipeline = pipeline;
+    if (pipeline.lossStats) t.loss.push(pipeline.lossStats);
     d.signals.streamState(t.uid, t.kind, STREAM_STATE.receiving);
     void pipeline.start().then(
       () => {

@@ -26,6 +26,7 @@ import { UserAudioDecoder } from './audio-decoder.ts';
 import { FrameClock } from './frame-clock.ts';
 import { MixEncoder } from './mix-encoder.ts';
 import { DEFAULT_MIX_LATENCY_MS, MixEngine, type MixImages, type MixOutputFrame } from './mix-engine.ts';
+import { RepairedInputs } from './repaired-input.ts';
 import { LateSenderClock, SenderClock, type SenderReport } from './sender-clock.ts';
 import { type DrawnRegion, UserVideoDecoder } from './video-decoder.ts';
 import type { VideoSize } from './video-size.ts';
@@ -83,6 +84,8 @@ interface UserMedia {
   audio?: UserAudioDecoder;
   readonly audioClock: SenderClock;
   readonly videoClock: SenderClock;
+  /** The jitter buffer and loss repair in front of both decoders. */
+  readonly repair: RepairedInputs;
 }
 
 export class MixPipeline {
@@ -181,7 +184,8 @@ export class MixPipeline {
 
   join(uid: string): void {
     if (this.#stopped || this.#users.has(uid)) return;
-    this.#users.set(uid, { audioClock: new SenderClock(48_000), videoClock: new SenderClock(90_000) });
+    const repair = new RepairedInputs(this.options.latencyMs ?? DEFAULT_MIX_LATENCY_MS, () => this.events.onKeyframeNeeded?.(uid));
+    this.#users.set(uid, { audioClock: new SenderClock(48_000), videoClock: new SenderClock(90_000), repair });
     this.#engine?.join(uid);
   }
 
@@ -190,6 +194,7 @@ export class MixPipeline {
     const media = this.#users.get(uid);
     if (!media) return;
     this.#users.delete(uid);
+    media.repair.close();
     void media.video?.stop();
     void media.audio?.stop();
     this.#engine?.leave(uid, this.options.clock.now());
@@ -199,6 +204,12 @@ export class MixPipeline {
   pushRtp(uid: string, kind: MixMediaKind, track: RtpTrackDescription, packet: Buffer): void {
     const media = this.#users.get(uid);
     if (!media || this.#stopped || !this.#streams[kind]) return;
+    media.repair.push(kind, track, packet, (p) => this.#decode(media, uid, kind, track, p));
+  }
+
+  /** A packet out of the user's jitter buffer, to its decoder. */
+  #decode(media: UserMedia, uid: string, kind: MixMediaKind, track: RtpTrackDescription, packet: Buffer): void {
+    if (this.#stopped || this.#users.get(uid) !== media) return;
     if (kind === 'video') {
       if (!media.video) {
         media.video = this.#videoDecoder(uid, track, media.videoClock);
@@ -249,6 +260,7 @@ export class MixPipeline {
     if (this.#stopped) return undefined;
     this.#stopped = true;
     this.#frameClock?.stop();
+    for (const m of this.#users.values()) m.repair.close();
     const decoders = [...this.#users.values()].flatMap((m) => [m.video?.stop(), m.audio?.stop()]);
     this.#users.clear();
     const exit = this.#endRun();

@@ -3,6 +3,7 @@
  * child processes they run (ffmpeg, Chromium, Xvfb, PulseAudio) with their CPU time.
  */
 import { basename } from 'node:path';
+import { LossMeter, type LossFigure } from '../../../media/index.ts';
 import type { MetricsRegistry } from '../../../metrics/index.ts';
 import { childrenOf } from '../../../process/index.ts';
 import type { UploadSession } from '../../../storage/index.ts';
@@ -12,7 +13,20 @@ export interface RecorderMeter {
   slice(mode: string): void;
   /** The first slice of a stream (a user's track, or the composite in mix and web mode) is in the spool. */
   stream(mode: string): void;
+  /** Loss repair totals of every slicer's jitter buffer (individual mode), read at scrape time. */
+  readonly loss: LossMeter;
 }
+
+/** The loss repair figures in /metrics (docs/metrics.md), each a counter by media kind. */
+const LOSS_METRICS: readonly { readonly figure: LossFigure; readonly name: string; readonly help: string }[] = [
+  { figure: 'missing', name: 'reeltime_recorder_rtp_missing_total', help: 'RTP packets missing when a later one arrived (loss before repair)' },
+  { figure: 'repaired', name: 'reeltime_recorder_rtp_repaired_total', help: 'Missing RTP packets that arrived within the jitter buffer hold (retransmitted or reordered)' },
+  { figure: 'lost', name: 'reeltime_recorder_rtp_lost_total', help: 'RTP packets given up on after the jitter buffer hold (loss after repair)' },
+  { figure: 'late', name: 'reeltime_recorder_rtp_late_total', help: 'RTP packets that arrived after they were given up on (dropped)' },
+  { figure: 'framesDropped', name: 'reeltime_recorder_video_frames_dropped_total', help: 'Video frames not recorded because they followed an unrepaired loss (waiting for a keyframe)' },
+  { figure: 'concealed', name: 'reeltime_recorder_audio_concealed_total', help: 'Lost Opus packets replaced by packet loss concealment' },
+  { figure: 'keyframeRequests', name: 'reeltime_recorder_keyframe_requests_total', help: 'Keyframe requests sent after an unrepaired video loss' },
+];
 
 /** A slice key is its stream's name, `_`, its start stamp and the container (src/media/naming.ts). */
 const SLICE = /^(.*)_[^_/]+\.(ts|webm|m4s)$/;
@@ -76,7 +90,18 @@ export function registerRecorderMetrics(metrics: MetricsRegistry, pid = process.
       return [...cpuByCommand].map(([command, s]) => [{ command }, s] as const);
     },
   );
+  const loss = new LossMeter();
+  for (const m of LOSS_METRICS) {
+    metrics.counterFrom({ name: m.name, help: m.help, labelNames: ['kind'] }, () => {
+      const t = loss.total(m.figure);
+      return [
+        [{ kind: 'audio' }, t.audio],
+        [{ kind: 'video' }, t.video],
+      ] as const;
+    });
+  }
   return {
+    loss,
     slice: (mode) => slices.inc({ mode }),
     stream: (mode) => streams.inc({ mode }),
   };

@@ -1,0 +1,57 @@
+/**
+ * What the loss tests and bench/loss measure on a recorded HLS track (issue 27): frames, the frame slots the slices'
+ * pts spans cover, and the lines `ffmpeg -v error … -f null -` prints decoding each slice. Slice by slice: VP8 slices
+ * are WebM, which ffmpeg's HLS demuxer does not read as one stream.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { FFMPEG_BIN, FFPROBE_BIN } from '../../../media/index.ts';
+
+const run = promisify(execFile);
+
+export interface TrackMeasure {
+  readonly frames: number;
+  /** Media time the slices' frames span, one frame duration added per slice (s). */
+  readonly slotSec: number;
+  readonly sampleRate: number;
+  readonly decodeErrors: number;
+  /** The decode error lines themselves (the first few). */
+  readonly errorLines: readonly string[];
+}
+
+/** `frameSec`: one frame's duration (video: 1/fps; audio: 0, an AAC frame's is added from the sample rate). */
+export async function measureTrack(playlist: string, frameSec: number): Promise<TrackMeasure> {
+  const dir = playlist.slice(0, playlist.lastIndexOf('/'));
+  const slices = readFileSync(playlist, 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  let frames = 0;
+  let slotSec = 0;
+  let sampleRate = 0;
+  const errorLines: string[] = [];
+  for (const name of slices) {
+    const file = `${dir}/${name}`;
+    const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'frame=pts_time:stream=sample_rate', '-of', 'json', file], {
+      maxBuffer: 64 * 2 ** 20,
+    });
+    const j = JSON.parse(stdout) as { frames?: { pts_time?: string }[]; streams?: { sample_rate?: string }[] };
+    const pts = (j.frames ?? []).map((f) => Number(f.pts_time)).filter(Number.isFinite);
+    sampleRate ||= Number(j.streams?.[0]?.sample_rate ?? 0);
+    const step = frameSec > 0 ? frameSec : sampleRate > 0 ? 1024 / sampleRate : 0;
+    frames += pts.length;
+    if (pts.length > 0) slotSec += Math.max(...pts) - Math.min(...pts) + step;
+    const dec = await run(FFMPEG_BIN, ['-v', 'error', '-i', file, '-f', 'null', '-'], { maxBuffer: 64 * 2 ** 20 }).catch(
+      (e: { stderr?: string }) => ({ stderr: e.stderr ?? 'ffmpeg failed' }),
+    );
+    errorLines.push(...dec.stderr.split('\n').filter((l) => l.trim() !== '').map((l) => `${name}: ${l}`));
+  }
+  return { frames, slotSec, sampleRate, decodeErrors: errorLines.length, errorLines: errorLines.slice(0, 5) };
+}
+
+/** Frames over the frame slots of the spans: 1 when nothing is missing inside a slice. */
+export function keptByPts(m: TrackMeasure, frameSec: number): number {
+  const step = frameSec > 0 ? frameSec : m.sampleRate > 0 ? 1024 / m.sampleRate : 1;
+  return m.frames / Math.max(1, m.slotSec / step);
+}
