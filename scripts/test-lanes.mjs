@@ -115,20 +115,27 @@ const LONG = ['src/recording/api/fuzz.test.ts'];
  * a file's length changes much; every entry must also be in its group above.
  */
 const LONGEST = [
+  // Times from a fresh-clone run of the whole suite (4 heavy files at once, 2 cores).
   'src/recorders/common/whep-replace.test.ts', // 132 s: ICE consent (30 s) twice, and mix's 15 s slices
-  'src/media/capture/capture.test.ts', // 129 s
-  'src/recording/dispatch/bullmq/failover.test.ts', // 85 s
-  'src/recorders/web/record.test.ts', // 83 s
-  'src/ingress/srt-push.test.ts', // 72 s with 4 other sessions' tests running: SRT's 5 s peer timeout, a recording
-  'src/ingress/rtmp-push.test.ts', // 63 s with 4 other sessions' tests running: three pushes, a recording
-  'src/recording/dispatch/bullmq/postgres-outage-reports.test.ts', // 59 s
-  'src/recorders/web/page.test.ts', // 55 s
-  'src/recorders/mix/record.test.ts', // 51 s
-  'src/recorders/individual/hold.test.ts', // 50 s
-  'src/recorders/mix/hold.test.ts', // 43 s
-  'src/recorders/individual/media-path.test.ts', // 42 s
-  'src/recorders/individual/record.test.ts', // 41 s
-  'src/server/sigkill-mix.test.ts', // 40 s
+  'src/media/capture/capture.test.ts', // 130 s
+  'src/recording/dispatch/bullmq/failover.test.ts', // 95 s
+  'src/recorders/web/record.test.ts', // 91 s
+  'src/recorders/individual/loss.test.ts', // 91 s: three recordings through relays
+  'src/recording/dispatch/bullmq/postgres-outage-reports.test.ts', // 81 s
+  'src/impairment/chromium-through-relay.test.ts', // 80 s: Chromium's bitrate ramp and its adaptation to a cap
+  'src/recorders/web/page.test.ts', // 72 s
+  'test/import-each-module.test.ts', // 71 s
+  'src/cli/commands/record.test.ts', // 68 s
+  'src/ingress/srt-push.test.ts', // 38-72 s: SRT's 5 s peer timeout, a recording
+  'src/ingress/rtmp-push.test.ts', // 63 s: three pushes, a recording
+  'src/recorders/mix/record.test.ts', // 63 s
+  'src/recorders/individual/hold.test.ts', // 57 s
+  'src/recording/dispatch/bullmq/partition.test.ts', // 52 s
+  'src/recorders/individual/record.test.ts', // 51 s
+  'src/server/sigkill-mix.test.ts', // 50 s
+  'src/recorders/mix/hold.test.ts', // 50 s
+  'src/recorders/individual/media-path.test.ts', // 47 s
+  'src/notify/dead-sender.test.ts', // 43 s
 ];
 
 // The longest files first, then the groups, longest groups first.

@@ -166,9 +166,10 @@ test('5 % uplink loss through the relay: the recording keeps ≥ 99.5 % of the c
     // differ by up to a few hundred ms (each slicer starts with its own first packet; 11 frames seen), hence 2 %.
     check(lossy.audio.frames >= 0.98 * clean.audio.frames, `5 % ${codec}: audio frames ${lossy.audio.frames} vs control ${clean.audio.frames}`);
   }
-  // Audio is not retransmitted: its losses are concealed, and /metrics says so.
-  assert.ok(metric(metrics, 'reeltime_recorder_rtp_missing_total', 'audio') > 0, 'audio packets missing before repair in /metrics');
-  assert.ok(metric(metrics, 'reeltime_recorder_audio_concealed_total', 'audio') > 0, 'audio concealment in /metrics');
+  // Audio lost on the uplink is retransmitted by the node (reeltime's werift publishers offer NACK for Opus), so
+  // the recorder may see no hole at all; what it does lose for good is concealed, and /metrics says so.
+  const lostAudio = metric(metrics, 'reeltime_recorder_rtp_lost_total', 'audio');
+  assert.ok(metric(metrics, 'reeltime_recorder_audio_concealed_total', 'audio') >= lostAudio, 'every audio packet lost for good is concealed, in /metrics');
   assert.ok(metric(metrics, 'reeltime_recorder_rtp_repaired_total', 'video') > 0, 'video retransmissions used, in /metrics');
 });
 
@@ -197,5 +198,9 @@ test('a remote recorder (WHEP) with 5 % loss on its hop from the node: audio con
     else assert.ok(video >= 0.9, `WHEP 5 % ${codec}: video ${video} of its frame slots`);
     assert.ok(keptByPts(r.audio, 0) >= 0.995, `WHEP 5 % ${codec}: audio ${keptByPts(r.audio, 0)} of its frame slots`);
   }
-  assert.ok(metric(metrics, 'reeltime_recorder_audio_concealed_total', 'audio') > 0, 'audio concealment in /metrics');
+  // The node answers the recorder's NACKs for Opus too; an audio packet lost for good is concealed.
+  assert.ok(
+    metric(metrics, 'reeltime_recorder_audio_concealed_total', 'audio') >= metric(metrics, 'reeltime_recorder_rtp_lost_total', 'audio'),
+    'every audio packet lost for good is concealed, in /metrics',
+  );
 });
