@@ -9,13 +9,12 @@ import type { Page } from 'playwright-core';
 import { whepSubscribe } from '../channel/index.ts';
 import { scrape } from '../metrics/testing.ts';
 import { launchTestChromium, type TestChromium } from '../testing/chromium.ts';
-import { startTestServer, waitUntil, type TestServer } from '../testing/index.ts';
-import { portRangeMappings, startImpairmentRelay, type ImpairmentRelay } from './index.ts';
-import { countVp8Frames, freeShiftedRanges } from './testing/index.ts';
+import { waitUntil, type TestServer } from '../testing/index.ts';
+import type { ImpairmentRelay } from './index.ts';
+import { countVp8Frames, startNodeBehindRelay } from './testing/index.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
-const PORTS = 8;
 
 interface OutboundVideo {
   /** bytesSent of the video outbound-rtp (media, retransmissions included), and its stats time (ms). */
@@ -55,15 +54,8 @@ async function sendRate(page: Page, ms: number): Promise<{ bps: number; last: Ou
 }
 
 async function withChromiumThroughRelay(cname: string, run: (ctx: { s: TestServer; relay: ImpairmentRelay; page: Page }) => Promise<void>): Promise<void> {
-  const { nodeMin, offset } = await freeShiftedRanges(PORTS);
-  const s = await startTestServer({
-    values: { channel: { udpPortMin: nodeMin, udpPortMax: nodeMin + PORTS - 1, icePortOffset: offset, idleTimeoutMs: 60_000 } },
-  });
+  const { server: s, relay, close } = await startNodeBehindRelay({ seed: 27 });
   let browser: TestChromium | undefined;
-  const relay = await startImpairmentRelay({
-    mappings: portRangeMappings({ address: '127.0.0.1', port: nodeMin + offset }, { address: '127.0.0.1', port: nodeMin }, PORTS),
-    seed: 27,
-  });
   try {
     browser = await launchTestChromium();
     const page = await browser.context.newPage();
@@ -72,8 +64,7 @@ async function withChromiumThroughRelay(cname: string, run: (ctx: { s: TestServe
     await run({ s, relay, page });
   } finally {
     await browser?.close();
-    await relay.close();
-    await s.close();
+    await close();
   }
 }
 

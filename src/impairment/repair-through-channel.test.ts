@@ -7,14 +7,12 @@ import { buildRtcTokenWithUid } from '@reeltime/token';
 import { RtpHeader, RtpPacket } from 'werift';
 import { whepSubscribe, whipPublish } from '../channel/index.ts';
 import { scrape } from '../metrics/testing.ts';
-import { startTestServer, waitUntil } from '../testing/index.ts';
-import { portRangeMappings, startImpairmentRelay } from './index.ts';
-import { freeShiftedRanges } from './testing/index.ts';
+import { waitUntil } from '../testing/index.ts';
+import { startNodeBehindRelay } from './testing/index.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
 const tok = (cname: string, uid: number, role: 1 | 2 = 1) => buildRtcTokenWithUid(APP, CERT, cname, uid, role, 600, 600);
-const PORTS = 8;
 
 /** Share of the sequence numbers in [first, last] of the received packets that arrived at least once. */
 function coverage(seqs: readonly number[]): { share: number; span: number } {
@@ -36,14 +34,7 @@ function coverage(seqs: readonly number[]): { share: number; span: number } {
 }
 
 test('5 % loss on the publisher’s uplink (2 % duplicated) and on the viewer’s downlink: both hops are repaired (NACK, RTX), the viewer gets ≥ 99 % of the packets, copies stop at the node', async (t) => {
-  const { nodeMin, offset } = await freeShiftedRanges(PORTS);
-  const s = await startTestServer({
-    values: { channel: { udpPortMin: nodeMin, udpPortMax: nodeMin + PORTS - 1, icePortOffset: offset, idleTimeoutMs: 60_000 } },
-  });
-  const relay = await startImpairmentRelay({
-    mappings: portRangeMappings({ address: '127.0.0.1', port: nodeMin + offset }, { address: '127.0.0.1', port: nodeMin }, PORTS),
-    seed: 27,
-  });
+  const { server: s, relay, close } = await startNodeBehindRelay({ seed: 27 });
   const cname = 'lossy-both';
   const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
   const pub = await whipPublish({ endpoint: `${base}/whip?uid=1`, token: tok(cname, 1), video: 'vp8', audio: false });
@@ -102,20 +93,12 @@ test('5 % loss on the publisher’s uplink (2 % duplicated) and on the viewer’
   } finally {
     clearInterval(timer);
     await pub.close();
-    await relay.close();
-    await s.close();
+    await close();
   }
 });
 
 test('5 % loss on the uplink of a werift publisher’s Opus (it offers NACK for audio): the node NACKs it, a viewer gets ≥ 99 % of the audio packets', async (t) => {
-  const { nodeMin, offset } = await freeShiftedRanges(PORTS);
-  const s = await startTestServer({
-    values: { channel: { udpPortMin: nodeMin, udpPortMax: nodeMin + PORTS - 1, icePortOffset: offset, idleTimeoutMs: 60_000 } },
-  });
-  const relay = await startImpairmentRelay({
-    mappings: portRangeMappings({ address: '127.0.0.1', port: nodeMin + offset }, { address: '127.0.0.1', port: nodeMin }, PORTS),
-    seed: 28,
-  });
+  const { server: s, relay, close } = await startNodeBehindRelay({ seed: 28 });
   const cname = 'lossy-audio';
   const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
   const pub = await whipPublish({ endpoint: `${base}/whip?uid=1`, token: tok(cname, 1), video: false });
@@ -148,7 +131,6 @@ test('5 % loss on the uplink of a werift publisher’s Opus (it offers NACK for 
   } finally {
     clearInterval(timer);
     await pub.close();
-    await relay.close();
-    await s.close();
+    await close();
   }
 });

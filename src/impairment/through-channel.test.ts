@@ -3,27 +3,17 @@ import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { RtpHeader, RtpPacket } from 'werift';
 import { whepSubscribe, whipPublish } from '../channel/index.ts';
-import { startTestServer, waitUntil } from '../testing/index.ts';
-import { portRangeMappings, startImpairmentRelay } from './index.ts';
-import { freeShiftedRanges } from './testing/index.ts';
+import { waitUntil } from '../testing/index.ts';
+import { startNodeBehindRelay } from './testing/index.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
 const tok = (cname: string, uid: number, role: 1 | 2 = 1) => buildRtcTokenWithUid(APP, CERT, cname, uid, role, 600, 600);
-const PORTS = 8;
 
 test('impairment relay in front of a channel node: 5 % loss on the publisher uplink is dropped there, a WHEP viewer still gets the media', async () => {
-  const { nodeMin, offset } = await freeShiftedRanges(PORTS);
   // The node binds nodeMin.. and announces nodeMin + offset..: the relay's ports, so every peer's ICE, DTLS and
   // media goes peer → relay → node.
-  const s = await startTestServer({
-    values: { channel: { udpPortMin: nodeMin, udpPortMax: nodeMin + PORTS - 1, icePortOffset: offset, idleTimeoutMs: 60_000 } },
-  });
-  const relay = await startImpairmentRelay({
-    mappings: portRangeMappings({ address: '127.0.0.1', port: nodeMin + offset }, { address: '127.0.0.1', port: nodeMin }, PORTS),
-    upstream: { loss: 0.05 },
-    seed: 27,
-  });
+  const { server: s, relay, close } = await startNodeBehindRelay({ upstream: { loss: 0.05 }, seed: 27 });
   const cname = 'lossy-uplink';
   const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
   const pub = await whipPublish({ endpoint: `${base}/whip?uid=1`, token: tok(cname, 1), video: 'vp8', audio: false });
@@ -57,7 +47,6 @@ test('impairment relay in front of a channel node: 5 % loss on the publisher upl
   } finally {
     clearInterval(timer);
     await pub.close();
-    await relay.close();
-    await s.close();
+    await close();
   }
 });

@@ -32,7 +32,7 @@ test('an RTMP push with the stream key joins the channel as the ingress uid, H.2
 
   // A wrong key and a made-up one are refused before any media: ffmpeg fails, nobody joins.
   for (const key of [`${ingress.ingressId}.not-the-secret`, 'in_000000000000000000.x']) {
-    const r = await runChild(FFMPEG_BIN, obsLike(`${ingress.push.server}/${key}`, 2));
+    const r = await runChild(FFMPEG_BIN, obsLike(`${ingress.push.server}/${key}`, { seconds: 2 }));
     assert.notEqual(r.code, 0, `key ${key} must be refused`);
   }
   assert.equal(participant(), undefined);
@@ -86,6 +86,6 @@ test('an RTMP push with the stream key joins the channel as the ingress uid, H.2
   assert.equal(del.status, 204);
   await waitUntil(() => participant() === undefined, { timeoutMs: 20_000, intervalMs: 100, what: 'uid 4242 to leave after the delete' });
   assert.notEqual(await againExit, 0, 'the encoder sees its connection closed');
-  const revoked = await runChild(FFMPEG_BIN, obsLike(ingress.push.url, 2));
+  const revoked = await runChild(FFMPEG_BIN, obsLike(ingress.push.url, { seconds: 2 }));
   assert.notEqual(revoked.code, 0, 'the deleted ingress key is refused');
 });

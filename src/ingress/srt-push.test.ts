@@ -1,7 +1,6 @@
 // ffmpeg pushes SRT (caller, MPEG-TS with x264 + AAC, the ingress passphrase) to the ingress's listener; the ingress
 // publishes it into the channel, where an individual recording takes it. Heavy (scripts/test-lanes.mjs).
 import assert from 'node:assert/strict';
-import { createSocket } from 'node:dgram';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ChannelModule } from '../channel/index.ts';
@@ -10,26 +9,11 @@ import { decodeMono, dominantFrequency, pixelAt } from '../media/capture/testing
 import { runChild, spawnChild } from '../process/index.ts';
 import { APP, rtcToken, startHarness, storageConfig } from '../recorders/individual/testing/harness.ts';
 import { bucketKeys, slicesWritten } from '../recorders/individual/testing/media-checks.ts';
-import { waitUntil } from '../testing/index.ts';
+import { freeUdpPort, waitUntil } from '../testing/index.ts';
+import { obsLike } from './testing.ts';
 
-const srtPush = (url: string, seconds?: number) => [
-  '-hide_banner', '-loglevel', 'error', '-nostdin',
-  '-re', '-f', 'lavfi', '-i', 'color=c=green:s=640x360:r=15,format=yuv420p',
-  '-re', '-f', 'lavfi', '-i', 'sine=frequency=550:sample_rate=48000',
-  ...(seconds ? ['-t', String(seconds)] : []),
-  '-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-bf', '0', '-g', '30', '-b:v', '800k',
-  '-c:a', 'aac', '-b:a', '128k', '-ar', '48000', '-ac', '2',
-  '-f', 'mpegts', url,
-];
-
-/** A UDP port nothing listens on now (the kernel's pick, released). */
-async function freeUdpPort(): Promise<number> {
-  const s = createSocket('udp4');
-  await new Promise<void>((resolve) => s.bind(0, '127.0.0.1', resolve));
-  const { port } = s.address();
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
+/** The source an SRT encoder sends: green and 550 Hz, in MPEG-TS. */
+const srtPush = (url: string, seconds?: number) => obsLike(url, { seconds, color: 'green', toneHz: 550, format: 'mpegts' });
 
 interface IngressBody {
   ingressId: string;

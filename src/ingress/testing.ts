@@ -1,12 +1,21 @@
 /** Test helpers of the ingress module. */
 
+export interface EncoderSource {
+  readonly seconds?: number;
+  /** The picture's colour (a lavfi colour name) and the tone's frequency: what the recording is checked for. */
+  readonly color?: string;
+  readonly toneHz?: number;
+  /** `flv` for RTMP, `mpegts` for SRT. */
+  readonly format?: 'flv' | 'mpegts';
+}
+
 /** What OBS sends with its usual settings (x264 without B-frames, a keyframe every 2 s, AAC 48 kHz stereo). */
-export const obsLike = (url: string, seconds?: number) => [
+export const obsLike = (url: string, source: EncoderSource = {}) => [
   '-hide_banner', '-loglevel', 'error', '-nostdin',
-  '-re', '-f', 'lavfi', '-i', 'color=c=blue:s=640x360:r=15,format=yuv420p',
-  '-re', '-f', 'lavfi', '-i', 'sine=frequency=880:sample_rate=48000',
-  ...(seconds ? ['-t', String(seconds)] : []),
+  '-re', '-f', 'lavfi', '-i', `color=c=${source.color ?? 'blue'}:s=640x360:r=15,format=yuv420p`,
+  '-re', '-f', 'lavfi', '-i', `sine=frequency=${source.toneHz ?? 880}:sample_rate=48000`,
+  ...(source.seconds ? ['-t', String(source.seconds)] : []),
   '-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-bf', '0', '-g', '30', '-b:v', '800k',
   '-c:a', 'aac', '-b:a', '128k', '-ar', '48000', '-ac', '2',
-  '-f', 'flv', url,
+  '-f', source.format ?? 'flv', url,
 ];

@@ -22,6 +22,18 @@ async function udpPortIsFree(port: number): Promise<boolean> {
   });
 }
 
+/** A UDP port on 127.0.0.1 nothing listens on now (the kernel's pick, released). */
+export async function freeUdpPort(): Promise<number> {
+  const s = createSocket('udp4');
+  await new Promise<void>((resolve, reject) => {
+    s.once('error', reject);
+    s.bind(0, '127.0.0.1', resolve);
+  });
+  const { port } = s.address();
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
+
 /** A port free for both TCP and UDP on 127.0.0.1 (a TURN or STUN server listens on both). */
 export async function freeTcpUdpPort(): Promise<number> {
   for (let i = 0; i < 50; i++) {

@@ -5,10 +5,9 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { RtpHeader, RtpPacket } from 'werift';
-import { portRangeMappings, startImpairmentRelay, type ImpairmentRelay } from '../../impairment/index.ts';
-import { freeShiftedRanges } from '../../impairment/testing/index.ts';
+import { withNodeBehindRelay } from '../../impairment/testing/index.ts';
 import { scrape } from '../../metrics/testing.ts';
-import { startTestServer, waitUntil, type TestServer } from '../../testing/index.ts';
+import { waitUntil } from '../../testing/index.ts';
 import { whepSubscribe, whipPublish, type WhipPublisher } from '../client/index.ts';
 import { firPacket } from './fir.ts';
 import { takeOverNacks } from './werift-hooks.ts';
@@ -16,7 +15,6 @@ import { takeOverNacks } from './werift-hooks.ts';
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
 const tok = (cname: string, uid: number, role: 1 | 2 = 1) => buildRtcTokenWithUid(APP, CERT, cname, uid, role, 600, 600);
-const PORTS = 8;
 
 /** 50 VP8 keyframe-start packets a second until stopped. */
 function feed(pub: WhipPublisher): () => void {
@@ -30,25 +28,8 @@ function feed(pub: WhipPublisher): () => void {
   return () => clearInterval(timer);
 }
 
-async function withNodeAndRelay(run: (s: TestServer, relay: ImpairmentRelay) => Promise<void>): Promise<void> {
-  const { nodeMin, offset } = await freeShiftedRanges(PORTS);
-  const s = await startTestServer({
-    values: { channel: { udpPortMin: nodeMin, udpPortMax: nodeMin + PORTS - 1, icePortOffset: offset, idleTimeoutMs: 60_000 } },
-  });
-  const relay = await startImpairmentRelay({
-    mappings: portRangeMappings({ address: '127.0.0.1', port: nodeMin + offset }, { address: '127.0.0.1', port: nodeMin }, PORTS),
-    seed: 27,
-  });
-  try {
-    await run(s, relay);
-  } finally {
-    await relay.close();
-    await s.close();
-  }
-}
-
 test('a viewer’s burst of FIRs and PLIs reaches the publisher as one request per 300 ms (the rest counted as limited); a FIR goes on as a FIR', async () => {
-  await withNodeAndRelay(async (s) => {
+  await withNodeBehindRelay(async (s) => {
     const cname = 'kf-burst';
     const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
     const pub = await whipPublish({ endpoint: `${base}/whip?uid=1`, token: tok(cname, 1), video: 'vp8', audio: false });
@@ -106,7 +87,7 @@ test('a viewer’s burst of FIRs and PLIs reaches the publisher as one request p
 });
 
 test('a video loss the publisher does not repair: the node gives the packet up and asks for a keyframe', async () => {
-  await withNodeAndRelay(async (s, relay) => {
+  await withNodeBehindRelay(async (s, relay) => {
     const cname = 'kf-unrepaired';
     const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
     const pub = await whipPublish({ endpoint: `${base}/whip?uid=1`, token: tok(cname, 1), video: 'vp8', audio: false });
