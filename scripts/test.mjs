@@ -20,6 +20,7 @@ import { HEAVY } from './test-lanes.mjs';
 const root = new URL('..', import.meta.url).pathname;
 const TIMES_FILE = join(root, '.test-times.json');
 const GUARD = join(root, 'scripts', 'test-fast-lane-guard.mjs');
+const CPU_REPORT = join(root, 'scripts', 'test-cpu.mjs');
 
 function positiveInt(name, fallback, min = 1) {
   const raw = process.env[name];
@@ -35,6 +36,8 @@ const CONCURRENCY = {
   fast: positiveInt('REELTIME_TEST_FAST_CONCURRENCY', 6),
   heavy: positiveInt('REELTIME_TEST_HEAVY_CONCURRENCY', 4),
 };
+// Fast-lane files run in batch workers (many files per process); REELTIME_TEST_BATCH=0 gives each its own process.
+const BATCHED = { fast: process.env.REELTIME_TEST_BATCH !== '0', heavy: false };
 // Both lanes at once: the fast lane runs beside the heavy one, this many files at a time, in the CPU the heavy lane's
 // real-time waits leave idle (0: the fast lane first, then the heavy one).
 const FAST_ALONGSIDE = positiveInt('REELTIME_TEST_FAST_ALONGSIDE', 0, 0);
@@ -125,7 +128,7 @@ function runFile(file, fileLane) {
     const started = performance.now();
     // --test-force-exit: a file whose tests (and after hooks) are done ends then, even with a timer or socket still
     // open (werift's peer timers kept dtls-guard's process alive 33 s after its 2 s test).
-    const args = ['--import', 'tsx', ...(fileLane === 'fast' ? ['--import', GUARD] : []), '--test-reporter=spec', '--test-force-exit', file];
+    const args = ['--import', 'tsx', '--import', CPU_REPORT, ...(fileLane === 'fast' ? ['--import', GUARD] : []), '--test-reporter=spec', '--test-force-exit', file];
     const child = spawn(process.execPath, args, {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -156,12 +159,87 @@ function runFile(file, fileLane) {
         counts[m[1]] = Number(m[2]);
         reported = true;
       }
+      const cpu = output.match(/^ℹ cpu_ms (\d+)$/m);
+      const cpuMs = cpu ? Number(cpu[1]) : 0;
       const ok = code === 0 && !timedOut && reported;
       const why = timedOut ? `timed out after ${FILE_TIMEOUT_MS[fileLane]} ms` : !reported ? 'no test report' : `exit ${code ?? signal}`;
       process.stdout.write(
-        `\n▶ ${file} [${fileLane}] ${(ms / 1000).toFixed(1)} s${ok ? '' : ` FAILED (${why})`}\n${output.trimEnd()}\n`,
+        `\n▶ ${file} [${fileLane}] ${(ms / 1000).toFixed(1)} s, ${(cpuMs / 1000).toFixed(1)} s CPU${ok ? '' : ` FAILED (${why})`}\n${output.trimEnd()}\n`,
       );
-      results.push({ file, lane: fileLane, ms, ok, counts });
+      results.push({ file, lane: fileLane, ms, cpuMs, ok, counts });
+      resolve();
+    });
+  });
+}
+
+// A batch worker (scripts/test-batch/worker.mjs) runs fast-lane files one after another in one process, so the
+// packages they all load are loaded once per worker. It takes files from the queue until it is empty; a worker that
+// dies or overruns a file's time fails that file only, and the slot starts a new worker for the rest.
+const WORKER = join(root, 'scripts', 'test-batch', 'worker.mjs');
+const FILE_REPORTER = join(root, 'scripts', 'test-batch', 'reporter.mjs');
+function runBatchWorker(queue, fileLane) {
+  return new Promise((resolve) => {
+    const args = ['--import', 'tsx', ...(fileLane === 'fast' ? ['--import', GUARD] : [])];
+    args.push('--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${FILE_REPORTER}`);
+    args.push('--test-reporter-destination=stderr', WORKER);
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      env: { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.json'), REELTIME_TEST_LANE: fileLane },
+    });
+    running.add(child);
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    let current = null; // { file, started, outputFrom, done? }
+    let watchdog = null;
+    const finish = (ok, why, cpuMs, counts) => {
+      clearTimeout(watchdog);
+      const { file, started, outputFrom } = current;
+      current = null;
+      const ms = performance.now() - started;
+      const text = output.slice(outputFrom).replace(/^ℹ file_result .*\n/gm, '');
+      process.stdout.write(
+        `\n▶ ${file} [${fileLane}, batch] ${(ms / 1000).toFixed(1)} s, ${(cpuMs / 1000).toFixed(1)} s CPU${ok ? '' : ` FAILED (${why})`}\n${text.trimEnd()}\n`,
+      );
+      results.push({ file, lane: fileLane, ms, cpuMs, ok, counts });
+    };
+    const next = () => {
+      if (queue.length === 0 || interrupted) {
+        child.send({ end: true });
+        // Whatever a file left open (timers, sockets) must not keep the worker: its results are all in.
+        setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+        return;
+      }
+      current = { file: queue.shift(), started: performance.now(), outputFrom: output.length };
+      watchdog = setTimeout(() => {
+        finish(false, `timed out after ${FILE_TIMEOUT_MS[fileLane]} ms`, 0, Object.fromEntries(COUNT_KEYS.map((k) => [k, 0])));
+        child.kill('SIGKILL');
+      }, FILE_TIMEOUT_MS[fileLane]);
+      child.send({ file: current.file });
+    };
+    // The file reporter's line and the worker's { done } travel apart: a file ends when both have come.
+    const tryFinish = () => {
+      if (current?.done === undefined) return;
+      const line = [...output.slice(current.outputFrom).matchAll(/^ℹ file_result (.*)$/gm)]
+        .map((m) => JSON.parse(m[1]))
+        .find((r) => r.file === current.file);
+      if (line === undefined) return;
+      const { cpuMs, crashed } = current.done;
+      finish(line.ok && crashed === undefined, crashed ? `worker error: ${crashed}` : 'a test failed', cpuMs, line.counts);
+      next();
+    };
+    child.stderr.on('data', () => setImmediate(tryFinish));
+    child.on('message', (msg) => {
+      if (msg.ready) next();
+      else if (msg.done !== undefined && current?.file === msg.done) {
+        current.done = msg;
+        tryFinish();
+      }
+    });
+    child.on('close', (code, signal) => {
+      running.delete(child);
+      if (current !== null) finish(false, `worker ended: exit ${code ?? signal}`, 0, Object.fromEntries(COUNT_KEYS.map((k) => [k, 0])));
       resolve();
     });
   });
@@ -171,7 +249,10 @@ async function runLane(fileLane, list) {
   const queue = schedule(list);
   const started = performance.now();
   const workers = Array.from({ length: Math.min(CONCURRENCY[fileLane], queue.length) }, async () => {
-    while (queue.length > 0 && !interrupted) await runFile(queue.shift(), fileLane);
+    while (queue.length > 0 && !interrupted) {
+      if (BATCHED[fileLane]) await runBatchWorker(queue, fileLane);
+      else await runFile(queue.shift(), fileLane);
+    }
   });
   await Promise.all(workers);
   return performance.now() - started;
@@ -217,12 +298,16 @@ for (const l of Object.keys(laneMs)) {
   console.log(
     `${l} lane: ${rs.length} files, ${sum('tests')} tests, ${sum('pass')} pass, ${sum('fail')} fail` +
       `${sum('cancelled') ? `, ${sum('cancelled')} cancelled` : ''}${sum('skipped') ? `, ${sum('skipped')} skipped` : ''}` +
-      ` in ${fmt(laneMs[l])} (${CONCURRENCY[l]} at once)`,
+      ` in ${fmt(laneMs[l])} (${CONCURRENCY[l]} at once), ${fmt(rs.reduce((n, r) => n + r.cpuMs, 0))} of CPU`,
   );
 }
 console.log('slowest files:');
 for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)) {
   console.log(`  ${fmt(r.ms).padStart(10)}  ${r.lane.padEnd(5)}  ${r.file}`);
+}
+console.log('most CPU (own and waited-for children):');
+for (const r of [...results].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 15)) {
+  console.log(`  ${fmt(r.cpuMs).padStart(10)}  ${r.lane.padEnd(5)}  ${r.file}`);
 }
 const SLOW_FAST_MS = 20_000;
 const slowFast = results.filter((r) => r.lane === 'fast' && r.ok && r.ms > SLOW_FAST_MS);
