@@ -17,6 +17,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { HEAVY } from './test-lanes.mjs';
+import { buildServerBundle } from './test-server-bundle.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const TIMES_FILE = join(root, '.test-times.json');
@@ -292,6 +293,16 @@ if (TEST_TMP_PARENT !== undefined) {
 }
 
 const wallStarted = performance.now();
+// Tests that start reeltime as a process of its own start this bundle of the sources (REELTIME_TEST_SERVER_BUNDLE=0:
+// bin/reeltime.mjs through tsx, as a user runs it).
+if (selected.some((f) => laneOf(f) === 'heavy') && process.env.REELTIME_TEST_SERVER_BUNDLE !== '0') {
+  const bundle = await buildServerBundle();
+  process.env.REELTIME_TEST_SERVER_BUNDLE = bundle;
+  process.on('exit', () => {
+    rmSync(bundle, { force: true });
+    rmSync(`${bundle}.map`, { force: true });
+  });
+} else delete process.env.REELTIME_TEST_SERVER_BUNDLE;
 const laneMs = {};
 const laneLists = { fast: selected.filter((f) => laneOf(f) === 'fast'), heavy: selected.filter((f) => laneOf(f) === 'heavy') };
 if (FAST_ALONGSIDE > 0 && laneLists.fast.length > 0 && laneLists.heavy.length > 0) {

@@ -9,6 +9,12 @@ import { spawnChild } from '../process/index.ts';
 import { testServerEnv } from './server.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/reeltime.mjs', import.meta.url));
+/**
+ * The test runner's bundle of the same sources (scripts/test-server-bundle.mjs), when it built one: it starts with
+ * half the CPU of bin/reeltime.mjs, which compiles through tsx in every process.
+ */
+const BUNDLE = process.env.REELTIME_TEST_SERVER_BUNDLE;
+const ENTRY: readonly string[] = BUNDLE ? ['--enable-source-maps', BUNDLE] : [BIN];
 
 export interface ServerProcess {
   readonly child: ChildProcess;
@@ -35,7 +41,7 @@ export async function startServerProcess(opts: ServerProcessOptions): Promise<Se
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('REELTIME_') && k !== 'DATABASE_URL' && k !== 'REDIS_URL'),
   );
-  const child = spawnChild(process.execPath, [BIN, ...(opts.args ?? [])], {
+  const child = spawnChild(process.execPath, [...ENTRY, ...(opts.args ?? [])], {
     cwd: opts.dataDir,
     env: { ...inherited, REELTIME_LOG_LEVEL: 'warn', ...testServerEnv(opts.dataDir), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -225,7 +225,7 @@ test('web mode CDN push: publishing (100), the CDN lost → disconnected while s
     assert.deepEqual(await outputs(), [{ rtmpUrl: url1, status: 'publishing' }]);
     const encoders = encoderPids();
     assert.equal(encoders.length, 1, 'one capture encoder');
-    await waitUntil(() => existsSync(received[0]!) && statSync(received[0]!).size > 64 * 1024, { timeoutMs: 30_000, intervalMs: 200, what: 'bytes at the first CDN' });
+    await waitUntil(() => existsSync(received[0]!) && statSync(received[0]!).size > 64 * 1024, { timeoutMs: 60_000, intervalMs: 200, what: 'bytes at the first CDN' });
     assert.deepEqual([...(await probeSegment(received[0]!)).codecs].sort(), ['aac', 'h264'], 'the CDN got H.264 + AAC');
 
     const slices = () => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length;

@@ -5,9 +5,13 @@ import { spawnChild } from '../../../process/index.ts';
 
 export { freePort } from '../../../testing/ports.ts';
 
-/** ffmpeg as a one-shot RTMP server on loopback, writing what it receives as MPEG-TS (readable even if killed). */
+/**
+ * ffmpeg as a one-shot RTMP server on loopback, writing what it receives as MPEG-TS (readable even if killed). It
+ * probes 5 s: on a loaded machine the first audio packet can come more than a second after the first video one, and
+ * a receiver that stopped probing at 1 s wrote video only (seen in whole-suite runs).
+ */
 export function rtmpReceiver(port: number, file: string): ChildProcess {
-  return spawnChild('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-analyzeduration', '1000000', '-listen', '1', '-i', `rtmp://127.0.0.1:${port}/live/test`, '-c', 'copy', '-f', 'mpegts', file], {
+  return spawnChild('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-analyzeduration', '5000000', '-listen', '1', '-i', `rtmp://127.0.0.1:${port}/live/test`, '-c', 'copy', '-f', 'mpegts', file], {
     stdio: 'ignore',
   });
 }
