@@ -23,6 +23,7 @@ const root = new URL('..', import.meta.url).pathname;
 const TIMES_FILE = join(root, '.test-times.json');
 const GUARD = join(root, 'scripts', 'test-fast-lane-guard.mjs');
 const CPU_REPORT = join(root, 'scripts', 'test-cpu.mjs');
+const ASYNC_HOOK = join(root, 'scripts', 'test-async-hook.mjs');
 
 function positiveInt(name, fallback, min = 1) {
   const raw = process.env[name];
@@ -136,7 +137,7 @@ function runFile(file, fileLane) {
     const started = performance.now();
     // --test-force-exit: a file whose tests (and after hooks) are done ends then, even with a timer or socket still
     // open (werift's peer timers kept dtls-guard's process alive 33 s after its 2 s test).
-    const args = ['--import', 'tsx', '--import', CPU_REPORT, ...(fileLane === 'fast' ? ['--import', GUARD] : []), '--test-reporter=spec', '--test-force-exit', file];
+    const args = ['--import', 'tsx', '--import', ASYNC_HOOK, '--import', CPU_REPORT, ...(fileLane === 'fast' ? ['--import', GUARD] : []), '--test-reporter=spec', '--test-force-exit', file];
     const child = spawn(process.execPath, args, {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -187,7 +188,7 @@ const WORKER = join(root, 'scripts', 'test-batch', 'worker.mjs');
 const FILE_REPORTER = join(root, 'scripts', 'test-batch', 'reporter.mjs');
 function runBatchWorker(queue, fileLane) {
   return new Promise((resolve) => {
-    const args = ['--import', 'tsx', ...(fileLane === 'fast' ? ['--import', GUARD] : [])];
+    const args = ['--import', 'tsx', '--import', ASYNC_HOOK, ...(fileLane === 'fast' ? ['--import', GUARD] : [])];
     args.push('--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${FILE_REPORTER}`);
     args.push('--test-reporter-destination=stderr', WORKER);
     const child = spawn(process.execPath, args, {

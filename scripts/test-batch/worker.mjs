@@ -24,7 +24,17 @@ function cpuMs() {
   }
 }
 
+// An error thrown outside any test (scripts/test-async-hook.mjs: async resources are not followed to their test)
+// fails the file that was running.
+let uncaught = null;
+for (const event of ['uncaughtException', 'unhandledRejection']) {
+  process.on(event, (e) => {
+    uncaught ??= `${event}: ${e?.stack ?? e}`;
+  });
+}
+
 async function runFile(file) {
+  uncaught = null;
   process.env.REELTIME_TEST_FILE = file;
   const cpuBefore = cpuMs();
   shim.beginFile();
@@ -45,7 +55,7 @@ async function runFile(file) {
   const cpu = cpuMs() - cpuBefore;
   // Let the reporters write the file's last lines before the runner hears it is done.
   await new Promise((r) => setImmediate(r));
-  process.send({ done: file, cpuMs: Math.round(cpu) });
+  process.send({ done: file, cpuMs: Math.round(cpu), ...(uncaught === null ? {} : { crashed: uncaught }) });
 }
 
 process.on('message', (msg) => {
