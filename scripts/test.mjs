@@ -1,14 +1,16 @@
-// Runs the *.test.ts files under src/, packages/*/src and test/ (through tsx), each file in its own process, in two
-// lanes (which file is in which: scripts/test-lanes.mjs):
+// Runs the *.test.ts files under src/, packages/*/src and test/ (through tsx), in two lanes (which file is in which:
+// scripts/test-lanes.mjs), each file either in a batch worker (many files one after another in one process, each in
+// a suite of its own: scripts/test-batch/) or in a process of its own (REELTIME_TEST_BATCH, below):
 //   fast   pure and in-process tests (real PostgreSQL, Redis, HTTP on loopback, but no child processes): many at once;
 //          a fast-lane file that starts a child process fails (scripts/test-fast-lane-guard.mjs).
 //   heavy  ffmpeg, Chromium, Xvfb, PulseAudio, other reeltime processes, real-time media: a few at once.
 // Usage: node scripts/test.mjs [--lane=fast|heavy|all] [--list] [filter...]
 //   no lane: both lanes (fast first), the files whose path contains one of the filters (all files without a filter).
 //   `npm test` is the fast lane; `bash scripts/test.sh` (CI) is both.
-// Concurrency: REELTIME_TEST_FAST_CONCURRENCY (default 6), REELTIME_TEST_HEAVY_CONCURRENCY (default 4: heavy files
-// mostly wait on real-time media, the old suite used 64 % of one core at 2 files at once). REELTIME_TEST_FAST_ALONGSIDE=N
-// (default 0) runs the fast lane beside the heavy one, N files at a time, instead of before it.
+// Concurrency: REELTIME_TEST_FAST_CONCURRENCY (default 6), REELTIME_TEST_HEAVY_CONCURRENCY (default 3: on a 2-core
+// machine the heavy lane is CPU-bound, and at 4 at once real-time tests starved and failed in whole-suite runs while
+// passing alone). REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files at a
+// time, instead of before it.
 // A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
 // At the end: counts per lane, the ten slowest files and the failed ones; durations are kept in .test-times.json
 // (not committed) so the next run starts the longest files first.
@@ -37,7 +39,7 @@ function positiveInt(name, fallback, min = 1) {
 }
 const CONCURRENCY = {
   fast: positiveInt('REELTIME_TEST_FAST_CONCURRENCY', 6),
-  heavy: positiveInt('REELTIME_TEST_HEAVY_CONCURRENCY', 4),
+  heavy: positiveInt('REELTIME_TEST_HEAVY_CONCURRENCY', 3),
 };
 // Which lanes run their files in batch workers (many files per process): REELTIME_TEST_BATCH=fast (default), all, or
 // none (each file in its own process, as a file run alone).

@@ -57,6 +57,12 @@ function schemaFromUrl(opts: OpenDatabaseOptions): OpenDatabaseOptions {
   return { ...opts, url: u.toString(), pgSchema: schema };
 }
 
+/** Whether a migration error is another schema having been dropped while the migrator introspected the database. */
+function droppedMeanwhile(error: unknown, ownSchema: string | undefined): boolean {
+  const m = /schema "([^"]+)" does not exist/.exec(String((error as Error)?.message ?? error));
+  return m !== null && m[1] !== ownSchema;
+}
+
 /** Opens SQLite or PostgreSQL and applies all pending migrations. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const opts = schemaFromUrl(options);
@@ -113,7 +119,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     allowUnorderedMigrations: true,
     ...(opts.url && opts.pgSchema ? { migrationTableSchema: opts.pgSchema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  // The migrator finds its bookkeeping table by introspecting every schema of the database (pg_get_serial_sequence
+  // on each table): another schema dropped meanwhile (another deployment or test on the same database) fails that
+  // query with "schema ... does not exist", naming the other schema. Nothing was changed: look again.
+  for (let attempt = 1; attempt < 5 && error !== undefined && droppedMeanwhile(error, opts.pgSchema); attempt++) {
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     await db.destroy();
