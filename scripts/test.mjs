@@ -134,6 +134,16 @@ const results = [];
 let interrupted = false;
 const running = new Set();
 
+const noCounts = () => Object.fromEntries(COUNT_KEYS.map((k) => [k, 0]));
+
+/** One file's result: its block in the log and its row for the summary. */
+function report({ file, lane, how, ms, cpuMs, ok, why, counts, text }) {
+  process.stdout.write(
+    `\n▶ ${file} [${how}] ${(ms / 1000).toFixed(1)} s, ${(cpuMs / 1000).toFixed(1)} s CPU${ok ? '' : ` FAILED (${why})`}\n${text.trimEnd()}\n`,
+  );
+  results.push({ file, lane, ms, cpuMs, ok, counts });
+}
+
 function runFile(file, fileLane) {
   return new Promise((resolve) => {
     const started = performance.now();
@@ -164,7 +174,7 @@ function runFile(file, fileLane) {
       clearTimeout(watchdog);
       running.delete(child);
       const ms = performance.now() - started;
-      const counts = Object.fromEntries(COUNT_KEYS.map((k) => [k, 0]));
+      const counts = noCounts();
       let reported = false;
       for (const m of output.matchAll(/^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) {
         counts[m[1]] = Number(m[2]);
@@ -174,10 +184,7 @@ function runFile(file, fileLane) {
       const cpuMs = cpu ? Number(cpu[1]) : 0;
       const ok = code === 0 && !timedOut && reported;
       const why = timedOut ? `timed out after ${FILE_TIMEOUT_MS[fileLane]} ms` : !reported ? 'no test report' : `exit ${code ?? signal}`;
-      process.stdout.write(
-        `\n▶ ${file} [${fileLane}] ${(ms / 1000).toFixed(1)} s, ${(cpuMs / 1000).toFixed(1)} s CPU${ok ? '' : ` FAILED (${why})`}\n${output.trimEnd()}\n`,
-      );
-      results.push({ file, lane: fileLane, ms, cpuMs, ok, counts });
+      report({ file, lane: fileLane, how: fileLane, ms, cpuMs, ok, why, counts, text: output });
       resolve();
     });
   });
@@ -216,10 +223,7 @@ function runBatchWorker(queue, fileLane) {
       current = null;
       const ms = performance.now() - started;
       const text = output.slice(outputFrom).replace(/^ℹ file_result .*\n/gm, '');
-      process.stdout.write(
-        `\n▶ ${file} [${fileLane}, batch] ${(ms / 1000).toFixed(1)} s, ${(cpuMs / 1000).toFixed(1)} s CPU${ok ? '' : ` FAILED (${why})`}\n${text.trimEnd()}\n`,
-      );
-      results.push({ file, lane: fileLane, ms, cpuMs, ok, counts });
+      report({ file, lane: fileLane, how: `${fileLane}, batch`, ms, cpuMs, ok, why, counts, text });
     };
     const next = () => {
       if (queue.length === 0 || interrupted) {
@@ -230,7 +234,7 @@ function runBatchWorker(queue, fileLane) {
       }
       current = { file: queue.shift(), started: performance.now(), outputFrom: output.length };
       watchdog = setTimeout(() => {
-        finish(false, `timed out after ${FILE_TIMEOUT_MS[fileLane]} ms`, 0, Object.fromEntries(COUNT_KEYS.map((k) => [k, 0])));
+        finish(false, `timed out after ${FILE_TIMEOUT_MS[fileLane]} ms`, 0, noCounts());
         child.kill('SIGKILL');
       }, FILE_TIMEOUT_MS[fileLane]);
       child.send({ file: current.file });
@@ -256,7 +260,7 @@ function runBatchWorker(queue, fileLane) {
     });
     child.on('close', (code, signal) => {
       running.delete(child);
-      if (current !== null) finish(false, `worker ended: exit ${code ?? signal}`, 0, Object.fromEntries(COUNT_KEYS.map((k) => [k, 0])));
+      if (current !== null) finish(false, `worker ended: exit ${code ?? signal}`, 0, noCounts());
       resolve();
     });
   });

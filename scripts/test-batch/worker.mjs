@@ -2,27 +2,15 @@
 // packages every file loads (fastify, werift, the AWS SDK, kysely...: about 3 s of CPU) load once per worker instead
 // of once per file. Each file's tests and hooks run in a suite of their own (shim.mjs); files come one at a time over
 // IPC ({ file }), and the worker answers { done } after each, { ready } once at start. { end } lets it exit.
-import { readFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { cpuMsSoFar } from '../process-cpu.mjs';
 
 register('./hooks.mjs', import.meta.url);
 const shim = await import('./shim.mjs');
 const root = new URL('../..', import.meta.url).pathname;
 const FILE_TIMEOUT_MS = Number(process.env.REELTIME_TEST_FILE_TIMEOUT_MS || 180_000);
-
-/** CPU ms of this process and of the children it has waited for (ffmpeg, Chromium), as scripts/test-cpu.mjs. */
-function cpuMs() {
-  try {
-    const stat = readFileSync('/proc/self/stat', 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
-  } catch {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1000;
-  }
-}
 
 // An error thrown outside any test (scripts/test-async-hook.mjs: async resources are not followed to their test)
 // fails the file that was running.
@@ -36,7 +24,7 @@ for (const event of ['uncaughtException', 'unhandledRejection']) {
 async function runFile(file) {
   uncaught = null;
   process.env.REELTIME_TEST_FILE = file;
-  const cpuBefore = cpuMs();
+  const cpuBefore = cpuMsSoFar();
   shim.beginFile();
   let importError = null;
   try {
@@ -52,7 +40,7 @@ async function runFile(file) {
       });
     } else replay();
   });
-  const cpu = cpuMs() - cpuBefore;
+  const cpu = cpuMsSoFar() - cpuBefore;
   // Let the reporters write the file's last lines before the runner hears it is done.
   await new Promise((r) => setImmediate(r));
   process.send({ done: file, cpuMs: Math.round(cpu), ...(uncaught === null ? {} : { crashed: uncaught }) });

@@ -42,3 +42,25 @@ export async function socketInto(input: RtpInput): Promise<Socket> {
   return sock;
 }
 
+
+/** A publisher's packets sent so far, per kind, and when both kinds have sent one (it is then flowing). */
+export interface PacketCounts {
+  readonly packets: { audio: number; video: number };
+  readonly bothFlowing: Promise<void>;
+  /** The `onPacket` of one kind's input. */
+  count(kind: MediaKind): () => void;
+}
+
+export function packetCounts(): PacketCounts {
+  const packets = { audio: 0, video: 0 };
+  let flowing: () => void = () => undefined;
+  const bothFlowing = new Promise<void>((resolve) => (flowing = resolve));
+  return {
+    packets,
+    bothFlowing,
+    count: (kind) => () => {
+      packets[kind]++;
+      if (packets.audio > 0 && packets.video > 0) flowing();
+    },
+  };
+}

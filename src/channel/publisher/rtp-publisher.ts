@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { Socket } from 'node:dgram';
 import { whipPublish, type WhipPublisher } from '../client/index.ts';
 import { CaptureClock } from './capture-clock.ts';
-import { rtpInput, socketInto } from './rtp-input.ts';
+import { packetCounts, rtpInput, socketInto } from './rtp-input.ts';
 
 export interface RtpPublisherOptions {
   /** The WHIP endpoint of the channel, query (uid) included. */
@@ -40,13 +40,7 @@ export interface RtpPublisher {
  * process ends first (with its error output).
  */
 export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpPublisher> {
-  const packets = { audio: 0, video: 0 };
-  let flowing: () => void = () => undefined;
-  const bothFlowing = new Promise<void>((resolve) => (flowing = resolve));
-  const count = (kind: 'audio' | 'video') => () => {
-    packets[kind]++;
-    if (packets.audio > 0 && packets.video > 0) flowing();
-  };
+  const { packets, bothFlowing, count } = packetCounts();
   const clock = new CaptureClock();
   const video = rtpInput('video', clock, count('video'));
   const audio = rtpInput('audio', clock, count('audio'));

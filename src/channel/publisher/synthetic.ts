@@ -5,7 +5,7 @@ import { CaptureClock } from './capture-clock.ts';
 import { COLOR, syntheticFfmpegArgs, type SyntheticMedia } from './ffmpeg-args.ts';
 import { replayMedia } from './replay-cache.ts';
 import { RtpReplay } from './replay.ts';
-import { rtpInput, socketInto, type RtpInput } from './rtp-input.ts';
+import { packetCounts, type RtpInput, rtpInput, socketInto } from './rtp-input.ts';
 
 /** A replay publisher's default loop. */
 export const REPLAY_SECONDS = 30;
@@ -153,13 +153,7 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
   const media = syntheticMedia(opts);
   const q = new URLSearchParams({ uid: String(opts.uid), ...(opts.profile ? { profile: opts.profile } : {}) });
   const endpoint = `${opts.baseUrl.replace(/\/+$/, '')}/rtc/v1/apps/${encodeURIComponent(opts.appId)}/channels/${encodeURIComponent(opts.cname)}/whip?${q}`;
-  const packets = { audio: 0, video: 0 };
-  let flowing: () => void = () => undefined;
-  const bothFlowing = new Promise<void>((resolve) => (flowing = resolve));
-  const count = (kind: 'audio' | 'video') => () => {
-    packets[kind]++;
-    if (packets.audio > 0 && packets.video > 0) flowing();
-  };
+  const { packets, bothFlowing, count } = packetCounts();
   const frameTicks = 90_000 / media.fps;
   let firstTimestamp: number | undefined;
   const countVideo = count('video');
