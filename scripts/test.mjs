@@ -7,10 +7,12 @@
 // Usage: node scripts/test.mjs [--lane=fast|heavy|all] [--list] [filter...]
 //   no lane: both lanes (fast first), the files whose path contains one of the filters (all files without a filter).
 //   `npm test` is the fast lane; `bash scripts/test.sh` (CI) is both.
-// Concurrency: REELTIME_TEST_FAST_CONCURRENCY (default 6), REELTIME_TEST_HEAVY_CONCURRENCY (default 3: on a 2-core
-// machine the heavy lane is CPU-bound, and at 4 at once real-time tests starved and failed in whole-suite runs while
-// passing alone). REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files at a
-// time, instead of before it.
+// Concurrency: REELTIME_TEST_FAST_CONCURRENCY (default 6). The heavy lane runs at least 3 files at once and starts
+// another (up to REELTIME_TEST_HEAVY_MAX, default 8) only while the CPU has been a quarter idle (ADMISSION): on a slow
+// 2-core machine it is CPU-bound at 3 (at 4, real-time tests starved and failed while passing alone), on a faster one
+// its files mostly wait (ICE timeouts, recordings of N seconds) and more of them fit. REELTIME_TEST_HEAVY_CONCURRENCY=N
+// runs exactly N at once. REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files
+// at a time, instead of before it.
 // A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
 // At the end: counts per lane, the ten slowest files and the failed ones; durations are kept in .test-times.json
 // (not committed) so the next run starts the longest files first.
@@ -20,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { HEAVY } from './test-lanes.mjs';
 import { buildServerBundle } from './test-server-bundle.mjs';
+import { startIdleMeter } from './cpu-idle.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const TIMES_FILE = join(root, '.test-times.json');
@@ -40,6 +43,16 @@ function positiveInt(name, fallback, min = 1) {
 const CONCURRENCY = {
   fast: positiveInt('REELTIME_TEST_FAST_CONCURRENCY', 6),
   heavy: positiveInt('REELTIME_TEST_HEAVY_CONCURRENCY', 3),
+};
+// The heavy lane's admission (above): fixed when REELTIME_TEST_HEAVY_CONCURRENCY is set, else from 3 up to this.
+const HEAVY_ADAPTIVE = !process.env.REELTIME_TEST_HEAVY_CONCURRENCY;
+const HEAVY_MAX = positiveInt('REELTIME_TEST_HEAVY_MAX', 8);
+const ADMISSION = {
+  /** Another file starts only when the CPU was at least this idle over the window... */
+  idle: 0.25,
+  windowSeconds: 10,
+  /** ...and the last file started at least this long ago (a file's load shows some seconds after its start). */
+  settleMs: 5_000,
 };
 // Which lanes run their files in batch workers (many files per process): REELTIME_TEST_BATCH=fast (default), all, or
 // none (each file in its own process, as a file run alone).
@@ -266,17 +279,48 @@ function runBatchWorker(queue, fileLane) {
   });
 }
 
+const peak = { fast: 0, heavy: 0 };
+
 async function runLane(fileLane, list) {
   const queue = schedule(list);
   const started = performance.now();
-  const workers = Array.from({ length: Math.min(CONCURRENCY[fileLane], queue.length) }, async () => {
-    while (queue.length > 0 && !interrupted) {
-      if (BATCHED[fileLane]) await runBatchWorker(queue, fileLane);
-      else await runFile(queue.shift(), fileLane);
-    }
-  });
-  await Promise.all(workers);
+  if (fileLane === 'heavy' && HEAVY_ADAPTIVE && !BATCHED.heavy) await runAdmitted(queue, fileLane);
+  else {
+    peak[fileLane] = Math.min(CONCURRENCY[fileLane], queue.length);
+    const workers = Array.from({ length: peak[fileLane] }, async () => {
+      while (queue.length > 0 && !interrupted) {
+        if (BATCHED[fileLane]) await runBatchWorker(queue, fileLane);
+        else await runFile(queue.shift(), fileLane);
+      }
+    });
+    await Promise.all(workers);
+  }
   return performance.now() - started;
+}
+
+/** Files in processes of their own, CONCURRENCY at once and more while the CPU has time to spare (ADMISSION). */
+async function runAdmitted(queue, fileLane) {
+  const meter = startIdleMeter();
+  const active = new Set();
+  let lastStart = Number.NEGATIVE_INFINITY;
+  const admit = () => {
+    if (active.size < CONCURRENCY[fileLane]) return true;
+    if (active.size >= HEAVY_MAX || performance.now() - lastStart < ADMISSION.settleMs) return false;
+    const idle = meter.idleFraction(ADMISSION.windowSeconds);
+    return idle !== undefined && idle >= ADMISSION.idle;
+  };
+  while ((queue.length > 0 || active.size > 0) && !interrupted) {
+    if (queue.length > 0 && admit()) {
+      const run = runFile(queue.shift(), fileLane).then(() => active.delete(run));
+      active.add(run);
+      lastStart = performance.now();
+      peak[fileLane] = Math.max(peak[fileLane], active.size);
+      continue;
+    }
+    await Promise.race([...active, new Promise((r) => setTimeout(r, 1000))]);
+  }
+  await Promise.all(active);
+  meter.stop();
 }
 
 process.on('SIGINT', () => {
@@ -344,7 +388,7 @@ for (const l of Object.keys(laneMs)) {
   console.log(
     `${l} lane: ${rs.length} files, ${sum('tests')} tests, ${sum('pass')} pass, ${sum('fail')} fail` +
       `${sum('cancelled') ? `, ${sum('cancelled')} cancelled` : ''}${sum('skipped') ? `, ${sum('skipped')} skipped` : ''}` +
-      ` in ${fmt(laneMs[l])} (${CONCURRENCY[l]} at once), ${fmt(rs.reduce((n, r) => n + r.cpuMs, 0))} of CPU`,
+      ` in ${fmt(laneMs[l])} (${l === 'heavy' && HEAVY_ADAPTIVE && !BATCHED.heavy ? `${CONCURRENCY[l]} to ${peak[l]}` : peak[l]} at once), ${fmt(rs.reduce((n, r) => n + r.cpuMs, 0))} of CPU`,
   );
 }
 console.log('slowest files:');
