@@ -1,6 +1,6 @@
 import type { RtcpSrPacket, RtpPacket } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
-import { H264ParameterSets, type H264ParameterSetPair } from './h264.ts';
+import { H264ParameterSets, type H264ParameterSetPair } from '../../rtp-payload/index.ts';
 import { fmtpParam, type TrackCodec } from './sdp.ts';
 import type { KeyframeRequestType } from './traffic.ts';
 

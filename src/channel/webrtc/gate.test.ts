@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { streamStartFor, SubscriberGate, type GateInput } from './gate.ts';
-import { H264ParameterSets, h264Nals, stapA } from './h264.ts';
+import { H264ParameterSets, h264Nals, stapA } from '../../rtp-payload/index.ts';
 
 const b = (...bytes: number[]) => Buffer.from(bytes);
 const SPS = b(0x67, 0x42, 0xc0, 0x1f, 0xda);

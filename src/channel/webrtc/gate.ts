@@ -1,5 +1,4 @@
-import { h264IdrStart, stapA, type H264ParameterSetPair } from './h264.ts';
-import { vp8StartsKeyframe } from './keyframe.ts';
+import { h264IdrStart, stapA, vp8StartsKeyframe, type H264ParameterSetPair } from '../../rtp-payload/index.ts';
 
 /** What the gate reads of a publisher's RTP packet. */
 export interface GateInput {

@@ -7,7 +7,7 @@ import type { ChannelModule } from '../module.ts';
 import type { LeaveReason, MediaKind } from '../membership/index.ts';
 import { startSyntheticPublisher } from '../publisher/index.ts';
 import { decodePixel, firstFramePackets, frameFile } from '../testing/decode.ts';
-import { startsKeyframe } from './keyframe.ts';
+import { startsKeyframe } from '../../rtp-payload/index.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { frameIsKey } from './keyframe.ts';
+import { frameIsKey } from '../../rtp-payload/index.ts';
 import { parseRtp, rtpBytes, StreamRepair } from './stream-repair.ts';
 
 const VP8_KEY = Buffer.from([0x10, 0x00, 0x9d, 0x01, 0x2a]); // S=1 PID=0, frame tag P=0

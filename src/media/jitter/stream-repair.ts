@@ -2,7 +2,7 @@
  * What the recorder does about loss on one RTP stream (issue 27), pure: the jitter buffer puts packets back in
  * order and waits for retransmissions; what is lost for good is then repaired per kind.
  * - Video: packets are passed on a whole frame at a time (a frame: the packets of one timestamp, up to the marker).
- *   After a gap, nothing is passed until a whole keyframe (keyframe.ts): no frame that references a lost one reaches
+ *   After a gap, nothing is passed until a whole keyframe (rtp-payload: frameIsKey): no frame that references a lost one reaches
  *   the decoder or the file (a freeze, never corruption), and a keyframe is wanted. Sequence numbers going out stay
  *   continuous, so the depacketizer behind sees no hole of its own.
  * - Audio (Opus): each lost packet becomes a TOC-only Opus packet with the lost number and timestamp; a decoder
@@ -12,7 +12,7 @@
 import { readRtpHeader } from '../mix/live/rtp-header.ts';
 import type { RtpCodecName } from '../sdp.ts';
 import { DEFAULT_JITTER_BOUNDS, JitterBuffer, type JitterBounds, type JitterOutput, type JitterStats } from './jitter-buffer.ts';
-import { frameIsKey } from './keyframe.ts';
+import { frameIsKey } from '../../rtp-payload/index.ts';
 
 export interface RtpIn {
   readonly seq: number;

@@ -1,0 +1,5 @@
+// Codec payloads of RTP as far as forwarding and recording need them (VP8 payload descriptor, H.264 NAL units in
+// packetization mode 1): where a decoder can start, and H.264's parameter sets. Pure functions over payload bytes,
+// used by the channel's SFU and by the recorder's loss repair.
+export { H264ParameterSets, h264IdrStart, h264Nals, NAL, stapA, type H264Nal, type H264ParameterSetPair } from './h264.ts';
+export { frameIsKey, startsKeyframe, vp8StartsKeyframe } from './keyframe.ts';
