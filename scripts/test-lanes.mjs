@@ -17,6 +17,7 @@ const RECORDERS = [
   'src/recorders/mix/loss.test.ts',
   'src/recorders/individual/record.test.ts',
   'src/recorders/individual/loss.test.ts',
+  'src/recorders/individual/loss-chromium.test.ts',
   'src/recorders/mix/sender-clock.test.ts',
   'src/recorders/individual/hold-restart.test.ts',
   'src/recorders/individual/follow.test.ts',
@@ -110,32 +111,41 @@ const STORES = ['src/storage/uploaders/contract.test.ts', 'src/storage/module.te
 const LONG = ['src/recording/api/fuzz.test.ts'];
 
 /**
- * The longest heavy files, longest first (their times alone on the machine, s8/speed): a fresh clone has no timings
+ * The longest heavy files, longest first: a fresh clone has no timings
  * yet (.test-times.json), and one of these started late would end after the rest of the lane. Keep it in step when
  * a file's length changes much; every entry must also be in its group above.
  */
 const LONGEST = [
-  // Times from a fresh-clone run of the whole suite (4 heavy files at once, 2 cores).
+  // Times from a whole-suite run with timings (3 to 8 heavy files at once, 2 cores), 2026-11-28.
   'src/recorders/common/whep-replace.test.ts', // 132 s: ICE consent (30 s) twice, and mix's 15 s slices
-  'src/media/capture/capture.test.ts', // 130 s
-  'src/recording/dispatch/bullmq/failover.test.ts', // 95 s
-  'src/recorders/web/record.test.ts', // 91 s
-  'src/recorders/individual/loss.test.ts', // 91 s: three recordings through relays
-  'src/recording/dispatch/bullmq/postgres-outage-reports.test.ts', // 81 s
-  'src/impairment/chromium-through-relay.test.ts', // 80 s: Chromium's bitrate ramp and its adaptation to a cap
-  'src/recorders/web/page.test.ts', // 72 s
-  'test/import-each-module.test.ts', // 71 s
-  'src/cli/commands/record.test.ts', // 68 s
-  'src/ingress/srt-push.test.ts', // 38-72 s: SRT's 5 s peer timeout, a recording
-  'src/ingress/rtmp-push.test.ts', // 63 s: three pushes, a recording
-  'src/recorders/mix/record.test.ts', // 63 s
-  'src/recorders/individual/hold.test.ts', // 57 s
-  'src/recording/dispatch/bullmq/partition.test.ts', // 52 s
-  'src/recorders/individual/record.test.ts', // 51 s
-  'src/server/sigkill-mix.test.ts', // 50 s
-  'src/recorders/mix/hold.test.ts', // 50 s
-  'src/recorders/individual/media-path.test.ts', // 47 s
-  'src/notify/dead-sender.test.ts', // 43 s
+  'src/media/capture/capture.test.ts', // 131 s
+  'src/recorders/individual/loss.test.ts', // 86 s before the A/V offset test: four recordings through relays
+  'src/recorders/web/record.test.ts', // 90 s
+  'src/recording/dispatch/bullmq/failover.test.ts', // 81 s
+  'src/recorders/mix/record.test.ts', // 77 s
+  'src/impairment/chromium-through-relay.test.ts', // 72 s: Chromium's bitrate ramp and its adaptation to a cap
+  'src/recorders/individual/loss-chromium.test.ts', // two Chromium publishers, one through a lossy relay, recorded
+  'src/recording/dispatch/bullmq/postgres-outage-reports.test.ts', // 65 s
+  'src/recorders/web/page.test.ts', // 54 s
+  'src/recorders/individual/hold.test.ts', // 48 s
+  'src/recorders/individual/record.test.ts', // 45 s
+  'src/recorders/mix/hold.test.ts', // 44 s
+  'src/server/sigkill-mix.test.ts', // 43 s
+  'src/console/browser.test.ts', // 42 s
+  'src/recorders/individual/media-path.test.ts', // 42 s
+  'src/ingress/srt-push.test.ts', // 37 s: SRT's 5 s peer timeout, a recording
+  'src/recording/dispatch/bullmq/partition.test.ts', // 37 s
+  'src/recorders/mix/sender-clock.test.ts', // 37 s
+  'src/recorders/individual/follow.test.ts', // 36 s
+  'src/rules/rules.test.ts', // 34 s
+  'src/media/push/cdn-pusher.test.ts', // 28 s
+  'src/recording/dispatch/bullmq/postgres-drop.test.ts', // 25 s
+  'src/ingress/rtmp-push.test.ts', // 24 s: three pushes, a recording
+  'src/recorders/mix/loss.test.ts', // 23 s
+  'src/server/sigkill.test.ts', // 23 s
+  'src/recorders/individual/s3.test.ts', // 23 s
+  'test/import-each-module.test.ts', // 16 s, but 17 s of CPU: early, while the others wait
+  'src/cli/commands/record.test.ts', // 22 s, 22 s of CPU
 ];
 
 // The longest files first, then the groups, longest groups first.

@@ -16,16 +16,18 @@
  * - recorder repair (both publishers, docs/recording-individual.md "Loss"): video packets given up after the jitter
  *   buffer's hold (`reeltime_recorder_rtp_lost_total{kind="video"}`), Opus packets concealed, keyframe requests.
  * - relay drops: datagrams the relay dropped (both directions; only the uplink is impaired).
+ * - CPU vs 0 %: this process's CPU (node, recorder, publishers, relay) and its slicer ffmpegs' (waited for at the
+ *   stop) from the recording's start to the stop's answer (the slicers have ended), over the same figure of the 0 % setting: what repair adds.
  *
  *   node --import tsx bench/loss/index.ts   (BENCH_SECONDS=20; BENCH_SETTINGS=2,3: those indexes of SETTINGS, after the 0 % control)
  * Nothing leaves loopback.
  */
-import { readFileSync } from 'node:fs';
 import type { SyntheticPublisher } from '../../src/channel/index.ts';
 import { portRangeMappings, startImpairmentRelay, gilbertForBursts, type LinkImpairment } from '../../src/impairment/index.ts';
 import { freeShiftedRanges } from '../../src/impairment/testing/index.ts';
 import { APP, connectedPublisher, rtcToken, startHarness, storageConfig } from '../../src/recorders/individual/testing/harness.ts';
 import { measureTrack, type TrackMeasure } from '../../src/recorders/individual/testing/loss-checks.ts';
+import { cpuWithReapedChildrenSeconds, loadAverage } from '../mix/proc-cpu.ts';
 import { bucketKeys, sleep } from '../../src/recorders/individual/testing/media-checks.ts';
 
 const RECORD_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
@@ -40,10 +42,12 @@ interface Setting {
 /** The first one is the clean control the "vs sent" figures are divided by. */
 const SETTINGS: readonly Setting[] = [
   { name: '0 %', uplink: {} },
+  { name: '1 % random', uplink: { loss: 0.01 } },
   { name: '2 % random', uplink: { loss: 0.02 } },
   { name: '5 % random', uplink: { loss: 0.05 } },
   { name: '2 % bursts (mean 3), 50±30 ms jitter', uplink: { burst: gilbertForBursts(0.02, 3), delayMs: 50, jitterMs: 30 } },
   { name: '10 % random', uplink: { loss: 0.1 } },
+  { name: '20 % random', uplink: { loss: 0.2 } },
 ];
 const picked = process.env.BENCH_SETTINGS?.split(',').map(Number);
 const settings = picked ? SETTINGS.filter((_, i) => i === 0 || picked.includes(i)) : SETTINGS;
@@ -65,6 +69,7 @@ interface Row {
   readonly audioConcealed: number;
   readonly keyframeRequests: number;
   readonly relayDrops: number;
+  readonly cpuVsControl: number;
   readonly sent: { readonly frames: number; readonly audioPackets: number };
   readonly recorded: { readonly videoFrames: number; readonly audioFrames: number };
 }
@@ -99,7 +104,9 @@ interface Raw {
   readonly sentAudioPackets: number;
 }
 
-async function runSetting(s: Setting): Promise<{ raws: Raw[]; nacks: number; videoLostAfterRepair: number; audioConcealed: number; keyframeRequests: number; relayDrops: number }> {
+async function runSetting(
+  s: Setting,
+): Promise<{ raws: Raw[]; nacks: number; videoLostAfterRepair: number; audioConcealed: number; keyframeRequests: number; relayDrops: number; cpuMs: number }> {
   const { nodeMin, offset } = await freeShiftedRanges(PORTS);
   const h = await startHarness({
     channel: { udpPortMin: nodeMin, udpPortMax: nodeMin + PORTS - 1, icePortOffset: offset, idleTimeoutMs: 60_000 },
@@ -130,6 +137,7 @@ async function runSetting(s: Setting): Promise<{ raws: Raw[]; nacks: number; vid
       pubs.push({ codec: p.codec, pub, frames });
     }
     const before = await counters(h.server.url);
+    const cpu0 = cpuWithReapedChildrenSeconds();
     const uid = '9000';
     const t = await h.startRecording(cname, uid, {
       token: rtcToken(cname, Number(uid), 2),
@@ -142,6 +150,7 @@ async function runSetting(s: Setting): Promise<{ raws: Raw[]; nacks: number; vid
     const sent1 = pubs.map((p) => ({ frames: p.frames.n, audio: p.pub.packets.audio }));
     const stop = await h.api('POST', h.path(t.resourceId, t.sid, 'stop'), { cname, uid, clientRequest: {} });
     if (stop.status !== 200) throw new Error(`stop: ${stop.status} ${JSON.stringify(stop.body)}`);
+    const cpuMs = (cpuWithReapedChildrenSeconds() - cpu0) * 1000;
     const after = await counters(h.server.url);
     const keys = bucketKeys(h.bucketDir).filter((k) => k.endsWith('.m3u8'));
     const raws: Raw[] = [];
@@ -166,6 +175,7 @@ async function runSetting(s: Setting): Promise<{ raws: Raw[]; nacks: number; vid
       audioConcealed: after.audioConcealed - before.audioConcealed,
       keyframeRequests: after.keyframeRequests - before.keyframeRequests,
       relayDrops: drops(relay.counters.upstream) + drops(relay.counters.downstream),
+      cpuMs,
     };
   } finally {
     await Promise.all(pubs.map((p) => p.pub.stop().catch(() => undefined)));
@@ -179,12 +189,13 @@ const audioSentRatio = (r: Raw) => (r.audio.frames * 1024) / Math.max(1, r.audio
 
 const rows: Row[] = [];
 let control: Raw[] | undefined;
-const load = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+let controlCpuMs: number | undefined;
 const started = Date.now();
 for (const s of settings) {
-  const before = load();
+  const before = loadAverage();
   const r = await runSetting(s);
   control ??= r.raws;
+  controlCpuMs ??= r.cpuMs;
   for (const raw of r.raws) {
     const c = control.find((x) => x.codec === raw.codec)!;
     const row: Row = {
@@ -199,22 +210,23 @@ for (const s of settings) {
       audioConcealed: r.audioConcealed,
       keyframeRequests: r.keyframeRequests,
       relayDrops: r.relayDrops,
+      cpuVsControl: r.cpuMs / Math.max(1, controlCpuMs),
       sent: { frames: raw.sentFrames, audioPackets: raw.sentAudioPackets },
       recorded: { videoFrames: raw.video.frames, audioFrames: raw.audio.frames },
     };
     rows.push(row);
-    console.log(JSON.stringify({ ...row, loadBefore: before, loadAfter: load() }));
+    console.log(JSON.stringify({ ...row, loadBefore: before, loadAfter: loadAverage() }));
   }
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 console.log(`\nloss bench, ${new Date().toISOString().slice(0, 10)}, ${RECORD_SECONDS} s recorded per setting, ${Math.round((Date.now() - started) / 1000)} s in all`);
 console.log(
-  '| uplink | publisher | video kept vs sent | video kept by pts | audio kept vs sent | decode error lines | NACKs sent by the SFU | relay drops | video packets lost after repair | audio packets concealed | keyframe requests |',
+  '| uplink | publisher | video kept vs sent | video kept by pts | audio kept vs sent | decode error lines | NACKs sent by the SFU | relay drops | video packets lost after repair | audio packets concealed | keyframe requests | CPU vs 0 % |',
 );
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   console.log(
-    `| ${r.setting} | ${r.codec} + Opus | ${pct(r.videoRatio)} | ${pct(r.videoByPts)} | ${pct(r.audioRatio)} | ${r.decodeErrors} | ${r.nacks} | ${r.relayDrops} | ${r.videoLostAfterRepair} | ${r.audioConcealed} | ${r.keyframeRequests} |`,
+    `| ${r.setting} | ${r.codec} + Opus | ${pct(r.videoRatio)} | ${pct(r.videoByPts)} | ${pct(r.audioRatio)} | ${r.decodeErrors} | ${r.nacks} | ${r.relayDrops} | ${r.videoLostAfterRepair} | ${r.audioConcealed} | ${r.keyframeRequests} | ${r.cpuVsControl.toFixed(2)} |`,
   );
 }

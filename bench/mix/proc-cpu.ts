@@ -16,6 +16,16 @@ export function cpuSecondsOf(pid: number): number | undefined {
   }
 }
 
+/**
+ * CPU (s) of this process so far and of the child processes it has waited for (an ffmpeg counts once it has exited
+ * and been reaped): utime + stime + cutime + cstime of /proc/self/stat.
+ */
+export function cpuWithReapedChildrenSeconds(): number {
+  const stat = readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND;
+}
+
 /** CPU (s) of this Node process so far, user + system. */
 export function ownCpuSeconds(): number {
   const u = process.cpuUsage();

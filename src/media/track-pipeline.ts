@@ -14,6 +14,7 @@ import { RECORDING_JITTER_BOUNDS, RepairedFeed, type FeedStats, type LossMeter }
 import { FfmpegProcess, type FfmpegExit } from './ffmpeg.ts';
 import { systemClock } from '../clock/index.ts';
 import type { TrackKind } from './naming.ts';
+import { ArrivalAnchor } from './arrival-anchor.ts';
 import { buildSdp, isVideoCodec, type RtpTrackDescription } from './sdp.ts';
 import { type ClosedSlice, ClosedSliceReader, LineSplitter } from './segment-list.ts';
 import { INITIAL_SLICER_STATE, INPUT_SDP, isBound, isStoppedOrEnded, stepSlicer, type SlicerEffect, type SlicerInput, type SlicerState } from './slicer-state.ts';
@@ -104,6 +105,8 @@ export class TrackPipeline {
   /** Packets held until ffmpeg has bound its port. */
   private pending: Buffer[] = [];
   private firstPacketMs: number | undefined;
+  /** Wall-clock time of the first RTP timestamp, for slice and snapshot times (arrival-anchor.ts says why). */
+  readonly #anchor: ArrivalAnchor;
   /** On `now`: the last packet pushed, and when ffmpeg was launched (the idle start when no packet came). */
   private lastPacketMs: number | undefined;
   private launchedMs = 0;
@@ -125,14 +128,15 @@ export class TrackPipeline {
     this.kind = isVideoCodec(opts.track.codec) ? 'video' : 'audio';
     this.container = opts.track.codec === 'VP8' ? 'webm' : 'ts';
     this.now = opts.now ?? Date.now;
-    this.slices = new ClosedSliceReader(opts.workDir, this.container, () => this.firstPacketMs ?? this.now());
+    this.#anchor = new ArrivalAnchor(opts.track.clockRate);
+    this.slices = new ClosedSliceReader(opts.workDir, this.container, () => this.#startMs());
     if (opts.repair) {
       this.#feed = new RepairedFeed({
         codec: opts.track.codec,
         clockRate: opts.track.clockRate,
         // Media time is real time (packets come in as they are sent), whatever clock the session runs on.
         clock: systemClock,
-        send: (p) => this.apply(PACKET, p),
+        send: (p) => this.#toFfmpeg(p),
         requestKeyframe: opts.repair.requestKeyframe,
         meter: opts.repair.meter,
         bounds: RECORDING_JITTER_BOUNDS,
@@ -278,10 +282,11 @@ export class TrackPipeline {
     if (this.#state.kind === 'ended') return;
     this.lastPacketMs = this.now();
     this.firstPacketMs ??= this.lastPacketMs;
+    this.#anchor.observe(packet, this.lastPacketMs);
     if (packet.length >= 12) this.ssrc = packet.readUInt32BE(8);
     this.packets++;
     if (this.#feed) this.#feed.push(packet);
-    else this.apply(PACKET, packet);
+    else this.#toFfmpeg(packet);
   }
 
   private async endOfStream(): Promise<FfmpegExit | undefined> {
@@ -318,8 +323,18 @@ export class TrackPipeline {
     }
     this.snapshotsSeen.add(file);
     // The fps filter emits frame k for stream time (k-1)·interval.
-    const atMs = Math.round((this.firstPacketMs ?? this.now()) + (Number(m[1]) - 1) * intervalSec * 1000);
+    const atMs = Math.round(this.#startMs() + (Number(m[1]) - 1) * intervalSec * 1000);
     this.events.onSnapshot?.(Object.freeze({ localPath, atMs }));
+  }
+
+  #toFfmpeg(packet: Buffer): void {
+    this.#anchor.origin(packet);
+    this.apply(PACKET, packet);
+  }
+
+  /** The wall-clock time of the track's media start (ffmpeg's first timestamp). */
+  #startMs(): number {
+    return this.#anchor.firstTimestampMs() ?? this.firstPacketMs ?? this.now();
   }
 
   /** Finishes the current slice, reports it, and releases the port. */

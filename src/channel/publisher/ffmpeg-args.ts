@@ -79,7 +79,7 @@ export function syntheticFfmpegArgs(m: SyntheticMedia, videoPort: number, audioP
     '-loglevel', 'error',
     '-nostdin',
     ...pace, '-f', 'lavfi', '-i', `color=c=${color}:s=${m.width}x${m.height}:r=${m.fps},${text}${frameCodeFilters(m)}`,
-    ...pace, '-f', 'lavfi', '-i', `sine=frequency=${m.toneHz}:sample_rate=48000${toneGate(m)}`,
+    ...pace, '-f', 'lavfi', '-i', `sine=frequency=${m.toneHz}:sample_rate=48000${m.toneTurns ? ':samples_per_frame=960' : ''}${toneGate(m)}`,
     '-map', '0:v', ...video, '-g', gop, '-keyint_min', gop, '-pix_fmt', 'yuv420p',
     '-payload_type', '96', '-f', 'rtp', rtp(videoPort),
     '-map', '1:a', '-c:a', 'libopus', '-b:a', '48k', '-ar', '48000', '-ac', '2', '-application', 'lowdelay',

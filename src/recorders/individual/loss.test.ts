@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { SyntheticPublisher } from '../../channel/index.ts';
-import { portRangeMappings, startImpairmentRelay, type ImpairmentRelay, type LinkImpairment } from '../../impairment/index.ts';
+import { gilbertForBursts, portRangeMappings, startImpairmentRelay, type ImpairmentRelay, type LinkImpairment } from '../../impairment/index.ts';
 import { freeShiftedRanges } from '../../impairment/testing/index.ts';
 import { waitUntil } from '../../testing/wait.ts';
 import { APP, connectedPublisher, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { keptByPts, measureTrack, type TrackMeasure } from './testing/loss-checks.ts';
+import { avOffsets, type MarkedMedia } from './testing/av-offset.ts';
 import { bucketKeys } from './testing/media-checks.ts';
 
 const FPS = 15;
@@ -29,6 +30,16 @@ const CODECS = ['vp8', 'h264'] as const;
 interface Recorded {
   readonly video: TrackMeasure;
   readonly audio: TrackMeasure;
+  /** With marked media: the A/V offsets the files show (av-offset.ts). */
+  readonly avOffsetsMs: readonly number[];
+}
+
+interface RecordOptions {
+  /** The recorder subscribes over WHEP, through one more relay with this node → recorder impairment. */
+  readonly whep?: { readonly downlink: LinkImpairment };
+  /** Publishers whose media marks one instant in both tracks (av-offset.ts), at this size; default 640×360, unmarked. */
+  readonly marked?: MarkedMedia;
+  readonly seconds?: number;
 }
 
 /**
@@ -41,7 +52,7 @@ interface Recorded {
  */
 async function recordThroughRelays(
   groups: readonly Group[],
-  whep?: { readonly downlink: LinkImpairment },
+  { whep, marked, seconds = RECORD_SECONDS }: RecordOptions = {},
 ): Promise<{ results: Map<string, Recorded>; metrics: string; whepRelay: ImpairmentRelay | undefined; maxStallMs: number }> {
   const ports = 2 * groups.length + (whep ? 2 * groups.length : 0) + 2;
   const { nodeMin, offset } = await freeShiftedRanges(ports);
@@ -80,7 +91,10 @@ async function recordThroughRelays(
     for (const [g, group] of groups.entries()) {
       for (const [i, codec] of CODECS.entries()) {
         const uid = group.uidBase + i;
-        const pub = await connectedPublisher({ baseUrl: h.server.url, appId: APP, cname, uid, token: rtcToken(cname, uid), color: 'red', toneHz: 440, codec, fps: FPS, mode: 'replay' });
+        const media = marked
+          ? { width: marked.width, height: marked.height, toneHz: marked.toneHz, frameCode: true, toneTurns: { periodSec: marked.periodSec, half: 'first' as const } }
+          : { toneHz: 440 };
+        const pub = await connectedPublisher({ baseUrl: h.server.url, appId: APP, cname, uid, token: rtcToken(cname, uid), color: 'red', codec, fps: FPS, mode: 'replay', ...media });
         pubs.push({ group: group.name, codec, uid, pub });
       }
       // Each pair went through its own relay: the later relays have carried nothing yet.
@@ -94,10 +108,10 @@ async function recordThroughRelays(
     });
     const lag = monitorEventLoopDelay({ resolution: 10 });
     lag.enable();
-    // RECORD_SECONDS of the publishers' media (their packet counts, not the wall clock, tell when).
+    // `seconds` of the publishers' media (their packet counts, not the wall clock, tell when).
     const audio0 = pubs[0]!.pub.packets.audio;
-    await waitUntil(() => pubs[0]!.pub.packets.audio - audio0 >= RECORD_SECONDS * 50, {
-      timeoutMs: RECORD_SECONDS * 1000 + 60_000,
+    await waitUntil(() => pubs[0]!.pub.packets.audio - audio0 >= seconds * 50, {
+      timeoutMs: seconds * 1000 + 60_000,
       intervalMs: 250,
       what: 'publisher audio packets',
     });
@@ -121,7 +135,8 @@ async function recordThroughRelays(
       const v = of('video');
       const a = of('audio');
       assert.ok(v && a, `playlists of uid ${p.uid} in ${JSON.stringify(keys)}`);
-      const r = { video: await measureTrack(`${h.bucketDir}/${v}`, 1 / FPS), audio: await measureTrack(`${h.bucketDir}/${a}`, 0) };
+      const [video, audio] = [`${h.bucketDir}/${v}`, `${h.bucketDir}/${a}`];
+      const r = { video: await measureTrack(video, 1 / FPS), audio: await measureTrack(audio, 0), avOffsetsMs: marked ? await avOffsets(video, audio, marked) : [] };
       results.set(`${p.group}/${p.codec}`, r);
       const figures = { videoFrames: r.video.frames, videoByPts: keptByPts(r.video, 1 / FPS), audioFrames: r.audio.frames, audioByPts: keptByPts(r.audio, 0) };
       console.log(JSON.stringify({ group: p.group, codec: p.codec, ...figures, errorLines: [...r.video.errorLines, ...r.audio.errorLines] }));
@@ -179,7 +194,7 @@ test('10 % uplink loss through the relay: no decode error in any slice (freezes 
 });
 
 test('a remote recorder (WHEP) with 5 % loss on its hop from the node: audio concealed, video freezes at most, no decode error', async (t) => {
-  const { results, metrics, whepRelay, maxStallMs } = await recordThroughRelays([{ name: 'clean uplink', uplink: {}, uidBase: 400 }], { downlink: { loss: 0.05 } });
+  const { results, metrics, whepRelay, maxStallMs } = await recordThroughRelays([{ name: 'clean uplink', uplink: {}, uidBase: 400 }], { whep: { downlink: { loss: 0.05 } } });
   const down = whepRelay!.counters.downstream;
   assert.ok(down.dropped.random > 0.03 * down.packetsIn, `WHEP relay: ${JSON.stringify(down)}`);
   for (const codec of CODECS) {
@@ -203,4 +218,39 @@ test('a remote recorder (WHEP) with 5 % loss on its hop from the node: audio con
     metric(metrics, 'reeltime_recorder_audio_concealed_total', 'audio') >= metric(metrics, 'reeltime_recorder_rtp_lost_total', 'audio'),
     'every audio packet lost for good is concealed, in /metrics',
   );
+});
+
+test('A/V offset through 5 % uplink loss and through bursts with jitter: as the clean control’s, and within 40 ms for VP8', async (t) => {
+  const marked: MarkedMedia = { fps: FPS, width: 320, height: 180, toneHz: 440, periodSec: 2 };
+  const { results } = await recordThroughRelays(
+    [
+      { name: '5 %', uplink: { loss: 0.05 }, uidBase: 500 },
+      { name: '2 % bursts, 50±30 ms jitter', uplink: { burst: gilbertForBursts(0.02, 3), delayMs: 50, jitterMs: 30 }, uidBase: 600 },
+      { name: 'clean', uplink: {}, uidBase: 700 },
+    ],
+    { marked, seconds: 12 },
+  );
+  const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  for (const [key, r] of results) t.diagnostic(`${key}: A/V offsets ${r.avOffsetsMs.map((o) => o.toFixed(0)).join(', ')} ms (positive: audio late)`);
+  for (const [key, r] of results) {
+    noDecodeError(r, key);
+    assert.ok(r.avOffsetsMs.length >= 3, `${key}: at least three marked instants in both tracks (${r.avOffsetsMs.length})`);
+  }
+  for (const codec of CODECS) {
+    const control = median(results.get(`clean/${codec}`)!.avOffsetsMs);
+    for (const lossy of ['5 %', '2 % bursts, 50±30 ms jitter']) {
+      const offsets = results.get(`${lossy}/${codec}`)!.avOffsetsMs;
+      const m = median(offsets);
+      assert.ok(Math.abs(m - control) <= 40, `${lossy} ${codec}: A/V offset ${m.toFixed(0)} ms (median) against the control's ${control.toFixed(0)} ms`);
+      // Absolute: VP8 tracks hold it (15-26 ms, audio late, seen through the relay). In an H.264 track ffmpeg stamps
+      // the second frame one tick after the first and every later frame one frame early, against the slice's
+      // wall-clock start: 67 ms at 15 fps on top of that (the first mark, in the first frames, does not have it).
+      // Not fixed yet.
+      const absolute = () => {
+        for (const o of offsets) assert.ok(Math.abs(o) <= 40, `${lossy} ${codec}: A/V offset ${o.toFixed(0)} ms`);
+      };
+      if (codec === 'vp8') absolute();
+      else await t.test(`${lossy} ${codec}: A/V offset within 40 ms`, { todo: 'H.264 tracks: the first frame takes its successor’s time' }, absolute);
+    }
+  }
 });

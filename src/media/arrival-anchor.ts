@@ -1,0 +1,56 @@
+/**
+ * The wall-clock time of a track's first RTP timestamp, for the slices' UTC times (media/segment-list.ts). Pure.
+ *
+ * Taking the first packet's arrival makes each track's anchor carry that one packet's delay: a keyframe that came
+ * in after a retransmission, a packet held behind a stall of this process, an ffmpeg start. Audio and video of one
+ * publisher were each off by their own first delay, so their files disagreed by 30 to 130 ms (measured through the
+ * relay, recorders/individual/loss.test.ts). Here every packet of the first stream votes: its arrival less the media
+ * time since the first timestamp, and the earliest vote wins (the packet that came with the least delay). Both
+ * tracks of a publisher then stand on the same floor, its send clock plus the shortest path, whatever their first
+ * packets went through. The anchor is for the first timestamp ffmpeg gets (`origin`), which after loss repair may
+ * be a later keyframe's, and is fixed when first read (a slice's time must not move once given out).
+ */
+export class ArrivalAnchor {
+  #ssrc: number | undefined;
+  #firstTimestamp = 0;
+  #earliestMs: number | undefined;
+  /** Media time (ms) from the first observed timestamp to the first one passed on. */
+  #originMs: number | undefined;
+  #fixedMs: number | undefined;
+
+  constructor(private readonly clockRate: number) {}
+
+  /** One packet as received: RTP votes; RTCP (payload types 200-206 by RFC 5761's rule) and another stream do not. */
+  observe(packet: Buffer, arrivalMs: number): void {
+    if (this.#fixedMs !== undefined || packet.length < 12) return;
+    const pt = packet[1]! & 0x7f;
+    if (pt >= 72 && pt <= 78) return;
+    const ssrc = packet.readUInt32BE(8);
+    const timestamp = packet.readUInt32BE(4);
+    if (this.#ssrc === undefined) {
+      this.#ssrc = ssrc;
+      this.#firstTimestamp = timestamp;
+    } else if (ssrc !== this.#ssrc) return;
+    const vote = arrivalMs - this.#sinceFirstMs(timestamp);
+    if (this.#earliestMs === undefined || vote < this.#earliestMs) this.#earliestMs = vote;
+  }
+
+  /** The packet that goes to ffmpeg first (its timestamp is the files' time 0): the first call counts. */
+  origin(packet: Buffer): void {
+    if (this.#originMs !== undefined || this.#ssrc === undefined || packet.length < 12 || packet.readUInt32BE(8) !== this.#ssrc) return;
+    const pt = packet[1]! & 0x7f;
+    if (pt >= 72 && pt <= 78) return;
+    this.#originMs = this.#sinceFirstMs(packet.readUInt32BE(4));
+  }
+
+  /** Signed 32-bit difference, in ms: a reordered packet from before the first one counts too. */
+  #sinceFirstMs(timestamp: number): number {
+    return (((timestamp - this.#firstTimestamp) | 0) * 1000) / this.clockRate;
+  }
+
+  /** The wall-clock time (ms) of the origin's timestamp; undefined before any packet. Fixed from the first answer on. */
+  firstTimestampMs(): number | undefined {
+    if (this.#earliestMs !== undefined) this.#fixedMs ??= Math.round(this.#earliestMs + (this.#originMs ?? 0));
+    return this.#fixedMs;
+  }
+}

@@ -1,0 +1,118 @@
+// Chromium publishers (the call page, fake camera and microphone) recorded through the impairment relay: one with 5 %
+// uplink loss, one clean as its control, in one channel and one individual recording. Chromium answers the node's
+// NACKs over RTX and its PLIs with a keyframe, so the lossy recording should keep what the control keeps.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { portRangeMappings, startImpairmentRelay, type ImpairmentRelay } from '../../impairment/index.ts';
+import { freeShiftedRanges } from '../../impairment/testing/index.ts';
+import { scrape } from '../../metrics/testing.ts';
+import { launchTestChromium, type TestChromium } from '../../testing/chromium.ts';
+import { waitUntil } from '../../testing/wait.ts';
+import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
+import { keptByPts, measureTrack, type TrackMeasure } from './testing/loss-checks.ts';
+import { bucketKeys } from './testing/media-checks.ts';
+
+/** Of the publishers' media, recorded (Chromium's own count of Opus packets sent: 50 a second). */
+const RECORD_SECONDS = 20;
+
+// Page functions (the call page's Content-Security-Policy forbids evaluating strings).
+const joinedAndSending = () => {
+  const r = (window as unknown as { reeltime?: { joined?: boolean; publish?: { state?: string } } }).reeltime;
+  return r?.joined === true && r.publish?.state === 'connected';
+};
+const audioPacketsSent = async (): Promise<number> => {
+  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
+  let n = 0;
+  (await pc.getStats()).forEach((r) => {
+    if (r.type === 'outbound-rtp' && r.kind === 'audio') n += r.packetsSent;
+  });
+  return n;
+};
+
+async function join(browser: TestChromium, url: string, cname: string, uid: number): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.goto(`${url}/rtc/?channel=${cname}&uid=${uid}&autojoin=1`);
+  await page.waitForFunction(joinedAndSending, undefined, { timeout: 60_000 });
+  return page;
+}
+
+test('Chromium with 5 % uplink loss, recorded beside a clean Chromium: no decode error, ≥ 99.5 % of the control’s frames', { timeout: 300_000 }, async (t) => {
+  // The lossy publisher's WHIP session binds the node's lowest media port, reached through the lossy relay alone;
+  // every later session (the clean publisher's, and the two pages' WHEP views of each other) binds the ports after
+  // it, behind the clean relay.
+  const ports = 10;
+  const { nodeMin, offset } = await freeShiftedRanges(ports);
+  const h = await startHarness({ channel: { udpPortMin: nodeMin, udpPortMax: nodeMin + ports - 1, icePortOffset: offset, idleTimeoutMs: 60_000 } });
+  const relays: ImpairmentRelay[] = [];
+  let browser: TestChromium | undefined;
+  try {
+    const at = (port: number) => ({ address: '127.0.0.1', port });
+    const lossy = await startImpairmentRelay({ mappings: portRangeMappings(at(nodeMin + offset), at(nodeMin), 1), seed: 27 });
+    relays.push(lossy);
+    const clean = await startImpairmentRelay({ mappings: portRangeMappings(at(nodeMin + 1 + offset), at(nodeMin + 1), ports - 1), seed: 28 });
+    relays.push(clean);
+    browser = await launchTestChromium();
+    const cname = 'chromium-loss-rec';
+    const lossyPage = await join(browser, h.server.url, cname, 101);
+    assert.ok(lossy.counters.upstream.packetsIn > 0, 'the first publisher goes through the lossy relay');
+    const cleanPage = await join(browser, h.server.url, cname, 102);
+    const viaLossy = lossy.counters.upstream.packetsIn;
+    await waitUntil(() => clean.counters.upstream.packetsIn > 100, { what: 'the second publisher through the clean relay', timeoutMs: 30_000 });
+    // Loss from here on: the handshakes above were clean (docs/impairment.md, "Changing a link").
+    lossy.setLink('upstream', { loss: 0.05 });
+    const t0 = await startRecordingOf(h, cname);
+    const sent0 = await lossyPage.evaluate(audioPacketsSent);
+    await waitUntil(async () => (await lossyPage.evaluate(audioPacketsSent)) - sent0 >= RECORD_SECONDS * 50, {
+      timeoutMs: RECORD_SECONDS * 1000 + 60_000,
+      intervalMs: 500,
+      what: 'the lossy publisher’s audio packets',
+    });
+    const m = await scrape(h.server.url);
+    const stop = await h.api('POST', h.path(t0.resourceId, t0.sid, 'stop'), { cname, uid: '9000', clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+    assert.ok(lossy.counters.upstream.packetsIn > viaLossy, 'the lossy publisher kept sending through its relay');
+    const dropped = lossy.counters.upstream.dropped.random;
+    assert.ok(dropped > 0.03 * (lossy.counters.upstream.packetsIn - viaLossy), `the relay dropped the lossy publisher's packets: ${JSON.stringify(lossy.counters.upstream)}`);
+    void cleanPage;
+
+    const keys = bucketKeys(h.bucketDir).filter((k) => k.endsWith('.m3u8'));
+    const track = async (uid: number, kind: 'audio' | 'video'): Promise<TrackMeasure> => {
+      const key = keys.find((k) => k.includes(`__uid_s_${uid}__`) && k.includes(`__uid_e_${kind}`));
+      assert.ok(key, `${kind} playlist of uid ${uid} in ${JSON.stringify(keys)}`);
+      return measureTrack(`${h.bucketDir}/${key}`, 0);
+    };
+    const [lv, la, cv, ca] = await Promise.all([track(101, 'video'), track(101, 'audio'), track(102, 'video'), track(102, 'audio')]);
+    const figures = {
+      dropped,
+      video: { lossy: lv.frames, clean: cv.frames },
+      audio: { lossy: la.frames, clean: ca.frames, lossyByPts: keptByPts(la, 0), cleanByPts: keptByPts(ca, 0) },
+      nackOut: m.sum('reeltime_rtcp_nack_total', { direction: 'out' }),
+      rtxIn: m.sum('reeltime_rtp_rtx_packets_total', { direction: 'in' }),
+      recorderLost: m.sum('reeltime_recorder_rtp_lost_total'),
+      framesDropped: m.sum('reeltime_recorder_video_frames_dropped_total'),
+      concealed: m.sum('reeltime_recorder_audio_concealed_total'),
+    };
+    t.diagnostic(JSON.stringify(figures));
+    assert.deepEqual([...lv.errorLines, ...la.errorLines, ...cv.errorLines, ...ca.errorLines], [], 'no decode error in any slice');
+    assert.ok(figures.rtxIn > 0, `Chromium repaired over RTX: ${JSON.stringify(figures)}`);
+    // Chromium's frame rate follows its capturer and encoder, not a fixed clock: the clean page's count is the
+    // reference. Audio: 20 ms Opus packets, concealed when lost for good, so frame slots and frame counts both.
+    assert.ok(lv.frames >= 0.995 * cv.frames, `video frames kept against the control: ${JSON.stringify(figures)}`);
+    assert.ok(keptByPts(la, 0) >= 0.995, `audio frame slots kept: ${JSON.stringify(figures)}`);
+    assert.ok(la.frames >= 0.98 * ca.frames, `audio frames against the control: ${JSON.stringify(figures)}`);
+  } finally {
+    await browser?.close();
+    await Promise.all(relays.map((r) => r.close()));
+    await h.close();
+  }
+});
+
+function startRecordingOf(h: Awaited<ReturnType<typeof startHarness>>, cname: string): Promise<{ resourceId: string; sid: string }> {
+  return h.startRecording(cname, '9000', {
+    token: rtcToken(cname, 9000, 2),
+    storageConfig: storageConfig(),
+    recordingConfig: { channelType: 0, streamMode: 'default', subscribeUidGroup: 0 },
+    recordingFileConfig: { avFileType: ['hls'] },
+  });
+}

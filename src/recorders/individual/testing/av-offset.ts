@@ -1,0 +1,118 @@
+/**
+ * The A/V offset of one user's individual recording (issue 27), read from the files alone. The synthetic publisher
+ * sounds its tone in the first half of every `periodSec` of its media timeline (`toneTurns`) and draws each video
+ * frame's index (`frameCode`), so tone onset k and frame k × periodSec × fps are one media instant. Each playlist
+ * places it in UTC (a slice's wall-clock start from its name, plus the media time into the slice): the audio's
+ * onset minus the video's frame is the offset (positive: the audio comes late).
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { FRAME_CODE } from '../../../channel/index.ts';
+import { FFMPEG_BIN, FFPROBE_BIN, parsePlaylist } from '../../../media/index.ts';
+import { tonePower } from '../../../media/mix/testing/tones.ts';
+
+const run = promisify(execFile);
+const RATE = 48_000;
+/** Audio analysis window: 5 ms. */
+const WINDOW = RATE / 200;
+
+export interface MarkedMedia {
+  readonly fps: number;
+  readonly width: number;
+  readonly height: number;
+  readonly toneHz: number;
+  readonly periodSec: number;
+}
+
+/** Frame pts (s) of a slice, in decoding output order. */
+async function framePts(file: string): Promise<number[]> {
+  const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'frame=pts_time', '-of', 'csv=p=0', file], {
+    maxBuffer: 16 * 2 ** 20,
+  });
+  return stdout
+    .split('\n')
+    .map((l) => Number.parseFloat(l))
+    .filter(Number.isFinite);
+}
+
+/** The frame code of each decoded frame of a slice (undefined where the band is unreadable). */
+async function frameCodes(file: string, m: MarkedMedia): Promise<(number | undefined)[]> {
+  const { stdout } = await run(FFMPEG_BIN, ['-v', 'error', '-i', file, '-map', '0:v:0', '-fps_mode', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], {
+    encoding: 'buffer',
+    maxBuffer: 512 * 2 ** 20,
+  });
+  const size = m.width * m.height;
+  const y = Math.floor(m.height * (1 - FRAME_CODE.bandFraction / 2));
+  const codes: (number | undefined)[] = [];
+  for (let at = 0; at + size <= stdout.length; at += size) {
+    let code: number | undefined = 0;
+    for (let k = 0; k < FRAME_CODE.bits && code !== undefined; k++) {
+      const x = Math.floor((m.width * (k + 0.5)) / FRAME_CODE.bits);
+      const luma = stdout[at + y * m.width + x]!;
+      if (luma > 60 && luma < 180) code = undefined;
+      else if (luma >= 180) code |= 1 << k;
+    }
+    codes.push(code);
+  }
+  return codes;
+}
+
+/** UTC (ms) of each frame that marks a period's start (its index a multiple of periodSec × fps), by period number. */
+async function videoMarks(playlist: string, m: MarkedMedia): Promise<Map<number, number>> {
+  const framesPerPeriod = Math.round(m.periodSec * m.fps);
+  const marks = new Map<number, number>();
+  for (const e of parsePlaylist(readFileSync(playlist, 'utf8'), 'video').entries) {
+    const file = join(dirname(playlist), e.uri);
+    const [pts, codes] = await Promise.all([framePts(file), frameCodes(file, m)]);
+    const first = pts[0];
+    if (first === undefined) continue;
+    codes.forEach((code, i) => {
+      if (code === undefined || code % framesPerPeriod !== 0 || pts[i] === undefined) return;
+      marks.set(code / framesPerPeriod, e.startMs + (pts[i]! - first) * 1000);
+    });
+  }
+  return marks;
+}
+
+/** UTC (ms) of every tone onset the audio playlist holds (a 5 ms window rising past a quarter of the loudest). */
+async function audioOnsets(playlist: string, m: MarkedMedia): Promise<number[]> {
+  const windows: { atMs: number; power: number }[] = [];
+  for (const e of parsePlaylist(readFileSync(playlist, 'utf8'), 'audio').entries) {
+    const { stdout } = await run(FFMPEG_BIN, ['-v', 'error', '-i', join(dirname(playlist), e.uri), '-map', '0:a:0', '-f', 's16le', '-ac', '1', '-ar', String(RATE), 'pipe:1'], {
+      encoding: 'buffer',
+      maxBuffer: 64 * 2 ** 20,
+    });
+    const pcm = new Int16Array(stdout.buffer, stdout.byteOffset, stdout.length >> 1);
+    for (let w = 0; (w + 1) * WINDOW <= pcm.length; w++) {
+      windows.push({ atMs: e.startMs + (w * WINDOW * 1000) / RATE, power: tonePower(pcm, 1, m.toneHz, w * WINDOW, (w + 1) * WINDOW) });
+    }
+  }
+  const loudest = windows.reduce((x, w) => Math.max(x, w.power), 0);
+  const onsets: number[] = [];
+  // A rise after at least a quarter period of quiet: the tone's onset, not a flutter inside it.
+  const quietWindows = Math.round((m.periodSec / 4) * 200);
+  let quiet = 0;
+  for (const w of windows) {
+    if (w.power >= loudest / 4) {
+      if (quiet >= quietWindows) onsets.push(w.atMs);
+      quiet = 0;
+    } else quiet++;
+  }
+  return onsets;
+}
+
+/**
+ * The A/V offsets (ms, audio minus video) at every period start both playlists hold: each video mark paired with
+ * the audio onset nearest to it, within half a period.
+ */
+export async function avOffsets(videoPlaylist: string, audioPlaylist: string, m: MarkedMedia): Promise<number[]> {
+  const [marks, onsets] = await Promise.all([videoMarks(videoPlaylist, m), audioOnsets(audioPlaylist, m)]);
+  const offsets: number[] = [];
+  for (const atMs of marks.values()) {
+    const nearest = onsets.reduce<number | undefined>((best, o) => (best === undefined || Math.abs(o - atMs) < Math.abs(best - atMs) ? o : best), undefined);
+    if (nearest !== undefined && Math.abs(nearest - atMs) < (m.periodSec * 1000) / 2) offsets.push(nearest - atMs);
+  }
+  return offsets;
+}
