@@ -11,7 +11,7 @@
 // another (up to REELTIME_TEST_HEAVY_MAX, default 8) only while the CPU has been a quarter idle (ADMISSION): on a slow
 // 2-core machine it is CPU-bound at 3 (at 4, real-time tests starved and failed while passing alone), on a faster one
 // its files mostly wait (ICE timeouts, recordings of N seconds) and more of them fit. REELTIME_TEST_HEAVY_CONCURRENCY=N
-// runs exactly N at once. REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files
+// runs exactly N at once. REELTIME_TEST_FAST_ALONGSIDE=N (default 2) runs the fast lane beside the heavy one, N files
 // at a time, instead of before it.
 // A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
 // At the end: counts per lane, the ten slowest files and the failed ones; durations are kept in .test-times.json
@@ -20,7 +20,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { HEAVY } from './test-lanes.mjs';
+import { HEAVY, TIMING_SENSITIVE } from './test-lanes.mjs';
 import { buildServerBundle } from './test-server-bundle.mjs';
 import { startIdleMeter } from './cpu-idle.mjs';
 
@@ -63,8 +63,8 @@ if (!['fast', 'all', 'none'].includes(BATCH)) {
 }
 const BATCHED = { fast: BATCH !== 'none', heavy: BATCH === 'all' };
 // Both lanes at once: the fast lane runs beside the heavy one, this many files at a time, in the CPU the heavy lane's
-// real-time waits leave idle (0: the fast lane first, then the heavy one).
-const FAST_ALONGSIDE = positiveInt('REELTIME_TEST_FAST_ALONGSIDE', 0, 0);
+// real-time waits leave idle, at a lower CPU priority (0: the fast lane first, then the heavy one).
+const FAST_ALONGSIDE = positiveInt('REELTIME_TEST_FAST_ALONGSIDE', 2, 0);
 // A file still running after this long is killed and counted as failed (one override for both lanes).
 const FILE_TIMEOUT_MS = {
   fast: positiveInt('REELTIME_TEST_FILE_TIMEOUT_MS', 180_000),
@@ -142,6 +142,7 @@ function schedule(list) {
 }
 
 // ---- running ----
+const NICE_AVAILABLE = existsSync('/usr/bin/nice') || existsSync('/bin/nice');
 const COUNT_KEYS = ['tests', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const results = [];
 let interrupted = false;
@@ -163,7 +164,10 @@ function runFile(file, fileLane) {
     // --test-force-exit: a file whose tests (and after hooks) are done ends then, even with a timer or socket still
     // open (werift's peer timers kept dtls-guard's process alive 33 s after its 2 s test).
     const args = ['--import', 'tsx', '--import', ASYNC_HOOK, '--import', CPU_REPORT, ...(fileLane === 'fast' ? ['--import', GUARD] : []), '--test-reporter=spec', '--test-force-exit', file];
-    const child = spawn(process.execPath, args, {
+    // Heavy files other than the timing-sensitive ones yield the CPU to those (scripts/test-lanes.mjs).
+    const yieldCpu = fileLane === 'heavy' && !TIMING_SENSITIVE.has(file) && NICE_AVAILABLE;
+    const [command, commandArgs] = yieldCpu ? ['nice', ['-n', '5', process.execPath, ...args]] : [process.execPath, args];
+    const child = spawn(command, commandArgs, {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: {
@@ -213,7 +217,9 @@ function runBatchWorker(queue, fileLane) {
     const args = ['--import', 'tsx', '--import', ASYNC_HOOK, ...(fileLane === 'fast' ? ['--import', GUARD] : [])];
     args.push('--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${FILE_REPORTER}`);
     args.push('--test-reporter-destination=stderr', WORKER);
-    const child = spawn(process.execPath, args, {
+    // Beside the heavy lane, the fast lane yields the CPU to it (nice 5, as the heavy lane's waiting files do).
+    const [command, commandArgs] = alongside && NICE_AVAILABLE ? ['nice', ['-n', '5', process.execPath, ...args]] : [process.execPath, args];
+    const child = spawn(command, commandArgs, {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       env: {
@@ -356,7 +362,8 @@ if (selected.some((f) => laneOf(f) === 'heavy') && process.env.REELTIME_TEST_SER
 } else delete process.env.REELTIME_TEST_SERVER_BUNDLE;
 const laneMs = {};
 const laneLists = { fast: selected.filter((f) => laneOf(f) === 'fast'), heavy: selected.filter((f) => laneOf(f) === 'heavy') };
-if (FAST_ALONGSIDE > 0 && laneLists.fast.length > 0 && laneLists.heavy.length > 0) {
+const alongside = FAST_ALONGSIDE > 0 && laneLists.fast.length > 0 && laneLists.heavy.length > 0;
+if (alongside) {
   CONCURRENCY.fast = FAST_ALONGSIDE;
   // The heavy lane's first files start first: they are the run's critical path.
   const heavy = runLane('heavy', laneLists.heavy);

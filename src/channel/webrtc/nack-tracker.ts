@@ -6,7 +6,7 @@
  * needed it cannot be decoded (docs/channel.md, "Loss on each hop").
  */
 export interface NackTrackerOptions {
-  /** How long after a gap is seen a retransmission is still worth having (default 500 ms). */
+  /** How long after a gap is seen a retransmission is still worth having (default 1000 ms: see DEFAULTS). */
   readonly deadlineMs?: number;
   /** Shortest time between two NACKs of one packet (default 20 ms). */
   readonly minRetryMs?: number;
@@ -45,7 +45,10 @@ export interface ObserveResult {
 
 const FRESH: ObserveResult = { repaired: false, late: false, duplicate: false };
 
-const DEFAULTS = { deadlineMs: 500, minRetryMs: 20, initialRttMs: 100, maxMissing: 500 };
+// 1000 ms: the recorder holds a hole up to 2 s, and on a loaded node the measured round trip grows (it includes
+// this process's scheduling delay), which at 500 ms left one NACK per packet before giving up: recordings through
+// 5 % loss lost frames to freezes that a second NACK would have saved. A live viewer drops what comes too late.
+const DEFAULTS = { deadlineMs: 1000, minRetryMs: 20, initialRttMs: 100, maxMissing: 500 };
 
 export class NackTracker {
   readonly #o: Required<NackTrackerOptions>;
