@@ -14,7 +14,8 @@ const BIN = fileURLToPath(new URL('../../bin/reeltime.mjs', import.meta.url));
  * half the CPU of bin/reeltime.mjs, which compiles through tsx in every process.
  */
 const BUNDLE = process.env.REELTIME_TEST_SERVER_BUNDLE;
-const ENTRY: readonly string[] = BUNDLE ? ['--enable-source-maps', BUNDLE] : [BIN];
+/** Node's arguments that run `reeltime` (the CLI's argv follows them). */
+export const REELTIME_ENTRY: readonly string[] = BUNDLE ? ['--enable-source-maps', BUNDLE] : [BIN];
 
 export interface ServerProcess {
   readonly child: ChildProcess;
@@ -41,7 +42,7 @@ export async function startServerProcess(opts: ServerProcessOptions): Promise<Se
   const inherited = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('REELTIME_') && k !== 'DATABASE_URL' && k !== 'REDIS_URL'),
   );
-  const child = spawnChild(process.execPath, [...ENTRY, ...(opts.args ?? [])], {
+  const child = spawnChild(process.execPath, [...REELTIME_ENTRY, ...(opts.args ?? [])], {
     cwd: opts.dataDir,
     env: { ...inherited, REELTIME_LOG_LEVEL: 'warn', ...testServerEnv(opts.dataDir), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

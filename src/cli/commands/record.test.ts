@@ -1,17 +1,15 @@
-// `reeltime record` end to end: the CLI as child processes (bin/reeltime.mjs) against a real reeltime recording a
-// synthetic publisher in individual mode, the one mode with a recorder today.
+// `reeltime record` end to end: the CLI as child processes (the test run's bundle of the sources, else
+// bin/reeltime.mjs: REELTIME_ENTRY) against a real reeltime recording a synthetic publisher in individual mode.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { runChild, spawnChild } from '../../process/index.ts';
 import { APP, AUTH, BUCKET, startHarness, type Harness } from '../../recorders/individual/testing/harness.ts';
-import { testServerEnv, waitUntil } from '../../testing/index.ts';
+import { REELTIME_ENTRY, testServerEnv, waitUntil } from '../../testing/index.ts';
 import { main } from '../main.ts';
 
-const BIN = fileURLToPath(new URL('../../../bin/reeltime.mjs', import.meta.url));
 const CNAME = 'cli-record';
 
 let harness: Harness;
@@ -33,7 +31,7 @@ function env(): Record<string, string> {
 }
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const r = await runChild(process.execPath, [BIN, 'record', ...args, '--server', harness.server.url], { cwd: cliDir, env: env(), timeoutMs: 180_000 });
+  const r = await runChild(process.execPath, [...REELTIME_ENTRY, 'record', ...args, '--server', harness.server.url], { cwd: cliDir, env: env(), timeoutMs: 180_000 });
   return { code: r.code ?? 1, stdout: r.stdout.toString(), stderr: r.stderr };
 }
 
@@ -48,7 +46,7 @@ test('record start --wait, query --json, watch and stop: status lines, then the 
   const rid = /resourceId (\S+) sid /.exec(started.stdout)![1]!;
 
   // watch from the start: it keeps polling until its line counts uploads (below).
-  const watcher = spawnChild(process.execPath, [BIN, 'record', 'watch', '--interval', '0.5', '--server', harness.server.url], {
+  const watcher = spawnChild(process.execPath, [...REELTIME_ENTRY, 'record', 'watch', '--interval', '0.5', '--server', harness.server.url], {
     cwd: cliDir,
     env: env(),
     stdio: ['ignore', 'pipe', 'pipe'],
