@@ -50,9 +50,12 @@ const HEAVY_MAX = positiveInt('REELTIME_TEST_HEAVY_MAX', 10);
 const ADMISSION = {
   /** Another file starts only when the CPU was at least this idle over the window... */
   idle: 0.2,
-  windowSeconds: 10,
-  /** ...and the last file started at least this long ago (a file's load shows some seconds after its start). */
-  settleMs: 5_000,
+  windowSeconds: 3,
+  /**
+   * ...and the last file started at least this long ago (its start's load shows by then). Short: with 5 s, the many
+   * files of a few seconds at the lane's end could start no faster than one per 5 s.
+   */
+  settleMs: 2_000,
 };
 // Which lanes run their files in batch workers (many files per process): REELTIME_TEST_BATCH=fast (default), all, or
 // none (each file in its own process, as a file run alone).

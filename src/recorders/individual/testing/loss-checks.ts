@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { FFMPEG_BIN, FFPROBE_BIN } from '../../../media/index.ts';
 
 const run = promisify(execFile);
+const SAME_TIMESTAMP = /non monotonically increasing dts to muxer/;
 
 export interface TrackMeasure {
   readonly frames: number;
@@ -18,6 +19,11 @@ export interface TrackMeasure {
   readonly decodeErrors: number;
   /** The decode error lines themselves (the first few). */
   readonly errorLines: readonly string[];
+  /**
+   * Lines of the null muxer about two frames with one timestamp (`non monotonically increasing dts`): the frames
+   * decoded; a WebM slice keeps milliseconds, and two of Chromium's frames captured within one have the same.
+   */
+  readonly timestampWarnings: number;
 }
 
 /** `frameSec`: one frame's duration (video: 1/fps; audio: 0, an AAC frame's is added from the sample rate). */
@@ -31,6 +37,7 @@ export async function measureTrack(playlist: string, frameSec: number): Promise<
   let slotSec = 0;
   let sampleRate = 0;
   const errorLines: string[] = [];
+  let timestampWarnings = 0;
   for (const name of slices) {
     const file = `${dir}/${name}`;
     const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'frame=pts_time:stream=sample_rate', '-of', 'json', file], {
@@ -45,9 +52,13 @@ export async function measureTrack(playlist: string, frameSec: number): Promise<
     const dec = await run(FFMPEG_BIN, ['-v', 'error', '-i', file, '-f', 'null', '-'], { maxBuffer: 64 * 2 ** 20 }).catch(
       (e: { stderr?: string }) => ({ stderr: e.stderr ?? 'ffmpeg failed' }),
     );
-    errorLines.push(...dec.stderr.split('\n').filter((l) => l.trim() !== '').map((l) => `${name}: ${l}`));
+    for (const l of dec.stderr.split('\n')) {
+      if (l.trim() === '') continue;
+      if (SAME_TIMESTAMP.test(l)) timestampWarnings++;
+      else errorLines.push(`${name}: ${l}`);
+    }
   }
-  return { frames, slotSec, sampleRate, decodeErrors: errorLines.length, errorLines: errorLines.slice(0, 5) };
+  return { frames, slotSec, sampleRate, decodeErrors: errorLines.length, errorLines: errorLines.slice(0, 5), timestampWarnings };
 }
 
 /** Frames over the frame slots of the spans: 1 when nothing is missing inside a slice. */
