@@ -8,7 +8,7 @@
 //   no lane: both lanes (fast first), the files whose path contains one of the filters (all files without a filter).
 //   `npm test` is the fast lane; `bash scripts/test.sh` (CI) is both.
 // Concurrency: REELTIME_TEST_FAST_CONCURRENCY (default 6). The heavy lane runs at least 3 files at once and starts
-// another (up to REELTIME_TEST_HEAVY_MAX, default 8) only while the CPU has been a fifth idle (ADMISSION): on a slow
+// another (up to REELTIME_TEST_HEAVY_MAX, default 5) only while the CPU has been a quarter idle (ADMISSION): on a slow
 // 2-core machine it is CPU-bound at 3 (at 4, real-time tests starved and failed while passing alone), on a faster one
 // its files mostly wait (ICE timeouts, recordings of N seconds) and more of them fit. REELTIME_TEST_HEAVY_CONCURRENCY=N
 // runs exactly N at once. REELTIME_TEST_FAST_ALONGSIDE=N (default 2) runs the fast lane beside the heavy one, N files
@@ -46,10 +46,10 @@ const CONCURRENCY = {
 };
 // The heavy lane's admission (above): fixed when REELTIME_TEST_HEAVY_CONCURRENCY is set, else from 3 up to this.
 const HEAVY_ADAPTIVE = !process.env.REELTIME_TEST_HEAVY_CONCURRENCY;
-const HEAVY_MAX = positiveInt('REELTIME_TEST_HEAVY_MAX', 8);
+const HEAVY_MAX = positiveInt('REELTIME_TEST_HEAVY_MAX', 5);
 const ADMISSION = {
   /** Another file starts only when the CPU was at least this idle over the window... */
-  idle: 0.2,
+  idle: 0.25,
   windowSeconds: 3,
   /**
    * ...and the last file started at least this long ago (its start's load shows by then). Short: with 5 s, the many
