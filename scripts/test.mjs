@@ -8,10 +8,10 @@
 //   no lane: both lanes (fast first), the files whose path contains one of the filters (all files without a filter).
 //   `npm test` is the fast lane; `bash scripts/test.sh` (CI) is both.
 // Concurrency: REELTIME_TEST_FAST_CONCURRENCY (default 6). The heavy lane runs at least 3 files at once and starts
-// another (up to REELTIME_TEST_HEAVY_MAX, default 5) only while the CPU has been a quarter idle (ADMISSION): on a slow
+// another (up to REELTIME_TEST_HEAVY_MAX, default 3: none) only while the CPU has been a quarter idle (ADMISSION): on a slow
 // 2-core machine it is CPU-bound at 3 (at 4, real-time tests starved and failed while passing alone), on a faster one
 // its files mostly wait (ICE timeouts, recordings of N seconds) and more of them fit. REELTIME_TEST_HEAVY_CONCURRENCY=N
-// runs exactly N at once. REELTIME_TEST_FAST_ALONGSIDE=N (default 2) runs the fast lane beside the heavy one, N files
+// runs exactly N at once. REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files
 // at a time, instead of before it.
 // A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
 // At the end: counts per lane, the ten slowest files and the failed ones; durations are kept in .test-times.json
@@ -46,7 +46,7 @@ const CONCURRENCY = {
 };
 // The heavy lane's admission (above): fixed when REELTIME_TEST_HEAVY_CONCURRENCY is set, else from 3 up to this.
 const HEAVY_ADAPTIVE = !process.env.REELTIME_TEST_HEAVY_CONCURRENCY;
-const HEAVY_MAX = positiveInt('REELTIME_TEST_HEAVY_MAX', 5);
+const HEAVY_MAX = positiveInt('REELTIME_TEST_HEAVY_MAX', 3);
 const ADMISSION = {
   /** Another file starts only when the CPU was at least this idle over the window... */
   idle: 0.25,
@@ -67,7 +67,7 @@ if (!['fast', 'all', 'none'].includes(BATCH)) {
 const BATCHED = { fast: BATCH !== 'none', heavy: BATCH === 'all' };
 // Both lanes at once: the fast lane runs beside the heavy one, this many files at a time, in the CPU the heavy lane's
 // real-time waits leave idle, at a lower CPU priority (0: the fast lane first, then the heavy one).
-const FAST_ALONGSIDE = positiveInt('REELTIME_TEST_FAST_ALONGSIDE', 2, 0);
+const FAST_ALONGSIDE = positiveInt('REELTIME_TEST_FAST_ALONGSIDE', 0, 0);
 // A file still running after this long is killed and counted as failed (one override for both lanes).
 const FILE_TIMEOUT_MS = {
   fast: positiveInt('REELTIME_TEST_FILE_TIMEOUT_MS', 180_000),
