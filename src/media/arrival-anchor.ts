@@ -10,6 +10,9 @@
  * packets went through. The anchor is for the first timestamp ffmpeg gets (`origin`), which after loss repair may
  * be a later keyframe's, and is fixed when first read (a slice's time must not move once given out).
  */
+/** An RTP packet, not RTCP (payload types 200-206 read as 72-78 without the marker bit: RFC 5761's rule). */
+const isRtp = (packet: Buffer): boolean => packet.length >= 12 && !((packet[1]! & 0x7f) >= 72 && (packet[1]! & 0x7f) <= 78);
+
 export class ArrivalAnchor {
   #ssrc: number | undefined;
   #firstTimestamp = 0;
@@ -22,9 +25,7 @@ export class ArrivalAnchor {
 
   /** One packet as received: RTP votes; RTCP (payload types 200-206 by RFC 5761's rule) and another stream do not. */
   observe(packet: Buffer, arrivalMs: number): void {
-    if (this.#fixedMs !== undefined || packet.length < 12) return;
-    const pt = packet[1]! & 0x7f;
-    if (pt >= 72 && pt <= 78) return;
+    if (this.#fixedMs !== undefined || !isRtp(packet)) return;
     const ssrc = packet.readUInt32BE(8);
     const timestamp = packet.readUInt32BE(4);
     if (this.#ssrc === undefined) {
@@ -37,9 +38,7 @@ export class ArrivalAnchor {
 
   /** The packet that goes to ffmpeg first (its timestamp is the files' time 0): the first call counts. */
   origin(packet: Buffer): void {
-    if (this.#originMs !== undefined || this.#ssrc === undefined || packet.length < 12 || packet.readUInt32BE(8) !== this.#ssrc) return;
-    const pt = packet[1]! & 0x7f;
-    if (pt >= 72 && pt <= 78) return;
+    if (this.#originMs !== undefined || this.#ssrc === undefined || !isRtp(packet) || packet.readUInt32BE(8) !== this.#ssrc) return;
     this.#originMs = this.#sinceFirstMs(packet.readUInt32BE(4));
   }
 
