@@ -23,11 +23,16 @@ const ownImportMetaUrl = {
   },
 };
 
-/** Builds the bundle under .tmp/ (inside the checkout, so that node_modules resolves) and returns its path. */
+/**
+ * Builds the bundle under .tmp/ (inside the checkout, so that node_modules resolves) in a folder of its own, and
+ * returns its entry's path (the folder: its dirname). Split into chunks, so that what the sources import lazily
+ * (the S3 and Azure uploaders and their SDKs, BullMQ, esbuild) stays lazy: in one file, esbuild hoists a lazily
+ * imported module's package imports to the top, and every process loaded both SDKs at start (0.6 s of CPU).
+ */
 export async function buildServerBundle() {
-  const dir = join(root, '.tmp', 'test-server-bundle');
+  const dir = join(root, '.tmp', 'test-server-bundle', String(process.pid));
   mkdirSync(dir, { recursive: true });
-  const outfile = join(dir, `reeltime-${process.pid}.mjs`);
+  const outfile = join(dir, 'reeltime.mjs');
   await build({
     stdin: {
       contents: [
@@ -45,7 +50,10 @@ export async function buildServerBundle() {
     target: 'node20',
     packages: 'external',
     tsconfig: join(root, 'tsconfig.json'),
-    outfile,
+    outdir: dir,
+    entryNames: 'reeltime',
+    splitting: true,
+    outExtension: { '.js': '.mjs' },
     sourcemap: 'linked',
     logLevel: 'warning',
     plugins: [ownImportMetaUrl],

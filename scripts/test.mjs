@@ -19,7 +19,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { HEAVY, TIMING_SENSITIVE } from './test-lanes.mjs';
 import { buildServerBundle } from './test-server-bundle.mjs';
 import { startIdleMeter } from './cpu-idle.mjs';
@@ -359,8 +359,7 @@ if (selected.some((f) => laneOf(f) === 'heavy') && process.env.REELTIME_TEST_SER
   const bundle = await buildServerBundle();
   process.env.REELTIME_TEST_SERVER_BUNDLE = bundle;
   process.on('exit', () => {
-    rmSync(bundle, { force: true });
-    rmSync(`${bundle}.map`, { force: true });
+    rmSync(dirname(bundle), { recursive: true, force: true });
   });
 } else delete process.env.REELTIME_TEST_SERVER_BUNDLE;
 const laneMs = {};

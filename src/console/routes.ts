@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { buildSync } from 'esbuild';
 import type { FastifyInstance } from 'fastify';
 import { inlineScriptsOf, pageHeaders } from '../http/index.ts';
 import type { Config } from '../server/config.ts';
@@ -45,16 +44,17 @@ function vendorPath(spec: string): string {
 /**
  * Pure TypeScript of the server (no Node API) as one ES module for the page, so the page and the server share one
  * source: the mix recorder's layout function (the layout preview) and the recording vocabulary (status names).
- * Bundled with esbuild (already there to run the server's TypeScript), on first request.
+ * Bundled with esbuild (already there to run the server's TypeScript), on first request: loaded then, not at start.
  */
 const SHARED_MODULES: Readonly<Record<string, string>> = Object.freeze({
   'mix-layout.mjs': '../media/mix/layout.ts',
   'vocabulary.mjs': '../recording/vocabulary/catalogue.ts',
 });
 
-function bundledModule(source: string): string {
+async function bundledModule(source: string): Promise<string> {
   const entry = new URL(source, import.meta.url).pathname;
-  return buildSync({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', write: false, minify: true, logLevel: 'silent' })
+  const { build } = await import('esbuild');
+  return (await build({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', write: false, minify: true, logLevel: 'silent' }))
     .outputFiles[0]!.text;
 }
 
@@ -99,7 +99,7 @@ export function registerConsoleRoutes(app: FastifyInstance, config: Config): voi
   for (const [name, source] of Object.entries(SHARED_MODULES)) {
     let body: string | undefined;
     app.get(`/console/${name}`, async (_req, reply) => {
-      body ??= bundledModule(source);
+      body ??= await bundledModule(source);
       return reply.headers(noStore).type('text/javascript; charset=utf-8').send(body);
     });
   }

@@ -5,14 +5,7 @@ import type { NotifyModule } from '../notify/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { createAuthenticator, recordingApi, recordingOpenApi, wordRecordingRefusal } from './api/index.ts';
 import { createInProcessDispatcher } from './dispatch/in-process.ts';
-import {
-  createQueueDispatcher,
-  LeaseStore,
-  redisResourceLock,
-  startRecorderWorker,
-  WorkerRegistry,
-  type RecorderWorker,
-} from './dispatch/bullmq/index.ts';
+import type { RecorderWorker } from './dispatch/bullmq/index.ts';
 import type { Dispatcher, Recorder } from './dispatch/types.ts';
 import type { RecordingNotifier } from './notifier.ts';
 import { SessionRuntime } from './runtime/index.ts';
@@ -47,7 +40,7 @@ function rejoinToken(config: ServerContext['config'], appId: string, cname: stri
   return buildRtcTokenWithUid(config.appId, config.appCertificate, cname, Number(uid), 2, REJOIN_TOKEN_SECONDS, REJOIN_TOKEN_SECONDS);
 }
 
-export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): RecordingModule {
+export async function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): Promise<RecordingModule> {
   const log = ctx.log.child({ module: 'recording' });
   const cfg = ctx.config.recording;
   const store = new TaskStore(ctx.database.db);
@@ -55,22 +48,23 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
   // Many processes on one PostgreSQL and one Redis: sessions go through the queue (docs/deployment.md).
   const redisUrl = ctx.config.redis.url;
   const queued = !deps.dispatcher && ctx.redis !== undefined && ctx.bus !== undefined && redisUrl !== undefined && ctx.database.dialect === 'postgres';
-  const leases = new LeaseStore(ctx.database.db);
-  const queueDeps = queued
+  // BullMQ only where sessions go through the queue: the one-process default starts without loading it.
+  const bullmq = queued ? await import('./dispatch/bullmq/index.ts') : undefined;
+  const queueDeps = bullmq
     ? {
-        redisUrl,
+        redisUrl: redisUrl!,
         redisPrefix: ctx.config.redis.prefix,
         bus: ctx.bus!,
         clock: ctx.clock,
         log,
         settings: cfg.dispatch,
-        leases,
-        workers: new WorkerRegistry(ctx.redis!),
+        leases: new bullmq.LeaseStore(ctx.database.db),
+        workers: new bullmq.WorkerRegistry(ctx.redis!),
       }
     : undefined;
   const dispatcher =
     deps.dispatcher ??
-    (queueDeps ? createQueueDispatcher({ ...queueDeps, modes: recorders.map((r) => r.mode) }) : createInProcessDispatcher(recorders));
+    (bullmq && queueDeps ? bullmq.createQueueDispatcher({ ...queueDeps, modes: recorders.map((r) => r.mode) }) : createInProcessDispatcher(recorders));
   const notifier: RecordingNotifier = deps.notify;
   const runtime = new SessionRuntime({
     store,
@@ -78,7 +72,7 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
     log,
     dispatcher,
     notifier,
-    ...(queued ? { shared: { lock: redisResourceLock(ctx.redis!) } } : {}),
+    ...(bullmq ? { shared: { lock: bullmq.redisResourceLock(ctx.redis!) } } : {}),
     journalDir: join(ctx.config.dataDir, 'outbox'),
   });
   let worker: RecorderWorker | undefined;
@@ -127,8 +121,8 @@ export function createRecordingModule(ctx: ServerContext, deps: RecordingDeps): 
       await runtime.replayKept();
       // Sessions live before a restart go back to their recorder (resume); stopping ones end (see docs).
       if (!ctx.roles.has('recorder')) return;
-      if (queueDeps) {
-        worker = startRecorderWorker({
+      if (bullmq && queueDeps) {
+        worker = bullmq.startRecorderWorker({
           ...queueDeps,
           store,
           recorders,

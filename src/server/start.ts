@@ -88,7 +88,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
   const storage = createStorageModule(ctx);
   const notify = createNotifyModule(ctx);
   const channel = createChannelModule(ctx, opts.channel);
-  const recording = createRecordingModule(ctx, {
+  const recording = await createRecordingModule(ctx, {
     notify,
     recorders: opts.recorders ?? defaultRecorders(ctx, { channel, storage, baseUrl: () => url, ...(opts.recorderTestHooks ? { testHooks: opts.recorderTestHooks } : {}) }),
     playbackUrl: storage.playbackUrl,
