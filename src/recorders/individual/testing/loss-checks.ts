@@ -10,6 +10,8 @@ import { FFMPEG_BIN, FFPROBE_BIN } from '../../../media/index.ts';
 
 const run = promisify(execFile);
 const SAME_TIMESTAMP = /non monotonically increasing dts to muxer/;
+/** ffmpeg's log folds a line repeated at once into this one: it is of the kind of the line before it. */
+const REPEATED = /^\s*Last message repeated (\d+) times?$/;
 
 export interface TrackMeasure {
   readonly frames: number;
@@ -52,9 +54,13 @@ export async function measureTrack(playlist: string, frameSec: number): Promise<
     const dec = await run(FFMPEG_BIN, ['-v', 'error', '-i', file, '-f', 'null', '-'], { maxBuffer: 64 * 2 ** 20 }).catch(
       (e: { stderr?: string }) => ({ stderr: e.stderr ?? 'ffmpeg failed' }),
     );
+    let previousWasTimestamp = false;
     for (const l of dec.stderr.split('\n')) {
       if (l.trim() === '') continue;
-      if (SAME_TIMESTAMP.test(l)) timestampWarnings++;
+      const repeated = REPEATED.exec(l);
+      if (repeated && previousWasTimestamp) timestampWarnings += Number(repeated[1]);
+      else if (repeated) errorLines.push(`${name}: ${l}`);
+      else if ((previousWasTimestamp = SAME_TIMESTAMP.test(l))) timestampWarnings++;
       else errorLines.push(`${name}: ${l}`);
     }
   }
