@@ -1,3 +1,8 @@
+import { isRtcp } from '../rtp-payload/index.ts';
+
+/** An RTP packet: a whole header, and not RTCP sharing its port. */
+const isRtp = (packet: Buffer): boolean => packet.length >= 12 && !isRtcp(packet);
+
 /**
  * The wall-clock time of a track's first RTP timestamp, for the slices' UTC times (media/segment-list.ts). Pure.
  *
@@ -10,9 +15,6 @@
  * packets went through. The anchor is for the first timestamp ffmpeg gets (`origin`), which after loss repair may
  * be a later keyframe's, and is fixed when first read (a slice's time must not move once given out).
  */
-/** An RTP packet, not RTCP (payload types 200-206 read as 72-78 without the marker bit: RFC 5761's rule). */
-const isRtp = (packet: Buffer): boolean => packet.length >= 12 && !((packet[1]! & 0x7f) >= 72 && (packet[1]! & 0x7f) <= 78);
-
 export class ArrivalAnchor {
   #ssrc: number | undefined;
   #firstTimestamp = 0;
@@ -23,7 +25,7 @@ export class ArrivalAnchor {
 
   constructor(private readonly clockRate: number) {}
 
-  /** One packet as received: RTP votes; RTCP (payload types 200-206 by RFC 5761's rule) and another stream do not. */
+  /** One packet as received: RTP votes; RTCP and another stream do not. */
   observe(packet: Buffer, arrivalMs: number): void {
     if (this.#fixedMs !== undefined || !isRtp(packet)) return;
     const ssrc = packet.readUInt32BE(8);

@@ -46,25 +46,32 @@ export async function createRecordingModule(ctx: ServerContext, deps: RecordingD
   const store = new TaskStore(ctx.database.db);
   const recorders = deps.recorders ?? [];
   // Many processes on one PostgreSQL and one Redis: sessions go through the queue (docs/deployment.md).
+  const { redis, bus } = ctx;
   const redisUrl = ctx.config.redis.url;
-  const queued = !deps.dispatcher && ctx.redis !== undefined && ctx.bus !== undefined && redisUrl !== undefined && ctx.database.dialect === 'postgres';
+  const shared =
+    !deps.dispatcher && redis !== undefined && bus !== undefined && redisUrl !== undefined && ctx.database.dialect === 'postgres'
+      ? { redis, bus, redisUrl }
+      : undefined;
   // BullMQ only where sessions go through the queue: the one-process default starts without loading it.
-  const bullmq = queued ? await import('./dispatch/bullmq/index.ts') : undefined;
-  const queueDeps = bullmq
-    ? {
-        redisUrl: redisUrl!,
-        redisPrefix: ctx.config.redis.prefix,
-        bus: ctx.bus!,
-        clock: ctx.clock,
-        log,
-        settings: cfg.dispatch,
-        leases: new bullmq.LeaseStore(ctx.database.db),
-        workers: new bullmq.WorkerRegistry(ctx.redis!),
-      }
+  const queue = shared
+    ? await import('./dispatch/bullmq/index.ts').then((bullmq) => ({
+        bullmq,
+        lock: bullmq.redisResourceLock(shared.redis),
+        deps: {
+          redisUrl: shared.redisUrl,
+          redisPrefix: ctx.config.redis.prefix,
+          bus: shared.bus,
+          clock: ctx.clock,
+          log,
+          settings: cfg.dispatch,
+          leases: new bullmq.LeaseStore(ctx.database.db),
+          workers: new bullmq.WorkerRegistry(shared.redis),
+        },
+      }))
     : undefined;
   const dispatcher =
     deps.dispatcher ??
-    (bullmq && queueDeps ? bullmq.createQueueDispatcher({ ...queueDeps, modes: recorders.map((r) => r.mode) }) : createInProcessDispatcher(recorders));
+    (queue ? queue.bullmq.createQueueDispatcher({ ...queue.deps, modes: recorders.map((r) => r.mode) }) : createInProcessDispatcher(recorders));
   const notifier: RecordingNotifier = deps.notify;
   const runtime = new SessionRuntime({
     store,
@@ -72,7 +79,7 @@ export async function createRecordingModule(ctx: ServerContext, deps: RecordingD
     log,
     dispatcher,
     notifier,
-    ...(bullmq ? { shared: { lock: bullmq.redisResourceLock(ctx.redis!) } } : {}),
+    ...(queue ? { shared: { lock: queue.lock } } : {}),
     journalDir: join(ctx.config.dataDir, 'outbox'),
   });
   let worker: RecorderWorker | undefined;
@@ -121,9 +128,9 @@ export async function createRecordingModule(ctx: ServerContext, deps: RecordingD
       await runtime.replayKept();
       // Sessions live before a restart go back to their recorder (resume); stopping ones end (see docs).
       if (!ctx.roles.has('recorder')) return;
-      if (bullmq && queueDeps) {
-        worker = bullmq.startRecorderWorker({
-          ...queueDeps,
+      if (queue) {
+        worker = queue.bullmq.startRecorderWorker({
+          ...queue.deps,
           store,
           recorders,
           reportFor: (task, fence) => runtime.reportFor(task, fence),

@@ -9,7 +9,7 @@
  *   treats a frame of length 0 as lost and conceals it (RFC 6716 §4.4 / ffmpeg's native decoder: PLC), so the track
  *   keeps its length and the A/V sync.
  */
-import { readRtpHeader } from '../mix/live/rtp-header.ts';
+import { readRtpHeader } from '../../rtp-payload/index.ts';
 import type { RtpCodecName } from '../sdp.ts';
 import { DEFAULT_JITTER_BOUNDS, JitterBuffer, type JitterBounds, type JitterOutput, type JitterStats } from './jitter-buffer.ts';
 import { frameIsKey } from '../../rtp-payload/index.ts';

@@ -13,7 +13,7 @@ import { MIX_SAMPLE_RATE } from '../audio-profile.ts';
 import type { RtpTrackDescription } from '../../sdp.ts';
 import { OggOpusWriter, opusPacketSamples } from './ogg-opus.ts';
 import { PipeDecoderProcess } from './pipe-decoder.ts';
-import { readRtpHeader } from './rtp-header.ts';
+import { readRtpHeader } from '../../../rtp-payload/index.ts';
 import type { SenderClock } from './sender-clock.ts';
 
 export interface UserAudioDecoderOptions {

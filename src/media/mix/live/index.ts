@@ -5,7 +5,6 @@ export { FrameClock } from './frame-clock.ts';
 export { MixEncoder, mixEncoderArgs, type MixEncoderEvents, type MixEncoderOptions } from './mix-encoder.ts';
 export { MixEngine, type MixEngineOptions, type MixImages, type MixOutputFrame, NO_MIX_IMAGES } from './mix-engine.ts';
 export { MIX_SLICE_SUBDIR, type MixMediaKind, MixPipeline, type MixPipelineEvents, type MixPipelineOptions } from './mix-pipeline.ts';
-export { isRtcp, readRtpHeader, type RtpHeaderFields } from './rtp-header.ts';
 export { LateSenderClock, ntpToUnixMs, rtpTimestampDelta, SenderClock, type SenderReport, senderReportOf, unixMsToNtp } from './sender-clock.ts';
 export { UserVideoDecoder, type UserVideoDecoderOptions } from './video-decoder.ts';
 export { decodeSize, h264SpsSize, keyframeSize, type VideoSize, vp8KeyframeSize } from './video-size.ts';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { runFfmpeg } from '../../ffmpeg.ts';
 import { OggOpusWriter, oggCrc, opusPacketSamples } from './ogg-opus.ts';
-import { readRtpHeader } from './rtp-header.ts';
+import { readRtpHeader } from '../../../rtp-payload/index.ts';
 import { startRtpSource } from './testing/rtp-source.ts';
 import { waitUntil } from '../../../testing/wait.ts';
 

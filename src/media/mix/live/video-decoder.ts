@@ -16,7 +16,7 @@ import { rmSync } from 'node:fs';
 import { FrameSocketReader, frameSocketPath } from './frame-socket.ts';
 import { BatchHold } from './batch-hold.ts';
 import { type DecoderSlot, type RtpDecoderProcess, safeName, startDecoderSlot } from './rtp-decoder.ts';
-import { readRtpHeader } from './rtp-header.ts';
+import { readRtpHeader } from '../../../rtp-payload/index.ts';
 import { rtpTimestampDelta, type SenderClock } from './sender-clock.ts';
 import { decodeSize, drawnSize, keyframeSize, type VideoSize } from './video-size.ts';
 

@@ -54,14 +54,13 @@ export async function measureTrack(playlist: string, frameSec: number): Promise<
     const dec = await run(FFMPEG_BIN, ['-v', 'error', '-i', file, '-f', 'null', '-'], { maxBuffer: 64 * 2 ** 20 }).catch(
       (e: { stderr?: string }) => ({ stderr: e.stderr ?? 'ffmpeg failed' }),
     );
-    let previousWasTimestamp = false;
+    let lastWasTimestamp = false;
     for (const l of dec.stderr.split('\n')) {
       if (l.trim() === '') continue;
       const repeated = REPEATED.exec(l);
-      if (repeated && previousWasTimestamp) timestampWarnings += Number(repeated[1]);
-      else if (repeated) errorLines.push(`${name}: ${l}`);
-      else if ((previousWasTimestamp = SAME_TIMESTAMP.test(l))) timestampWarnings++;
-      else errorLines.push(`${name}: ${l}`);
+      if (!repeated) lastWasTimestamp = SAME_TIMESTAMP.test(l);
+      if (!lastWasTimestamp) errorLines.push(`${name}: ${l}`);
+      else timestampWarnings += repeated ? Number(repeated[1]) : 1;
     }
   }
   return { frames, slotSec, sampleRate, decodeErrors: errorLines.length, errorLines: errorLines.slice(0, 5), timestampWarnings };

@@ -8,7 +8,7 @@ import { FfmpegProcess } from '../../../ffmpeg.ts';
 import type { RtpTrackDescription } from '../../../sdp.ts';
 import type { GeneratorOptions } from '../../../testing/rtp-generator.ts';
 import type { MixPipeline } from '../mix-pipeline.ts';
-import { isRtcp, readRtpHeader } from '../rtp-header.ts';
+import { isRtcp, readRtpHeader } from '../../../../rtp-payload/index.ts';
 import { rtpTimestampDelta, type SenderReport, senderReportOf, unixMsToNtp } from '../sender-clock.ts';
 
 function once(fn: () => Promise<void>): () => Promise<void> {

@@ -1,4 +1,4 @@
-/** The RTP header fields the mix decoders look at (RFC 3550 §5.1), read from a packet as received. Pure. */
+/** The RTP header fields the recorder looks at (RFC 3550 §5.1), read from a packet as received. Pure. */
 
 export interface RtpHeaderFields {
   readonly payloadType: number;
@@ -34,7 +34,10 @@ export function readRtpHeader(packet: Uint8Array): RtpHeaderFields | undefined {
   };
 }
 
-/** RTCP packet types 200–204 share the first byte layout with RTP; the second byte tells them apart (RFC 5761 §4). */
+/**
+ * RTCP on a port shared with RTP: packet types 200-206 (SR, RR, SDES, BYE, APP, transport and payload feedback) share
+ * the first byte's layout with RTP; the second byte tells them apart (RFC 5761 §4).
+ */
 export function isRtcp(packet: Uint8Array): boolean {
-  return packet.length >= 2 && packet[1]! >= 200 && packet[1]! <= 204;
+  return packet.length >= 2 && packet[1]! >= 200 && packet[1]! <= 206;
 }
