@@ -1,5 +1,5 @@
 import { RTCPeerConnection, useFIR, useH264, useNACK, useOPUS, usePLI, useVP8 } from 'werift';
-import { gatheringComplete, loopbackClientConfig, rtxCodec, tolerateRepeatedHelloVerify } from '../webrtc/index.ts';
+import { gatheringComplete, loopbackClientConfig, rtxCodec, guardDtlsHandshake } from '../webrtc/index.ts';
 import { sharedLoopbackStun } from './loopback-stun.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import { deleteSession, postOffer } from './whip-http.ts';
@@ -27,7 +27,7 @@ export async function loopbackPeer(
 /** Creates the offer and waits for gathering, so the POSTed offer carries its candidates (no trickle needed). */
 async function completeOffer(pc: RTCPeerConnection): Promise<string> {
   await pc.setLocalDescription(await pc.createOffer());
-  tolerateRepeatedHelloVerify(pc);
+  guardDtlsHandshake(pc);
   await gatheringComplete(pc);
   return pc.localDescription!.sdp;
 }

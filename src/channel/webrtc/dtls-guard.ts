@@ -3,20 +3,23 @@ import type { DtlsSocket, RTCDtlsTransport, RTCPeerConnection } from 'werift';
 type Handshakes = Parameters<DtlsSocket['onHandleHandshakes']>[0];
 
 const HELLO_VERIFY_REQUEST = 3;
+const CLIENT_KEY_EXCHANGE = 16;
 /** werift's DTLS client flight that answers a HelloVerifyRequest (ClientHello with the cookie). */
 const FLIGHT_3 = 3;
+/** The client's flight that carries its ClientKeyExchange, as werift's server files it in the handshake cache. */
+const FLIGHT_5 = 5;
+/** werift's `SessionType.SERVER`. */
+const SERVER = 2;
 
 const guarded = new WeakSet<RTCDtlsTransport>();
 
 /**
- * werift's DTLS client fails the handshake on a second HelloVerifyRequest. One arrives whenever its ClientHello
- * was retransmitted (500 ms without an answer, e.g. a busy event loop) and the server answered both copies, as
- * werift's server does. RFC 6347 section 4.2.1 has the client go on; here the repeat is dropped, since the client
- * already retransmits its cookie ClientHello on its own timer (docs/channel.md, "werift workarounds").
+ * Works around two werift DTLS handshake bugs (docs/channel.md, "werift workarounds"): the client failing on a
+ * repeated HelloVerifyRequest, and the server deriving the wrong keys from a retransmitted flight 5.
  * Call after the peer's transports exist (after setLocalDescription or setRemoteDescription) and before ICE
  * connects; the socket is wrapped when the transport creates it.
  */
-export function tolerateRepeatedHelloVerify(pc: RTCPeerConnection): void {
+export function guardDtlsHandshake(pc: RTCPeerConnection): void {
   for (const t of pc.dtlsTransports) guard(t);
 }
 
@@ -30,13 +33,52 @@ function guard(t: RTCDtlsTransport): void {
     get: () => socket,
     set: (s: DtlsSocket | undefined) => {
       socket = s;
-      if (s) dropRepeatedHelloVerify(s);
+      if (s) wrapHandshakes(s);
     },
   });
 }
 
-function dropRepeatedHelloVerify(s: DtlsSocket): void {
+function wrapHandshakes(s: DtlsSocket): void {
   const handle = s.onHandleHandshakes;
-  s.onHandleHandshakes = (assembled: Handshakes) =>
-    handle(assembled.filter((h) => !(h.msg_type === HELLO_VERIFY_REQUEST && s.dtls.flight >= FLIGHT_3)));
+  s.onHandleHandshakes = (assembled: Handshakes) => {
+    const kept = dropRepeatedHelloVerify(s, assembled);
+    return s.sessionType === SERVER ? hashUpToKeyExchange(s, kept, handle) : handle(kept);
+  };
+}
+
+/**
+ * werift's client fails the handshake on a second HelloVerifyRequest. One arrives whenever its ClientHello was
+ * retransmitted (500 ms without an answer, e.g. a busy event loop) and the server answered both copies, as werift's
+ * server does. RFC 6347 section 4.2.1 has the client go on; the client already retransmits its cookie ClientHello
+ * on its own timer, so the repeat is dropped.
+ */
+function dropRepeatedHelloVerify(s: DtlsSocket, assembled: Handshakes): Handshakes {
+  return assembled.filter((h) => !(h.msg_type === HELLO_VERIFY_REQUEST && s.dtls.flight >= FLIGHT_3));
+}
+
+/**
+ * werift's server derives the extended master secret (RFC 7627) from every client flight-5 message it holds when a
+ * ClientKeyExchange arrives, and does so again for each retransmitted copy. When the client retransmits flight 5
+ * (its Finished was lost), the CertificateVerify of the first copy, which follows the ClientKeyExchange, is already
+ * held and enters the hash: the keys differ from the client's, every Finished fails to decrypt and the peer never
+ * connects. The session hash stops at the ClientKeyExchange, so the later messages are hidden while werift handles
+ * it. werift computes the keys synchronously, before its handler's first await, so they are back in the cache at
+ * once.
+ */
+function hashUpToKeyExchange(s: DtlsSocket, assembled: Handshakes, handle: (h: Handshakes) => Promise<void>): Promise<void> {
+  const keyExchange = assembled.find((h) => h.msg_type === CLIENT_KEY_EXCHANGE);
+  if (!keyExchange) return handle(assembled);
+  // One record's handshakes come sorted by type, a CertificateVerify (15) before the ClientKeyExchange (16): hand
+  // them over in the client's order.
+  const inOrder = [...assembled].sort((a, b) => a.message_seq - b.message_seq);
+  const cached = s.dtls.handshakeCache[FLIGHT_5];
+  if (!cached) return handle(inOrder);
+  const held = cached.data;
+  cached.data = held.filter((h) => h.message_seq <= keyExchange.message_seq);
+  try {
+    return handle(inOrder);
+  } finally {
+    const added = cached.data.filter((h) => !held.some((o) => o.msg_type === h.msg_type));
+    cached.data = [...held, ...added];
+  }
 }

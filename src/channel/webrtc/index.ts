@@ -1,4 +1,4 @@
-export { tolerateRepeatedHelloVerify } from './dtls-guard.ts';
+export { guardDtlsHandshake } from './dtls-guard.ts';
 export { firPacket, onFir } from './fir.ts';
 export { gatheringComplete } from './ice-gathering.ts';
 export { loopbackClientConfig, rtxCodec, serverPeerConfig } from './peer-config.ts';

@@ -1,5 +1,5 @@
 import type { RTCPeerConnection } from 'werift';
-import { tolerateRepeatedHelloVerify } from './dtls-guard.ts';
+import { guardDtlsHandshake } from './dtls-guard.ts';
 import { ChannelError } from '../errors.ts';
 import { gatheringComplete } from './ice-gathering.ts';
 import { keepCandidates, offsetCandidatePorts } from './sdp.ts';
@@ -13,7 +13,7 @@ export async function answerOffer(pc: RTCPeerConnection, offer: string, addresse
     await pc.setRemoteDescription({ type: 'offer', sdp: offer });
     const answer = await pc.createAnswer();
     await pc.setLocalDescription(answer);
-    tolerateRepeatedHelloVerify(pc);
+    guardDtlsHandshake(pc);
   } catch (e) {
     throw new ChannelError('negotiation_failed', `the offer could not be negotiated: ${(e as Error).message}`);
   }
