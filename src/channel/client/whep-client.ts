@@ -1,6 +1,8 @@
 import { RtcpSrPacket, type RTCPeerConnection, type RtpPacket } from 'werift';
+import { systemClock } from '../../clock/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import type { MediaKind } from '../membership/index.ts';
+import { ChannelTraffic, ReceiveFeedback } from '../webrtc/index.ts';
 import { connected, loopbackPeer, openSession, type VideoCodecName } from './peer.ts';
 
 export interface WhepSubscribeOptions {
@@ -24,6 +26,11 @@ export interface WhepSubscriber {
   /** Received packets, oldest first (up to `keep`). */
   readonly packets: { readonly audio: RtpPacket[]; readonly video: RtpPacket[] };
   readonly counts: { audio: number; video: number };
+  /**
+   * Its loss repair towards the node (`nack.out`, `unrepaired`, `duplicates`, `pli.out`, `rtx.in`): the same
+   * counters as the node's, seen from this receiver.
+   */
+  readonly repair: ChannelTraffic;
   readonly ready: Promise<void>;
   onRtp(cb: (kind: MediaKind, packet: RtpPacket) => void): void;
   /** The SFU's RTCP sender reports per kind: the publisher's NTP time ↔ this subscriber's RTP timestamps. */
@@ -45,6 +52,14 @@ export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSub
   const listeners: ((kind: MediaKind, p: RtpPacket) => void)[] = [];
   const waiters = new Set<() => void>();
   const reportListeners: ((kind: MediaKind, r: RtcpSrPacket) => void)[] = [];
+  // NACKs as the node sends them to its publishers (werift's own receiver gives a gap up after 50 ms, less than one
+  // round trip through a lossy link), and a PLI for a video packet given up.
+  const repair = new ChannelTraffic();
+  const ssrcs = new Map<MediaKind, number>();
+  const feedback = new ReceiveFeedback(systemClock, repair, (kind) => {
+    const ssrc = ssrcs.get(kind);
+    if (ssrc !== undefined) feedback.sendKeyframeRequest(kind, ssrc, 'pli');
+  });
   for (const kind of opts.kinds ?? ['audio', 'video']) {
     const t = pc.addTransceiver(kind, { direction: 'recvonly' });
     t.receiver.onRtcp.subscribe((p) => {
@@ -54,6 +69,9 @@ export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSub
   pc.onTrack.subscribe((track) => {
     const kind = track.kind as MediaKind;
     track.onReceiveRtp.subscribe((p) => {
+      ssrcs.set(kind, p.header.ssrc);
+      // A second copy of a packet (a repair sent twice) is not passed on.
+      if (!feedback.observe(kind, p)) return;
       counts[kind]++;
       if (packets[kind].length < keep) packets[kind].push(p);
       for (const l of listeners) l(kind, p);
@@ -61,6 +79,8 @@ export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSub
     });
   });
   const session = await openSession(pc, opts.endpoint, opts.token, opts.policy);
+  // Negotiated now, and no media yet (ICE and DTLS come after the answer).
+  for (const t of pc.getTransceivers()) feedback.attach(t);
   const codecs = new Map<MediaKind, string>();
   for (const t of pc.getTransceivers()) {
     const c = t.codecs[0];
@@ -72,6 +92,7 @@ export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSub
     codecs,
     packets,
     counts,
+    repair,
     ready: connected(pc),
     onRtp: (cb) => void listeners.push(cb),
     onSenderReport: (cb) => void reportListeners.push(cb),
@@ -91,6 +112,9 @@ export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSub
         waiters.add(check);
       });
     },
-    close: session.close,
+    close: async () => {
+      feedback.close();
+      await session.close();
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { RtcpSrPacket, type MediaStreamTrack, type RTCRtpTransceiver } from 'werift';
-import { PublisherFeedback } from './publish-feedback.ts';
+import { ReceiveFeedback } from './receive-feedback.ts';
 import type { MediaKind, TrackInfo } from '../membership/index.ts';
 import { TrackFanout } from './forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
@@ -14,13 +14,13 @@ export interface PublishSessionOptions extends PeerSessionOptions {
 export class PublishSession extends PeerSession {
   readonly tracks = new Map<MediaKind, TrackFanout>();
   #lastRtpAt: number;
-  readonly #feedback: PublisherFeedback;
+  readonly #feedback: ReceiveFeedback;
 
   constructor(private readonly opts: PublishSessionOptions) {
     super(opts);
     this.#lastRtpAt = opts.clock.now();
     // A video packet given up after its NACKs leaves the frames after it undecodable: ask for a keyframe.
-    this.#feedback = new PublisherFeedback(opts.clock, opts.traffic, (kind) => this.tracks.get(kind)?.requestKeyframe());
+    this.#feedback = new ReceiveFeedback(opts.clock, opts.traffic, (kind) => this.tracks.get(kind)?.requestKeyframe());
     const seen = new Set<string>();
     const kinds = new Set<string>();
     this.pc.onTrack.subscribe((track) => {

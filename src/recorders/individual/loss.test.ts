@@ -190,26 +190,26 @@ test('5 % uplink loss through the relay: the recording keeps ≥ 99.5 % of the c
   assert.ok(metric(metrics, 'reeltime_recorder_rtp_repaired_total', 'video') > 0, 'video retransmissions used, in /metrics');
 });
 
-test('a remote recorder (WHEP) with 5 % loss on its hop from the node: audio concealed, video freezes at most, no decode error', async (t) => {
-  const { results, metrics, whepRelay, maxStallMs } = await recordThroughRelays([{ name: 'clean uplink', uplink: {}, uidBase: 400 }], { whep: { downlink: { loss: 0.05 } } });
+test('a remote recorder (WHEP) with 5 % loss and 60 ms of delay on its hop from the node: every packet repaired, ≥ 99.5 % of the frames, no decode error', async (t) => {
+  const { results, metrics, whepRelay, maxStallMs } = await recordThroughRelays([{ name: 'clean uplink', uplink: {}, uidBase: 400 }], { whep: { downlink: { loss: 0.05, delayMs: 60 } } });
   const down = whepRelay!.counters.downstream;
   assert.ok(down.dropped.random > 0.03 * down.packetsIn, `WHEP relay: ${JSON.stringify(down)}`);
+  t.diagnostic(`recorder: video packets repaired ${metric(metrics, 'reeltime_recorder_rtp_repaired_total', 'video')}, lost for good ${metric(metrics, 'reeltime_recorder_rtp_lost_total', 'video')}; audio lost for good ${metric(metrics, 'reeltime_recorder_rtp_lost_total', 'audio')}`);
   for (const codec of CODECS) {
     const r = results.get(`clean uplink/${codec}`)!;
     noDecodeError(r, `WHEP 5 % ${codec}`);
-    // No clean twin here (every WHEP session goes through the lossy relay): frame slots within the slices. Audio
-    // keeps all of them (concealment). Video keeps all of them when every hole was retransmitted in time; a packet
-    // lost for good freezes it until the replay publisher's next keyframe (it does not answer the keyframe request;
-    // 2 s GOP), which a loaded machine makes happen (late retransmissions), hence 80 % (two such freezes in 20 s) and
-    // the figure printed. 0.8945 was seen in a fresh-clone run at 3 files at once: the recorder's WHEP peer is a
-    // werift receiver, which stops NACKing a hole after a short window (issue 27, not fixed).
+    // No clean twin here (every WHEP session goes through the lossy relay): frame slots within the slices. A packet
+    // lost for good would freeze the video until the replay publisher's next keyframe (2 s GOP: 10 % of 20 s). The
+    // recorder's WHEP peer NACKs as the node does (webrtc/receive-feedback.ts), again every round trip for 1 s; with
+    // werift's own receiver (a gap NACKed for 50 ms, less than this hop's round trip, then forgotten), 10 % loss
+    // here lost 2 video packets for good (VP8 kept 0.90 of its slots) and 135 audio packets, against 0 with it.
     const video = keptByPts(r.video, 1 / FPS);
     t.diagnostic(`WHEP 5 % ${codec}: video kept ${video.toFixed(4)} of its frame slots (event loop stalled up to ${maxStallMs.toFixed(0)} ms)`);
     // This process (publishers, relays, node, recorder) stalling for longer than the recorder's shortest hold makes
     // the node's sockets drop packets and retransmissions come late on every stream, lossy or not (the first test's
     // clean control shows it): then the video figure says nothing about the repair.
-    if (video < 0.8 && maxStallMs > STALL_LIMIT_MS) t.diagnostic(`WHEP 5 % ${codec}: video below 80 % (not failed: the process stalled)`);
-    else assert.ok(video >= 0.8, `WHEP 5 % ${codec}: video ${video} of its frame slots`);
+    if (video < 0.995 && maxStallMs > STALL_LIMIT_MS) t.diagnostic(`WHEP 5 % ${codec}: video below 99.5 % (not failed: the process stalled)`);
+    else assert.ok(video >= 0.995, `WHEP 5 % ${codec}: video ${video} of its frame slots`);
     assert.ok(keptByPts(r.audio, 0) >= 0.995, `WHEP 5 % ${codec}: audio ${keptByPts(r.audio, 0)} of its frame slots`);
   }
   // The node answers the recorder's NACKs for Opus too; an audio packet lost for good is concealed.

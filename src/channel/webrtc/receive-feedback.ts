@@ -32,12 +32,14 @@ interface Track {
 const raw = (bytes: Buffer): RtcpPacket => ({ serialize: () => bytes }) as unknown as RtcpPacket;
 
 /**
- * What the SFU tells one publisher about the packets it receives (docs/channel.md, "Loss on each hop"): NACKs for
- * gaps (`NackTracker`: at once, again every measured round trip, until a repair can no longer arrive within 500
- * ms), a keyframe request when a video packet is given up (`onUnrepairable`), transport-wide congestion control
- * feedback every 50 ms when the publisher numbers its packets (Chromium does), and PLI/FIR on request.
+ * What a receiving peer tells the sender about the packets it receives (docs/channel.md, "Loss on each hop"): NACKs
+ * for gaps (`NackTracker`: at once, again every measured round trip, until a repair can no longer arrive within its
+ * deadline), a keyframe request when a video packet is given up (`onUnrepairable`), transport-wide congestion
+ * control feedback every 50 ms when the sender numbers its packets (Chromium does), and PLI/FIR on request. Two
+ * receivers use it: the SFU for each publisher (`PublishSession`), and the WHEP client (remote recorders, viewers
+ * of the tests and benches) for the node's stream.
  */
-export class PublisherFeedback {
+export class ReceiveFeedback {
   readonly #tracks = new Map<MediaKind, Track>();
   readonly #twcc = new TwccFeedback();
   #twccUsed = false;
