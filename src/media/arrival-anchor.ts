@@ -38,10 +38,10 @@ export class ArrivalAnchor {
     if (this.#earliestMs === undefined || vote < this.#earliestMs) this.#earliestMs = vote;
   }
 
-  /** The packet that goes to ffmpeg first (its timestamp is the files' time 0): the first call counts. */
-  origin(packet: Buffer): void {
-    if (this.#originMs !== undefined || this.#ssrc === undefined || !isRtp(packet) || packet.readUInt32BE(8) !== this.#ssrc) return;
-    this.#originMs = this.#sinceFirstMs(packet.readUInt32BE(4));
+  /** The RTP timestamp that is the files' time 0 (what ffmpeg got first, of stream `ssrc`): the first call counts. */
+  origin(ssrc: number, timestamp: number): void {
+    if (this.#originMs !== undefined || this.#ssrc === undefined || ssrc !== this.#ssrc) return;
+    this.#originMs = this.#sinceFirstMs(timestamp);
   }
 
   /** Signed 32-bit difference, in ms: a reordered packet from before the first one counts too. */

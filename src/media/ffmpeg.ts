@@ -5,7 +5,7 @@
  * time.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { spawnChild, stopChild, watchChild } from '../process/index.ts';
 
 /** ffmpeg and ffprobe are found on PATH (docs/configuration.md): PATH is how an operator picks another build. */
@@ -23,6 +23,8 @@ export interface FfmpegExit {
 export interface FfmpegOptions {
   /** Extra pipes beyond stdio 0..2, readable from the parent (fd 3, 4, ...). */
   readonly extraPipes?: number;
+  /** ffmpeg reads its input from stdin (`-i pipe:0`); else stdin is closed. */
+  readonly stdin?: boolean;
   readonly cwd?: string;
   /** Bytes of stderr kept for diagnostics. */
   readonly stderrLimit?: number;
@@ -38,7 +40,7 @@ export class FfmpegProcess {
     opts: FfmpegOptions = {},
   ) {
     const extra = opts.extraPipes ?? 0;
-    const stdio: ('ignore' | 'pipe')[] = ['ignore', 'ignore', 'pipe', ...Array<'pipe'>(extra).fill('pipe')];
+    const stdio: ('ignore' | 'pipe')[] = [opts.stdin ? 'pipe' : 'ignore', 'ignore', 'pipe', ...Array<'pipe'>(extra).fill('pipe')];
     this.child = spawnChild(FFMPEG_BIN, ['-hide_banner', '-nostdin', ...args], { stdio, cwd: opts.cwd });
     this.exited = watchChild(this.child, { stderrLimit: opts.stderrLimit ?? 8192, settleOn: 'close' }).then(
       ({ code, signal, stderrTail }) => {
@@ -46,6 +48,13 @@ export class FfmpegProcess {
         return Object.freeze({ code, signal, clean, stderrTail });
       },
     );
+  }
+
+  /** ffmpeg's stdin, when asked for in the options. */
+  stdin(): Writable {
+    const s = this.child.stdin;
+    if (!s) throw new Error('ffmpeg was started without a stdin pipe');
+    return s;
   }
 
   /** fd 3, 4, ... as passed in extraPipes. */

@@ -48,7 +48,7 @@ test('a stop while binding keeps holding, sends the held packets on the bind, th
   assert.deepEqual(r.state, { kind: 'stopping', bound: true });
   assert.ok(isBound(r.state), 'the BYE goes to a bound port');
   assert.deepEqual(kinds(r.effects), ['hold', 'flush-held', 'send']);
-  const end = run(r.state, { kind: 'stopped' }, { kind: 'stop' }, packet, { kind: 'exited', exit: crash, idleMs: 0 });
+  const end = run(r.state, { kind: 'stopped' }, { kind: 'stop' }, packet, { kind: 'exited', exit: crash, idleMs: 0, inputTimedOut: false });
   assert.deepEqual(end.state, { kind: 'ended', by: 'stop' });
   assert.deepEqual(kinds(end.effects), ['finish'], 'the exit after stop() is stop()\'s: not reported as a crash');
   // A stop during start gives the port back when the socket opens.
@@ -57,15 +57,15 @@ test('a stop while binding keeps holding, sends the held packets on the bind, th
 });
 
 test('ffmpeg ending on its own ends the pipeline once, told apart as a quiet input or a failure; later packets are dropped', () => {
-  const crashed = run({ kind: 'running' }, { kind: 'exited', exit: crash, idleMs: INPUT_TIMEOUT_MS });
+  const crashed = run({ kind: 'running' }, { kind: 'exited', exit: crash, idleMs: INPUT_TIMEOUT_MS, inputTimedOut: false });
   assert.deepEqual(crashed.state, { kind: 'ended', by: 'exit' });
   assert.deepEqual(crashed.effects, [{ kind: 'ended-alone', end: 'failure', exit: crash, idleMs: INPUT_TIMEOUT_MS }]);
-  const after = run(crashed.state, packet, { kind: 'stop' }, { kind: 'exited', exit: crash, idleMs: 0 });
+  const after = run(crashed.state, packet, { kind: 'stop' }, { kind: 'exited', exit: crash, idleMs: 0, inputTimedOut: false });
   assert.deepEqual(after.effects, []);
-  const timedOut = run({ kind: 'running' }, { kind: 'exited', exit: quiet, idleMs: INPUT_TIMEOUT_MS + 100 });
+  const timedOut = run({ kind: 'running' }, { kind: 'exited', exit: quiet, idleMs: INPUT_TIMEOUT_MS + 100, inputTimedOut: true });
   assert.deepEqual(kinds(timedOut.effects), ['ended-alone']);
   assert.equal((timedOut.effects[0] as Extract<SlicerEffect, { kind: 'ended-alone' }>).end, 'inputTimeout');
   // Ended while binding: the held packets go nowhere.
-  const duringBind = run({ kind: 'binding' }, { kind: 'exited', exit: crash, idleMs: 0 }, { kind: 'bound' });
+  const duringBind = run({ kind: 'binding' }, { kind: 'exited', exit: crash, idleMs: 0, inputTimedOut: false }, { kind: 'bound' });
   assert.deepEqual(duringBind.effects.at(-1), { kind: 'flush-held', send: false });
 });

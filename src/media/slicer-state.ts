@@ -29,8 +29,11 @@ export type SlicerInput =
   | { readonly kind: 'stop' }
   /** stop()'s end of stream is done (BYE or signals). */
   | { readonly kind: 'stopped' }
-  /** ffmpeg exited; `idleMs`: how long the pipeline had been without a packet. */
-  | { readonly kind: 'exited'; readonly exit: FfmpegExit; readonly idleMs: number };
+  /**
+   * ffmpeg exited; `idleMs`: how long the pipeline had been without a packet; `inputTimedOut`: its input ended for
+   * want of packets (ffmpeg's RTP reader said so, or the pipeline closed a piped input after INPUT_TIMEOUT_MS).
+   */
+  | { readonly kind: 'exited'; readonly exit: FfmpegExit; readonly idleMs: number; readonly inputTimedOut: boolean };
 
 export type SlicerEffect =
   /** Spawn ffmpeg and wait for its bind; `awaited`: start() waits for it (else a packet started it). */
@@ -65,18 +68,22 @@ export const INPUT_SDP = 'input.sdp';
 /** Why a slicer's ffmpeg ended on its own. */
 export type SlicerEnd = 'inputTimeout' | 'failure';
 
+/** Whether ffmpeg's RTP/SDP reader ended its input for want of packets (`<sdpName>: Connection timed out`). */
+export function ffmpegSaysInputTimedOut(exit: FfmpegExit, sdpName: string): boolean {
+  return exit.stderrTail.split('\n').some((l) => l.trim().endsWith(`${sdpName}: Connection timed out`));
+}
+
 /**
  * Decides whether ffmpeg ended on its own because its input had no packet for its timeout (a clean end of the
  * stream) or because something broke. All of these must hold for the former: a normal exit (code 0, no signal),
- * ffmpeg's own word that the input timed out (`<sdpName>: Connection timed out`), no sign of an output fault, and
- * the pipeline itself saw no packet for the timeout (so a timeout while packets were being sent, meaning the
- * loopback path broke, is still a failure). Anything else (crash, signal, bad exit, write error) is a failure.
+ * the input's own word that it timed out (`inputTimedOut`), no sign of an output fault, and the pipeline itself saw
+ * no packet for the timeout (so a timeout while packets were being sent, meaning the loopback path broke, is still
+ * a failure). Anything else (crash, signal, bad exit, write error) is a failure.
  */
-export function slicerEnd(exit: FfmpegExit, idleMs: number, sdpName: string): SlicerEnd {
+export function slicerEnd(exit: FfmpegExit, idleMs: number, inputTimedOut: boolean): SlicerEnd {
   if (exit.code !== 0 || exit.signal !== null) return 'failure';
   const lines = exit.stderrTail.split('\n').map((l) => l.trim());
-  const timedOut = lines.some((l) => l.endsWith(`${sdpName}: Connection timed out`));
-  if (!timedOut || lines.some((l) => OUTPUT_FAULT.test(l))) return 'failure';
+  if (!inputTimedOut || lines.some((l) => OUTPUT_FAULT.test(l))) return 'failure';
   return idleMs >= INPUT_TIMEOUT_MS - INPUT_TIMEOUT_SLACK_MS ? 'inputTimeout' : 'failure';
 }
 
@@ -134,7 +141,7 @@ export function stepSlicer(s: SlicerState, input: SlicerInput): SlicerStep {
       if (isStoppedOrEnded(s)) return stay(s);
       return {
         state: { kind: 'ended', by: 'exit' },
-        effects: [{ kind: 'ended-alone', end: slicerEnd(input.exit, input.idleMs, INPUT_SDP), exit: input.exit, idleMs: input.idleMs }],
+        effects: [{ kind: 'ended-alone', end: slicerEnd(input.exit, input.idleMs, input.inputTimedOut), exit: input.exit, idleMs: input.idleMs }],
       };
   }
 }

@@ -1,13 +1,12 @@
 /**
  * One received track of one user → closed slices on local disk, without transcoding video.
- * RTP goes to ffmpeg over loopback UDP (a generated SDP); ffmpeg's segment muxer cuts slices per the slice
- * policy and reports each closed slice on fd 3; optional JPEG snapshots come out of the same process.
- * Packets that arrive before ffmpeg has bound its port are held (bounded) and then replayed, so the first
- * keyframe is not lost.
+ * Packets reach ffmpeg through a slicer input (slicer-inputs.ts: RTP over loopback UDP with a generated SDP, or
+ * H.264 frames in IVF on its stdin); ffmpeg's segment muxer cuts slices per the slice policy and reports each
+ * closed slice on fd 3; optional JPEG snapshots come out of the same process. Packets that arrive before ffmpeg
+ * takes them (its port bound) are held (bounded) and then replayed, so the first keyframe is not lost.
  */
 import type { ChildProcess } from 'node:child_process';
-import { createSocket, type Socket } from 'node:dgram';
-import { mkdirSync, readdirSync, statSync, watch, writeFileSync, type FSWatcher } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { aacArgs, aacChannels } from './aac-output.ts';
 import { RECORDING_JITTER_BOUNDS, RepairedFeed, type FeedStats, type LossMeter } from './jitter/index.ts';
@@ -15,11 +14,11 @@ import { FfmpegProcess, type FfmpegExit } from './ffmpeg.ts';
 import { systemClock } from '../clock/index.ts';
 import type { TrackKind } from './naming.ts';
 import { ArrivalAnchor } from './arrival-anchor.ts';
-import { buildSdp, isVideoCodec, type RtpTrackDescription } from './sdp.ts';
+import { isVideoCodec, type RtpTrackDescription } from './sdp.ts';
 import { type ClosedSlice, ClosedSliceReader, LineSplitter } from './segment-list.ts';
-import { INITIAL_SLICER_STATE, INPUT_SDP, isBound, isStoppedOrEnded, stepSlicer, type SlicerEffect, type SlicerInput, type SlicerState } from './slicer-state.ts';
+import { INITIAL_SLICER_STATE, isBound, isStoppedOrEnded, stepSlicer, type SlicerEffect, type SlicerInput, type SlicerState } from './slicer-state.ts';
+import { slicerInputFor, type SlicerInputPort } from './slicer-inputs.ts';
 import { segmentArgs, slicePolicy } from './slice-policy.ts';
-import { allocateRtpPort, isPortBound, releaseRtpPort } from './udp-port.ts';
 
 /** Audio output: `transcode` → AAC in MPEG-TS (default/standard stream modes); `copy` → Opus in MPEG-TS (original). */
 export type AudioOutput = 'transcode' | 'copy';
@@ -53,7 +52,8 @@ export interface PipelineRepair {
 }
 
 export type { ClosedSlice } from './segment-list.ts';
-export { INPUT_TIMEOUT_MS, slicerEnd, type SlicerEnd } from './slicer-state.ts';
+export { ffmpegSaysInputTimedOut, INPUT_TIMEOUT_MS, slicerEnd, type SlicerEnd } from './slicer-state.ts';
+export { rtcpBye } from './slicer-inputs.ts';
 
 export interface Snapshot {
   readonly localPath: string;
@@ -76,23 +76,6 @@ export interface TrackPipelineEvents {
 const PENDING_LIMIT = 2000;
 const BYE_WAIT_MS = 4000;
 
-/**
- * A compound RTCP packet, an empty receiver report then a BYE (RFC 3550 §6.6) for one source; ffmpeg needs at
- * least an RTP header's length to look at a packet at all.
- */
-export function rtcpBye(ssrc: number): Buffer {
-  const b = Buffer.alloc(16);
-  b[0] = 0x80;
-  b[1] = 201;
-  b.writeUInt16BE(1, 2);
-  b.writeUInt32BE(ssrc >>> 0, 4);
-  b[8] = 0x81;
-  b[9] = 203;
-  b.writeUInt16BE(1, 10);
-  b.writeUInt32BE(ssrc >>> 0, 12);
-  return b;
-}
-const BIND_WAIT_MS = 10_000;
 
 export class TrackPipeline {
   readonly kind: TrackKind;
@@ -100,8 +83,8 @@ export class TrackPipeline {
   /** Where the pipeline is (slicer-state.ts); changed only by apply(). */
   #state: SlicerState = INITIAL_SLICER_STATE;
   private ffmpeg: FfmpegProcess | undefined;
-  private socket: Socket | undefined;
-  private port = 0;
+  /** How packets reach ffmpeg. */
+  readonly #input: SlicerInputPort;
   /** Packets held until ffmpeg has bound its port. */
   private pending: Buffer[] = [];
   private firstPacketMs: number | undefined;
@@ -113,7 +96,6 @@ export class TrackPipeline {
   private readonly slices: ClosedSliceReader;
   private watcher: FSWatcher | undefined;
   private snapshotsSeen = new Set<string>();
-  private ssrc: number | undefined;
   private readonly now: () => number;
   /** The spawn and bind wait in flight (or done): stop() waits for it, so held packets go out before the BYE. */
   private launching: Promise<void> | undefined;
@@ -129,6 +111,7 @@ export class TrackPipeline {
     this.container = opts.track.codec === 'VP8' ? 'webm' : 'ts';
     this.now = opts.now ?? Date.now;
     this.#anchor = new ArrivalAnchor(opts.track.clockRate);
+    this.#input = slicerInputFor(opts.track, { workDir: opts.workDir, now: this.now, onOrigin: (ssrc, t) => this.#anchor.origin(ssrc, t) });
     this.slices = new ClosedSliceReader(opts.workDir, this.container, () => this.#startMs());
     if (opts.repair) {
       this.#feed = new RepairedFeed({
@@ -156,13 +139,7 @@ export class TrackPipeline {
 
   async start(): Promise<void> {
     mkdirSync(this.opts.workDir, { recursive: true });
-    this.port = await allocateRtpPort();
-    writeFileSync(this.sdpPath(), buildSdp(this.opts.track, this.port));
-    this.socket = createSocket('udp4');
-    // A connected socket sends without an address per packet (cheaper per send: docs/recording-individual.md,
-    // "Where the cost goes"); it also hears ICMP refusals once ffmpeg is gone, which mean nothing here.
-    this.socket.on('error', () => {});
-    await new Promise<void>((r) => this.socket!.connect(this.port, '127.0.0.1', r));
+    await this.#input.open();
     // The AAC encoder's channel count is read from the first packet, so a transcoding slicer starts with it.
     this.apply({ kind: 'opened', launchOnPacket: this.transcodes() && this.packets === 0 });
     await this.launching;
@@ -181,7 +158,7 @@ export class TrackPipeline {
         if (packet && this.pending.length < PENDING_LIMIT) this.pending.push(packet);
         return;
       case 'send':
-        if (packet) this.socket?.send(packet);
+        if (packet) this.#input.send(packet);
         return;
       case 'launch':
         this.launching = this.launchNow();
@@ -190,18 +167,18 @@ export class TrackPipeline {
         }
         return;
       case 'flush-held':
-        if (e.send) for (const p of this.pending) this.socket?.send(p);
+        if (e.send) for (const p of this.pending) this.#input.send(p);
         this.pending = [];
         return;
       case 'release-port':
-        releaseRtpPort(this.port);
+        this.#input.releasePort();
         return;
       case 'ended-alone':
         // ffmpeg died on its own: release the socket and watcher now, nobody may call stop(). What the jitter
         // buffer holds has nowhere to go.
         this.#feed?.close(false);
         this.watcher?.close();
-        this.socket?.close();
+        this.#input.close();
         if (e.end === 'inputTimeout' && this.events.onInputTimeout) this.events.onInputTimeout({ idleMs: e.idleMs, exit: e.exit });
         else this.events.onFailure?.(e.exit);
         return;
@@ -211,36 +188,36 @@ export class TrackPipeline {
         if (interval && this.kind === 'video') {
           for (const f of readdirSync(this.opts.workDir).sort()) this.snapshotMaybe(f, interval);
         }
-        this.socket?.close();
+        this.#input.close();
         return;
       }
     }
-  }
-
-  private sdpPath(): string {
-    return join(this.opts.workDir, INPUT_SDP);
   }
 
   private async launchNow(): Promise<void> {
     const snap = this.kind === 'video' && this.opts.snapshotIntervalSec ? this.opts.snapshotIntervalSec : undefined;
     if (snap) this.watchSnapshots(snap);
     this.launchedMs = this.now();
-    this.ffmpeg = new FfmpegProcess(this.args(this.sdpPath(), snap), { extraPipes: 1, cwd: this.opts.workDir });
+    this.ffmpeg = new FfmpegProcess(this.args(snap), { extraPipes: 1, stdin: this.#input.stdin, cwd: this.opts.workDir });
     this.opts.onLaunched?.(this.ffmpeg.child);
     const lines = new LineSplitter();
     const fd3 = this.ffmpeg.pipe(3);
     fd3.setEncoding('utf8');
     fd3.on('data', (d: string) => lines.push(d).forEach((l) => this.segmentClosed(l)));
     fd3.on('end', () => lines.flush().forEach((l) => this.segmentClosed(l)));
-    void this.ffmpeg.exited.then((exit) => this.apply({ kind: 'exited', exit, idleMs: this.now() - (this.lastPacketMs ?? this.launchedMs) }));
-    await this.waitForBind();
+    const ff = this.ffmpeg;
+    void ff.exited.then((exit) =>
+      this.apply({ kind: 'exited', exit, idleMs: this.now() - (this.lastPacketMs ?? this.launchedMs), inputTimedOut: this.#input.timedOut(exit) }),
+    );
+    await this.#input.ready(ff);
+    this.apply({ kind: 'bound' });
   }
 
   private transcodes(): boolean {
     return this.kind === 'audio' && this.opts.audioOutput !== 'copy';
   }
 
-  private args(sdpPath: string, snapshotSec: number | undefined): string[] {
+  private args(snapshotSec: number | undefined): string[] {
     const policy = slicePolicy(this.kind, this.opts.sliceSeconds);
     const codec =
       this.kind === 'video'
@@ -250,8 +227,7 @@ export class TrackPipeline {
           : ['-map', '0:a', '-c:a', 'copy'];
     const args = [
       '-loglevel', 'error',
-      '-protocol_whitelist', 'file,udp,rtp',
-      '-i', sdpPath,
+      ...this.#input.args,
       ...codec,
       // Every packet reaches the disk at once: a crash loses at most what is in flight, not a 32 KiB buffer.
       '-flush_packets', '1',
@@ -267,23 +243,12 @@ export class TrackPipeline {
     return args;
   }
 
-  private async waitForBind(): Promise<void> {
-    const deadline = Date.now() + BIND_WAIT_MS;
-    while (Date.now() < deadline && this.ffmpeg?.running) {
-      if (await isPortBound(this.port)) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    releaseRtpPort(this.port);
-    this.apply({ kind: 'bound' });
-  }
-
   /** One RTP packet as received (header + payload). */
   push(packet: Buffer): void {
     if (this.#state.kind === 'ended') return;
     this.lastPacketMs = this.now();
     this.firstPacketMs ??= this.lastPacketMs;
     this.#anchor.observe(packet, this.lastPacketMs);
-    if (packet.length >= 12) this.ssrc = packet.readUInt32BE(8);
     this.packets++;
     if (this.#feed) this.#feed.push(packet);
     else this.#toFfmpeg(packet);
@@ -292,9 +257,7 @@ export class TrackPipeline {
   private async endOfStream(): Promise<FfmpegExit | undefined> {
     const ff = this.ffmpeg;
     if (!ff) return undefined;
-    if (isBound(this.#state) && this.ssrc !== undefined && ff.running) {
-      // ffmpeg reads RTCP on the RTP port too (RFC 5761 multiplexing), so the BYE needs no second socket.
-      this.socket?.send(rtcpBye(this.ssrc));
+    if (isBound(this.#state) && ff.running && this.#input.end(ff)) {
       const exited = await Promise.race([ff.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), BYE_WAIT_MS))]);
       if (exited) return ff.exited;
     }
@@ -328,7 +291,6 @@ export class TrackPipeline {
   }
 
   #toFfmpeg(packet: Buffer): void {
-    this.#anchor.origin(packet);
     this.apply(PACKET, packet);
   }
 
@@ -346,8 +308,9 @@ export class TrackPipeline {
     // A stop while ffmpeg is still starting: the packets held for it are sent first (after its bind), so the
     // BYE below ends a stream that holds them instead of killing a slicer that never saw them.
     await this.launching?.catch(() => undefined);
-    // An RTCP BYE ends ffmpeg's RTP input like an end of file: the last slice and snapshot are flushed cleanly
-    // even when the sender has already gone quiet. Signals are the fallback (see FfmpegProcess.stop).
+    // An end of stream (an RTCP BYE, or the end of its stdin) ends ffmpeg's input like an end of file: the last
+    // slice and snapshot are flushed cleanly even when the sender has already gone quiet. Signals are the fallback
+    // (see FfmpegProcess.stop).
     const exit = await this.endOfStream();
     this.apply({ kind: 'stopped' });
     return exit;
