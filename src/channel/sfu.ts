@@ -106,7 +106,7 @@ export class Sfu {
       if (!c) return s.kind === 'audio' ? 'audio must be Opus' : 'video must be VP8 or H.264 (packetization-mode=1)';
       codecs.set(s.kind, codecOf(c, s.kind));
       return c.pt;
-    });
+    }, { red: true });
     if (sections.every((s) => s.kind === 'application')) throw new ChannelError('bad_sdp', 'the offer has no audio or video');
     const release = this.#acquire(app, p);
     let reservation;

@@ -27,6 +27,9 @@ export function sfuCodecs(): NonNullable<RTCPeerConnectionConfig['codecs']> {
   };
 }
 
+/** RED (RFC 2198) for the Opus of a publisher that offers it: werift's receiver unwraps it (see sdp.ts). */
+const redCodec = (): RTCRtpCodecParameters => new RTCRtpCodecParameters({ mimeType: 'audio/red', clockRate: 48000, channels: 2 });
+
 /**
  * Server peers: ICE-lite (no outgoing checks, no STUN lookups) and host candidates only on the configured
  * addresses (iceUseIpv4/6 off stops werift gathering every interface; the extra addresses are gathered instead).
@@ -38,7 +41,8 @@ export function serverPeerConfig(cfg: ChannelConfig): RTCPeerConnectionConfig {
   const bind = cfg.iceAddresses.find((a) => localAddresses().has(a));
   return {
     ...(bind ? { iceInterfaceAddresses: { udp4: bind } } : {}),
-    codecs: sfuCodecs(),
+    // Clients (werift publishers) do not offer RED: werift's sender would stamp its Opus packets with RED's type.
+    codecs: { ...sfuCodecs(), audio: [redCodec(), useOPUS()] },
     // transport-wide-cc: publishers number their packets across the transport and the node reports their arrival
     // times back (webrtc/twcc.ts), which is what Chromium's bandwidth estimator adapts to.
     headerExtensions: { audio: [useSdesMid(), useTransportWideCC()], video: [useSdesMid(), useTransportWideCC()] },

@@ -86,3 +86,18 @@ test('sdp: offsetCandidatePorts shifts candidate and rtcp ports only (channel.ic
   assert.equal(out[1], 'm=video 9 UDP/TLS/RTP/SAVPF 96');
   assert.equal(offsetCandidatePorts(sdp, 0), sdp);
 });
+
+test('sdp: a publisher’s RED for Opus is kept first (m-line and rtpmap order, which werift answers in) only when asked', () => {
+  const withRed = OFFER.replace('m=audio 9 UDP/TLS/RTP/SAVPF 111 0', 'm=audio 9 UDP/TLS/RTP/SAVPF 111 63 64 0').replace(
+    'a=rtpmap:0 PCMU/8000',
+    'a=rtpmap:63 red/48000/2\r\na=fmtp:63 111/111\r\na=rtpmap:64 red/48000/2\r\na=fmtp:64 0/0\r\na=rtpmap:0 PCMU/8000',
+  );
+  const publish = restrictOffer(withRed, (s) => choosePublishCodec(s)!.pt, { red: true });
+  assert.match(publish, /^m=audio 9 UDP\/TLS\/RTP\/SAVPF 63 111$/m, 'RED carrying Opus, not the one carrying PCMU');
+  const rtpmaps = publish.split('\r\n').filter((l) => /^a=(rtpmap|fmtp):(63|111|64) /.test(l));
+  assert.deepEqual(rtpmaps, ['a=rtpmap:63 red/48000/2', 'a=fmtp:63 111/111', 'a=rtpmap:111 opus/48000/2', 'a=fmtp:111 minptime=10']);
+  const plain = restrictOffer(withRed, (s) => choosePublishCodec(s)!.pt);
+  assert.match(plain, /^m=audio 9 UDP\/TLS\/RTP\/SAVPF 111$/m);
+  assert.doesNotMatch(plain, /red\//);
+  assert.match(restrictOffer(OFFER, (s) => choosePublishCodec(s)!.pt, { red: true }), /^m=audio 9 UDP\/TLS\/RTP\/SAVPF 111$/m, 'no RED offered: none kept');
+});

@@ -128,7 +128,11 @@ export function chooseSubscribeCodec(section: SdpSection, published: TrackCodec)
  * codec of a matching name and sends with the first one; forwarding without transcoding needs exactly one).
  * `choose` returns the PT to keep, or a reason why the section cannot be served.
  */
-export function restrictOffer(sdp: string, choose: (section: SdpSection, index: number) => number | string): string {
+export function restrictOffer(
+  sdp: string,
+  choose: (section: SdpSection, index: number) => number | string,
+  opts: { readonly red?: boolean } = {},
+): string {
   const lines = splitLines(sdp);
   const { head, media } = sectionsOf(lines);
   const out = [...head];
@@ -144,10 +148,24 @@ export function restrictOffer(sdp: string, choose: (section: SdpSection, index: 
     // The chosen codec's retransmission format (RFC 4588, a=fmtp apt=) stays: werift unwraps RTX it receives and
     // sends its retransmissions as RTX where the peer offered it (docs/channel.md, "Loss on each hop").
     const rtx = rtxPayloadTypes(parsed, keep);
-    const kept = new Set([keep, ...rtx]);
+    // `red`: RED wrapping the chosen audio codec (RFC 2198, Chromium offers it for Opus) stays, listed first, so the
+    // answer lists it first and the publisher sends it; werift's receiver unwraps it, a lost packet coming back
+    // from the next one's redundant copy (docs/channel.md, "Loss on each hop").
+    const red = opts.red && parsed.kind === 'audio' ? redPayloadTypes(parsed, keep) : [];
+    const kept = new Set([...red, keep, ...rtx]);
     out.push(`m=${m[1]} ${m[2]} ${m[3]} ${[...kept].join(' ')}`);
+    // werift takes a section's codecs in the order of its rtpmap lines (not the m-line's) and answers in that order:
+    // RED's lines go before the others.
+    const codecLine = (l: string) => /^a=(rtpmap|fmtp|rtcp-fb):(\d+)/.exec(l);
+    const redLines = sec.filter((l) => red.includes(Number(codecLine(l)?.[2])));
+    let redPlaced = redLines.length === 0;
     for (const l of sec.slice(1)) {
       const r = /^a=(rtpmap|fmtp|rtcp-fb):(\d+|\*)/.exec(l);
+      if (r && !redPlaced && r[1] === 'rtpmap') {
+        out.push(...redLines);
+        redPlaced = true;
+      }
+      if (r && r[2] !== '*' && red.includes(Number(r[2]))) continue;
       if (r && r[2] !== '*' && !kept.has(Number(r[2]))) continue;
       // Simulcast groups refer to SSRCs we drop; the RTX pairing (FID) is kept with its payload type.
       if (/^a=ssrc-group:/.test(l) && !(rtx.length > 0 && /^a=ssrc-group:FID /.test(l))) continue;
@@ -155,6 +173,13 @@ export function restrictOffer(sdp: string, choose: (section: SdpSection, index: 
     }
   });
   return out.join('\r\n') + '\r\n';
+}
+
+/** The RED payload types (RFC 2198) of a section that carry only payload type `pt` (a=fmtp:N pt/pt). */
+export function redPayloadTypes(section: SdpSection, pt: number): number[] {
+  return section.codecs
+    .filter((c) => c.name.toLowerCase() === 'red' && c.fmtp.trim() !== '' && c.fmtp.trim().split('/').every((x) => x === String(pt)))
+    .map((c) => c.pt);
 }
 
 /** The RTX payload types (RFC 4588) of a section that repair payload type `pt` (a=fmtp:N apt=pt). */

@@ -3,4 +3,3 @@ export { DEFAULT_JITTER_BOUNDS, JitterBuffer, RECORDING_JITTER_BOUNDS, type Jitt
 export { LOSS_FIGURES, LossMeter, type FeedStats, type LossFigure, type LossKind } from './loss-meter.ts';
 export { KEYFRAME_REQUEST_INTERVAL_MS, RepairedFeed, type RepairedFeedOptions } from './repaired-feed.ts';
 export { StreamRepair, type RepairResult, type RepairStats } from './stream-repair.ts';
-export { RedFormatError, unwrapRed, type RedBlock, type RedPayload } from './red.ts';
