@@ -133,6 +133,8 @@ class RtpUdpInput implements SlicerInputPort {
   }
 }
 
+/** What may wait in the pipe to ffmpeg before frames are dropped (seconds of video at any sane bitrate). */
+const MAX_QUEUED_BYTES = 8 * 2 ** 20;
 /** How often the piped input looks for INPUT_TIMEOUT_MS without a packet (ffmpeg's RTP reader polls in 100 ms). */
 const IDLE_CHECK_MS = 500;
 
@@ -152,6 +154,7 @@ class H264IvfInput implements SlicerInputPort {
   #lastPacketMs: number;
   #idleTimer: NodeJS.Timeout | undefined;
   #idleClosed = false;
+  #skipToKeyframe = false;
 
   #ssrc = 0;
 
@@ -198,6 +201,13 @@ class H264IvfInput implements SlicerInputPort {
       stdin.write(ivfFileHeader('H264'));
       this.#started = true;
       this.ctx.onOrigin(this.#ssrc, rtpTimestamp);
+    }
+    // ffmpeg not keeping up (a stalled child): drop frames up to the next keyframe rather than queue them without
+    // bound in this process, as a full UDP socket would drop packets.
+    if (stdin.writableLength > MAX_QUEUED_BYTES) this.#skipToKeyframe = true;
+    if (this.#skipToKeyframe) {
+      if (!key || stdin.writableLength > MAX_QUEUED_BYTES) return;
+      this.#skipToKeyframe = false;
     }
     // Units come in order; a timestamp that goes back (a publisher's restart) must not make ffmpeg's times do so.
     const t = Math.max(this.#clock.next(rtpTimestamp), this.#lastWritten + 1);

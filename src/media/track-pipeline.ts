@@ -111,7 +111,8 @@ export class TrackPipeline {
     this.container = opts.track.codec === 'VP8' ? 'webm' : 'ts';
     this.now = opts.now ?? Date.now;
     this.#anchor = new ArrivalAnchor(opts.track.clockRate);
-    this.#input = slicerInputFor(opts.track, { workDir: opts.workDir, now: this.now, onOrigin: (ssrc, t) => this.#anchor.origin(ssrc, t) });
+    // The piped input's idle end runs on real time, as ffmpeg's own RTP timeout does; `now` confirms it (slicerEnd).
+    this.#input = slicerInputFor(opts.track, { workDir: opts.workDir, now: () => systemClock.now(), onOrigin: (ssrc, t) => this.#anchor.origin(ssrc, t) });
     this.slices = new ClosedSliceReader(opts.workDir, this.container, () => this.#startMs());
     if (opts.repair) {
       this.#feed = new RepairedFeed({

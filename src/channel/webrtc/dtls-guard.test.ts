@@ -85,8 +85,41 @@ function loseFirstFinished(peers: readonly RTCPeerConnection[], decryptFailed: (
   });
 }
 
+/**
+ * Loses the DTLS server's first Finished, so the client sends its flight 5 again (and again) until one gets an
+ * answer. Every handshake record the client's socket really sends is noted in `sent` as "epoch/sequence number".
+ */
+function loseServerFinished(peers: readonly RTCPeerConnection[], sent: string[]): void {
+  onDtlsSocket(peers, (socket) => {
+    if (socket instanceof DtlsServer) {
+      const send = socket.transport.send;
+      let lost = false;
+      Object.defineProperty(socket.transport, 'send', {
+        value: (buf: Buffer) => {
+          if (!lost && buf[0] === HANDSHAKE_RECORD && buf.readUInt16BE(3) > 0) {
+            lost = true;
+            return Promise.resolve();
+          }
+          return send(buf);
+        },
+      });
+      return;
+    }
+    const udp = socket.transport.socket;
+    const send = udp.send.bind(udp);
+    udp.send = (buf: Buffer, addr?: Parameters<typeof send>[1]) => {
+      for (let at = 0; at + 13 <= buf.length; at += 13 + buf.readUInt16BE(at + 11)) {
+        if (buf[at] === HANDSHAKE_RECORD) sent.push(`${buf.readUInt16BE(at + 3)}/${buf.readUIntBE(at + 5, 6)}`);
+      }
+      return send(buf, addr);
+    };
+  });
+}
+
+type Impairment = 'stall first ClientHello' | 'lose first Finished' | 'lose server Finished';
+
 /** Connects two werift peers over loopback; resolves with the final states once both settle. */
-async function handshake(guard: boolean, impair: 'stall first ClientHello' | 'lose first Finished'): Promise<string[]> {
+async function handshake(guard: boolean, impair: Impairment, sent: string[] = []): Promise<string[]> {
   const offerer = await loopbackPeer();
   const answerer = await loopbackPeer();
   try {
@@ -99,7 +132,8 @@ async function handshake(guard: boolean, impair: 'stall first ClientHello' | 'lo
     if (guard) for (const pc of [offerer, answerer]) guardDtlsHandshake(pc);
     let decryptFailed = () => {};
     if (impair === 'stall first ClientHello') stallAfterFirstClientHello([offerer, answerer]);
-    else loseFirstFinished([offerer, answerer], () => decryptFailed());
+    else if (impair === 'lose first Finished') loseFirstFinished([offerer, answerer], () => decryptFailed());
+    else loseServerFinished([offerer, answerer], sent);
     const settled = (pc: RTCPeerConnection) =>
       new Promise<string>((resolve) => {
         const check = () => {
@@ -138,4 +172,16 @@ test('DTLS: a retransmitted flight 5 (the client’s Finished was lost) gives th
   // Control: werift's server alone derives other keys and cannot decrypt the retransmitted Finished.
   assert.deepEqual(await handshake(false, 'lose first Finished'), ['failed'], 'the lost Finished reproduces the wrong keys');
   assert.deepEqual(await handshake(true, 'lose first Finished'), ['connected', 'connected']);
+});
+
+test('DTLS: a flight sent again carries new record sequence numbers (a peer with a replay window, as Chromium, drops repeats)', async () => {
+  // Control: werift alone sends its retransmitted flight 5 with the same numbers (werift's server has no replay
+  // window, so it connects anyway; BoringSSL drops the repeats and never answers them).
+  const plain: string[] = [];
+  assert.deepEqual(await handshake(false, 'lose server Finished', plain), ['connected', 'connected']);
+  assert.ok(plain.length > new Set(plain).size, `werift repeats its records' numbers: ${plain.join(' ')}`);
+  const guarded: string[] = [];
+  assert.deepEqual(await handshake(true, 'lose server Finished', guarded), ['connected', 'connected'], 'the re-encrypted Finished decrypts');
+  assert.equal(guarded.length, new Set(guarded).size, `every handshake record sent has its own number: ${guarded.join(' ')}`);
+  assert.ok(guarded.filter((r) => !r.startsWith('0/')).length >= 2, `the Finished was sent again, encrypted again: ${guarded.join(' ')}`);
 });

@@ -14,8 +14,9 @@ const SERVER = 2;
 const guarded = new WeakSet<RTCDtlsTransport>();
 
 /**
- * Works around two werift DTLS handshake bugs (docs/channel.md, "werift workarounds"): the client failing on a
- * repeated HelloVerifyRequest, and the server deriving the wrong keys from a retransmitted flight 5.
+ * Works around three werift DTLS handshake bugs (docs/channel.md, "werift workarounds"): the client failing on a
+ * repeated HelloVerifyRequest, the server deriving the wrong keys from a retransmitted flight 5, and retransmitted
+ * flights carrying the record sequence numbers of their first sending.
  * Call after the peer's transports exist (after setLocalDescription or setRemoteDescription) and before ICE
  * connects; the socket is wrapped when the transport creates it.
  */
@@ -39,6 +40,7 @@ function guard(t: RTCDtlsTransport): void {
 }
 
 function wrapHandshakes(s: DtlsSocket): void {
+  freshSequenceOnResend(s);
   const handle = s.onHandleHandshakes;
   s.onHandleHandshakes = (assembled: Handshakes) => {
     const kept = dropRepeatedHelloVerify(s, assembled);
@@ -81,4 +83,75 @@ function hashUpToKeyExchange(s: DtlsSocket, assembled: Handshakes, handle: (h: H
     const added = cached.data.filter((h) => !held.some((o) => o.msg_type === h.msg_type));
     cached.data = [...held, ...added];
   }
+}
+
+const RECORD_HEADER = 13;
+const HANDSHAKE = 22;
+/** Epoch-0 records sent again get numbers from here up: above any werift gave, and epoch 0 ends with the handshake. */
+const RESEND_SEQUENCE_BASE = 2 ** 40;
+
+type DtlsRecord = Parameters<DtlsSocket['cipher']['encryptPacket']>[0];
+
+/**
+ * werift retransmits a flight by sending the same bytes again, record sequence numbers included. A peer with a
+ * replay window (BoringSSL: Chromium) drops such records as replays. Chromium as the DTLS server (the node is the
+ * client of every full-ICE peer) repeats its final flight only when it sees the client's Finished again, so when its
+ * Finished was lost, the handshake never completed: through 10 % loss on its uplink, a third of Chromium publishers
+ * never got their media through. RFC 6347 §4.1 gives every record sent its own sequence number, so a buffer sent a
+ * second time goes out as a copy with new numbers: epoch-0 records are renumbered, and an encrypted handshake record
+ * (the Finished) is encrypted again under a new number from werift's own counter.
+ */
+function freshSequenceOnResend(s: DtlsSocket): void {
+  const sent = new WeakSet<Buffer>();
+  /** The handshake's encrypted records by their bytes, with what is needed to encrypt them again. */
+  const encrypted = new Map<string, { readonly record: DtlsRecord; readonly plaintext: Buffer }>();
+  const encrypt = s.cipher.encryptPacket.bind(s.cipher);
+  s.cipher.encryptPacket = (record: DtlsRecord) => {
+    if (s.connected || record.recordLayerHeader.contentType !== HANDSHAKE) return encrypt(record);
+    const plaintext = Buffer.from(record.fragment);
+    const out = encrypt(record);
+    encrypted.set(out.serialize().toString('hex'), { record: out, plaintext });
+    return out;
+  };
+  s.onConnect.subscribe(() => encrypted.clear());
+  let resendSequence = RESEND_SEQUENCE_BASE;
+  const reencrypt = (bytes: Buffer): Buffer | undefined => {
+    const known = encrypted.get(bytes.toString('hex'));
+    if (!known) return undefined;
+    known.record.fragment = Buffer.from(known.plaintext);
+    known.record.recordLayerHeader.sequenceNumber = ++s.dtls.recordSequenceNumber;
+    const again = encrypt(known.record).serialize();
+    encrypted.set(again.toString('hex'), known);
+    return again;
+  };
+  const send = s.transport.send;
+  Object.defineProperty(s.transport, 'send', {
+    configurable: true,
+    value: (buf: Buffer, addr?: Parameters<typeof send>[1]) => {
+      if (!sent.has(buf)) {
+        sent.add(buf);
+        return send(buf, addr);
+      }
+      return send(renumberRecords(buf, () => resendSequence++, reencrypt), addr);
+    },
+  });
+}
+
+/**
+ * A copy of `buf` (DTLS records back to back) for sending again: epoch-0 records numbered from `next`, others
+ * replaced by what `reencrypt` gives for them (kept as they are when it gives nothing).
+ */
+export function renumberRecords(buf: Buffer, next: () => number, reencrypt: (record: Buffer) => Buffer | undefined = () => undefined): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  while (at + RECORD_HEADER <= buf.length) {
+    const end = Math.min(buf.length, at + RECORD_HEADER + buf.readUInt16BE(at + 11));
+    const record = Buffer.from(buf.subarray(at, end));
+    if (record.readUInt16BE(3) === 0) {
+      record.writeUIntBE(next(), 5, 6);
+      parts.push(record);
+    } else parts.push(reencrypt(record) ?? record);
+    at = end;
+  }
+  return Buffer.concat(parts);
 }

@@ -3,7 +3,6 @@
 // NACKs over RTX and its PLIs with a keyframe, so the lossy recording should keep what the control keeps.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Page } from 'playwright-core';
 import { portRangeMappings, startImpairmentRelay, type ImpairmentRelay } from '../../impairment/index.ts';
 import { freeShiftedRanges } from '../../impairment/testing/index.ts';
 import { scrape } from '../../metrics/testing.ts';
@@ -12,31 +11,10 @@ import { waitUntil } from '../../testing/wait.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { keptByPts, measureTrack, type TrackMeasure } from './testing/loss-checks.ts';
 import { bucketKeys } from './testing/media-checks.ts';
+import { joinCallPage as join, sentSoFar } from './testing/chromium-publisher.ts';
 
 /** Of the publishers' media, recorded (Chromium's own count of Opus packets sent: 50 a second). */
 const RECORD_SECONDS = 20;
-
-// Page functions (the call page's Content-Security-Policy forbids evaluating strings).
-const joinedAndSending = () => {
-  const r = (window as unknown as { reeltime?: { joined?: boolean; publish?: { state?: string } } }).reeltime;
-  return r?.joined === true && r.publish?.state === 'connected';
-};
-const sentSoFar = async (): Promise<{ audioPackets: number; videoFrames: number }> => {
-  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
-  const sent = { audioPackets: 0, videoFrames: 0 };
-  (await pc.getStats()).forEach((r) => {
-    if (r.type === 'outbound-rtp' && r.kind === 'audio') sent.audioPackets += r.packetsSent;
-    if (r.type === 'outbound-rtp' && r.kind === 'video') sent.videoFrames += r.framesSent ?? 0;
-  });
-  return sent;
-};
-
-async function join(browser: TestChromium, url: string, cname: string, uid: number): Promise<Page> {
-  const page = await browser.context.newPage();
-  await page.goto(`${url}/rtc/?channel=${cname}&uid=${uid}&autojoin=1`);
-  await page.waitForFunction(joinedAndSending, undefined, { timeout: 60_000 });
-  return page;
-}
 
 test('Chromium with 5 % uplink loss, recorded beside a clean Chromium: no decode error, video and audio kept as the control', { timeout: 300_000 }, async (t) => {
   // The lossy publisher's WHIP session binds the node's lowest media port, reached through the lossy relay alone;
@@ -63,13 +41,13 @@ test('Chromium with 5 % uplink loss, recorded beside a clean Chromium: no decode
     // Loss from here on: the handshakes above were clean (docs/impairment.md, "Changing a link").
     lossy.setLink('upstream', { loss: 0.05 });
     const t0 = await startRecordingOf(h, cname);
-    const [lossy0, clean0] = await Promise.all([lossyPage.evaluate(sentSoFar), cleanPage.evaluate(sentSoFar)]);
-    await waitUntil(async () => (await lossyPage.evaluate(sentSoFar)).audioPackets - lossy0.audioPackets >= RECORD_SECONDS * 50, {
+    const [lossy0, clean0] = await Promise.all([sentSoFar(lossyPage), sentSoFar(cleanPage)]);
+    await waitUntil(async () => (await sentSoFar(lossyPage)).audioPackets - lossy0.audioPackets >= RECORD_SECONDS * 50, {
       timeoutMs: RECORD_SECONDS * 1000 + 60_000,
       intervalMs: 500,
       what: 'the lossy publisher’s audio packets',
     });
-    const [lossy1, clean1] = await Promise.all([lossyPage.evaluate(sentSoFar), cleanPage.evaluate(sentSoFar)]);
+    const [lossy1, clean1] = await Promise.all([sentSoFar(lossyPage), sentSoFar(cleanPage)]);
     const m = await scrape(h.server.url);
     const stop = await h.api('POST', h.path(t0.resourceId, t0.sid, 'stop'), { cname, uid: '9000', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
