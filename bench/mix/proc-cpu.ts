@@ -1,5 +1,6 @@
 /** CPU of processes read from Linux's /proc, for benchmarks that count what child processes cost. */
 import { readFileSync } from 'node:fs';
+import { cpuMsSoFar } from '../../scripts/process-cpu.mjs';
 
 /** USER_HZ: the unit of utime and stime in /proc/<pid>/stat. */
 const TICKS_PER_SECOND = 100;
@@ -18,12 +19,10 @@ export function cpuSecondsOf(pid: number): number | undefined {
 
 /**
  * CPU (s) of this process so far and of the child processes it has waited for (an ffmpeg counts once it has exited
- * and been reaped): utime + stime + cutime + cstime of /proc/self/stat.
+ * and been reaped): what the test runner counts per file (scripts/process-cpu.mjs).
  */
 export function cpuWithReapedChildrenSeconds(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) / TICKS_PER_SECOND;
+  return cpuMsSoFar() / 1000;
 }
 
 /** CPU (s) of this Node process so far, user + system. */
