@@ -19,14 +19,16 @@
  * - CPU vs 0 %: this process's CPU (node, recorder, publishers, relay) and its slicer ffmpegs' (waited for at the
  *   stop) from the recording's start to the stop's answer (the slicers have ended), over the same figure of the 0 % setting: what repair adds.
  *
- * BENCH_PUBLISHER=chromium: one Chromium publisher instead (the call page with its fake camera and microphone, VP8 +
- * Opus with RED; sent frames and packets from its getStats), its ICE, DTLS and media through the relay too.
+ * BENCH_PUBLISHER=chromium: two Chromium publishers instead (the call page with its fake camera and microphone, VP8
+ * and H.264 by its `?codec=`, Opus with RED; sent frames and packets from its getStats), their ICE, DTLS and media
+ * through the relay too.
  *
  *   node --import tsx bench/loss/index.ts   (BENCH_SECONDS=20; BENCH_SETTINGS=2,3: those indexes of SETTINGS, after the 0 % control;
  *                                          BENCH_PUBLISHER=werift (default) or chromium; BENCH_HANDSHAKE_LOSS=1: Chromium's
  *                                          handshakes through the lossy link too)
  * Nothing leaves loopback.
  */
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { portRangeMappings, startImpairmentRelay, gilbertForBursts, type LinkImpairment } from '../../src/impairment/index.ts';
 import { freeShiftedRanges } from '../../src/impairment/testing/index.ts';
@@ -61,7 +63,10 @@ const settings = picked ? SETTINGS.filter((_, i) => i === 0 || picked.includes(i
 
 const CHROMIUM = process.env.BENCH_PUBLISHER === 'chromium';
 const PUBLISHERS: readonly { uid: number; codec: 'vp8' | 'h264'; color: string; toneHz: number }[] = CHROMIUM
-  ? [{ uid: 1001, codec: 'vp8', color: '', toneHz: 0 }]
+  ? [
+      { uid: 1001, codec: 'vp8', color: '', toneHz: 0 },
+      { uid: 1002, codec: 'h264', color: '', toneHz: 0 },
+    ]
   : [
       { uid: 1001, codec: 'vp8', color: 'red', toneHz: 440 },
       { uid: 1002, codec: 'h264', color: 'blue', toneHz: 660 },
@@ -81,7 +86,7 @@ let browser: TestChromium | undefined;
 async function startPublisher(url: string, cname: string, p: (typeof PUBLISHERS)[number]): Promise<BenchPublisher> {
   if (CHROMIUM) {
     browser ??= await launchTestChromium();
-    const page: Page = await joinCallPage(browser, url, cname, p.uid);
+    const page: Page = await joinCallPage(browser, url, cname, p.uid, p.codec);
     return {
       codec: p.codec,
       sent: async () => {
@@ -203,6 +208,9 @@ async function runSetting(
       const v = of('video');
       const a = of('audio');
       if (!v || !a) throw new Error(`no ${v ? 'audio' : 'video'} playlist of uid ${p.uid} in ${JSON.stringify(keys)}`);
+      // The codec recorded is the one asked for (VP8 slices are WebM, H.264 slices MPEG-TS).
+      const container = /\.(webm|ts)\s/.exec(readFileSync(`${h.bucketDir}/${v}`, 'utf8'))?.[1];
+      if (container !== (p.codec === 'vp8' ? 'webm' : 'ts')) throw new Error(`uid ${p.uid} was to send ${p.codec}; its video slices are ${container}`);
       const fps = CHROMIUM ? (sent1[i]!.frames - sent0[i]!.frames) / sentSec : FPS;
       raws.push({
         codec: p.codec,

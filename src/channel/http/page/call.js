@@ -71,11 +71,28 @@ function endpoint(kind, extra = '') {
   return `/rtc/v1/apps/${state.appId}/channels/${encodeURIComponent(state.cname)}/${kind}?${q}`;
 }
 
+/**
+ * `?codec=h264` or `?codec=vp8`: that codec first in the offer, so the node (which takes the publisher's first
+ * forwardable video codec) records and forwards it. H.264 in packetization mode 1 only, the mode the node forwards.
+ */
+function preferVideoCodec(transceiver, name) {
+  const all = RTCRtpSender.getCapabilities('video')?.codecs ?? [];
+  const wanted = all.filter(
+    (c) => c.mimeType.toLowerCase() === `video/${name.toLowerCase()}` && (name.toLowerCase() !== 'h264' || /packetization-mode=1/.test(c.sdpFmtpLine ?? '')),
+  );
+  if (wanted.length === 0) throw new Error(`?codec=${name}: this browser cannot send it`);
+  transceiver.setCodecPreferences([...wanted, ...all.filter((c) => !wanted.includes(c))]);
+}
+
 async function publish() {
   const media = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 360 } });
   $('localVideo').srcObject = media;
   const pc = new RTCPeerConnection(state.peerConfig);
-  for (const track of media.getTracks()) pc.addTransceiver(track, { direction: 'sendonly', streams: [media] });
+  const codec = new URLSearchParams(location.search).get('codec');
+  for (const track of media.getTracks()) {
+    const transceiver = pc.addTransceiver(track, { direction: 'sendonly', streams: [media] });
+    if (track.kind === 'video' && codec) preferVideoCodec(transceiver, codec);
+  }
   const session = await exchange(pc, endpoint('whip'));
   state.publish = { pc, session, media };
   pc.addEventListener('connectionstatechange', () => (state.publish && (state.publish.state = pc.connectionState)));

@@ -26,10 +26,10 @@ export interface ChromiumSent {
   readonly videoFrames: number;
 }
 
-/** Opens the call page as `uid` in `cname` and waits until it publishes. */
-export async function joinCallPage(browser: TestChromium, url: string, cname: string, uid: number): Promise<Page> {
+/** Opens the call page as `uid` in `cname` and waits until it publishes (`codec`: the page's video codec first). */
+export async function joinCallPage(browser: TestChromium, url: string, cname: string, uid: number, codec?: 'vp8' | 'h264'): Promise<Page> {
   const page = await browser.context.newPage();
-  await page.goto(`${url}/rtc/?channel=${cname}&uid=${uid}&autojoin=1`);
+  await page.goto(`${url}/rtc/?channel=${cname}&uid=${uid}&autojoin=1${codec ? `&codec=${codec}` : ''}`);
   await page.waitForFunction(joinedAndSending, undefined, { timeout: 60_000 });
   return page;
 }
