@@ -41,7 +41,6 @@ export { isVideoCodec, type RtpCodecName, type RtpTrackDescription } from './sdp
 export { expectedSliceCount, SLICE_SECONDS, slicePolicy, type SlicePolicy } from './slice-policy.ts';
 export {
   INPUT_TIMEOUT_MS,
-  ffmpegSaysInputTimedOut,
   slicerEnd,
   TrackPipeline,
   type AudioOutput,

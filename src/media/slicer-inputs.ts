@@ -166,19 +166,15 @@ class H264IvfInput implements SlicerInputPort {
     this.#lastPacketMs = ctx.now();
   }
 
-  private now(): number {
-    return this.ctx.now();
-  }
-
   async open(): Promise<void> {}
 
   async ready(ff: FfmpegProcess): Promise<void> {
     this.#stdin = ff.stdin();
     // An EPIPE once ffmpeg is gone means nothing here: its exit is reported on its own.
     this.#stdin.on('error', () => {});
-    this.#lastPacketMs = this.now();
+    this.#lastPacketMs = this.ctx.now();
     this.#idleTimer = setInterval(() => {
-      if (this.now() - this.#lastPacketMs < INPUT_TIMEOUT_MS) return;
+      if (this.ctx.now() - this.#lastPacketMs < INPUT_TIMEOUT_MS) return;
       this.#idleClosed = true;
       this.#endStdin();
     }, IDLE_CHECK_MS);
@@ -186,7 +182,7 @@ class H264IvfInput implements SlicerInputPort {
   }
 
   send(packet: Buffer): void {
-    this.#lastPacketMs = this.now();
+    this.#lastPacketMs = this.ctx.now();
     if (packet.length < 12 || isRtcp(packet)) return;
     this.#ssrc = packet.readUInt32BE(8);
     for (const unit of this.#units.push(packet)) this.#write(unit.annexB, unit.timestamp, unit.key);

@@ -4,7 +4,7 @@
  * ffmpeg's own H.264 RTP input stamps every frame after the first with the previous frame's timestamp
  * (docs/recording-individual.md, "A/V sync"). Pure: packets in, units out.
  */
-import { H264ParameterSets, NAL } from './h264.ts';
+import { H264ParameterSets, h264Nals, NAL } from './h264.ts';
 import { readRtpHeader } from './rtp-header.ts';
 
 export interface H264AccessUnit {
@@ -65,19 +65,12 @@ export class H264AccessUnitAssembler {
   #add(p: Buffer): void {
     if (p.length < 1) return;
     const type = p[0]! & 0x1f;
-    if (type >= 1 && type <= 23) return this.#unit(p);
-    if (type === NAL.stapA) {
-      let i = 1;
-      while (i + 2 <= p.length) {
-        const size = p.readUInt16BE(i);
-        const end = i + 2 + size;
-        if (size === 0 || end > p.length) {
-          this.#broken = true;
-          return;
-        }
-        this.#unit(p.subarray(i + 2, end));
-        i = end;
-      }
+    if ((type >= 1 && type <= 23) || type === NAL.stapA) {
+      const nals = h264Nals(p);
+      // A STAP-A whose sizes do not add up is cut short: h264Nals keeps what was complete, this unit is broken.
+      const bytes = type === NAL.stapA ? 1 + nals.reduce((n, x) => n + 2 + x.unit!.length, 0) : p.length;
+      if (nals.length === 0 || bytes !== p.length) this.#broken = true;
+      for (const n of nals) this.#unit(n.unit!);
       return;
     }
     if (type === NAL.fuA && p.length >= 2) {

@@ -141,7 +141,7 @@ function freshSequenceOnResend(s: DtlsSocket): void {
  * A copy of `buf` (DTLS records back to back) for sending again: epoch-0 records numbered from `next`, others
  * replaced by what `reencrypt` gives for them (kept as they are when it gives nothing).
  */
-export function renumberRecords(buf: Buffer, next: () => number, reencrypt: (record: Buffer) => Buffer | undefined = () => undefined): Buffer {
+function renumberRecords(buf: Buffer, next: () => number, reencrypt: (record: Buffer) => Buffer | undefined = () => undefined): Buffer {
   const parts: Buffer[] = [];
   let at = 0;
   while (at + RECORD_HEADER <= buf.length) {

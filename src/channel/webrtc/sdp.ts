@@ -123,6 +123,9 @@ export function chooseSubscribeCodec(section: SdpSection, published: TrackCodec)
   return same.find((c) => (fmtpParam(c.fmtp, 'profile-level-id') ?? '42e01f').slice(0, 4).toLowerCase() === profile) ?? same[0];
 }
 
+/** An a=rtpmap, a=fmtp or a=rtcp-fb line and its payload type (or `*`). */
+const CODEC_LINE = /^a=(rtpmap|fmtp|rtcp-fb):(\d+|\*)/;
+
 /**
  * Rewrites an offer so each media section lists only the chosen payload type (werift answers with every
  * codec of a matching name and sends with the first one; forwarding without transcoding needs exactly one).
@@ -156,17 +159,16 @@ export function restrictOffer(
     out.push(`m=${m[1]} ${m[2]} ${m[3]} ${[...kept].join(' ')}`);
     // werift takes a section's codecs in the order of its rtpmap lines (not the m-line's) and answers in that order:
     // RED's lines go before the others.
-    const codecLine = (l: string) => /^a=(rtpmap|fmtp|rtcp-fb):(\d+)/.exec(l);
-    const redLines = sec.filter((l) => red.includes(Number(codecLine(l)?.[2])));
+    const codecPt = (l: string) => CODEC_LINE.exec(l)?.[2];
+    const redLines = sec.filter((l) => red.includes(Number(codecPt(l))));
     let redPlaced = redLines.length === 0;
     for (const l of sec.slice(1)) {
-      const r = /^a=(rtpmap|fmtp|rtcp-fb):(\d+|\*)/.exec(l);
-      if (r && !redPlaced && r[1] === 'rtpmap') {
+      const pt = codecPt(l);
+      if (!redPlaced && l.startsWith('a=rtpmap:')) {
         out.push(...redLines);
         redPlaced = true;
       }
-      if (r && r[2] !== '*' && red.includes(Number(r[2]))) continue;
-      if (r && r[2] !== '*' && !kept.has(Number(r[2]))) continue;
+      if (pt !== undefined && pt !== '*' && (red.includes(Number(pt)) || !kept.has(Number(pt)))) continue;
       // Simulcast groups refer to SSRCs we drop; the RTX pairing (FID) is kept with its payload type.
       if (/^a=ssrc-group:/.test(l) && !(rtx.length > 0 && /^a=ssrc-group:FID /.test(l))) continue;
       out.push(l);
