@@ -15,8 +15,19 @@ const playsFrom = (uid: number) => {
   return (v && v.videoWidth > 0 ? v.getVideoPlaybackQuality().totalVideoFrames : 0) > 10;
 };
 const joined = () => (window as unknown as { reeltime?: { joined?: boolean } }).reeltime?.joined === true;
+/** The mime types of the video the page's publisher is sending. */
+const sentVideoCodecs = async (): Promise<string[]> => {
+  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
+  const mimeTypes = new Map<string, string>();
+  const codecIds: string[] = [];
+  (await pc.getStats()).forEach((r) => {
+    if (r.type === 'codec') mimeTypes.set(r.id, r.mimeType);
+    if (r.type === 'outbound-rtp' && r.kind === 'video' && r.codecId) codecIds.push(r.codecId);
+  });
+  return codecIds.map((id) => mimeTypes.get(id) ?? id);
+};
 
-test('Chromium publishes through /rtc/ (WHIP), a werift subscriber receives its RTP, two browsers see each other', async () => {
+test('Chromium publishes through /rtc/ (WHIP), a werift subscriber receives its RTP, two browsers see each other; ?codec=h264 sends H.264', async () => {
   // Dead-peer timeouts are not under test here: two Chromiums on a busy machine may take seconds to connect.
   const s = await startTestServer({ values: { channel: { idleTimeoutMs: 60000 } } });
   // Independent steps run side by side: both launches, then the werift subscriber's check beside B's join.
@@ -38,13 +49,15 @@ test('Chromium publishes through /rtc/ (WHIP), a werift subscriber receives its 
     })();
     const joinB = (async () => {
       const pageB = await b.context.newPage();
-      await pageB.goto(`${s.url}/rtc/?channel=call&uid=102&autojoin=1`);
+      await pageB.goto(`${s.url}/rtc/?channel=call&uid=102&autojoin=1&codec=h264`);
       await pageB.waitForFunction(joined, undefined, { timeout: 30000 });
       return pageB;
     })();
     const [pageB] = await Promise.all([joinB, viaWerift]);
     await pageB.waitForFunction(playsFrom, 101, { timeout: 30000 });
     await pageA.waitForFunction(playsFrom, 102, { timeout: 30000 });
+    // B asked for H.264 (the call page's ?codec=): it sends it, and A, through the node, plays it.
+    assert.deepEqual(await pageB.evaluate(sentVideoCodecs), ['video/H264']);
     const status = await pageA.textContent('#status');
     assert.match(status ?? '', /in channel "call" as uid 101/);
   } finally {
