@@ -60,6 +60,11 @@ test('Chromium publishes through /rtc/ (WHIP), a werift subscriber receives its 
     assert.deepEqual(await pageB.evaluate(sentVideoCodecs), ['video/H264']);
     const status = await pageA.textContent('#status');
     assert.match(status ?? '', /in channel "call" as uid 101/);
+    // A codec the node does not forward is refused by the page, naming the option, before the camera opens.
+    const pageC = await a.context.newPage();
+    await pageC.goto(`${s.url}/rtc/?channel=call&uid=103&autojoin=1&codec=vp9`);
+    await pageC.waitForFunction(() => document.querySelector('#status')?.className === 'error', undefined, { timeout: 30000 });
+    assert.equal(await pageC.textContent('#status'), '?codec=vp9: must be vp8 or h264');
   } finally {
     await a.close();
     await b.close();

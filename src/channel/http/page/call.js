@@ -85,10 +85,11 @@ function preferVideoCodec(transceiver, name) {
 }
 
 async function publish() {
+  const codec = new URLSearchParams(location.search).get('codec');
+  if (codec && !['vp8', 'h264'].includes(codec.toLowerCase())) throw new Error(`?codec=${codec}: must be vp8 or h264`);
   const media = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 360 } });
   $('localVideo').srcObject = media;
   const pc = new RTCPeerConnection(state.peerConfig);
-  const codec = new URLSearchParams(location.search).get('codec');
   for (const track of media.getTracks()) {
     const transceiver = pc.addTransceiver(track, { direction: 'sendonly', streams: [media] });
     if (track.kind === 'video' && codec) preferVideoCodec(transceiver, codec);
