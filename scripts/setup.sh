@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what reeltime needs on a fresh Debian machine: ffmpeg, Chromium, Xvfb, PulseAudio and util-linux's setpriv (every child
+# Installs what reeltime needs on a fresh Debian machine: ffmpeg, Chromium, Xvfb, PulseAudio, GStreamer's RTSP server (tests
+# only) and util-linux's setpriv (every child
 # process is started through it so it dies with reeltime) from Debian when missing, then the npm dependencies
 # (when missing or stale). Safe to run again. `--bench` also installs what only benchmarks need (Janus for bench:sfu).
 set -euo pipefail
@@ -19,6 +20,10 @@ command -v xdpyinfo >/dev/null 2>&1 || missing+=(x11-utils)
 [ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 # TURN tests start coturn on loopback (docs/channel.md, "TURN"); the package starts no daemon without systemd
 command -v turnserver >/dev/null 2>&1 || missing+=(coturn)
+# RTSP ingest tests pull a stand-in camera: GStreamer's RTSP server (src/ingress/rtsp-camera.py)
+for pkg in python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-base gstreamer1.0-plugins-good gstreamer1.0-plugins-ugly; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+done
 # --bench: what only the benchmarks need (bench:sfu runs Janus beside reeltime)
 if [ "${1:-}" = "--bench" ]; then
   command -v janus >/dev/null 2>&1 || missing+=(janus)

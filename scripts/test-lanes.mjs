@@ -37,6 +37,7 @@ const RECORDERS = [
   'src/recorders/web/audio-loss.test.ts',
   'src/ingress/rtmp-push.test.ts',
   'src/ingress/srt-push.test.ts',
+  'src/ingress/rtsp-pull.test.ts',
 ];
 
 /** Several reeltime processes, or one killed and restarted; a Redis or PostgreSQL outage on a private server. */

@@ -9,51 +9,24 @@
  *
  *   node --import tsx bench/cluster/index.ts [N]   (default 50; BENCH_SECONDS=60)
  */
-import { readFileSync, readdirSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { prepareReplay, startSyntheticPublisher, type SyntheticPublisher } from '../../src/channel/index.ts';
 import { startCluster } from '../../src/recording/dispatch/bullmq/cluster-test-kit.ts';
 import { APP, BUCKET, recordingClient, rtcToken, storageConfig } from '../../src/recorders/individual/testing/harness.ts';
 import { bucketKeys, sleep } from '../../src/recorders/individual/testing/media-checks.ts';
+import { treeCpuSeconds as treeCpu } from '../../src/process/index.ts';
 import { startServerProcess, type ServerProcess } from '../../src/testing/index.ts';
 
 const N = Number(process.argv[2] ?? 50);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
-const TICK = 100; // USER_HZ
 /**
  * Every publisher sends the same small picture and tone, replayed (encoded once, paced from memory in this
  * process): 50 live encoders fell behind real time on 2 cores and their sessions never got in. BENCH_PUBLISHERS=live
  * brings the encoders back.
  */
 const PUBLISHER = { width: 160, height: 120, fps: 5, mode: process.env.BENCH_PUBLISHERS === 'live' ? 'live' : 'replay' } as const;
-
-/** CPU seconds (user + system) of a process and all its descendants now alive. */
-function treeCpu(rootPid: number): number {
-  const parent = new Map<number, number>();
-  const cpu = new Map<number, number>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parent.set(Number(d), Number(f[1]));
-      cpu.set(Number(d), (Number(f[11]) + Number(f[12])) / TICK);
-    } catch {
-      /* exited */
-    }
-  }
-  let total = 0;
-  for (const [pid, c] of cpu) {
-    for (let p: number | undefined = pid; p !== undefined && p > 1; p = parent.get(p)) {
-      if (p === rootPid) {
-        total += c;
-        break;
-      }
-    }
-  }
-  return total;
-}
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);

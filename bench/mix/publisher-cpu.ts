@@ -8,7 +8,7 @@
  *   (default 30 s, 1 publisher; cases: vp8-640x360 h264-640x360 vp8-320x180 vp8-160x120@5, the last the cluster
  *   benchmark's; with N publishers, in one process as the benchmarks run them, the figure is per publisher)
  */
-import { processTable } from '../../src/process/index.ts';
+import { treeCpuSeconds as treeCpu } from '../../src/process/index.ts';
 import { startHarness } from '../../src/recorders/individual/testing/harness.ts';
 import { loadAverage } from './proc-cpu.ts';
 import type { PublishersPlan } from './publishers.ts';
@@ -28,21 +28,6 @@ const CASES: Record<string, { codec: 'vp8' | 'h264'; width: number; height: numb
 };
 const named = argv.filter((a) => a in CASES);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** CPU seconds of `pid` and every descendant now alive. */
-function treeCpu(pid: number): number {
-  const table = processTable();
-  const inTree = new Set([pid]);
-  for (let grew = true; grew; ) {
-    grew = false;
-    for (const p of table) {
-      if (inTree.has(p.pid) || !inTree.has(p.ppid)) continue;
-      inTree.add(p.pid);
-      grew = true;
-    }
-  }
-  return table.filter((p) => inTree.has(p.pid)).reduce((s, p) => s + p.cpuSeconds, 0);
-}
 
 async function measure(baseUrl: string, cname: string, c: (typeof CASES)[string], mode: 'live' | 'replay'): Promise<number> {
   const plan: PublishersPlan = {

@@ -19,7 +19,9 @@ export type {
 export {
   COLOR,
   FRAME_CODE,
+  frameCodeFilters,
   prepareReplay,
+  readFrameCode,
   startRtpPublisher,
   startSyntheticPublisher,
   type RtpPublisher,

@@ -58,6 +58,13 @@ for (const dialect of TEST_DIALECTS) {
         // The outbound guard: a private camera address is refused while private URLs are not allowed.
         [{ cname: 'stage', uid: '1', kind: 'rtsp', url: 'rtsp://10.1.2.3:554/stream' }, 'url: host 10.1.2.3 is a private'],
         [{ cname: 'stage', uid: '1', kind: 'whep', url: 'http://127.0.0.1:9/whep' }, 'url: URL host 127.0.0.1 is a loopback'],
+        [{ cname: 'stage', uid: '1', kind: 'rtmp', transport: 'tcp' }, 'transport: is for kind "rtsp" only, not "rtmp"'],
+        [{ cname: 'stage', uid: '1', kind: 'rtsp', url: 'rtsp://203.0.113.9/cam', transport: 'sctp' }, 'transport: must be one of "tcp", "udp"'],
+        [{ cname: 'stage', uid: '1', kind: 'srt', url: 'udp://203.0.113.9:9000' }, 'url: must use srt for kind "srt"'],
+        [{ cname: 'stage', uid: '1', kind: 'srt', url: 'srt://203.0.113.9' }, 'url: must name the port of the SRT listener'],
+        [{ cname: 'stage', uid: '1', kind: 'srt', url: 'srt://203.0.113.9:9000?mode=listener' }, 'url: mode: reeltime calls the listener'],
+        [{ cname: 'stage', uid: '1', kind: 'srt', url: 'srt://203.0.113.9:9000?passphrase=short' }, 'url: passphrase: SRT takes 10 to 79 characters'],
+        [{ cname: 'stage', uid: '1', kind: 'srt', url: 'srt://192.168.1.20:9000' }, 'url: host 192.168.1.20 is a private'],
         [{ cname: 'stage', uid: '1', kind: 'rtmp', extra: true }, 'extra: is not a field of an ingress'],
         [[1, 2], 'body: must be a JSON object'],
       ];
@@ -74,13 +81,34 @@ for (const dialect of TEST_DIALECTS) {
     });
 
     test('kinds not built yet (and SRT without ports) are validated, then answered 501 naming the kind; nothing is stored', async () => {
-      const r = await call('POST', BASE, { cname: 'stage', uid: '7', kind: 'rtsp', url: 'rtsp://93.184.216.34:554/cam' });
+      // An address literal: the guard checks it without a lookup, and nothing connects to it.
+      const r = await call('POST', BASE, { cname: 'stage', uid: '7', kind: 'whep', url: 'https://93.184.216.34/whep' });
       assert.equal(r.statusCode, 501);
-      assert.match(r.json().reason, /^kind: "rtsp" ingest is not available yet/);
+      assert.match(r.json().reason, /^kind: "whep" ingest is not available yet/);
       const srt = await call('POST', BASE, { cname: 'stage', uid: '8', kind: 'srt' });
       assert.equal(srt.statusCode, 501);
       assert.deepEqual(srt.json(), { code: 501, reason: 'kind: SRT ingest is not enabled on this server (REELTIME_INGRESS_SRT_PORTS)' });
       assert.equal((await call('GET', BASE)).json().ingresses.length, 0);
+    });
+
+    test('sources reeltime connects to (RTSP, SRT caller): created without a stream key, their secrets never answered', async () => {
+      // An API-only process pulls nothing, so these loopback sources are never connected to.
+      const api = await startTestServer({ dialect, roles: ['api'], recorders: allDoubles(), env: { REELTIME_ALLOW_PRIVATE_URLS: 'true' } });
+      try {
+        const post = (payload: object) => api.app.inject({ method: 'POST', url: BASE, payload, headers: { authorization: TEST_CUSTOMER_AUTH } });
+        const rtsp = await post({ cname: 'cams', uid: '11', kind: 'rtsp', url: 'rtsp://admin:cam%2Fsecret@127.0.0.1:8554/live?channel=1', transport: 'udp' });
+        assert.equal(rtsp.statusCode, 201, rtsp.body);
+        const body = rtsp.json();
+        assert.deepEqual([body.kind, body.url, body.transport, body.state, body.push], ['rtsp', 'rtsp://admin:***@127.0.0.1:8554/live?channel=1', 'udp', 'waiting', undefined]);
+        const srt = await post({ cname: 'cams', uid: '12', kind: 'srt', url: 'srt://127.0.0.1:9000?passphrase=encoder-passphrase&latency=200000' });
+        assert.equal(srt.statusCode, 201, srt.body);
+        assert.deepEqual([srt.json().url, srt.json().push], ['srt://127.0.0.1:9000?passphrase=***&latency=200000', undefined]);
+        const list = await api.app.inject({ method: 'GET', url: BASE, headers: { authorization: TEST_CUSTOMER_AUTH } });
+        assert.equal(list.json().ingresses.length, 2);
+        assert.ok(!/cam%2Fsecret|cam\/secret|encoder-passphrase/.test(list.body), list.body);
+      } finally {
+        await api.close();
+      }
     });
 
     test('Basic auth and app id are checked as on the recording API', async () => {

@@ -15,6 +15,11 @@ export interface IngressRow {
   updated_ms: number;
   /** SRT: the UDP port of its listener (one ingress per port). */
   port: number | null;
+  /** RTSP: `tcp` or `udp` (null: tcp). */
+  transport: string | null;
+  /** Sources reeltime connects to: the process that pulls it now, and until when its claim holds unless renewed. */
+  holder: string | null;
+  held_until_ms: number | null;
 }
 
 /** Tables owned by the ingress module, prefixed "ingress_" so modules never collide. */
@@ -56,6 +61,17 @@ export const ingressMigrations: Record<string, Migration> = {
     async down(db: Kysely<unknown>) {
       await db.schema.dropIndex('ingress_sources_port').execute();
       await db.schema.alterTable('ingress_sources').dropColumn('port').execute();
+    },
+  },
+  'ingress-0003-pull': {
+    async up(db: Kysely<unknown>) {
+      // One statement per column: SQLite's ALTER TABLE adds one at a time.
+      await db.schema.alterTable('ingress_sources').addColumn('transport', 'text').execute();
+      await db.schema.alterTable('ingress_sources').addColumn('holder', 'text').execute();
+      await db.schema.alterTable('ingress_sources').addColumn('held_until_ms', 'bigint').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      for (const column of ['held_until_ms', 'holder', 'transport']) await db.schema.alterTable('ingress_sources').dropColumn(column).execute();
     },
   },
 };

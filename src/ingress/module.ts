@@ -4,7 +4,7 @@ import { ingressOpenApi } from './openapi.ts';
 import { registerIngressRoutes } from './routes.ts';
 import { startRtmpServer, type RtmpServer } from './rtmp/index.ts';
 import { IngressService } from './service.ts';
-import { SrtListeners } from './srt.ts';
+import { SourceLoops } from './source-loops.ts';
 import { IngressStore } from './store.ts';
 
 /** How long a pushed source has to get both its audio and its video into the channel. */
@@ -16,9 +16,9 @@ export interface IngressModule extends ReeltimeModule {
 }
 
 /**
- * Ingress (docs/ingest.md): the API on `api` processes; the RTMP listener (REELTIME_INGRESS_RTMP_PORT) and the SRT
- * listeners (REELTIME_INGRESS_SRT_PORTS) on `channel` processes, since a pushed source is published into the channel
- * beside the SFU.
+ * Ingress (docs/ingest.md): the API on `api` processes; the RTMP listener (REELTIME_INGRESS_RTMP_PORT), the SRT
+ * listeners (REELTIME_INGRESS_SRT_PORTS) and the pulls (RTSP, SRT caller) on `channel` processes, since a source is
+ * published into the channel beside the SFU.
  */
 export function createIngressModule(ctx: ServerContext): IngressModule {
   const cfg = ctx.config.ingress;
@@ -54,7 +54,7 @@ export function createIngressModule(ctx: ServerContext): IngressModule {
       [...service.publishingByKind()].map(([kind, n]) => [{ kind }, n] as const),
     );
   }
-  const srt = ctx.roles.has('channel') && cfg.srtPorts ? new SrtListeners(store, service, cfg.srtHost, log) : undefined;
+  const sources = ctx.roles.has('channel') ? new SourceLoops({ store, service, clock: ctx.clock, log, srtHost: cfg.srtPorts ? cfg.srtHost : undefined }) : undefined;
   return {
     name: 'ingress',
     openapi: ingressOpenApi(),
@@ -71,7 +71,7 @@ export function createIngressModule(ctx: ServerContext): IngressModule {
         const reset = await store.resetPublishing(ctx.clock.now());
         if (reset > 0) log.info({ count: reset }, 'ingress: publishes cut by the last stop marked waiting');
       }
-      await srt?.start();
+      await sources?.start();
       if (!listens) return;
       rtmp = await startRtmpServer({
         host: cfg.rtmpHost,
@@ -85,7 +85,7 @@ export function createIngressModule(ctx: ServerContext): IngressModule {
       log.info({ host: cfg.rtmpHost, port: rtmp.port, server: rtmpServerUrl() }, 'ingress: RTMP listener up');
     },
     async close() {
-      srt?.close();
+      sources?.close();
       service.close();
       await rtmp?.close();
     },

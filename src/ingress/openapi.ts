@@ -1,6 +1,6 @@
 import { jsonResponse as json, openApiParam as param, schemaRef as ref, type OpenApiContribution, type OpenApiObject as Json } from '../http/index.ts';
 import { INGRESS_ERRORS } from './errors.ts';
-import { INGRESS_KINDS } from './types.ts';
+import { INGRESS_KINDS, RTSP_TRANSPORTS } from './types.ts';
 
 const TAG = 'Ingress (reeltime extension)';
 
@@ -12,7 +12,8 @@ const INGRESS: Json = {
     cname: { type: 'string' },
     uid: { type: 'string' },
     kind: { type: 'string', enum: [...INGRESS_KINDS] },
-    url: { type: 'string' },
+    url: { type: 'string', description: 'The source reeltime connects to, its password and SRT passphrase shown as ***.' },
+    transport: { type: 'string', enum: [...RTSP_TRANSPORTS] },
     push: {
       type: 'object',
       description: "Push kinds: OBS's Server and Stream Key (SRT: the passphrase), and the URL an encoder takes. The key is a secret.",
@@ -35,8 +36,13 @@ export const INGRESS_SCHEMAS: Readonly<Record<string, Json>> = {
     properties: {
       cname: { type: 'string', minLength: 1, maxLength: 64, description: 'The channel the source publishes into.' },
       uid: { anyOf: [{ type: 'string', pattern: '^[0-9]{1,10}$' }, { type: 'integer', minimum: 1, maximum: 4294967295 }], description: 'The participant the source appears as, 1..4294967295.' },
-      kind: { type: 'string', enum: [...INGRESS_KINDS], description: 'rtmp and srt (push) are available; rtsp and whep are validated and answered 501 for now.' },
-      url: { type: 'string', maxLength: 2048, description: 'Pull kinds only (rtsp://, rtsps://; whep: http(s)://): the source, checked by the outbound URL guard.' },
+      kind: { type: 'string', enum: [...INGRESS_KINDS], description: 'rtmp, srt and rtsp are available; whep is validated and answered 501 for now.' },
+      url: {
+        type: 'string',
+        maxLength: 2048,
+        description: 'The source reeltime connects to, checked by the outbound URL guard: rtsp://, rtsps:// (rtsp, required); http(s):// (whep, required); srt://host:port (srt in caller mode; absent: reeltime listens). Not for rtmp.',
+      },
+      transport: { type: 'string', enum: [...RTSP_TRANSPORTS], description: 'rtsp only: tcp (default) or udp.' },
     },
   },
   Ingress: INGRESS,

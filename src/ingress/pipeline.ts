@@ -1,36 +1,83 @@
 import type { ChildProcess } from 'node:child_process';
 import { FFMPEG_BIN } from '../media/index.ts';
 import { spawnChild } from '../process/index.ts';
+import type { RtspTransport } from './types.ts';
 
 /**
- * ffmpeg arguments taking a publisher's FLV stream on stdin and sending RTP to two loopback ports: the H.264 as it
- * came (no transcode; Annex B with SPS/PPS before each keyframe, so a subscriber joining mid-stream can decode from
- * the next one) and the AAC transcoded to Opus, 48 kHz stereo, as WebRTC needs. Both outputs are stamped from the
- * FLV timestamps, one timeline for both kinds (docs/ingest.md, "Timing").
+ * ffmpeg arguments taking a source's stream (`input`: by default an RTMP publisher's FLV on stdin) and sending RTP to
+ * two loopback ports: the H.264 as it came (no transcode; Annex B with SPS/PPS before each keyframe, so a subscriber
+ * joining mid-stream can decode from the next one) and the audio (AAC, G.711, ...) transcoded to Opus, 48 kHz
+ * stereo, as WebRTC needs. Both outputs are stamped from the source's timestamps, one timeline for both kinds
+ * (docs/ingest.md, "Timing").
  */
 export function ingestFfmpegArgs(videoPort: number, audioPort: number, input: IngestInput = { kind: 'flv' }): string[] {
   const rtp = (port: number) => `rtp://127.0.0.1:${port}?rtcpport=${port}&pkt_size=1200`;
-  const source =
-    input.kind === 'flv'
-      ? ['-f', 'flv', '-i', 'pipe:0']
-      : ['-f', 'mpegts', '-i', `srt://${input.host.includes(':') ? `[${input.host}]` : input.host}:${input.port}?mode=listener&passphrase=${encodeURIComponent(input.passphrase)}&pbkeylen=16`];
   return [
     '-hide_banner', '-loglevel', 'error',
-    '-fflags', '+nobuffer', ...source,
-    // H.264 in MPEG-TS is Annex B already; from FLV it is length-prefixed, and the filter also puts SPS/PPS in band.
-    '-map', '0:v:0', '-c:v', 'copy', ...(input.kind === 'flv' ? ['-bsf:v', 'h264_mp4toannexb'] : []), '-payload_type', '96', '-f', 'rtp', rtp(videoPort),
+    '-fflags', '+nobuffer', ...sourceArgs(input),
+    '-map', '0:v:0', '-c:v', 'copy', ...videoFilter(input), '-payload_type', '96', '-f', 'rtp', rtp(videoPort),
     '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '64k', '-ar', '48000', '-ac', '2', '-application', 'lowdelay',
     '-payload_type', '111', '-f', 'rtp', rtp(audioPort),
   ];
 }
 
 /**
- * Where the ingest ffmpeg reads: an FLV stream on stdin (the RTMP listener writes it), or an SRT listener of its own
- * (MPEG-TS; one caller, which must know the passphrase: SRT's AES key, a wrong one is refused in the handshake).
+ * Where the ingest ffmpeg reads: an FLV stream on stdin (the RTMP listener writes it); an SRT listener of its own
+ * (MPEG-TS; one caller, which must know the passphrase: SRT's AES key, a wrong one is refused in the handshake); an
+ * SRT listener elsewhere that it calls; an RTSP source (a camera). URLs of sources reeltime connects to name the
+ * address the outbound guard checked, not a host name (service.ts), so a second lookup cannot change the target.
  */
 export type IngestInput =
   | { readonly kind: 'flv' }
-  | { readonly kind: 'srt'; readonly host: string; readonly port: number; readonly passphrase: string };
+  | { readonly kind: 'srt'; readonly host: string; readonly port: number; readonly passphrase: string }
+  | { readonly kind: 'srt-caller'; readonly url: string }
+  | { readonly kind: 'rtsp'; readonly url: string; readonly transport: RtspTransport };
+
+/** How long an RTSP source may stay silent (socket reads and writes) before ffmpeg gives up on it: 10 s, in µs. */
+const RTSP_IO_TIMEOUT_US = '10000000';
+
+function sourceArgs(input: IngestInput): string[] {
+  switch (input.kind) {
+    case 'flv':
+      return ['-f', 'flv', '-i', 'pipe:0'];
+    case 'srt':
+      return ['-f', 'mpegts', '-i', `srt://${bracketed(input.host)}:${input.port}?mode=listener&passphrase=${encodeURIComponent(input.passphrase)}&pbkeylen=16`];
+    case 'srt-caller': {
+      const url = new URL(input.url);
+      url.searchParams.set('mode', 'caller');
+      return ['-f', 'mpegts', '-i', url.href];
+    }
+    case 'rtsp':
+      return ['-rtsp_transport', input.transport, '-timeout', RTSP_IO_TIMEOUT_US, '-i', input.url];
+  }
+}
+
+/**
+ * H.264 in MPEG-TS is Annex B already; from FLV it is length-prefixed, and the filter also puts SPS/PPS in band. A
+ * camera may send its SPS/PPS only in the SDP (sprop-parameter-sets): dump_extra repeats them before each keyframe.
+ * Each chain starts with a filter that takes H.264 only (h264_metadata changes nothing without options), so another
+ * codec ends ffmpeg at once with a message `explainIngestError` turns into the reason.
+ */
+function videoFilter(input: IngestInput): string[] {
+  if (input.kind === 'flv') return ['-bsf:v', 'h264_mp4toannexb'];
+  if (input.kind === 'rtsp') return ['-bsf:v', 'h264_metadata,dump_extra=freq=keyframe'];
+  return ['-bsf:v', 'h264_metadata'];
+}
+
+/** ffmpeg's word for a source whose video is not H.264 (a bitstream filter refusing the codec). */
+const NOT_H264 = /Codec '([\w-]+)' \(\d+\) is not supported by the bitstream filter 'h264_(?:metadata|mp4toannexb)'/;
+
+/**
+ * The reason an ingress shows when its media pipeline failed: a named one where ffmpeg's message is known (a video
+ * codec other than H.264), else ffmpeg's own words.
+ */
+export function explainIngestError(message: string): string {
+  const codec = NOT_H264.exec(message)?.[1];
+  if (codec) return `video: the source sends ${codec}, not H.264 (reeltime passes H.264 through and does not transcode video yet)`;
+  return message;
+}
+
+const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
 /** Starts the ingest ffmpeg (ingestFfmpegArgs); it dies with this process. */
 export function spawnIngestFfmpeg(videoPort: number, audioPort: number, input: IngestInput = { kind: 'flv' }): ChildProcess {

@@ -7,10 +7,10 @@ import { safeEqual } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import { checkOutboundUrl, OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../net/index.ts';
 import { IngressError } from './errors.ts';
-import { spawnIngestFfmpeg } from './pipeline.ts';
+import { explainIngestError, spawnIngestFfmpeg } from './pipeline.ts';
 import type { PublishDecision } from './rtmp/index.ts';
 import { ParticipantTakenError, PortTakenError, type IngressStore } from './store.ts';
-import type { Ingress, IngressState } from './types.ts';
+import { pullsSource, type Ingress, type IngressState } from './types.ts';
 import { validateIngressRequest } from './validate.ts';
 
 /** An ingress as the API answers it: push kinds add where to push (OBS's "Server" and "Stream Key"). */
@@ -19,7 +19,9 @@ export interface IngressView {
   readonly cname: string;
   readonly uid: string;
   readonly kind: Ingress['kind'];
+  /** The source's URL with its password and SRT passphrase replaced by `***` (secrets are never answered). */
   readonly url?: string;
+  readonly transport?: Ingress['transport'];
   readonly push?: { readonly server: string; readonly streamKey: string; readonly url: string };
   readonly state: IngressState;
   readonly error?: string;
@@ -84,7 +86,8 @@ export class IngressService {
       cname: i.cname,
       uid: i.uid,
       kind: i.kind,
-      ...(i.url !== undefined ? { url: i.url } : {}),
+      ...(i.url !== undefined ? { url: maskUrl(i.url) } : {}),
+      ...(i.transport !== undefined ? { transport: i.transport } : {}),
       ...this.#push(i),
       state: i.state,
       ...(i.error !== undefined ? { error: i.error } : {}),
@@ -107,18 +110,29 @@ export class IngressService {
   async create(appId: string, body: unknown): Promise<IngressView> {
     const req = validateIngressRequest(body);
     if (req.url !== undefined) await this.#checkSource(req.url, req.kind);
-    if (req.kind !== 'rtmp' && req.kind !== 'srt') throw new IngressError('notAvailable', `kind: "${req.kind}" ingest is not available yet in this version (RTMP and SRT are)`);
+    if (req.kind === 'whep') throw new IngressError('notAvailable', 'kind: "whep" ingest is not available yet in this version (RTMP, SRT and RTSP are)');
     if (req.kind === 'rtmp' && !this.#d.rtmpServerUrl()) throw new IngressError('notAvailable', 'kind: RTMP ingest is not enabled on this server (REELTIME_INGRESS_RTMP_PORT)');
-    if (req.kind === 'srt' && !this.#d.srtPorts) throw new IngressError('notAvailable', 'kind: SRT ingest is not enabled on this server (REELTIME_INGRESS_SRT_PORTS)');
+    const listens = req.kind === 'srt' && !pullsSource(req);
+    if (listens && !this.#d.srtPorts) throw new IngressError('notAvailable', 'kind: SRT ingest is not enabled on this server (REELTIME_INGRESS_SRT_PORTS)');
     const ingressId = `in_${randomBytes(9).toString('hex')}`;
-    // RTMP: the key names its ingress (one port for all). SRT: the passphrase (SRT's AES key, 10 to 79 characters).
+    // RTMP: the key names its ingress (one port for all). SRT listener: the passphrase (SRT's AES key, 10 to 79
+    // characters). Sources reeltime connects to have none: their URL says how to reach them.
     const secret = randomBytes(24).toString('base64url');
-    const streamKey = req.kind === 'rtmp' ? `${ingressId}.${secret}` : secret;
+    const streamKey = req.kind === 'rtmp' ? `${ingressId}.${secret}` : listens ? secret : undefined;
     // Two creates racing for one SRT port: the unique index refuses the second, which takes the next free one.
     for (let attempt = 0; ; attempt++) {
-      const port = req.kind === 'srt' ? await this.#freeSrtPort() : undefined;
+      const port = listens ? await this.#freeSrtPort() : undefined;
       const now = this.#d.clock.now();
-      const ingress: Ingress = { ...req, ingressId, appId, streamKey, state: 'waiting', createdMs: now, updatedMs: now, ...(port !== undefined ? { port } : {}) };
+      const ingress: Ingress = {
+        ...req,
+        ingressId,
+        appId,
+        ...(streamKey !== undefined ? { streamKey } : {}),
+        state: 'waiting',
+        createdMs: now,
+        updatedMs: now,
+        ...(port !== undefined ? { port } : {}),
+      };
       try {
         await this.#d.store.insert(ingress);
       } catch (e) {
@@ -217,14 +231,41 @@ export class IngressService {
     });
   }
 
+  /**
+   * Connects to a source reeltime pulls (RTSP, SRT caller) and publishes it until it ends; resolves when it has
+   * ended. The host is checked by the outbound guard at every connection and ffmpeg is given the checked address.
+   */
+  async runPull(i: Ingress): Promise<void> {
+    if (i.url === undefined || (i.kind !== 'rtsp' && i.kind !== 'srt')) return;
+    const target = new URL(i.url);
+    try {
+      const { address } = await resolveOutboundHost(target.hostname, this.#d.policy, target);
+      target.hostname = address.includes(':') ? `[${address}]` : address;
+    } catch (e) {
+      const why = e instanceof OutboundUrlError ? `url: ${e.message}` : (e as Error).message;
+      this.#d.log.warn({ ingressId: i.ingressId, why }, 'ingress: source refused by the outbound guard');
+      await this.#d.store.setState(i.ingressId, 'failed', why, this.#d.clock.now()).catch(() => undefined);
+      return;
+    }
+    const input = i.kind === 'rtsp' ? ({ kind: 'rtsp', url: target.href, transport: i.transport ?? 'tcp' } as const) : ({ kind: 'srt-caller', url: target.href } as const);
+    return this.#run(i, {
+      spawn: (videoPort, audioPort) => spawnIngestFfmpeg(videoPort, audioPort, input),
+      startTimeoutMs: this.#d.startTimeoutMs,
+      disconnect: () => undefined,
+      exitState: 'waiting',
+      onFailure: () => undefined,
+    });
+  }
+
   /** One publish of `i`, from its media process's start to its end; resolves when it has ended. */
   #run(i: Ingress, plan: PublishPlan): Promise<void> {
     const log = this.#d.log.child({ ingressId: i.ingressId, cname: i.cname, uid: i.uid });
     const q = new URLSearchParams({ uid: i.uid });
     const endpoint = `${this.#d.baseUrl()}/rtc/v1/apps/${encodeURIComponent(i.appId)}/channels/${encodeURIComponent(i.cname)}/whip?${q}`;
     const token = this.#d.appCertificate ? buildRtcTokenWithUid(i.appId, this.#d.appCertificate, i.cname, Number(i.uid), 1, TOKEN_SECONDS, TOKEN_SECONDS) : undefined;
-    // ffmpeg's messages may quote its input URL, an SRT passphrase included.
-    const redact = (text: string) => (i.streamKey ? text.split(i.streamKey).join('[redacted]').split(encodeURIComponent(i.streamKey)).join('[redacted]') : text);
+    // ffmpeg's messages may quote its input URL, an SRT passphrase or a camera's password included.
+    const secrets = secretsOf(i).flatMap((x) => [x, encodeURIComponent(x)]);
+    const redact = (text: string) => secrets.reduce((t, x) => t.split(x).join('[redacted]'), text);
     let publisher: RtpPublisher | undefined;
     let child: ChildProcess | undefined;
     let ended = false;
@@ -259,10 +300,10 @@ export class IngressService {
         log.info('ingress: publishing');
         this.#publishing.set(i.ingressId, i.kind);
         void setState('publishing');
-        void p.exited.then((why) => end(plan.exitState, 'the source ended', plan.exitState === 'failed' ? `media pipeline ended: ${why}` : undefined));
+        void p.exited.then((why) => end(plan.exitState, 'the source ended', plan.exitState === 'failed' ? `media pipeline ended: ${explainIngestError(why)}` : undefined));
       },
       (e: unknown) => {
-        const why = (e as Error).message;
+        const why = explainIngestError((e as Error).message);
         if (!ended) log.warn({ why: redact(why) }, 'ingress: publish failed');
         plan.onFailure();
         end('failed', why, why);
@@ -271,11 +312,12 @@ export class IngressService {
     return finished;
   }
 
-  /** How many ingresses of each push kind publish from this process now. */
+  /** How many ingresses of each kind (but WHEP, not built) publish from this process now. */
   publishingByKind(): ReadonlyMap<Ingress['kind'], number> {
     const out = new Map<Ingress['kind'], number>([
       ['rtmp', 0],
       ['srt', 0],
+      ['rtsp', 0],
     ]);
     for (const kind of this.#publishing.values()) out.set(kind, (out.get(kind) ?? 0) + 1);
     return out;
@@ -290,4 +332,24 @@ export class IngressService {
   close(): void {
     for (const a of [...this.#active.values()]) a.stop('the server is stopping');
   }
+}
+
+/** The secrets an ingress holds: its stream key or SRT passphrase, and its source URL's password and passphrase. */
+function secretsOf(i: Ingress): string[] {
+  const out = i.streamKey ? [i.streamKey] : [];
+  if (i.url !== undefined) {
+    const u = new URL(i.url);
+    if (u.password) out.push(decodeURIComponent(u.password));
+    const passphrase = u.searchParams.get('passphrase');
+    if (passphrase) out.push(passphrase);
+  }
+  return out.filter((x) => x.length >= 4);
+}
+
+/** A source URL as the API answers it: the password and an SRT passphrase replaced by `***`. */
+export function maskUrl(raw: string): string {
+  const u = new URL(raw);
+  if (u.password) u.password = '***';
+  if (u.searchParams.has('passphrase')) u.searchParams.set('passphrase', '***');
+  return u.href;
 }

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/index.ts';
 import type { IngressRow } from './db.ts';
-import type { Ingress, IngressKind, IngressState } from './types.ts';
+import type { Ingress, IngressKind, IngressState, RtspTransport } from './types.ts';
 
 const fromRow = (r: IngressRow): Ingress => ({
   ingressId: r.ingress_id,
@@ -16,6 +16,7 @@ const fromRow = (r: IngressRow): Ingress => ({
   createdMs: Number(r.created_ms),
   updatedMs: Number(r.updated_ms),
   ...(r.port !== null ? { port: Number(r.port) } : {}),
+  ...(r.transport !== null ? { transport: r.transport as RtspTransport } : {}),
 });
 
 /** Thrown by insert when another ingress already publishes as this uid in this channel. */
@@ -57,6 +58,9 @@ export class IngressStore {
           created_ms: i.createdMs,
           updated_ms: i.updatedMs,
           port: i.port ?? null,
+          transport: i.transport ?? null,
+          holder: null,
+          held_until_ms: null,
         })
         .execute();
     } catch (e) {
@@ -78,9 +82,28 @@ export class IngressStore {
     return rows.map(fromRow);
   }
 
-  /** Every ingress of a kind, whatever the app (the SRT listeners of a channel process). */
-  async listKind(kind: IngressKind): Promise<readonly Ingress[]> {
-    return (await this.db.selectFrom('ingress_sources').selectAll().where('kind', '=', kind).execute()).map(fromRow);
+  /** Every ingress of these kinds, whatever the app (the listeners and pulls of a channel process). */
+  async listKinds(kinds: readonly IngressKind[]): Promise<readonly Ingress[]> {
+    return (await this.db.selectFrom('ingress_sources').selectAll().where('kind', 'in', kinds).execute()).map(fromRow);
+  }
+
+  /**
+   * Takes or renews `holder`'s claim on pulling a source, until `now + ttlMs`: true when it holds it (it held it,
+   * or nobody did, or the last holder's claim ran out). One process pulls each source, however many could.
+   */
+  async claim(ingressId: string, holder: string, now: number, ttlMs: number): Promise<boolean> {
+    const r = await this.db
+      .updateTable('ingress_sources')
+      .set({ holder, held_until_ms: now + ttlMs })
+      .where('ingress_id', '=', ingressId)
+      .where((w) => w.or([w('holder', 'is', null), w('holder', '=', holder), w('held_until_ms', '<', now)]))
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
+  }
+
+  /** Gives up `holder`'s claim (no-op when another holds it). */
+  async release(ingressId: string, holder: string): Promise<void> {
+    await this.db.updateTable('ingress_sources').set({ holder: null, held_until_ms: null }).where('ingress_id', '=', ingressId).where('holder', '=', holder).execute();
   }
 
   /** The ports SRT ingresses hold. */
@@ -95,8 +118,9 @@ export class IngressStore {
     return Number(r.numDeletedRows) > 0;
   }
 
-  /** Marks every `publishing` ingress `waiting` (after a restart: no publish survives its process). */
+  /** Marks every `publishing` ingress `waiting` and drops every pull claim (after a restart: no publish survives its process). */
   async resetPublishing(now: number): Promise<number> {
+    await this.db.updateTable('ingress_sources').set({ holder: null, held_until_ms: null }).where('holder', 'is not', null).execute();
     const r = await this.db.updateTable('ingress_sources').set({ state: 'waiting', updated_ms: now }).where('state', '=', 'publishing').executeTakeFirst();
     return Number(r.numUpdatedRows);
   }

@@ -2,8 +2,9 @@
 export const INGRESS_KINDS = Object.freeze(['rtmp', 'srt', 'rtsp', 'whep'] as const);
 export type IngressKind = (typeof INGRESS_KINDS)[number];
 
-/** Kinds whose source connects to reeltime with a URL and a stream key. */
-export const PUSH_KINDS: ReadonlySet<IngressKind> = new Set<IngressKind>(['rtmp', 'srt']);
+/** How an RTSP source's media comes: interleaved in its TCP connection (the default) or as RTP over UDP. */
+export const RTSP_TRANSPORTS = Object.freeze(['tcp', 'udp'] as const);
+export type RtspTransport = (typeof RTSP_TRANSPORTS)[number];
 
 /**
  * Where an ingress is: `waiting` for its source (created, or the source went away), `publishing` into its channel,
@@ -17,8 +18,13 @@ export interface IngressRequest {
   /** Integer text 1..4294967295: the participant the source appears as. */
   readonly uid: string;
   readonly kind: IngressKind;
-  /** Pull kinds: the source URL (checked by the outbound guard). */
+  /**
+   * The source reeltime connects to (checked by the outbound guard at every connection): pull kinds, and SRT in
+   * caller mode (`srt://host:port?passphrase=…`: reeltime calls the encoder's listener).
+   */
   readonly url?: string | undefined;
+  /** RTSP only: how its media comes (default `tcp`). */
+  readonly transport?: RtspTransport | undefined;
 }
 
 /** One ingress as stored and answered. The stream key is a secret: never logged. */
@@ -34,3 +40,6 @@ export interface Ingress extends IngressRequest {
   /** SRT: the UDP port its listener takes. */
   readonly port?: number | undefined;
 }
+
+/** Whether reeltime connects to the source (RTSP, WHEP, SRT caller) rather than waiting for it to connect. */
+export const pullsSource = (i: Pick<IngressRequest, 'kind' | 'url'>): boolean => i.url !== undefined;

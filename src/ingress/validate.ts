@@ -1,12 +1,12 @@
-import { INGRESS_KINDS, PUSH_KINDS, type IngressKind, type IngressRequest } from './types.ts';
+import { INGRESS_KINDS, RTSP_TRANSPORTS, type IngressKind, type IngressRequest, type RtspTransport } from './types.ts';
 import { IngressError } from './errors.ts';
 
 /** The channel-name alphabet of the channel module (RTC channel names), at most 64 characters. */
 const CNAME = /^[A-Za-z0-9 !#$%&()+\-:;<=.>?@[\]^_{|}~,]{1,64}$/;
-const FIELDS: ReadonlySet<string> = new Set(['cname', 'uid', 'kind', 'url']);
+const FIELDS: ReadonlySet<string> = new Set(['cname', 'uid', 'kind', 'url', 'transport']);
 const MAX_URL = 2048;
-/** The schemes each pull kind takes. */
-const PULL_SCHEMES: Readonly<Record<'rtsp' | 'whep', readonly string[]>> = { rtsp: ['rtsp:', 'rtsps:'], whep: ['http:', 'https:'] };
+/** The schemes each kind's `url` takes (SRT's only in caller mode; RTMP takes none). */
+const URL_SCHEMES: Readonly<Record<Exclude<IngressKind, 'rtmp'>, readonly string[]>> = { rtsp: ['rtsp:', 'rtsps:'], whep: ['http:', 'https:'], srt: ['srt:'] };
 
 const invalid = (field: string, rule: string): never => {
   throw new IngressError('invalidParameter', `${field}: ${rule}`);
@@ -29,11 +29,12 @@ function parseKind(raw: unknown): IngressKind {
 }
 
 function parseUrl(raw: unknown, kind: IngressKind): string | undefined {
-  if (PUSH_KINDS.has(kind)) {
-    if (raw !== undefined) invalid('url', `must be absent for kind "${kind}": the source pushes to the URL this API answers`);
+  if (kind === 'rtmp') {
+    if (raw !== undefined) invalid('url', 'must be absent for kind "rtmp": the source pushes to the URL this API answers');
     return undefined;
   }
-  if (raw === undefined) return invalid('url', `is required for kind "${kind}" (the source to pull)`);
+  // SRT without a URL: reeltime listens and the encoder calls it; with one, reeltime calls the encoder's listener.
+  if (raw === undefined) return kind === 'srt' ? undefined : invalid('url', `is required for kind "${kind}" (the source to pull)`);
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > MAX_URL) return invalid('url', `must be a string of 1 to ${MAX_URL} characters`);
   let u: URL;
   try {
@@ -41,10 +42,26 @@ function parseUrl(raw: unknown, kind: IngressKind): string | undefined {
   } catch {
     return invalid('url', 'must be an absolute URL');
   }
-  const schemes = PULL_SCHEMES[kind as 'rtsp' | 'whep'];
+  const schemes = URL_SCHEMES[kind];
   if (!schemes.includes(u.protocol)) invalid('url', `must use ${schemes.map((s) => s.slice(0, -1)).join(' or ')} for kind "${kind}"`);
   if (!u.hostname) invalid('url', 'must name a host');
+  if (kind === 'srt') {
+    if (!u.port) invalid('url', 'must name the port of the SRT listener (srt://host:port)');
+    const mode = u.searchParams.get('mode');
+    if (mode !== null && mode !== 'caller') invalid('url', 'mode: reeltime calls the listener at this URL, so mode must be absent or "caller"');
+    const passphrase = u.searchParams.get('passphrase');
+    if (passphrase !== null && (passphrase.length < 10 || passphrase.length > 79)) invalid('url', 'passphrase: SRT takes 10 to 79 characters');
+  }
   return raw;
+}
+
+function parseTransport(raw: unknown, kind: IngressKind): RtspTransport | undefined {
+  if (raw === undefined) return undefined;
+  if (kind !== 'rtsp') return invalid('transport', `is for kind "rtsp" only, not "${kind}"`);
+  if (typeof raw !== 'string' || !(RTSP_TRANSPORTS as readonly string[]).includes(raw)) {
+    return invalid('transport', `must be one of ${RTSP_TRANSPORTS.map((t) => `"${t}"`).join(', ')}`);
+  }
+  return raw as RtspTransport;
 }
 
 /** Checks a create body; throws IngressError `invalidParameter` naming the first field that breaks its rule. */
@@ -58,5 +75,6 @@ export function validateIngressRequest(body: unknown): IngressRequest {
   const uid = parseIngressUid(b.uid);
   const kind = parseKind(b.kind);
   const url = parseUrl(b.url, kind);
-  return { cname: b.cname as string, uid, kind, ...(url !== undefined ? { url } : {}) };
+  const transport = parseTransport(b.transport, kind);
+  return { cname: b.cname as string, uid, kind, ...(url !== undefined ? { url } : {}), ...(transport !== undefined ? { transport } : {}) };
 }

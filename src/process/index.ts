@@ -1,4 +1,4 @@
-export { childrenOf, isRunning, processInfo, processTable, type ProcessInfo } from './proc-table.ts';
+export { childrenOf, isRunning, processInfo, processTable, treeCpuSeconds, type ProcessInfo } from './proc-table.ts';
 export { pidIsAlive, processTag, taggedProcessIsGone } from './liveness.ts';
 export { runChild, type ChildResult, type RunChildOptions } from './run-child.ts';
 export { childCommandLine, spawnChild, type ChildSpawnOptions } from './spawn-child.ts';

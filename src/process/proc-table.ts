@@ -51,3 +51,18 @@ export function isRunning(p: Pick<ProcessInfo, 'pid' | 'startTime'>): boolean {
 export function childrenOf(pid: number): ProcessInfo[] {
   return processTable().filter((p) => p.ppid === pid);
 }
+
+/** CPU seconds (user + system) so far of `pid` and every descendant now alive (benchmarks: a server and its ffmpegs). */
+export function treeCpuSeconds(pid: number): number {
+  const table = processTable();
+  const inTree = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const p of table) {
+      if (inTree.has(p.pid) || !inTree.has(p.ppid)) continue;
+      inTree.add(p.pid);
+      grew = true;
+    }
+  }
+  return table.filter((p) => inTree.has(p.pid)).reduce((s, p) => s + p.cpuSeconds, 0);
+}

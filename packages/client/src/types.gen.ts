@@ -170,7 +170,9 @@ export type Ingress = {
   cname: string;
   uid: string;
   kind: "rtmp" | "srt" | "rtsp" | "whep";
+  /** The source reeltime connects to, its password and SRT passphrase shown as ***. */
   url?: string;
+  transport?: "tcp" | "udp";
   /** Push kinds: OBS's Server and Stream Key (SRT: the passphrase), and the URL an encoder takes. The key is a secret. */
   push?: {
     server: string;
@@ -566,10 +568,12 @@ export type IngressRequest = {
   cname: string;
   /** The participant the source appears as, 1..4294967295. */
   uid: string | number;
-  /** rtmp and srt (push) are available; rtsp and whep are validated and answered 501 for now. */
+  /** rtmp, srt and rtsp are available; whep is validated and answered 501 for now. */
   kind: "rtmp" | "srt" | "rtsp" | "whep";
-  /** Pull kinds only (rtsp://, rtsps://; whep: http(s)://): the source, checked by the outbound URL guard. */
+  /** The source reeltime connects to, checked by the outbound URL guard: rtsp://, rtsps:// (rtsp, required); http(s):// (whep, required); srt://host:port (srt in caller mode; absent: reeltime listens). Not for rtmp. */
   url?: string;
+  /** rtsp only: tcp (default) or udp. */
+  transport?: "tcp" | "udp";
 };
 
 export type IngressList = {

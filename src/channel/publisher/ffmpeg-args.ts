@@ -22,7 +22,24 @@ export interface SyntheticMedia {
  */
 export const FRAME_CODE = { bits: 10, bandFraction: 1 / 6 } as const;
 
-function frameCodeFilters(m: SyntheticMedia): string {
+/**
+ * The frame number a decoded picture carries in its band (8-bit luma plane, `width` × `height`, at `offset` in
+ * `luma`), mod 2^bits; undefined when a block is neither dark nor light (no code there, or a picture in between).
+ */
+export function readFrameCode(luma: Uint8Array, width: number, height: number, offset = 0): number | undefined {
+  const y = Math.floor(height * (1 - FRAME_CODE.bandFraction / 2));
+  let code = 0;
+  for (let k = 0; k < FRAME_CODE.bits; k++) {
+    const x = Math.floor((width * (k + 0.5)) / FRAME_CODE.bits);
+    const value = luma[offset + y * width + x]!;
+    if (value > 60 && value < 180) return undefined;
+    if (value >= 180) code |= 1 << k;
+  }
+  return code;
+}
+
+/** The lavfi filters that draw the frame code (a leading comma; empty without `frameCode`). */
+export function frameCodeFilters(m: Pick<SyntheticMedia, 'width' | 'height' | 'frameCode'>): string {
   if (!m.frameCode) return '';
   const band = Math.max(2, Math.round(m.height * FRAME_CODE.bandFraction));
   const y = m.height - band;

@@ -1,3 +1,3 @@
-export { COLOR, FRAME_CODE } from './ffmpeg-args.ts';
+export { COLOR, FRAME_CODE, frameCodeFilters, readFrameCode } from './ffmpeg-args.ts';
 export { prepareReplay, REPLAY_SECONDS, startSyntheticPublisher, type SyntheticPublisher, type SyntheticPublisherOptions } from './synthetic.ts';
 export { startRtpPublisher, type RtpPublisher, type RtpPublisherOptions } from './rtp-publisher.ts';

@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
-import { FRAME_CODE } from '../../../channel/index.ts';
+import { readFrameCode } from '../../../channel/index.ts';
 import { FFMPEG_BIN, FFPROBE_BIN, parsePlaylist } from '../../../media/index.ts';
 import { tonePower } from '../../../media/mix/testing/tones.ts';
 
@@ -44,18 +44,8 @@ async function frameCodes(file: string, m: MarkedMedia): Promise<(number | undef
     maxBuffer: 512 * 2 ** 20,
   });
   const size = m.width * m.height;
-  const y = Math.floor(m.height * (1 - FRAME_CODE.bandFraction / 2));
   const codes: (number | undefined)[] = [];
-  for (let at = 0; at + size <= stdout.length; at += size) {
-    let code: number | undefined = 0;
-    for (let k = 0; k < FRAME_CODE.bits && code !== undefined; k++) {
-      const x = Math.floor((m.width * (k + 0.5)) / FRAME_CODE.bits);
-      const luma = stdout[at + y * m.width + x]!;
-      if (luma > 60 && luma < 180) code = undefined;
-      else if (luma >= 180) code |= 1 << k;
-    }
-    codes.push(code);
-  }
+  for (let at = 0; at + size <= stdout.length; at += size) codes.push(readFrameCode(stdout, m.width, m.height, at));
   return codes;
 }
 

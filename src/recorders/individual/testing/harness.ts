@@ -51,7 +51,7 @@ export interface Harness {
      */
     mode?: SyntheticPublisherOptions['mode'];
   }): Promise<SyntheticPublisher>;
-  api(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
+  api(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
   startRecording(cname: string, uid: string, clientRequest: Record<string, unknown>, scene?: number): Promise<{ resourceId: string; sid: string }>;
   path(resourceId: string, sid: string, op: string): string;
   close(): Promise<void>;
@@ -75,6 +75,8 @@ export interface HarnessOptions {
   readonly recorderTestHooks?: RecorderTestHooks;
   /** More environment settings (e.g. REELTIME_INGRESS_RTMP_PORT). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Every log line of the server (level info and up) is pushed here: for checks of what it logs. */
+  readonly logLines?: string[];
 }
 
 export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
@@ -85,6 +87,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     ...(opts.database ? { database: opts.database } : {}),
     ...(opts.sfuTestHooks ? { sfuTestHooks: opts.sfuTestHooks } : {}),
     ...(opts.recorderTestHooks ? { recorderTestHooks: opts.recorderTestHooks } : {}),
+    ...(opts.logLines ? { logLines: opts.logLines } : {}),
     // REELTIME_TEST_MEDIA_PATH=whep runs the recorder tests over loopback WHEP instead of the in-process tap.
     values: {
       recording: {
