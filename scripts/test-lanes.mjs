@@ -9,6 +9,7 @@
 
 /** Record real media: ffmpeg, Chromium, Xvfb and PulseAudio, in real time. */
 const RECORDERS = [
+  'src/recorders/common/whep-ended.test.ts',
   'src/recorders/common/whep-replace.test.ts',
   'src/recorders/individual/media-path.test.ts',
   'src/recorders/mix/hold.test.ts',
@@ -118,7 +119,7 @@ const LONG = ['src/recording/api/fuzz.test.ts'];
  */
 const LONGEST = [
   // Times from a whole-suite run with timings (3 to 8 heavy files at once, 2 cores), 2026-11-28.
-  'src/recorders/common/whep-replace.test.ts', // 132 s: ICE consent (30 s) twice, and mix's 15 s slices
+  'src/recorders/common/whep-ended.test.ts', // 110 s: ICE consent (30 s) twice, and mix's 15 s slices
   'src/media/capture/capture.test.ts', // 131 s
   'src/recorders/individual/loss.test.ts', // 86 s before the A/V offset test: four recordings through relays
   'src/recorders/web/record.test.ts', // 90 s

@@ -1,0 +1,55 @@
+// A recorder's WHEP session ended by the channel node: the recorder's peer notices only when ICE consent fails
+// (~30 s later), so media is missing until then. Individual: the slicer times out first and the replacement starts a
+// new stream after a discontinuity (ffprobe, docs/recording-individual.md); mix: no recorder error (event 1) either.
+// Mostly waiting on ICE consent: not timing-sensitive (the replacement of a failing peer is, whep-replace.test.ts).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { rtcToken, startHarness, storageConfig } from '../individual/testing/harness.ts';
+import { bucketKeys } from '../individual/testing/media-checks.ts';
+import { waitUntil } from '../../testing/wait.ts';
+import { recordAcross, type WhepSession } from './testing/whep-switch.ts';
+
+test('WHEP session ended by the channel node: the slicer times out first (no error event); the replacement starts a new stream after a discontinuity', async (t) => {
+  const { measured: m, errors, states } = await recordAcross(t, 'ind-whep-end', 304, async (made) => void (await made[0]!.end('connection_failed')));
+  // Only media was missing: the slicers' input timeout is a clean end of each stream, not a recorder error.
+  assert.deepEqual(errors, [], 'no error event (1)');
+  for (const s of states) {
+    // Received, not received (the slicer's input timed out), received again (and not received after the stop).
+    assert.ok(s.length >= 3 && s.every((x, i) => x === i % 2) && s.filter((x) => x === 0).length === 2, `stream states ${JSON.stringify(s)}`);
+  }
+  for (const r of m) {
+    assert.equal(r.discontinuities, 1, `${r.kind}: the replacement's stream is marked`);
+    assert.equal(r.backwards, 0, `${r.kind}: timestamps never go backwards within a stream`);
+    assert.ok(r.maxGapSec < 1, `${r.kind}: no gap within a stream (${r.maxGapSec} s)`);
+    assert.ok(Math.abs(r.probedSec - r.listedSec) < 1.5, `${r.kind}: slices ${r.probedSec} s vs playlist ${r.listedSec} s`);
+    assert.equal(r.decodeErrors, '', `${r.kind}: each stream decodes`);
+  }
+});
+
+test('mix: a WHEP session ended by the channel node (media missing until the recorder\'s peer notices) raises no error event', async (t) => {
+  // A mix decoder whose input goes quiet ends on ffmpeg's input timeout and is restarted by the next packet; the
+  // mix encoder is fed by the frame clock throughout, so nothing here is a recorder error.
+  const made: WhepSession[] = [];
+  const h = await startHarness({ mode: 'mix', recording: { mediaPath: 'whep' }, sfuTestHooks: { onSubscribed: ({ end }) => void made.push({ end }) } });
+  try {
+    const cname = 'mix-whep-end';
+    await h.publish({ cname, uid: 306, color: 'red', toneHz: 440, width: 160, height: 90 });
+    const { resourceId, sid } = await h.startRecording(cname, '9306', {
+      token: rtcToken(cname, 9306, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0 },
+    });
+    await waitUntil(() => bucketKeys(h.bucketDir).some((k) => k.includes(sid) && k.endsWith('.ts')), { timeoutMs: 120_000, intervalMs: 200, what: 'a mixed slice' });
+    await made[0]!.end('connection_failed');
+    await waitUntil(() => made.length >= 2, { timeoutMs: 90_000, intervalMs: 200, what: 'a replacement WHEP session' });
+    const before = bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length;
+    await waitUntil(() => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length > before, { timeoutMs: 60_000, intervalMs: 200, what: 'slices after the replacement' });
+    const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9306', clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+    const errors = h.events.filter((e) => e.payload.sid === sid && e.eventType === 1).map((e) => e.payload.details);
+    t.diagnostic(`error events: ${JSON.stringify(errors)}`);
+    assert.deepEqual(errors, [], 'no error event (1)');
+  } finally {
+    await h.close();
+  }
+});
