@@ -80,6 +80,7 @@ const BROWSER = [
   'src/rules/rules-ingest.test.ts',
   'src/impairment/chromium-through-relay.test.ts',
   'src/console/browser.test.ts',
+  'src/console/ingress-browser.test.ts',
   'src/openapi/docs-page.test.ts',
   'src/chat/sdk/browser.test.ts',
 ];
@@ -135,6 +136,7 @@ const LONGEST = [
   'src/server/sigkill-mix.test.ts', // 43 s
   'src/console/browser.test.ts', // 42 s
   'src/recorders/individual/media-path.test.ts', // 42 s
+  'src/ingress/rtsp-pull.test.ts', // 51 s: a recording across a camera's restart, three bad sources
   'src/ingress/srt-push.test.ts', // 37 s: SRT's 5 s peer timeout, a recording
   'src/recording/dispatch/bullmq/partition.test.ts', // 37 s
   'src/recorders/mix/sender-clock.test.ts', // 37 s

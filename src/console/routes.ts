@@ -12,6 +12,7 @@ const PAGE_FILES: Readonly<Record<string, string>> = {
   'api.js': 'text/javascript',
   'bodies.js': 'text/javascript',
   'channels.js': 'text/javascript',
+  'ingress.js': 'text/javascript',
   'record-form.js': 'text/javascript',
   'recordings.js': 'text/javascript',
   'session.js': 'text/javascript',

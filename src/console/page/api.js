@@ -1,4 +1,4 @@
-// Every call the console makes: the public recording, sessions and channel APIs with the signed-in credentials.
+// Every call the console makes: the public recording, sessions, channel and ingress APIs with the signed-in credentials.
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -62,6 +62,9 @@ export function createApi({ appId, customerId, customerSecret }) {
     updateLayout: (rid, sid, mode, body) => call('POST', `${session(rid, sid, mode)}/updateLayout`, body),
     stop: (rid, sid, mode, body) => call('POST', `${session(rid, sid, mode)}/stop`, body),
     channels: () => call('GET', `/rtc/v1/apps/${encodeURIComponent(appId)}/channels`),
+    ingresses: () => call('GET', `/v1/apps/${encodeURIComponent(appId)}/ingress`),
+    createIngress: (body) => call('POST', `/v1/apps/${encodeURIComponent(appId)}/ingress`, body),
+    deleteIngress: (id) => call('DELETE', `/v1/apps/${encodeURIComponent(appId)}/ingress/${encodeURIComponent(id)}`),
     trackStats,
     /** Development only: the stand-in token server of /rtc/ (POST /rtc/v1/dev/token). */
     devToken: (cname, uid) => call('POST', '/rtc/v1/dev/token', { cname, uid, role: 'subscriber' }),

@@ -9,10 +9,10 @@ const POLL_MS = 2000;
 const HISTORY = 60;
 const RECONNECT_MS = 3000;
 
-const trackKey = (cname, uid, kind) => `${cname}/${uid}/${kind}`;
+export const trackKey = (cname, uid, kind) => `${cname}/${uid}/${kind}`;
 
 /** Bitrate history per track (kbit/s, newest last), fed by the track-stats stream; reconnects when it drops. */
-function useBitrates(api) {
+export function useBitrates(api) {
   const [history, setHistory] = useState(() => new Map());
   useEffect(() => {
     const abort = new AbortController();
@@ -44,7 +44,7 @@ function useBitrates(api) {
 const fmtKbps = (v) => (v >= 1000 ? `${(v / 1000).toFixed(1)} Mbit/s` : `${v} kbit/s`);
 
 /** A small line of the last minute's bitrate, scaled to its own peak; the current value beside it. */
-function Sparkline({ kind, values }) {
+export function Sparkline({ kind, values }) {
   const w = 96;
   const h = 22;
   const peak = Math.max(1, ...values);
@@ -66,7 +66,7 @@ function Track({ t, values }) {
     <${Sparkline} kind=${t.kind} values=${values ?? []} /></span>`;
 }
 
-function ChannelCard({ ch, onRecord, bitrates }) {
+function ChannelCard({ ch, onRecord, bitrates, ingressKinds }) {
   return html`<section class="card channel" data-cname=${ch.cname}>
     <div class="row">
       <h2 style="margin:0">${ch.cname}</h2>
@@ -81,6 +81,7 @@ function ChannelCard({ ch, onRecord, bitrates }) {
         (p) => html`<div class="participant" data-uid=${p.uid}>
           <span class="uid">${p.uid}</span>
           <span class="badge">${p.role}</span>
+          ${ingressKinds.has(`${ch.cname}/${p.uid}`) ? html`<a class="badge" data-role="ingress" href="#/ingress" title="an ingress publishes as this uid">${ingressKinds.get(`${ch.cname}/${p.uid}`)} ingress</a>` : null}
           ${p.tracks.map((t) => html`<${Track} t=${t} values=${bitrates.get(trackKey(ch.cname, p.uid, t.kind))} />`)}
           ${p.tracks.length === 0 ? html`<span class="muted small">no tracks</span>` : null}
           <span class="spacer"></span>
@@ -95,15 +96,18 @@ export function Channels({ api, settings, go }) {
   const [channels, setChannels] = useState(null);
   const [error, setError] = useState(null);
   const [recording, setRecording] = useState(null);
+  const [ingressKinds, setIngressKinds] = useState(() => new Map());
   const bitrates = useBitrates(api);
   useEffect(() => {
     let stopped = false;
     let timer;
     const load = async () => {
       try {
-        const r = await api.channels();
+        // Which participants are ingresses (RTMP, SRT, RTSP sources), to show their kind on the card.
+        const [r, ingress] = await Promise.all([api.channels(), api.ingresses().catch(() => ({ ingresses: [] }))]);
         if (!stopped) {
           setChannels(r.channels);
+          setIngressKinds(new Map(ingress.ingresses.map((i) => [`${i.cname}/${i.uid}`, i.kind])));
           setError(null);
         }
       } catch (e) {
@@ -130,7 +134,7 @@ export function Channels({ api, settings, go }) {
       : channels.length === 0
         ? html`<div class="card muted" id="no-channels">Nobody is in a channel. Open the <a href="/rtc/" target="_blank">call page</a>
             or run <code>npx reeltime publish</code> to start one.</div>`
-        : html`<div class="grid">${channels.map((ch) => html`<${ChannelCard} key=${ch.cname} ch=${ch} bitrates=${bitrates} onRecord=${setRecording} />`)}</div>`}
+        : html`<div class="grid">${channels.map((ch) => html`<${ChannelCard} key=${ch.cname} ch=${ch} bitrates=${bitrates} ingressKinds=${ingressKinds} onRecord=${setRecording} />`)}</div>`}
     ${recording
       ? html`<${RecordForm} api=${api} settings=${settings} channel=${recording} onClose=${() => setRecording(null)}
           onStarted=${(sid) => {
