@@ -1,21 +1,21 @@
-// The console's Ingress page in headless Chromium against a whole reeltime with an RTMP listener: create an RTMP
-// ingress from the form, copy its Server and Stream Key (the clipboard, as a user would), push to them with ffmpeg
-// (as OBS would), see it publishing with a moving bitrate and marked as an ingress on its channel card, have a bad
-// RTSP URL refused with the API's reason, delete it. With REELTIME_SCREENSHOTS=1 the page goes to
-// docs/images/console-ingress.png.
+// The console's Ingress and Rules pages in headless Chromium against a whole reeltime with an RTMP listener: create
+// a recording rule and an RTMP ingress from the forms, copy the ingress's Server and Stream Key (the clipboard, as a
+// user would), push to them with ffmpeg (as OBS would), see it publishing with a moving bitrate, recorded by the rule
+// and marked as an ingress on its channel card, have a bad RTSP URL refused with the API's reason, delete both.
+// With REELTIME_SCREENSHOTS=1 the pages go to docs/images/console-ingress.png and console-rules.png.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { test } from 'node:test';
 import { obsLike } from '../ingress/testing.ts';
 import { FFMPEG_BIN } from '../media/index.ts';
 import { spawnChild } from '../process/index.ts';
-import { startHarness } from '../recorders/individual/testing/harness.ts';
+import { APP, BUCKET, startHarness } from '../recorders/individual/testing/harness.ts';
 import { launchTestChromium } from '../testing/chromium.ts';
 import { TEST_CUSTOMER_SECRET } from '../testing/index.ts';
 
 const IMAGES = new URL('../../docs/images/', import.meta.url).pathname;
 
-test('console Ingress page: create an RTMP ingress, copy its OBS settings, push to them, see it publishing on the page and on its channel card, a bad URL refused, delete', async (t) => {
+test('console Ingress and Rules pages: a rule for console-*, an RTMP ingress created and its OBS settings copied, pushed to, publishing on the page and its channel card, recorded by the rule (its session one click away), a bad URL refused, both deleted', async (t) => {
   const h = await startHarness({ env: { REELTIME_INGRESS_RTMP_PORT: '0' } });
   t.after(() => h.close());
   const browser = await launchTestChromium();
@@ -31,6 +31,17 @@ test('console Ingress page: create an RTMP ingress, copy its OBS settings, push 
   await page.fill('input[name=customerId]', 'test-customer');
   await page.fill('input[name=customerSecret]', TEST_CUSTOMER_SECRET);
   await page.click('#signin button.primary');
+  // A rule first: every channel named console-* is recorded when its first publisher comes, with no client call.
+  await page.click('nav.tabs a[href="#/rules"]');
+  await page.waitForSelector('#no-rules');
+  await page.fill('#new-rule input[name=cname]', 'console-*');
+  await page.selectOption('#new-rule select[name=mode]', 'individual');
+  await page.fill('#new-rule input[name=bucket]', BUCKET);
+  await page.fill('#new-rule input[name=accessKey]', 'local-access-key');
+  await page.fill('#new-rule input[name=secretKey]', 'local-secret-key');
+  await page.click('#new-rule button.primary');
+  await page.waitForSelector('.rule[data-cname="console-*"]');
+
   await page.click('nav.tabs a[href="#/ingress"]');
   await page.waitForSelector('#no-ingress');
 
@@ -64,6 +75,20 @@ test('console Ingress page: create an RTMP ingress, copy its OBS settings, push 
     await page.screenshot({ path: `${IMAGES}console-ingress.png`, type: 'png' });
   }
 
+  // The rule recorded the channel once its source published: its recording on the Rules page leads to the session.
+  await page.click('nav.tabs a[href="#/rules"]');
+  const recording = page.locator('.rule [data-recording="console-ingest"]');
+  await recording.waitFor({ timeout: 60_000 });
+  // The row has its sid once the rule's start has answered.
+  await recording.locator('code').waitFor({ timeout: 60_000 });
+  if (process.env.REELTIME_SCREENSHOTS) await page.screenshot({ path: `${IMAGES}console-rules.png`, type: 'png' });
+  await recording.click();
+  await page.waitForFunction(() => location.hash.startsWith('#/recordings/'));
+  const sid = (await page.evaluate(() => location.hash)).split('/')[2]!;
+  const session = await h.api('GET', `/v1/apps/${APP}/cloud_recording/sessions/${sid}`);
+  assert.equal(session.status, 200, JSON.stringify(session.body));
+  assert.deepEqual([session.body.cname, session.body.mode], ['console-ingest', 'individual']);
+
   // The channel card shows the participant as an RTMP ingress.
   await page.click('nav.tabs a[href="#/channels"]');
   const marked = page.locator('.channel[data-cname="console-ingest"] .participant[data-uid="7070"] [data-role=ingress]');
@@ -80,10 +105,13 @@ test('console Ingress page: create an RTMP ingress, copy its OBS settings, push 
   await page.waitForSelector('#new-ingress pre.error');
   assert.match((await page.textContent('#new-ingress pre.error')) ?? '', /HTTP 400[\s\S]*url: must use rtsp or rtsps for kind \\"rtsp\\"/);
 
-  // Deleted: the card goes, and the source is disconnected (ffmpeg ends).
+  // Deleted: the card goes, and the source is disconnected (ffmpeg ends); then the rule.
   const exited = new Promise<void>((resolve) => push.once('exit', () => resolve()));
   await page.locator('.ingress button.danger').click();
   await page.waitForSelector('#no-ingress');
   await exited;
+  await page.click('nav.tabs a[href="#/rules"]');
+  await page.locator('.rule button.danger').click();
+  await page.waitForSelector('#no-rules');
   assert.deepEqual(failures, []);
 });

@@ -15,6 +15,7 @@ const PAGE_FILES: Readonly<Record<string, string>> = {
   'ingress.js': 'text/javascript',
   'record-form.js': 'text/javascript',
   'recordings.js': 'text/javascript',
+  'rules.js': 'text/javascript',
   'session.js': 'text/javascript',
   'players.js': 'text/javascript',
   'webm-playlist.js': 'text/javascript',

@@ -1,4 +1,4 @@
-// Every call the console makes: the public recording, sessions, channel and ingress APIs with the signed-in credentials.
+// Every call the console makes: the public recording, sessions, channel, ingress and recording-rule APIs with the signed-in credentials.
 
 export class ApiError extends Error {
   constructor(status, body) {
@@ -65,6 +65,10 @@ export function createApi({ appId, customerId, customerSecret }) {
     ingresses: () => call('GET', `/v1/apps/${encodeURIComponent(appId)}/ingress`),
     createIngress: (body) => call('POST', `/v1/apps/${encodeURIComponent(appId)}/ingress`, body),
     deleteIngress: (id) => call('DELETE', `/v1/apps/${encodeURIComponent(appId)}/ingress/${encodeURIComponent(id)}`),
+    rules: () => call('GET', `/v1/apps/${encodeURIComponent(appId)}/recording-rules`),
+    rule: (id) => call('GET', `/v1/apps/${encodeURIComponent(appId)}/recording-rules/${encodeURIComponent(id)}`),
+    createRule: (body) => call('POST', `/v1/apps/${encodeURIComponent(appId)}/recording-rules`, body),
+    deleteRule: (id) => call('DELETE', `/v1/apps/${encodeURIComponent(appId)}/recording-rules/${encodeURIComponent(id)}`),
     trackStats,
     /** Development only: the stand-in token server of /rtc/ (POST /rtc/v1/dev/token). */
     devToken: (cname, uid) => call('POST', '/rtc/v1/dev/token', { cname, uid, role: 'subscriber' }),

@@ -1,10 +1,11 @@
-// The console: sign-in, then Channels, Recordings and Ingress, all through the public HTTP APIs (docs/console.md).
+// The console: sign-in, then Channels, Recordings, Ingress and Rules, all through the public HTTP APIs (docs/console.md).
 import { render } from 'preact';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, createApi } from './api.js';
 import { Channels } from './channels.js';
 import { Ingress } from './ingress.js';
 import { Recordings } from './recordings.js';
+import { Rules } from './rules.js';
 import { Session } from './session.js';
 import { ErrorBody, html } from './ui.js';
 
@@ -80,7 +81,7 @@ function App({ settings }) {
   return html`
     <header class="top">
       <span class="brand"><span>reeltime</span> console</span>
-      <nav class="tabs">${tab('channels', 'Channels')}${tab('recordings', 'Recordings')}${tab('ingress', 'Ingress')}</nav>
+      <nav class="tabs">${tab('channels', 'Channels')}${tab('recordings', 'Recordings')}${tab('ingress', 'Ingress')}${tab('rules', 'Rules')}</nav>
       <span class="who"><span class="hide-narrow">app <code>${creds.appId.slice(0, 8)}…</code> · ${creds.customerId.length > 20 ? `${creds.customerId.slice(0, 20)}…` : creds.customerId}</span>
         <button onClick=${signOut}>Sign out</button></span>
     </header>
@@ -92,7 +93,9 @@ function App({ settings }) {
           ? html`<${Recordings} api=${api} go=${go} />`
           : section === 'ingress'
             ? html`<${Ingress} api=${api} />`
-            : html`<${Channels} api=${api} settings=${settings} go=${go} />`}
+            : section === 'rules'
+              ? html`<${Rules} api=${api} go=${go} />`
+              : html`<${Channels} api=${api} settings=${settings} go=${go} />`}
     </main>`;
 }
 
