@@ -1,6 +1,6 @@
 // reeltime pulls a camera over RTSP (GStreamer's RTSP server on loopback, rtsp-camera.py: H.264 + G.711 A-law) and
 // calls an SRT listener (ffmpeg, MPEG-TS), publishing each into its channel, where an individual recording takes
-// it. Heavy (scripts/test-lanes.mjs).
+// it and Chromium plays it through the call page. Heavy (scripts/test-lanes.mjs).
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { decodeMono, dominantFrequency, pixelAt } from '../media/capture/testing
 import { spawnChild } from '../process/index.ts';
 import { APP, rtcToken, startHarness, storageConfig, type Harness } from '../recorders/individual/testing/harness.ts';
 import { bucketKeys } from '../recorders/individual/testing/media-checks.ts';
+import { launchTestChromium } from '../testing/chromium.ts';
 import { freePort, freeUdpPort, waitUntil } from '../testing/index.ts';
 import { obsLike } from './testing.ts';
 
@@ -123,7 +124,7 @@ test('an RTSP camera (TCP, with a password) is pulled into the channel as the in
   await waitUntil(() => participantOf(h, cname, 6161) === undefined, { timeoutMs: 20_000, intervalMs: 100, what: 'uid 6161 to leave after the delete' });
 });
 
-test('an RTSP camera over UDP, and an SRT listener that reeltime calls (caller mode, with its passphrase), each join as their uid', async (t) => {
+test('an RTSP camera over UDP, and an SRT listener that reeltime calls (caller mode, with its passphrase), each join as their uid and play in Chromium', async (t) => {
   const h = await startHarness();
   t.after(() => h.close());
   const cname = 'ingest-pull';
@@ -155,7 +156,41 @@ test('an RTSP camera over UDP, and an SRT listener that reeltime calls (caller m
     });
     assert.deepEqual(joined.tracks.map((tr) => tr.codec).sort(), ['audio/opus', 'video/h264']);
   }
+
+  // Watched in Chromium through the call page (WHEP): the camera's red and the SRT encoder's green, decoded.
+  const browser = await launchTestChromium();
+  t.after(() => browser.close());
+  const page = await browser.context.newPage();
+  await page.goto(`${h.server.url}/rtc/?channel=${cname}&uid=6169&autojoin=1`);
+  for (const [uid, colour] of [
+    [6162, [255, 0, 0]],
+    [6163, [0, 128, 0]],
+  ] as const) {
+    await page.waitForFunction(playsFrom, uid, { timeout: 60_000 });
+    const pixel = await page.evaluate(centrePixel, uid);
+    assert.ok(
+      pixel.every((v, i) => Math.abs(v - colour[i]!) < 50),
+      `uid ${uid}: ${JSON.stringify(pixel)} in Chromium, ${JSON.stringify(colour)} sent`,
+    );
+  }
 });
+
+// Page predicates are functions, not strings: the call page's Content-Security-Policy forbids evaluating strings.
+/** Whether a remote tile's <video> decoded more than 10 frames. */
+const playsFrom = (uid: number) => {
+  const v = document.querySelector(`#remote-${uid} video`) as HTMLVideoElement | null;
+  return (v && v.videoWidth > 0 ? v.getVideoPlaybackQuality().totalVideoFrames : 0) > 10;
+};
+/** The centre pixel of a remote tile's current frame, read through a canvas. */
+const centrePixel = (uid: number): number[] => {
+  const v = document.querySelector(`#remote-${uid} video`) as HTMLVideoElement;
+  const c = document.createElement('canvas');
+  c.width = v.videoWidth;
+  c.height = v.videoHeight;
+  const g = c.getContext('2d')!;
+  g.drawImage(v, 0, 0);
+  return [...g.getImageData(Math.floor(c.width / 2), Math.floor(c.height / 2), 1, 1).data.slice(0, 3)];
+};
 
 test('sources that cannot be published end in a clear state and reason, without a hang: a VP8 camera, a wrong password, a server that never answers', async (t) => {
   const h = await startHarness();
