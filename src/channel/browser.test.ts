@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { launchTestChromium } from '../testing/chromium.ts';
+import { callPageTilePlays, launchTestChromium } from '../testing/chromium.ts';
 import { startTestServer } from '../testing/index.ts';
 import { whepSubscribe } from './client/index.ts';
 
@@ -9,11 +9,6 @@ const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
 
 // Page predicates are functions, not strings: the call page's Content-Security-Policy forbids evaluating strings.
-/** Whether more than 10 frames were decoded by a remote tile's <video>. */
-const playsFrom = (uid: number) => {
-  const v = document.querySelector(`#remote-${uid} video`) as HTMLVideoElement | null;
-  return (v && v.videoWidth > 0 ? v.getVideoPlaybackQuality().totalVideoFrames : 0) > 10;
-};
 const joined = () => (window as unknown as { reeltime?: { joined?: boolean } }).reeltime?.joined === true;
 /** The mime types of the video the page's publisher is sending. */
 const sentVideoCodecs = async (): Promise<string[]> => {
@@ -54,8 +49,8 @@ test('Chromium publishes through /rtc/ (WHIP), a werift subscriber receives its 
       return pageB;
     })();
     const [pageB] = await Promise.all([joinB, viaWerift]);
-    await pageB.waitForFunction(playsFrom, 101, { timeout: 30000 });
-    await pageA.waitForFunction(playsFrom, 102, { timeout: 30000 });
+    await pageB.waitForFunction(callPageTilePlays, 101, { timeout: 30000 });
+    await pageA.waitForFunction(callPageTilePlays, 102, { timeout: 30000 });
     // B asked for H.264 (the call page's ?codec=): it sends it, and A, through the node, plays it.
     assert.deepEqual(await pageB.evaluate(sentVideoCodecs), ['video/H264']);
     const status = await pageA.textContent('#status');

@@ -1,6 +1,7 @@
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { createAuthenticator } from '../recording/index.ts';
 import { ingressOpenApi } from './openapi.ts';
+import { bracketed } from './pipeline.ts';
 import { registerIngressRoutes } from './routes.ts';
 import { startRtmpServer, type RtmpServer } from './rtmp/index.ts';
 import { IngressService } from './service.ts';
@@ -46,7 +47,7 @@ export function createIngressModule(ctx: ServerContext): IngressModule {
     srtPorts: cfg.srtPorts,
     srtServerUrl: (port) => {
       const host = cfg.srtPublicHost ?? publicHost;
-      return `srt://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+      return `srt://${bracketed(host)}:${port}`;
     },
   });
   if (ctx.roles.has('channel')) {

@@ -77,7 +77,8 @@ export function explainIngestError(message: string): string {
   return message;
 }
 
-const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
+/** A host as a URL names it: an IPv6 address in brackets. */
+export const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
 /** Starts the ingest ffmpeg (ingestFfmpegArgs); it dies with this process. */
 export function spawnIngestFfmpeg(videoPort: number, audioPort: number, input: IngestInput = { kind: 'flv' }): ChildProcess {

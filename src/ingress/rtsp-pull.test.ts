@@ -13,7 +13,7 @@ import { decodeMono, dominantFrequency, pixelAt } from '../media/capture/testing
 import { spawnChild } from '../process/index.ts';
 import { APP, rtcToken, startHarness, storageConfig, type Harness } from '../recorders/individual/testing/harness.ts';
 import { bucketKeys } from '../recorders/individual/testing/media-checks.ts';
-import { launchTestChromium } from '../testing/chromium.ts';
+import { callPageTileCentre, callPageTilePlays, launchTestChromium } from '../testing/chromium.ts';
 import { freePort, freeUdpPort, waitUntil } from '../testing/index.ts';
 import { obsLike } from './testing.ts';
 
@@ -166,8 +166,8 @@ test('an RTSP camera over UDP, and an SRT listener that reeltime calls (caller m
     [6162, [255, 0, 0]],
     [6163, [0, 128, 0]],
   ] as const) {
-    await page.waitForFunction(playsFrom, uid, { timeout: 60_000 });
-    const pixel = await page.evaluate(centrePixel, uid);
+    await page.waitForFunction(callPageTilePlays, uid, { timeout: 60_000 });
+    const pixel = await page.evaluate(callPageTileCentre, uid);
     assert.ok(
       pixel.every((v, i) => Math.abs(v - colour[i]!) < 50),
       `uid ${uid}: ${JSON.stringify(pixel)} in Chromium, ${JSON.stringify(colour)} sent`,
@@ -175,22 +175,6 @@ test('an RTSP camera over UDP, and an SRT listener that reeltime calls (caller m
   }
 });
 
-// Page predicates are functions, not strings: the call page's Content-Security-Policy forbids evaluating strings.
-/** Whether a remote tile's <video> decoded more than 10 frames. */
-const playsFrom = (uid: number) => {
-  const v = document.querySelector(`#remote-${uid} video`) as HTMLVideoElement | null;
-  return (v && v.videoWidth > 0 ? v.getVideoPlaybackQuality().totalVideoFrames : 0) > 10;
-};
-/** The centre pixel of a remote tile's current frame, read through a canvas. */
-const centrePixel = (uid: number): number[] => {
-  const v = document.querySelector(`#remote-${uid} video`) as HTMLVideoElement;
-  const c = document.createElement('canvas');
-  c.width = v.videoWidth;
-  c.height = v.videoHeight;
-  const g = c.getContext('2d')!;
-  g.drawImage(v, 0, 0);
-  return [...g.getImageData(Math.floor(c.width / 2), Math.floor(c.height / 2), 1, 1).data.slice(0, 3)];
-};
 
 test('sources that cannot be published end in a clear state and reason, without a hang: a VP8 camera, a wrong password, a server that never answers', async (t) => {
   const h = await startHarness();

@@ -7,7 +7,7 @@ import { safeEqual } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import { checkOutboundUrl, OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../net/index.ts';
 import { IngressError } from './errors.ts';
-import { explainIngestError, spawnIngestFfmpeg } from './pipeline.ts';
+import { bracketed, explainIngestError, spawnIngestFfmpeg } from './pipeline.ts';
 import type { PublishDecision } from './rtmp/index.ts';
 import { ParticipantTakenError, PortTakenError, type IngressStore } from './store.ts';
 import { pullsSource, type Ingress, type IngressState } from './types.ts';
@@ -240,7 +240,7 @@ export class IngressService {
     const target = new URL(i.url);
     try {
       const { address } = await resolveOutboundHost(target.hostname, this.#d.policy, target);
-      target.hostname = address.includes(':') ? `[${address}]` : address;
+      target.hostname = bracketed(address);
     } catch (e) {
       const why = e instanceof OutboundUrlError ? `url: ${e.message}` : (e as Error).message;
       this.#d.log.warn({ ingressId: i.ingressId, why }, 'ingress: source refused by the outbound guard');

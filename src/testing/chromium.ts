@@ -43,3 +43,23 @@ export async function launchTestChromium(extraArgs: readonly string[] = []): Pro
     },
   };
 }
+
+// Predicates for the call page (/rtc/), run in the page: functions, not strings, since its Content-Security-Policy
+// forbids evaluating strings.
+
+/** Whether the call page's tile of `uid` decoded more than 10 frames. */
+export const callPageTilePlays = (uid: number): boolean => {
+  const v = document.querySelector(`#remote-${uid} video`) as HTMLVideoElement | null;
+  return (v && v.videoWidth > 0 ? v.getVideoPlaybackQuality().totalVideoFrames : 0) > 10;
+};
+
+/** The centre pixel (r, g, b) of the current frame of the call page's tile of `uid`, read through a canvas. */
+export const callPageTileCentre = (uid: number): number[] => {
+  const v = document.querySelector(`#remote-${uid} video`) as HTMLVideoElement;
+  const c = document.createElement('canvas');
+  c.width = v.videoWidth;
+  c.height = v.videoHeight;
+  const g = c.getContext('2d')!;
+  g.drawImage(v, 0, 0);
+  return [...g.getImageData(Math.floor(c.width / 2), Math.floor(c.height / 2), 1, 1).data.slice(0, 3)];
+};

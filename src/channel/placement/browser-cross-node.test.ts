@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { requireTestRedis } from '../../redis/testing.ts';
-import { launchTestChromium } from '../../testing/chromium.ts';
+import { callPageTilePlays, launchTestChromium } from '../../testing/chromium.ts';
 import { startSyntheticPublisher } from '../publisher/index.ts';
 import { channelNodes } from './testing.ts';
 
@@ -14,13 +14,6 @@ const nodes = channelNodes();
 
 before(() => requireTestRedis());
 after(() => nodes.close());
-
-// Page predicates are functions, not strings: the call page's Content-Security-Policy forbids evaluating strings.
-/** Whether more than 10 frames were decoded by a remote tile's <video>. */
-const playsFrom = (uid: number) => {
-  const v = document.querySelector(`#remote-${uid} video`) as HTMLVideoElement | null;
-  return (v && v.videoWidth > 0 ? v.getVideoPlaybackQuality().totalVideoFrames : 0) > 10;
-};
 
 test('Chromium on node B joins a channel hosted by node A through the 307s and sees A’s publisher', async () => {
   const [a, b] = await Promise.all([nodes.start(), nodes.start()]);
@@ -43,7 +36,7 @@ test('Chromium on node B joins a channel hosted by node A through the 307s and s
     await page.waitForFunction(() => (window as unknown as { reeltime?: { joined?: boolean } }).reeltime?.joined === true, undefined, { timeout: 60_000 });
     const session = await page.evaluate(() => (window as unknown as { reeltime: { publish: { session: string } } }).reeltime.publish.session);
     assert.ok(String(session).startsWith(`${a.url}/`), `the browser's WHIP session is on A: ${String(session)}`);
-    await page.waitForFunction(playsFrom, 1, { timeout: 60_000 });
+    await page.waitForFunction(callPageTilePlays, 1, { timeout: 60_000 });
     const res = await fetch(`${a.url}/rtc/v1/apps/${APP}/channels/${cname}?uid=9&token=${encodeURIComponent(buildRtcTokenWithUid(APP, CERT, cname, 9, 2, 600, 600))}`);
     const body = (await res.json()) as { participants: { uid: number; tracks: unknown[] }[] };
     const browserUid = body.participants.find((p) => p.uid === 101);

@@ -2,7 +2,7 @@
 // a bitrate sparkline per track from the SFU's counters (GET /rtc/v1/apps/{appId}/track-stats, an event stream).
 import { useEffect, useState } from 'preact/hooks';
 import { RecordForm } from './record-form.js';
-import { ErrorBody, fmtClock, html } from './ui.js';
+import { ErrorBody, fmtClock, html, usePolled } from './ui.js';
 
 const POLL_MS = 2000;
 /** Samples kept per track: a minute at the server's one-second interval. */
@@ -93,34 +93,19 @@ function ChannelCard({ ch, onRecord, bitrates, ingressKinds }) {
 }
 
 export function Channels({ api, settings, go }) {
-  const [channels, setChannels] = useState(null);
-  const [error, setError] = useState(null);
   const [recording, setRecording] = useState(null);
-  const [ingressKinds, setIngressKinds] = useState(() => new Map());
   const bitrates = useBitrates(api);
-  useEffect(() => {
-    let stopped = false;
-    let timer;
-    const load = async () => {
-      try {
-        // Which participants are ingresses (RTMP, SRT, RTSP sources), to show their kind on the card.
-        const [r, ingress] = await Promise.all([api.channels(), api.ingresses().catch(() => ({ ingresses: [] }))]);
-        if (!stopped) {
-          setChannels(r.channels);
-          setIngressKinds(new Map(ingress.ingresses.map((i) => [`${i.cname}/${i.uid}`, i.kind])));
-          setError(null);
-        }
-      } catch (e) {
-        if (!stopped) setError(e);
-      }
-      if (!stopped) timer = setTimeout(load, POLL_MS);
-    };
-    load();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [api]);
+  // Which participants are ingresses (RTMP, SRT, RTSP sources), to show their kind on the card.
+  const [polled, error] = usePolled(
+    async () => {
+      const [r, ingress] = await Promise.all([api.channels(), api.ingresses().catch(() => ({ ingresses: [] }))]);
+      return { channels: r.channels, ingressKinds: new Map(ingress.ingresses.map((i) => [`${i.cname}/${i.uid}`, i.kind])) };
+    },
+    POLL_MS,
+    [api],
+  );
+  const channels = polled?.channels ?? null;
+  const ingressKinds = polled?.ingressKinds ?? new Map();
   return html`<div>
     <div class="row" style="margin-bottom:1rem">
       <h1 style="margin:0">Channels</h1>

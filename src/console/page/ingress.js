@@ -1,9 +1,9 @@
 // Ingress (reeltime's extension, docs/ingest.md): the app's ingresses with their state, what to type into OBS
 // (Server and Stream Key, each with a copy button), the video bitrate of a publishing source, and a form to create
 // one. Polled from GET /v1/apps/{appId}/ingress; bitrates from the SFU's track-stats stream, as on Channels.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { Sparkline, trackKey, useBitrates } from './channels.js';
-import { ErrorBody, fmtTime, html } from './ui.js';
+import { ErrorBody, fmtTime, html, usePolled, useSubmit } from './ui.js';
 
 const POLL_MS = 2000;
 
@@ -55,24 +55,17 @@ function IngressCard({ i, bitrates, onDelete }) {
 
 function CreateForm({ api, onCreated }) {
   const [form, setForm] = useState({ cname: '', uid: '', kind: 'rtmp', url: '', transport: 'tcp' });
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmit();
   const set = (k) => (e) => setForm({ ...form, [k]: e.target.value });
-  const submit = async (e) => {
+  const submit = (e) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
     const body = { cname: form.cname, uid: form.uid, kind: form.kind };
     if (form.url) body.url = form.url;
     if (form.kind === 'rtsp') body.transport = form.transport;
-    try {
+    return run(async () => {
       onCreated(await api.createIngress(body));
       setForm({ ...form, uid: '', url: '' });
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    });
   };
   const pulls = form.kind === 'rtsp' || form.kind === 'whep';
   return html`<form class="card" id="new-ingress" onSubmit=${submit}>
@@ -95,45 +88,26 @@ function CreateForm({ api, onCreated }) {
 }
 
 export function Ingress({ api }) {
-  const [ingresses, setIngresses] = useState(null);
-  const [error, setError] = useState(null);
-  const [reload, setReload] = useState(0);
+  const [list, loadError, reload] = usePolled(() => api.ingresses(), POLL_MS, [api]);
+  const [deleteError, setDeleteError] = useState(null);
+  const ingresses = list?.ingresses ?? null;
   const bitrates = useBitrates(api);
-  useEffect(() => {
-    let stopped = false;
-    let timer;
-    const load = async () => {
-      try {
-        const r = await api.ingresses();
-        if (!stopped) {
-          setIngresses(r.ingresses);
-          setError(null);
-        }
-      } catch (e) {
-        if (!stopped) setError(e);
-      }
-      if (!stopped) timer = setTimeout(load, POLL_MS);
-    };
-    load();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [api, reload]);
   const remove = async (i) => {
     try {
       await api.deleteIngress(i.ingressId);
-      setReload((n) => n + 1);
+      setDeleteError(null);
+      reload();
     } catch (e) {
-      setError(e);
+      setDeleteError(e);
     }
   };
+  const error = deleteError ?? loadError;
   return html`<div>
     <div class="row" style="margin-bottom:1rem">
       <h1 style="margin:0">Ingress</h1>
       <span class="muted small">sources outside WebRTC (OBS over RTMP or SRT, RTSP cameras) as channel participants; refreshed every ${POLL_MS / 1000} s</span>
     </div>
-    <${CreateForm} api=${api} onCreated=${() => setReload((n) => n + 1)} />
+    <${CreateForm} api=${api} onCreated=${reload} />
     <${ErrorBody} error=${error} />
     ${ingresses === null
       ? html`<p class="muted">Loading…</p>`

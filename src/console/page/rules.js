@@ -1,9 +1,9 @@
 // Recording rules (reeltime's extension, docs/recording-rules.md): "record each channel matching this pattern when
 // it gets its first publisher". The app's rules, the latest recording each made of each channel (a link to its
 // session), a form that builds the rule's start request as the record form does, and delete.
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { defaultForm, startBody } from './bodies.js';
-import { ErrorBody, fmtTime, html } from './ui.js';
+import { ErrorBody, fmtTime, html, usePolled, useSubmit } from './ui.js';
 
 const POLL_MS = 3000;
 
@@ -29,22 +29,13 @@ function RuleCard({ rule, go, onDelete }) {
 
 function CreateForm({ api, onCreated }) {
   const [f, setF] = useState(() => ({ ...defaultForm(null), cname: '', avFileType: 'hls+mp4' }));
-  const [error, setError] = useState(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useSubmit();
   const set = (k) => (e) => setF({ ...f, [k]: e.target.value });
-  const submit = async (e) => {
+  const submit = (e) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    try {
-      // The rule's start request is the record form's, without the token: each recording gets its own.
-      const { clientRequest } = startBody({ ...f, token: '' });
-      onCreated(await api.createRule({ cname: f.cname, mode: f.mode, clientRequest }));
-    } catch (err) {
-      setError(err);
-    } finally {
-      setBusy(false);
-    }
+    // The rule's start request is the record form's, without the token: each recording gets its own.
+    const { clientRequest } = startBody({ ...f, token: '' });
+    return run(async () => onCreated(await api.createRule({ cname: f.cname, mode: f.mode, clientRequest })));
   };
   return html`<form class="card" id="new-rule" onSubmit=${submit}>
     <div class="row">
@@ -66,46 +57,32 @@ function CreateForm({ api, onCreated }) {
 }
 
 export function Rules({ api, go }) {
-  const [rules, setRules] = useState(null);
-  const [error, setError] = useState(null);
-  const [reload, setReload] = useState(0);
-  useEffect(() => {
-    let stopped = false;
-    let timer;
-    const load = async () => {
-      try {
-        const { rules: list } = await api.rules();
-        // Each rule's latest recording of each channel comes with the rule itself.
-        const detailed = await Promise.all(list.map((r) => api.rule(r.ruleId).catch(() => r)));
-        if (!stopped) {
-          setRules(detailed);
-          setError(null);
-        }
-      } catch (e) {
-        if (!stopped) setError(e);
-      }
-      if (!stopped) timer = setTimeout(load, POLL_MS);
-    };
-    load();
-    return () => {
-      stopped = true;
-      clearTimeout(timer);
-    };
-  }, [api, reload]);
+  const [rules, loadError, reload] = usePolled(
+    async () => {
+      const { rules: list } = await api.rules();
+      // Each rule's latest recording of each channel comes with the rule itself.
+      return Promise.all(list.map((r) => api.rule(r.ruleId).catch(() => r)));
+    },
+    POLL_MS,
+    [api],
+  );
+  const [deleteError, setDeleteError] = useState(null);
   const remove = async (rule) => {
     try {
       await api.deleteRule(rule.ruleId);
-      setReload((n) => n + 1);
+      setDeleteError(null);
+      reload();
     } catch (e) {
-      setError(e);
+      setDeleteError(e);
     }
   };
+  const error = deleteError ?? loadError;
   return html`<div>
     <div class="row" style="margin-bottom:1rem">
       <h1 style="margin:0">Recording rules</h1>
       <span class="muted small">channels recorded by themselves when their first publisher comes; refreshed every ${POLL_MS / 1000} s</span>
     </div>
-    <${CreateForm} api=${api} onCreated=${() => setReload((n) => n + 1)} />
+    <${CreateForm} api=${api} onCreated=${reload} />
     <${ErrorBody} error=${error} />
     ${rules === null
       ? html`<p class="muted">Loading…</p>`

@@ -1,5 +1,6 @@
-// Shared view helpers: htm bound to preact, time and state formatting.
+// Shared view helpers: htm bound to preact, time and state formatting, polling and form-submit hooks.
 import { h } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
 import htm from 'htm';
 import { RECORDING_STATUS as S } from './vocabulary.mjs';
 
@@ -33,4 +34,54 @@ export function ErrorBody({ error }) {
   return html`<pre class="error" role="alert">${error.status ? `HTTP ${error.status}\n` : ''}${
     typeof error.body === 'string' ? error.body : JSON.stringify(error.body ?? error.message, null, 2)
   }</pre>`;
+}
+
+/**
+ * `fetch()` now and again `intervalMs` after each answer, while the view is shown; a new `deps` (or `reload()`)
+ * starts over. Returns the last answer (null before the first), the last error (null after a success) and `reload`.
+ */
+export function usePolled(fetch, intervalMs, deps) {
+  const [data, setData] = useState(null);
+  const [error, setError] = useState(null);
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let stopped = false;
+    let timer;
+    const load = async () => {
+      try {
+        const r = await fetch();
+        if (!stopped) {
+          setData(r);
+          setError(null);
+        }
+      } catch (e) {
+        if (!stopped) setError(e);
+      }
+      if (!stopped) timer = setTimeout(load, intervalMs);
+    };
+    load();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+    };
+  }, [...deps, round]);
+  return [data, error, () => setRound((n) => n + 1)];
+}
+
+/** A form's submit: `run(action)` marks it busy, keeps the error (null on success) and ends busy either way. */
+export function useSubmit() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState(null);
+  const run = async (action) => {
+    setBusy(true);
+    setError(null);
+    try {
+      await action();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run };
 }
