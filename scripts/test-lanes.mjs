@@ -18,7 +18,6 @@ const RECORDERS = [
   'src/recorders/mix/loss.test.ts',
   'src/recorders/individual/record.test.ts',
   'src/recorders/individual/loss.test.ts',
-  'src/recorders/individual/loss-av.test.ts',
   'src/recorders/individual/loss-chromium.test.ts',
   'src/recorders/mix/sender-clock.test.ts',
   'src/recorders/individual/hold-restart.test.ts',
@@ -123,8 +122,7 @@ const LONGEST = [
   // Times from a whole-suite run with timings (3 to 8 heavy files at once, 2 cores), 2026-11-28.
   'src/recorders/common/whep-ended.test.ts', // 110 s: ICE consent (30 s) twice, and mix's 15 s slices
   'src/media/capture/capture.test.ts', // 131 s
-  'src/recorders/individual/loss.test.ts', // 60-75 s: two recordings through relays
-  'src/recorders/individual/loss-av.test.ts', // 40-50 s: the A/V offsets through loss, one recording
+  'src/recorders/individual/loss.test.ts', // 86 s before the A/V offset test: four recordings through relays
   'src/recorders/web/record.test.ts', // 90 s
   'src/recording/dispatch/bullmq/failover.test.ts', // 81 s
   'src/recorders/mix/record.test.ts', // 77 s
@@ -162,7 +160,6 @@ const LONGEST = [
  */
 export const TIMING_SENSITIVE = new Set([
   'src/recorders/individual/loss.test.ts',
-  'src/recorders/individual/loss-av.test.ts',
   'src/recorders/individual/loss-chromium.test.ts',
   'src/recorders/mix/loss.test.ts',
   'src/recorders/common/whep-replace.test.ts',
