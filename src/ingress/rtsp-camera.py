@@ -5,8 +5,8 @@
 #
 # Prints "listening <port>" once it accepts connections. Ends on SIGTERM or when its stdin closes (its parent died).
 # --codec vp8 sends VP8 instead of H.264: a camera reeltime must refuse with a reason. --sliced encodes each picture
-# as several slices (x264's sliced threads), as some cameras do: Chromium then shows green frames through the
-# channel while ffmpeg decodes it (docs/ingest.md, "Not there yet"); by default one slice per picture.
+# as several slices (x264's sliced threads), as some cameras do (docs/ingest.md, "Cameras that slice their
+# pictures"); by default one slice per picture.
 # Usage: rtsp-camera.py <port|0> <path> <rgb hex> <tone Hz> [--credentials user:password] [--codec vp8] [--sliced]
 import argparse
 import signal

@@ -33,6 +33,8 @@ interface CameraOptions {
   readonly toneHz?: number;
   readonly credentials?: string;
   readonly codec?: 'h264' | 'vp8';
+  /** Several slices per picture (x264's sliced threads), as some cameras send. */
+  readonly sliced?: boolean;
 }
 
 /** Starts the stand-in camera on `port`; resolves once it listens. It ends with its stdin (this process). */
@@ -40,6 +42,7 @@ async function startCamera(t: TestContext, port: number, o: CameraOptions = {}):
   const args = [CAMERA, String(port), '/cam', o.rgb ?? '00ff00', String(o.toneHz ?? 550)];
   if (o.credentials) args.push('--credentials', o.credentials);
   if (o.codec) args.push('--codec', o.codec);
+  if (o.sliced) args.push('--sliced');
   const camera = spawnChild('/usr/bin/python3', args, { stdio: ['pipe', 'pipe', 'pipe'] });
   t.after(() => camera.kill('SIGKILL'));
   let out = '';
@@ -124,13 +127,13 @@ test('an RTSP camera (TCP, with a password) is pulled into the channel as the in
   await waitUntil(() => participantOf(h, cname, 6161) === undefined, { timeoutMs: 20_000, intervalMs: 100, what: 'uid 6161 to leave after the delete' });
 });
 
-test('an RTSP camera over UDP, and an SRT listener that reeltime calls (caller mode, with its passphrase), each join as their uid and play in Chromium', async (t) => {
+test('an RTSP camera over UDP (each picture in several slices), and an SRT listener that reeltime calls (caller mode, with its passphrase), each join as their uid and play in Chromium', async (t) => {
   const h = await startHarness();
   t.after(() => h.close());
   const cname = 'ingest-pull';
 
   const rtspPort = await freePort();
-  await startCamera(t, rtspPort, { rgb: 'ff0000', toneHz: 440 });
+  await startCamera(t, rtspPort, { rgb: 'ff0000', toneHz: 440, sliced: true });
   const rtsp = await h.api('POST', `/v1/apps/${APP}/ingress`, { cname, uid: '6162', kind: 'rtsp', url: `rtsp://127.0.0.1:${rtspPort}/cam`, transport: 'udp' });
   assert.equal(rtsp.status, 201, JSON.stringify(rtsp.body));
   assert.equal((rtsp.body as unknown as IngressBody).transport, 'udp');

@@ -31,6 +31,7 @@ function fuA(unit: Buffer, size: number): Buffer[] {
 }
 
 const annexB = (...units: Buffer[]) => Buffer.concat(units.flatMap((u) => [Buffer.from([0, 0, 0, 1]), u]));
+const au = (timestamp: number, key: boolean, ...units: Buffer[]) => ({ timestamp, annexB: annexB(...units), units, key });
 
 test('access units: a STAP-A keyframe and FU-A fragments come out whole, in Annex B, with their RTP timestamp', () => {
   const a = new H264AccessUnitAssembler();
@@ -38,32 +39,32 @@ test('access units: a STAP-A keyframe and FU-A fragments come out whole, in Anne
   assert.deepEqual(a.push(rtp(1, 3000, false, stapA([SPS, PPS]))), []);
   assert.deepEqual(a.push(rtp(2, 3000, false, f1!)), []);
   assert.deepEqual(a.push(rtp(3, 3000, false, f2!)), []);
-  assert.deepEqual(a.push(rtp(4, 3000, true, f3!)), [{ timestamp: 3000, annexB: annexB(SPS, PPS, IDR), key: true }]);
-  assert.deepEqual(a.push(rtp(5, 9000, true, P)), [{ timestamp: 9000, annexB: annexB(P), key: false }]);
+  assert.deepEqual(a.push(rtp(4, 3000, true, f3!)), [au(3000, true, SPS, PPS, IDR)]);
+  assert.deepEqual(a.push(rtp(5, 9000, true, P)), [au(9000, false, P)]);
 });
 
 test('access units: a lost marker ends the unit at the next timestamp; a gap or a missing fragment drops the unit', () => {
   const a = new H264AccessUnitAssembler();
   assert.deepEqual(a.push(rtp(1, 0, false, P)), []);
   assert.deepEqual(a.push(rtp(2, 3000, true, P)), [
-    { timestamp: 0, annexB: annexB(P), key: false },
-    { timestamp: 3000, annexB: annexB(P), key: false },
+    au(0, false, P),
+    au(3000, false, P),
   ]);
   // The middle fragment of a unit is missing: nothing of it comes out; the next unit does.
   const [f1, , f3] = fuA(IDR, 3);
   assert.deepEqual(a.push(rtp(3, 6000, false, f1!)), []);
   assert.deepEqual(a.push(rtp(5, 6000, true, f3!)), []);
-  assert.deepEqual(a.push(rtp(6, 9000, true, P)), [{ timestamp: 9000, annexB: annexB(P), key: false }]);
+  assert.deepEqual(a.push(rtp(6, 9000, true, P)), [au(9000, false, P)]);
   // A fragment that never ends, then a new timestamp.
   assert.deepEqual(a.push(rtp(7, 12000, false, f1!)), []);
-  assert.deepEqual(a.push(rtp(8, 15000, true, P)), [{ timestamp: 15000, annexB: annexB(P), key: false }]);
+  assert.deepEqual(a.push(rtp(8, 15000, true, P)), [au(15000, false, P)]);
 });
 
 test('access units: an IDR without its parameter sets gets the latest seen, or the SDP’s', () => {
   const fromSdp = new H264AccessUnitAssembler(`${SPS.toString('base64')},${PPS.toString('base64')}`);
-  assert.deepEqual(fromSdp.push(rtp(1, 0, true, IDR)), [{ timestamp: 0, annexB: annexB(SPS, PPS, IDR), key: true }]);
+  assert.deepEqual(fromSdp.push(rtp(1, 0, true, IDR)), [au(0, true, SPS, PPS, IDR)]);
   const inBand = new H264AccessUnitAssembler();
   inBand.push(rtp(1, 0, true, stapA([SPS, PPS, IDR])));
-  assert.deepEqual(inBand.push(rtp(2, 180_000, true, IDR)), [{ timestamp: 180_000, annexB: annexB(SPS, PPS, IDR), key: true }]);
+  assert.deepEqual(inBand.push(rtp(2, 180_000, true, IDR)), [au(180_000, true, SPS, PPS, IDR)]);
   assert.deepEqual(new H264AccessUnitAssembler().flush(), []);
 });

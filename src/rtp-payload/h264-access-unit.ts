@@ -12,6 +12,8 @@ export interface H264AccessUnit {
   readonly timestamp: number;
   /** NAL units, each after a 4-byte start code. */
   readonly annexB: Buffer;
+  /** The same NAL units, without start codes. */
+  readonly units: readonly Buffer[];
   /** It holds an IDR slice (a decoder can start here). */
   readonly key: boolean;
 }
@@ -20,7 +22,8 @@ const START_CODE = Buffer.from([0, 0, 0, 1]);
 
 /**
  * Packets come in sequence order (the jitter buffer's output, or the network's for a clean link). A unit ends at
- * the marker bit or when a packet of a later timestamp arrives. A unit with a sequence gap inside it or an FU-A
+ * the marker bit or when a packet of a later timestamp arrives (with `unitEndsAt: 'timestamp'`, only then: for a
+ * sender that sets the marker after each slice of a picture). A unit with a sequence gap inside it or an FU-A
  * fragment missing is dropped whole: a decoder would show it corrupt, and the repair in front already asks for a
  * keyframe when it gives a packet up.
  */
@@ -33,10 +36,14 @@ export class H264AccessUnitAssembler {
   #key = false;
   #lastSeq: number | undefined;
   readonly #parameterSets: H264ParameterSets;
+  readonly #endAtMarker: boolean;
+  /** Units dropped so far because a packet of theirs was missing. */
+  dropped = 0;
 
   /** `sprop` is the track's fmtp sprop-parameter-sets, if any (prepended to an IDR unit that lacks them). */
-  constructor(sprop?: string) {
+  constructor(sprop?: string, opts: { readonly unitEndsAt?: 'marker' | 'timestamp' } = {}) {
     this.#parameterSets = new H264ParameterSets(sprop);
+    this.#endAtMarker = (opts.unitEndsAt ?? 'marker') === 'marker';
   }
 
   /** One RTP packet; returns the units it completed (none, one, or the previous one and its own). */
@@ -44,14 +51,20 @@ export class H264AccessUnitAssembler {
     const h = readRtpHeader(packet);
     if (!h) return [];
     const out: H264AccessUnit[] = [];
-    if (this.#timestamp !== undefined && h.timestamp !== this.#timestamp) this.#finish(out);
-    if (this.#lastSeq !== undefined && h.sequenceNumber !== ((this.#lastSeq + 1) & 0xffff) && this.#timestamp !== undefined) this.#broken = true;
+    const gap = this.#lastSeq !== undefined && h.sequenceNumber !== ((this.#lastSeq + 1) & 0xffff);
+    if (this.#timestamp !== undefined && h.timestamp !== this.#timestamp) {
+      // Without trusted marker bits, packets missing between two pictures may have belonged to either.
+      if (gap && !this.#endAtMarker) this.#broken = true;
+      this.#finish(out);
+    }
+    // After a marker, a gap can be padding the jitter buffer kept back: only a gap inside a unit breaks it there.
+    if (gap && (this.#timestamp !== undefined || !this.#endAtMarker)) this.#broken = true;
     this.#lastSeq = h.sequenceNumber;
     this.#timestamp = h.timestamp;
     const payload = packet.subarray(h.payloadOffset, h.payloadEnd);
     this.#parameterSets.observe(payload);
     this.#add(payload);
-    if (h.marker) this.#finish(out);
+    if (h.marker && this.#endAtMarker) this.#finish(out);
     return out;
   }
 
@@ -101,19 +114,25 @@ export class H264AccessUnitAssembler {
   #finish(out: H264AccessUnit[]): void {
     const timestamp = this.#timestamp;
     const units = this.#units;
-    const complete = !this.#broken && !this.#fragments && units.length > 0;
+    const broken = this.#broken || this.#fragments !== undefined;
+    const complete = !broken && units.length > 0;
     const key = this.#key;
     this.#units = [];
     this.#fragments = undefined;
     this.#broken = false;
     this.#key = false;
     this.#timestamp = undefined;
-    if (!complete || timestamp === undefined) return;
+    if (timestamp === undefined) return;
+    if (!complete) {
+      if (units.length > 0 || broken) this.dropped++;
+      return;
+    }
     const types = new Set(units.map((u) => u[0]! & 0x1f));
     const sets = this.#parameterSets.latest();
     const lead = key && sets && !(types.has(NAL.sps) && types.has(NAL.pps)) ? [sets.sps, sets.pps] : [];
+    const all = [...lead, ...units];
     const parts: Buffer[] = [];
-    for (const u of [...lead, ...units]) parts.push(START_CODE, u);
-    out.push({ timestamp, annexB: Buffer.concat(parts), key });
+    for (const u of all) parts.push(START_CODE, u);
+    out.push({ timestamp, annexB: Buffer.concat(parts), units: all, key });
   }
 }

@@ -15,7 +15,12 @@ export interface RtpInput {
 /** ffmpeg's RTP has no retransmission: room for a few seconds of it while a busy event loop is not reading. */
 const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
 
-export function rtpInput(kind: MediaKind, clock: CaptureClock, onPacket: (msg: Buffer) => void): RtpInput {
+/**
+ * `reframe`, if given, rewrites the packets before they go to the track (H264Reframer: one frame later, with their
+ * own sequence numbers); the capture clock still sees each packet as it arrives, so its sender reports map the
+ * media's timestamps to the instants they came in.
+ */
+export function rtpInput(kind: MediaKind, clock: CaptureClock, onPacket: (msg: Buffer) => void, reframe?: (msg: Buffer) => Buffer[]): RtpInput {
   const input: RtpInput = {
     track: undefined,
     whip: undefined,
@@ -23,7 +28,11 @@ export function rtpInput(kind: MediaKind, clock: CaptureClock, onPacket: (msg: B
       // RTCP (payload types 200-204 with the marker bit) shares ffmpeg's port: its reports are replaced by the capture clock's.
       if (msg.length < 12 || (msg[1]! >= 200 && msg[1]! <= 204)) return;
       const timestamp = msg.readUInt32BE(4);
-      input.track?.writeRtp(msg);
+      if (reframe) {
+        for (const out of reframe(msg)) input.track?.writeRtp(out);
+      } else {
+        input.track?.writeRtp(msg);
+      }
       onPacket(msg);
       // Reports from when they can go out (the first comes with the first packet after the peer connected).
       const whip = input.whip?.pc.connectionState === 'connected' ? input.whip : undefined;

@@ -1,5 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:dgram';
+import { H264Reframer } from '../../rtp-payload/index.ts';
 import { whipPublish, type WhipPublisher } from '../client/index.ts';
 import { CaptureClock } from './capture-clock.ts';
 import { packetCounts, rtpInput, socketInto } from './rtp-input.ts';
@@ -42,7 +44,10 @@ export interface RtpPublisher {
 export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpPublisher> {
   const { packets, bothFlowing, count } = packetCounts();
   const clock = new CaptureClock();
-  const video = rtpInput('video', clock, count('video'));
+  // An external process's H.264 (an ingest copying a camera's or an encoder's stream) may mark every slice of a
+  // picture as its end and repeat parameter sets between slices: it goes out one access unit per picture.
+  const reframer = opts.video === 'h264' ? new H264Reframer({ firstSequenceNumber: randomInt(0x10000) }) : undefined;
+  const video = rtpInput('video', clock, count('video'), reframer && ((msg) => reframer.push(msg)));
   const audio = rtpInput('audio', clock, count('audio'));
   const sockets: Socket[] = [await socketInto(video), await socketInto(audio)];
   let child: ChildProcess;
