@@ -24,10 +24,12 @@ export {
   readFrameCode,
   startRtpPublisher,
   startSyntheticPublisher,
+  startWhepRelay,
   type RtpPublisher,
   type RtpPublisherOptions,
   type SyntheticPublisher,
   type SyntheticPublisherOptions,
+  type WhepRelayOptions,
 } from './publisher/index.ts';
 export {
   startLoopbackStun,

@@ -56,9 +56,14 @@ export interface TrackStat {
 export interface SfuTestHooks {
   /**
    * A WHEP subscribe session was created; returns the SDP answer to send instead of `answer` (e.g. one whose ICE
-   * password is wrong), or nothing to send it as is. `end` ends the session as this node would (ICE failure...).
+   * password is wrong), or nothing to send it as is. `end` ends the session as this node would (ICE failure...);
+   * with `silently`, without telling the peer (no DTLS close_notify), as when this node's process or network is gone.
    */
-  readonly onSubscribed?: (session: { readonly id: string; readonly answer: string; end(reason: LeaveReason): Promise<boolean> }) => string | void;
+  readonly onSubscribed?: (session: {
+    readonly id: string;
+    readonly answer: string;
+    end(reason: LeaveReason, how?: { readonly silently?: boolean }): Promise<boolean>;
+  }) => string | void;
   /** `end(id, reason)` was called (before anything is ended). */
   readonly onEnd?: (id: string, reason: LeaveReason) => void;
 }

@@ -195,7 +195,7 @@ export class Sfu {
         hold: this.#hold(id, release, grant, p.client),
       });
       reservation.commit();
-      const sent = this.testHooks.onSubscribed?.({ id, answer, end: (reason) => this.end(id, reason) });
+      const sent = this.testHooks.onSubscribed?.({ id, answer, end: (reason, how) => this.end(id, reason, how) });
       return { id, etag, answer: sent ?? answer };
     } catch (e) {
       release();
@@ -260,7 +260,7 @@ export class Sfu {
   }
 
   /** Ends a session (DELETE, timeout, failure); a publisher's end also ends everyone subscribed to it. */
-  async end(id: string, reason: LeaveReason): Promise<boolean> {
+  async end(id: string, reason: LeaveReason, how: { readonly silently?: boolean } = {}): Promise<boolean> {
     this.testHooks.onEnd?.(id, reason);
     const rec = this.#sessions.get(id);
     if (!rec) return false;
@@ -274,7 +274,7 @@ export class Sfu {
     }
     rec.hold.release();
     if (rec.hold.expiry) this.clock.clearTimeout(rec.hold.expiry);
-    await rec.session.close();
+    await rec.session.close(how);
     if (rec.kind === 'subscribe') {
       this.membership.endSubscribe(rec.app.appId, rec.cname, rec.uid, rec.publisher, reason);
       return true;

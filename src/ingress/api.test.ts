@@ -66,6 +66,9 @@ for (const dialect of TEST_DIALECTS) {
         [{ cname: 'stage', uid: '1', kind: 'srt', url: 'srt://203.0.113.9:9000?passphrase=short' }, 'url: passphrase: SRT takes 10 to 79 characters'],
         [{ cname: 'stage', uid: '1', kind: 'srt', url: 'srt://192.168.1.20:9000' }, 'url: host 192.168.1.20 is a private'],
         [{ cname: 'stage', uid: '1', kind: 'rtmp', extra: true }, 'extra: is not a field of an ingress'],
+        [{ cname: 'stage', uid: '1', kind: 'rtsp', url: 'rtsp://203.0.113.9/cam', token: 'abc' }, 'token: is for kind "whep" only, not "rtsp"'],
+        [{ cname: 'stage', uid: '1', kind: 'whep', url: 'https://203.0.113.9/whep', token: 'with space' }, 'token: must be 1 to 4096 visible ASCII characters'],
+        [{ cname: 'stage', uid: '1', kind: 'whep', url: 'https://203.0.113.9/whep', token: 7 }, 'token: must be 1 to 4096 visible ASCII characters'],
         [[1, 2], 'body: must be a JSON object'],
       ];
       for (const [body, reason] of cases) {
@@ -80,18 +83,14 @@ for (const dialect of TEST_DIALECTS) {
       assert.deepEqual(notJson.json(), { code: 8, reason: 'body: must be valid JSON' });
     });
 
-    test('kinds not built yet (and SRT without ports) are validated, then answered 501 naming the kind; nothing is stored', async () => {
-      // An address literal: the guard checks it without a lookup, and nothing connects to it.
-      const r = await call('POST', BASE, { cname: 'stage', uid: '7', kind: 'whep', url: 'https://93.184.216.34/whep' });
-      assert.equal(r.statusCode, 501);
-      assert.match(r.json().reason, /^kind: "whep" ingest is not available yet/);
+    test('SRT without ports is validated, then answered 501 naming the setting; nothing is stored', async () => {
       const srt = await call('POST', BASE, { cname: 'stage', uid: '8', kind: 'srt' });
       assert.equal(srt.statusCode, 501);
       assert.deepEqual(srt.json(), { code: 501, reason: 'kind: SRT ingest is not enabled on this server (REELTIME_INGRESS_SRT_PORTS)' });
       assert.equal((await call('GET', BASE)).json().ingresses.length, 0);
     });
 
-    test('sources reeltime connects to (RTSP, SRT caller): created without a stream key, their secrets never answered', async () => {
+    test('sources reeltime connects to (RTSP, SRT caller, WHEP): created without a stream key, their secrets never answered', async () => {
       // An API-only process pulls nothing, so these loopback sources are never connected to.
       const api = await startTestServer({ dialect, roles: ['api'], recorders: allDoubles(), env: { REELTIME_ALLOW_PRIVATE_URLS: 'true' } });
       try {
@@ -103,9 +102,12 @@ for (const dialect of TEST_DIALECTS) {
         const srt = await post({ cname: 'cams', uid: '12', kind: 'srt', url: 'srt://127.0.0.1:9000?passphrase=encoder-passphrase&latency=200000' });
         assert.equal(srt.statusCode, 201, srt.body);
         assert.deepEqual([srt.json().url, srt.json().push], ['srt://127.0.0.1:9000?passphrase=***&latency=200000', undefined]);
+        const whep = await post({ cname: 'cams', uid: '13', kind: 'whep', url: 'http://127.0.0.1:8080/rtc/v1/apps/a/channels/c/whep?publisher=5', token: 'source-bearer-token' });
+        assert.equal(whep.statusCode, 201, whep.body);
+        assert.deepEqual([whep.json().kind, whep.json().url, whep.json().state, whep.json().token], ['whep', 'http://127.0.0.1:8080/rtc/v1/apps/a/channels/c/whep?publisher=5', 'waiting', undefined]);
         const list = await api.app.inject({ method: 'GET', url: BASE, headers: { authorization: TEST_CUSTOMER_AUTH } });
-        assert.equal(list.json().ingresses.length, 2);
-        assert.ok(!/cam%2Fsecret|cam\/secret|encoder-passphrase/.test(list.body), list.body);
+        assert.equal(list.json().ingresses.length, 3);
+        assert.ok(!/cam%2Fsecret|cam\/secret|encoder-passphrase|source-bearer-token/.test(list.body), list.body);
       } finally {
         await api.close();
       }

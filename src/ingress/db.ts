@@ -20,6 +20,8 @@ export interface IngressRow {
   /** Sources reeltime connects to: the process that pulls it now, and until when its claim holds unless renewed. */
   holder: string | null;
   held_until_ms: number | null;
+  /** WHEP: the bearer token of the source (a secret). */
+  source_token: string | null;
 }
 
 /** Tables owned by the ingress module, prefixed "ingress_" so modules never collide. */
@@ -72,6 +74,14 @@ export const ingressMigrations: Record<string, Migration> = {
     },
     async down(db: Kysely<unknown>) {
       for (const column of ['held_until_ms', 'holder', 'transport']) await db.schema.alterTable('ingress_sources').dropColumn(column).execute();
+    },
+  },
+  'ingress-0004-source-token': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('ingress_sources').addColumn('source_token', 'text').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('ingress_sources').dropColumn('source_token').execute();
     },
   },
 };

@@ -36,13 +36,14 @@ export const INGRESS_SCHEMAS: Readonly<Record<string, Json>> = {
     properties: {
       cname: { type: 'string', minLength: 1, maxLength: 64, description: 'The channel the source publishes into.' },
       uid: { anyOf: [{ type: 'string', pattern: '^[0-9]{1,10}$' }, { type: 'integer', minimum: 1, maximum: 4294967295 }], description: 'The participant the source appears as, 1..4294967295.' },
-      kind: { type: 'string', enum: [...INGRESS_KINDS], description: 'rtmp, srt and rtsp are available; whep is validated and answered 501 for now.' },
+      kind: { type: 'string', enum: [...INGRESS_KINDS], description: 'rtmp and srt (pushed to reeltime), rtsp and whep (pulled by reeltime); srt with a url is pulled too (caller mode).' },
       url: {
         type: 'string',
         maxLength: 2048,
         description: 'The source reeltime connects to, checked by the outbound URL guard: rtsp://, rtsps:// (rtsp, required); http(s):// (whep, required); srt://host:port (srt in caller mode; absent: reeltime listens). Not for rtmp.',
       },
       transport: { type: 'string', enum: [...RTSP_TRANSPORTS], description: 'rtsp only: tcp (default) or udp.' },
+      token: { type: 'string', minLength: 1, maxLength: 4096, description: 'whep only: the bearer token the source wants. A secret: stored, never answered.' },
     },
   },
   Ingress: INGRESS,

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { startRtpPublisher, type RtpPublisher } from '../channel/index.ts';
+import { startRtpPublisher, startWhepRelay, type RtpPublisher } from '../channel/index.ts';
 import type { Clock } from '../clock/index.ts';
 import { safeEqual } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
@@ -57,10 +57,10 @@ interface ActivePublish {
   stop(reason: string): void;
 }
 
-/** How one publish runs: its media process, how long it may take to start, and what its end means. */
+/** How one publish runs: how its media starts (an ffmpeg sending RTP, or a WHEP relay), and what its end means. */
 interface PublishPlan {
-  spawn(videoPort: number, audioPort: number): ChildProcess;
-  readonly startTimeoutMs: number | undefined;
+  /** Starts the media and publishes it as the ingress's participant (endpoint and token of its WHIP session). */
+  start(endpoint: string, token: string | undefined, signal: AbortSignal): Promise<RtpPublisher>;
   /** Ends the source's connection (RTMP); called once at the end. */
   disconnect(reason: string): void;
   /** The state when the media process ends by itself: RTMP `failed` (the connection ends it first), SRT `waiting`. */
@@ -110,7 +110,6 @@ export class IngressService {
   async create(appId: string, body: unknown): Promise<IngressView> {
     const req = validateIngressRequest(body);
     if (req.url !== undefined) await this.#checkSource(req.url, req.kind);
-    if (req.kind === 'whep') throw new IngressError('notAvailable', 'kind: "whep" ingest is not available yet in this version (RTMP, SRT and RTSP are)');
     if (req.kind === 'rtmp' && !this.#d.rtmpServerUrl()) throw new IngressError('notAvailable', 'kind: RTMP ingest is not enabled on this server (REELTIME_INGRESS_RTMP_PORT)');
     const listens = req.kind === 'srt' && !pullsSource(req);
     if (listens && !this.#d.srtPorts) throw new IngressError('notAvailable', 'kind: SRT ingest is not enabled on this server (REELTIME_INGRESS_SRT_PORTS)');
@@ -201,13 +200,12 @@ export class IngressService {
   #startPublish(i: Ingress, disconnect: (reason: string) => void): Promise<PublishDecision> {
     return new Promise<PublishDecision>((resolve) => {
       void this.#run(i, {
-        spawn: (videoPort, audioPort) => {
+        start: ffmpegPublish((videoPort, audioPort) => {
           const child = spawnIngestFfmpeg(videoPort, audioPort);
           child.stdin!.on('error', () => undefined); // a dead ffmpeg's EPIPE: its exit says why
           resolve({ ok: true, sink: { flv: child.stdin!, end: (reason) => this.#active.get(i.ingressId)?.stop(reason) } });
           return child;
-        },
-        startTimeoutMs: this.#d.startTimeoutMs,
+        }, this.#d.startTimeoutMs),
         disconnect,
         exitState: 'failed',
         onFailure: () => resolve({ ok: false, reason: 'the ingress could not publish' }),
@@ -223,8 +221,7 @@ export class IngressService {
     if (i.kind !== 'srt' || i.port === undefined || !i.streamKey) return Promise.resolve();
     const input = { kind: 'srt', host, port: i.port, passphrase: i.streamKey } as const;
     return this.#run(i, {
-      spawn: (videoPort, audioPort) => spawnIngestFfmpeg(videoPort, audioPort, input),
-      startTimeoutMs: undefined,
+      start: ffmpegPublish((videoPort, audioPort) => spawnIngestFfmpeg(videoPort, audioPort, input), undefined),
       disconnect: () => undefined,
       exitState: 'waiting',
       onFailure: () => undefined,
@@ -232,11 +229,24 @@ export class IngressService {
   }
 
   /**
-   * Connects to a source reeltime pulls (RTSP, SRT caller) and publishes it until it ends; resolves when it has
-   * ended. The host is checked by the outbound guard at every connection and ffmpeg is given the checked address.
+   * Connects to a source reeltime pulls (RTSP, SRT caller, WHEP) and publishes it until it ends; resolves when it has
+   * ended. The host is checked by the outbound guard at every connection: ffmpeg is given the checked address, and
+   * a WHEP source's requests connect to the address the guard checked (guardedFetch), its answer's ICE candidates
+   * kept only where the guard allows them.
    */
   async runPull(i: Ingress): Promise<void> {
-    if (i.url === undefined || (i.kind !== 'rtsp' && i.kind !== 'srt')) return;
+    if (i.url === undefined) return;
+    if (i.kind === 'whep') {
+      const source = i.url;
+      return this.#run(i, {
+        start: (endpoint, token, signal) =>
+          startWhepRelay({ source, sourceToken: i.token, policy: this.#d.policy, endpoint, token, startTimeoutMs: this.#d.startTimeoutMs, signal }),
+        disconnect: () => undefined,
+        exitState: 'waiting',
+        onFailure: () => undefined,
+      });
+    }
+    if (i.kind !== 'rtsp' && i.kind !== 'srt') return;
     const target = new URL(i.url);
     try {
       const { address } = await resolveOutboundHost(target.hostname, this.#d.policy, target);
@@ -249,8 +259,7 @@ export class IngressService {
     }
     const input = i.kind === 'rtsp' ? ({ kind: 'rtsp', url: target.href, transport: i.transport ?? 'tcp' } as const) : ({ kind: 'srt-caller', url: target.href } as const);
     return this.#run(i, {
-      spawn: (videoPort, audioPort) => spawnIngestFfmpeg(videoPort, audioPort, input),
-      startTimeoutMs: this.#d.startTimeoutMs,
+      start: ffmpegPublish((videoPort, audioPort) => spawnIngestFfmpeg(videoPort, audioPort, input), this.#d.startTimeoutMs),
       disconnect: () => undefined,
       exitState: 'waiting',
       onFailure: () => undefined,
@@ -267,7 +276,8 @@ export class IngressService {
     const secrets = secretsOf(i).flatMap((x) => [x, encodeURIComponent(x)]);
     const redact = (text: string) => secrets.reduce((t, x) => t.split(x).join('[redacted]'), text);
     let publisher: RtpPublisher | undefined;
-    let child: ChildProcess | undefined;
+    // Ends a start still under way (an SRT listener waiting for its caller, a source not answering yet).
+    const aborted = new AbortController();
     let ended = false;
     let done: () => void = () => undefined;
     const finished = new Promise<void>((resolve) => (done = resolve));
@@ -279,21 +289,12 @@ export class IngressService {
       this.#active.delete(i.ingressId);
       this.#publishing.delete(i.ingressId);
       log.info({ reason: redact(reason) }, 'ingress: publish ended');
-      if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      aborted.abort();
       plan.disconnect(reason);
       void Promise.all([publisher?.stop(), setState(state, error && redact(error))]).finally(done);
     };
     this.#active.set(i.ingressId, { stop: (reason) => end('waiting', reason) });
-    startRtpPublisher({
-      endpoint,
-      token,
-      video: 'h264',
-      startTimeoutMs: plan.startTimeoutMs,
-      spawn: (videoPort, audioPort) => {
-        child = plan.spawn(videoPort, audioPort);
-        return child;
-      },
-    }).then(
+    plan.start(endpoint, token, aborted.signal).then(
       (p) => {
         publisher = p;
         if (ended) return void p.stop();
@@ -334,9 +335,9 @@ export class IngressService {
   }
 }
 
-/** The secrets an ingress holds: its stream key or SRT passphrase, and its source URL's password and passphrase. */
+/** The secrets an ingress holds: its stream key or SRT passphrase, a WHEP source's token, its source URL's password and passphrase. */
 function secretsOf(i: Ingress): string[] {
-  const out = i.streamKey ? [i.streamKey] : [];
+  const out = [i.streamKey, i.token].filter((x): x is string => x !== undefined);
   if (i.url !== undefined) {
     const u = new URL(i.url);
     if (u.password) out.push(decodeURIComponent(u.password));
@@ -352,4 +353,27 @@ export function maskUrl(raw: string): string {
   if (u.password) u.password = '***';
   if (u.searchParams.has('passphrase')) u.searchParams.set('passphrase', '***');
   return u.href;
+}
+
+/**
+ * A publish whose media comes from an ffmpeg sending RTP (startRtpPublisher, H.264 and Opus); the ffmpeg is killed
+ * when the publish ends, also while it is still starting.
+ */
+function ffmpegPublish(spawn: (videoPort: number, audioPort: number) => ChildProcess, startTimeoutMs: number | undefined): PublishPlan['start'] {
+  return (endpoint, token, signal) =>
+    startRtpPublisher({
+      endpoint,
+      token,
+      video: 'h264',
+      startTimeoutMs,
+      spawn: (videoPort, audioPort) => {
+        const child = spawn(videoPort, audioPort);
+        const kill = () => {
+          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+        };
+        if (signal.aborted) kill();
+        else signal.addEventListener('abort', kill, { once: true });
+        return child;
+      },
+    });
 }

@@ -27,7 +27,7 @@ export interface SourceLoopsOptions {
 /**
  * The sources a `channel` process runs itself, each in a loop that starts it again after it ends, so a source can
  * come back: one SRT listener per SRT ingress (each on its own UDP port; every channel process runs them, one per
- * host), and the pulls (RTSP, SRT caller), each run by one process at a time, the one holding its claim in the
+ * host), and the pulls (RTSP, SRT caller, WHEP), each run by one process at a time, the one holding its claim in the
  * database. A loop stops when its ingress is deleted (here or in another process).
  */
 export class SourceLoops {
@@ -51,7 +51,7 @@ export class SourceLoops {
   /** Starts a loop for each ingress this process runs without one; stops the ones whose ingress is gone. */
   async reconcile(): Promise<void> {
     if (this.#closed) return;
-    const all = (await this.#o.store.listKinds(['srt', 'rtsp'])).filter((i) => pullsSource(i) || this.#o.srtHost !== undefined);
+    const all = (await this.#o.store.listKinds(['srt', 'rtsp', 'whep'])).filter((i) => pullsSource(i) || this.#o.srtHost !== undefined);
     const ids = new Set(all.map((i) => i.ingressId));
     for (const [id, loop] of this.#loops) {
       if (ids.has(id)) continue;

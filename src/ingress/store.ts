@@ -17,6 +17,7 @@ const fromRow = (r: IngressRow): Ingress => ({
   updatedMs: Number(r.updated_ms),
   ...(r.port !== null ? { port: Number(r.port) } : {}),
   ...(r.transport !== null ? { transport: r.transport as RtspTransport } : {}),
+  ...(r.source_token !== null ? { token: r.source_token } : {}),
 });
 
 /** Thrown by insert when another ingress already publishes as this uid in this channel. */
@@ -61,6 +62,7 @@ export class IngressStore {
           transport: i.transport ?? null,
           holder: null,
           held_until_ms: null,
+          source_token: i.token ?? null,
         })
         .execute();
     } catch (e) {

@@ -25,6 +25,8 @@ export interface IngressRequest {
   readonly url?: string | undefined;
   /** RTSP only: how its media comes (default `tcp`). */
   readonly transport?: RtspTransport | undefined;
+  /** WHEP only: the bearer token the source's server wants. A secret: stored, never answered or logged. */
+  readonly token?: string | undefined;
 }
 
 /** One ingress as stored and answered. The stream key is a secret: never logged. */

@@ -3,7 +3,8 @@ import { IngressError } from './errors.ts';
 
 /** The channel-name alphabet of the channel module (RTC channel names), at most 64 characters. */
 const CNAME = /^[A-Za-z0-9 !#$%&()+\-:;<=.>?@[\]^_{|}~,]{1,64}$/;
-const FIELDS: ReadonlySet<string> = new Set(['cname', 'uid', 'kind', 'url', 'transport']);
+const FIELDS: ReadonlySet<string> = new Set(['cname', 'uid', 'kind', 'url', 'transport', 'token']);
+const MAX_TOKEN = 4096;
 const MAX_URL = 2048;
 /** The schemes each kind's `url` takes (SRT's only in caller mode; RTMP takes none). */
 const URL_SCHEMES: Readonly<Record<Exclude<IngressKind, 'rtmp'>, readonly string[]>> = { rtsp: ['rtsp:', 'rtsps:'], whep: ['http:', 'https:'], srt: ['srt:'] };
@@ -64,6 +65,14 @@ function parseTransport(raw: unknown, kind: IngressKind): RtspTransport | undefi
   return raw as RtspTransport;
 }
 
+/** WHEP only: the bearer token the source's server wants (RFC 9725 §4.5), visible ASCII. */
+function parseToken(raw: unknown, kind: IngressKind): string | undefined {
+  if (raw === undefined) return undefined;
+  if (kind !== 'whep') return invalid('token', `is for kind "whep" only, not "${kind}"`);
+  if (typeof raw !== 'string' || !/^[\x21-\x7e]+$/.test(raw) || raw.length > MAX_TOKEN) return invalid('token', `must be 1 to ${MAX_TOKEN} visible ASCII characters`);
+  return raw;
+}
+
 /** Checks a create body; throws IngressError `invalidParameter` naming the first field that breaks its rule. */
 export function validateIngressRequest(body: unknown): IngressRequest {
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return invalid('body', 'must be a JSON object');
@@ -76,5 +85,13 @@ export function validateIngressRequest(body: unknown): IngressRequest {
   const kind = parseKind(b.kind);
   const url = parseUrl(b.url, kind);
   const transport = parseTransport(b.transport, kind);
-  return { cname: b.cname as string, uid, kind, ...(url !== undefined ? { url } : {}), ...(transport !== undefined ? { transport } : {}) };
+  const token = parseToken(b.token, kind);
+  return {
+    cname: b.cname as string,
+    uid,
+    kind,
+    ...(url !== undefined ? { url } : {}),
+    ...(transport !== undefined ? { transport } : {}),
+    ...(token !== undefined ? { token } : {}),
+  };
 }

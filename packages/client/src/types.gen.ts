@@ -568,12 +568,14 @@ export type IngressRequest = {
   cname: string;
   /** The participant the source appears as, 1..4294967295. */
   uid: string | number;
-  /** rtmp, srt and rtsp are available; whep is validated and answered 501 for now. */
+  /** rtmp and srt (pushed to reeltime), rtsp and whep (pulled by reeltime); srt with a url is pulled too (caller mode). */
   kind: "rtmp" | "srt" | "rtsp" | "whep";
   /** The source reeltime connects to, checked by the outbound URL guard: rtsp://, rtsps:// (rtsp, required); http(s):// (whep, required); srt://host:port (srt in caller mode; absent: reeltime listens). Not for rtmp. */
   url?: string;
   /** rtsp only: tcp (default) or udp. */
   transport?: "tcp" | "udp";
+  /** whep only: the bearer token the source wants. A secret: stored, never answered. */
+  token?: string;
 };
 
 export type IngressList = {

@@ -1,5 +1,6 @@
 import { RTCPeerConnection, useFIR, useH264, useNACK, useOPUS, usePLI, useVP8 } from 'werift';
-import { gatheringComplete, loopbackClientConfig, rtxCodec, guardDtlsHandshake } from '../webrtc/index.ts';
+import { allowedCandidates } from './candidates.ts';
+import { gatheringComplete, guardDtlsHandshake, loopbackClientConfig, onRemoteDtlsClose, rtxCodec } from '../webrtc/index.ts';
 import { sharedLoopbackStun } from './loopback-stun.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import { deleteSession, postOffer } from './whip-http.ts';
@@ -28,6 +29,8 @@ export async function loopbackPeer(
 async function completeOffer(pc: RTCPeerConnection): Promise<string> {
   await pc.setLocalDescription(await pc.createOffer());
   guardDtlsHandshake(pc);
+  // The server ended the session (its close_notify): closed at once, not ~30 s later when ICE consent fails.
+  onRemoteDtlsClose(pc, () => void pc.close().catch(() => undefined));
   await gatheringComplete(pc);
   return pc.localDescription!.sdp;
 }
@@ -39,13 +42,31 @@ export interface ClientSession {
   close(): Promise<void>;
 }
 
-/** Offers `pc` to a WHIP/WHEP endpoint and applies the answer; the peer is closed if that fails. */
-export async function openSession(pc: RTCPeerConnection, endpoint: string, token: string | undefined, policy?: OutboundPolicy): Promise<ClientSession> {
+/**
+ * Offers `pc` to a WHIP/WHEP endpoint and applies the answer; the peer is closed if that fails. With
+ * `candidatePolicy`, the answer's ICE candidates are kept only where it allows their address (allowedCandidates).
+ */
+export async function openSession(
+  pc: RTCPeerConnection,
+  endpoint: string,
+  token: string | undefined,
+  policy?: OutboundPolicy,
+  candidatePolicy?: OutboundPolicy,
+): Promise<ClientSession> {
   let location: string;
   try {
     const offer = await completeOffer(pc);
     const res = await postOffer(endpoint, offer, token, policy);
-    await pc.setRemoteDescription({ type: 'answer', sdp: res.answer });
+    let answer = res.answer;
+    if (candidatePolicy) {
+      const allowed = await allowedCandidates(answer, candidatePolicy, new URL(endpoint));
+      if (allowed.dropped > 0 && !allowed.sdp.includes('a=candidate:')) {
+        await deleteSession(res.location, policy).catch(() => undefined);
+        throw new Error(`the answer's ICE candidates (${allowed.dropped}) are all refused by the outbound guard`);
+      }
+      answer = allowed.sdp;
+    }
+    await pc.setRemoteDescription({ type: 'answer', sdp: answer });
     location = res.location;
   } catch (e) {
     await pc.close().catch(() => undefined);

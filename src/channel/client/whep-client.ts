@@ -16,6 +16,8 @@ export interface WhepSubscribeOptions {
   readonly keep?: number;
   /** The outbound URL guard's rule for the endpoint and its redirects (a recorder passes its peer rule). */
   readonly policy?: OutboundPolicy;
+  /** A source a user named: the answer's ICE candidates are kept only where this rule allows their address. */
+  readonly candidatePolicy?: OutboundPolicy;
 }
 
 export interface WhepSubscriber {
@@ -35,6 +37,8 @@ export interface WhepSubscriber {
   onRtp(cb: (kind: MediaKind, packet: RtpPacket) => void): void;
   /** The SFU's RTCP sender reports per kind: the publisher's NTP time ↔ this subscriber's RTP timestamps. */
   onSenderReport(cb: (kind: MediaKind, report: RtcpSrPacket) => void): void;
+  /** Asks the sender for a video keyframe (PLI), once video has come. */
+  requestKeyframe(): void;
   /** Resolves when `pred` holds (checked on each packet), rejects after timeoutMs. */
   waitFor(pred: () => boolean, timeoutMs?: number, what?: string): Promise<void>;
   close(): Promise<void>;
@@ -78,7 +82,7 @@ export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSub
       for (const w of [...waiters]) w();
     });
   });
-  const session = await openSession(pc, opts.endpoint, opts.token, opts.policy);
+  const session = await openSession(pc, opts.endpoint, opts.token, opts.policy, opts.candidatePolicy);
   // Negotiated now, and no media yet (ICE and DTLS come after the answer).
   for (const t of pc.getTransceivers()) feedback.attach(t);
   const codecs = new Map<MediaKind, string>();
@@ -96,6 +100,10 @@ export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSub
     ready: connected(pc),
     onRtp: (cb) => void listeners.push(cb),
     onSenderReport: (cb) => void reportListeners.push(cb),
+    requestKeyframe() {
+      const ssrc = ssrcs.get('video');
+      if (ssrc !== undefined) feedback.sendKeyframeRequest('video', ssrc, 'pli');
+    },
     waitFor(pred, timeoutMs = 20000, what = 'condition') {
       if (pred()) return Promise.resolve();
       return new Promise((resolve, reject) => {

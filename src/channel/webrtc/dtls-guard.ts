@@ -155,3 +155,51 @@ function renumberRecords(buf: Buffer, next: () => number, reencrypt: (record: Bu
   }
   return Buffer.concat(parts);
 }
+
+const ALERT = 21;
+/** An alert record's body: level warning (1), description close_notify (0) (RFC 5246 §7.2.1). */
+const CLOSE_NOTIFY = Buffer.from([1, 0]);
+
+/**
+ * Sends close_notify on the peer's connected DTLS transports, which werift leaves out of its close ("todo impl send
+ * alert"): without it the other side learns that the session is gone only when ICE consent fails, ~30 s later. werift
+ * sends only application data, so that record is sent with its content type changed to alert just before it is
+ * encrypted (the type is part of the record's authenticated data).
+ */
+export function sendCloseNotify(pc: RTCPeerConnection): Promise<void> {
+  const sent: Promise<void>[] = [];
+  for (const t of pc.dtlsTransports) {
+    const s = t.dtls;
+    if (!s?.connected || t.state !== 'connected') continue;
+    const encrypt = s.cipher.encryptPacket;
+    s.cipher.encryptPacket = (record: DtlsRecord) => {
+      record.recordLayerHeader.contentType = ALERT;
+      return encrypt.call(s.cipher, record);
+    };
+    try {
+      // The record is built and encrypted before send's first await: the swap is undone before anything else runs.
+      sent.push(s.send(CLOSE_NOTIFY).catch(() => undefined));
+    } finally {
+      s.cipher.encryptPacket = encrypt;
+    }
+  }
+  // Resolves once the records have left: werift hands them to the socket, which sends after its address lookup
+  // (the next tick, even for an address literal); a peer closed before that drops them.
+  return Promise.all(sent).then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+}
+
+/**
+ * Calls `onClosed` once when the other side closes a DTLS transport of the peer (its close_notify, as
+ * sendCloseNotify sends), which werift does not reflect in the connection state.
+ */
+export function onRemoteDtlsClose(pc: RTCPeerConnection, onClosed: () => void): void {
+  let called = false;
+  for (const t of pc.dtlsTransports) {
+    t.onStateChange.subscribe((state) => {
+      // close() marks the signalling state closed before it stops the transports: that close is ours.
+      if (state !== 'closed' || called || pc.signalingState === 'closed') return;
+      called = true;
+      onClosed();
+    });
+  }
+}

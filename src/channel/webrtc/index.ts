@@ -1,4 +1,4 @@
-export { guardDtlsHandshake } from './dtls-guard.ts';
+export { guardDtlsHandshake, onRemoteDtlsClose, sendCloseNotify } from './dtls-guard.ts';
 export { firPacket, onFir } from './fir.ts';
 export { gatheringComplete } from './ice-gathering.ts';
 export { loopbackClientConfig, rtxCodec, serverPeerConfig } from './peer-config.ts';

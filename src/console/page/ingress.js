@@ -53,8 +53,10 @@ function IngressCard({ i, bitrates, onDelete }) {
   </section>`;
 }
 
+const PLACEHOLDERS = { srt: 'srt://host:port?passphrase=…', rtsp: 'rtsp://user:password@camera:554/stream', whep: 'https://server/…/whep' };
+
 function CreateForm({ api, onCreated }) {
-  const [form, setForm] = useState({ cname: '', uid: '', kind: 'rtmp', url: '', transport: 'tcp' });
+  const [form, setForm] = useState({ cname: '', uid: '', kind: 'rtmp', url: '', transport: 'tcp', token: '' });
   const { busy, error, run } = useSubmit();
   const set = (k) => (e) => setForm({ ...form, [k]: e.target.value });
   const submit = (e) => {
@@ -62,9 +64,10 @@ function CreateForm({ api, onCreated }) {
     const body = { cname: form.cname, uid: form.uid, kind: form.kind };
     if (form.url) body.url = form.url;
     if (form.kind === 'rtsp') body.transport = form.transport;
+    if (form.kind === 'whep' && form.token) body.token = form.token;
     return run(async () => {
       onCreated(await api.createIngress(body));
-      setForm({ ...form, uid: '', url: '' });
+      setForm({ ...form, uid: '', url: '', token: '' });
     });
   };
   const pulls = form.kind === 'rtsp' || form.kind === 'whep';
@@ -73,10 +76,13 @@ function CreateForm({ api, onCreated }) {
       <label class="field">Channel<input name="cname" value=${form.cname} onInput=${set('cname')} required /></label>
       <label class="field">uid<input name="uid" value=${form.uid} onInput=${set('uid')} required inputmode="numeric" /></label>
       <label class="field">Source<select name="kind" value=${form.kind} onChange=${set('kind')}>
-        <option value="rtmp">RTMP push (OBS)</option><option value="srt">SRT</option><option value="rtsp">RTSP camera</option></select></label>
+        <option value="rtmp">RTMP push (OBS)</option><option value="srt">SRT</option><option value="rtsp">RTSP camera</option><option value="whep">WHEP stream</option></select></label>
       ${pulls || form.kind === 'srt'
         ? html`<label class="field" style="flex:1">${form.kind === 'srt' ? "URL of the encoder's listener (empty: reeltime listens)" : 'URL'}
-            <input name="url" value=${form.url} onInput=${set('url')} required=${pulls} placeholder=${form.kind === 'srt' ? 'srt://host:port?passphrase=…' : 'rtsp://user:password@camera:554/stream'} /></label>`
+            <input name="url" value=${form.url} onInput=${set('url')} required=${pulls} placeholder=${PLACEHOLDERS[form.kind]} /></label>`
+        : null}
+      ${form.kind === 'whep'
+        ? html`<label class="field">Bearer token (if the source wants one)<input name="token" type="password" value=${form.token} onInput=${set('token')} autocomplete="off" /></label>`
         : null}
       ${form.kind === 'rtsp'
         ? html`<label class="field">Transport<select name="transport" value=${form.transport} onChange=${set('transport')}><option>tcp</option><option>udp</option></select></label>`

@@ -1,6 +1,8 @@
-// A recorder's WHEP session ended by the channel node: the recorder's peer notices only when ICE consent fails
-// (~30 s later), so media is missing until then. Individual: the slicer times out first and the replacement starts a
-// new stream after a discontinuity (ffprobe, docs/recording-individual.md); mix: no recorder error (event 1) either.
+// A recorder's WHEP session ended by the channel node. The node tells the recorder's peer (DTLS close_notify), which
+// closes at once and is replaced within the slicer's input timeout: one stream, a short gap. A node that is gone
+// (its process or network; here a session ended silently) is noticed only when ICE consent fails (~30 s later):
+// the slicer times out first and the replacement starts a new stream after a discontinuity (ffprobe,
+// docs/recording-individual.md); mix: no recorder error (event 1) either.
 // Mostly waiting on ICE consent: not timing-sensitive (the replacement of a failing peer is, whep-replace.test.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -9,8 +11,19 @@ import { bucketKeys } from '../individual/testing/media-checks.ts';
 import { waitUntil } from '../../testing/wait.ts';
 import { recordAcross, type WhepSession } from './testing/whep-switch.ts';
 
-test('WHEP session ended by the channel node: the slicer times out first (no error event); the replacement starts a new stream after a discontinuity', async (t) => {
-  const { measured: m, errors, states } = await recordAcross(t, 'ind-whep-end', 304, async (made) => void (await made[0]!.end('connection_failed')));
+test('WHEP session ended by the channel node, which tells the recorder: replaced at once, one stream with a short gap, no error event', async (t) => {
+  const { measured: m, errors } = await recordAcross(t, 'ind-whep-told', 307, async (made) => void (await made[0]!.end('connection_failed')));
+  assert.deepEqual(errors, [], 'no error event (1)');
+  for (const r of m) {
+    assert.equal(r.discontinuities, 0, `${r.kind}: one stream (the replacement came before the slicer's input timeout)`);
+    assert.ok(r.maxGapSec < 5, `${r.kind}: the switch is a short gap within the stream (${r.maxGapSec} s)`);
+    assert.equal(r.backwards, 0, `${r.kind}: timestamps never go backwards within a stream`);
+    assert.equal(r.decodeErrors, '', `${r.kind}: each stream decodes`);
+  }
+});
+
+test('WHEP session of a channel node that is gone (ended silently): the slicer times out first (no error event); the replacement starts a new stream after a discontinuity', async (t) => {
+  const { measured: m, errors, states } = await recordAcross(t, 'ind-whep-end', 304, async (made) => void (await made[0]!.end('connection_failed', { silently: true })));
   // Only media was missing: the slicers' input timeout is a clean end of each stream, not a recorder error.
   assert.deepEqual(errors, [], 'no error event (1)');
   for (const s of states) {
@@ -26,9 +39,9 @@ test('WHEP session ended by the channel node: the slicer times out first (no err
   }
 });
 
-test('mix: a WHEP session ended by the channel node (media missing until the recorder\'s peer notices) raises no error event', async (t) => {
-  // A mix decoder whose input goes quiet ends on ffmpeg's input timeout and is restarted by the next packet; the
-  // mix encoder is fed by the frame clock throughout, so nothing here is a recorder error.
+test('mix: a WHEP session ended by the channel node raises no error event; the replacement comes at once', async (t) => {
+  // The mix encoder is fed by the frame clock throughout; a decoder whose input went quiet ends on ffmpeg's input
+  // timeout and is restarted by the next packet: nothing here is a recorder error.
   const made: WhepSession[] = [];
   const h = await startHarness({ mode: 'mix', recording: { mediaPath: 'whep' }, sfuTestHooks: { onSubscribed: ({ end }) => void made.push({ end }) } });
   try {
@@ -40,8 +53,10 @@ test('mix: a WHEP session ended by the channel node (media missing until the rec
       recordingConfig: { channelType: 0 },
     });
     await waitUntil(() => bucketKeys(h.bucketDir).some((k) => k.includes(sid) && k.endsWith('.ts')), { timeoutMs: 120_000, intervalMs: 200, what: 'a mixed slice' });
+    const endedAt = Date.now();
     await made[0]!.end('connection_failed');
     await waitUntil(() => made.length >= 2, { timeoutMs: 90_000, intervalMs: 200, what: 'a replacement WHEP session' });
+    t.diagnostic(`ended → replacement WHEP session: ${Date.now() - endedAt} ms`);
     const before = bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length;
     await waitUntil(() => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.endsWith('.ts')).length > before, { timeoutMs: 60_000, intervalMs: 200, what: 'slices after the replacement' });
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9306', clientRequest: {} });

@@ -142,7 +142,6 @@ async function whepLink(o: ChannelSourceOptions, endpoint: string, kinds: readon
     throw e;
   }
   const described = new Map<MediaKind, RtpTrackDescription | null>();
-  let videoSsrc: number | undefined;
   const listeners: PacketListener[] = [];
   sub.onRtp((kind: MediaKind, p: RtpPacket) => {
     let d = described.get(kind);
@@ -151,7 +150,6 @@ async function whepLink(o: ChannelSourceOptions, endpoint: string, kinds: readon
       described.set(kind, d);
     }
     if (!d) return;
-    if (kind === 'video') videoSsrc = p.header.ssrc;
     const bytes = p.serialize();
     for (const l of listeners) l(kind, d, bytes);
   });
@@ -160,12 +158,7 @@ async function whepLink(o: ChannelSourceOptions, endpoint: string, kinds: readon
   return {
     onPacket: (cb) => void listeners.push(cb),
     onSenderReport: (cb) => sub.onSenderReport((kind, packet) => cb(kind, senderReportOf(packet))),
-    requestKeyframe() {
-      if (videoSsrc === undefined) return;
-      for (const t of sub.pc.getTransceivers()) {
-        if (t.kind === 'video') void t.receiver.sendRtcpPLI(videoSsrc).catch(() => undefined);
-      }
-    },
+    requestKeyframe: () => sub.requestKeyframe(),
     onState(cb) {
       cb(stateOf(sub.pc.connectionState));
       sub.pc.connectionStateChange.subscribe((s) => cb(stateOf(s)));

@@ -110,9 +110,12 @@ async function measure(h: Harness, uid: number, t: TestContext): Promise<Measure
   return out;
 }
 
-/** A WHEP session the channel's SFU made for the recorder; `end` ends it as the channel node would. */
+/**
+ * A WHEP session the channel's SFU made for the recorder; `end` ends it as the channel node would (telling the
+ * recorder's peer, or `silently`: as if the node were gone).
+ */
 export interface WhepSession {
-  end(reason: LeaveReason): Promise<boolean>;
+  end(reason: LeaveReason, how?: { readonly silently?: boolean }): Promise<boolean>;
 }
 
 /** Slice length of these recordings: short, so that the first slices and those after the switch come soon. */

@@ -1,0 +1,115 @@
+// reeltime pulls a stream from another WebRTC server over WHEP (here a second reeltime node's channel, with the
+// bearer token that node wants) and publishes it packet for packet into its own channel, where an individual
+// recording takes it. Heavy (scripts/test-lanes.mjs).
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { ChannelModule } from '../channel/index.ts';
+import { decodeMono, dominantFrequency, pixelAt } from '../media/capture/testing/media-checks.ts';
+import { APP, rtcToken, startHarness, storageConfig, type Harness } from '../recorders/individual/testing/harness.ts';
+import { bucketKeys } from '../recorders/individual/testing/media-checks.ts';
+import { waitUntil } from '../testing/index.ts';
+
+interface IngressBody {
+  ingressId: string;
+  state: string;
+  url?: string;
+  error?: string;
+}
+
+const participantOf = (h: Harness, cname: string, uid: number) =>
+  (h.server.modules.find((m) => m.name === 'channel') as ChannelModule).snapshot(APP, cname).participants.find((p) => p.uid === uid);
+
+const ingressState = async (h: Harness, id: string) => (await h.api('GET', `/v1/apps/${APP}/ingress/${id}`)).body as unknown as IngressBody;
+
+test('a WHEP source (another reeltime node\'s channel, with its token) is pulled into the channel as the ingress uid and recorded with its colour and tone; its publisher leaves and comes back, and so does the uid', async (t) => {
+  const origin = await startHarness();
+  t.after(() => origin.close());
+  const logLines: string[] = [];
+  const h = await startHarness({ recording: { individualSliceSeconds: 3 }, logLines });
+  t.after(() => h.close());
+
+  let source = await origin.publish({ cname: 'origin', uid: 501, color: 'red', toneHz: 440 });
+  const token = rtcToken('origin', 6171, 2);
+  const url = `${origin.server.url}/rtc/v1/apps/${APP}/channels/origin/whep?uid=6171&publisher=501`;
+  const created = await h.api('POST', `/v1/apps/${APP}/ingress`, { cname: 'relayed', uid: 6172, kind: 'whep', url, token });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const ingress = created.body as unknown as IngressBody;
+  assert.equal(ingress.url, url);
+
+  let last: IngressBody | undefined;
+  const joined = await waitUntil(
+    async () => {
+      last = await ingressState(h, ingress.ingressId);
+      return participantOf(h, 'relayed', 6172)?.tracks.length === 2 ? participantOf(h, 'relayed', 6172) : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 200, what: () => `uid 6172 publishing audio and video (ingress: ${JSON.stringify(last)})` },
+  );
+  // The codecs the source sent, not transcoded.
+  assert.deepEqual(joined.tracks.map((tr) => tr.codec).sort(), ['audio/opus', 'video/vp8']);
+  await waitUntil(async () => (await ingressState(h, ingress.ingressId)).state === 'publishing', { timeoutMs: 10_000, intervalMs: 100, what: 'state publishing' });
+
+  const { resourceId, sid } = await h.startRecording('relayed', '9304', {
+    token: rtcToken('relayed', 9304, 2),
+    storageConfig: storageConfig(),
+    recordingConfig: { channelType: 0, subscribeUidGroup: 0 },
+    recordingFileConfig: { avFileType: ['hls'] },
+  });
+  // VP8 as the source sent it: WebM slices.
+  const slices = (kind: 'audio' | 'video') => bucketKeys(h.bucketDir).filter((k) => k.includes(`__uid_s_6172__uid_e_${kind}_`));
+  const videoSlices = () => slices('video').length;
+  await waitUntil(() => videoSlices() >= 2, { timeoutMs: 90_000, intervalMs: 250, what: 'video slices of the relayed stream' });
+
+  // The source's publisher leaves: its node ends the WHEP session (and says so), the relayed uid leaves at once;
+  // back, it is pulled again under the same uid.
+  await source.stop();
+  await waitUntil(() => participantOf(h, 'relayed', 6172) === undefined, { timeoutMs: 20_000, intervalMs: 100, what: 'uid 6172 to leave' });
+  // Tried again meanwhile: `failed` with the source's reason (its publisher is not there) until it is back.
+  await waitUntil(async () => (await ingressState(h, ingress.ingressId)).state !== 'publishing', { timeoutMs: 10_000, intervalMs: 100, what: 'state not publishing' });
+  source = await origin.publish({ cname: 'origin', uid: 501, color: 'red', toneHz: 440 });
+  await waitUntil(() => participantOf(h, 'relayed', 6172)?.tracks.length === 2, { timeoutMs: 60_000, intervalMs: 100, what: 'uid 6172 back' });
+  const atReturn = videoSlices();
+  await waitUntil(() => videoSlices() >= atReturn + 2, { timeoutMs: 60_000, intervalMs: 250, what: 'video slices after the source came back' });
+
+  const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname: 'relayed', uid: '9304', clientRequest: {} });
+  assert.equal(stop.status, 200, JSON.stringify(stop.body));
+  // What came after the return: the source's red and its 440 Hz.
+  const [r, g, b] = await pixelAt(join(h.bucketDir, slices('video').at(-2)!), 160, 90);
+  assert.ok(r > 150 && g < 80 && b < 80, `red expected, got ${[r, g, b]}`);
+  const hz = dominantFrequency(await decodeMono(join(h.bucketDir, slices('audio').at(-2)!)));
+  assert.ok(Math.abs(hz - 440) < 15, `440 Hz expected, got ${hz}`);
+  assert.ok(!logLines.some((l) => l.includes(token)), 'the source token is in no log line');
+  assert.ok(!JSON.stringify((await h.api('GET', `/v1/apps/${APP}/ingress`)).body).includes(token), 'nor in any answer');
+
+  assert.equal((await h.api('DELETE', `/v1/apps/${APP}/ingress/${ingress.ingressId}`)).status, 204);
+  await waitUntil(() => participantOf(h, 'relayed', 6172) === undefined, { timeoutMs: 20_000, intervalMs: 100, what: 'uid 6172 to leave after the delete' });
+});
+
+test('a WHEP source that refuses the token, or that is not there, leaves the ingress failed with the reason and nothing in the channel', async (t) => {
+  const origin = await startHarness();
+  t.after(() => origin.close());
+  const h = await startHarness();
+  t.after(() => h.close());
+  await origin.publish({ cname: 'origin', uid: 502, color: 'blue', toneHz: 330 });
+  const url = `${origin.server.url}/rtc/v1/apps/${APP}/channels/origin/whep?uid=6173&publisher=502`;
+  const refused = await h.api('POST', `/v1/apps/${APP}/ingress`, { cname: 'relayed', uid: 6174, kind: 'whep', url, token: 'not-a-token' });
+  assert.equal(refused.status, 201, JSON.stringify(refused.body));
+  const absent = await h.api('POST', `/v1/apps/${APP}/ingress`, {
+    cname: 'relayed',
+    uid: 6175,
+    kind: 'whep',
+    url: `${origin.server.url}/rtc/v1/apps/${APP}/channels/origin/whep?uid=6176&publisher=999`,
+    token: rtcToken('origin', 6176, 2),
+  });
+  for (const [body, reason] of [
+    [refused.body, /HTTP 401/],
+    [absent.body, /publisher_not_found/],
+  ] as const) {
+    const id = (body as unknown as IngressBody).ingressId;
+    let state: IngressBody | undefined;
+    await waitUntil(async () => (state = await ingressState(h, id)).state === 'failed', { timeoutMs: 30_000, intervalMs: 100, what: () => `state failed (${JSON.stringify(state)})` });
+    assert.match(state!.error ?? '', reason);
+  }
+  const snapshot = (h.server.modules.find((m) => m.name === 'channel') as ChannelModule).snapshot(APP, 'relayed');
+  assert.deepEqual(snapshot.participants, []);
+});
