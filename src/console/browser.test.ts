@@ -4,12 +4,14 @@
 // With REELTIME_SCREENSHOTS=1, screenshots of each view go to docs/images/console-*.png (docs/console.md); by default
 // the run leaves the committed images alone.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startHarness } from '../recorders/individual/testing/harness.ts';
+import { bucketKeys } from '../recorders/individual/testing/media-checks.ts';
 import { launchTestChromium } from '../testing/chromium.ts';
-import { TEST_CUSTOMER_SECRET } from '../testing/index.ts';
+import { TEST_CUSTOMER_SECRET, waitUntil } from '../testing/index.ts';
 
 const IMAGES = new URL('../../docs/images/', import.meta.url).pathname;
 const COLOUR = { r: 0xe0, g: 0x30, b: 0x30 };
@@ -137,8 +139,11 @@ test('console: sign in, see a publisher, record it (mix, then individual with an
     // The session page: status reaches recording (5).
     await page.waitForSelector('#session[data-status="5"]', { timeout: 30000 });
     await shot(page, 'session-live');
-    // Let a few slices reach the bucket, then stop from the page.
-    await page.waitForTimeout(7000);
+    // Two video slices of each user in the bucket (on a loaded machine 7 s were not always enough), then stop.
+    // The form's defaults: the local bucket "recordings".
+    const bucket = join(h.server.dataDir, 'bucket', 'recordings');
+    const videoSlices = (uid: number) => (existsSync(bucket) ? bucketKeys(bucket) : []).filter((k) => k.includes(`__uid_s_${uid}__uid_e_video_`)).length;
+    await waitUntil(() => videoSlices(501) >= 2 && videoSlices(502) >= 2, { timeoutMs: 90_000, intervalMs: 250, what: 'two video slices of each user' });
     await page.click('#stop');
     await page.waitForSelector('#session[data-state="ended"]', { timeout: 60000 });
     // The status card counts what reached the bucket.

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import type { MediaKind } from '../channel/index.ts';
 import { FFMPEG_BIN } from '../media/index.ts';
 import { spawnChild } from '../process/index.ts';
 import type { RtspTransport } from './types.ts';
@@ -10,15 +11,33 @@ import type { RtspTransport } from './types.ts';
  * stereo, as WebRTC needs. Both outputs are stamped from the source's timestamps, one timeline for both kinds
  * (docs/ingest.md, "Timing").
  */
-export function ingestFfmpegArgs(videoPort: number, audioPort: number, input: IngestInput = { kind: 'flv' }): string[] {
+export function ingestFfmpegArgs(videoPort: number, audioPort: number, input: IngestInput = { kind: 'flv' }, kinds: readonly MediaKind[] = BOTH_KINDS): string[] {
   const rtp = (port: number) => `rtp://127.0.0.1:${port}?rtcpport=${port}&pkt_size=1200`;
   return [
     '-hide_banner', '-loglevel', 'error',
     '-fflags', '+nobuffer', ...sourceArgs(input),
-    '-map', '0:v:0', '-c:v', 'copy', ...videoFilter(input), '-payload_type', '96', '-f', 'rtp', rtp(videoPort),
-    '-map', '0:a:0', '-c:a', 'libopus', '-b:a', '64k', '-ar', '48000', '-ac', '2', '-application', 'lowdelay',
-    '-payload_type', '111', '-f', 'rtp', rtp(audioPort),
+    ...(kinds.includes('video') ? ['-map', '0:v:0', '-c:v', 'copy', ...videoFilter(input), '-payload_type', '96', '-f', 'rtp', rtp(videoPort)] : []),
+    ...(kinds.includes('audio')
+      ? ['-map', '0:a:0', '-c:a', 'libopus', '-b:a', '64k', '-ar', '48000', '-ac', '2', '-application', 'lowdelay', '-payload_type', '111', '-f', 'rtp', rtp(audioPort)]
+      : []),
   ];
+}
+
+/** Both kinds: what every source is asked for first. */
+export const BOTH_KINDS: readonly MediaKind[] = Object.freeze(['audio', 'video']);
+
+/** ffmpeg's word for a source without a stream of one kind (a camera without a microphone). */
+const NO_STREAM = /Stream map '0:([av]):0' matches no streams/;
+
+/**
+ * The kinds a source has, when ffmpeg ended because it has only one of the two asked for (its message names the
+ * missing one); undefined for any other end.
+ */
+export function kindsPresent(message: string, asked: readonly MediaKind[]): readonly MediaKind[] | undefined {
+  const missing = NO_STREAM.exec(message)?.[1];
+  if (!missing) return undefined;
+  const left = asked.filter((k) => k !== (missing === 'a' ? 'audio' : 'video'));
+  return left.length > 0 && left.length < asked.length ? left : undefined;
 }
 
 /**
@@ -81,6 +100,6 @@ export function explainIngestError(message: string): string {
 export const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
 /** Starts the ingest ffmpeg (ingestFfmpegArgs); it dies with this process. */
-export function spawnIngestFfmpeg(videoPort: number, audioPort: number, input: IngestInput = { kind: 'flv' }): ChildProcess {
-  return spawnChild(FFMPEG_BIN, ingestFfmpegArgs(videoPort, audioPort, input), { stdio: [input.kind === 'flv' ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
+export function spawnIngestFfmpeg(videoPort: number, audioPort: number, input: IngestInput = { kind: 'flv' }, kinds: readonly MediaKind[] = BOTH_KINDS): ChildProcess {
+  return spawnChild(FFMPEG_BIN, ingestFfmpegArgs(videoPort, audioPort, input, kinds), { stdio: [input.kind === 'flv' ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
 }

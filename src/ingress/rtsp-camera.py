@@ -7,7 +7,8 @@
 # --codec vp8 sends VP8 instead of H.264: a camera reeltime must refuse with a reason. --sliced encodes each picture
 # as several slices (x264's sliced threads), as some cameras do (docs/ingest.md, "Cameras that slice their
 # pictures"); by default one slice per picture.
-# Usage: rtsp-camera.py <port|0> <path> <rgb hex> <tone Hz> [--credentials user:password] [--codec vp8] [--sliced]
+# --no-audio: a camera without a microphone (video only).
+# Usage: rtsp-camera.py <port|0> <path> <rgb hex> <tone Hz> [--credentials user:password] [--codec vp8] [--sliced] [--no-audio]
 import argparse
 import signal
 import sys
@@ -27,6 +28,7 @@ parser.add_argument('tone')
 parser.add_argument('--credentials')
 parser.add_argument('--codec', choices=['h264', 'vp8'], default='h264')
 parser.add_argument('--sliced', action='store_true')
+parser.add_argument('--no-audio', action='store_true')
 args = parser.parse_args()
 Gst.init(None)
 
@@ -36,12 +38,14 @@ VIDEO = {
     '! video/x-h264,profile=constrained-baseline ! rtph264pay name=pay0 pt=96 config-interval=-1',
     'vp8': 'vp8enc deadline=1 keyframe-max-dist=15 ! rtpvp8pay name=pay0 pt=96',
 }[args.codec].format(slices='sliced-threads=true threads=2' if args.sliced else 'sliced-threads=false threads=1')
+AUDIO = '' if args.no_audio else (
+    'audiotestsrc is-live=true wave=sine freq={tone} volume=0.5 '
+    '! audio/x-raw,rate=8000,channels=1 ! alawenc ! rtppcmapay name=pay1 pt=8'
+).format(tone=args.tone)
 LAUNCH = (
     '( videotestsrc is-live=true pattern=solid-color foreground-color=0xff{rgb} '
-    '! video/x-raw,width=320,height=180,framerate=15/1 ! {video} '
-    'audiotestsrc is-live=true wave=sine freq={tone} volume=0.5 '
-    '! audio/x-raw,rate=8000,channels=1 ! alawenc ! rtppcmapay name=pay1 pt=8 )'
-).format(rgb=args.rgb, tone=args.tone, video=VIDEO)
+    '! video/x-raw,width=320,height=180,framerate=15/1 ! {video} {audio} )'
+).format(rgb=args.rgb, video=VIDEO, audio=AUDIO)
 
 server = GstRtspServer.RTSPServer()
 server.set_address('127.0.0.1')

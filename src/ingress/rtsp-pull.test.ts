@@ -35,6 +35,8 @@ interface CameraOptions {
   readonly codec?: 'h264' | 'vp8';
   /** Several slices per picture (x264's sliced threads), as some cameras send. */
   readonly sliced?: boolean;
+  /** No audio track (a camera without a microphone). */
+  readonly noAudio?: boolean;
 }
 
 /** Starts the stand-in camera on `port`; resolves once it listens. It ends with its stdin (this process). */
@@ -43,6 +45,7 @@ async function startCamera(t: TestContext, port: number, o: CameraOptions = {}):
   if (o.credentials) args.push('--credentials', o.credentials);
   if (o.codec) args.push('--codec', o.codec);
   if (o.sliced) args.push('--sliced');
+  if (o.noAudio) args.push('--no-audio');
   const camera = spawnChild('/usr/bin/python3', args, { stdio: ['pipe', 'pipe', 'pipe'] });
   t.after(() => camera.kill('SIGKILL'));
   let out = '';
@@ -127,7 +130,7 @@ test('an RTSP camera (TCP, with a password) is pulled into the channel as the in
   await waitUntil(() => participantOf(h, cname, 6161) === undefined, { timeoutMs: 20_000, intervalMs: 100, what: 'uid 6161 to leave after the delete' });
 });
 
-test('an RTSP camera over UDP (each picture in several slices), and an SRT listener that reeltime calls (caller mode, with its passphrase), each join as their uid and play in Chromium', async (t) => {
+test('an RTSP camera over UDP (each picture in several slices), one without audio, and an SRT listener that reeltime calls (caller mode, with its passphrase), each join as their uid and play in Chromium', async (t) => {
   const h = await startHarness();
   t.after(() => h.close());
   const cname = 'ingest-pull';
@@ -137,6 +140,10 @@ test('an RTSP camera over UDP (each picture in several slices), and an SRT liste
   const rtsp = await h.api('POST', `/v1/apps/${APP}/ingress`, { cname, uid: '6162', kind: 'rtsp', url: `rtsp://127.0.0.1:${rtspPort}/cam`, transport: 'udp' });
   assert.equal(rtsp.status, 201, JSON.stringify(rtsp.body));
   assert.equal((rtsp.body as unknown as IngressBody).transport, 'udp');
+  const muteCameraPort = await freePort();
+  await startCamera(t, muteCameraPort, { rgb: '0000ff', noAudio: true });
+  const mute = await h.api('POST', `/v1/apps/${APP}/ingress`, { cname, uid: '6164', kind: 'rtsp', url: `rtsp://127.0.0.1:${muteCameraPort}/cam` });
+  assert.equal(mute.status, 201, JSON.stringify(mute.body));
 
   // An encoder in SRT listener mode, as OBS or a hardware encoder set to "listener" runs.
   const srtPort = await freeUdpPort();
@@ -159,8 +166,15 @@ test('an RTSP camera over UDP (each picture in several slices), and an SRT liste
     });
     assert.deepEqual(joined.tracks.map((tr) => tr.codec).sort(), ['audio/opus', 'video/h264']);
   }
+  // The camera without audio publishes its video alone.
+  const muteJoined = await waitUntil(() => (participantOf(h, cname, 6164)?.tracks.length ? participantOf(h, cname, 6164) : undefined), {
+    timeoutMs: 60_000,
+    intervalMs: 100,
+    what: 'uid 6164 publishing video',
+  });
+  assert.deepEqual(muteJoined.tracks.map((tr) => tr.codec), ['video/h264']);
 
-  // Watched in Chromium through the call page (WHEP): the camera's red and the SRT encoder's green, decoded.
+  // Watched in Chromium through the call page (WHEP): the cameras' red and blue and the SRT encoder's green, decoded.
   const browser = await launchTestChromium();
   t.after(() => browser.close());
   const page = await browser.context.newPage();
@@ -168,6 +182,7 @@ test('an RTSP camera over UDP (each picture in several slices), and an SRT liste
   for (const [uid, colour] of [
     [6162, [255, 0, 0]],
     [6163, [0, 128, 0]],
+    [6164, [0, 0, 255]],
   ] as const) {
     await page.waitForFunction(callPageTilePlays, uid, { timeout: 60_000 });
     const pixel = await page.evaluate(callPageTileCentre, uid);

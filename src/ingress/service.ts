@@ -1,13 +1,13 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { startRtpPublisher, startWhepRelay, type RtpPublisher } from '../channel/index.ts';
+import { startRtpPublisher, startWhepRelay, type MediaKind, type RtpPublisher } from '../channel/index.ts';
 import type { Clock } from '../clock/index.ts';
 import { safeEqual } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import { checkOutboundUrl, OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../net/index.ts';
 import { IngressError } from './errors.ts';
-import { bracketed, explainIngestError, spawnIngestFfmpeg } from './pipeline.ts';
+import { BOTH_KINDS, bracketed, explainIngestError, kindsPresent, spawnIngestFfmpeg } from './pipeline.ts';
 import type { PublishDecision } from './rtmp/index.ts';
 import { ParticipantTakenError, PortTakenError, type IngressStore } from './store.ts';
 import { pullsSource, type Ingress, type IngressState } from './types.ts';
@@ -200,12 +200,16 @@ export class IngressService {
   #startPublish(i: Ingress, disconnect: (reason: string) => void): Promise<PublishDecision> {
     return new Promise<PublishDecision>((resolve) => {
       void this.#run(i, {
-        start: ffmpegPublish((videoPort, audioPort) => {
-          const child = spawnIngestFfmpeg(videoPort, audioPort);
-          child.stdin!.on('error', () => undefined); // a dead ffmpeg's EPIPE: its exit says why
-          resolve({ ok: true, sink: { flv: child.stdin!, end: (reason) => this.#active.get(i.ingressId)?.stop(reason) } });
-          return child;
-        }, this.#d.startTimeoutMs),
+        start: ffmpegPublish(
+          (videoPort, audioPort) => {
+            const child = spawnIngestFfmpeg(videoPort, audioPort);
+            child.stdin!.on('error', () => undefined); // a dead ffmpeg's EPIPE: its exit says why
+            resolve({ ok: true, sink: { flv: child.stdin!, end: (reason) => this.#active.get(i.ingressId)?.stop(reason) } });
+            return child;
+          },
+          this.#d.startTimeoutMs,
+          'fail',
+        ),
         disconnect,
         exitState: 'failed',
         onFailure: () => resolve({ ok: false, reason: 'the ingress could not publish' }),
@@ -221,7 +225,7 @@ export class IngressService {
     if (i.kind !== 'srt' || i.port === undefined || !i.streamKey) return Promise.resolve();
     const input = { kind: 'srt', host, port: i.port, passphrase: i.streamKey } as const;
     return this.#run(i, {
-      start: ffmpegPublish((videoPort, audioPort) => spawnIngestFfmpeg(videoPort, audioPort, input), undefined),
+      start: ffmpegPublish((videoPort, audioPort, kinds) => spawnIngestFfmpeg(videoPort, audioPort, input, kinds), undefined),
       disconnect: () => undefined,
       exitState: 'waiting',
       onFailure: () => undefined,
@@ -259,7 +263,7 @@ export class IngressService {
     }
     const input = i.kind === 'rtsp' ? ({ kind: 'rtsp', url: target.href, transport: i.transport ?? 'tcp' } as const) : ({ kind: 'srt-caller', url: target.href } as const);
     return this.#run(i, {
-      start: ffmpegPublish((videoPort, audioPort) => spawnIngestFfmpeg(videoPort, audioPort, input), this.#d.startTimeoutMs),
+      start: ffmpegPublish((videoPort, audioPort, kinds) => spawnIngestFfmpeg(videoPort, audioPort, input, kinds), this.#d.startTimeoutMs),
       disconnect: () => undefined,
       exitState: 'waiting',
       onFailure: () => undefined,
@@ -357,17 +361,24 @@ export function maskUrl(raw: string): string {
 
 /**
  * A publish whose media comes from an ffmpeg sending RTP (startRtpPublisher, H.264 and Opus); the ffmpeg is killed
- * when the publish ends, also while it is still starting.
+ * when the publish ends, also while it is still starting. With `missingKinds` ('retry'), a source that turns out to
+ * have only video or only audio (ffmpeg names the stream it could not map) is started again at once for the kind it
+ * has: pulled sources and SRT, which connect again; an RTMP publish's FLV went to the first ffmpeg and cannot.
  */
-function ffmpegPublish(spawn: (videoPort: number, audioPort: number) => ChildProcess, startTimeoutMs: number | undefined): PublishPlan['start'] {
-  return (endpoint, token, signal) =>
+function ffmpegPublish(
+  spawn: (videoPort: number, audioPort: number, kinds: readonly MediaKind[]) => ChildProcess,
+  startTimeoutMs: number | undefined,
+  missingKinds: 'retry' | 'fail' = 'retry',
+): PublishPlan['start'] {
+  const attempt = (kinds: readonly MediaKind[], endpoint: string, token: string | undefined, signal: AbortSignal) =>
     startRtpPublisher({
       endpoint,
       token,
       video: 'h264',
+      kinds,
       startTimeoutMs,
       spawn: (videoPort, audioPort) => {
-        const child = spawn(videoPort, audioPort);
+        const child = spawn(videoPort, audioPort, kinds);
         const kill = () => {
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
         };
@@ -376,4 +387,13 @@ function ffmpegPublish(spawn: (videoPort: number, audioPort: number) => ChildPro
         return child;
       },
     });
+  return async (endpoint, token, signal) => {
+    try {
+      return await attempt(BOTH_KINDS, endpoint, token, signal);
+    } catch (e) {
+      const present = missingKinds === 'retry' ? kindsPresent((e as Error).message, BOTH_KINDS) : undefined;
+      if (!present || signal.aborted) throw e;
+      return attempt(present, endpoint, token, signal);
+    }
+  };
 }

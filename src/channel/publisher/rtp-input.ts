@@ -52,24 +52,25 @@ export async function socketInto(input: RtpInput): Promise<Socket> {
 }
 
 
-/** A publisher's packets sent so far, per kind, and when both kinds have sent one (it is then flowing). */
+/** A publisher's packets sent so far, per kind, and when each of its kinds has sent one (it is then flowing). */
 export interface PacketCounts {
   readonly packets: { audio: number; video: number };
-  readonly bothFlowing: Promise<void>;
+  readonly allFlowing: Promise<void>;
   /** The `onPacket` of one kind's input. */
   count(kind: MediaKind): () => void;
 }
 
-export function packetCounts(): PacketCounts {
+/** `kinds`: the kinds the publisher sends (a source without audio, say, sends only video). */
+export function packetCounts(kinds: readonly MediaKind[] = ['audio', 'video']): PacketCounts {
   const packets = { audio: 0, video: 0 };
   let flowing: () => void = () => undefined;
-  const bothFlowing = new Promise<void>((resolve) => (flowing = resolve));
+  const allFlowing = new Promise<void>((resolve) => (flowing = resolve));
   return {
     packets,
-    bothFlowing,
+    allFlowing,
     count: (kind) => () => {
       packets[kind]++;
-      if (packets.audio > 0 && packets.video > 0) flowing();
+      if (kinds.every((k) => packets[k] > 0)) flowing();
     },
   };
 }

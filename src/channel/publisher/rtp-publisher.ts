@@ -3,6 +3,7 @@ import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:dgram';
 import { H264Reframer } from '../../rtp-payload/index.ts';
 import { whipPublish, type WhipPublisher } from '../client/index.ts';
+import type { MediaKind } from '../membership/index.ts';
 import { CaptureClock } from './capture-clock.ts';
 import { packetCounts, rtpInput, socketInto } from './rtp-input.ts';
 
@@ -11,6 +12,8 @@ export interface RtpPublisherOptions {
   readonly endpoint: string;
   readonly token?: string | undefined;
   readonly video: 'vp8' | 'h264';
+  /** The kinds the process sends (default both): a source without audio publishes video only, and the reverse. */
+  readonly kinds?: readonly MediaKind[];
   readonly stunUrl?: string;
   /**
    * Starts the process that sends RTP: video (payload type 96) to `videoPort`, Opus (111) to `audioPort`, both on
@@ -18,7 +21,7 @@ export interface RtpPublisherOptions {
    */
   spawn(videoPort: number, audioPort: number): ChildProcess;
   /**
-   * How long both kinds may take to start flowing before the publish is given up; undefined: as long as the process
+   * How long its kinds may take to start flowing before the publish is given up; undefined: as long as the process
    * runs (a listener waiting for its caller).
    */
   readonly startTimeoutMs?: number | undefined;
@@ -38,11 +41,12 @@ export interface RtpPublisher {
 /**
  * Publishes what an external process (an ffmpeg) sends as RTP into a channel over WHIP, on the synthetic
  * publisher's path: the packets go unchanged into a werift client peer's tracks, with the capture clock's sender
- * reports. The WHIP session opens once both kinds flow. Rejects when they do not within `startTimeoutMs` or the
+ * reports. The WHIP session opens once its kinds flow. Rejects when they do not within `startTimeoutMs` or the
  * process ends first (with its error output).
  */
 export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpPublisher> {
-  const { packets, bothFlowing, count } = packetCounts();
+  const kinds = opts.kinds ?? ['audio', 'video'];
+  const { packets, allFlowing, count } = packetCounts(kinds);
   const clock = new CaptureClock();
   // An external process's H.264 (an ingest copying a camera's or an encoder's stream) may mark every slice of a
   // picture as its end and repeat parameter sets between slices: it goes out one access unit per picture.
@@ -77,12 +81,12 @@ export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpP
   };
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
-    bothFlowing.then(() => 'flowing' as const),
-    exited.then((why) => `the media process ended before sending audio and video: ${why}`),
+    allFlowing.then(() => 'flowing' as const),
+    exited.then((why) => `the media process ended before sending ${kinds.join(' and ')}: ${why}`),
     new Promise<string>((resolve) => {
       if (opts.startTimeoutMs === undefined) return;
       timer = setTimeout(
-        () => resolve(`no ${packets.video === 0 ? 'video' : 'audio'} within ${opts.startTimeoutMs} ms (audio and video are both needed)`),
+        () => resolve(`no ${kinds.find((k) => packets[k] === 0)} within ${opts.startTimeoutMs} ms (the source's ${kinds.join(' and ')} are needed)`),
         opts.startTimeoutMs,
       );
     }),
@@ -93,7 +97,13 @@ export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpP
     throw new Error(outcome);
   }
   try {
-    whip = await whipPublish({ endpoint: opts.endpoint, token: opts.token, video: opts.video, ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}) });
+    whip = await whipPublish({
+      endpoint: opts.endpoint,
+      token: opts.token,
+      video: kinds.includes('video') ? opts.video : false,
+      audio: kinds.includes('audio'),
+      ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}),
+    });
   } catch (e) {
     await stop();
     throw e;

@@ -153,7 +153,7 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
   const media = syntheticMedia(opts);
   const q = new URLSearchParams({ uid: String(opts.uid), ...(opts.profile ? { profile: opts.profile } : {}) });
   const endpoint = `${opts.baseUrl.replace(/\/+$/, '')}/rtc/v1/apps/${encodeURIComponent(opts.appId)}/channels/${encodeURIComponent(opts.cname)}/whip?${q}`;
-  const { packets, bothFlowing, count } = packetCounts();
+  const { packets, allFlowing, count } = packetCounts();
   const frameTicks = 90_000 / media.fps;
   let firstTimestamp: number | undefined;
   const countVideo = count('video');
@@ -183,7 +183,7 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
     if (leave) await whip.close();
     else await whip.pc.close().catch(() => undefined);
   };
-  const started = await Promise.race([bothFlowing.then(() => true), source.exited.then(() => false)]);
+  const started = await Promise.race([allFlowing.then(() => true), source.exited.then(() => false)]);
   if (!started) {
     await shutdown(false);
     throw new Error(`ffmpeg exited before sending media: ${source.ending()}`);

@@ -27,7 +27,7 @@ export interface WhepRelayOptions {
  * source ends the session or its peer fails.
  */
 export async function startWhepRelay(o: WhepRelayOptions): Promise<RtpPublisher> {
-  const { packets, bothFlowing, count } = packetCounts();
+  const { packets, allFlowing, count } = packetCounts();
   const counted = { audio: count('audio'), video: count('video') };
   let sub: WhepSubscriber | undefined;
   let whip: WhipPublisher | undefined;
@@ -65,7 +65,7 @@ export async function startWhepRelay(o: WhepRelayOptions): Promise<RtpPublisher>
     source.onRtp((kind) => counted[kind]());
     let timer: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([
-      bothFlowing.then(() => 'flowing' as const),
+      allFlowing.then(() => 'flowing' as const),
       exited,
       new Promise<string>((resolve) => {
         timer = setTimeout(() => resolve(`no ${packets.video === 0 ? 'video' : 'audio'} from the WHEP source within ${o.startTimeoutMs} ms (audio and video are both needed)`), o.startTimeoutMs);
