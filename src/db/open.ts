@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, type Migration, type MigrationProvider, type MigrationResult } from 'kysely';
 import pg from 'pg';
 import { chatMigrations, type ChatTables } from '../chat/db.ts';
 import { ingressMigrations, type IngressTables } from '../ingress/db.ts';
@@ -58,9 +58,14 @@ function schemaFromUrl(opts: OpenDatabaseOptions): OpenDatabaseOptions {
 }
 
 /** Whether a migration error is another schema having been dropped while the migrator introspected the database. */
-function droppedMeanwhile(error: unknown, ownSchema: string | undefined): boolean {
-  const m = /schema "([^"]+)" does not exist/.exec(String((error as Error)?.message ?? error));
-  return m !== null && m[1] !== ownSchema;
+function droppedMeanwhile(error: unknown, results: readonly MigrationResult[] | undefined, ownSchema: string | undefined): boolean {
+  // A migration that ran and failed is a real failure; these come from the look around before any ran.
+  if (results?.some((r) => r.status === 'Error')) return false;
+  const message = String((error as Error)?.message ?? error);
+  const m = /schema "([^"]+)" does not exist/.exec(message);
+  if (m) return m[1] !== ownSchema;
+  // The other schema's tables going while they were read (seen: column "delivered" of relation "chat_messages").
+  return /(?:column "[^"]+" of )?relation "[^"]+" does not exist/.test(message);
 }
 
 /** Opens SQLite or PostgreSQL and applies all pending migrations. */
@@ -122,8 +127,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   let { error, results } = await migrator.migrateToLatest();
   // The migrator finds its bookkeeping table by introspecting every schema of the database (pg_get_serial_sequence
   // on each table): another schema dropped meanwhile (another deployment or test on the same database) fails that
-  // query with "schema ... does not exist", naming the other schema. Nothing was changed: look again.
-  for (let attempt = 1; attempt < 5 && error !== undefined && droppedMeanwhile(error, opts.pgSchema); attempt++) {
+  // query with "schema ... does not exist", naming the other schema, or with a table or column of it that does not
+  // exist any more. Nothing was changed: look again.
+  for (let attempt = 1; attempt < 5 && error !== undefined && droppedMeanwhile(error, results, opts.pgSchema); attempt++) {
     ({ error, results } = await migrator.migrateToLatest());
   }
   const failed = results?.find((r) => r.status === 'Error');

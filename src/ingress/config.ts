@@ -18,6 +18,11 @@ export interface IngressConfig {
   readonly srtHost: string;
   /** The host SRT URLs answered to clients name; default the public URL's. */
   readonly srtPublicHost: string | undefined;
+  /** Admission of a `channel` process: each publishing ingress costs `cost` of its `capacity` units... */
+  readonly capacity: number;
+  readonly cost: number;
+  /** ...and none starts while the machine's CPU is busier than this (100: no CPU check). */
+  readonly cpuThresholdPercent: number;
 }
 
 function parsePortRange(text: string | undefined): { first: number; last: number } | undefined {
@@ -57,5 +62,8 @@ export function parseIngressConfig(src: ConfigSource, _core: CoreConfig): Ingres
     srtHost: src.string('ingress.srtHost', 'REELTIME_INGRESS_SRT_HOST', '127.0.0.1'),
     srtPublicHost: src.string('ingress.srtPublicHost', 'REELTIME_INGRESS_SRT_PUBLIC_HOST'),
     rtmpHandshakeTimeoutMs: src.int('ingress.rtmpHandshakeTimeoutMs', 'REELTIME_INGRESS_RTMP_HANDSHAKE_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
+    capacity: src.int('ingress.capacity', 'REELTIME_INGRESS_CAPACITY', 100, { min: 1, max: 1_000_000 }),
+    cost: src.int('ingress.cost', 'REELTIME_INGRESS_COST', 3, { min: 0, max: 1_000_000 }),
+    cpuThresholdPercent: src.int('ingress.cpuThresholdPercent', 'REELTIME_INGRESS_CPU_THRESHOLD_PERCENT', 90, { min: 1, max: 100 }),
   };
 }

@@ -1,5 +1,6 @@
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { createAuthenticator } from '../recording/index.ts';
+import { Admission } from '../process/index.ts';
 import { ingressOpenApi } from './openapi.ts';
 import { bracketed } from './pipeline.ts';
 import { registerIngressRoutes } from './routes.ts';
@@ -45,6 +46,8 @@ export function createIngressModule(ctx: ServerContext): IngressModule {
     baseUrl: () => baseUrl,
     startTimeoutMs: START_TIMEOUT_MS,
     srtPorts: cfg.srtPorts,
+    admission: new Admission(cfg.capacity, cfg.cpuThresholdPercent),
+    cost: cfg.cost,
     srtServerUrl: (port) => {
       const host = cfg.srtPublicHost ?? publicHost;
       return `srt://${bracketed(host)}:${port}`;

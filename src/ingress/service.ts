@@ -1,13 +1,15 @@
-import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { startRtpPublisher, startWhepRelay, type MediaKind, type RtpPublisher } from '../channel/index.ts';
+import { startWhepRelay, type RtpPublisher } from '../channel/index.ts';
 import type { Clock } from '../clock/index.ts';
 import { safeEqual } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
+import type { Admission } from '../process/index.ts';
 import { checkOutboundUrl, OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../net/index.ts';
 import { IngressError } from './errors.ts';
-import { BOTH_KINDS, bracketed, explainIngestError, kindsPresent, spawnIngestFfmpeg } from './pipeline.ts';
+import { bracketed, explainIngestError, spawnIngestFfmpeg } from './pipeline.ts';
+import { ffmpegPublish, type PublishOutcome, type PublishPlan } from './publish.ts';
+import { maskUrl, secretsOf } from './secrets.ts';
 import type { PublishDecision } from './rtmp/index.ts';
 import { ParticipantTakenError, PortTakenError, type IngressStore } from './store.ts';
 import { pullsSource, type Ingress, type IngressState } from './types.ts';
@@ -46,6 +48,9 @@ export interface IngressServiceDeps {
   readonly srtPorts: { readonly first: number; readonly last: number } | undefined;
   /** `srt://host:port` of an SRT ingress's port, as clients reach it. */
   srtServerUrl(port: number): string;
+  /** This process's admission: a publishing ingress holds `cost` units of it. */
+  readonly admission: Admission;
+  readonly cost: number;
 }
 
 /** The publisher token's lifetime; the participant is admitted with it once, at its join. */
@@ -57,17 +62,8 @@ interface ActivePublish {
   stop(reason: string): void;
 }
 
-/** How one publish runs: how its media starts (an ffmpeg sending RTP, or a WHEP relay), and what its end means. */
-interface PublishPlan {
-  /** Starts the media and publishes it as the ingress's participant (endpoint and token of its WHIP session). */
-  start(endpoint: string, token: string | undefined, signal: AbortSignal): Promise<RtpPublisher>;
-  /** Ends the source's connection (RTMP); called once at the end. */
-  disconnect(reason: string): void;
-  /** The state when the media process ends by itself: RTMP `failed` (the connection ends it first), SRT `waiting`. */
-  readonly exitState: IngressState;
-  /** The publish could not start (called before the end). */
-  onFailure(): void;
-}
+/** The reason an ingress shows when its process had no room for it. */
+const NO_ROOM = 'this process has no room for another ingress (ingress.capacity and ingress.cost, or its CPU over ingress.cpuThresholdPercent); tried again later';
 
 /** Ingresses: the create/get/list/delete of the API, and the publishes their sources make. */
 export class IngressService {
@@ -221,8 +217,8 @@ export class IngressService {
    * Runs the SRT listener of an SRT ingress until a caller has come and gone (or it is stopped): ffmpeg listens on
    * the ingress's port, takes one caller that knows the passphrase, and publishes it. Resolves when it has ended.
    */
-  runSrt(i: Ingress, host: string): Promise<void> {
-    if (i.kind !== 'srt' || i.port === undefined || !i.streamKey) return Promise.resolve();
+  runSrt(i: Ingress, host: string): Promise<PublishOutcome> {
+    if (i.kind !== 'srt' || i.port === undefined || !i.streamKey) return Promise.resolve('ended');
     const input = { kind: 'srt', host, port: i.port, passphrase: i.streamKey } as const;
     return this.#run(i, {
       start: ffmpegPublish((videoPort, audioPort, kinds) => spawnIngestFfmpeg(videoPort, audioPort, input, kinds), undefined),
@@ -238,8 +234,8 @@ export class IngressService {
    * a WHEP source's requests connect to the address the guard checked (guardedFetch), its answer's ICE candidates
    * kept only where the guard allows them.
    */
-  async runPull(i: Ingress): Promise<void> {
-    if (i.url === undefined) return;
+  async runPull(i: Ingress): Promise<PublishOutcome> {
+    if (i.url === undefined) return 'ended';
     if (i.kind === 'whep') {
       const source = i.url;
       return this.#run(i, {
@@ -250,7 +246,7 @@ export class IngressService {
         onFailure: () => undefined,
       });
     }
-    if (i.kind !== 'rtsp' && i.kind !== 'srt') return;
+    if (i.kind !== 'rtsp' && i.kind !== 'srt') return 'ended';
     const target = new URL(i.url);
     try {
       const { address } = await resolveOutboundHost(target.hostname, this.#d.policy, target);
@@ -259,7 +255,7 @@ export class IngressService {
       const why = e instanceof OutboundUrlError ? `url: ${e.message}` : (e as Error).message;
       this.#d.log.warn({ ingressId: i.ingressId, why }, 'ingress: source refused by the outbound guard');
       await this.#d.store.setState(i.ingressId, 'failed', why, this.#d.clock.now()).catch(() => undefined);
-      return;
+      return 'ended';
     }
     const input = i.kind === 'rtsp' ? ({ kind: 'rtsp', url: target.href, transport: i.transport ?? 'tcp' } as const) : ({ kind: 'srt-caller', url: target.href } as const);
     return this.#run(i, {
@@ -271,7 +267,7 @@ export class IngressService {
   }
 
   /** One publish of `i`, from its media process's start to its end; resolves when it has ended. */
-  #run(i: Ingress, plan: PublishPlan): Promise<void> {
+  #run(i: Ingress, plan: PublishPlan): Promise<PublishOutcome> {
     const log = this.#d.log.child({ ingressId: i.ingressId, cname: i.cname, uid: i.uid });
     const q = new URLSearchParams({ uid: i.uid });
     const endpoint = `${this.#d.baseUrl()}/rtc/v1/apps/${encodeURIComponent(i.appId)}/channels/${encodeURIComponent(i.cname)}/whip?${q}`;
@@ -283,8 +279,10 @@ export class IngressService {
     // Ends a start still under way (an SRT listener waiting for its caller, a source not answering yet).
     const aborted = new AbortController();
     let ended = false;
+    let admitted = false;
+    let outcome: PublishOutcome = 'ended';
     let done: () => void = () => undefined;
-    const finished = new Promise<void>((resolve) => (done = resolve));
+    const finished = new Promise<PublishOutcome>((resolve) => (done = () => resolve(outcome)));
     const setState = (state: IngressState, error?: string) =>
       this.#d.store.setState(i.ingressId, state, error, this.#d.clock.now()).catch((e: unknown) => log.warn({ err: e }, 'ingress: state not stored'));
     const end = (state: IngressState, reason: string, error?: string) => {
@@ -293,6 +291,7 @@ export class IngressService {
       this.#active.delete(i.ingressId);
       this.#publishing.delete(i.ingressId);
       log.info({ reason: redact(reason) }, 'ingress: publish ended');
+      if (admitted) this.#d.admission.release(this.#d.cost);
       aborted.abort();
       plan.disconnect(reason);
       void Promise.all([publisher?.stop(), setState(state, error && redact(error))]).finally(done);
@@ -302,6 +301,12 @@ export class IngressService {
       (p) => {
         publisher = p;
         if (ended) return void p.stop();
+        if (!this.#d.admission.admit(this.#d.cost)) {
+          outcome = 'no-room';
+          log.warn('ingress: no room in this process');
+          return end('failed', NO_ROOM, NO_ROOM);
+        }
+        admitted = true;
         log.info('ingress: publishing');
         this.#publishing.set(i.ingressId, i.kind);
         void setState('publishing');
@@ -337,63 +342,4 @@ export class IngressService {
   close(): void {
     for (const a of [...this.#active.values()]) a.stop('the server is stopping');
   }
-}
-
-/** The secrets an ingress holds: its stream key or SRT passphrase, a WHEP source's token, its source URL's password and passphrase. */
-function secretsOf(i: Ingress): string[] {
-  const out = [i.streamKey, i.token].filter((x): x is string => x !== undefined);
-  if (i.url !== undefined) {
-    const u = new URL(i.url);
-    if (u.password) out.push(decodeURIComponent(u.password));
-    const passphrase = u.searchParams.get('passphrase');
-    if (passphrase) out.push(passphrase);
-  }
-  return out.filter((x) => x.length >= 4);
-}
-
-/** A source URL as the API answers it: the password and an SRT passphrase replaced by `***`. */
-export function maskUrl(raw: string): string {
-  const u = new URL(raw);
-  if (u.password) u.password = '***';
-  if (u.searchParams.has('passphrase')) u.searchParams.set('passphrase', '***');
-  return u.href;
-}
-
-/**
- * A publish whose media comes from an ffmpeg sending RTP (startRtpPublisher, H.264 and Opus); the ffmpeg is killed
- * when the publish ends, also while it is still starting. With `missingKinds` ('retry'), a source that turns out to
- * have only video or only audio (ffmpeg names the stream it could not map) is started again at once for the kind it
- * has: pulled sources and SRT, which connect again; an RTMP publish's FLV went to the first ffmpeg and cannot.
- */
-function ffmpegPublish(
-  spawn: (videoPort: number, audioPort: number, kinds: readonly MediaKind[]) => ChildProcess,
-  startTimeoutMs: number | undefined,
-  missingKinds: 'retry' | 'fail' = 'retry',
-): PublishPlan['start'] {
-  const attempt = (kinds: readonly MediaKind[], endpoint: string, token: string | undefined, signal: AbortSignal) =>
-    startRtpPublisher({
-      endpoint,
-      token,
-      video: 'h264',
-      kinds,
-      startTimeoutMs,
-      spawn: (videoPort, audioPort) => {
-        const child = spawn(videoPort, audioPort, kinds);
-        const kill = () => {
-          if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-        };
-        if (signal.aborted) kill();
-        else signal.addEventListener('abort', kill, { once: true });
-        return child;
-      },
-    });
-  return async (endpoint, token, signal) => {
-    try {
-      return await attempt(BOTH_KINDS, endpoint, token, signal);
-    } catch (e) {
-      const present = missingKinds === 'retry' ? kindsPresent((e as Error).message, BOTH_KINDS) : undefined;
-      if (!present || signal.aborted) throw e;
-      return attempt(present, endpoint, token, signal);
-    }
-  };
 }

@@ -75,9 +75,16 @@ export class SourceLoops {
         }
         const started = Date.now();
         const renewal = pull ? this.#keepClaim(i) : undefined;
-        await (pull ? this.#o.service.runPull(i) : this.#o.service.runSrt(i, this.#o.srtHost!));
+        const outcome = await (pull ? this.#o.service.runPull(i) : this.#o.service.runSrt(i, this.#o.srtHost!));
         clearInterval(renewal);
         if (loop.stopped || this.#closed) break;
+        if (outcome === 'no-room' && pull) {
+          // Another process with room may take the source meanwhile; this one tries again when its claim would
+          // have run out.
+          await this.#o.store.release(i.ingressId, this.#holder).catch(() => undefined);
+          await sleep(CLAIM_TTL_MS);
+          continue;
+        }
         delay = Date.now() - started >= HEALTHY_RUN_MS ? RESTART_MIN_MS : Math.min(delay * 2, RESTART_MAX_MS);
         await sleep(delay);
         // Deleted meanwhile (maybe through another process): stop here rather than run once more.

@@ -113,3 +113,27 @@ test('a WHEP source that refuses the token, or that is not there, leaves the ing
   const snapshot = (h.server.modules.find((m) => m.name === 'channel') as ChannelModule).snapshot(APP, 'relayed');
   assert.deepEqual(snapshot.participants, []);
 });
+
+test('admission: a process with room for one ingress publishes one; the next waits failed with the reason and publishes once the first is deleted', async (t) => {
+  const origin = await startHarness();
+  t.after(() => origin.close());
+  const h = await startHarness({ env: { REELTIME_INGRESS_CAPACITY: '3', REELTIME_INGRESS_COST: '3', REELTIME_INGRESS_CPU_THRESHOLD_PERCENT: '100' } });
+  t.after(() => h.close());
+  await origin.publish({ cname: 'origin', uid: 503, color: 'green', toneHz: 550 });
+  const create = async (uid: number) => {
+    const url = `${origin.server.url}/rtc/v1/apps/${APP}/channels/origin/whep?uid=${uid + 100}&publisher=503`;
+    const r = await h.api('POST', `/v1/apps/${APP}/ingress`, { cname: 'room', uid, kind: 'whep', url, token: rtcToken('origin', uid + 100, 2) });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    return (r.body as unknown as IngressBody).ingressId;
+  };
+  const first = await create(6177);
+  await waitUntil(() => participantOf(h, 'room', 6177)?.tracks.length === 2, { timeoutMs: 60_000, intervalMs: 100, what: 'the first ingress publishing' });
+  const second = await create(6178);
+  let state: IngressBody | undefined;
+  await waitUntil(async () => (state = await ingressState(h, second)).state === 'failed', { timeoutMs: 60_000, intervalMs: 200, what: () => `the second failed (${JSON.stringify(state)})` });
+  assert.match(state!.error ?? '', /^this process has no room for another ingress/);
+  assert.equal(participantOf(h, 'room', 6178), undefined);
+  assert.equal((await h.api('DELETE', `/v1/apps/${APP}/ingress/${first}`)).status, 204);
+  // Tried again once its claim would have run out (15 s).
+  await waitUntil(() => participantOf(h, 'room', 6178)?.tracks.length === 2, { timeoutMs: 60_000, intervalMs: 200, what: 'the second ingress publishing' });
+});

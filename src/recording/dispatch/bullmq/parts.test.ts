@@ -8,7 +8,7 @@ import { createLogger } from '../../../log/index.ts';
 import { openRedis } from '../../../redis/index.ts';
 import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../../../redis/testing.ts';
 import { loadConfig } from '../../../server/config.ts';
-import { Admission } from './admission.ts';
+import { Admission } from '../../../process/index.ts';
 import { redisResourceLock } from './lock.ts';
 
 test('admission: sessions are taken while their cost fits the capacity, and released units are free again', () => {

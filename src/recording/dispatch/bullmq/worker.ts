@@ -10,7 +10,7 @@ import type { LiveTask, StoppingTask } from '../../lifecycle/index.ts';
 import type { TaskStore } from '../../store/index.ts';
 import type { Area } from '../../validation/types.ts';
 import type { Recorder, RecorderReport, RecordingMode, WriteFence } from '../types.ts';
-import { Admission } from './admission.ts';
+import { Admission } from '../../../process/index.ts';
 import { bullConnection, bullPrefix, type QueueContext } from './connection.ts';
 import { isHeldSession, runHeldSession, type HeldSessionDeps } from './held-session.ts';
 import { fitsWorker, type WorkerLabels } from './labels.ts';

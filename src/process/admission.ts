@@ -24,7 +24,10 @@ function cpuSampler(): () => number {
   };
 }
 
-/** Capacity units in use on this recorder, and whether one more session fits (units and CPU, like LiveKit's admission). */
+/**
+ * Capacity units in use in this process, and whether one more piece of work fits (units and CPU, like LiveKit's
+ * admission): a recording session on a recorder, an ingress on a channel process.
+ */
 export class Admission {
   #used = 0;
   readonly #cpu = cpuSampler();
