@@ -184,7 +184,15 @@ test('an RTSP camera over UDP (each picture in several slices), one without audi
     [6163, [0, 128, 0]],
     [6164, [0, 0, 255]],
   ] as const) {
-    await page.waitForFunction(callPageTilePlays, uid, { timeout: 60_000 });
+    try {
+      await page.waitForFunction(callPageTilePlays, uid, { timeout: 60_000 });
+    } catch (e) {
+      const tile = await page.evaluate((u) => {
+        const v = document.querySelector(`#remote-${u} video`) as HTMLVideoElement | null;
+        return v ? { width: v.videoWidth, frames: v.getVideoPlaybackQuality().totalVideoFrames, readyState: v.readyState } : 'no tile';
+      }, uid);
+      throw new Error(`uid ${uid} does not play in Chromium: ${JSON.stringify(tile)}; participant ${JSON.stringify(participantOf(h, cname, uid))} (${(e as Error).message})`);
+    }
     const pixel = await page.evaluate(callPageTileCentre, uid);
     assert.ok(
       pixel.every((v, i) => Math.abs(v - colour[i]!) < 50),
