@@ -2,21 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { H264AccessUnitAssembler } from './h264-access-unit.ts';
 import { stapA } from './h264.ts';
+import { rtp as rtpPacket } from './testing/rtp.ts';
+
+const rtp = (seq: number, timestamp: number, marker: boolean, payload: Buffer) => rtpPacket(seq, timestamp, marker, payload, { payloadType: 102, ssrc: 0x1234 });
 
 const SPS = Buffer.from([0x67, 0x42, 0xc0, 0x1f]);
 const PPS = Buffer.from([0x68, 0xce, 0x3c, 0x80]);
 const IDR = Buffer.from([0x65, 0x88, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06]);
 const P = Buffer.from([0x41, 0x9a, 0x07, 0x08]);
-
-function rtp(seq: number, timestamp: number, marker: boolean, payload: Buffer): Buffer {
-  const h = Buffer.alloc(12);
-  h[0] = 0x80;
-  h[1] = (marker ? 0x80 : 0) | 102;
-  h.writeUInt16BE(seq & 0xffff, 2);
-  h.writeUInt32BE(timestamp >>> 0, 4);
-  h.writeUInt32BE(0x1234, 8);
-  return Buffer.concat([h, payload]);
-}
 
 /** FU-A fragments of one unit, `size` bytes of its body each. */
 function fuA(unit: Buffer, size: number): Buffer[] {

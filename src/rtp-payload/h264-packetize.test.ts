@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { H264AccessUnitAssembler } from './h264-access-unit.ts';
 import { H264Reframer, h264Payloads, normalizedAccessUnit } from './h264-packetize.ts';
 import { readRtpHeader } from './rtp-header.ts';
+import { rtp } from './testing/rtp.ts';
 
 const SPS = Buffer.from([0x67, 0x42, 0xc0, 0x1f]);
 const PPS = Buffer.from([0x68, 0xce, 0x3c, 0x80]);
@@ -12,16 +13,6 @@ const IDR_TOP = Buffer.from([0x65, 0x88, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06]);
 const IDR_BOTTOM = Buffer.from([0x65, 0x21, 0x07, 0x08, 0x09]);
 const P_TOP = Buffer.from([0x41, 0x9a, 0x0a]);
 const P_BOTTOM = Buffer.from([0x41, 0x21, 0x0b]);
-
-function rtp(seq: number, timestamp: number, marker: boolean, payload: Buffer): Buffer {
-  const h = Buffer.alloc(12);
-  h[0] = 0x80;
-  h[1] = (marker ? 0x80 : 0) | 96;
-  h.writeUInt16BE(seq & 0xffff, 2);
-  h.writeUInt32BE(timestamp >>> 0, 4);
-  h.writeUInt32BE(0xabcd, 8);
-  return Buffer.concat([h, payload]);
-}
 
 /** What ffmpeg's RTP muxer sends for a two-slice camera behind dump_extra: every slice its own frame, sets repeated. */
 function slicedCamera(): Buffer[] {
