@@ -7,7 +7,7 @@ import type { Logger } from '../log/index.ts';
 import type { Admission } from '../process/index.ts';
 import { checkOutboundUrl, OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../net/index.ts';
 import { IngressError } from './errors.ts';
-import { bracketed, explainIngestError, spawnIngestFfmpeg } from './pipeline.ts';
+import { bracketed, explainIngestError, FIRST_PLAN, spawnIngestFfmpeg, type MediaPlan } from './pipeline.ts';
 import { ffmpegPublish, type PublishOutcome, type PublishPlan } from './publish.ts';
 import { maskUrl, secretsOf } from './secrets.ts';
 import type { PublishDecision } from './rtmp/index.ts';
@@ -193,6 +193,13 @@ export class IngressService {
     return this.#startPublish(i, disconnect);
   }
 
+  /** Says when a source is published other than as it came (one kind, or its video re-encoded). */
+  #logPlan(i: Ingress): (plan: MediaPlan) => void {
+    return (plan) => {
+      if (plan !== FIRST_PLAN) this.#d.log.info({ ingressId: i.ingressId, kinds: plan.kinds, video: plan.video }, 'ingress: source published as it allows');
+    };
+  }
+
   #startPublish(i: Ingress, disconnect: (reason: string) => void): Promise<PublishDecision> {
     return new Promise<PublishDecision>((resolve) => {
       void this.#run(i, {
@@ -221,7 +228,7 @@ export class IngressService {
     if (i.kind !== 'srt' || i.port === undefined || !i.streamKey) return Promise.resolve('ended');
     const input = { kind: 'srt', host, port: i.port, passphrase: i.streamKey } as const;
     return this.#run(i, {
-      start: ffmpegPublish((videoPort, audioPort, kinds) => spawnIngestFfmpeg(videoPort, audioPort, input, kinds), undefined),
+      start: ffmpegPublish((videoPort, audioPort, plan) => spawnIngestFfmpeg(videoPort, audioPort, input, plan), undefined, 'retry', this.#logPlan(i)),
       disconnect: () => undefined,
       exitState: 'waiting',
       onFailure: () => undefined,
@@ -259,7 +266,7 @@ export class IngressService {
     }
     const input = i.kind === 'rtsp' ? ({ kind: 'rtsp', url: target.href, transport: i.transport ?? 'tcp' } as const) : ({ kind: 'srt-caller', url: target.href } as const);
     return this.#run(i, {
-      start: ffmpegPublish((videoPort, audioPort, kinds) => spawnIngestFfmpeg(videoPort, audioPort, input, kinds), this.#d.startTimeoutMs),
+      start: ffmpegPublish((videoPort, audioPort, plan) => spawnIngestFfmpeg(videoPort, audioPort, input, plan), this.#d.startTimeoutMs, 'retry', this.#logPlan(i)),
       disconnect: () => undefined,
       exitState: 'waiting',
       onFailure: () => undefined,
@@ -294,7 +301,11 @@ export class IngressService {
       if (admitted) this.#d.admission.release(this.#d.cost);
       aborted.abort();
       plan.disconnect(reason);
-      void Promise.all([publisher?.stop(), setState(state, error && redact(error))]).finally(done);
+      // The participant leaves first: whoever reads the new state finds it gone from the channel.
+      void Promise.resolve(publisher?.stop())
+        .catch(() => undefined)
+        .then(() => setState(state, error && redact(error)))
+        .finally(done);
     };
     this.#active.set(i.ingressId, { stop: (reason) => end('waiting', reason) });
     plan.start(endpoint, token, aborted.signal).then(
