@@ -9,6 +9,7 @@ import type { ChannelConfig } from './config.ts';
 import { ChannelError } from './errors.ts';
 import { Membership, type LeaveReason, type MediaKind, } from './membership/index.ts';
 import {
+  answersKeyframeRequests,
   choosePublishCodec,
   chooseSubscribeCodec,
   codecOf,
@@ -98,6 +99,7 @@ export class Sfu {
     const grant = authorizeJoin({ app, token: p.token, cname: p.cname, uid: p.uid, publish: true, nowSec: this.#nowSec() });
     const sections = parseOffer(p.offer);
     const codecs = new Map<MediaKind, TrackCodec>();
+    const unaskable = new Set<MediaKind>();
     const offer = restrictOffer(p.offer, (s) => {
       if (s.kind !== 'audio' && s.kind !== 'video') return `media kind "${s.kind}" is not supported`;
       if (s.direction === 'recvonly' || s.direction === 'inactive') return `a WHIP offer must send media (the ${s.kind} section is ${s.direction})`;
@@ -105,6 +107,7 @@ export class Sfu {
       const c = choosePublishCodec(s);
       if (!c) return s.kind === 'audio' ? 'audio must be Opus' : 'video must be VP8 or H.264 (packetization-mode=1)';
       codecs.set(s.kind, codecOf(c, s.kind));
+      if (!answersKeyframeRequests(c)) unaskable.add(s.kind);
       return c.pt;
     }, { red: true });
     if (sections.every((s) => s.kind === 'application')) throw new ChannelError('bad_sdp', 'the offer has no audio or video');
@@ -120,6 +123,7 @@ export class Sfu {
     const session = new PublishSession({
       ...this.#peerOptions(id),
       codecs,
+      unaskable,
     });
     try {
       const { answer, tracks } = await session.negotiate(offer);

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { explainIngestError, ingestFfmpegArgs, kindsPresent } from './pipeline.ts';
+import { explainIngestError, FIRST_PLAN, ingestFfmpegArgs, kindsPresent, nextPlan } from './pipeline.ts';
 
 test('ingest ffmpeg: an output per kind asked for; a source without one of them is named from ffmpeg\'s message', () => {
   const both = ingestFfmpegArgs(5000, 5002, { kind: 'rtsp', url: 'rtsp://192.0.2.1/cam', transport: 'tcp' });
   assert.deepEqual(both.filter((a) => a.startsWith('rtp://')), ['rtp://127.0.0.1:5000?rtcpport=5000&pkt_size=1200', 'rtp://127.0.0.1:5002?rtcpport=5002&pkt_size=1200']);
-  const video = ingestFfmpegArgs(5000, 5002, { kind: 'rtsp', url: 'rtsp://192.0.2.1/cam', transport: 'tcp' }, ['video']);
+  const video = ingestFfmpegArgs(5000, 5002, { kind: 'rtsp', url: 'rtsp://192.0.2.1/cam', transport: 'tcp' }, { kinds: ['video'], video: 'copy' });
   assert.deepEqual(video.filter((a) => a.startsWith('rtp://')), ['rtp://127.0.0.1:5000?rtcpport=5000&pkt_size=1200']);
   assert.ok(!video.includes('libopus') && !video.includes('0:a:0'));
-  const audio = ingestFfmpegArgs(5000, 5002, { kind: 'flv' }, ['audio']);
+  const audio = ingestFfmpegArgs(5000, 5002, { kind: 'flv' }, { kinds: ['audio'], video: 'copy' });
   assert.ok(!audio.includes('0:v:0') && audio.includes('0:a:0'));
 
   const noAudio = "Stream map '0:a:0' matches no streams.\nTo ignore this, add a trailing '?' to the map.";
@@ -17,4 +17,17 @@ test('ingest ffmpeg: an output per kind asked for; a source without one of them 
   assert.equal(kindsPresent(noAudio, ['audio']), undefined, 'nothing left to publish');
   assert.equal(kindsPresent('Connection refused', ['audio', 'video']), undefined);
   assert.match(explainIngestError("Codec 'vp8' (139) is not supported by the bitstream filter 'h264_metadata'"), /^video: the source sends vp8, not H.264/);
+});
+
+test('ingest ffmpeg: an H.265 source is started again with its video re-encoded to H.264; other codecs are refused by name', () => {
+  const hevc = "Codec 'hevc' (173) is not supported by the bitstream filter 'h264_metadata'";
+  assert.deepEqual(nextPlan(hevc, FIRST_PLAN), { kinds: ['audio', 'video'], video: 'transcode' });
+  assert.equal(nextPlan(hevc, { kinds: ['video'], video: 'transcode' }), undefined, 'tried already');
+  assert.equal(nextPlan("Codec 'vp8' (139) is not supported by the bitstream filter 'h264_metadata'", FIRST_PLAN), undefined);
+  assert.deepEqual(nextPlan("Stream map '0:a:0' matches no streams.", { kinds: ['audio', 'video'], video: 'transcode' }), { kinds: ['video'], video: 'transcode' }, 'an H.265 camera without a microphone');
+  const args = ingestFfmpegArgs(5000, 5002, { kind: 'rtsp', url: 'rtsp://192.0.2.1/cam', transport: 'tcp' }, { kinds: ['audio', 'video'], video: 'transcode' });
+  const v = args.slice(args.indexOf('0:v:0'), args.indexOf('0:a:0'));
+  assert.deepEqual([v[v.indexOf('-c:v') + 1], v[v.indexOf('-profile:v') + 1], v[v.indexOf('-bf') + 1]], ['libx264', 'baseline', '0']);
+  assert.ok(!v.includes('h264_metadata,dump_extra=freq=keyframe'), 'no H.264 filter on the H.265 input');
+  assert.ok(v.includes('dump_extra=freq=keyframe'), 'parameter sets in band on the encoded output');
 });

@@ -5,26 +5,66 @@ import { spawnChild } from '../process/index.ts';
 import type { RtspTransport } from './types.ts';
 
 /**
+ * What an ingest ffmpeg sends of its source: the kinds it has, and its video as it came (`copy`) or re-encoded to
+ * H.264 (`transcode`: an H.265 camera). Every source is first asked for both kinds, copied (`FIRST_PLAN`);
+ * `nextPlan` reads ffmpeg's error for what to try instead.
+ */
+export interface MediaPlan {
+  readonly kinds: readonly MediaKind[];
+  readonly video: 'copy' | 'transcode';
+}
+
+/** Both kinds: what every source is asked for first. */
+export const BOTH_KINDS: readonly MediaKind[] = Object.freeze(['audio', 'video']);
+export const FIRST_PLAN: MediaPlan = Object.freeze({ kinds: BOTH_KINDS, video: 'copy' });
+
+/** Video codecs re-encoded to H.264 rather than refused (ffmpeg's names). */
+const TRANSCODED = new Set(['hevc']);
+
+/**
  * ffmpeg arguments taking a source's stream (`input`: by default an RTMP publisher's FLV on stdin) and sending RTP to
  * two loopback ports: the H.264 as it came (no transcode; Annex B with SPS/PPS before each keyframe, so a subscriber
- * joining mid-stream can decode from the next one) and the audio (AAC, G.711, ...) transcoded to Opus, 48 kHz
- * stereo, as WebRTC needs. Both outputs are stamped from the source's timestamps, one timeline for both kinds
- * (docs/ingest.md, "Timing").
+ * joining mid-stream can decode from the next one) or, for an H.265 source, re-encoded (`transcodeArgs`), and the
+ * audio (AAC, G.711, ...) transcoded to Opus, 48 kHz stereo, as WebRTC needs. Both outputs are stamped from the
+ * source's timestamps, one timeline for both kinds (docs/ingest.md, "Timing").
  */
-export function ingestFfmpegArgs(videoPort: number, audioPort: number, input: IngestInput = { kind: 'flv' }, kinds: readonly MediaKind[] = BOTH_KINDS): string[] {
+export function ingestFfmpegArgs(videoPort: number, audioPort: number, input: IngestInput = { kind: 'flv' }, plan: MediaPlan = FIRST_PLAN): string[] {
   const rtp = (port: number) => `rtp://127.0.0.1:${port}?rtcpport=${port}&pkt_size=1200`;
+  const video = plan.video === 'copy' ? ['-c:v', 'copy', ...videoFilter(input)] : TRANSCODE_ARGS;
+  // Not `-fflags nobuffer`: it throws away the packets read while probing, the source's first keyframe among them,
+  // so the copy would start at the next one (a minute later for some cameras; the publish gave up after 20 s).
   return [
     '-hide_banner', '-loglevel', 'error',
-    '-fflags', '+nobuffer', ...sourceArgs(input),
-    ...(kinds.includes('video') ? ['-map', '0:v:0', '-c:v', 'copy', ...videoFilter(input), '-payload_type', '96', '-f', 'rtp', rtp(videoPort)] : []),
-    ...(kinds.includes('audio')
+    ...sourceArgs(input),
+    ...(plan.kinds.includes('video') ? ['-map', '0:v:0', ...video, '-payload_type', '96', '-f', 'rtp', rtp(videoPort)] : []),
+    ...(plan.kinds.includes('audio')
       ? ['-map', '0:a:0', '-c:a', 'libopus', '-b:a', '64k', '-ar', '48000', '-ac', '2', '-application', 'lowdelay', '-payload_type', '111', '-f', 'rtp', rtp(audioPort)]
       : []),
   ];
 }
 
-/** Both kinds: what every source is asked for first. */
-export const BOTH_KINDS: readonly MediaKind[] = Object.freeze(['audio', 'video']);
+/**
+ * An H.265 source's video as WebRTC takes it: H.264 constrained baseline (what every browser decodes), no B-frames,
+ * low latency, a keyframe every 2 s of source time, SPS/PPS in band with each (RTP output asks the encoder for
+ * out-of-band headers). The bitrate cap keeps a 1080p camera within what a viewer's link takes.
+ */
+const TRANSCODE_ARGS: readonly string[] = Object.freeze([
+  '-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-pix_fmt', 'yuv420p', '-bf', '0',
+  '-force_key_frames', 'expr:gte(t,n_forced*2)', '-b:v', '2000k', '-maxrate', '2500k', '-bufsize', '2500k',
+  '-bsf:v', 'dump_extra=freq=keyframe',
+]);
+
+/**
+ * What to try after an ingest ffmpeg ended with `message`: the kind the source has when it lacks one (a camera
+ * without a microphone), the video re-encoded when it is H.265; undefined when neither helps.
+ */
+export function nextPlan(message: string, plan: MediaPlan): MediaPlan | undefined {
+  const kinds = kindsPresent(message, plan.kinds);
+  if (kinds) return { ...plan, kinds };
+  const codec = NOT_H264.exec(message)?.[1];
+  if (plan.video === 'copy' && codec && TRANSCODED.has(codec)) return { ...plan, video: 'transcode' };
+  return undefined;
+}
 
 /** ffmpeg's word for a source without a stream of one kind (a camera without a microphone). */
 const NO_STREAM = /Stream map '0:([av]):0' matches no streams/;
@@ -92,7 +132,7 @@ const NOT_H264 = /Codec '([\w-]+)' \(\d+\) is not supported by the bitstream fil
  */
 export function explainIngestError(message: string): string {
   const codec = NOT_H264.exec(message)?.[1];
-  if (codec) return `video: the source sends ${codec}, not H.264 (reeltime passes H.264 through and does not transcode video yet)`;
+  if (codec) return `video: the source sends ${codec}, not H.264 (reeltime passes H.264 through and re-encodes only H.265)`;
   return message;
 }
 
@@ -100,6 +140,6 @@ export function explainIngestError(message: string): string {
 export const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
 /** Starts the ingest ffmpeg (ingestFfmpegArgs); it dies with this process. */
-export function spawnIngestFfmpeg(videoPort: number, audioPort: number, input: IngestInput = { kind: 'flv' }, kinds: readonly MediaKind[] = BOTH_KINDS): ChildProcess {
-  return spawnChild(FFMPEG_BIN, ingestFfmpegArgs(videoPort, audioPort, input, kinds), { stdio: [input.kind === 'flv' ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
+export function spawnIngestFfmpeg(videoPort: number, audioPort: number, input: IngestInput = { kind: 'flv' }, plan: MediaPlan = FIRST_PLAN): ChildProcess {
+  return spawnChild(FFMPEG_BIN, ingestFfmpegArgs(videoPort, audioPort, input, plan), { stdio: [input.kind === 'flv' ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
 }

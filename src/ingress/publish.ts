@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
-import { startRtpPublisher, type MediaKind, type RtpPublisher } from '../channel/index.ts';
-import { BOTH_KINDS, kindsPresent } from './pipeline.ts';
+import { startRtpPublisher, type RtpPublisher } from '../channel/index.ts';
+import { FIRST_PLAN, nextPlan, type MediaPlan } from './pipeline.ts';
 import type { IngressState } from './types.ts';
 
 /** How a publish ended: `no-room` when its media came but this process had no room for it (its admission). */
@@ -20,24 +20,26 @@ export interface PublishPlan {
 
 /**
  * A publish whose media comes from an ffmpeg sending RTP (startRtpPublisher, H.264 and Opus); the ffmpeg is killed
- * when the publish ends, also while it is still starting. With `missingKinds` ('retry'), a source that turns out to
- * have only video or only audio (ffmpeg names the stream it could not map) is started again at once for the kind it
- * has: pulled sources and SRT, which connect again; an RTMP publish's FLV went to the first ffmpeg and cannot.
+ * when the publish ends, also while it is still starting. With `retry` ('retry'), a source whose first ffmpeg ended
+ * for a reason `nextPlan` knows (only video or only audio; H.265 video, re-encoded) is started again at once with the
+ * plan that fits it, at most twice (an H.265 camera without a microphone): pulled sources and SRT, which connect
+ * again; an RTMP publish's FLV went to the first ffmpeg and cannot.
  */
 export function ffmpegPublish(
-  spawn: (videoPort: number, audioPort: number, kinds: readonly MediaKind[]) => ChildProcess,
+  spawn: (videoPort: number, audioPort: number, plan: MediaPlan) => ChildProcess,
   startTimeoutMs: number | undefined,
-  missingKinds: 'retry' | 'fail' = 'retry',
+  retry: 'retry' | 'fail' = 'retry',
+  onPlan: (plan: MediaPlan) => void = () => undefined,
 ): PublishPlan['start'] {
-  const attempt = (kinds: readonly MediaKind[], endpoint: string, token: string | undefined, signal: AbortSignal) =>
+  const attempt = (plan: MediaPlan, endpoint: string, token: string | undefined, signal: AbortSignal) =>
     startRtpPublisher({
       endpoint,
       token,
       video: 'h264',
-      kinds,
+      kinds: plan.kinds,
       startTimeoutMs,
       spawn: (videoPort, audioPort) => {
-        const child = spawn(videoPort, audioPort, kinds);
+        const child = spawn(videoPort, audioPort, plan);
         const kill = () => {
           if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
         };
@@ -47,12 +49,17 @@ export function ffmpegPublish(
       },
     });
   return async (endpoint, token, signal) => {
-    try {
-      return await attempt(BOTH_KINDS, endpoint, token, signal);
-    } catch (e) {
-      const present = missingKinds === 'retry' ? kindsPresent((e as Error).message, BOTH_KINDS) : undefined;
-      if (!present || signal.aborted) throw e;
-      return attempt(present, endpoint, token, signal);
+    let plan = FIRST_PLAN;
+    for (let tries = 0; ; tries++) {
+      try {
+        const publisher = await attempt(plan, endpoint, token, signal);
+        onPlan(plan);
+        return publisher;
+      } catch (e) {
+        const next = retry === 'retry' && tries < 2 ? nextPlan((e as Error).message, plan) : undefined;
+        if (!next || signal.aborted) throw e;
+        plan = next;
+      }
     }
   };
 }

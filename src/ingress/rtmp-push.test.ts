@@ -4,6 +4,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ChannelModule } from '../channel/index.ts';
+import { whepSubscribe } from '../channel/client/index.ts';
+import { decodePixel, firstFramePackets, frameFile } from '../channel/testing/decode.ts';
 import { FFMPEG_BIN } from '../media/index.ts';
 import { decodeMono, dominantFrequency, pixelAt } from '../media/capture/testing/media-checks.ts';
 import { runChild, spawnChild } from '../process/index.ts';
@@ -77,11 +79,35 @@ test('an RTMP push with the stream key joins the channel as the ingress uid, H.2
   await waitUntil(() => participant() === undefined, { timeoutMs: 40_000, intervalMs: 100, what: 'uid 4242 to leave' });
   await waitUntil(async () => (await state()).state === 'waiting', { timeoutMs: 10_000, intervalMs: 100, what: 'state waiting' });
 
-  // It comes back under the same uid with the same key; deleting the ingress then ends the publish and the key.
-  const again = spawnChild(FFMPEG_BIN, obsLike(ingress.push.url), { stdio: ['ignore', 'ignore', 'pipe'] });
+  // It comes back under the same uid with the same key, now with a keyframe a minute (a camera's long GOP). The
+  // source cannot be asked for a keyframe: its first GOP is held until its WHIP session is up (none of it is lost),
+  // and viewers that join mid-GOP start at once from the channel's GOP cache, a second viewer at the same keyframe
+  // as the first, and see the source's colour.
+  const again = spawnChild(FFMPEG_BIN, obsLike(ingress.push.url, { keyframeEvery: 900 }), { stdio: ['ignore', 'ignore', 'pipe'] });
+  let againErr = '';
+  again.stderr!.on('data', (d: Buffer) => (againErr += d.toString()));
   const againExit = new Promise<number | null>((resolve) => again.once('exit', (code) => resolve(code)));
   t.after(() => again.kill('SIGKILL'));
-  await waitUntil(() => participant()?.tracks.length === 2, { timeoutMs: 60_000, intervalMs: 100, what: 'uid 4242 back in the channel' });
+  let lastState: IngressBody | undefined;
+  await waitUntil(async () => ((lastState = await state()), participant()?.tracks.length === 2), {
+    timeoutMs: 60_000,
+    intervalMs: 100,
+    what: () => `uid 4242 back in the channel (ingress ${JSON.stringify(lastState)}; pusher: ${againErr})`,
+  });
+  const viewer = (uid: number) =>
+    whepSubscribe({ endpoint: `${h.server.url}/rtc/v1/apps/${APP}/channels/${cname}/whep?uid=${uid}&publisher=4242`, token: rtcToken(cname, uid, 2), kinds: ['video'], videoCodecs: ['h264'] });
+  const early = await viewer(9311);
+  t.after(() => early.close());
+  await early.waitFor(() => firstFramePackets(early.packets.video).length > 0 && early.counts.video > 60, 60_000, 'the first viewer: a keyframe and frames after it');
+  const late = await viewer(9312);
+  t.after(() => late.close());
+  await late.waitFor(() => firstFramePackets(late.packets.video).length > 0, 20_000, 'the late viewer started from the cached GOP (the next keyframe is a minute away)');
+  assert.equal(late.packets.video[0]!.header.timestamp, early.packets.video[0]!.header.timestamp, 'both start at the same keyframe');
+  const frame = frameFile('h264', firstFramePackets(late.packets.video));
+  assert.ok(frame.isKeyframe);
+  const [vr, vg, vb] = await decodePixel(frame.data, frame.format);
+  assert.ok(vb > 200 && vr < 60 && vg < 60, `the late viewer's first picture is blue, got ${[vr, vg, vb]}`);
+  await Promise.all([early.close(), late.close()]);
   const del = await fetch(`${h.server.url}/v1/apps/${APP}/ingress/${ingress.ingressId}`, { method: 'DELETE', headers: { authorization: AUTH } });
   assert.equal(del.status, 204);
   await waitUntil(() => participant() === undefined, { timeoutMs: 20_000, intervalMs: 100, what: 'uid 4242 to leave after the delete' });

@@ -4,11 +4,12 @@
 # (what many cameras send), over RTSP's TCP interleaving and over UDP alike. No STUN, no lookups: loopback only.
 #
 # Prints "listening <port>" once it accepts connections. Ends on SIGTERM or when its stdin closes (its parent died).
-# --codec vp8 sends VP8 instead of H.264: a camera reeltime must refuse with a reason. --sliced encodes each picture
+# --codec vp8 sends VP8 instead of H.264: a camera reeltime must refuse with a reason; --codec h265 an H.265 camera,
+# whose video reeltime re-encodes. --sliced encodes each picture
 # as several slices (x264's sliced threads), as some cameras do (docs/ingest.md, "Cameras that slice their
 # pictures"); by default one slice per picture.
 # --no-audio: a camera without a microphone (video only).
-# Usage: rtsp-camera.py <port|0> <path> <rgb hex> <tone Hz> [--credentials user:password] [--codec vp8] [--sliced] [--no-audio]
+# Usage: rtsp-camera.py <port|0> <path> <rgb hex> <tone Hz> [--credentials user:password] [--codec h265|vp8] [--sliced] [--no-audio]
 import argparse
 import signal
 import sys
@@ -26,7 +27,7 @@ parser.add_argument('path')
 parser.add_argument('rgb')
 parser.add_argument('tone')
 parser.add_argument('--credentials')
-parser.add_argument('--codec', choices=['h264', 'vp8'], default='h264')
+parser.add_argument('--codec', choices=['h264', 'h265', 'vp8'], default='h264')
 parser.add_argument('--sliced', action='store_true')
 parser.add_argument('--no-audio', action='store_true')
 args = parser.parse_args()
@@ -36,6 +37,8 @@ Gst.init(None)
 VIDEO = {
     'h264': 'x264enc tune=zerolatency speed-preset=ultrafast key-int-max=15 bitrate=300 {slices} '
     '! video/x-h264,profile=constrained-baseline ! rtph264pay name=pay0 pt=96 config-interval=-1',
+    'h265': 'x265enc tune=zerolatency speed-preset=ultrafast key-int-max=15 bitrate=300 '
+    '! video/x-h265,profile=main ! rtph265pay name=pay0 pt=96 config-interval=-1',
     'vp8': 'vp8enc deadline=1 keyframe-max-dist=15 ! rtpvp8pay name=pay0 pt=96',
 }[args.codec].format(slices='sliced-threads=true threads=2' if args.sliced else 'sliced-threads=false threads=1')
 AUDIO = '' if args.no_audio else (

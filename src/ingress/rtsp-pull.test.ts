@@ -32,7 +32,7 @@ interface CameraOptions {
   readonly rgb?: string;
   readonly toneHz?: number;
   readonly credentials?: string;
-  readonly codec?: 'h264' | 'vp8';
+  readonly codec?: 'h264' | 'h265' | 'vp8';
   /** Several slices per picture (x264's sliced threads), as some cameras send. */
   readonly sliced?: boolean;
   /** No audio track (a camera without a microphone). */
@@ -130,7 +130,7 @@ test('an RTSP camera (TCP, with a password) is pulled into the channel as the in
   await waitUntil(() => participantOf(h, cname, 6161) === undefined, { timeoutMs: 20_000, intervalMs: 100, what: 'uid 6161 to leave after the delete' });
 });
 
-test('an RTSP camera over UDP (each picture in several slices), one without audio, and an SRT listener that reeltime calls (caller mode, with its passphrase), each join as their uid and play in Chromium', async (t) => {
+test('an RTSP camera over UDP (each picture in several slices), one without audio, an H.265 one (re-encoded) and an SRT listener that reeltime calls (caller mode, with its passphrase), each join as their uid and play in Chromium', async (t) => {
   const h = await startHarness();
   t.after(() => h.close());
   const cname = 'ingest-pull';
@@ -144,6 +144,10 @@ test('an RTSP camera over UDP (each picture in several slices), one without audi
   await startCamera(t, muteCameraPort, { rgb: '0000ff', noAudio: true });
   const mute = await h.api('POST', `/v1/apps/${APP}/ingress`, { cname, uid: '6164', kind: 'rtsp', url: `rtsp://127.0.0.1:${muteCameraPort}/cam` });
   assert.equal(mute.status, 201, JSON.stringify(mute.body));
+  const hevcCameraPort = await freePort();
+  await startCamera(t, hevcCameraPort, { rgb: 'ffff00', codec: 'h265' });
+  const hevc = await h.api('POST', `/v1/apps/${APP}/ingress`, { cname, uid: '6165', kind: 'rtsp', url: `rtsp://127.0.0.1:${hevcCameraPort}/cam` });
+  assert.equal(hevc.status, 201, JSON.stringify(hevc.body));
 
   // An encoder in SRT listener mode, as OBS or a hardware encoder set to "listener" runs.
   const srtPort = await freeUdpPort();
@@ -158,7 +162,7 @@ test('an RTSP camera over UDP (each picture in several slices), one without audi
   assert.equal(srtBody.url, `srt://127.0.0.1:${srtPort}?passphrase=***`);
   assert.equal(srtBody.push, undefined, 'no listener of reeltime to push to');
 
-  for (const uid of [6162, 6163]) {
+  for (const uid of [6162, 6163, 6165]) {
     const joined = await waitUntil(() => (participantOf(h, cname, uid)?.tracks.length === 2 ? participantOf(h, cname, uid) : undefined), {
       timeoutMs: 60_000,
       intervalMs: 100,
@@ -183,6 +187,7 @@ test('an RTSP camera over UDP (each picture in several slices), one without audi
     [6162, [255, 0, 0]],
     [6163, [0, 128, 0]],
     [6164, [0, 0, 255]],
+    [6165, [255, 255, 0]],
   ] as const) {
     try {
       await page.waitForFunction(callPageTilePlays, uid, { timeout: 60_000 });

@@ -7,6 +7,8 @@ export interface EncoderSource {
   readonly toneHz?: number;
   /** `flv` for RTMP, `mpegts` for SRT. */
   readonly format?: 'flv' | 'mpegts';
+  /** Frames between keyframes (default 30: 2 s at 15 fps). */
+  readonly keyframeEvery?: number;
 }
 
 /** What OBS sends with its usual settings (x264 without B-frames, a keyframe every 2 s, AAC 48 kHz stereo). */
@@ -15,7 +17,7 @@ export const obsLike = (url: string, source: EncoderSource = {}) => [
   '-re', '-f', 'lavfi', '-i', `color=c=${source.color ?? 'blue'}:s=640x360:r=15,format=yuv420p`,
   '-re', '-f', 'lavfi', '-i', `sine=frequency=${source.toneHz ?? 880}:sample_rate=48000`,
   ...(source.seconds ? ['-t', String(source.seconds)] : []),
-  '-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-bf', '0', '-g', '30', '-b:v', '800k',
+  '-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-bf', '0', '-g', String(source.keyframeEvery ?? 30), '-b:v', '800k',
   '-c:a', 'aac', '-b:a', '128k', '-ar', '48000', '-ac', '2',
   '-f', source.format ?? 'flv', url,
 ];

@@ -13,10 +13,11 @@ export type VideoCodecName = 'vp8' | 'h264';
  * `nack`, so a publisher's lost audio is NACKed and resent as well; video offers `ccm fir` beside PLI.
  */
 export async function loopbackPeer(
-  opts: { stunUrl?: string; videoCodecs?: readonly VideoCodecName[]; rtx?: boolean } = {},
+  opts: { stunUrl?: string; videoCodecs?: readonly VideoCodecName[]; rtx?: boolean; keyframeRequests?: boolean } = {},
 ): Promise<RTCPeerConnection> {
   const stunUrl = opts.stunUrl ?? (await sharedLoopbackStun()).url;
-  const fb = () => [useNACK(), usePLI(), useFIR()];
+  // A sender that cannot make a keyframe on request (`keyframeRequests: false`) offers neither PLI nor FIR.
+  const fb = () => (opts.keyframeRequests === false ? [useNACK()] : [useNACK(), usePLI(), useFIR()]);
   const video = (opts.videoCodecs ?? ['vp8', 'h264']).flatMap((c) => [
     c === 'vp8' ? useVP8({ rtcpFeedback: fb() }) : useH264({ rtcpFeedback: fb() }),
     ...(opts.rtx === false ? [] : [rtxCodec()]),

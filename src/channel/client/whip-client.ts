@@ -10,6 +10,11 @@ export interface WhipPublishOptions {
   readonly audio?: boolean;
   readonly video?: VideoCodecName | false;
   readonly stunUrl?: string;
+  /**
+   * False for a sender that relays a stream it cannot ask for keyframes (an ingest): it offers no PLI or FIR, and
+   * the channel answers its viewers from a GOP cache instead.
+   */
+  readonly keyframeRequests?: boolean;
 }
 
 export interface WhipPublisher {
@@ -38,6 +43,7 @@ export async function whipPublish(opts: WhipPublishOptions): Promise<WhipPublish
   const pc = await loopbackPeer({
     ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}),
     ...(videoCodec ? { videoCodecs: [videoCodec] } : {}),
+    ...(opts.keyframeRequests === false ? { keyframeRequests: false } : {}),
   });
   const stream = new MediaStream();
   const audio = opts.audio === false ? undefined : new MediaStreamTrack({ kind: 'audio' });

@@ -2,6 +2,8 @@ import { createSocket, type Socket } from 'node:dgram';
 import type { MediaStreamTrack } from 'werift';
 import type { WhipPublisher } from '../client/index.ts';
 import type { MediaKind } from '../membership/index.ts';
+import { readRtpHeader } from '../../rtp-payload/index.ts';
+import { GopCache } from '../webrtc/index.ts';
 import type { CaptureClock } from './capture-clock.ts';
 
 /** Where one kind's RTP goes (from ffmpeg's loopback port, or the replay pacer): to `track` once it is set. */
@@ -10,6 +12,24 @@ export interface RtpInput {
   /** Where its sender reports go, once the WHIP session is up. */
   whip: WhipPublisher | undefined;
   deliver(msg: Buffer): void;
+  /**
+   * The WHIP peer connected: packets go to the track from now on, those of the current GOP held until now first
+   * (`holdGop`).
+   */
+  connected(): void;
+}
+
+/** A packet held for the track, as the GOP cache reads it. */
+interface HeldPacket {
+  readonly header: { readonly ssrc: number; readonly timestamp: number };
+  readonly payload: Buffer;
+  readonly serializeSize: number;
+  readonly bytes: Buffer;
+}
+
+function held(bytes: Buffer): HeldPacket | undefined {
+  const h = readRtpHeader(bytes);
+  return h && { header: { ssrc: h.ssrc, timestamp: h.timestamp }, payload: bytes.subarray(h.payloadOffset, h.payloadEnd), serializeSize: bytes.length, bytes };
 }
 
 /** ffmpeg's RTP has no retransmission: room for a few seconds of it while a busy event loop is not reading. */
@@ -20,7 +40,24 @@ const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
  * own sequence numbers); the capture clock still sees each packet as it arrives, so its sender reports map the
  * media's timestamps to the instants they came in.
  */
-export function rtpInput(kind: MediaKind, clock: CaptureClock, onPacket: (msg: Buffer) => void, reframe?: (msg: Buffer) => Buffer[]): RtpInput {
+export function rtpInput(
+  kind: MediaKind,
+  clock: CaptureClock,
+  onPacket: (msg: Buffer) => void,
+  reframe?: (msg: Buffer) => Buffer[],
+  /**
+   * A source that cannot be asked for a keyframe (an ingest's encoder or camera): its video's current GOP (`codec`)
+   * is held until the peer connects and then sent, so the channel gets the source's first keyframe (sent while the
+   * session was still being set up) instead of waiting for its next one.
+   */
+  holdGop?: { readonly codec: string },
+): RtpInput {
+  let gop = holdGop && new GopCache<HeldPacket>(holdGop.codec);
+  const write = (out: Buffer) => {
+    if (!gop) return void input.track?.writeRtp(out);
+    const p = held(out);
+    if (p) gop.push(p);
+  };
   const input: RtpInput = {
     track: undefined,
     whip: undefined,
@@ -29,9 +66,9 @@ export function rtpInput(kind: MediaKind, clock: CaptureClock, onPacket: (msg: B
       if (msg.length < 12 || (msg[1]! >= 200 && msg[1]! <= 204)) return;
       const timestamp = msg.readUInt32BE(4);
       if (reframe) {
-        for (const out of reframe(msg)) input.track?.writeRtp(out);
+        for (const out of reframe(msg)) write(out);
       } else {
-        input.track?.writeRtp(msg);
+        write(msg);
       }
       onPacket(msg);
       // Reports from when they can go out (the first comes with the first packet after the peer connected).
@@ -39,6 +76,11 @@ export function rtpInput(kind: MediaKind, clock: CaptureClock, onPacket: (msg: B
       if (!whip) return clock.observe(kind, timestamp, Date.now());
       const report = clock.report(kind, timestamp, Date.now());
       if (report) whip.sendSenderReport(kind, report);
+    },
+    connected() {
+      const packets = gop?.packets() ?? [];
+      gop = undefined;
+      for (const p of packets) input.track?.writeRtp(p.bytes);
     },
   };
   return input;

@@ -51,7 +51,8 @@ export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpP
   // An external process's H.264 (an ingest copying a camera's or an encoder's stream) may mark every slice of a
   // picture as its end and repeat parameter sets between slices: it goes out one access unit per picture.
   const reframer = opts.video === 'h264' ? new H264Reframer({ firstSequenceNumber: randomInt(0x10000) }) : undefined;
-  const video = rtpInput('video', clock, count('video'), reframer && ((msg) => reframer.push(msg)));
+  // The source cannot be asked for a keyframe: its first GOP waits for the peer rather than being lost before it.
+  const video = rtpInput('video', clock, count('video'), reframer && ((msg) => reframer.push(msg)), { codec: opts.video });
   const audio = rtpInput('audio', clock, count('audio'));
   const sockets: Socket[] = [await socketInto(video), await socketInto(audio)];
   let child: ChildProcess;
@@ -102,6 +103,8 @@ export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpP
       token: opts.token,
       video: kinds.includes('video') ? opts.video : false,
       audio: kinds.includes('audio'),
+      // The process relays a source (an encoder, a camera) that cannot be asked for a keyframe.
+      keyframeRequests: false,
       ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}),
     });
   } catch (e) {
@@ -112,5 +115,6 @@ export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpP
   audio.track = whip.audio;
   video.whip = audio.whip = whip;
   const session = whip;
+  void session.ready.then(() => video.connected(), () => undefined);
   return { whip: session, ready: session.ready, packets, exited, stop };
 }

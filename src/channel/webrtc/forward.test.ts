@@ -6,7 +6,9 @@ import { startTestServer } from '../../testing/index.ts';
 import { whepSubscribe } from '../client/index.ts';
 import { startSyntheticPublisher } from '../publisher/index.ts';
 import { decodePixel, firstFramePackets, frameFile } from '../testing/decode.ts';
+import { ManualClock } from '../../clock/index.ts';
 import { TrackFanout } from './forward.ts';
+import { attachGated } from './gated-forward.ts';
 import { h264Nals, stapA, startsKeyframe } from '../../rtp-payload/index.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
@@ -112,3 +114,38 @@ for (const [codec, color, expect] of [
     }
   });
 }
+
+test('fan-out of a publisher that cannot be asked for keyframes: no requests, and a gated subscriber starts at once from the cached GOP', () => {
+  const plis: number[] = [];
+  const video = new TrackFanout('video', VP8, (ssrc) => plis.push(ssrc), () => 0, 300, () => undefined, false);
+  const vp8 = (seq: number, key: boolean) =>
+    new RtpPacket(new RtpHeader({ ssrc: 9, sequenceNumber: seq, timestamp: seq * 6000, payloadType: 96 }), Buffer.from([0x10, key ? 0x00 : 0x01]));
+  video.push(vp8(1, false));
+  video.push(vp8(2, true));
+  video.push(vp8(3, false));
+  video.requestKeyframe();
+  video.push(vp8(4, false));
+  assert.deepEqual(plis, [], 'no PLI to a publisher that did not negotiate one');
+
+  const plain: number[] = [];
+  video.addSink((p) => plain.push(p.header.sequenceNumber));
+  const gated: number[] = [];
+  const { gate, startFromGop } = attachGated(video, new ManualClock(0), (p) => gated.push(p.timestamp / 6000));
+  assert.equal(gate.waiting, true, 'attached: waits until it can receive');
+  startFromGop();
+  assert.equal(gate.waiting, false, 'opened by the cached keyframe');
+  assert.deepEqual(gated, [2, 3, 4], 'the GOP so far, from its keyframe, at once');
+  video.push(vp8(5, false));
+  assert.deepEqual(gated, [2, 3, 4, 5], 'then the live packets');
+  assert.deepEqual(plain, [5], 'a plain sink gets live packets only');
+  startFromGop();
+  assert.deepEqual(gated, [2, 3, 4, 5], 'an open gate is not given the GOP again');
+
+  const asking = new TrackFanout('video', VP8, () => undefined, () => 0);
+  asking.push(vp8(2, true));
+  const none: number[] = [];
+  const { gate: waiting, startFromGop: fromNothing } = attachGated(asking, new ManualClock(0), (p) => none.push(p.sequenceNumber));
+  fromNothing();
+  assert.equal(waiting.waiting, true, 'a publisher that answers PLIs keeps no GOP: its viewer asks for a keyframe');
+  assert.deepEqual(none, []);
+});

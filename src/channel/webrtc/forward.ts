@@ -2,6 +2,7 @@ import type { RtcpSrPacket, RtpPacket } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
 import { H264ParameterSets, type H264ParameterSetPair } from '../../rtp-payload/index.ts';
 import { fmtpParam, type TrackCodec } from './sdp.ts';
+import { GopCache } from './gop-cache.ts';
 import type { KeyframeRequestType } from './traffic.ts';
 
 /** Receives every RTP packet of a published track; must not mutate it (it is shared by all sinks). */
@@ -15,6 +16,11 @@ export interface ForwardSource {
   readonly kind: MediaKind;
   readonly codec: TrackCodec;
   addSink(sink: RtpSink): () => void;
+  /**
+   * The packets since the latest keyframe, oldest first, when the publisher cannot be asked for one (`GopCache`);
+   * empty otherwise. The last is the latest packet the sinks got.
+   */
+  gop(): readonly RtpPacket[];
   /** The publisher's sender reports of this track, as they arrive (docs/channel.md, "Sender reports"). */
   addSenderReportSink(sink: SenderReportSink): () => void;
   /** Asks the publisher for a keyframe (rate-limited); `fir` when the asker sent a FIR. */
@@ -28,7 +34,9 @@ export interface ForwardSource {
  * per `minPliIntervalMs` (300 ms; `onLimited` counts those not sent). A request made before the first packet (a viewer that connects before the publisher's media
  * reaches the SFU) is kept and sent with that packet's SSRC, so every join asks the publisher exactly once even
  * when its encoder's own keyframe would open the viewer first (docs/channel.md, "Clean starts"). An H.264 track
- * also remembers the publisher's latest parameter sets for viewers that start after they went by.
+ * also remembers the publisher's latest parameter sets for viewers that start after they went by. A video track whose
+ * publisher did not negotiate PLI or FIR (an ingest: its source cannot be asked) is sent no keyframe requests and
+ * keeps its current GOP instead (`GopCache`), for subscribers to start from.
  */
 export class TrackFanout implements ForwardSource {
   readonly #sinks = new Set<RtpSink>();
@@ -40,6 +48,7 @@ export class TrackFanout implements ForwardSource {
   #pendingPli: KeyframeRequestType | undefined;
   #lastPli = -Infinity;
   readonly #h264: H264ParameterSets | undefined;
+  readonly #gop: GopCache<RtpPacket> | undefined;
 
   constructor(
     readonly kind: MediaKind,
@@ -48,8 +57,11 @@ export class TrackFanout implements ForwardSource {
     private readonly now: () => number,
     private readonly minPliIntervalMs = 300,
     private readonly onLimited: (type: KeyframeRequestType) => void = () => undefined,
+    /** Whether the publisher negotiated PLI or FIR for this track (`answersKeyframeRequests` of its offer). */
+    readonly answersKeyframeRequests = true,
   ) {
     this.#h264 = codec.mimeType === 'video/h264' ? new H264ParameterSets(fmtpParam(codec.fmtp, 'sprop-parameter-sets')) : undefined;
+    if (kind === 'video' && !answersKeyframeRequests) this.#gop = new GopCache(codec.mimeType.split('/')[1]!);
   }
 
   addSink(sink: RtpSink): () => void {
@@ -78,7 +90,12 @@ export class TrackFanout implements ForwardSource {
     }
     // Before the sinks: a viewer starting at this packet's IDR needs the parameter sets sent just before it.
     this.#h264?.observe(packet.payload);
+    this.#gop?.push(packet);
     for (const s of this.#sinks) s(packet);
+  }
+
+  gop(): readonly RtpPacket[] {
+    return this.#gop?.packets() ?? [];
   }
 
   parameterSets(): H264ParameterSetPair | undefined {
@@ -86,7 +103,7 @@ export class TrackFanout implements ForwardSource {
   }
 
   requestKeyframe(type: KeyframeRequestType = 'pli'): void {
-    if (this.kind !== 'video') return;
+    if (this.kind !== 'video' || !this.answersKeyframeRequests) return;
     if (this.#ssrc === undefined) {
       if (this.#pendingPli !== 'fir') this.#pendingPli = type;
       return;

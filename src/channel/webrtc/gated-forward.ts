@@ -56,17 +56,20 @@ export function serializeGated(p: GatedPacket): Buffer {
 /**
  * One subscriber's sink on a published track: every packet passes the track's `SubscriberGate` and goes out with
  * the subscriber's numbers (a sink must not mutate the shared packet). What WHEP sessions and the in-process tap
- * share. `onWaitAgain` is called when the publisher's stream changed and the gate closed again.
+ * share. `onWaitAgain` is called when the publisher's stream changed and the gate closed again. `startFromGop` is
+ * called once the subscriber can receive: while its gate still waits, the publisher's cached GOP (a publisher that
+ * cannot be asked for a keyframe, `GopCache`) goes through it at once, so the subscriber starts from that keyframe
+ * rather than the next; the cache ends with the latest packet, so the live ones follow on.
  */
 export function attachGated(
   source: ForwardSource,
   clock: Clock,
   send: (packet: GatedPacket) => void,
   hooks: { readonly accept?: () => boolean; readonly onWaitAgain?: () => void } = {},
-): { readonly gate: SubscriberGate; readonly detach: () => void } {
+): { readonly gate: SubscriberGate; readonly detach: () => void; readonly startFromGop: () => void } {
   const codec = source.codec.mimeType.split('/')[1]!;
   const gate = new SubscriberGate(streamStartFor(codec, () => source.parameterSets()), source.codec.clockRate);
-  const detach = source.addSink((packet) => {
+  const sink = (packet: RtpPacket) => {
     if (hooks.accept && !hooks.accept()) return;
     const h = packet.header;
     const wasOpen = !gate.waiting;
@@ -86,8 +89,12 @@ export function attachGated(
       padding: h.padding,
       paddingSize: h.paddingSize,
     });
-  });
-  return { gate, detach };
+  };
+  const detach = source.addSink(sink);
+  const startFromGop = () => {
+    if (gate.waiting) for (const p of source.gop()) sink(p);
+  };
+  return { gate, detach, startFromGop };
 }
 
 /**

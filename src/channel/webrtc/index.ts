@@ -5,8 +5,9 @@ export { loopbackClientConfig, rtxCodec, serverPeerConfig } from './peer-config.
 export type { PeerSessionOptions } from './peer-session.ts';
 export { PublishSession } from './publish-session.ts';
 export { ReceiveFeedback } from './receive-feedback.ts';
-export { choosePublishCodec, chooseSubscribeCodec, codecOf, parseOffer, parseSdpFrag, restrictOffer, type TrackCodec } from './sdp.ts';
+export { answersKeyframeRequests, choosePublishCodec, chooseSubscribeCodec, codecOf, parseOffer, parseSdpFrag, restrictOffer, type TrackCodec } from './sdp.ts';
 export { SenderReportWriter, type ClockMapping } from './sender-reports.ts';
 export { SubscribeSession } from './subscribe-session.ts';
 export { ChannelTraffic, type PacketCount, type TrafficDirection } from './traffic.ts';
 export { LocalTap, type LocalTapOptions, type TapPacketListener, type TapSenderReport, type TapSenderReportListener } from './local-tap.ts';
+export { GopCache } from './gop-cache.ts';

@@ -48,10 +48,14 @@ export class LocalTap {
     for (const kind of opts.kinds) {
       const source = opts.sources.get(kind);
       if (!source) continue;
-      const { gate, detach } = attachGated(source, opts.clock, (p) => opts.onPacket(kind, source.codec, serializeGated(p)), {
+      const { gate, detach, startFromGop } = attachGated(source, opts.clock, (p) => opts.onPacket(kind, source.codec, serializeGated(p)), {
         onWaitAgain: () => {
           if (kind === 'video' && !this.#keyframes.retrying) this.#keyframes.ask(true);
         },
+      });
+      // After the caller has its tap (a microtask runs before the next packet can arrive, so the GOP is current).
+      queueMicrotask(() => {
+        if (!this.#closed) startFromGop();
       });
       if (kind === 'video') this.#videoGate = gate;
       this.#detach.push(detach);

@@ -8,6 +8,8 @@ import type { TrackCodec } from './sdp.ts';
 export interface PublishSessionOptions extends PeerSessionOptions {
   /** The codec chosen per m-section kind (the offer was narrowed to it). */
   readonly codecs: ReadonlyMap<MediaKind, TrackCodec>;
+  /** Kinds whose publisher negotiated neither PLI nor FIR: their fan-out keeps the current GOP instead of asking. */
+  readonly unaskable: ReadonlySet<MediaKind>;
 }
 
 /** One WHIP publisher: a receive-only peer whose tracks fan out to subscribers. */
@@ -46,6 +48,7 @@ export class PublishSession extends PeerSession {
           () => this.opts.clock.now(),
           300,
           (type) => this.opts.traffic.keyframeLimited[type]++,
+          !this.opts.unaskable.has(kind),
         ),
       );
     }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { chooseSubscribeCodec, choosePublishCodec, keepCandidates, offsetCandidatePorts, parseOffer, parseSdpFrag, restrictOffer } from './sdp.ts';
+import { answersKeyframeRequests, chooseSubscribeCodec, choosePublishCodec, keepCandidates, offsetCandidatePorts, parseOffer, parseSdpFrag, restrictOffer } from './sdp.ts';
 
 const OFFER = [
   'v=0',
@@ -67,6 +67,19 @@ test('sdp: parse, pick forwardable codecs, narrow the offer to one payload type 
     pwd: 'y',
     candidates: [{ mid: '0', candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host' }],
   });
+});
+
+test('sdp: a codec takes keyframe requests when its offer negotiated PLI or FIR, for its payload type or `*`', () => {
+  const [audio, video] = parseOffer(OFFER);
+  const vp8 = choosePublishCodec(video!)!;
+  assert.deepEqual(vp8.feedback, ['nack pli']);
+  assert.equal(answersKeyframeRequests(vp8), true);
+  assert.equal(answersKeyframeRequests(choosePublishCodec(audio!)!), false, 'no rtcp-fb for Opus');
+  const nackOnly = parseOffer(OFFER.replace('a=rtcp-fb:96 nack pli', 'a=rtcp-fb:96 nack'))[1]!;
+  assert.equal(answersKeyframeRequests(choosePublishCodec(nackOnly)!), false, 'NACK alone: an ingest relaying a source');
+  const fir = parseOffer(OFFER.replace('a=rtcp-fb:96 nack pli', 'a=rtcp-fb:* ccm fir'))[1]!;
+  assert.deepEqual(choosePublishCodec(fir)!.feedback, ['ccm fir']);
+  assert.equal(answersKeyframeRequests(choosePublishCodec(fir)!), true);
 });
 
 test('sdp: offsetCandidatePorts shifts candidate and rtcp ports only (channel.icePortOffset)', () => {

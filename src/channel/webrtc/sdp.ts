@@ -8,6 +8,8 @@ export interface SdpCodec {
   readonly clockRate: number;
   readonly channels: number | undefined;
   readonly fmtp: string;
+  /** Its a=rtcp-fb values (and those for `*`), e.g. "nack", "nack pli", "ccm fir". */
+  readonly feedback: readonly string[];
 }
 
 export interface SdpSection {
@@ -47,6 +49,7 @@ function parseSection(lines: readonly string[], sessionDirection: SdpSection['di
   const pts = m[2]!.split(' ').filter(Boolean).map(Number);
   const rtpmap = new Map<number, { name: string; clockRate: number; channels: number | undefined }>();
   const fmtp = new Map<number, string>();
+  const feedback = new Map<number | '*', string[]>();
   let mid: string | undefined;
   let direction = sessionDirection;
   for (const l of lines) {
@@ -54,13 +57,17 @@ function parseSection(lines: readonly string[], sessionDirection: SdpSection['di
     if ((r = /^a=rtpmap:(\d+) ([^/]+)\/(\d+)(?:\/(\d+))?/.exec(l))) {
       rtpmap.set(Number(r[1]), { name: r[2]!, clockRate: Number(r[3]), channels: r[4] ? Number(r[4]) : undefined });
     } else if ((r = /^a=fmtp:(\d+) (.*)$/.exec(l))) fmtp.set(Number(r[1]), r[2]!);
+    else if ((r = /^a=rtcp-fb:(\d+|\*) (.+)$/.exec(l))) {
+      const pt = r[1] === '*' ? '*' : Number(r[1]);
+      feedback.set(pt, [...(feedback.get(pt) ?? []), r[2]!.trim().toLowerCase()]);
+    }
     else if ((r = /^a=mid:(\S+)/.exec(l))) mid = r[1];
     else if ((r = /^a=(sendrecv|sendonly|recvonly|inactive)$/.exec(l))) direction = r[1] as SdpSection['direction'];
   }
   const codecs: SdpCodec[] = [];
   for (const pt of pts) {
     const map = rtpmap.get(pt);
-    if (map) codecs.push({ pt, ...map, fmtp: fmtp.get(pt) ?? '' });
+    if (map) codecs.push({ pt, ...map, fmtp: fmtp.get(pt) ?? '', feedback: [...(feedback.get('*') ?? []), ...(feedback.get(pt) ?? [])] });
   }
   return { kind: m[1]!, mid, direction, codecs };
 }
@@ -101,6 +108,11 @@ export function isForwardableVideo(c: SdpCodec): boolean {
   const name = c.name.toUpperCase();
   if (name === 'VP8') return true;
   return name === 'H264' && fmtpParam(c.fmtp, 'packetization-mode') === '1';
+}
+
+/** Whether the offerer takes keyframe requests for a codec: it negotiated PLI or FIR (RFC 4585 §4.2, RFC 5104). */
+export function answersKeyframeRequests(c: SdpCodec): boolean {
+  return c.feedback.some((f) => f === 'nack pli' || f === 'ccm fir');
 }
 
 export function codecOf(c: SdpCodec, kind: string): TrackCodec {

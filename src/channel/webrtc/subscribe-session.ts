@@ -24,6 +24,7 @@ export interface SubscribeSessionOptions extends PeerSessionOptions {
  */
 export class SubscribeSession extends PeerSession {
   readonly #detach: (() => void)[] = [];
+  readonly #startFromGop: (() => void)[] = [];
   #videoGate: SubscriberGate | undefined;
   readonly #keyframes: KeyframeAsker;
 
@@ -47,7 +48,9 @@ export class SubscribeSession extends PeerSession {
   }
 
   protected override connected(): void {
-    if (!this.closed) this.#keyframes.ask(true);
+    if (this.closed) return;
+    for (const start of this.#startFromGop) start();
+    this.#keyframes.ask(true);
   }
 
   protected override closing(): void {
@@ -74,7 +77,7 @@ export class SubscribeSession extends PeerSession {
         source.requestKeyframe();
       });
     }
-    const { gate, detach } = attachGated(
+    const { gate, detach, startFromGop } = attachGated(
       source,
       this.opts.clock,
       // Fresh headers per subscriber: werift's sender rewrites SSRC, payload type and extensions in place.
@@ -96,6 +99,7 @@ export class SubscribeSession extends PeerSession {
     );
     if (kind === 'video') this.#videoGate = gate;
     this.#detach.push(detach);
+    this.#startFromGop.push(startFromGop);
     this.#detach.push(
       source.addSenderReportSink((sr) => {
         // Same instant, this viewer's timestamp: NTP time ↔ the timestamp its packets of that instant carry.
