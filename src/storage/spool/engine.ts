@@ -6,6 +6,7 @@ import type { StorageSettings } from '../config.ts';
 import { objectKey } from '../naming.ts';
 import { describeStorage } from '../storage-config.ts';
 import { createUploader, scrubSecrets, UploadError } from '../uploaders/index.ts';
+import { retryDelay } from './backoff.ts';
 import { fileTransition, type AttemptOutcome, type FileStep } from './file-transition.ts';
 import { SpoolIntake } from './intake.ts';
 import { SpoolLeases, spoolNode } from './leases.ts';
@@ -61,6 +62,14 @@ type RetryStep = Extract<FileStep, { state: 'pending' }>;
  */
 const MANIFEST_RETRY_MS = 5 * 60 * 1000;
 
+/**
+ * An attempt whose manifest write failed (the database away) is tried again after 250 ms, doubling to 5 s, as the
+ * recording's reports wait for the database: not after the upload backoff's 30 s cap, which a stop waiting for its
+ * last files would outlast (its answer was 206 "upload timeout" after an outage of seconds).
+ */
+const BOOKKEEPING_RETRY_FIRST_MS = 250;
+const BOOKKEEPING_RETRY_MAX_MS = 5000;
+
 export class UploadSpool {
   readonly #d: SpoolDeps;
   readonly #queue: UploadQueue;
@@ -70,6 +79,8 @@ export class UploadSpool {
   #closed = false;
   /** Failed attempts per session since its last log line (one line per session and retry round, item 15). */
   readonly #failures = new Map<string, { failed: number; retryInMs: number; reason: string; detail: string | undefined }>();
+  /** Attempts in a row whose manifest write failed, per file row. */
+  readonly #bookkeepingFailures = new Map<string, number>();
 
   constructor(deps: SpoolDeps) {
     this.#d = deps;
@@ -83,11 +94,18 @@ export class UploadSpool {
     this.#queue = new UploadQueue({
       clock: deps.clock,
       concurrency: deps.config.concurrency,
-      attempt: (row) => this.#attempt(row),
+      attempt: async (row) => {
+        await this.#attempt(row);
+        this.#bookkeepingFailures.delete(row.id);
+      },
       onAttemptRejected: (row, e) => {
-        // A bookkeeping failure (database) must never become an unhandled rejection: log, try again later.
-        deps.log.error({ err: e, sid: row.sid }, 'upload attempt bookkeeping failed');
-        this.#queue.retryLater(row.id, deps.config.retryMaxMs);
+        // A bookkeeping failure (database) must never become an unhandled rejection: log, try again soon.
+        const failed = (this.#bookkeepingFailures.get(row.id) ?? 0) + 1;
+        this.#bookkeepingFailures.set(row.id, failed);
+        const retryInMs = retryDelay(failed, BOOKKEEPING_RETRY_FIRST_MS, BOOKKEEPING_RETRY_MAX_MS, false);
+        // One line at the first failure and every tenth: an outage of minutes would repeat it every 5 s per file.
+        if (failed % 10 === 1) deps.log.error({ err: e, sid: row.sid, failed, retryInMs }, 'upload attempt bookkeeping failed');
+        this.#queue.retryLater(row.id, retryInMs);
       },
       afterAttempt: (row) => {
         this.#logFailures(row.sid);

@@ -366,3 +366,35 @@ test('spool full: the caller gets an error result, an event is reported, nothing
     await db.close();
   }
 });
+
+test('a file whose manifest write failed after its upload (the database away) is tried again within 250 ms of test clock, not after the upload backoff cap', async () => {
+  const db = await openTestDatabase('sqlite');
+  const dir = mkdtempSync(join(work, 'k-'));
+  const clock = new ManualClock();
+  const store = new SpoolStore(db.db);
+  let failures = 2;
+  const updateFile = store.updateFile.bind(store);
+  store.updateFile = async (id, patch) => {
+    if (patch.state === 'uploaded' && failures-- > 0) throw new Error('Connection terminated unexpectedly');
+    return updateFile(id, patch);
+  };
+  const spool = new UploadSpool({ store, config: settings(dir), clock, log: createLogger('info', logSink), sealKey: sealingKey('5CFd2fd1755d40ecb72977518be15d3b') });
+  const sid = 'sidBookkeeping';
+  try {
+    await spool.start();
+    const session = await spool.openSession({ sid, appId: 'app', cname: 'c1', uid: '999', storage: storage({ fileNamePrefix: [sid] }) });
+    const uploaded: string[] = [];
+    session.onEvent((e) => e.kind === 'file-uploaded' && uploaded.push(e.fileName));
+    assert.ok((await session.enqueue(segment(dir, 1000), session.objectKey('s0.ts'))).ok);
+    await waitUntil(() => failures === 1, { timeoutMs: 30_000, what: 'the first manifest write to fail' });
+    // Each failure waits on the test clock: 250 ms, then 500 ms.
+    await waitUntil(() => (clock.advance(250), failures === 0 || uploaded.length > 0), { timeoutMs: 30_000, intervalMs: 20, what: 'the second attempt' });
+    await waitUntil(() => (clock.advance(250), uploaded.length > 0), { timeoutMs: 30_000, intervalMs: 20, what: 'the third attempt, written' });
+    assert.ok(clock.now() - Date.UTC(2026, 0, 1) < 10_000, `retried within ${clock.now() - Date.UTC(2026, 0, 1)} ms of test clock`);
+    assert.deepEqual(uploaded, [`${sid}/s0.ts`]);
+    assert.equal((await session.finish()).uploadingStatus, 'uploaded');
+  } finally {
+    await spool.close();
+    await db.close();
+  }
+});
