@@ -22,6 +22,8 @@ export interface IngressRow {
   held_until_ms: number | null;
   /** WHEP: the bearer token of the source (a secret). */
   source_token: string | null;
+  /** While `publishing`: until when the publishing process vouches for it unless it renews (a crashed one does not). */
+  live_until_ms: number | null;
 }
 
 /** Tables owned by the ingress module, prefixed "ingress_" so modules never collide. */
@@ -82,6 +84,14 @@ export const ingressMigrations: Record<string, Migration> = {
     },
     async down(db: Kysely<unknown>) {
       await db.schema.alterTable('ingress_sources').dropColumn('source_token').execute();
+    },
+  },
+  'ingress-0005-live-until': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('ingress_sources').addColumn('live_until_ms', 'bigint').execute();
+    },
+    async down(db: Kysely<unknown>) {
+      await db.schema.alterTable('ingress_sources').dropColumn('live_until_ms').execute();
     },
   },
 };

@@ -20,17 +20,23 @@ export interface PublishPlan {
 
 /**
  * A publish whose media comes from an ffmpeg sending RTP (startRtpPublisher, H.264 and Opus); the ffmpeg is killed
- * when the publish ends, also while it is still starting. With `retry` ('retry'), a source whose first ffmpeg ended
+ * when the publish ends, also while it is still starting. With `retry: 'retry'`, a source whose first ffmpeg ended
  * for a reason `nextPlan` knows (only video or only audio; H.265 video, re-encoded) is started again at once with the
  * plan that fits it, at most twice (an H.265 camera without a microphone): pulled sources and SRT, which connect
  * again; an RTMP publish's FLV went to the first ffmpeg and cannot.
  */
 export function ffmpegPublish(
   spawn: (videoPort: number, audioPort: number, plan: MediaPlan) => ChildProcess,
-  startTimeoutMs: number | undefined,
-  retry: 'retry' | 'fail' = 'retry',
-  onPlan: (plan: MediaPlan) => void = () => undefined,
+  opts: {
+    readonly startTimeoutMs: number | undefined;
+    readonly retry: 'retry' | 'fail';
+    /** Told the plan the publish started with. */
+    readonly onPlan?: (plan: MediaPlan) => void;
+    /** The plan tried first (an RTMP publish's kinds are known from its stream before ffmpeg starts). */
+    readonly first?: MediaPlan;
+  },
 ): PublishPlan['start'] {
+  const startTimeoutMs = opts.startTimeoutMs;
   const attempt = (plan: MediaPlan, endpoint: string, token: string | undefined, signal: AbortSignal) =>
     startRtpPublisher({
       endpoint,
@@ -49,14 +55,14 @@ export function ffmpegPublish(
       },
     });
   return async (endpoint, token, signal) => {
-    let plan = FIRST_PLAN;
+    let plan = opts.first ?? FIRST_PLAN;
     for (let tries = 0; ; tries++) {
       try {
         const publisher = await attempt(plan, endpoint, token, signal);
-        onPlan(plan);
+        opts.onPlan?.(plan);
         return publisher;
       } catch (e) {
-        const next = retry === 'retry' && tries < 2 ? nextPlan((e as Error).message, plan) : undefined;
+        const next = opts.retry === 'retry' && tries < 2 ? nextPlan((e as Error).message, plan) : undefined;
         if (!next || signal.aborted) throw e;
         plan = next;
       }

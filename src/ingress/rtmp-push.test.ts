@@ -115,3 +115,44 @@ test('an RTMP push with the stream key joins the channel as the ingress uid, H.2
   const revoked = await runChild(FFMPEG_BIN, obsLike(ingress.push.url, { seconds: 2 }));
   assert.notEqual(revoked.code, 0, 'the deleted ingress key is refused');
 });
+
+test('RTMP encoders without a microphone or without a camera publish the kind they send: the FLV stream tells which', async (t) => {
+  const h = await startHarness({ env: { REELTIME_INGRESS_RTMP_PORT: '0' } });
+  t.after(() => h.close());
+  const channel = h.server.modules.find((m) => m.name === 'channel') as ChannelModule;
+  const cname = 'ingest-rtmp-one-kind';
+  const participant = (uid: number) => channel.snapshot(APP, cname).participants.find((p) => p.uid === uid);
+  for (const [uid, kinds, codec] of [
+    [4243, ['video'], 'video/h264'],
+    [4244, ['audio'], 'audio/opus'],
+  ] as const) {
+    const created = await h.api('POST', `/v1/apps/${APP}/ingress`, { cname, uid: String(uid), kind: 'rtmp' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const ingress = created.body as unknown as IngressBody;
+    const push = spawnChild(FFMPEG_BIN, obsLike(ingress.push.url, { kinds }), { stdio: ['ignore', 'ignore', 'pipe'] });
+    let pushErr = '';
+    push.stderr!.on('data', (d: Buffer) => (pushErr += d.toString()));
+    t.after(() => push.kill('SIGKILL'));
+    let state: IngressBody | undefined;
+    const joined = await waitUntil(
+      async () => {
+        state = (await h.api('GET', `/v1/apps/${APP}/ingress/${ingress.ingressId}`)).body as unknown as IngressBody;
+        return state.state === 'publishing' && participant(uid)?.tracks.length ? participant(uid) : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 100, what: () => `uid ${uid} publishing ${kinds.join('')} (ingress ${JSON.stringify(state)}; pusher: ${pushErr})` },
+    );
+    assert.deepEqual(joined.tracks.map((tr) => tr.codec), [codec]);
+  }
+  // The camera-only one is watched: its picture decodes.
+  const viewer = await whepSubscribe({
+    endpoint: `${h.server.url}/rtc/v1/apps/${APP}/channels/${cname}/whep?uid=9321&publisher=4243`,
+    token: rtcToken(cname, 9321, 2),
+    kinds: ['video'],
+    videoCodecs: ['h264'],
+  });
+  t.after(() => viewer.close());
+  await viewer.waitFor(() => firstFramePackets(viewer.packets.video).length > 0, 30_000, 'a picture of the video-only encoder');
+  const frame = frameFile('h264', firstFramePackets(viewer.packets.video));
+  const [r, g, b] = await decodePixel(frame.data, frame.format);
+  assert.ok(b > 200 && r < 60 && g < 60, `blue expected, got ${[r, g, b]}`);
+});

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { startWhepRelay, type RtpPublisher } from '../channel/index.ts';
-import type { Clock } from '../clock/index.ts';
+import type { Clock, TimerHandle } from '../clock/index.ts';
 import { safeEqual } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { Admission } from '../process/index.ts';
@@ -10,9 +10,9 @@ import { IngressError } from './errors.ts';
 import { bracketed, explainIngestError, FIRST_PLAN, spawnIngestFfmpeg, type MediaPlan } from './pipeline.ts';
 import { ffmpegPublish, type PublishOutcome, type PublishPlan } from './publish.ts';
 import { maskUrl, secretsOf } from './secrets.ts';
-import type { PublishDecision } from './rtmp/index.ts';
+import { HeldFlv, type FlvKindsSeen, type PublishDecision } from './rtmp/index.ts';
 import { ParticipantTakenError, PortTakenError, type IngressStore } from './store.ts';
-import { pullsSource, type Ingress, type IngressState } from './types.ts';
+import { pullsSource, shownState, type Ingress, type IngressState } from './types.ts';
 import { validateIngressRequest } from './validate.ts';
 
 /** An ingress as the API answers it: push kinds add where to push (OBS's "Server" and "Stream Key"). */
@@ -62,6 +62,9 @@ interface ActivePublish {
   stop(reason: string): void;
 }
 
+/** How long a `publishing` state holds unless its process renews it (every third of it). */
+const PUBLISH_LIVE_MS = 15_000;
+
 /** The reason an ingress shows when its process had no room for it. */
 const NO_ROOM = 'this process has no room for another ingress (ingress.capacity and ingress.cost, or its CPU over ingress.cpuThresholdPercent); tried again later';
 
@@ -85,7 +88,7 @@ export class IngressService {
       ...(i.url !== undefined ? { url: maskUrl(i.url) } : {}),
       ...(i.transport !== undefined ? { transport: i.transport } : {}),
       ...this.#push(i),
-      state: i.state,
+      state: shownState(i, this.#d.clock.now()),
       ...(i.error !== undefined ? { error: i.error } : {}),
       createdMs: i.createdMs,
       updatedMs: i.updatedMs,
@@ -200,19 +203,32 @@ export class IngressService {
     };
   }
 
+  /**
+   * An accepted RTMP publish: its FLV goes into a holder until the stream shows which kinds it carries (`FlvKinds`),
+   * then into an ffmpeg asked for those (an encoder without a microphone publishes its video alone). Its FLV cannot
+   * be read twice, so no second ffmpeg is tried.
+   */
   #startPublish(i: Ingress, disconnect: (reason: string) => void): Promise<PublishDecision> {
     return new Promise<PublishDecision>((resolve) => {
+      const flv = new HeldFlv();
       void this.#run(i, {
-        start: ffmpegPublish(
-          (videoPort, audioPort) => {
-            const child = spawnIngestFfmpeg(videoPort, audioPort);
+        start: async (endpoint, token, signal) => {
+          resolve({ ok: true, sink: { flv, end: (reason) => this.#active.get(i.ingressId)?.stop(reason) } });
+          const seen = await new Promise<FlvKindsSeen>((done, fail) => {
+            void flv.kinds.then(done);
+            signal.addEventListener('abort', () => fail(new Error('the publish ended before its media came')), { once: true });
+          });
+          const kinds = (['audio', 'video'] as const).filter((k) => seen[k]);
+          if (kinds.length === 0) throw new Error('the source sent neither audio nor video');
+          const spawn = (videoPort: number, audioPort: number, plan: MediaPlan) => {
+            const child = spawnIngestFfmpeg(videoPort, audioPort, { kind: 'flv' }, plan);
             child.stdin!.on('error', () => undefined); // a dead ffmpeg's EPIPE: its exit says why
-            resolve({ ok: true, sink: { flv: child.stdin!, end: (reason) => this.#active.get(i.ingressId)?.stop(reason) } });
+            flv.attach(child.stdin!);
             return child;
-          },
-          this.#d.startTimeoutMs,
-          'fail',
-        ),
+          };
+          const first = kinds.length === 2 ? FIRST_PLAN : { kinds, video: 'copy' as const };
+          return ffmpegPublish(spawn, { startTimeoutMs: this.#d.startTimeoutMs, retry: 'fail', onPlan: this.#logPlan(i), first })(endpoint, token, signal);
+        },
         disconnect,
         exitState: 'failed',
         onFailure: () => resolve({ ok: false, reason: 'the ingress could not publish' }),
@@ -228,7 +244,7 @@ export class IngressService {
     if (i.kind !== 'srt' || i.port === undefined || !i.streamKey) return Promise.resolve('ended');
     const input = { kind: 'srt', host, port: i.port, passphrase: i.streamKey } as const;
     return this.#run(i, {
-      start: ffmpegPublish((videoPort, audioPort, plan) => spawnIngestFfmpeg(videoPort, audioPort, input, plan), undefined, 'retry', this.#logPlan(i)),
+      start: ffmpegPublish((videoPort, audioPort, plan) => spawnIngestFfmpeg(videoPort, audioPort, input, plan), { startTimeoutMs: undefined, retry: 'retry', onPlan: this.#logPlan(i) }),
       disconnect: () => undefined,
       exitState: 'waiting',
       onFailure: () => undefined,
@@ -266,7 +282,7 @@ export class IngressService {
     }
     const input = i.kind === 'rtsp' ? ({ kind: 'rtsp', url: target.href, transport: i.transport ?? 'tcp' } as const) : ({ kind: 'srt-caller', url: target.href } as const);
     return this.#run(i, {
-      start: ffmpegPublish((videoPort, audioPort, plan) => spawnIngestFfmpeg(videoPort, audioPort, input, plan), this.#d.startTimeoutMs, 'retry', this.#logPlan(i)),
+      start: ffmpegPublish((videoPort, audioPort, plan) => spawnIngestFfmpeg(videoPort, audioPort, input, plan), { startTimeoutMs: this.#d.startTimeoutMs, retry: 'retry', onPlan: this.#logPlan(i) }),
       disconnect: () => undefined,
       exitState: 'waiting',
       onFailure: () => undefined,
@@ -290,11 +306,23 @@ export class IngressService {
     let outcome: PublishOutcome = 'ended';
     let done: () => void = () => undefined;
     const finished = new Promise<PublishOutcome>((resolve) => (done = () => resolve(outcome)));
-    const setState = (state: IngressState, error?: string) =>
-      this.#d.store.setState(i.ingressId, state, error, this.#d.clock.now()).catch((e: unknown) => log.warn({ err: e }, 'ingress: state not stored'));
+    const setState = (state: IngressState, error?: string) => {
+      const now = this.#d.clock.now();
+      return this.#d.store.setState(i.ingressId, state, error, now, now + PUBLISH_LIVE_MS).catch((e: unknown) => log.warn({ err: e }, 'ingress: state not stored'));
+    };
+    // While publishing, this process renews the state's time, so other processes show a publish it no longer runs
+    // (it crashed) as `waiting` once that time has gone by.
+    let renewal: TimerHandle | undefined;
+    const keepLive = () => {
+      renewal = this.#d.clock.setTimeout(() => {
+        void this.#d.store.keepLive(i.ingressId, this.#d.clock.now() + PUBLISH_LIVE_MS).catch((e: unknown) => log.warn({ err: e }, 'ingress: publish not renewed'));
+        keepLive();
+      }, PUBLISH_LIVE_MS / 3);
+    };
     const end = (state: IngressState, reason: string, error?: string) => {
       if (ended) return;
       ended = true;
+      if (renewal) this.#d.clock.clearTimeout(renewal);
       this.#active.delete(i.ingressId);
       this.#publishing.delete(i.ingressId);
       log.info({ reason: redact(reason) }, 'ingress: publish ended');
@@ -321,6 +349,7 @@ export class IngressService {
         log.info('ingress: publishing');
         this.#publishing.set(i.ingressId, i.kind);
         void setState('publishing');
+        keepLive();
         void p.exited.then((why) => end(plan.exitState, 'the source ended', plan.exitState === 'failed' ? `media pipeline ended: ${explainIngestError(why)}` : undefined));
       },
       (e: unknown) => {

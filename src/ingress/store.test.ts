@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { openTestDatabase, TEST_DIALECTS } from '../testing/index.ts';
 import { IngressStore } from './store.ts';
-import type { Ingress } from './types.ts';
+import { shownState, type Ingress } from './types.ts';
 
 const camera: Ingress = {
   ingressId: 'in_0123456789abcdef01',
@@ -43,6 +43,25 @@ for (const dialect of TEST_DIALECTS) {
       await store.resetPublishing(38_000);
       assert.equal(await store.claim(camera.ingressId, 'd', 38_000, 15_000), true, 'a single process restarting drops every claim');
       assert.equal(await store.claim('in_000000000000000000', 'd', 38_000, 15_000), false, 'no such ingress');
+    });
+
+    test('a publish is shown only while its process renews it: a crashed process\'s publish shows waiting once its time ran out', async (t) => {
+      const db = await openTestDatabase(dialect);
+      t.after(() => db.close());
+      const store = new IngressStore(db.db);
+      await store.insert(camera);
+      await store.setState(camera.ingressId, 'publishing', undefined, 10_000, 25_000);
+      let i = (await store.get(camera.ingressId))!;
+      assert.deepEqual([i.state, i.liveUntilMs, shownState(i, 24_999)], ['publishing', 25_000, 'publishing']);
+      await store.keepLive(camera.ingressId, 30_000);
+      i = (await store.get(camera.ingressId))!;
+      assert.equal(shownState(i, 29_000), 'publishing', 'renewed');
+      assert.equal(shownState(i, 30_001), 'waiting', 'not renewed: its process is gone');
+      await store.setState(camera.ingressId, 'failed', 'the source ended', 31_000, 46_000);
+      await store.keepLive(camera.ingressId, 50_000);
+      i = (await store.get(camera.ingressId))!;
+      assert.deepEqual([i.state, i.liveUntilMs, shownState(i, 99_000)], ['failed', undefined, 'failed'], 'other states keep no time and are not renewed');
+      assert.equal(shownState({ state: 'publishing' }, 99_000), 'publishing', 'a row from before the renewal is taken as it is');
     });
   });
 }

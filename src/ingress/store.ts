@@ -18,6 +18,7 @@ const fromRow = (r: IngressRow): Ingress => ({
   ...(r.port !== null ? { port: Number(r.port) } : {}),
   ...(r.transport !== null ? { transport: r.transport as RtspTransport } : {}),
   ...(r.source_token !== null ? { token: r.source_token } : {}),
+  ...(r.live_until_ms !== null ? { liveUntilMs: Number(r.live_until_ms) } : {}),
 });
 
 /** Thrown by insert when another ingress already publishes as this uid in this channel. */
@@ -63,6 +64,7 @@ export class IngressStore {
           holder: null,
           held_until_ms: null,
           source_token: i.token ?? null,
+          live_until_ms: null,
         })
         .execute();
     } catch (e) {
@@ -127,8 +129,20 @@ export class IngressStore {
     return Number(r.numUpdatedRows);
   }
 
-  /** Records where an ingress is now (no-op when it was deleted meanwhile). */
-  async setState(ingressId: string, state: IngressState, error: string | undefined, now: number): Promise<void> {
-    await this.db.updateTable('ingress_sources').set({ state, error: error ?? null, updated_ms: now }).where('ingress_id', '=', ingressId).execute();
+  /**
+   * Records where an ingress is now (no-op when it was deleted meanwhile); `liveUntilMs` for `publishing`: until when
+   * this process vouches for it (`keepLive` renews it).
+   */
+  async setState(ingressId: string, state: IngressState, error: string | undefined, now: number, liveUntilMs?: number): Promise<void> {
+    await this.db
+      .updateTable('ingress_sources')
+      .set({ state, error: error ?? null, updated_ms: now, live_until_ms: state === 'publishing' ? (liveUntilMs ?? null) : null })
+      .where('ingress_id', '=', ingressId)
+      .execute();
+  }
+
+  /** Renews a publish's `liveUntilMs` (no-op once it is no longer publishing). */
+  async keepLive(ingressId: string, liveUntilMs: number): Promise<void> {
+    await this.db.updateTable('ingress_sources').set({ live_until_ms: liveUntilMs }).where('ingress_id', '=', ingressId).where('state', '=', 'publishing').execute();
   }
 }

@@ -9,15 +9,22 @@ export interface EncoderSource {
   readonly format?: 'flv' | 'mpegts';
   /** Frames between keyframes (default 30: 2 s at 15 fps). */
   readonly keyframeEvery?: number;
+  /** What the encoder sends (default both): an encoder without a microphone sends video only. */
+  readonly kinds?: readonly ('audio' | 'video')[];
 }
 
 /** What OBS sends with its usual settings (x264 without B-frames, a keyframe every 2 s, AAC 48 kHz stereo). */
-export const obsLike = (url: string, source: EncoderSource = {}) => [
-  '-hide_banner', '-loglevel', 'error', '-nostdin',
-  '-re', '-f', 'lavfi', '-i', `color=c=${source.color ?? 'blue'}:s=640x360:r=15,format=yuv420p`,
-  '-re', '-f', 'lavfi', '-i', `sine=frequency=${source.toneHz ?? 880}:sample_rate=48000`,
-  ...(source.seconds ? ['-t', String(source.seconds)] : []),
-  '-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-bf', '0', '-g', String(source.keyframeEvery ?? 30), '-b:v', '800k',
-  '-c:a', 'aac', '-b:a', '128k', '-ar', '48000', '-ac', '2',
-  '-f', source.format ?? 'flv', url,
-];
+export const obsLike = (url: string, source: EncoderSource = {}) => {
+  const kinds = source.kinds ?? ['audio', 'video'];
+  const video = kinds.includes('video');
+  const audio = kinds.includes('audio');
+  return [
+    '-hide_banner', '-loglevel', 'error', '-nostdin',
+    ...(video ? ['-re', '-f', 'lavfi', '-i', `color=c=${source.color ?? 'blue'}:s=640x360:r=15,format=yuv420p`] : []),
+    ...(audio ? ['-re', '-f', 'lavfi', '-i', `sine=frequency=${source.toneHz ?? 880}:sample_rate=48000`] : []),
+    ...(source.seconds ? ['-t', String(source.seconds)] : []),
+    ...(video ? ['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-bf', '0', '-g', String(source.keyframeEvery ?? 30), '-b:v', '800k'] : []),
+    ...(audio ? ['-c:a', 'aac', '-b:a', '128k', '-ar', '48000', '-ac', '2'] : []),
+    '-f', source.format ?? 'flv', url,
+  ];
+};

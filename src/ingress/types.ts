@@ -41,6 +41,17 @@ export interface Ingress extends IngressRequest {
   readonly updatedMs: number;
   /** SRT: the UDP port its listener takes. */
   readonly port?: number | undefined;
+  /** While `publishing`: until when its process vouches for the publish (renewed while it runs). */
+  readonly liveUntilMs?: number | undefined;
+}
+
+/**
+ * The state to show: a `publishing` whose process stopped renewing it (it crashed or was killed, with other processes
+ * still up to answer) is `waiting` again, as its source must connect anew. Rows written before the renewal existed
+ * carry no time and are taken as they are.
+ */
+export function shownState(i: Pick<Ingress, 'state' | 'liveUntilMs'>, now: number): IngressState {
+  return i.state === 'publishing' && i.liveUntilMs !== undefined && i.liveUntilMs < now ? 'waiting' : i.state;
 }
 
 /** Whether reeltime connects to the source (RTSP, WHEP, SRT caller) rather than waiting for it to connect. */
