@@ -1,5 +1,6 @@
 // Ingest benchmark (docs/ingest.md, "Benchmark"): for an RTMP push, an SRT push (H.264 passed through, AAC to
-// Opus) and an RTSP camera (H.264 passed through, G.711 to Opus), the CPU reeltime spends on one ingested stream
+// Opus), an RTSP camera (H.264 passed through, G.711 to Opus) and an H.265 RTSP camera (video re-encoded to H.264),
+// the CPU reeltime spends on one ingested stream
 // (its process and its ingest ffmpeg) against the floor: ffmpeg alone doing the same remux (the ingest ffmpeg's own
 // arguments, sending RTP to this process) from the same source at the same time. For RTMP and SRT also the delay a
 // frame takes to reach a WHEP viewer of the channel, against the floor's RTP output (both decoded the same way and
@@ -11,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { frameCodeFilters, whepSubscribe } from '../../src/channel/index.ts';
-import { spawnIngestFfmpeg, type IngestInput } from '../../src/ingress/pipeline.ts';
+import { FIRST_PLAN, spawnIngestFfmpeg, type IngestInput, type MediaPlan } from '../../src/ingress/pipeline.ts';
 import { FFMPEG_BIN } from '../../src/media/index.ts';
 import { processInfo, spawnChild, treeCpuSeconds } from '../../src/process/index.ts';
 import { APP, rtcToken } from '../../src/recorders/individual/testing/harness.ts';
@@ -66,12 +67,12 @@ function encoder(format: 'flv' | 'mpegts', outputs: readonly string[]): ChildPro
 }
 
 /** The floor: the ingest ffmpeg alone, its RTP to two sockets here (video into `frames`, when given). */
-async function floor(input: IngestInput, frames?: FrameTimes): Promise<ChildProcess> {
+async function floor(input: IngestInput, frames?: FrameTimes, plan: MediaPlan = FIRST_PLAN): Promise<ChildProcess> {
   const [video, audio] = [createSocket('udp4'), createSocket('udp4')];
   sockets.push(video, audio);
   await Promise.all([video, audio].map((s) => new Promise<void>((r) => s.bind(0, '127.0.0.1', () => r()))));
   video.on('message', (m) => !isRtcp(m) && frames?.push(m));
-  const child = spawnIngestFfmpeg(video.address().port, audio.address().port, input);
+  const child = spawnIngestFfmpeg(video.address().port, audio.address().port, input, plan);
   child.stdin?.on('error', () => undefined);
   children.push(child);
   return child;
@@ -106,24 +107,25 @@ function addedDelay(viewer: FrameTimes, floorFrames: FrameTimes): Row['addedDela
 }
 
 /** Runs one kind: creates its ingress, starts its source (and the floor from the same source), measures. */
-async function runKind(kind: 'rtmp' | 'srt' | 'rtsp', uid: number): Promise<Row> {
+async function runKind(kind: 'rtmp' | 'srt' | 'rtsp' | 'rtsp-h265', uid: number): Promise<Row> {
   const cname = `bench-${kind}`;
   const viewerFrames = startFrameTimes(W, H);
   const floorFrames = startFrameTimes(W, H);
   let floorChild: ChildProcess;
   let ingressId: string;
   let cameraSize: [number, number] | undefined;
-  if (kind === 'rtsp') {
+  if (kind === 'rtsp' || kind === 'rtsp-h265') {
     const port = await freePort();
-    const camera = spawnChild('/usr/bin/python3', [CAMERA, String(port), '/cam', '0000ff', '440'], { stdio: ['pipe', 'pipe', 'ignore'] });
+    const h265 = kind === 'rtsp-h265' ? ['--codec', 'h265'] : [];
+    const camera = spawnChild('/usr/bin/python3', [CAMERA, String(port), '/cam', '0000ff', '440', ...h265], { stdio: ['pipe', 'pipe', 'ignore'] });
     children.push(camera);
     let out = '';
     camera.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     await waitUntil(() => out.includes('listening'), { timeoutMs: 30_000, what: 'the camera' });
     const url = `rtsp://127.0.0.1:${port}/cam`;
-    const created = await api('POST', `/v1/apps/${APP}/ingress`, { cname, uid: String(uid), kind, url });
+    const created = await api('POST', `/v1/apps/${APP}/ingress`, { cname, uid: String(uid), kind: 'rtsp', url });
     ingressId = created.body.ingressId as string;
-    floorChild = await floor({ kind: 'rtsp', url, transport: 'tcp' });
+    floorChild = await floor({ kind: 'rtsp', url, transport: 'tcp' }, undefined, h265.length ? { ...FIRST_PLAN, video: 'transcode' } : FIRST_PLAN);
     cameraSize = [320, 180];
   } else {
     const created = await api('POST', `/v1/apps/${APP}/ingress`, { cname, uid: String(uid), kind });
@@ -174,6 +176,7 @@ try {
   rows.push(await runKind('rtmp', 7001));
   rows.push(await runKind('srt', 7002));
   rows.push(await runKind('rtsp', 7003));
+  rows.push(await runKind('rtsp-h265', 7004));
 } finally {
   for (const c of children) c.kill('SIGKILL');
   for (const s of sockets) s.close();
@@ -188,5 +191,5 @@ console.log(
 for (const r of rows) {
   const own = r.reeltimeCores - idleCores;
   const delay = r.addedDelayMs ? `; WHEP viewer later than the floor's RTP by median ${r.addedDelayMs.median.toFixed(0)} ms, p95 ${r.addedDelayMs.p95.toFixed(0)} ms (${r.addedDelayMs.frames} frames)` : '';
-  console.log(`  ${r.kind.padEnd(5)} reeltime ${own.toFixed(3)} cores, floor ${r.floorCores.toFixed(3)} cores: ${(own / r.floorCores).toFixed(2)}× the floor${delay}`);
+  console.log(`  ${r.kind.padEnd(9)} reeltime ${own.toFixed(3)} cores, floor ${r.floorCores.toFixed(3)} cores: ${(own / r.floorCores).toFixed(2)}× the floor${delay}`);
 }

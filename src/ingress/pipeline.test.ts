@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { explainIngestError, FIRST_PLAN, ingestFfmpegArgs, kindsPresent, nextPlan } from './pipeline.ts';
+import { explainIngestError, FIRST_PLAN, ingestFfmpegArgs, ingestPictureEnd, kindsPresent, nextPlan } from './pipeline.ts';
 
 test('ingest ffmpeg: an output per kind asked for; a source without one of them is named from ffmpeg\'s message', () => {
   const both = ingestFfmpegArgs(5000, 5002, { kind: 'rtsp', url: 'rtsp://192.0.2.1/cam', transport: 'tcp' });
@@ -30,4 +30,11 @@ test('ingest ffmpeg: an H.265 source is started again with its video re-encoded 
   assert.deepEqual([v[v.indexOf('-c:v') + 1], v[v.indexOf('-profile:v') + 1], v[v.indexOf('-bf') + 1]], ['libx264', 'baseline', '0']);
   assert.ok(!v.includes('h264_metadata,dump_extra=freq=keyframe'), 'no H.264 filter on the H.265 input');
   assert.ok(v.includes('dump_extra=freq=keyframe'), 'parameter sets in band on the encoded output');
+});
+
+test('ingest ffmpeg: pictures end at the marker where ffmpeg packetizes whole access units, at the next timestamp for a copied RTSP camera', () => {
+  assert.equal(ingestPictureEnd({ kind: 'flv' }, FIRST_PLAN), 'marker');
+  assert.equal(ingestPictureEnd({ kind: 'srt-caller', url: 'srt://192.0.2.1:9000' }, FIRST_PLAN), 'marker');
+  assert.equal(ingestPictureEnd({ kind: 'rtsp', url: 'rtsp://192.0.2.1/cam', transport: 'udp' }, FIRST_PLAN), 'timestamp');
+  assert.equal(ingestPictureEnd({ kind: 'rtsp', url: 'rtsp://192.0.2.1/cam', transport: 'udp' }, { ...FIRST_PLAN, video: 'transcode' }), 'marker', 're-encoded: whole pictures');
 });

@@ -14,6 +14,16 @@ export interface MediaPlan {
   readonly video: 'copy' | 'transcode';
 }
 
+/**
+ * Where the ingest ffmpeg's H.264 RTP ends a picture: FLV and MPEG-TS give it whole access units, so its marker bit
+ * ends each (trusted: no frame of delay); an RTSP camera's stream comes in as the camera packetized it, a slice at a
+ * time, each of which ffmpeg may send with the marker (cameras that slice their pictures): a picture ends when the next
+ * timestamp begins. A re-encoded stream is whole pictures too.
+ */
+export function ingestPictureEnd(input: IngestInput, plan: MediaPlan): 'marker' | 'timestamp' {
+  return input.kind === 'rtsp' && plan.video === 'copy' ? 'timestamp' : 'marker';
+}
+
 /** Both kinds: what every source is asked for first. */
 export const BOTH_KINDS: readonly MediaKind[] = Object.freeze(['audio', 'video']);
 export const FIRST_PLAN: MediaPlan = Object.freeze({ kinds: BOTH_KINDS, video: 'copy' });

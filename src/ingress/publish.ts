@@ -34,6 +34,8 @@ export function ffmpegPublish(
     readonly onPlan?: (plan: MediaPlan) => void;
     /** The plan tried first (an RTMP publish's kinds are known from its stream before ffmpeg starts). */
     readonly first?: MediaPlan;
+    /** Where ffmpeg's H.264 RTP ends a picture with a plan (`ingestPictureEnd` of the input). */
+    readonly pictureEnd: (plan: MediaPlan) => 'marker' | 'timestamp';
   },
 ): PublishPlan['start'] {
   const startTimeoutMs = opts.startTimeoutMs;
@@ -42,6 +44,7 @@ export function ffmpegPublish(
       endpoint,
       token,
       video: 'h264',
+      h264PictureEnd: opts.pictureEnd(plan),
       kinds: plan.kinds,
       startTimeoutMs,
       spawn: (videoPort, audioPort) => {

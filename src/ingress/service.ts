@@ -7,7 +7,7 @@ import type { Logger } from '../log/index.ts';
 import type { Admission } from '../process/index.ts';
 import { checkOutboundUrl, OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../net/index.ts';
 import { IngressError } from './errors.ts';
-import { bracketed, explainIngestError, FIRST_PLAN, spawnIngestFfmpeg, type MediaPlan } from './pipeline.ts';
+import { bracketed, explainIngestError, FIRST_PLAN, ingestPictureEnd, spawnIngestFfmpeg, type MediaPlan } from './pipeline.ts';
 import { ffmpegPublish, type PublishOutcome, type PublishPlan } from './publish.ts';
 import { maskUrl, secretsOf } from './secrets.ts';
 import { HeldFlv, type FlvKindsSeen, type PublishDecision } from './rtmp/index.ts';
@@ -227,7 +227,8 @@ export class IngressService {
             return child;
           };
           const first = kinds.length === 2 ? FIRST_PLAN : { kinds, video: 'copy' as const };
-          return ffmpegPublish(spawn, { startTimeoutMs: this.#d.startTimeoutMs, retry: 'fail', onPlan: this.#logPlan(i), first })(endpoint, token, signal);
+          const pictureEnd = (plan: MediaPlan) => ingestPictureEnd({ kind: 'flv' }, plan);
+          return ffmpegPublish(spawn, { startTimeoutMs: this.#d.startTimeoutMs, retry: 'fail', onPlan: this.#logPlan(i), first, pictureEnd })(endpoint, token, signal);
         },
         disconnect,
         exitState: 'failed',
@@ -244,7 +245,12 @@ export class IngressService {
     if (i.kind !== 'srt' || i.port === undefined || !i.streamKey) return Promise.resolve('ended');
     const input = { kind: 'srt', host, port: i.port, passphrase: i.streamKey } as const;
     return this.#run(i, {
-      start: ffmpegPublish((videoPort, audioPort, plan) => spawnIngestFfmpeg(videoPort, audioPort, input, plan), { startTimeoutMs: undefined, retry: 'retry', onPlan: this.#logPlan(i) }),
+      start: ffmpegPublish((videoPort, audioPort, plan) => spawnIngestFfmpeg(videoPort, audioPort, input, plan), {
+        startTimeoutMs: undefined,
+        retry: 'retry',
+        onPlan: this.#logPlan(i),
+        pictureEnd: (plan) => ingestPictureEnd(input, plan),
+      }),
       disconnect: () => undefined,
       exitState: 'waiting',
       onFailure: () => undefined,
@@ -282,7 +288,12 @@ export class IngressService {
     }
     const input = i.kind === 'rtsp' ? ({ kind: 'rtsp', url: target.href, transport: i.transport ?? 'tcp' } as const) : ({ kind: 'srt-caller', url: target.href } as const);
     return this.#run(i, {
-      start: ffmpegPublish((videoPort, audioPort, plan) => spawnIngestFfmpeg(videoPort, audioPort, input, plan), { startTimeoutMs: this.#d.startTimeoutMs, retry: 'retry', onPlan: this.#logPlan(i) }),
+      start: ffmpegPublish((videoPort, audioPort, plan) => spawnIngestFfmpeg(videoPort, audioPort, input, plan), {
+        startTimeoutMs: this.#d.startTimeoutMs,
+        retry: 'retry',
+        onPlan: this.#logPlan(i),
+        pictureEnd: (plan) => ingestPictureEnd(input, plan),
+      }),
       disconnect: () => undefined,
       exitState: 'waiting',
       onFailure: () => undefined,

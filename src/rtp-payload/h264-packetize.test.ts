@@ -55,6 +55,16 @@ test('reframer: a sliced camera goes out as one unit per picture, marker on its 
   assert.equal(r.skipped, 0);
 });
 
+test('reframer with trusted markers (whole access units from FLV or MPEG-TS): each picture goes out at its marker, not a frame later', () => {
+  const r = new H264Reframer({ unitEndsAt: 'marker' });
+  const whole = [rtp(1, 0, false, SPS), rtp(2, 0, false, PPS), rtp(3, 0, true, IDR_TOP), rtp(4, 6000, true, P_TOP)];
+  assert.deepEqual(r.push(whole[0]!), []);
+  assert.deepEqual(r.push(whole[1]!), []);
+  const first = r.push(whole[2]!);
+  assert.deepEqual(first.map((p) => readRtpHeader(p)!.timestamp), [0, 0], 'the IDR picture at its marker (parameter sets in a STAP-A, then the slice)');
+  assert.deepEqual(r.push(whole[3]!).map((p) => [readRtpHeader(p)!.timestamp, readRtpHeader(p)!.marker]), [[6000, true]], 'the P picture at once');
+});
+
 test('reframer: a picture that lost a packet is not sent, nor any after it until the next keyframe', () => {
   const r = new H264Reframer();
   const camera = slicedCamera();

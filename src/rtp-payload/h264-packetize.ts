@@ -65,13 +65,15 @@ export function normalizedAccessUnit(units: readonly Buffer[]): Buffer[] {
  * Re-frames H.264 RTP whose marker bits and parameter sets cannot be trusted (an ingest ffmpeg copying a camera's
  * stream): a picture is every packet of one RTP timestamp, whatever the marker bits say, and goes out as one access
  * unit (normalizedAccessUnit) with its own sequence numbers and the marker on its last packet only. This costs one
- * frame of delay: a picture is known whole when a packet of the next one arrives.
+ * frame of delay: a picture is known whole when a packet of the next one arrives. With `unitEndsAt: 'marker'` (a
+ * sender whose marker ends each picture: ffmpeg packetizing whole access units read from FLV or MPEG-TS) a picture
+ * goes out at its marker, without that delay.
  *
  * A picture that lost a packet on the way (the loopback socket dropped one on a busy process) is not sent, and nor is
  * any picture after it until the next keyframe: the pictures between would reference the lost one and show corrupt.
  */
 export class H264Reframer {
-  readonly #assembler = new H264AccessUnitAssembler(undefined, { unitEndsAt: 'timestamp' });
+  readonly #assembler: H264AccessUnitAssembler;
   readonly #maxPayload: number;
   #seq: number;
   #payloadType = 96;
@@ -81,7 +83,8 @@ export class H264Reframer {
   /** Pictures not sent: lost on the way in, or waiting for a keyframe after one was. */
   skipped = 0;
 
-  constructor(opts: { readonly maxPayload?: number; readonly firstSequenceNumber?: number } = {}) {
+  constructor(opts: { readonly maxPayload?: number; readonly firstSequenceNumber?: number; readonly unitEndsAt?: 'marker' | 'timestamp' } = {}) {
+    this.#assembler = new H264AccessUnitAssembler(undefined, { unitEndsAt: opts.unitEndsAt ?? 'timestamp' });
     this.#maxPayload = opts.maxPayload ?? 1188;
     this.#seq = (opts.firstSequenceNumber ?? 0) & 0xffff;
   }

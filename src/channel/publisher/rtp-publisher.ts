@@ -12,6 +12,11 @@ export interface RtpPublisherOptions {
   readonly endpoint: string;
   readonly token?: string | undefined;
   readonly video: 'vp8' | 'h264';
+  /**
+   * H.264: where a picture ends in what the process sends: `timestamp` (default; its marker bits cannot be trusted,
+   * a camera's slices copied each with one; one frame of delay) or `marker` (it packetizes whole access units).
+   */
+  readonly h264PictureEnd?: 'marker' | 'timestamp';
   /** The kinds the process sends (default both): a source without audio publishes video only, and the reverse. */
   readonly kinds?: readonly MediaKind[];
   readonly stunUrl?: string;
@@ -50,7 +55,7 @@ export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpP
   const clock = new CaptureClock();
   // An external process's H.264 (an ingest copying a camera's or an encoder's stream) may mark every slice of a
   // picture as its end and repeat parameter sets between slices: it goes out one access unit per picture.
-  const reframer = opts.video === 'h264' ? new H264Reframer({ firstSequenceNumber: randomInt(0x10000) }) : undefined;
+  const reframer = opts.video === 'h264' ? new H264Reframer({ firstSequenceNumber: randomInt(0x10000), unitEndsAt: opts.h264PictureEnd ?? 'timestamp' }) : undefined;
   // The source cannot be asked for a keyframe: its first GOP waits for the peer rather than being lost before it.
   const video = rtpInput('video', clock, count('video'), reframer && ((msg) => reframer.push(msg)), { codec: opts.video });
   const audio = rtpInput('audio', clock, count('audio'));
