@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { ChannelModule } from '../channel/index.ts';
+import { startRtpPublisher, type ChannelModule } from '../channel/index.ts';
+import { FFMPEG_BIN } from '../media/index.ts';
+import { spawnChild } from '../process/index.ts';
 import { decodeMono, dominantFrequency, pixelAt } from '../media/capture/testing/media-checks.ts';
 import { APP, rtcToken, startHarness, storageConfig, type Harness } from '../recorders/individual/testing/harness.ts';
 import { bucketKeys } from '../recorders/individual/testing/media-checks.ts';
@@ -136,4 +138,39 @@ test('admission: a process with room for one ingress publishes one; the next wai
   assert.equal((await h.api('DELETE', `/v1/apps/${APP}/ingress/${first}`)).status, 204);
   // Tried again once its claim would have run out (15 s).
   await waitUntil(() => participantOf(h, 'room', 6178)?.tracks.length === 2, { timeoutMs: 60_000, intervalMs: 200, what: 'the second ingress publishing' });
+});
+
+test('a WHEP source that sends video only (a camera without a microphone) is published with its video alone', async (t) => {
+  const origin = await startHarness();
+  t.after(() => origin.close());
+  const h = await startHarness();
+  t.after(() => h.close());
+  // The origin's publisher: an encoder's VP8 alone, into the origin channel over WHIP.
+  const camera = await startRtpPublisher({
+    endpoint: `${origin.server.url}/rtc/v1/apps/${APP}/channels/origin/whip?uid=505`,
+    token: rtcToken('origin', 505),
+    video: 'vp8',
+    kinds: ['video'],
+    startTimeoutMs: 30_000,
+    spawn: (videoPort) =>
+      spawnChild(FFMPEG_BIN, [
+        '-hide_banner', '-loglevel', 'error', '-nostdin', '-re', '-f', 'lavfi', '-i', 'color=c=blue:s=320x180:r=15',
+        '-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-g', '15', '-b:v', '300k', '-payload_type', '96',
+        '-f', 'rtp', `rtp://127.0.0.1:${videoPort}?rtcpport=${videoPort}&pkt_size=1200`,
+      ]),
+  });
+  t.after(() => camera.stop());
+  const url = `${origin.server.url}/rtc/v1/apps/${APP}/channels/origin/whep?uid=6181&publisher=505`;
+  const created = await h.api('POST', `/v1/apps/${APP}/ingress`, { cname: 'relayed-mute', uid: 6182, kind: 'whep', url, token: rtcToken('origin', 6181, 2) });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const id = (created.body as unknown as IngressBody).ingressId;
+  let last: IngressBody | undefined;
+  const joined = await waitUntil(
+    async () => {
+      last = await ingressState(h, id);
+      return last.state === 'publishing' && participantOf(h, 'relayed-mute', 6182)?.tracks.length ? participantOf(h, 'relayed-mute', 6182) : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 200, what: () => `uid 6182 publishing its video (ingress: ${JSON.stringify(last)})` },
+  );
+  assert.deepEqual(joined.tracks.map((tr) => tr.codec), ['video/vp8']);
 });

@@ -3,6 +3,9 @@ import { whepSubscribe, whipPublish, type WhepSubscriber, type WhipPublisher } f
 import type { RtpPublisher } from './rtp-publisher.ts';
 import { packetCounts } from './rtp-input.ts';
 
+/** How long after the source's first kind the other may start flowing and still be published. */
+const SECOND_KIND_WITHIN_MS = 3000;
+
 export interface WhepRelayOptions {
   /** The WHEP endpoint of the source (another WebRTC server's stream), and the bearer token it wants, if any. */
   readonly source: string;
@@ -12,7 +15,7 @@ export interface WhepRelayOptions {
   /** The WHIP endpoint of the channel, query (uid) included, and its token. */
   readonly endpoint: string;
   readonly token?: string | undefined;
-  /** Both kinds must flow from the source within this. */
+  /** The source's media must start flowing within this. */
   readonly startTimeoutMs: number;
   readonly stunUrl?: string;
   /** Ends the relay, also while it is starting. */
@@ -24,7 +27,7 @@ export interface WhepRelayOptions {
  * codecs are WebRTC's on both sides). The source's sender reports go on as this publisher's (its RTP timestamps go
  * out unchanged), so recordings keep its A/V sync; the channel's keyframe requests go to the source as PLIs, and
  * the source's losses are repaired towards it (NACK) before they reach the channel. Ends (`exited`) when the
- * source ends the session or its peer fails.
+ * source ends the session or its peer fails. A source that sends one kind only publishes that kind.
  */
 export async function startWhepRelay(o: WhepRelayOptions): Promise<RtpPublisher> {
   const { packets, allFlowing, count } = packetCounts();
@@ -62,18 +65,34 @@ export async function startWhepRelay(o: WhepRelayOptions): Promise<RtpPublisher>
     });
     const video = source.codecs.get('video');
     if (video !== undefined && video !== 'vp8' && video !== 'h264') throw new Error(`video: the source sends ${video}; VP8 and H.264 are taken`);
-    source.onRtp((kind) => counted[kind]());
+    let firstPacket: () => void = () => undefined;
+    const anyFlowing = new Promise<void>((resolve) => (firstPacket = resolve));
+    source.onRtp((kind) => {
+      counted[kind]();
+      firstPacket();
+    });
     let timer: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([
-      allFlowing.then(() => 'flowing' as const),
+      anyFlowing.then(() => 'flowing' as const),
       exited,
       new Promise<string>((resolve) => {
-        timer = setTimeout(() => resolve(`no ${packets.video === 0 ? 'video' : 'audio'} from the WHEP source within ${o.startTimeoutMs} ms (audio and video are both needed)`), o.startTimeoutMs);
+        timer = setTimeout(() => resolve(`nothing from the WHEP source within ${o.startTimeoutMs} ms`), o.startTimeoutMs);
       }),
     ]);
     clearTimeout(timer);
     if (outcome !== 'flowing') throw new Error(outcome);
-    const target = await whipPublish({ endpoint: o.endpoint, token: o.token, video: video ?? 'vp8', ...(o.stunUrl ? { stunUrl: o.stunUrl } : {}) });
+    // A source with one kind (a camera without a microphone) publishes that kind: the other has this long to come
+    // after the first (a WebRTC sender starts both at once).
+    await Promise.race([allFlowing, new Promise((resolve) => setTimeout(resolve, SECOND_KIND_WITHIN_MS).unref())]);
+    unlessStopped();
+    const kinds = (['audio', 'video'] as const).filter((k) => packets[k] > 0);
+    const target = await whipPublish({
+      endpoint: o.endpoint,
+      token: o.token,
+      video: kinds.includes('video') ? (video ?? 'vp8') : false,
+      audio: kinds.includes('audio'),
+      ...(o.stunUrl ? { stunUrl: o.stunUrl } : {}),
+    });
     whip = target;
     unlessStopped();
     // Each sender rewrites the header it is given (SSRC, offsets): a copy, as the source's packet is shared.
