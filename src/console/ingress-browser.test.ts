@@ -1,7 +1,8 @@
 // The console's Ingress and Rules pages in headless Chromium against a whole reeltime with an RTMP listener: create
 // a recording rule and an RTMP ingress from the forms, copy the ingress's Server and Stream Key (the clipboard, as a
 // user would), push to them with ffmpeg (as OBS would), see it publishing with a moving bitrate, recorded by the rule
-// and marked as an ingress on its channel card, have a bad RTSP URL refused with the API's reason, delete both.
+// and marked as an ingress on its channel card, have a bad RTSP URL refused with the API's reason, relay it over WHEP
+// (with a bearer token) into another channel from the form, delete them all.
 // With REELTIME_SCREENSHOTS=1 the pages go to docs/images/console-ingress.png and console-rules.png.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -9,13 +10,13 @@ import { test } from 'node:test';
 import { obsLike } from '../ingress/testing.ts';
 import { FFMPEG_BIN } from '../media/index.ts';
 import { spawnChild } from '../process/index.ts';
-import { APP, BUCKET, startHarness } from '../recorders/individual/testing/harness.ts';
+import { APP, BUCKET, rtcToken, startHarness } from '../recorders/individual/testing/harness.ts';
 import { launchTestChromium } from '../testing/chromium.ts';
 import { TEST_CUSTOMER_SECRET } from '../testing/index.ts';
 
 const IMAGES = new URL('../../docs/images/', import.meta.url).pathname;
 
-test('console Ingress and Rules pages: a rule for console-*, an RTMP ingress created and its OBS settings copied, pushed to, publishing on the page and its channel card, recorded by the rule (its session one click away), a bad URL refused, both deleted', async (t) => {
+test('console Ingress and Rules pages: a rule for console-*, an RTMP ingress created and its OBS settings copied, pushed to, publishing on the page and its channel card, recorded by the rule (its session one click away), a bad URL refused, a WHEP stream with its token relayed, all deleted', async (t) => {
   const h = await startHarness({ env: { REELTIME_INGRESS_RTMP_PORT: '0' } });
   t.after(() => h.close());
   const browser = await launchTestChromium();
@@ -104,6 +105,21 @@ test('console Ingress and Rules pages: a rule for console-*, an RTMP ingress cre
   await page.click('#new-ingress button.primary');
   await page.waitForSelector('#new-ingress pre.error');
   assert.match((await page.textContent('#new-ingress pre.error')) ?? '', /HTTP 400[\s\S]*url: must use rtsp or rtsps for kind \\"rtsp\\"/);
+
+  // A WHEP stream with its bearer token: here this server's own channel, whose RTMP source it relays into another
+  // channel. It publishes, and the token is nowhere on the page.
+  const whepToken = rtcToken('console-ingest', 7073, 2);
+  await page.fill('#new-ingress input[name=cname]', 'relay-whep');
+  await page.fill('#new-ingress input[name=uid]', '7072');
+  await page.selectOption('#new-ingress select[name=kind]', 'whep');
+  await page.fill('#new-ingress input[name=url]', `${h.server.url}/rtc/v1/apps/${APP}/channels/console-ingest/whep?uid=7073&publisher=7070`);
+  await page.fill('#new-ingress input[name=token]', whepToken);
+  await page.click('#new-ingress button.primary');
+  const relayed = page.locator('.ingress[data-state=publishing]', { hasText: 'relay-whep' });
+  await relayed.waitFor({ timeout: 60_000 });
+  assert.ok(!((await page.content()).includes(whepToken)), 'the WHEP token is not shown');
+  await relayed.locator('button.danger').click();
+  await relayed.waitFor({ state: 'detached', timeout: 30_000 });
 
   // Deleted: the card goes, and the source is disconnected (ffmpeg ends); then the rule.
   const exited = new Promise<void>((resolve) => push.once('exit', () => resolve()));
