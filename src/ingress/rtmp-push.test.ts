@@ -1,6 +1,7 @@
 // ffmpeg pushes over RTMP as OBS does (x264 + AAC, a stream key); the ingress publishes it into the channel, where an
 // individual recording takes it. Heavy: a live x264 encoder, the ingest ffmpeg, the recorder (scripts/test-lanes.mjs).
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ChannelModule } from '../channel/index.ts';
@@ -11,7 +12,8 @@ import { decodeMono, dominantFrequency, pixelAt } from '../media/capture/testing
 import { runChild, spawnChild } from '../process/index.ts';
 import { APP, AUTH, rtcToken, startHarness, storageConfig } from '../recorders/individual/testing/harness.ts';
 import { bucketKeys, probe, slicesWritten } from '../recorders/individual/testing/media-checks.ts';
-import { waitUntil } from '../testing/index.ts';
+import { openTestDatabase, waitUntil } from '../testing/index.ts';
+import { IngressStore } from './store.ts';
 import { obsLike } from './testing.ts';
 
 interface IngressBody {
@@ -116,9 +118,13 @@ test('an RTMP push with the stream key joins the channel as the ingress uid, H.2
   assert.notEqual(revoked.code, 0, 'the deleted ingress key is refused');
 });
 
-test('RTMP encoders without a microphone or without a camera publish the kind they send: the FLV stream tells which', async (t) => {
-  const h = await startHarness({ env: { REELTIME_INGRESS_RTMP_PORT: '0' } });
+test('RTMP encoders without a microphone or without a camera publish the kind they send: the FLV stream tells which; one deleted through another process ends within seconds', async (t) => {
+  const database = await openTestDatabase('sqlite');
+  t.after(() => database.close());
+  const h = await startHarness({ env: { REELTIME_INGRESS_RTMP_PORT: '0' }, database });
   t.after(() => h.close());
+  const ids = new Map<number, string>();
+  const pushes = new Map<number, ChildProcess>();
   const channel = h.server.modules.find((m) => m.name === 'channel') as ChannelModule;
   const cname = 'ingest-rtmp-one-kind';
   const participant = (uid: number) => channel.snapshot(APP, cname).participants.find((p) => p.uid === uid);
@@ -129,7 +135,9 @@ test('RTMP encoders without a microphone or without a camera publish the kind th
     const created = await h.api('POST', `/v1/apps/${APP}/ingress`, { cname, uid: String(uid), kind: 'rtmp' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     const ingress = created.body as unknown as IngressBody;
+    ids.set(uid, ingress.ingressId);
     const push = spawnChild(FFMPEG_BIN, obsLike(ingress.push.url, { kinds }), { stdio: ['ignore', 'ignore', 'pipe'] });
+    pushes.set(uid, push);
     let pushErr = '';
     push.stderr!.on('data', (d: Buffer) => (pushErr += d.toString()));
     t.after(() => push.kill('SIGKILL'));
@@ -155,4 +163,12 @@ test('RTMP encoders without a microphone or without a camera publish the kind th
   const frame = frameFile('h264', firstFramePackets(viewer.packets.video));
   const [r, g, b] = await decodePixel(frame.data, frame.format);
   assert.ok(b > 200 && r < 60 && g < 60, `blue expected, got ${[r, g, b]}`);
+
+  // Another process deletes the audio-only one (its row goes from the shared database): this process, which holds the
+  // publish, ends it at its next look (every 2 s), and the encoder sees its connection closed.
+  const exited = new Promise<void>((resolve) => pushes.get(4244)!.once('exit', () => resolve()));
+  assert.equal(await new IngressStore(database.db).remove(APP, ids.get(4244)!), true);
+  await waitUntil(() => participant(4244) === undefined, { timeoutMs: 20_000, intervalMs: 100, what: 'uid 4244 to leave after its ingress was deleted elsewhere' });
+  await exited;
+  assert.ok(participant(4243), 'the other publishes on');
 });

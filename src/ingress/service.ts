@@ -59,6 +59,7 @@ const TOKEN_SECONDS = 24 * 3600;
 const KEY_REFUSED = 'stream key refused';
 
 interface ActivePublish {
+  readonly kind: Ingress['kind'];
   stop(reason: string): void;
 }
 
@@ -346,7 +347,7 @@ export class IngressService {
         .then(() => setState(state, error && redact(error)))
         .finally(done);
     };
-    this.#active.set(i.ingressId, { stop: (reason) => end('waiting', reason) });
+    this.#active.set(i.ingressId, { kind: i.kind, stop: (reason) => end('waiting', reason) });
     plan.start(endpoint, token, aborted.signal).then(
       (p) => {
         publisher = p;
@@ -387,6 +388,17 @@ export class IngressService {
   /** Ends the publish (or the waiting SRT listener) of an ingress in this process, if any. */
   stopPublish(ingressId: string, reason: string): void {
     this.#active.get(ingressId)?.stop(reason);
+  }
+
+  /**
+   * Ends this process's RTMP publishes whose ingress is gone: deleted through another process, whose DELETE could
+   * only end a publish it held itself (the source loops do the same for the kinds they run).
+   */
+  async endDeleted(): Promise<void> {
+    const pushing = [...this.#active].filter(([, a]) => a.kind === 'rtmp').map(([id]) => id);
+    if (pushing.length === 0) return;
+    const stored = new Set((await this.#d.store.listKinds(['rtmp'])).map((i) => i.ingressId));
+    for (const id of pushing) if (!stored.has(id)) this.stopPublish(id, 'the ingress was deleted');
   }
 
   /** Ends every publish of this process (server stop). */

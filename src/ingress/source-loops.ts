@@ -28,7 +28,7 @@ export interface SourceLoopsOptions {
  * The sources a `channel` process runs itself, each in a loop that starts it again after it ends, so a source can
  * come back: one SRT listener per SRT ingress (each on its own UDP port; every channel process runs them, one per
  * host), and the pulls (RTSP, SRT caller, WHEP), each run by one process at a time, the one holding its claim in the
- * database. A loop stops when its ingress is deleted (here or in another process).
+ * database. A loop stops when its ingress is deleted (here or in another process); so does an RTMP publish.
  */
 export class SourceLoops {
   readonly #o: SourceLoopsOptions;
@@ -60,6 +60,7 @@ export class SourceLoops {
       this.#o.service.stopPublish(id, 'the ingress was deleted');
     }
     for (const i of all) if (!this.#loops.has(i.ingressId)) this.#run(i);
+    await this.#o.service.endDeleted();
   }
 
   #run(i: Ingress): void {
