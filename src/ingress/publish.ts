@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { startRtpPublisher, type RtpPublisher } from '../channel/index.ts';
-import { FIRST_PLAN, nextPlan, type MediaPlan } from './pipeline.ts';
+import { FIRST_PLAN, ingestPictureEnd, nextPlan, spawnIngestFfmpeg, type MediaPlan } from './pipeline.ts';
+import type { FlvKindsSeen, HeldFlv } from './rtmp/index.ts';
 import type { IngressState } from './types.ts';
 
 /** How a publish ended: `no-room` when its media came but this process had no room for it (its admission). */
@@ -70,5 +71,38 @@ export function ffmpegPublish(
         plan = next;
       }
     }
+  };
+}
+
+/**
+ * An accepted RTMP publish's media: its FLV is held (`HeldFlv`) until the stream shows which kinds it carries
+ * (`FlvKinds`), then goes into an ffmpeg asked for those (an encoder without a microphone publishes its video alone).
+ * Its FLV cannot be read twice, so no second ffmpeg is tried.
+ */
+export function flvPublish(
+  flv: HeldFlv,
+  opts: { readonly startTimeoutMs: number | undefined; readonly onPlan?: (plan: MediaPlan) => void },
+): PublishPlan['start'] {
+  return async (endpoint, token, signal) => {
+    const seen = await new Promise<FlvKindsSeen>((done, fail) => {
+      void flv.kinds.then(done);
+      signal.addEventListener('abort', () => fail(new Error('the publish ended before its media came')), { once: true });
+    });
+    const kinds = (['audio', 'video'] as const).filter((k) => seen[k]);
+    if (kinds.length === 0) throw new Error('the source sent neither audio nor video');
+    const spawn = (videoPort: number, audioPort: number, plan: MediaPlan) => {
+      const child = spawnIngestFfmpeg(videoPort, audioPort, { kind: 'flv' }, plan);
+      child.stdin!.on('error', () => undefined); // a dead ffmpeg's EPIPE: its exit says why
+      flv.attach(child.stdin!);
+      return child;
+    };
+    const first = kinds.length === 2 ? FIRST_PLAN : { kinds, video: 'copy' as const };
+    return ffmpegPublish(spawn, {
+      startTimeoutMs: opts.startTimeoutMs,
+      retry: 'fail',
+      first,
+      pictureEnd: (plan) => ingestPictureEnd({ kind: 'flv' }, plan),
+      ...(opts.onPlan ? { onPlan: opts.onPlan } : {}),
+    })(endpoint, token, signal);
   };
 }

@@ -8,9 +8,9 @@ import type { Admission } from '../process/index.ts';
 import { checkOutboundUrl, OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../net/index.ts';
 import { IngressError } from './errors.ts';
 import { bracketed, explainIngestError, FIRST_PLAN, ingestPictureEnd, spawnIngestFfmpeg, type MediaPlan } from './pipeline.ts';
-import { ffmpegPublish, type PublishOutcome, type PublishPlan } from './publish.ts';
+import { ffmpegPublish, flvPublish, type PublishOutcome, type PublishPlan } from './publish.ts';
 import { maskUrl, secretsOf } from './secrets.ts';
-import { HeldFlv, type FlvKindsSeen, type PublishDecision } from './rtmp/index.ts';
+import { HeldFlv, type PublishDecision } from './rtmp/index.ts';
 import { ParticipantTakenError, PortTakenError, type IngressStore } from './store.ts';
 import { pullsSource, shownState, type Ingress, type IngressState } from './types.ts';
 import { validateIngressRequest } from './validate.ts';
@@ -204,32 +204,15 @@ export class IngressService {
     };
   }
 
-  /**
-   * An accepted RTMP publish: its FLV goes into a holder until the stream shows which kinds it carries (`FlvKinds`),
-   * then into an ffmpeg asked for those (an encoder without a microphone publishes its video alone). Its FLV cannot
-   * be read twice, so no second ffmpeg is tried.
-   */
+  /** An accepted RTMP publish: its FLV is taken at once, and published once it shows its kinds (`flvPublish`). */
   #startPublish(i: Ingress, disconnect: (reason: string) => void): Promise<PublishDecision> {
     return new Promise<PublishDecision>((resolve) => {
       const flv = new HeldFlv();
+      const start = flvPublish(flv, { startTimeoutMs: this.#d.startTimeoutMs, onPlan: this.#logPlan(i) });
       void this.#run(i, {
-        start: async (endpoint, token, signal) => {
+        start: (endpoint, token, signal) => {
           resolve({ ok: true, sink: { flv, end: (reason) => this.#active.get(i.ingressId)?.stop(reason) } });
-          const seen = await new Promise<FlvKindsSeen>((done, fail) => {
-            void flv.kinds.then(done);
-            signal.addEventListener('abort', () => fail(new Error('the publish ended before its media came')), { once: true });
-          });
-          const kinds = (['audio', 'video'] as const).filter((k) => seen[k]);
-          if (kinds.length === 0) throw new Error('the source sent neither audio nor video');
-          const spawn = (videoPort: number, audioPort: number, plan: MediaPlan) => {
-            const child = spawnIngestFfmpeg(videoPort, audioPort, { kind: 'flv' }, plan);
-            child.stdin!.on('error', () => undefined); // a dead ffmpeg's EPIPE: its exit says why
-            flv.attach(child.stdin!);
-            return child;
-          };
-          const first = kinds.length === 2 ? FIRST_PLAN : { kinds, video: 'copy' as const };
-          const pictureEnd = (plan: MediaPlan) => ingestPictureEnd({ kind: 'flv' }, plan);
-          return ffmpegPublish(spawn, { startTimeoutMs: this.#d.startTimeoutMs, retry: 'fail', onPlan: this.#logPlan(i), first, pictureEnd })(endpoint, token, signal);
+          return start(endpoint, token, signal);
         },
         disconnect,
         exitState: 'failed',
