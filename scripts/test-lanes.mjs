@@ -170,6 +170,9 @@ export const TIMING_SENSITIVE = new Set([
   'src/media/mix/live/av-sync.test.ts',
   // Its layout samples read a region black when the mix fell behind (a run on a slower machine, and one in session 14).
   'src/recorders/mix/record.test.ts',
+  // Audio chunks dropped as late cut its first user's tone (heard in 90 % of the last windows, 95 % asked) in a
+  // fresh-clone run of session 16.
+  'src/recorders/mix/sender-clock.test.ts',
 ]);
 
 /**
