@@ -173,6 +173,9 @@ export const TIMING_SENSITIVE = new Set([
   // Audio chunks dropped as late cut its first user's tone (heard in 90 % of the last windows, 95 % asked) in a
   // fresh-clone run of session 16.
   'src/recorders/mix/sender-clock.test.ts',
+  // Its A/V median read 60.27 ms against a 60 ms bound (a frame later than in its other runs) in a fresh-clone run of
+  // session 16 with four files beside it.
+  'src/recorders/web/page.test.ts',
 ]);
 
 /**
