@@ -40,7 +40,8 @@ type SessionRecord =
       readonly app: ChannelApp;
       readonly cname: string;
       readonly uid: number;
-      readonly etag: string;
+      /** Changes with an ICE restart (RFC 9725: the restart's answer carries a new ETag). */
+      etag: string;
       readonly session: PublishSession;
       readonly hold: SessionHold;
     }
@@ -50,7 +51,7 @@ type SessionRecord =
       readonly cname: string;
       readonly uid: number;
       readonly publisher: number;
-      readonly etag: string;
+      etag: string;
       readonly session: SubscribeSession;
       readonly hold: SessionHold;
     }
@@ -248,19 +249,29 @@ export class Sfu {
     };
   }
 
-  /** Trickle ICE (RFC 8840 fragment). The server is ICE-lite, so candidates are accepted and applied as hints. */
-  async patch(id: string, ifMatch: string | undefined, body: string): Promise<void> {
+  /**
+   * A PATCH of a WHIP/WHEP session (RFC 9725 section 4.3): with the session's ETag, trickled candidates (the node is
+   * ICE-lite, so they are only hints); with `If-Match: *`, an ICE restart, answered with the node's new fragment and
+   * a new ETag.
+   */
+  async patch(id: string, ifMatch: string | undefined, body: string): Promise<{ readonly etag: string; readonly frag: string } | undefined> {
     const rec = this.#sessions.get(id);
     if (!rec || rec.kind === 'tap') throw new ChannelError('session_not_found', 'no such session (it ended or never existed)');
     if (!ifMatch) throw new ChannelError('etag_required', 'PATCH needs an If-Match header with the session ETag');
-    if (ifMatch === '*') throw new ChannelError('negotiation_failed', 'ICE restarts are not supported; create a new session');
+    const frag = parseSdpFrag(body);
+    if (ifMatch.trim() === '*') {
+      const answer = await rec.session.restartIce(frag);
+      rec.etag = this.#newId();
+      this.log.info({ cname: rec.cname, uid: rec.uid, kind: rec.kind }, 'channel: ICE restarted');
+      return { etag: rec.etag, frag: answer };
+    }
     if (ifMatch.replace(/^W\//, '').replace(/"/g, '') !== rec.etag) {
       throw new ChannelError('etag_mismatch', 'If-Match does not match the session ETag');
     }
-    const frag = parseSdpFrag(body);
     for (const c of frag.candidates) {
       await rec.session.pc.addIceCandidate({ candidate: c.candidate, sdpMid: c.mid ?? '0' }).catch(() => undefined);
     }
+    return undefined;
   }
 
   /** Ends a session (DELETE, timeout, failure); a publisher's end also ends everyone subscribed to it. */

@@ -27,7 +27,7 @@ export interface OpenApiContribution {
 }
 
 /** A string parameter; path parameters are required. */
-export const openApiParam = (name: string, where: 'path' | 'query', description: string, required = where === 'path'): OpenApiObject => ({
+export const openApiParam = (name: string, where: 'path' | 'query' | 'header', description: string, required = where === 'path'): OpenApiObject => ({
   name,
   in: where,
   required,

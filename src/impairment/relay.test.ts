@@ -69,3 +69,63 @@ test('relay: each peer source gets its own socket towards the target', async () 
     target.close();
   }
 });
+
+test('relay: rebind (a change of network) gives a peer a new address at the target; answers to the old one are lost', async () => {
+  const sources: number[] = [];
+  const target = await udpOn((_s, _d, port) => sources.push(port));
+  const relay = await startImpairmentRelay({
+    mappings: [{ listen: { address: '127.0.0.1', port: 0 }, target: { address: '127.0.0.1', port: target.address().port } }],
+  });
+  const answers: string[] = [];
+  const peer = await udpOn((_s, data) => answers.push(data.toString()));
+  try {
+    const { port } = relay.endpoints[0]!;
+    peer.send('before', port, '127.0.0.1');
+    await waitUntil(() => sources.length === 1, { what: 'the first datagram at the target' });
+    await relay.rebind();
+    // The target answers the address it knew: nobody is there any more.
+    target.send('to the old address', sources[0]!, '127.0.0.1');
+    peer.send('after', port, '127.0.0.1');
+    await waitUntil(() => sources.length === 2, { what: 'the datagram after the rebind at the target' });
+    assert.notEqual(sources[1], sources[0], 'a new source port after the rebind');
+    target.send('to the new address', sources[1]!, '127.0.0.1');
+    await waitUntil(() => answers.includes('to the new address'), { what: 'the answer to the new address' });
+    assert.deepEqual(answers, ['to the new address']);
+  } finally {
+    await relay.close();
+    peer.close();
+    target.close();
+  }
+});
+
+test('relay: dropPeers (the old network gone) drops the peers seen so far both ways; a new peer socket gets through', async () => {
+  const got: string[] = [];
+  const target = await udpOn((s, data, port, address) => {
+    got.push(data.toString());
+    s.send(`echo ${data.toString()}`, port, address);
+  });
+  const relay = await startImpairmentRelay({
+    mappings: [{ listen: { address: '127.0.0.1', port: 0 }, target: { address: '127.0.0.1', port: target.address().port } }],
+  });
+  const oldAnswers: string[] = [];
+  const newAnswers: string[] = [];
+  const old = await udpOn((_s, data) => oldAnswers.push(data.toString()));
+  const fresh = await udpOn((_s, data) => newAnswers.push(data.toString()));
+  try {
+    const { port } = relay.endpoints[0]!;
+    old.send('a', port, '127.0.0.1');
+    await waitUntil(() => oldAnswers.length === 1, { what: 'the echo before the drop' });
+    relay.dropPeers();
+    old.send('b', port, '127.0.0.1');
+    fresh.send('c', port, '127.0.0.1');
+    await waitUntil(() => newAnswers.length === 1, { what: 'the new socket’s echo' });
+    await waitUntil(() => relay.counters.upstream.dropped.random === 1, { what: 'the old peer’s datagram dropped' });
+    assert.deepEqual(got, ['a', 'c']);
+    assert.deepEqual(oldAnswers, ['echo a']);
+  } finally {
+    await relay.close();
+    old.close();
+    fresh.close();
+    target.close();
+  }
+});

@@ -32,6 +32,18 @@ export interface ImpairmentRelay {
    * loss; or a bandwidth cap put on a publisher that is already sending.
    */
   setLink(direction: 'upstream' | 'downstream', link: LinkImpairment): void;
+  /**
+   * A change of network, as a NAT rebinding or a phone moving from Wi-Fi to mobile: every peer's socket towards the
+   * target is closed, so the target's datagrams to the old address are lost, and a peer's next datagram goes out
+   * from a new socket (a new address for the target).
+   */
+  rebind(): Promise<void>;
+  /**
+   * The network the peers used so far is gone (a phone that left the Wi-Fi): datagrams from every peer source seen
+   * until now are dropped from here on, and so are the target's answers to them. A peer's new sockets (an ICE
+   * restart in Chromium gathers on new ones) get through. Counted as `dropped.random` upstream.
+   */
+  dropPeers(): void;
   close(): Promise<void>;
 }
 
@@ -90,11 +102,15 @@ export async function startImpairmentRelay(opts: RelayOptions): Promise<Impairme
 
   try {
     const endpoints: UdpEndpoint[] = [];
+    const peerSockets: Map<string, Promise<Socket>>[] = [];
+    const seenPeers = new Set<string>();
+    const droppedPeers = new Set<string>();
     for (const m of opts.mappings) {
       const listen = await bind(m.listen.address, m.listen.port);
       sockets.push(listen);
       endpoints.push({ address: m.listen.address, port: listen.address().port });
       const towardsTarget = new Map<string, Promise<Socket>>();
+      peerSockets.push(towardsTarget);
       const outbound = (peer: RemoteInfo): Promise<Socket> => {
         const key = `${peer.address}|${peer.port}`;
         let s = towardsTarget.get(key);
@@ -103,7 +119,7 @@ export async function startImpairmentRelay(opts: RelayOptions): Promise<Impairme
             if (closed) socket.close();
             else sockets.push(socket);
             socket.on('message', (data) => {
-              release(down, data, () => listen.send(data, peer.port, peer.address));
+              if (!droppedPeers.has(key)) release(down, data, () => listen.send(data, peer.port, peer.address));
             });
             return socket;
           });
@@ -112,6 +128,14 @@ export async function startImpairmentRelay(opts: RelayOptions): Promise<Impairme
         return s;
       };
       listen.on('message', (data, peer) => {
+        const key = `${peer.address}|${peer.port}`;
+        seenPeers.add(key);
+        if (droppedPeers.has(key)) {
+          up.counters.packetsIn++;
+          up.counters.bytesIn += data.length;
+          up.counters.dropped.random++;
+          return;
+        }
         void outbound(peer).then((socket) => {
           if (!closed) release(up, data, () => socket.send(data, m.target.port, m.target.address));
         });
@@ -123,6 +147,20 @@ export async function startImpairmentRelay(opts: RelayOptions): Promise<Impairme
       setLink(direction, link) {
         if (direction === 'upstream') up = new LinkScheduler(link, random, up.counters);
         else down = new LinkScheduler(link, random, down.counters);
+      },
+      async rebind() {
+        const old = peerSockets.flatMap((m) => {
+          const sockets = [...m.values()];
+          m.clear();
+          return sockets;
+        });
+        for (const s of await Promise.all(old)) {
+          sockets.splice(sockets.indexOf(s), 1);
+          await new Promise<void>((resolve) => s.close(() => resolve()));
+        }
+      },
+      dropPeers() {
+        for (const p of seenPeers) droppedPeers.add(p);
       },
       async close() {
         closed = true;

@@ -1,9 +1,20 @@
 import { RTCPeerConnection, useFIR, useH264, useNACK, useOPUS, usePLI, useVP8 } from 'werift';
 import { allowedCandidates } from './candidates.ts';
-import { gatheringComplete, guardDtlsHandshake, loopbackClientConfig, onRemoteDtlsClose, rtxCodec } from '../webrtc/index.ts';
+import {
+  completeIceRestart,
+  firstMid,
+  gatheringComplete,
+  guardDtlsHandshake,
+  iceRestartFrag,
+  loopbackClientConfig,
+  offerIceRestart,
+  onRemoteDtlsClose,
+  parseSdpFrag,
+  rtxCodec,
+} from '../webrtc/index.ts';
 import { sharedLoopbackStun } from './loopback-stun.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
-import { deleteSession, postOffer } from './whip-http.ts';
+import { deleteSession, patchIceRestart, postOffer } from './whip-http.ts';
 
 export type VideoCodecName = 'vp8' | 'h264';
 
@@ -39,6 +50,11 @@ async function completeOffer(pc: RTCPeerConnection): Promise<string> {
 /** A WHIP or WHEP session the server accepted. */
 export interface ClientSession {
   readonly location: string;
+  /**
+   * Restarts ICE through a PATCH (RFC 9725 section 4.3.2), as after a change of network: new credentials both ways,
+   * a new candidate pair; the session, its tracks and DTLS go on. Resolves when the new pair is up.
+   */
+  restartIce(): Promise<void>;
   /** DELETEs the session and closes the peer (once). */
   close(): Promise<void>;
 }
@@ -76,6 +92,14 @@ export async function openSession(
   let closed = false;
   return {
     location,
+    async restartIce() {
+      const local = await offerIceRestart(pc);
+      const mid = firstMid(pc.localDescription?.sdp ?? '') ?? '0';
+      const answer = await patchIceRestart(location, iceRestartFrag(local, mid), policy);
+      const remote = parseSdpFrag(answer.frag);
+      if (!remote.ufrag || !remote.pwd) throw new Error('the ICE restart answer has no a=ice-ufrag or a=ice-pwd');
+      await completeIceRestart(pc, { lite: remote.lite, ufrag: remote.ufrag, pwd: remote.pwd, candidates: remote.candidates.map((c) => c.candidate) });
+    },
     async close() {
       if (closed) return;
       closed = true;

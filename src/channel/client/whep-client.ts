@@ -41,6 +41,8 @@ export interface WhepSubscriber {
   requestKeyframe(): void;
   /** Resolves when `pred` holds (checked on each packet), rejects after timeoutMs. */
   waitFor(pred: () => boolean, timeoutMs?: number, what?: string): Promise<void>;
+  /** Restarts ICE through a WHEP PATCH (a new network path); the session goes on. */
+  restartIce(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -120,6 +122,7 @@ export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSub
         waiters.add(check);
       });
     },
+    restartIce: session.restartIce,
     close: async () => {
       feedback.close();
       await session.close();

@@ -33,6 +33,8 @@ export interface WhipPublisher {
   sendSenderReport(kind: MediaKind, mapping: ClockMapping): void;
   /** Called when the server asks for a keyframe (PLI/FIR from the SFU). */
   onKeyframeRequest(cb: () => void): void;
+  /** Restarts ICE through a WHIP PATCH (a new network path); the session and its uid go on. */
+  restartIce(): Promise<void>;
   /** DELETEs the session and closes the peer. */
   close(): Promise<void>;
 }
@@ -72,6 +74,7 @@ export async function whipPublish(opts: WhipPublishOptions): Promise<WhipPublish
         onFir(s, cb);
       }
     },
+    restartIce: session.restartIce,
     close: session.close,
   };
 }

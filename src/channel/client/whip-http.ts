@@ -53,21 +53,39 @@ export async function postOffer(endpoint: string, offer: string, token: string |
     url = next.toString();
   }
   const text = await res.text();
-  if (res.status !== 201) {
-    let code = 'http_error';
-    let reason = text;
-    try {
-      const j = JSON.parse(text) as { error?: string; reason?: string };
-      code = j.error ?? code;
-      reason = j.reason ?? reason;
-    } catch {
-      // not JSON: keep the text
-    }
-    throw new WhipHttpError(res.status, code, reason);
-  }
+  if (res.status !== 201) throw refusal(res.status, text);
   const location = res.headers.get('location');
   if (!location) throw new WhipHttpError(res.status, 'no_location', 'the 201 response has no Location header');
   return { answer: text, location: new URL(location, url).toString(), etag: res.headers.get('etag') ?? undefined };
+}
+
+/** Reads an error answer's `{error, reason}` (or its text). */
+function refusal(status: number, text: string): WhipHttpError {
+  let code = 'http_error';
+  let reason = text;
+  try {
+    const j = JSON.parse(text) as { error?: string; reason?: string };
+    code = j.error ?? code;
+    reason = j.reason ?? reason;
+  } catch {
+    // not JSON: keep the text
+  }
+  return new WhipHttpError(status, code, reason);
+}
+
+/**
+ * Asks for an ICE restart (RFC 9725 section 4.3.2): PATCHes the session with `If-Match: *` and this side's new
+ * fragment; answers the server's fragment and new ETag.
+ */
+export async function patchIceRestart(location: string, frag: string, policy = CLIENT_POLICY): Promise<{ frag: string; etag: string | undefined }> {
+  const res = await guardedFetch(
+    location,
+    { method: 'PATCH', headers: { 'content-type': 'application/trickle-ice-sdpfrag', 'if-match': '*' }, body: frag },
+    policy,
+  );
+  const text = await res.text();
+  if (res.status !== 200) throw refusal(res.status, text);
+  return { frag: text, etag: res.headers.get('etag') ?? undefined };
 }
 
 /** Ends a session; a session the server already ended is not an error. */

@@ -54,9 +54,14 @@ function channelPaths(): Record<string, Json> {
       patch: {
         operationId: 'trickleIce',
         tags: ['Channels'],
-        summary: 'Send ICE candidates (trickle ICE)',
+        summary: 'Send ICE candidates (trickle ICE, If-Match: the ETag) or restart ICE (If-Match: *)',
+        parameters: [param('If-Match', 'header', 'The session ETag (trickle) or * (ICE restart, RFC 9725 section 4.3.2).', true)],
         requestBody: { required: true, content: { 'application/trickle-ice-sdpfrag': { schema: { type: 'string' } } } },
-        responses: { '204': { description: 'Applied.' }, ...failed },
+        responses: {
+          '200': text('application/trickle-ice-sdpfrag', "ICE restarted: the node's new credentials and candidates; a new ETag."),
+          '204': { description: 'Candidates applied.' },
+          ...failed,
+        },
       },
       delete: { operationId: 'leave', tags: ['Channels'], summary: 'Leave (end the session)', responses: { '200': { description: 'Ended.' }, ...failed } },
     },

@@ -211,8 +211,12 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
     if (type !== 'application/trickle-ice-sdpfrag' || typeof req.body !== 'string') {
       throw new ChannelError('unsupported_media_type', 'Content-Type must be application/trickle-ice-sdpfrag');
     }
-    await sfu.patch(req.params.id, req.headers['if-match'], req.body);
-    return reply.code(204).headers(CORS).send();
+    const restarted = await sfu.patch(req.params.id, req.headers['if-match'], req.body);
+    if (restarted === undefined) return reply.code(204).headers(CORS).send();
+    return reply
+      .code(200)
+      .headers({ ...CORS, 'content-type': 'application/trickle-ice-sdpfrag', etag: `"${restarted.etag}"` })
+      .send(restarted.frag);
   });
 
   app.delete<{ Params: SessionParams }>('/rtc/v1/sessions/:id', async (req, reply) => {

@@ -1,11 +1,24 @@
 export { guardDtlsHandshake, onRemoteDtlsClose, sendCloseNotify } from './dtls-guard.ts';
 export { firPacket, onFir } from './fir.ts';
 export { gatheringComplete } from './ice-gathering.ts';
+export { answerIceRestart, completeIceRestart, offerIceRestart } from './ice-restart.ts';
 export { loopbackClientConfig, rtxCodec, serverPeerConfig } from './peer-config.ts';
 export type { PeerSessionOptions } from './peer-session.ts';
 export { PublishSession } from './publish-session.ts';
 export { ReceiveFeedback } from './receive-feedback.ts';
-export { answersKeyframeRequests, choosePublishCodec, chooseSubscribeCodec, codecOf, parseOffer, parseSdpFrag, restrictOffer, type TrackCodec } from './sdp.ts';
+export {
+  answersKeyframeRequests,
+  choosePublishCodec,
+  chooseSubscribeCodec,
+  codecOf,
+  firstMid,
+  iceRestartFrag,
+  parseOffer,
+  parseSdpFrag,
+  restrictOffer,
+  type IceGeneration,
+  type TrackCodec,
+} from './sdp.ts';
 export { SenderReportWriter, type ClockMapping } from './sender-reports.ts';
 export { SubscribeSession } from './subscribe-session.ts';
 export { ChannelTraffic, type PacketCount, type TrafficDirection } from './traffic.ts';

@@ -3,7 +3,9 @@ import type { Clock } from '../../clock/index.ts';
 import type { LeaveReason } from '../membership/index.ts';
 import { Liveness } from './liveness.ts';
 import { sendCloseNotify } from './dtls-guard.ts';
+import { answerIceRestart } from './ice-restart.ts';
 import { answerOffer } from './negotiate.ts';
+import { firstMid, iceRestartFrag, keepCandidates, offsetCandidatePorts, type SdpFrag } from './sdp.ts';
 import type { ChannelTraffic } from './traffic.ts';
 
 /** What every server-side peer session (WHIP publisher, WHEP subscriber) is built from. */
@@ -63,6 +65,17 @@ export abstract class PeerSession {
     // The peer can do nothing before it has the answer: a slow negotiation does not count against it.
     this.#liveness.touch();
     return answer;
+  }
+
+  /**
+   * An ICE restart the peer asked for (a WHIP/WHEP PATCH with `If-Match: *`): the node's new credentials and
+   * candidates, as the answer's fragment. The session, its tracks and DTLS go on; only the path changes.
+   */
+  async restartIce(frag: SdpFrag): Promise<string> {
+    const local = await answerIceRestart(this.pc, { ufrag: frag.ufrag, pwd: frag.pwd, candidates: frag.candidates.map((c) => c.candidate) });
+    this.#liveness.touch();
+    const mid = firstMid(this.pc.localDescription?.sdp ?? '') ?? '0';
+    return offsetCandidatePorts(keepCandidates(iceRestartFrag(local, mid), this.peer.iceAddresses), this.peer.icePortOffset);
   }
 
   /** Traffic from the peer (RTP, RTCP) postpones the idle timeout. */

@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { answersKeyframeRequests, chooseSubscribeCodec, choosePublishCodec, keepCandidates, offsetCandidatePorts, parseOffer, parseSdpFrag, restrictOffer } from './sdp.ts';
+import {
+  answersKeyframeRequests,
+  chooseSubscribeCodec,
+  choosePublishCodec,
+  firstMid,
+  iceRestartFrag,
+  keepCandidates,
+  offsetCandidatePorts,
+  parseOffer,
+  parseSdpFrag,
+  restrictOffer,
+} from './sdp.ts';
 
 const OFFER = [
   'v=0',
@@ -63,6 +74,7 @@ test('sdp: parse, pick forwardable codecs, narrow the offer to one payload type 
   assert.throws(() => parseOffer('hello'), /bad_sdp/);
   assert.throws(() => parseOffer(OFFER.replace(/a=ice-pwd:p\r\n/g, '')), /ICE password/);
   assert.deepEqual(parseSdpFrag('a=ice-ufrag:x\r\na=ice-pwd:y\r\na=mid:0\r\na=candidate:1 1 udp 1 127.0.0.1 9 typ host\r\n'), {
+    lite: false,
     ufrag: 'x',
     pwd: 'y',
     candidates: [{ mid: '0', candidate: 'candidate:1 1 udp 1 127.0.0.1 9 typ host' }],
@@ -113,4 +125,22 @@ test('sdp: a publisher’s RED for Opus is kept first (m-line and rtpmap order, 
   assert.match(plain, /^m=audio 9 UDP\/TLS\/RTP\/SAVPF 111$/m);
   assert.doesNotMatch(plain, /red\//);
   assert.match(restrictOffer(OFFER, (s) => choosePublishCodec(s)!.pt, { red: true }), /^m=audio 9 UDP\/TLS\/RTP\/SAVPF 111$/m, 'no RED offered: none kept');
+});
+
+test('sdp: an ICE restart fragment carries the new credentials and candidates under the first mid, and parses back', () => {
+  const frag = iceRestartFrag({ lite: true, ufrag: 'ab12', pwd: 'p'.repeat(22), candidates: ['candidate:1 1 udp 2130706431 127.0.0.1 40001 typ host'] }, '0');
+  assert.equal(
+    frag,
+    'a=ice-lite\r\na=ice-ufrag:ab12\r\na=ice-pwd:pppppppppppppppppppppp\r\nm=audio 9 UDP/TLS/RTP/SAVPF 0\r\na=mid:0\r\n' +
+      'a=candidate:1 1 udp 2130706431 127.0.0.1 40001 typ host\r\na=end-of-candidates\r\n',
+  );
+  assert.deepEqual(parseSdpFrag(frag), {
+    lite: true,
+    ufrag: 'ab12',
+    pwd: 'p'.repeat(22),
+    candidates: [{ mid: '0', candidate: 'candidate:1 1 udp 2130706431 127.0.0.1 40001 typ host' }],
+  });
+  // The node's candidate filters work on fragments as on whole descriptions.
+  assert.match(offsetCandidatePorts(keepCandidates(frag, ['127.0.0.1']), 100), / 40101 typ host/);
+  assert.equal(firstMid(OFFER), parseOffer(OFFER)[0]!.mid);
 });

@@ -233,6 +233,8 @@ export function offsetCandidatePorts(sdp: string, offset: number): string {
 }
 
 export interface SdpFrag {
+  /** `a=ice-lite` was present (the sender is an ICE-lite agent). */
+  readonly lite: boolean;
   readonly ufrag: string | undefined;
   readonly pwd: string | undefined;
   readonly candidates: readonly { readonly mid: string | undefined; readonly candidate: string }[];
@@ -240,16 +242,53 @@ export interface SdpFrag {
 
 /** Parses an `application/trickle-ice-sdpfrag` body (RFC 8840). */
 export function parseSdpFrag(body: string): SdpFrag {
+  let lite = false;
   let ufrag: string | undefined;
   let pwd: string | undefined;
   let mid: string | undefined;
   const candidates: { mid: string | undefined; candidate: string }[] = [];
   for (const l of splitLines(body)) {
     let r: RegExpExecArray | null;
-    if ((r = /^a=ice-ufrag:(\S+)/.exec(l))) ufrag = r[1];
+    if (l === 'a=ice-lite') lite = true;
+    else if ((r = /^a=ice-ufrag:(\S+)/.exec(l))) ufrag = r[1];
     else if ((r = /^a=ice-pwd:(\S+)/.exec(l))) pwd = r[1];
     else if ((r = /^a=mid:(\S+)/.exec(l))) mid = r[1];
     else if (l.startsWith('a=candidate:')) candidates.push({ mid, candidate: l.slice(2) });
   }
-  return { ufrag, pwd, candidates };
+  return { lite, ufrag, pwd, candidates };
+}
+
+/** One side's ICE parameters of a new ICE generation (an ICE restart). */
+export interface IceGeneration {
+  readonly lite: boolean;
+  readonly ufrag: string;
+  readonly pwd: string;
+  /** `candidate:...` values (no `a=`). */
+  readonly candidates: readonly string[];
+}
+
+/**
+ * The `application/trickle-ice-sdpfrag` body of an ICE restart (RFC 9725 section 4.3.2, RFC 8840): the new
+ * credentials, then the candidates under the bundle's first m-section (`mid`), then end-of-candidates.
+ */
+export function iceRestartFrag(g: IceGeneration, mid: string): string {
+  const lines = [
+    ...(g.lite ? ['a=ice-lite'] : []),
+    `a=ice-ufrag:${g.ufrag}`,
+    `a=ice-pwd:${g.pwd}`,
+    'm=audio 9 UDP/TLS/RTP/SAVPF 0',
+    `a=mid:${mid}`,
+    ...g.candidates.map((c) => `a=${c}`),
+    'a=end-of-candidates',
+  ];
+  return lines.join('\r\n') + '\r\n';
+}
+
+/** The first m-section's mid of an SDP (a bundle's transport is named by it). */
+export function firstMid(sdp: string): string | undefined {
+  for (const l of splitLines(sdp)) {
+    const r = /^a=mid:(\S+)/.exec(l);
+    if (r) return r[1];
+  }
+  return undefined;
 }

@@ -50,6 +50,61 @@ async function exchange(pc, url) {
 }
 
 /**
+ * An ICE restart over PATCH (RFC 9725 section 4.3.2), for a path to the node that broke (a new network, a NAT that
+ * rebound): the browser's new credentials and candidates go to the session as a fragment with `If-Match: *`, and
+ * the node's new ones replace those of its answer. The session, its tracks and the recording of them go on.
+ */
+async function restartIce(peer) {
+  const { pc } = peer;
+  pc.restartIce();
+  await pc.setLocalDescription(await pc.createOffer());
+  await gathered(pc);
+  const offer = pc.localDescription.sdp;
+  const value = (sdp, name) => (sdp.match(new RegExp(`a=${name}:(\\S+)`)) || [])[1];
+  const candidates = (sdp) => [...new Set(sdp.split(/\r?\n/).filter((l) => l.startsWith('a=candidate:')))];
+  const frag = [
+    `a=ice-ufrag:${value(offer, 'ice-ufrag')}`,
+    `a=ice-pwd:${value(offer, 'ice-pwd')}`,
+    'm=audio 9 UDP/TLS/RTP/SAVPF 0',
+    `a=mid:${value(offer, 'mid')}`,
+    ...candidates(offer),
+    'a=end-of-candidates',
+  ].join('\r\n');
+  const res = await fetch(peer.session, {
+    method: 'PATCH',
+    headers: { 'content-type': 'application/trickle-ice-sdpfrag', 'if-match': '*' },
+    body: `${frag}\r\n`,
+  });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`ICE restart: HTTP ${res.status}: ${text}`);
+  const ufrag = value(text, 'ice-ufrag');
+  const pwd = value(text, 'ice-pwd');
+  const nodeCandidates = candidates(text);
+  const answer = pc.remoteDescription.sdp
+    .split('\r\n')
+    .filter((l) => !l.startsWith('a=candidate:') && l !== 'a=end-of-candidates')
+    .flatMap((l) => {
+      if (l.startsWith('a=ice-ufrag:')) return [`a=ice-ufrag:${ufrag}`];
+      if (l.startsWith('a=ice-pwd:')) return [`a=ice-pwd:${pwd}`, ...nodeCandidates];
+      return [l];
+    })
+    .join('\r\n');
+  await pc.setRemoteDescription({ type: 'answer', sdp: answer });
+  peer.restarts = (peer.restarts ?? 0) + 1;
+}
+
+/** Restarts ICE when the path to the node breaks (consent lost), at most once every 5 s. */
+function keepPath(peer) {
+  let last = 0;
+  peer.pc.addEventListener('iceconnectionstatechange', () => {
+    const s = peer.pc.iceConnectionState;
+    if ((s !== 'disconnected' && s !== 'failed') || peer.pc.signalingState !== 'stable' || Date.now() - last < 5000) return;
+    last = Date.now();
+    restartIce(peer).catch((e) => status(e.message, true));
+  });
+}
+
+/**
  * The peer connection settings: the node's TURN servers with this user's credentials (fetched before the offer,
  * so relay candidates are in it), and `?relay=1` in the page's address to use only them (a network that blocks
  * UDP to the node, or a test of TURN).
@@ -97,6 +152,7 @@ async function publish() {
   const session = await exchange(pc, endpoint('whip'));
   state.publish = { pc, session, media };
   pc.addEventListener('connectionstatechange', () => (state.publish && (state.publish.state = pc.connectionState)));
+  keepPath(state.publish);
 }
 
 async function watch(uid) {
@@ -122,6 +178,7 @@ async function watch(uid) {
   state.remotes[uid] = remote;
   try {
     remote.session = await exchange(pc, endpoint('whep', `&publisher=${uid}`));
+    keepPath(remote);
   } catch (e) {
     status(`cannot watch uid ${uid}: ${e.message}`, true);
     unwatch(uid);

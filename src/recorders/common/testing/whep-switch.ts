@@ -29,7 +29,7 @@ async function packets(file: string, kind: 'audio' | 'video'): Promise<{ pts: nu
     .filter((p) => Number.isFinite(p.pts));
 }
 
-interface Measured {
+export interface Measured {
   readonly kind: 'audio' | 'video';
   /** Discontinuity tags in the playlist. */
   readonly discontinuities: number;
@@ -43,7 +43,8 @@ interface Measured {
   readonly decodeErrors: string;
 }
 
-async function measure(h: Harness, uid: number, t: TestContext): Promise<Measured[]> {
+/** What uid's audio and video playlists in the bucket show (ffprobe of every slice, a decode of every stream). */
+export async function measureRecordedStreams(h: Harness, uid: number, t: TestContext): Promise<Measured[]> {
   const keys = bucketKeys(h.bucketDir);
   const out: Measured[] = [];
   for (const [kind, codec] of [
@@ -160,7 +161,7 @@ export async function recordAcross(t: TestContext, cname: string, uid: number, c
       h.events.filter((e) => e.payload.sid === sid && e.eventType === type && e.payload.details.streamUid === String(uid)).map((e) => e.payload.details.state as number),
     );
     t.diagnostic(`stream states: audio ${JSON.stringify(states[0])}, video ${JSON.stringify(states[1])}`);
-    return { measured: await measure(h, uid, t), errors, states };
+    return { measured: await measureRecordedStreams(h, uid, t), errors, states };
   } finally {
     await h.close();
   }

@@ -1,0 +1,71 @@
+// A Chromium publisher (the call page) whose network is gone (the relay drops every peer socket it has seen, as when
+// a phone leaves the Wi-Fi) notices the lost consent, restarts ICE through a WHIP PATCH by itself (Chromium gathers
+// on new sockets, which get through) and goes on in the same session: a new viewer gets its video.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { buildRtcTokenWithUid } from '@reeltime/token';
+import { whepSubscribe } from '../channel/index.ts';
+import { launchTestChromium, type TestChromium } from '../testing/chromium.ts';
+import { startNodeBehindRelay } from './testing/index.ts';
+
+const APP = '970CA35de60c44645bbae8a215061b33';
+const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
+
+interface PublishState {
+  readonly state?: string;
+  readonly session?: string;
+  readonly restarts?: number;
+  readonly ice?: string;
+}
+
+// Page functions (the call page's Content-Security-Policy forbids evaluating strings).
+const publishState = (): PublishState | undefined => {
+  const p = (window as unknown as { reeltime?: { publish?: PublishState & { pc: RTCPeerConnection } } }).reeltime?.publish;
+  return p ? { state: p.state, session: p.session, restarts: p.restarts ?? 0, ice: p.pc.iceConnectionState } : undefined;
+};
+const sending = () => (window as unknown as { reeltime?: { publish?: { state?: string } } }).reeltime?.publish?.state === 'connected';
+const restartedAndConnected = () => {
+  const p = (window as unknown as { reeltime?: { publish?: { restarts?: number; pc: RTCPeerConnection } } }).reeltime?.publish;
+  return (p?.restarts ?? 0) >= 1 && ['connected', 'completed'].includes(p!.pc.iceConnectionState);
+};
+
+test('Chromium publisher: a broken path is noticed, ICE restarts through a WHIP PATCH, the same session goes on', { timeout: 240_000 }, async (t) => {
+  const { server: s, relay, close } = await startNodeBehindRelay({ seed: 31 });
+  let browser: TestChromium | undefined;
+  const cname = 'chromium-ice-restart';
+  try {
+    browser = await launchTestChromium();
+    const page = await browser.context.newPage();
+    await page.goto(`${s.url}/rtc/?channel=${cname}&uid=101&autojoin=1`);
+    await page.waitForFunction(sending, undefined, { timeout: 60_000 });
+    const before = await page.evaluate(publishState);
+    const token = buildRtcTokenWithUid(APP, CERT, cname, 900, 2, 600, 600);
+    const watch = async (what: string) => {
+      const sub = await whepSubscribe({ endpoint: `${s.url}/rtc/v1/apps/${APP}/channels/${cname}/whep?uid=900&publisher=101`, token, kinds: ['video'] });
+      try {
+        await sub.ready;
+        await sub.waitFor(() => sub.counts.video > 100, 30_000, what);
+      } finally {
+        await sub.close();
+      }
+    };
+    await watch('video from Chromium');
+
+    relay.dropPeers();
+    const brokenAt = Date.now();
+    await page.waitForFunction(restartedAndConnected, undefined, { timeout: 60_000, polling: 250 }).catch(async (e: unknown) => {
+      const status = await page.locator('#status').textContent();
+      throw new Error(`${(e as Error).message}; the page: ${JSON.stringify(await page.evaluate(publishState))}, status "${status}"`);
+    });
+    t.diagnostic(`network gone → Chromium's ICE restarted and connected: ${Date.now() - brokenAt} ms`);
+    const after = await page.evaluate(publishState);
+    assert.equal(after?.session, before?.session, 'the same WHIP session');
+    assert.equal(after?.state, 'connected');
+    assert.ok(relay.counters.upstream.dropped.random > 0, 'the old sockets’ datagrams were dropped');
+    // A viewer (on new sockets of its own) gets Chromium's video over the new path.
+    await watch('video after the restart');
+  } finally {
+    await browser?.close();
+    await close();
+  }
+});
