@@ -193,6 +193,24 @@ export const RUNS_ALONE = new Set([
   // Its frame clock runs on the real event loop: one pair past 200 ms with one file beside it (fresh1, fresh6).
   'src/media/mix/live/av-sync.test.ts',
 ]);
+/**
+ * Long files that mostly wait (ICE consent timeouts, outages held for their length, probes with timeouts): about a
+ * quarter of one core on average, measured on a 2-core machine (`ℹ cpu_ms` over the file's time, 0.11-0.29 in a
+ * whole-suite run of session 17). Up to LIGHT_COMPANY of them run beside a timing-sensitive file on top of its usual
+ * company, even beside one that otherwise runs alone: the sensitive files run one after another, and without
+ * company that chain was half of the heavy lane's time while the machine stood half idle.
+ */
+export const LIGHT = new Set([
+  'src/media/capture/capture.test.ts', // 0.24 of a core over 131 s
+  'src/recorders/common/whep-ended.test.ts', // 0.21 over 114 s
+  'src/recording/dispatch/bullmq/failover.test.ts', // 0.29 over 94 s
+  'src/recording/dispatch/bullmq/postgres-outage-reports.test.ts', // 0.23 over 77 s
+  'src/ingress/srt-push.test.ts', // 0.25 over 33 s
+  'src/media/push/cdn-pusher.test.ts', // 0.13 over 27 s
+  'src/media/track-pipeline.test.ts', // 0.11 over 19 s
+]);
+export const LIGHT_COMPANY = 1;
+
 for (const f of RUNS_ALONE) if (!TIMING_SENSITIVE.has(f)) throw new Error(`scripts/test-lanes.mjs: ${f} runs alone but is not TIMING_SENSITIVE`);
 
 // The longest files first, then the groups, longest groups first.
@@ -200,3 +218,7 @@ export const HEAVY = [...new Set([...LONGEST, ...RECORDERS, ...MEDIA, ...LONG, .
 const grouped = new Set([...RECORDERS, ...MEDIA, ...LONG, ...PROCESSES, ...BROWSER, ...STORES]);
 for (const f of LONGEST) if (!grouped.has(f)) throw new Error(`scripts/test-lanes.mjs: ${f} is in LONGEST but in no group`);
 for (const f of TIMING_SENSITIVE) if (!grouped.has(f)) throw new Error(`scripts/test-lanes.mjs: ${f} is TIMING_SENSITIVE but in no group`);
+for (const f of LIGHT) {
+  if (!grouped.has(f)) throw new Error(`scripts/test-lanes.mjs: ${f} is LIGHT but in no group`);
+  if (TIMING_SENSITIVE.has(f)) throw new Error(`scripts/test-lanes.mjs: ${f} is both LIGHT and TIMING_SENSITIVE`);
+}

@@ -11,7 +11,7 @@
 // another (up to REELTIME_TEST_HEAVY_MAX, default 5) only while the CPU has been a quarter idle (ADMISSION): on a slow
 // 2-core machine it is CPU-bound at 3 and admits no more, on a faster one its files mostly wait (ICE timeouts,
 // recordings of N seconds) and more of them fit. A timing-sensitive file (scripts/test-lanes.mjs) runs beside one
-// other file at most (or alone: RUNS_ALONE). REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once. REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files
+// other file at most (or none: RUNS_ALONE), plus one file that mostly waits (LIGHT). REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once. REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files
 // at a time, instead of before it.
 // A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
 // At the end: counts per lane, the ten slowest files and the failed ones; durations are kept in .test-times.json
@@ -20,7 +20,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { HEAVY, RUNS_ALONE, TIMING_SENSITIVE } from './test-lanes.mjs';
+import { HEAVY, LIGHT, LIGHT_COMPANY, RUNS_ALONE, TIMING_SENSITIVE } from './test-lanes.mjs';
 import { buildServerBundle } from './test-server-bundle.mjs';
 import { startIdleMeter } from './cpu-idle.mjs';
 
@@ -315,24 +315,37 @@ async function runLane(fileLane, list) {
 /** Files in processes of their own, CONCURRENCY at once and more while the CPU has time to spare (ADMISSION). */
 async function runAdmitted(queue, fileLane) {
   const meter = startIdleMeter();
-  const active = new Set();
+  /** The running files, by their run. */
+  const active = new Map();
   let lastStart = Number.NEGATIVE_INFINITY;
   /** The running timing-sensitive files, by their run. */
   const sensitive = new Map();
-  /** How many files a timing-sensitive file may run beside. */
+  /** How many other files (LIGHT ones aside) a timing-sensitive file may run beside. */
   const companyOf = (file) => (RUNS_ALONE.has(file) ? 0 : SENSITIVE_COMPANY);
+  const lightRunning = () => [...active.values()].filter((f) => LIGHT.has(f)).length;
+  /** Running files that count against a timing-sensitive file's company (LIGHT ones do not, up to LIGHT_COMPANY). */
+  const heavyCompany = () => active.size - sensitive.size - Math.min(lightRunning(), LIGHT_COMPANY);
   /** The queue index of the file to start now, or -1 to wait. */
   const next = () => {
-    const sensitiveAt = queue.findIndex((f) => TIMING_SENSITIVE.has(f) && active.size <= companyOf(f));
     const waiting = queue.some((f) => TIMING_SENSITIVE.has(f));
     const otherAt = queue.findIndex((f) => !TIMING_SENSITIVE.has(f));
+    const lightAt = queue.findIndex((f) => LIGHT.has(f));
     // A file that measures real-time behaviour against a bound runs beside one other file at most, and never beside
     // another such file: at 5 at once, the loss test's 5 % group kept 89 % of its frames in one whole run (99.5 %
     // alone and at 3); on a slower machine (23.9 min of heavy-lane CPU against 12-15), three at once failed four of
     // them (Chromium's audio under loss, the mix's regions, an A/V pair over 200 ms). Those in RUNS_ALONE run with
-    // nothing beside them. While one waits for its turn, no other file starts.
-    if (sensitive.size > 0) return active.size < Math.min(...[...sensitive.values()].map(companyOf)) + 1 ? otherAt : -1;
-    if (waiting) return sensitiveAt;
+    // no such company. Beside either, up to LIGHT_COMPANY files that mostly wait (LIGHT). While one waits for its
+    // turn, only LIGHT files start.
+    if (sensitive.size > 0) {
+      const company = Math.min(...[...sensitive.values()].map(companyOf));
+      if (heavyCompany() < company && otherAt >= 0) return otherAt;
+      return lightRunning() < LIGHT_COMPANY ? lightAt : -1;
+    }
+    if (waiting) {
+      const sensitiveAt = queue.findIndex((f) => TIMING_SENSITIVE.has(f) && heavyCompany() <= companyOf(f) && lightRunning() <= LIGHT_COMPANY);
+      if (sensitiveAt >= 0) return sensitiveAt;
+      return lightRunning() < LIGHT_COMPANY ? lightAt : -1;
+    }
     if (active.size < CONCURRENCY[fileLane]) return otherAt;
     if (active.size >= HEAVY_MAX || performance.now() - lastStart < ADMISSION.settleMs) return -1;
     const idle = meter.idleFraction(ADMISSION.windowSeconds);
@@ -346,15 +359,15 @@ async function runAdmitted(queue, fileLane) {
         active.delete(run);
         sensitive.delete(run);
       });
-      active.add(run);
+      active.set(run, file);
       if (TIMING_SENSITIVE.has(file)) sensitive.set(run, file);
       lastStart = performance.now();
       peak[fileLane] = Math.max(peak[fileLane], active.size);
       continue;
     }
-    await Promise.race([...active, new Promise((r) => setTimeout(r, 1000))]);
+    await Promise.race([...active.keys(), new Promise((r) => setTimeout(r, 1000))]);
   }
-  await Promise.all(active);
+  await Promise.all(active.keys());
   meter.stop();
 }
 
