@@ -1,20 +1,21 @@
-// ICE restart through WHIP/WHEP PATCH (RFC 9725 section 4.3.2): a publisher and a viewer whose network changes (the
-// relay in front of the node rebinds, as a NAT or a phone changing networks does) restart ICE and go on in the same
-// sessions. In-process node and werift peers; the relay is the impairment harness's.
+// A publisher and a viewer behind a NAT that rebinds (the relay in front of the node: new addresses, the old ones
+// gone): the node follows their checks to the new addresses; an ICE restart through WHIP/WHEP PATCH (RFC 9725
+// section 4.3.2) gives both new credentials; the sessions go on. In-process node and werift peers.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { RtpHeader, RtpPacket } from 'werift';
+import { createSocket } from 'node:dgram';
+import { classes, Message, methods, RtpHeader, RtpPacket } from 'werift';
 import { whepSubscribe, whipPublish } from './index.ts';
 import { startNodeBehindRelay } from '../impairment/testing/index.ts';
-import { TEST_CUSTOMER_AUTH } from '../testing/index.ts';
+import { TEST_CUSTOMER_AUTH, waitUntil } from '../testing/index.ts';
 import { readSse, type SseReader } from './testing/index.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
 const tok = (cname: string, uid: number, role: 1 | 2 = 1) => buildRtcTokenWithUid(APP, CERT, cname, uid, role, 600, 600);
 
-test('ICE restart: after a change of network a publisher and a viewer restart ICE by PATCH and go on in the same sessions', async () => {
+test('a NAT rebinding is followed by the node; an ICE restart by PATCH gives new credentials; both keep the same sessions', async (t) => {
   const { server: s, relay, close } = await startNodeBehindRelay({ seed: 5 });
   const cname = 'ice-restart';
   const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
@@ -39,18 +40,22 @@ test('ICE restart: after a change of network a publisher and a viewer restart IC
       // Membership changes from here on: a restart must not show as anyone leaving.
       watch = await readSse(`${base}/events`, { authorization: TEST_CUSTOMER_AUTH });
 
+      // A NAT rebinding: both peers now reach the node from new addresses, the old ones are gone. Their next checks
+      // with USE-CANDIDATE (werift sends one with each consent check, every ~5 s) move the node's sends there.
       await relay.rebind();
-      // Both peers now reach the node from new addresses; the node still sends to the old ones, which are gone.
-      const atChange = sub.counts.video;
-      await new Promise((r) => setTimeout(r, 1500));
-      assert.ok(sub.counts.video - atChange <= 10, `the viewer gets (almost) nothing on the old path (${sub.counts.video - atChange} packets)`);
+      const rebound = sub.counts.video;
+      const reboundAt = Date.now();
+      await sub.waitFor(() => sub.counts.video >= rebound + 60, 20_000, '60 packets after the rebinding, without a restart');
+      t.diagnostic(`rebinding → 60 packets at the viewer's new address: ${Date.now() - reboundAt} ms`);
 
-      const pubDownBefore = relay.counters.downstream.packetsOut;
+      // A restart: new credentials both ways, a new pair, the same sessions.
+      const nodeUfrag = () => sub.pc.iceTransports[0]!.connection.remoteUsername;
+      const before = nodeUfrag();
       await pub.restartIce();
       await sub.restartIce();
+      assert.notEqual(nodeUfrag(), before, "the node's new credentials are in use");
       const afterRestart = sub.counts.video;
       await sub.waitFor(() => sub.counts.video >= afterRestart + 60, 20_000, '60 packets after the restart');
-      assert.ok(relay.counters.downstream.packetsOut > pubDownBefore, 'the node answers on the new paths');
       assert.equal(pub.pc.connectionState, 'connected');
       assert.equal(sub.pc.connectionState, 'connected');
 
@@ -100,6 +105,66 @@ test('ICE restart: a fragment without new credentials is refused with the field 
     // The session is untouched by the refusals.
     assert.equal(pub.pc.connectionState, 'connected');
   } finally {
+    await pub.close();
+    await close();
+  }
+});
+
+test("a forged check from another address moves the node's sends only with the node's ICE password (MESSAGE-INTEGRITY)", async () => {
+  const { server: s, relay, close } = await startNodeBehindRelay({ seed: 7 });
+  const cname = 'ice-forged';
+  const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
+  const pub = await whipPublish({ endpoint: `${base}/whip?uid=1`, token: tok(cname, 1), video: 'vp8', audio: false });
+  const attacker = createSocket('udp4');
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await pub.ready;
+    let n = 0;
+    timer = setInterval(() => {
+      const payload = Buffer.alloc(200);
+      Buffer.from([0x10, 0x00]).copy(payload);
+      pub.video!.writeRtp(new RtpPacket(new RtpHeader({ payloadType: 96, sequenceNumber: n & 0xffff, timestamp: (n * 3000) >>> 0, marker: true }), payload));
+      n++;
+    }, 33);
+    const sub = await whepSubscribe({ endpoint: `${base}/whep?uid=2&publisher=1`, token: tok(cname, 2, 2), kinds: ['video'] });
+    try {
+      await sub.ready;
+      await sub.waitFor(() => sub.counts.video >= 30, 20_000, '30 packets');
+      // What anyone on the path can read: both usernames (in every check) and the node's port.
+      const answer = sub.pc.remoteDescription!.sdp;
+      const nodeUfrag = /a=ice-ufrag:(\S+)/.exec(answer)![1]!;
+      const nodePwd = /a=ice-pwd:(\S+)/.exec(answer)![1]!;
+      const viewerUfrag = /a=ice-ufrag:(\S+)/.exec(sub.pc.localDescription!.sdp)![1]!;
+      const port = Number(/a=candidate:\S+ \d+ udp \d+ 127\.0\.0\.1 (\d+) typ host/i.exec(answer)![1]);
+      const forge = (key: string) =>
+        new Message(methods.BINDING, classes.REQUEST)
+          .setAttribute('USERNAME', `${nodeUfrag}:${viewerUfrag}`)
+          .setAttribute('PRIORITY', 1853824767)
+          .setAttribute('ICE-CONTROLLING', 1n)
+          .setAttribute('USE-CANDIDATE', null)
+          .addMessageIntegrity(Buffer.from(key, 'utf8'))
+          .addFingerprint().bytes;
+      await new Promise<void>((resolve) => attacker.bind({ address: '127.0.0.1', port: 0 }, resolve));
+      const burst = (key: string) => {
+        for (let i = 0; i < 3; i++) attacker.send(forge(key), port, '127.0.0.1');
+      };
+      const attackerGot: Buffer[] = [];
+      attacker.on('message', (d) => attackerGot.push(d));
+      const media = () => attackerGot.filter((d) => d[0]! >= 128 && d[0]! < 192).length;
+      burst('a-guessed-password-xxxx');
+      const atForgery = sub.counts.video;
+      await sub.waitFor(() => sub.counts.video >= atForgery + 45, 10_000, 'the viewer still getting media after a check with a wrong password');
+      assert.equal(media(), 0, 'nothing but STUN answers went to the address with the wrong password');
+      // The control: the same check with the node's password does move the node's sends (to the attacker here).
+      burst(nodePwd);
+      await waitUntil(() => media() > 0, { what: 'media at the address with the right password', timeoutMs: 10_000 });
+      assert.ok(relay.counters.upstream.packetsIn > 0);
+    } finally {
+      await sub.close();
+    }
+  } finally {
+    clearInterval(timer);
+    attacker.close();
     await pub.close();
     await close();
   }

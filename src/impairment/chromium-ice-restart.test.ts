@@ -29,6 +29,44 @@ const restartedAndConnected = () => {
   return (p?.restarts ?? 0) >= 1 && ['connected', 'completed'].includes(p!.pc.iceConnectionState);
 };
 
+/** RTT measurements Chromium made from the node's receiver reports (remote-inbound-rtp): they need the node's RTCP. */
+const reportsFromNode = async (): Promise<number> => {
+  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
+  let n = 0;
+  (await pc.getStats()).forEach((r) => {
+    if (r.type === 'remote-inbound-rtp') n += r.roundTripTimeMeasurements ?? 0;
+  });
+  return n;
+};
+
+test('Chromium publisher behind a NAT that rebinds: the node follows its checks to the new address, no restart needed', { timeout: 240_000 }, async (t) => {
+  const { server: s, relay, close } = await startNodeBehindRelay({ seed: 33 });
+  let browser: TestChromium | undefined;
+  try {
+    browser = await launchTestChromium();
+    const page = await browser.context.newPage();
+    await page.goto(`${s.url}/rtc/?channel=chromium-rebind&uid=101&autojoin=1`);
+    await page.waitForFunction(sending, undefined, { timeout: 60_000 });
+    const sample = async (ms: number) => {
+      const from = await page.evaluate(reportsFromNode);
+      await new Promise((r) => setTimeout(r, ms));
+      return (await page.evaluate(reportsFromNode)) - from;
+    };
+    const before = await sample(4000);
+    assert.ok(before >= 2, `the node's receiver reports reach Chromium (${before} RTT measurements in 4 s)`);
+    await relay.rebind();
+    // Chromium's next checks (with USE-CANDIDATE) come from the new address; the node moves its sends there.
+    await new Promise((r) => setTimeout(r, 3000));
+    const after = await sample(4000);
+    t.diagnostic(`RTT measurements in 4 s: ${before} before the rebinding, ${after} after it`);
+    assert.ok(after >= 2, `the node's reports reach Chromium at its new address (${after} in 4 s)`);
+    assert.equal((await page.evaluate(publishState))?.restarts, 0, 'no ICE restart was needed');
+  } finally {
+    await browser?.close();
+    await close();
+  }
+});
+
 test('Chromium publisher: a broken path is noticed, ICE restarts through a WHIP PATCH, the same session goes on', { timeout: 240_000 }, async (t) => {
   const { server: s, relay, close } = await startNodeBehindRelay({ seed: 31 });
   let browser: TestChromium | undefined;

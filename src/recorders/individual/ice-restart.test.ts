@@ -39,7 +39,7 @@ test('ICE restart mid-recording: the publisher keeps its session and uid, the re
     const location = pub.whip.location;
     const downBefore = relay.counters.downstream.packetsOut;
     await relay.rebind();
-    // The node's datagrams to the publisher (receiver reports, NACKs, keyframe requests) now go to a gone address.
+    // The publisher now reaches the node from a new address (the node follows its next check there); it restarts.
     const upAtRebind = relay.counters.upstream.packetsIn;
     await waitUntil(() => relay.counters.upstream.packetsIn > upAtRebind + 50, { what: 'the publisher still sending' });
     const restartedAt = Date.now();
