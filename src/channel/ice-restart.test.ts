@@ -110,7 +110,7 @@ test('ICE restart: a fragment without new credentials is refused with the field 
   }
 });
 
-test("a forged check from another address moves the node's sends only with the node's ICE password (MESSAGE-INTEGRITY)", async () => {
+test("a forged check from another address is dropped unanswered; only one with the node's ICE password (MESSAGE-INTEGRITY) moves its sends", async () => {
   const { server: s, relay, close } = await startNodeBehindRelay({ seed: 7 });
   const cname = 'ice-forged';
   const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
@@ -154,7 +154,7 @@ test("a forged check from another address moves the node's sends only with the n
       burst('a-guessed-password-xxxx');
       const atForgery = sub.counts.video;
       await sub.waitFor(() => sub.counts.video >= atForgery + 45, 10_000, 'the viewer still getting media after a check with a wrong password');
-      assert.equal(media(), 0, 'nothing but STUN answers went to the address with the wrong password');
+      assert.deepEqual(attackerGot, [], 'a check with a wrong password is not even answered');
       // The control: the same check with the node's password does move the node's sends (to the attacker here).
       burst(nodePwd);
       await waitUntil(() => media() > 0, { what: 'media at the address with the right password', timeoutMs: 10_000 });

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { whepSubscribe } from '../channel/index.ts';
 import { launchTestChromium, type TestChromium } from '../testing/chromium.ts';
+import { waitUntil } from '../testing/index.ts';
 import { startNodeBehindRelay } from './testing/index.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
@@ -52,14 +53,16 @@ test('Chromium publisher behind a NAT that rebinds: the node follows its checks 
       await new Promise((r) => setTimeout(r, ms));
       return (await page.evaluate(reportsFromNode)) - from;
     };
-    const before = await sample(4000);
-    assert.ok(before >= 2, `the node's receiver reports reach Chromium (${before} RTT measurements in 4 s)`);
+    // Chromium's RTT measurements start once the node has reports of its sender reports to answer.
+    await waitUntil(async () => (await page.evaluate(reportsFromNode)) >= 2, { what: 'RTT measurements from the node’s reports', timeoutMs: 30_000, intervalMs: 250 });
+    const before = await sample(6000);
+    assert.ok(before >= 2, `the node's receiver reports reach Chromium (${before} RTT measurements in 6 s)`);
     await relay.rebind();
     // Chromium's next checks (with USE-CANDIDATE) come from the new address; the node moves its sends there.
     await new Promise((r) => setTimeout(r, 3000));
-    const after = await sample(4000);
-    t.diagnostic(`RTT measurements in 4 s: ${before} before the rebinding, ${after} after it`);
-    assert.ok(after >= 2, `the node's reports reach Chromium at its new address (${after} in 4 s)`);
+    const after = await sample(6000);
+    t.diagnostic(`RTT measurements in 6 s: ${before} before the rebinding, ${after} after it`);
+    assert.ok(after >= 2, `the node's reports reach Chromium at its new address (${after} in 6 s)`);
     assert.equal((await page.evaluate(publishState))?.restarts, 0, 'no ICE restart was needed');
   } finally {
     await browser?.close();

@@ -1,6 +1,6 @@
 import type { RTCPeerConnection } from 'werift';
 import { guardDtlsHandshake } from './dtls-guard.ts';
-import { followPeerAddress } from './follow-peer-address.ts';
+import { guardIceLiteChecks } from './ice-lite-checks.ts';
 import { ChannelError } from '../errors.ts';
 import { gatheringComplete } from './ice-gathering.ts';
 import { keepCandidates, offsetCandidatePorts } from './sdp.ts';
@@ -19,7 +19,7 @@ export async function answerOffer(pc: RTCPeerConnection, offer: string, addresse
     throw new ChannelError('negotiation_failed', `the offer could not be negotiated: ${(e as Error).message}`);
   }
   await gatheringComplete(pc);
-  followPeerAddress(pc);
+  guardIceLiteChecks(pc);
   const sdp = pc.localDescription?.sdp;
   if (!sdp) throw new ChannelError('negotiation_failed', 'no answer was produced');
   return offsetCandidatePorts(keepCandidates(sdp, addresses), portOffset);

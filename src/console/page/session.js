@@ -91,7 +91,9 @@ export function Session({ api, sid, go }) {
         if (stopped) return;
         setS(d);
         setError(null);
-        if (d.state !== 'ended') timer = setTimeout(load, REFRESH_MS);
+        // An ended session still changes while its last uploads wait (its file list, the spool's count).
+        const settled = d.state === 'ended' && d.uploadingStatus === 'uploaded' && !d.uploads.pendingFiles;
+        if (!settled) timer = setTimeout(load, REFRESH_MS);
       } catch (e) {
         if (!stopped) setError(e);
       }
