@@ -158,8 +158,8 @@ const LONGEST = [
 /**
  * Files that measure real-time behaviour against a bound (repair of lost packets before a hold runs out, a slicer's
  * input timeout against the pipeline's, A/V offsets): in whole-suite runs they failed when other files took their
- * CPU. The runner runs each of them beside one other file at most, never two of them at once, and starts every other
- * heavy file at a lower CPU priority (nice 5), so these get the CPU first and the others still use what is left.
+ * CPU. The runner runs each of them beside two other files at most, never two of them at once, and starts every other
+ * heavy file at the lowest CPU priority (nice 19), so these get the CPU first and the others still use what is left.
  */
 export const TIMING_SENSITIVE = new Set([
   'src/recorders/individual/loss.test.ts',

@@ -10,8 +10,8 @@
 // Concurrency: REELTIME_TEST_FAST_CONCURRENCY (default 6). The heavy lane runs at least 3 files at once and starts
 // another (up to REELTIME_TEST_HEAVY_MAX, default 5) only while the CPU has been a quarter idle (ADMISSION): on a slow
 // 2-core machine it is CPU-bound at 3 and admits no more, on a faster one its files mostly wait (ICE timeouts,
-// recordings of N seconds) and more of them fit. A timing-sensitive file (scripts/test-lanes.mjs) runs beside one
-// other file at most (or none: RUNS_ALONE), plus one file that mostly waits (LIGHT). REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once. REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files
+// recordings of N seconds) and more of them fit. A timing-sensitive file (scripts/test-lanes.mjs) runs beside two
+// other files at most (or none: RUNS_ALONE), plus one file that mostly waits (LIGHT), all of them at nice 19. REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once. REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files
 // at a time, instead of before it.
 // A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
 // At the end: counts per lane, the ten slowest files and the failed ones; durations are kept in .test-times.json
@@ -57,8 +57,17 @@ const ADMISSION = {
    */
   settleMs: 2_000,
 };
-/** How many other files a timing-sensitive file (scripts/test-lanes.mjs) shares the heavy lane with. */
-const SENSITIVE_COMPANY = 1;
+/**
+ * How many other files a timing-sensitive file (scripts/test-lanes.mjs) shares the heavy lane with (LIGHT ones aside).
+ * Two since session 17, when the others went from nice 5 to nice 19 (YIELD_NICE): heavy lane 12 min 46 s, green,
+ * against 13 min 42-49 s with one.
+ */
+const SENSITIVE_COMPANY = 2;
+/**
+ * The CPU priority of every heavy file but the timing-sensitive ones (and of the fast lane beside the heavy one):
+ * the lowest, so a sensitive file gets nearly all of a contested core (weight 1024 against 15) and the others the rest.
+ */
+const YIELD_NICE = '19';
 // Which lanes run their files in batch workers (many files per process): REELTIME_TEST_BATCH=fast (default), all, or
 // none (each file in its own process, as a file run alone).
 const BATCH = process.env.REELTIME_TEST_BATCH || 'fast';
@@ -143,7 +152,7 @@ function schedule(list) {
   const unknown = list.filter((f) => times[f] === undefined);
   unknown.sort((a, b) => (heavySet.has(a) && heavySet.has(b) ? HEAVY.indexOf(a) - HEAVY.indexOf(b) : 0));
   const known = list.filter((f) => times[f] !== undefined).sort((a, b) => times[b] - times[a]);
-  // The timing-sensitive files first: each runs beside one other file at most (runAdmitted), so they run early, one
+  // The timing-sensitive files first: each runs beside two other files at most (runAdmitted), so they run early, one
   // after another, and the rest of the lane then fills the machine.
   const ordered = [...unknown, ...known];
   return [...ordered.filter((f) => TIMING_SENSITIVE.has(f)), ...ordered.filter((f) => !TIMING_SENSITIVE.has(f))];
@@ -174,7 +183,7 @@ function runFile(file, fileLane) {
     const args = ['--import', 'tsx', '--import', ASYNC_HOOK, '--import', CPU_REPORT, ...(fileLane === 'fast' ? ['--import', GUARD] : []), '--test-reporter=spec', '--test-force-exit', file];
     // Heavy files other than the timing-sensitive ones yield the CPU to those (scripts/test-lanes.mjs).
     const yieldCpu = fileLane === 'heavy' && !TIMING_SENSITIVE.has(file) && NICE_AVAILABLE;
-    const [command, commandArgs] = yieldCpu ? ['nice', ['-n', '5', process.execPath, ...args]] : [process.execPath, args];
+    const [command, commandArgs] = yieldCpu ? ['nice', ['-n', YIELD_NICE, process.execPath, ...args]] : [process.execPath, args];
     const child = spawn(command, commandArgs, {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -225,8 +234,8 @@ function runBatchWorker(queue, fileLane) {
     const args = ['--import', 'tsx', '--import', ASYNC_HOOK, ...(fileLane === 'fast' ? ['--import', GUARD] : [])];
     args.push('--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${FILE_REPORTER}`);
     args.push('--test-reporter-destination=stderr', WORKER);
-    // Beside the heavy lane, the fast lane yields the CPU to it (nice 5, as the heavy lane's waiting files do).
-    const [command, commandArgs] = alongside && NICE_AVAILABLE ? ['nice', ['-n', '5', process.execPath, ...args]] : [process.execPath, args];
+    // Beside the heavy lane, the fast lane yields the CPU to it (YIELD_NICE, as the heavy lane's other files do).
+    const [command, commandArgs] = alongside && NICE_AVAILABLE ? ['nice', ['-n', YIELD_NICE, process.execPath, ...args]] : [process.execPath, args];
     const child = spawn(command, commandArgs, {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -335,8 +344,8 @@ async function runAdmitted(queue, fileLane) {
     const waiting = queue.some((f) => TIMING_SENSITIVE.has(f));
     const otherAt = queue.findIndex((f) => !TIMING_SENSITIVE.has(f));
     const lightAt = queue.findIndex((f) => LIGHT.has(f));
-    // A file that measures real-time behaviour against a bound runs beside one other file at most, and never beside
-    // another such file: at 5 at once, the loss test's 5 % group kept 89 % of its frames in one whole run (99.5 %
+    // A file that measures real-time behaviour against a bound runs beside SENSITIVE_COMPANY other files at most (at
+    // nice 19), and never beside another such file: at 5 at once, the loss test's 5 % group kept 89 % of its frames in one whole run (99.5 %
     // alone and at 3); on a slower machine (23.9 min of heavy-lane CPU against 12-15), three at once failed four of
     // them (Chromium's audio under loss, the mix's regions, an A/V pair over 200 ms). Those in RUNS_ALONE run with
     // nothing beside them (the loss test kept 72 % of a group's frames with a LIGHT file beside it); the others
