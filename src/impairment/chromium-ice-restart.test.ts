@@ -1,11 +1,12 @@
-// A Chromium publisher (the call page) whose network is gone (the relay drops every peer socket it has seen, as when
-// a phone leaves the Wi-Fi) notices the lost consent, restarts ICE through a WHIP PATCH by itself (Chromium gathers
-// on new sockets, which get through) and goes on in the same session: a new viewer gets its video.
+// A Chromium publisher and a Chromium viewer (call pages) whose network is gone (the relay drops every peer socket it
+// has seen, as when a phone leaves the Wi-Fi) notice the lost consent, restart ICE through WHIP/WHEP PATCH by
+// themselves (Chromium gathers on new sockets, which get through) and go on in the same sessions. A NAT that only
+// rebinds is followed by the node without a restart.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { whepSubscribe } from '../channel/index.ts';
-import { launchTestChromium, type TestChromium } from '../testing/chromium.ts';
+import { callPageTilePlays, launchTestChromium, type TestChromium } from '../testing/chromium.ts';
 import { waitUntil } from '../testing/index.ts';
 import { startNodeBehindRelay } from './testing/index.ts';
 
@@ -70,7 +71,14 @@ test('Chromium publisher behind a NAT that rebinds: the node follows its checks 
   }
 });
 
-test('Chromium publisher: a broken path is noticed, ICE restarts through a WHIP PATCH, the same session goes on', { timeout: 240_000 }, async (t) => {
+/** The call page's tile of uid 101: its ICE restarts, ICE state and decoded frames. */
+const tile101 = () => {
+  const r = (window as unknown as { reeltime?: { remotes?: Record<number, { restarts?: number; pc: RTCPeerConnection }> } }).reeltime?.remotes?.[101];
+  const v = document.querySelector('#remote-101 video') as HTMLVideoElement | null;
+  return { restarts: r?.restarts ?? 0, ice: r?.pc.iceConnectionState ?? 'none', frames: v ? v.getVideoPlaybackQuality().totalVideoFrames : 0 };
+};
+
+test('Chromium publisher and viewer: a broken path is noticed, ICE restarts through WHIP/WHEP PATCH, the same sessions go on', { timeout: 240_000 }, async (t) => {
   const { server: s, relay, close } = await startNodeBehindRelay({ seed: 31 });
   let browser: TestChromium | undefined;
   const cname = 'chromium-ice-restart';
@@ -91,6 +99,10 @@ test('Chromium publisher: a broken path is noticed, ICE restarts through a WHIP 
       }
     };
     await watch('video from Chromium');
+    // A second call page in the same browser watches uid 101 (WHEP, through the relay too).
+    const viewer = await browser.context.newPage();
+    await viewer.goto(`${s.url}/rtc/?channel=${cname}&uid=102&autojoin=1`);
+    await viewer.waitForFunction(callPageTilePlays, 101, { timeout: 60_000 });
 
     relay.dropPeers();
     const brokenAt = Date.now();
@@ -105,6 +117,14 @@ test('Chromium publisher: a broken path is noticed, ICE restarts through a WHIP 
     assert.ok(relay.counters.upstream.dropped.random > 0, 'the old sockets’ datagrams were dropped');
     // A viewer (on new sockets of its own) gets Chromium's video over the new path.
     await watch('video after the restart');
+    // The watching page's tile restarted by itself too and plays on.
+    await viewer.waitForFunction(() => {
+      const r = (window as unknown as { reeltime?: { remotes?: Record<number, { restarts?: number; pc: RTCPeerConnection }> } }).reeltime?.remotes?.[101];
+      return (r?.restarts ?? 0) >= 1 && ['connected', 'completed'].includes(r!.pc.iceConnectionState);
+    }, undefined, { timeout: 60_000, polling: 250 });
+    const framesAfter = (await viewer.evaluate(tile101)).frames;
+    await viewer.waitForFunction((n) => (document.querySelector('#remote-101 video') as HTMLVideoElement).getVideoPlaybackQuality().totalVideoFrames > n + 30, framesAfter, { timeout: 30_000 });
+    t.diagnostic(`the watching page's tile: ${JSON.stringify(await viewer.evaluate(tile101))}`);
   } finally {
     await browser?.close();
     await close();
