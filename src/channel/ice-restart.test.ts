@@ -5,11 +5,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { createSocket } from 'node:dgram';
-import { classes, Message, methods, RtpHeader, RtpPacket } from 'werift';
+import { classes, Message, methods } from 'werift';
 import { whepSubscribe, whipPublish } from './index.ts';
 import { startNodeBehindRelay } from '../impairment/testing/index.ts';
 import { TEST_CUSTOMER_AUTH, waitUntil } from '../testing/index.ts';
-import { readSse, type SseReader } from './testing/index.ts';
+import { feedVp8Keyframes, readSse, type SseReader } from './testing/index.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
@@ -20,19 +20,11 @@ test('a NAT rebinding is followed by the node; an ICE restart by PATCH gives new
   const cname = 'ice-restart';
   const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
   const pub = await whipPublish({ endpoint: `${base}/whip?uid=1`, token: tok(cname, 1), video: 'vp8', audio: false });
-  let timer: NodeJS.Timeout | undefined;
+  let stopFeed: (() => void) | undefined;
   let watch: SseReader | undefined;
   try {
     await pub.ready;
-    let n = 0;
-    // VP8 packets, each a whole keyframe (descriptor S=1, P bit 0), 30 a second.
-    timer = setInterval(() => {
-      const payload = Buffer.alloc(200);
-      Buffer.from([0x10, 0x00]).copy(payload);
-      const header = new RtpHeader({ payloadType: 96, sequenceNumber: n & 0xffff, timestamp: (n * 3000) >>> 0, marker: true });
-      pub.video!.writeRtp(new RtpPacket(header, payload));
-      n++;
-    }, 33);
+    stopFeed = feedVp8Keyframes(pub.video!, { perSecond: 30, bytes: 200 });
     const sub = await whepSubscribe({ endpoint: `${base}/whep?uid=2&publisher=1`, token: tok(cname, 2, 2), kinds: ['video'] });
     try {
       await sub.ready;
@@ -72,7 +64,7 @@ test('a NAT rebinding is followed by the node; an ICE restart by PATCH gives new
     }
   } finally {
     watch?.close();
-    clearInterval(timer);
+    stopFeed?.();
     await pub.close();
     await close();
   }
@@ -116,16 +108,10 @@ test("a forged check from another address is dropped unanswered; only one with t
   const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
   const pub = await whipPublish({ endpoint: `${base}/whip?uid=1`, token: tok(cname, 1), video: 'vp8', audio: false });
   const attacker = createSocket('udp4');
-  let timer: NodeJS.Timeout | undefined;
+  let stopFeed: (() => void) | undefined;
   try {
     await pub.ready;
-    let n = 0;
-    timer = setInterval(() => {
-      const payload = Buffer.alloc(200);
-      Buffer.from([0x10, 0x00]).copy(payload);
-      pub.video!.writeRtp(new RtpPacket(new RtpHeader({ payloadType: 96, sequenceNumber: n & 0xffff, timestamp: (n * 3000) >>> 0, marker: true }), payload));
-      n++;
-    }, 33);
+    stopFeed = feedVp8Keyframes(pub.video!, { perSecond: 30, bytes: 200 });
     const sub = await whepSubscribe({ endpoint: `${base}/whep?uid=2&publisher=1`, token: tok(cname, 2, 2), kinds: ['video'] });
     try {
       await sub.ready;
@@ -163,7 +149,7 @@ test("a forged check from another address is dropped unanswered; only one with t
       await sub.close();
     }
   } finally {
-    clearInterval(timer);
+    stopFeed?.();
     attacker.close();
     await pub.close();
     await close();

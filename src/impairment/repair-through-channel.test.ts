@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
 import { RtpHeader, RtpPacket } from 'werift';
 import { whepSubscribe, whipPublish } from '../channel/index.ts';
+import { feedVp8Keyframes } from '../channel/testing/index.ts';
 import { scrape } from '../metrics/testing.ts';
 import { waitUntil } from '../testing/index.ts';
 import { startNodeBehindRelay } from './testing/index.ts';
@@ -38,18 +39,10 @@ test('5 % loss on the publisher’s uplink (2 % duplicated) and on the viewer’
   const cname = 'lossy-both';
   const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
   const pub = await whipPublish({ endpoint: `${base}/whip?uid=1`, token: tok(cname, 1), video: 'vp8', audio: false });
-  let timer: NodeJS.Timeout | undefined;
+  let stopFeed: (() => void) | undefined;
   try {
     await pub.ready;
-    let n = 0;
-    // VP8 packets, each a keyframe start (descriptor S=1, P bit 0), 50 a second.
-    timer = setInterval(() => {
-      const payload = Buffer.alloc(600, n & 0xff);
-      Buffer.from([0x10, 0x00]).copy(payload);
-      const header = new RtpHeader({ payloadType: 96, sequenceNumber: n & 0xffff, timestamp: (n * 1800) >>> 0, marker: true });
-      pub.video!.writeRtp(new RtpPacket(header, payload));
-      n++;
-    }, 20);
+    stopFeed = feedVp8Keyframes(pub.video!, { perSecond: 50, bytes: 600, patterned: true });
     const sub = await whepSubscribe({ endpoint: `${base}/whep?uid=2&publisher=1`, token: tok(cname, 2, 2), kinds: ['video'], keep: 5000 });
     try {
       await sub.ready;
@@ -91,7 +84,7 @@ test('5 % loss on the publisher’s uplink (2 % duplicated) and on the viewer’
       await sub.close();
     }
   } finally {
-    clearInterval(timer);
+    stopFeed?.();
     await pub.close();
     await close();
   }

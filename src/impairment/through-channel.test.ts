@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { RtpHeader, RtpPacket } from 'werift';
 import { whepSubscribe, whipPublish } from '../channel/index.ts';
+import { feedVp8Keyframes } from '../channel/testing/index.ts';
 import { waitUntil } from '../testing/index.ts';
 import { startNodeBehindRelay } from './testing/index.ts';
 
@@ -17,18 +17,10 @@ test('impairment relay in front of a channel node: 5 % loss on the publisher upl
   const cname = 'lossy-uplink';
   const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
   const pub = await whipPublish({ endpoint: `${base}/whip?uid=1`, token: tok(cname, 1), video: 'vp8', audio: false });
-  let timer: NodeJS.Timeout | undefined;
+  let stopFeed: (() => void) | undefined;
   try {
     await pub.ready;
-    let n = 0;
-    // VP8 packets, each a keyframe start (descriptor S=1, P bit 0), 30 a second.
-    timer = setInterval(() => {
-      const payload = Buffer.alloc(200);
-      Buffer.from([0x10, 0x00]).copy(payload);
-      const header = new RtpHeader({ payloadType: 96, sequenceNumber: n & 0xffff, timestamp: (n * 3000) >>> 0, marker: true });
-      pub.video!.writeRtp(new RtpPacket(header, payload));
-      n++;
-    }, 33);
+    stopFeed = feedVp8Keyframes(pub.video!, { perSecond: 30, bytes: 200 });
     const sub = await whepSubscribe({ endpoint: `${base}/whep?uid=2&publisher=1`, token: tok(cname, 2, 2), kinds: ['video'] });
     try {
       await sub.ready;
@@ -45,7 +37,7 @@ test('impairment relay in front of a channel node: 5 % loss on the publisher upl
       await sub.close();
     }
   } finally {
-    clearInterval(timer);
+    stopFeed?.();
     await pub.close();
     await close();
   }

@@ -96,9 +96,7 @@ export async function openSession(
       const local = await offerIceRestart(pc);
       const mid = firstMid(pc.localDescription?.sdp ?? '') ?? '0';
       const answer = await patchIceRestart(location, iceRestartFrag(local, mid), policy);
-      const remote = parseSdpFrag(answer.frag);
-      if (!remote.ufrag || !remote.pwd) throw new Error('the ICE restart answer has no a=ice-ufrag or a=ice-pwd');
-      await completeIceRestart(pc, { lite: remote.lite, ufrag: remote.ufrag, pwd: remote.pwd, candidates: remote.candidates.map((c) => c.candidate) });
+      await completeIceRestart(pc, parseSdpFrag(answer.frag));
     },
     async close() {
       if (closed) return;

@@ -1,6 +1,6 @@
 import { Candidate, RTCIceParameters, type RTCIceTransport, type RTCPeerConnection } from 'werift';
 import { ChannelError } from '../errors.ts';
-import type { IceGeneration } from './sdp.ts';
+import type { IceGeneration, SdpFrag } from './sdp.ts';
 
 /**
  * ICE restarts on werift peers, done on the ICE transport itself rather than by a new offer and answer: WHIP and WHEP
@@ -26,10 +26,10 @@ function localGeneration(t: RTCIceTransport): IceGeneration {
   };
 }
 
-function addRemoteCandidates(t: RTCIceTransport, candidates: readonly string[]): void {
-  for (const line of candidates) {
+function addRemoteCandidates(t: RTCIceTransport, frag: SdpFrag): void {
+  for (const { candidate } of frag.candidates) {
     try {
-      t.connection.addRemoteCandidate(Candidate.fromSdp(line.replace(/^candidate:/, '')));
+      t.connection.addRemoteCandidate(Candidate.fromSdp(candidate.replace(/^candidate:/, '')));
     } catch {
       // A candidate werift cannot read is skipped, as in an offer; the checks find the peer's address anyway.
     }
@@ -37,7 +37,7 @@ function addRemoteCandidates(t: RTCIceTransport, candidates: readonly string[]):
 }
 
 /** The new generation the other side asked for must have new credentials, or it is not a restart. */
-function checkNewCredentials(t: RTCIceTransport, remote: { readonly ufrag: string | undefined; readonly pwd: string | undefined }): { ufrag: string; pwd: string } {
+function checkNewCredentials(t: RTCIceTransport, remote: SdpFrag): { ufrag: string; pwd: string } {
   if (!remote.ufrag || !remote.pwd) throw new ChannelError('bad_sdp', 'an ICE restart needs a=ice-ufrag and a=ice-pwd in the fragment');
   if (remote.ufrag.length < 4 || remote.pwd.length < 22) {
     throw new ChannelError('bad_sdp', 'a=ice-ufrag must have at least 4 characters and a=ice-pwd at least 22 (RFC 8839)');
@@ -52,16 +52,13 @@ function checkNewCredentials(t: RTCIceTransport, remote: { readonly ufrag: strin
  * The answering side (the node): takes the peer's new credentials and candidates, starts its own new generation and
  * waits for the peer's checks (an ICE-lite node only answers them). Returns the node's new generation for the answer.
  */
-export async function answerIceRestart(
-  pc: RTCPeerConnection,
-  remote: { readonly ufrag: string | undefined; readonly pwd: string | undefined; readonly candidates: readonly string[] },
-): Promise<IceGeneration> {
+export async function answerIceRestart(pc: RTCPeerConnection, remote: SdpFrag): Promise<IceGeneration> {
   const t = bundledTransport(pc);
   const creds = checkNewCredentials(t, remote);
   // New remote credentials make werift restart the transport: new local ones, no pair, consent timers stopped.
   t.setRemoteParams(new RTCIceParameters({ usernameFragment: creds.ufrag, password: creds.pwd, iceLite: false }));
   await t.gather();
-  addRemoteCandidates(t, remote.candidates);
+  addRemoteCandidates(t, remote);
   // Checks that came before this are kept by werift as early checks and handled here. A peer that never completes
   // them is ended by the session's idle watch, as a peer that never connected.
   void t.start().catch(() => undefined);
@@ -77,9 +74,10 @@ export async function offerIceRestart(pc: RTCPeerConnection): Promise<IceGenerat
 }
 
 /** The offering side, with the server's answer: checks run and a new pair is nominated (resolves when connected). */
-export async function completeIceRestart(pc: RTCPeerConnection, remote: IceGeneration): Promise<void> {
+export async function completeIceRestart(pc: RTCPeerConnection, remote: SdpFrag): Promise<void> {
   const t = bundledTransport(pc);
+  if (!remote.ufrag || !remote.pwd) throw new Error('the ICE restart answer has no a=ice-ufrag or a=ice-pwd');
   t.setRemoteParams(new RTCIceParameters({ usernameFragment: remote.ufrag, password: remote.pwd, iceLite: remote.lite }));
-  addRemoteCandidates(t, remote.candidates);
+  addRemoteCandidates(t, remote);
   await t.start();
 }

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { RtpHeader, RtpPacket } from 'werift';
 import { withNodeBehindRelay } from '../../impairment/testing/index.ts';
 import { scrape } from '../../metrics/testing.ts';
 import { waitUntil } from '../../testing/index.ts';
 import { whepSubscribe, whipPublish, type WhipPublisher } from '../client/index.ts';
+import { feedVp8Keyframes } from '../testing/index.ts';
 import { firPacket } from './fir.ts';
 import { takeOverNacks } from './werift-hooks.ts';
 
@@ -17,16 +17,7 @@ const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
 const tok = (cname: string, uid: number, role: 1 | 2 = 1) => buildRtcTokenWithUid(APP, CERT, cname, uid, role, 600, 600);
 
 /** 50 VP8 keyframe-start packets a second until stopped. */
-function feed(pub: WhipPublisher): () => void {
-  let n = 0;
-  const timer = setInterval(() => {
-    const payload = Buffer.alloc(300);
-    Buffer.from([0x10, 0x00]).copy(payload);
-    pub.video!.writeRtp(new RtpPacket(new RtpHeader({ payloadType: 96, sequenceNumber: n & 0xffff, timestamp: (n * 1800) >>> 0, marker: true }), payload));
-    n++;
-  }, 20);
-  return () => clearInterval(timer);
-}
+const feed = (pub: WhipPublisher) => feedVp8Keyframes(pub.video!, { perSecond: 50, bytes: 300 });
 
 test('a viewer’s burst of FIRs and PLIs reaches the publisher as one request per 300 ms (the rest counted as limited); a FIR goes on as a FIR', async () => {
   await withNodeBehindRelay(async (s) => {

@@ -72,7 +72,7 @@ export abstract class PeerSession {
    * candidates, as the answer's fragment. The session, its tracks and DTLS go on; only the path changes.
    */
   async restartIce(frag: SdpFrag): Promise<string> {
-    const local = await answerIceRestart(this.pc, { ufrag: frag.ufrag, pwd: frag.pwd, candidates: frag.candidates.map((c) => c.candidate) });
+    const local = await answerIceRestart(this.pc, frag);
     this.#liveness.touch();
     const mid = firstMid(this.pc.localDescription?.sdp ?? '') ?? '0';
     return offsetCandidatePorts(keepCandidates(iceRestartFrag(local, mid), this.peer.iceAddresses), this.peer.icePortOffset);
