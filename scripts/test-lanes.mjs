@@ -178,6 +178,10 @@ export const TIMING_SENSITIVE = new Set([
   // Its A/V median read 60.27 ms against a 60 ms bound (a frame later than in its other runs) in a fresh-clone run of
   // session 16 with four files beside it.
   'src/recorders/web/page.test.ts',
+  // Lease and outage timers of their own: with the other files at nice 19, a run of session 17 saw the partitioned
+  // recorder write after its take-over and no slice within 120 s after PostgreSQL came back (both pass alone).
+  'src/recording/dispatch/bullmq/partition.test.ts',
+  'src/recording/dispatch/bullmq/postgres-drop.test.ts',
 ]);
 
 /**
