@@ -1,11 +1,13 @@
 // A recorder cut off from Redis and PostgreSQL (its connections go through TCP proxies the test turns into black
 // holes, as a network partition does) while it records: once its lease has run out it hands nothing more to the
 // bucket, the other recorder takes the session over (event 12, bak0_ files), and the two never write together,
-// also after the partition heals (docs/deployment.md, "Failover and fencing").
+// also after the partition heals (docs/deployment.md, "Failover and fencing"). Never both is about recording: files
+// handed to the uploader before the lease ran out may still reach the bucket after the heal.
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { parseUserFileName } from '../../../media/index.ts';
 import { recordingClient } from '../../../recorders/individual/testing/harness.ts';
 import { bucketKeys } from '../../../recorders/individual/testing/media-checks.ts';
 import { startTcpProxy, type TcpProxy, TEST_PG_URL, waitUntil } from '../../../testing/index.ts';
@@ -44,6 +46,10 @@ test('partitioned recorder: stops writing after its lease, the other takes over,
     bucketKeys(cluster.bucketDir)
       .filter((k) => (firstOnes ? k.includes(`/${sid}_`) : k.includes(`/bak0_${sid}_`)))
       .map((k) => ({ k, mtimeMs: statSync(join(cluster.bucketDir, k)).mtimeMs }));
+  const slices = (firstOnes: boolean) =>
+    objects(firstOnes)
+      .filter((o) => o.k.endsWith('.ts'))
+      .map((o) => ({ k: o.k, startMs: parseUserFileName(basename(o.k))?.startMs ?? Number.NaN }));
   await waitUntil(() => objects(true).some((o) => o.k.endsWith('.ts')), { timeoutMs: 120_000, intervalMs: 200, what: 'a slice of the first recorder' });
   await cluster.start(['recorder']);
 
@@ -64,12 +70,15 @@ test('partitioned recorder: stops writing after its lease, the other takes over,
   const laterSlices = objects(false).filter((o) => o.k.endsWith('.ts')).length;
   await waitUntil(() => objects(false).filter((o) => o.k.endsWith('.ts')).length > laterSlices, { timeoutMs: 120_000, intervalMs: 200, what: 'more bak0_ slices after the heal' });
 
-  // Never both: nothing of the first recorder was written after the other one took the session.
-  const late = objects(true).filter((o) => o.mtimeMs > takenOverAt);
-  assert.deepEqual(late, [], 'objects of the fenced recorder written after the take-over');
-  const lastOfFirst = Math.max(...objects(true).map((o) => o.mtimeMs));
-  const firstOfSecond = Math.min(...objects(false).map((o) => o.mtimeMs));
-  t.diagnostic(`last object of the fenced recorder ${((lastOfFirst - cutAt) / 1000).toFixed(1)} s after the cut; first of the other ${((firstOfSecond - cutAt) / 1000).toFixed(1)} s`);
+  // Never both: the fenced recorder began no slice after its lease ran out (renewed before the cut at the latest),
+  // and its last slice began before the other's first. Slices it handed to the uploader before that may reach the
+  // bucket later (after the heal), as the docs say: so slices are compared by the UTC start in their names.
+  const leaseEnd = cutAt + LEASE_S * 1000;
+  const lateSlices = () => slices(true).filter((s) => s.startMs > leaseEnd);
+  assert.deepEqual(lateSlices(), [], 'slices the fenced recorder began after its lease ran out');
+  const lastOfFirst = Math.max(...slices(true).map((s) => s.startMs));
+  const firstOfSecond = Math.min(...slices(false).map((s) => s.startMs));
+  t.diagnostic(`last slice of the fenced recorder began ${((lastOfFirst - cutAt) / 1000).toFixed(1)} s after the cut; the other's first ${((firstOfSecond - cutAt) / 1000).toFixed(1)} s`);
   assert.ok(lastOfFirst < firstOfSecond, 'the fenced recorder stopped before the other began');
 
   const stop = await client.api('POST', client.path(resourceId, sid, 'stop'), { cname: CNAME, uid: REC_UID, clientRequest: {} });
@@ -81,5 +90,7 @@ test('partitioned recorder: stops writing after its lease, the other takes over,
   await waitUntil(() => cluster.webhooks.some((w) => w.payload.sid === sid && w.eventType === 11), { timeoutMs: 60_000, intervalMs: 200, what: 'event 11' });
   const mine = cluster.webhooks.filter((w) => w.payload.sid === sid);
   assert.equal(new Set(mine.map((w) => w.noticeId)).size, mine.length, 'no webhook delivered twice');
+  assert.deepEqual(lateSlices(), [], 'slices the fenced recorder began after its lease ran out (uploaded late)');
+  assert.ok(slices(true).every((s) => Number.isFinite(s.startMs)), 'every slice name carries its UTC start');
   assert.equal(mine.filter((w) => w.eventType === 12).length, 1, 'one event 12');
 });
