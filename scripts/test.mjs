@@ -64,6 +64,13 @@ const ADMISSION = {
  */
 const SENSITIVE_COMPANY = 2;
 /**
+ * One more file beside a timing-sensitive one (RUNS_ALONE aside) while the CPU has been a quarter idle (ADMISSION):
+ * the heavy lane used one of the two cores on average (12 min of CPU over 12 min in a fresh-clone run of session 18),
+ * its length the sum of its files' lengths over about three at once, and the sensitive files (8 min of it) held the
+ * lane at three.
+ */
+const SENSITIVE_COMPANY_IF_IDLE = 1;
+/**
  * The CPU priority of every heavy file but the timing-sensitive ones (and of the fast lane beside the heavy one):
  * the lowest, so a sensitive file gets nearly all of a contested core (weight 1024 against 15) and the others the rest.
  */
@@ -339,6 +346,12 @@ async function runAdmitted(queue, fileLane) {
   /** Whether a timing-sensitive file could run beside what runs now. */
   const roomFor = (file) =>
     lightCompanyOf(file) === 0 ? active.size <= companyOf(file) : heavyCompany() <= companyOf(file) && lightRunning() <= lightCompanyOf(file);
+  /** The CPU has had time to spare since the last start showed its load (ADMISSION). */
+  const idleEnough = () => {
+    if (performance.now() - lastStart < ADMISSION.settleMs) return false;
+    const idle = meter.idleFraction(ADMISSION.windowSeconds);
+    return idle !== undefined && idle >= ADMISSION.idle;
+  };
   /** The queue index of the file to start now, or -1 to wait. */
   const next = () => {
     const waiting = queue.some((f) => TIMING_SENSITIVE.has(f));
@@ -353,8 +366,11 @@ async function runAdmitted(queue, fileLane) {
     // files start, and only when the waiting one could run beside them.
     if (sensitive.size > 0) {
       const files = [...sensitive.values()];
-      if (heavyCompany() < Math.min(...files.map(companyOf)) && otherAt >= 0) return otherAt;
-      return lightRunning() < Math.min(...files.map(lightCompanyOf)) ? lightAt : -1;
+      const company = Math.min(...files.map(companyOf));
+      if (heavyCompany() < company && otherAt >= 0) return otherAt;
+      if (lightRunning() < Math.min(...files.map(lightCompanyOf)) && lightAt >= 0) return lightAt;
+      const extra = company > 0 && heavyCompany() < company + SENSITIVE_COMPANY_IF_IDLE && active.size < HEAVY_MAX;
+      return extra && otherAt >= 0 && idleEnough() ? otherAt : -1;
     }
     if (waiting) {
       const sensitiveAt = queue.findIndex((f) => TIMING_SENSITIVE.has(f) && roomFor(f));
@@ -363,9 +379,7 @@ async function runAdmitted(queue, fileLane) {
       return lightRunning() < lightCompanyOf(first) ? lightAt : -1;
     }
     if (active.size < CONCURRENCY[fileLane]) return otherAt;
-    if (active.size >= HEAVY_MAX || performance.now() - lastStart < ADMISSION.settleMs) return -1;
-    const idle = meter.idleFraction(ADMISSION.windowSeconds);
-    return idle !== undefined && idle >= ADMISSION.idle ? otherAt : -1;
+    return active.size < HEAVY_MAX && idleEnough() ? otherAt : -1;
   };
   while ((queue.length > 0 || active.size > 0) && !interrupted) {
     const at = queue.length > 0 ? next() : -1;
