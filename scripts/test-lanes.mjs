@@ -122,37 +122,39 @@ const LONG = ['src/recording/api/fuzz.test.ts'];
  * a file's length changes much; every entry must also be in its group above.
  */
 const LONGEST = [
-  // Times from a whole-suite run with timings (3 to 8 heavy files at once, 2 cores), 2026-11-28.
-  'src/recorders/common/whep-ended.test.ts', // 110 s: ICE consent (30 s) twice, and mix's 15 s slices
-  'src/media/capture/capture.test.ts', // 131 s
-  'src/recorders/individual/loss.test.ts', // 86 s before the A/V offset test: four recordings through relays
-  'src/recorders/web/record.test.ts', // 90 s
-  'src/recording/dispatch/bullmq/failover.test.ts', // 81 s
-  'src/recorders/mix/record.test.ts', // 77 s
-  'src/impairment/chromium-through-relay.test.ts', // 72 s: Chromium's bitrate ramp and its adaptation to a cap
-  'src/recorders/individual/loss-chromium.test.ts', // two Chromium publishers, one through a lossy relay, recorded
-  'src/recording/dispatch/bullmq/postgres-outage-reports.test.ts', // 65 s
+  // Times from a fresh-clone run of the whole suite (3 to 5 heavy files at once, 2 cores), 2026-11-29.
+  'src/media/capture/capture.test.ts', // 129 s
+  'src/recorders/common/whep-ended.test.ts', // 113 s: ICE consent (30 s) twice, and mix's 15 s slices
+  'src/recorders/individual/loss.test.ts', // 95 s: three recordings through lossy relays
+  'src/recorders/web/record.test.ts', // 93 s
+  'src/recording/dispatch/bullmq/failover.test.ts', // 89 s
+  'src/recorders/mix/record.test.ts', // 74 s
+  'src/impairment/chromium-through-relay.test.ts', // 74 s: Chromium's bitrate ramp and its adaptation to a cap
+  'src/ingress/whep-pull.test.ts', // 66 s
+  'src/recording/dispatch/bullmq/postgres-outage-reports.test.ts', // 64 s
   'src/recorders/web/page.test.ts', // 54 s
-  'src/recorders/individual/hold.test.ts', // 48 s
-  'src/recorders/individual/record.test.ts', // 45 s
+  'src/ingress/rtsp-pull.test.ts', // 50 s: a recording across a camera's restart, three bad sources
+  'src/recorders/individual/hold.test.ts', // 49 s
+  'src/recorders/individual/record.test.ts', // 48 s
   'src/recorders/mix/hold.test.ts', // 44 s
   'src/server/sigkill-mix.test.ts', // 43 s
-  'src/console/browser.test.ts', // 42 s
-  'src/recorders/individual/media-path.test.ts', // 42 s
-  'src/ingress/rtsp-pull.test.ts', // 51 s: a recording across a camera's restart, three bad sources
-  'src/ingress/srt-push.test.ts', // 37 s: SRT's 5 s peer timeout, a recording
-  'src/recording/dispatch/bullmq/partition.test.ts', // 37 s
+  'src/recorders/individual/media-path.test.ts', // 41 s
+  'src/console/browser.test.ts', // 39 s
   'src/recorders/mix/sender-clock.test.ts', // 37 s
-  'src/recorders/individual/follow.test.ts', // 36 s
-  'src/rules/rules.test.ts', // 34 s
-  'src/media/push/cdn-pusher.test.ts', // 28 s
+  'src/recorders/individual/follow.test.ts', // 35 s
+  'src/impairment/chromium-ice-restart.test.ts', // 35 s
+  'src/rules/rules.test.ts', // 33 s
+  'src/ingress/srt-push.test.ts', // 32 s: SRT's 5 s peer timeout, a recording
+  'src/ingress/rtmp-push.test.ts', // 30 s: three pushes, a recording
+  'src/recording/dispatch/bullmq/partition.test.ts', // 30 s
+  'src/recorders/individual/ice-restart.test.ts', // 26 s
+  'src/recorders/individual/loss-chromium.test.ts', // 26 s: two Chromium publishers, one through a lossy relay, recorded
+  'src/media/push/cdn-pusher.test.ts', // 26 s
   'src/recording/dispatch/bullmq/postgres-drop.test.ts', // 25 s
-  'src/ingress/rtmp-push.test.ts', // 24 s: three pushes, a recording
   'src/recorders/mix/loss.test.ts', // 23 s
-  'src/server/sigkill.test.ts', // 23 s
-  'src/recorders/individual/s3.test.ts', // 23 s
-  'test/import-each-module.test.ts', // 16 s, but 17 s of CPU: early, while the others wait
-  'src/cli/commands/record.test.ts', // 22 s, 22 s of CPU
+  'src/recorders/individual/s3.test.ts', // 22 s
+  'test/import-each-module.test.ts', // 17 s, but 17 s of CPU: early, while the others wait
+  'src/cli/commands/record.test.ts', // 14 s, but 22 s of CPU in an earlier run
 ];
 
 /**

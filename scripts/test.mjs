@@ -8,11 +8,13 @@
 //   no lane: both lanes (fast first), the files whose path contains one of the filters (all files without a filter).
 //   `npm test` is the fast lane; `bash scripts/test.sh` (CI) is both.
 // Concurrency: REELTIME_TEST_FAST_CONCURRENCY (default 6). The heavy lane runs at least 3 files at once and starts
-// another (up to REELTIME_TEST_HEAVY_MAX, default 5) only while the CPU has been a quarter idle (ADMISSION): on a slow
+// another (up to REELTIME_TEST_HEAVY_MAX, default 6) only while the CPU has been a quarter idle (ADMISSION): on a slow
 // 2-core machine it is CPU-bound at 3 and admits no more, on a faster one its files mostly wait (ICE timeouts,
-// recordings of N seconds) and more of them fit. A timing-sensitive file (scripts/test-lanes.mjs) runs beside two
-// other files at most (or none: RUNS_ALONE), plus one file that mostly waits (LIGHT), all of them at nice 19. REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once. REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files
-// at a time, instead of before it.
+// recordings of N seconds) and more of them fit. A timing-sensitive file (scripts/test-lanes.mjs) runs beside three
+// other files at most, a fourth while the CPU is a quarter idle (or none: RUNS_ALONE), plus two files that mostly wait
+// (LIGHT), all of them at nice 19. REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once.
+// REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files at a time, instead of
+// before it. Each file's line in the log says when it started in its lane ("from N s").
 // A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
 // At the end: counts per lane, the ten slowest files and the failed ones; durations are kept in .test-times.json
 // (not committed) so the next run starts the longest files first.
@@ -46,7 +48,7 @@ const CONCURRENCY = {
 };
 // The heavy lane's admission (above): fixed when REELTIME_TEST_HEAVY_CONCURRENCY is set, else from 3 up to this.
 const HEAVY_ADAPTIVE = !process.env.REELTIME_TEST_HEAVY_CONCURRENCY;
-const HEAVY_MAX = positiveInt('REELTIME_TEST_HEAVY_MAX', 5);
+const HEAVY_MAX = positiveInt('REELTIME_TEST_HEAVY_MAX', 6);
 const ADMISSION = {
   /** Another file starts only when the CPU was at least this idle over the window... */
   idle: 0.25,
@@ -60,9 +62,10 @@ const ADMISSION = {
 /**
  * How many other files a timing-sensitive file (scripts/test-lanes.mjs) shares the heavy lane with (LIGHT ones aside).
  * Two since session 17, when the others went from nice 5 to nice 19 (YIELD_NICE): heavy lane 12 min 46 s, green,
- * against 13 min 42-49 s with one.
+ * against 13 min 42-49 s with one. Three since session 18: with SENSITIVE_COMPANY_IF_IDLE, two LIGHT files and up to six
+ * at once, heavy lane 10 min 2 s, green, against 10 min 51 s with two and five (11 min 58 s before either).
  */
-const SENSITIVE_COMPANY = 2;
+const SENSITIVE_COMPANY = 3;
 /**
  * One more file beside a timing-sensitive one (RUNS_ALONE aside) while the CPU has been a quarter idle (ADMISSION):
  * the heavy lane used one of the two cores on average (12 min of CPU over 12 min in a fresh-clone run of session 18),
@@ -175,9 +178,11 @@ const running = new Set();
 const noCounts = () => Object.fromEntries(COUNT_KEYS.map((k) => [k, 0]));
 
 /** One file's result: its block in the log and its row for the summary. */
-function report({ file, lane, how, ms, cpuMs, ok, why, counts, text }) {
+function report({ file, lane, how, ms, cpuMs, ok, why, counts, text, startedMs }) {
+  // When it started in its lane: a timeline of the lane can be read back from the log.
+  const from = startedMs === undefined ? '' : `, from ${(startedMs / 1000).toFixed(0)} s`;
   process.stdout.write(
-    `\n▶ ${file} [${how}] ${(ms / 1000).toFixed(1)} s, ${(cpuMs / 1000).toFixed(1)} s CPU${ok ? '' : ` FAILED (${why})`}\n${text.trimEnd()}\n`,
+    `\n▶ ${file} [${how}] ${(ms / 1000).toFixed(1)} s, ${(cpuMs / 1000).toFixed(1)} s CPU${from}${ok ? '' : ` FAILED (${why})`}\n${text.trimEnd()}\n`,
   );
   results.push({ file, lane, ms, cpuMs, ok, counts });
 }
@@ -225,7 +230,7 @@ function runFile(file, fileLane) {
       const cpuMs = cpu ? Number(cpu[1]) : 0;
       const ok = code === 0 && !timedOut && reported;
       const why = timedOut ? `timed out after ${FILE_TIMEOUT_MS[fileLane]} ms` : !reported ? 'no test report' : `exit ${code ?? signal}`;
-      report({ file, lane: fileLane, how: fileLane, ms, cpuMs, ok, why, counts, text: output });
+      report({ file, lane: fileLane, how: fileLane, ms, cpuMs, ok, why, counts, text: output, startedMs: started - laneStartedAt[fileLane] });
       resolve();
     });
   });
@@ -311,9 +316,13 @@ function runBatchWorker(queue, fileLane) {
 
 const peak = { fast: 0, heavy: 0 };
 
+/** When each lane started (performance.now()). */
+const laneStartedAt = { fast: 0, heavy: 0 };
+
 async function runLane(fileLane, list) {
   const queue = schedule(list);
   const started = performance.now();
+  laneStartedAt[fileLane] = started;
   if (fileLane === 'heavy' && HEAVY_ADAPTIVE && !BATCHED.heavy) await runAdmitted(queue, fileLane);
   else {
     peak[fileLane] = Math.min(CONCURRENCY[fileLane], queue.length);

@@ -7,7 +7,7 @@ import type { Logger } from '../log/index.ts';
 import type { Admission } from '../process/index.ts';
 import { checkOutboundUrl, OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../net/index.ts';
 import { IngressError } from './errors.ts';
-import { bracketed, explainIngestError, FIRST_PLAN, ingestPictureEnd, spawnIngestFfmpeg, type MediaPlan } from './pipeline.ts';
+import { bracketed, explainIngestError, FIRST_PLAN, ingestPictureEnd, spawnIngestFfmpeg, type IngestInput, type MediaPlan } from './pipeline.ts';
 import { ffmpegPublish, flvPublish, type PublishOutcome, type PublishPlan } from './publish.ts';
 import { maskUrl, secretsOf } from './secrets.ts';
 import { HeldFlv, type PublishDecision } from './rtmp/index.ts';
@@ -227,18 +227,8 @@ export class IngressService {
    */
   runSrt(i: Ingress, host: string): Promise<PublishOutcome> {
     if (i.kind !== 'srt' || i.port === undefined || !i.streamKey) return Promise.resolve('ended');
-    const input = { kind: 'srt', host, port: i.port, passphrase: i.streamKey } as const;
-    return this.#run(i, {
-      start: ffmpegPublish((videoPort, audioPort, plan) => spawnIngestFfmpeg(videoPort, audioPort, input, plan), {
-        startTimeoutMs: undefined,
-        retry: 'retry',
-        onPlan: this.#logPlan(i),
-        pictureEnd: (plan) => ingestPictureEnd(input, plan),
-      }),
-      disconnect: () => undefined,
-      exitState: 'waiting',
-      onFailure: () => undefined,
-    });
+    // A listener waits for its caller as long as it takes: no start timeout.
+    return this.#runIngestFfmpeg(i, { kind: 'srt', host, port: i.port, passphrase: i.streamKey }, undefined);
   }
 
   /**
@@ -270,10 +260,15 @@ export class IngressService {
       await this.#d.store.setState(i.ingressId, 'failed', why, this.#d.clock.now()).catch(() => undefined);
       return 'ended';
     }
-    const input = i.kind === 'rtsp' ? ({ kind: 'rtsp', url: target.href, transport: i.transport ?? 'tcp' } as const) : ({ kind: 'srt-caller', url: target.href } as const);
+    const input: IngestInput = i.kind === 'rtsp' ? { kind: 'rtsp', url: target.href, transport: i.transport ?? 'tcp' } : { kind: 'srt-caller', url: target.href };
+    return this.#runIngestFfmpeg(i, input, this.#d.startTimeoutMs);
+  }
+
+  /** Publishes what one ingest ffmpeg reads from `input` (an SRT listener or a pulled source) until it ends. */
+  #runIngestFfmpeg(i: Ingress, input: IngestInput, startTimeoutMs: number | undefined): Promise<PublishOutcome> {
     return this.#run(i, {
       start: ffmpegPublish((videoPort, audioPort, plan) => spawnIngestFfmpeg(videoPort, audioPort, input, plan), {
-        startTimeoutMs: this.#d.startTimeoutMs,
+        startTimeoutMs,
         retry: 'retry',
         onPlan: this.#logPlan(i),
         pictureEnd: (plan) => ingestPictureEnd(input, plan),

@@ -4,6 +4,7 @@ import type { ChannelModule } from '../channel/index.ts';
 import type { Recorder } from '../recording/dispatch/index.ts';
 import type { ServerContext } from '../server/module.ts';
 import type { StorageModule } from '../storage/index.ts';
+import type { WhepPeer } from './common/follower/index.ts';
 import { registerRecorderMetrics } from './common/launch/index.ts';
 import { createIndividualRecorder, type IndividualTestHooks } from './individual/index.ts';
 import { createMixRecorder } from './mix/index.ts';
@@ -21,6 +22,8 @@ export interface RecorderDeps {
 /** Fault injection in the recorders (tests), through their options rather than patched prototypes. */
 export interface RecorderTestHooks {
   readonly individual?: IndividualTestHooks;
+  /** Each WHEP peer an individual or mix recorder makes to subscribe (a test closes it as a failing peer). */
+  readonly whepPeerMade?: (peer: WhepPeer) => void;
 }
 
 export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Recorder[] {
@@ -36,6 +39,7 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       baseUrl: deps.baseUrl,
       meter,
       mediaPath: ctx.config.recording.mediaPath,
+      ...(deps.testHooks?.whepPeerMade ? { whepPeerMade: deps.testHooks.whepPeerMade } : {}),
       ...(ctx.config.recording.individualSliceSeconds > 0 ? { sliceSeconds: ctx.config.recording.individualSliceSeconds } : {}),
       ...(deps.testHooks?.individual ? { testHooks: deps.testHooks.individual } : {}),
     }),
@@ -47,6 +51,7 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       workRoot: join(ctx.config.dataDir, 'recorder', 'mix'),
       baseUrl: deps.baseUrl,
       mediaPath: ctx.config.recording.mediaPath,
+      ...(deps.testHooks?.whepPeerMade ? { whepPeerMade: deps.testHooks.whepPeerMade } : {}),
       // Background images are fetched under the same private-target rule as webhooks (docs/recording-mix.md).
       policy: { allowPrivate: ctx.config.notify.allowPrivateUrls },
       meter,

@@ -43,6 +43,13 @@ export interface ChannelSourceOptions {
   readonly clock: Clock;
   /** Warnings about WHEP re-subscriptions (the session's logger). */
   readonly log: Logger;
+  /** Each WHEP peer connection made to subscribe, once negotiated (fault injection in tests: closed as a failing peer). */
+  readonly whepPeerMade?: ((peer: WhepPeer) => void) | undefined;
+}
+
+/** What a test may do with a recorder's WHEP peer: close it, as a peer that fails at once. */
+export interface WhepPeer {
+  close(): Promise<void>;
 }
 
 export type MediaPath = 'auto' | 'whep';
@@ -141,6 +148,7 @@ async function whepLink(o: ChannelSourceOptions, endpoint: string, kinds: readon
     if (e instanceof WhipHttpError) throw new ChannelRefusal(e.status, e.code, e.reason);
     throw e;
   }
+  o.whepPeerMade?.(sub.pc);
   const described = new Map<MediaKind, RtpTrackDescription | null>();
   const listeners: PacketListener[] = [];
   sub.onRtp((kind: MediaKind, p: RtpPacket) => {

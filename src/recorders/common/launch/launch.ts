@@ -9,7 +9,7 @@ import type { Logger } from '../../../log/index.ts';
 import type { RecorderReport, RecordingTask } from '../../../recording/dispatch/index.ts';
 import { RecorderRefusedError } from '../../../recording/index.ts';
 import type { StorageModule, UploadSession } from '../../../storage/index.ts';
-import { ChannelRefusal, channelSource, type ChannelSource, type FollowingSession, type FollowingSessionDeps, type MediaPath } from '../follower/index.ts';
+import { ChannelRefusal, channelSource, type ChannelSource, type ChannelSourceOptions, type FollowingSession, type FollowingSessionDeps, type MediaPath } from '../follower/index.ts';
 import { recorderSignals, type RecorderSignals } from '../events.ts';
 import { fenceUploads } from '../output/index.ts';
 import { meterUploads, type RecorderMeter } from './meter.ts';
@@ -23,6 +23,8 @@ export interface LaunchDeps {
   readonly mediaPath?: MediaPath;
   /** Replaces the channel source (tests). */
   readonly source?: (task: RecordingTask) => ChannelSource;
+  /** Each WHEP peer the channel source makes (fault injection in tests; ChannelSourceOptions.whepPeerMade). */
+  readonly whepPeerMade?: ChannelSourceOptions['whepPeerMade'];
   /** Counts slices and streams for /metrics (processes with the recorder role). */
   readonly meter?: RecorderMeter | undefined;
   /** The recorders' injected clock (WHEP re-subscription bounds, among the session's timers). */
@@ -69,6 +71,7 @@ async function openSessionIO(deps: LaunchDeps, task: RecordingTask, report: Reco
       clock: deps.clock,
       log: deps.log.child({ component: 'channel-source', sid: task.sid }),
       ...(deps.mediaPath ? { mediaPath: deps.mediaPath } : {}),
+      ...(deps.whepPeerMade ? { whepPeerMade: deps.whepPeerMade } : {}),
     });
   refuseTakenUid(task, source);
   const signals = recorderSignals(report);

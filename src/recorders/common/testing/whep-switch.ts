@@ -12,6 +12,7 @@ import { FFMPEG_BIN, FFPROBE_BIN, parsePlaylist } from '../../../media/index.ts'
 import { rtcToken, startHarness, storageConfig, type Harness } from '../../individual/testing/harness.ts';
 import { bucketKeys, probe } from '../../individual/testing/media-checks.ts';
 import { waitUntil } from '../../../testing/wait.ts';
+import type { WhepPeer } from '../follower/index.ts';
 
 const run = promisify(execFile);
 
@@ -126,14 +127,21 @@ const SLICE_SECONDS = 4;
 const slicesOf = (h: Harness, uid: number, kind: 'audio' | 'video') => bucketKeys(h.bucketDir).filter((x) => x.includes(`__uid_s_${uid}__uid_e_${kind}_`)).length;
 
 /**
- * Records uid's publisher over WHEP, runs `cut` once each stream has two slices, records until each stream has two
+ * Records uid's publisher over WHEP, runs `cut` (given the channel's WHEP sessions and the recorder's WHEP peers) once each stream has two slices, records until each stream has two
  * more slices after the replacement session was made (the new media is in the files, not just its start).
  */
-export async function recordAcross(t: TestContext, cname: string, uid: number, cut: (made: readonly WhepSession[]) => Promise<void>) {
+export async function recordAcross(
+  t: TestContext,
+  cname: string,
+  uid: number,
+  cut: (made: readonly WhepSession[], recorderPeers: readonly WhepPeer[]) => Promise<void>,
+) {
   const made: (WhepSession & { atMs: number })[] = [];
+  const recorderPeers: WhepPeer[] = [];
   const h = await startHarness({
     recording: { mediaPath: 'whep', individualSliceSeconds: SLICE_SECONDS },
     sfuTestHooks: { onSubscribed: ({ end }) => void made.push({ end, atMs: Date.now() }) },
+    recorderTestHooks: { whepPeerMade: (peer) => void recorderPeers.push(peer) },
   });
   try {
     await h.publish({ cname, uid, color: 'red', toneHz: 440, codec: 'h264' });
@@ -147,7 +155,7 @@ export async function recordAcross(t: TestContext, cname: string, uid: number, c
     const kinds = ['audio', 'video'] as const;
     await waitUntil(() => kinds.every((k) => slicesOf(h, uid, k) >= 2), { timeoutMs: 120_000, intervalMs: 200, what: 'two slices of each kind' });
     const cutAt = Date.now();
-    await cut(made);
+    await cut(made, recorderPeers);
     await waitUntil(() => made.length >= 2, { timeoutMs: 90_000, intervalMs: 200, what: 'a replacement WHEP session' });
     t.diagnostic(`cut → replacement WHEP session: ${made[1]!.atMs - cutAt} ms`);
     const atReplacement = kinds.map((k) => slicesOf(h, uid, k));
