@@ -162,10 +162,15 @@ function schedule(list) {
   const unknown = list.filter((f) => times[f] === undefined);
   unknown.sort((a, b) => (heavySet.has(a) && heavySet.has(b) ? HEAVY.indexOf(a) - HEAVY.indexOf(b) : 0));
   const known = list.filter((f) => times[f] !== undefined).sort((a, b) => times[b] - times[a]);
-  // The timing-sensitive files first: each runs beside two other files at most (runAdmitted), so they run early, one
-  // after another, and the rest of the lane then fills the machine.
+  // The timing-sensitive files first: each runs beside a few other files at most (runAdmitted), so they run early, one
+  // after another, and the rest of the lane then fills the machine. Those that run alone first of all: at the lane's
+  // start nothing has to end before they can begin (later, the lane stood idle while it drained).
   const ordered = [...unknown, ...known];
-  return [...ordered.filter((f) => TIMING_SENSITIVE.has(f)), ...ordered.filter((f) => !TIMING_SENSITIVE.has(f))];
+  return [
+    ...ordered.filter((f) => RUNS_ALONE.has(f)),
+    ...ordered.filter((f) => TIMING_SENSITIVE.has(f) && !RUNS_ALONE.has(f)),
+    ...ordered.filter((f) => !TIMING_SENSITIVE.has(f)),
+  ];
 }
 
 // ---- running ----
@@ -353,14 +358,18 @@ async function runAdmitted(queue, fileLane) {
   /** Running files that count against a timing-sensitive file's company (LIGHT ones do not, up to LIGHT_COMPANY). */
   const heavyCompany = () => active.size - sensitive.size - Math.min(lightRunning(), LIGHT_COMPANY);
   /** Whether a timing-sensitive file could run beside what runs now. */
-  const roomFor = (file) =>
-    lightCompanyOf(file) === 0 ? active.size <= companyOf(file) : heavyCompany() <= companyOf(file) && lightRunning() <= lightCompanyOf(file);
   /** The CPU has had time to spare since the last start showed its load (ADMISSION). */
   const idleEnough = () => {
     if (performance.now() - lastStart < ADMISSION.settleMs) return false;
     const idle = meter.idleFraction(ADMISSION.windowSeconds);
     return idle !== undefined && idle >= ADMISSION.idle;
   };
+  // LIGHT files past LIGHT_COMPANY count as company (heavyCompany); the company admitted while the CPU was idle may
+  // stay: the next sensitive file starts beside it (waiting for it to end left the chain idle 10-30 s at a time).
+  const roomFor = (file) =>
+    lightCompanyOf(file) === 0
+      ? active.size <= companyOf(file)
+      : heavyCompany() <= companyOf(file) || (heavyCompany() <= companyOf(file) + SENSITIVE_COMPANY_IF_IDLE && idleEnough());
   /** The queue index of the file to start now, or -1 to wait. */
   const next = () => {
     const waiting = queue.some((f) => TIMING_SENSITIVE.has(f));

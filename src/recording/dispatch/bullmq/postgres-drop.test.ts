@@ -45,7 +45,7 @@ function listedSegments(bucketDir: string, playlists: readonly string[]): Set<st
 test('PostgreSQL dropped and restored mid-session: recording continues, nothing lost, webhooks once each', async (t) => {
   const env = { DATABASE_URL: pg.via(cluster.databaseUrl) };
   const channel = await cluster.start(['channel'], { env });
-  const [api, _recorder] = await Promise.all([cluster.start(['api'], { env }), cluster.start(['recorder'], { env })]);
+  const [api, recorder] = await Promise.all([cluster.start(['api'], { env }), cluster.start(['recorder'], { env })]);
   await cluster.publish(channel.url, CNAME, PUBLISHER);
   const client = recordingClient(api.url);
   const { resourceId, sid } = await startIndividualHls(client, CNAME, REC_UID);
@@ -64,7 +64,11 @@ test('PostgreSQL dropped and restored mid-session: recording continues, nothing 
   pg.restore();
 
   const after = slices().length;
-  await waitUntil(() => slices().length > after, { timeoutMs: 120_000, intervalMs: 200, what: 'slices after PostgreSQL is back' });
+  await waitUntil(() => slices().length > after, { timeoutMs: 120_000, intervalMs: 200, what: 'slices after PostgreSQL is back' }).catch((e: Error) => {
+    // A whole-suite run once got none within 120 s (not reproduced alone): what each process said, for the next one.
+    for (const [name, p] of [['recorder', recorder], ['channel', channel], ['api', api]] as const) t.diagnostic(`${name} output:\n${p.output().slice(-5000)}`);
+    throw e;
+  });
   const query = await waitUntil(async () => {
       const r = await client.api('GET', client.path(resourceId, sid, 'query'));
       return r.status === 200 ? r : undefined;
