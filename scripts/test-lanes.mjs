@@ -15,6 +15,7 @@ const RECORDERS = [
   'src/recorders/mix/hold.test.ts',
   'src/recorders/individual/hold.test.ts',
   'src/recorders/mix/record.test.ts',
+  'src/recorders/mix/idle.test.ts',
   'src/recorders/mix/loss.test.ts',
   'src/recorders/individual/record.test.ts',
   'src/recorders/individual/loss.test.ts',
