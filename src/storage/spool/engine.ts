@@ -119,7 +119,8 @@ export class UploadSpool {
       leaseMs: deps.config.leaseMs,
       node: deps.node ?? spoolNode(deps.config.spoolDir),
       adopt: (rows) => this.#queue.add(rows),
-      retain: (held) => this.#queue.retain(held),
+      holding: () => this.#queue.heldIds(),
+      retain: (asked, held) => this.#queue.retain(asked, held),
     });
     this.#intake = new SpoolIntake({
       spoolDir: deps.config.spoolDir,

@@ -19,8 +19,10 @@ export interface SpoolLeaseDeps {
   readonly node: string;
   /** Pending rows this process took over: left by a closed process, or by one whose lease ran out. */
   readonly adopt: (rows: FileRow[]) => void;
-  /** After each renewal, the ids this process still holds; any other row is someone else's now. */
-  readonly retain: (ids: ReadonlySet<string>) => void;
+  /** The ids of the rows this process holds now (asked about by a renewal). */
+  readonly holding: () => ReadonlySet<string>;
+  /** After a renewal: of the rows `asked` about, those not in `held` are someone else's now. */
+  readonly retain: (asked: ReadonlySet<string>, held: ReadonlySet<string>) => void;
 }
 
 /**
@@ -89,9 +91,12 @@ export class SpoolLeases {
   async #renew(): Promise<void> {
     if (this.#stopped) return;
     try {
+      // Asked before the UPDATE: a row enqueued while it runs (a slice whose manifest row waited for the database
+      // comes in as the database comes back, just when the renewals do) is not in its answer, and is still ours.
+      const asked = this.#d.holding();
       const held = await this.#d.store.renewLeases(this.owner, this.#d.clock.now() + this.#d.leaseMs);
       // Rows someone else owns now (this process stalled past its lease): stop, but keep the files.
-      this.#d.retain(held);
+      this.#d.retain(asked, held);
       await this.#claimOrphans();
     } catch (e) {
       this.#d.log.warn({ err: e }, 'spool lease renewal failed; retrying');

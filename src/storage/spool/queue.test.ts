@@ -90,7 +90,12 @@ test('retain lets go of rows another process took, except one in flight; a remov
   const { clock, queue, started, end } = rig(1);
   queue.add([row('a', 'k1', 1), row('b', 'k2', 2), row('c', 'k3', 3)]);
   assert.deepEqual(started, ['a']);
-  queue.retain(new Set(['c']));
+  const asked = queue.heldIds();
+  // Added while the renewal ran: not in its answer, and not let go.
+  queue.add([row('d', 'k4', 4)]);
+  queue.retain(asked, new Set(['c']));
+  assert.equal(queue.has('d'), true, 'a row added while the renewal ran stays');
+  queue.remove('d');
   assert.equal(queue.has('a'), true, 'in flight: kept until its attempt ends');
   assert.equal(queue.has('b'), false);
   queue.retryLater('a', 1000);

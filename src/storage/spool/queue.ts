@@ -87,9 +87,18 @@ export class UploadQueue {
     this.#timers.delete(id);
   }
 
-  /** Keeps only rows in `ids` and rows in flight (those finish their attempt). */
-  retain(ids: ReadonlySet<string>): void {
-    for (const id of [...this.#held.keys()]) if (!ids.has(id) && !this.#inFlight.has(id)) this.remove(id);
+  /** The ids of the rows held now. */
+  heldIds(): Set<string> {
+    return new Set(this.#held.keys());
+  }
+
+  /**
+   * After a lease renewal asked about the rows in `asked`: lets go of those not in its answer `held` (another process
+   * owns them now), except rows in flight (they finish their attempt). A row added while the renewal ran was not
+   * asked about and stays.
+   */
+  retain(asked: ReadonlySet<string>, held: ReadonlySet<string>): void {
+    for (const id of asked) if (!held.has(id) && !this.#inFlight.has(id)) this.remove(id);
   }
 
   /** A later copy of the row's key is held: the row need not go up. */

@@ -45,7 +45,7 @@ function listedSegments(bucketDir: string, playlists: readonly string[]): Set<st
 test('PostgreSQL dropped and restored mid-session: recording continues, nothing lost, webhooks once each', async (t) => {
   const env = { DATABASE_URL: pg.via(cluster.databaseUrl) };
   const channel = await cluster.start(['channel'], { env });
-  const [api, recorder] = await Promise.all([cluster.start(['api'], { env }), cluster.start(['recorder'], { env })]);
+  const [api, recorder] = await Promise.all([cluster.start(['api'], { env }), cluster.start(['recorder'], { env: { ...env, REELTIME_LOG_LEVEL: 'info' } })]);
   await cluster.publish(channel.url, CNAME, PUBLISHER);
   const client = recordingClient(api.url);
   const { resourceId, sid } = await startIndividualHls(client, CNAME, REC_UID);
@@ -65,8 +65,9 @@ test('PostgreSQL dropped and restored mid-session: recording continues, nothing 
 
   const after = slices().length;
   await waitUntil(() => slices().length > after, { timeoutMs: 120_000, intervalMs: 200, what: 'slices after PostgreSQL is back' }).catch((e: Error) => {
-    // A whole-suite run once got none within 120 s (not reproduced alone): what each process said, for the next one.
-    for (const [name, p] of [['recorder', recorder], ['channel', channel], ['api', api]] as const) t.diagnostic(`${name} output:\n${p.output().slice(-5000)}`);
+    // Whole-suite runs got none within 120 s twice (not reproduced alone, nor beside busy loops): what each process said
+    // (the recorder at info), for the next one.
+    for (const [name, p, tail] of [['recorder', recorder, 15_000], ['channel', channel, 3000], ['api', api, 3000]] as const) t.diagnostic(`${name} output:\n${p.output().slice(-tail)}`);
     throw e;
   });
   const query = await waitUntil(async () => {
