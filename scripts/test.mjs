@@ -358,19 +358,20 @@ async function runAdmitted(queue, fileLane) {
   const lightRunning = () => [...active.values()].filter((f) => LIGHT.has(f)).length;
   /** Running files that count against a timing-sensitive file's company (LIGHT ones do not, up to LIGHT_COMPANY). */
   const heavyCompany = () => active.size - sensitive.size - Math.min(lightRunning(), LIGHT_COMPANY);
-  /** Whether a timing-sensitive file could run beside what runs now. */
   /** The CPU has had time to spare since the last start showed its load (ADMISSION). */
   const idleEnough = () => {
     if (performance.now() - lastStart < ADMISSION.settleMs) return false;
     const idle = meter.idleFraction(ADMISSION.windowSeconds);
     return idle !== undefined && idle >= ADMISSION.idle;
   };
-  // LIGHT files past LIGHT_COMPANY count as company (heavyCompany); the company admitted while the CPU was idle may
-  // stay: the next sensitive file starts beside it (waiting for it to end left the chain idle 10-30 s at a time).
-  const roomFor = (file) =>
-    lightCompanyOf(file) === 0
-      ? active.size <= companyOf(file)
-      : heavyCompany() <= companyOf(file) || (heavyCompany() <= companyOf(file) + SENSITIVE_COMPANY_IF_IDLE && idleEnough());
+  /** The company a sensitive file allowing `company` may have now: one more while the CPU is idle (none if alone). */
+  const allowedCompany = (company) => company + (company > 0 && idleEnough() ? SENSITIVE_COMPANY_IF_IDLE : 0);
+  /**
+   * Whether a timing-sensitive file could run beside what runs now. LIGHT files past LIGHT_COMPANY count as company
+   * (heavyCompany); the company admitted while the CPU was idle may stay: the next sensitive file starts beside it
+   * (waiting for it to end left the chain idle 10-30 s at a time).
+   */
+  const roomFor = (file) => (lightCompanyOf(file) === 0 ? active.size <= companyOf(file) : heavyCompany() <= allowedCompany(companyOf(file)));
   /** The queue index of the file to start now, or -1 to wait. */
   const next = () => {
     const waiting = queue.some((f) => TIMING_SENSITIVE.has(f));
@@ -388,8 +389,7 @@ async function runAdmitted(queue, fileLane) {
       const company = Math.min(...files.map(companyOf));
       if (heavyCompany() < company && otherAt >= 0) return otherAt;
       if (lightRunning() < Math.min(...files.map(lightCompanyOf)) && lightAt >= 0) return lightAt;
-      const extra = company > 0 && heavyCompany() < company + SENSITIVE_COMPANY_IF_IDLE && active.size < HEAVY_MAX;
-      return extra && otherAt >= 0 && idleEnough() ? otherAt : -1;
+      return otherAt >= 0 && active.size < HEAVY_MAX && heavyCompany() < allowedCompany(company) ? otherAt : -1;
     }
     if (waiting) {
       const sensitiveAt = queue.findIndex((f) => TIMING_SENSITIVE.has(f) && roomFor(f));

@@ -4,8 +4,7 @@
 // also after the partition heals (docs/deployment.md, "Failover and fencing"). Never both is about recording: files
 // handed to the uploader before the lease ran out may still reach the bucket after the heal.
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename } from 'node:path';
 import { after, before, test } from 'node:test';
 import { parseUserFileName } from '../../../media/index.ts';
 import { recordingClient } from '../../../recorders/individual/testing/harness.ts';
@@ -41,16 +40,13 @@ test('partitioned recorder: stops writing after its lease, the other takes over,
   await cluster.publish(channel.url, CNAME, PUBLISHER);
   const client = recordingClient(api.url);
   const { resourceId, sid } = await startIndividualHls(client, CNAME, REC_UID);
-  // Objects of the first recorder (sid_...) and of the one that takes over (bak0_sid_...), with their write times.
-  const objects = (firstOnes: boolean) =>
-    bucketKeys(cluster.bucketDir)
-      .filter((k) => (firstOnes ? k.includes(`/${sid}_`) : k.includes(`/bak0_${sid}_`)))
-      .map((k) => ({ k, mtimeMs: statSync(join(cluster.bucketDir, k)).mtimeMs }));
+  // Slices of the first recorder (sid_...) and of the one that takes over (bak0_sid_...), with the UTC start in their
+  // names: when they were recorded, whenever they were uploaded.
   const slices = (firstOnes: boolean) =>
-    objects(firstOnes)
-      .filter((o) => o.k.endsWith('.ts'))
-      .map((o) => ({ k: o.k, startMs: parseUserFileName(basename(o.k))?.startMs ?? Number.NaN }));
-  await waitUntil(() => objects(true).some((o) => o.k.endsWith('.ts')), { timeoutMs: 120_000, intervalMs: 200, what: 'a slice of the first recorder' });
+    bucketKeys(cluster.bucketDir)
+      .filter((k) => k.endsWith('.ts') && (firstOnes ? k.includes(`/${sid}_`) : k.includes(`/bak0_${sid}_`)))
+      .map((k) => ({ k, startMs: parseUserFileName(basename(k))?.startMs ?? Number.NaN }));
+  await waitUntil(() => slices(true).length > 0, { timeoutMs: 120_000, intervalMs: 200, what: 'a slice of the first recorder' });
   await cluster.start(['recorder']);
 
   pg.cut('blackhole');
@@ -63,12 +59,12 @@ test('partitioned recorder: stops writing after its lease, the other takes over,
   assert.equal(lease.epoch, 2);
   assert.notEqual(String(failover.payload.details.newUid), REC_UID);
 
-  await waitUntil(() => objects(false).some((o) => o.k.endsWith('.ts')), { timeoutMs: 120_000, intervalMs: 200, what: 'bak0_ slices of the recorder that took over' });
+  await waitUntil(() => slices(false).length > 0, { timeoutMs: 120_000, intervalMs: 200, what: 'bak0_ slices of the recorder that took over' });
   // The partition heals: the first recorder finds its lease gone and stays fenced.
   pg.restore();
   redis.restore();
-  const laterSlices = objects(false).filter((o) => o.k.endsWith('.ts')).length;
-  await waitUntil(() => objects(false).filter((o) => o.k.endsWith('.ts')).length > laterSlices, { timeoutMs: 120_000, intervalMs: 200, what: 'more bak0_ slices after the heal' });
+  const laterSlices = slices(false).length;
+  await waitUntil(() => slices(false).length > laterSlices, { timeoutMs: 120_000, intervalMs: 200, what: 'more bak0_ slices after the heal' });
 
   // Never both: the fenced recorder began no slice after its lease ran out (renewed before the cut at the latest),
   // and its last slice began before the other's first. Slices it handed to the uploader before that may reach the
