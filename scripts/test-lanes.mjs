@@ -204,7 +204,8 @@ export const RUNS_ALONE = new Set([
  * Long files that mostly wait (ICE consent timeouts, outages held for their length, probes with timeouts): about a
  * quarter of one core on average, measured on a 2-core machine (`ℹ cpu_ms` over the file's time, 0.11-0.29 in a
  * whole-suite run of session 17). Up to LIGHT_COMPANY of them (two since session 18) run beside a timing-sensitive
- * file on top of its usual company, but none beside one that runs alone: the sensitive files run one after another,
+ * file on top of its usual company while the CPU is a quarter idle (since session 19: on a machine twice as slow, two
+ * of them at nice 19 beside a busy sensitive file starved, 8 s gaps in a WHEP recording), but none beside one that runs alone: the sensitive files run one after another,
  * and without company that chain was half of the heavy lane's time while the machine stood half idle.
  */
 export const LIGHT = new Set([

@@ -12,7 +12,7 @@
 // 2-core machine it is CPU-bound at 3 and admits no more, on a faster one its files mostly wait (ICE timeouts,
 // recordings of N seconds) and more of them fit. A timing-sensitive file (scripts/test-lanes.mjs) runs beside two
 // other files at most, a third while the CPU is a quarter idle (or none: RUNS_ALONE), plus two files that mostly wait
-// (LIGHT), all of them at nice 19. REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once.
+// (LIGHT) while the CPU is a quarter idle too, all of them at nice 19; no two files start within a second. REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once.
 // REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files at a time, instead of
 // before it. Each file's line in the log says when it started in its lane ("from N s").
 // A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
@@ -58,6 +58,12 @@ const ADMISSION = {
    * files of a few seconds at the lane's end could start no faster than one per 5 s.
    */
   settleMs: 2_000,
+  /**
+   * Between any two starts, even those the minimum or a sensitive file's company asks for: five files started in one
+   * instant (each compiling its imports, launching Chromium or ffmpeg) starved one another on a slower machine
+   * (session 19: two WHEP recordings lost 8 s of one kind, a CDN push never connected).
+   */
+  startGapMs: 1_000,
 };
 /**
  * How many other files a timing-sensitive file (scripts/test-lanes.mjs) shares the heavy lane with (LIGHT ones aside).
@@ -388,20 +394,20 @@ async function runAdmitted(queue, fileLane) {
       const files = [...sensitive.values()];
       const company = Math.min(...files.map(companyOf));
       if (heavyCompany() < company && otherAt >= 0) return otherAt;
-      if (lightRunning() < Math.min(...files.map(lightCompanyOf)) && lightAt >= 0) return lightAt;
+      if (lightRunning() < Math.min(...files.map(lightCompanyOf)) && lightAt >= 0 && idleEnough()) return lightAt;
       return otherAt >= 0 && active.size < HEAVY_MAX && heavyCompany() < allowedCompany(company) ? otherAt : -1;
     }
     if (waiting) {
       const sensitiveAt = queue.findIndex((f) => TIMING_SENSITIVE.has(f) && roomFor(f));
       if (sensitiveAt >= 0) return sensitiveAt;
       const first = queue.find((f) => TIMING_SENSITIVE.has(f));
-      return lightRunning() < lightCompanyOf(first) ? lightAt : -1;
+      return lightRunning() < lightCompanyOf(first) && idleEnough() ? lightAt : -1;
     }
     if (active.size < CONCURRENCY[fileLane]) return otherAt;
     return active.size < HEAVY_MAX && idleEnough() ? otherAt : -1;
   };
   while ((queue.length > 0 || active.size > 0) && !interrupted) {
-    const at = queue.length > 0 ? next() : -1;
+    const at = queue.length > 0 && performance.now() - lastStart >= ADMISSION.startGapMs ? next() : -1;
     if (at >= 0) {
       const [file] = queue.splice(at, 1);
       const run = runFile(file, fileLane).then(() => {
@@ -414,7 +420,7 @@ async function runAdmitted(queue, fileLane) {
       peak[fileLane] = Math.max(peak[fileLane], active.size);
       continue;
     }
-    await Promise.race([...active.keys(), new Promise((r) => setTimeout(r, 1000))]);
+    await Promise.race([...active.keys(), new Promise((r) => setTimeout(r, ADMISSION.startGapMs))]);
   }
   await Promise.all(active.keys());
   meter.stop();

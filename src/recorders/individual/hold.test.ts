@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { test } from 'node:test';
 import { parsePlaylist, parseUserFileName } from '../../media/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from './testing/harness.ts';
@@ -65,12 +66,19 @@ test('a slice of each kind, 8 s on hold, a slice of each kind: no media from the
     assert.equal(await queryHold(h, { rid: resourceId, sid }), true);
     // The hold itself: long enough that media leaking from it would show (JITTER_MS is well under it).
     await sleep(HOLD_MS);
+    // The recorder shares this process: a stall of it holds back the packets of the resume, which then arrive after it
+    // though sent before it (the slice's time is their sending, arrival-anchor.ts).
+    const lag = monitorEventLoopDelay({ resolution: 10 });
+    lag.enable();
     await setHold(h, { rid: resourceId, sid, cname, uid: UID }, false);
     assert.equal(await queryHold(h, { rid: resourceId, sid }), undefined, 'not on hold: the hosted form, no onhold field');
     // Two more slices of each kind (the one the hold closed may land after the resume): a whole slice of the resumed
     // stream, more than the 3 s before the MP4's end checked below.
     const atResume = [slices('audio'), slices('video')] as const;
     await waitUntil(() => slices('audio') >= atResume[0] + 2 && slices('video') >= atResume[1] + 2, { timeoutMs: 90_000, intervalMs: 200, what: 'two slices of each kind after the resume' });
+    lag.disable();
+    const stallMs = lag.max / 1e6;
+    console.log(`event loop delay around the resume: p99 ${(lag.percentile(99) / 1e6).toFixed(0)} ms, max ${stallMs.toFixed(0)} ms`);
     const tStop = Date.now();
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: UID, clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
@@ -103,7 +111,8 @@ test('a slice of each kind, 8 s on hold, a slice of each kind: no media from the
         if (i < cut) console.log(`${kind} ${e.uri}: media ends ${Math.round(end - holdStart)} ms after the hold began`);
         else console.log(`${kind} ${e.uri}: starts ${Math.round(e.startMs - holdEnd)} ms after the resume`);
         if (i < cut) assert.ok(end <= holdStart + JITTER_MS, `${kind} ${e.uri} ends ${end - holdStart} ms after the hold began`);
-        else assert.ok(e.startMs >= holdEnd - 100, `${kind} ${e.uri} starts ${holdEnd - e.startMs} ms before the resume`);
+        // 100 ms, or the longest stall of this process around the resume (session 19: 302 ms under a whole-suite load).
+        else assert.ok(e.startMs >= holdEnd - Math.max(100, stallMs), `${kind} ${e.uri} starts ${holdEnd - e.startMs} ms before the resume (stalled up to ${stallMs.toFixed(0)} ms)`);
         total += e.durationSec;
       }
       // Durations add up: each stream is gapless from its first slice to its last, and all of them together fit in

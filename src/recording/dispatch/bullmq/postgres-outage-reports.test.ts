@@ -4,7 +4,7 @@
 // API of another process shows the complete file list and every event (docs/deployment.md, "What an outage of
 // Redis or PostgreSQL does"). The API and channel processes keep their own connections.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test, type TestContext } from 'node:test';
 import { APP, rtcToken, recordingClient, storageConfig } from '../../../recorders/individual/testing/harness.ts';
@@ -39,15 +39,29 @@ interface Detail {
 }
 
 test('recorder cut off from PostgreSQL while a slice closes and its session stops: file list and history complete afterwards', async (t) => {
-  const recorder = await cluster.start(['recorder'], { env: { DATABASE_URL: pg.via(cluster.databaseUrl), REELTIME_LOG_LEVEL: 'info' } });
+  const dataDir = join(cluster.root, 'recorder-reports');
+  const recorder = await cluster.start(['recorder'], { dataDir, env: { DATABASE_URL: pg.via(cluster.databaseUrl), REELTIME_LOG_LEVEL: 'info' } });
   t.after(async () => {
     pg.restore();
     await recorder.close();
   });
-  await recordAndEnd(t, recorder);
+  await recordAndEnd(t, recorder, dataDir);
 });
 
-async function recordAndEnd(t: TestContext, recorder: ServerProcess): Promise<void> {
+/** The items of `name`'s outbox journals under a recorder's data dir that are still kept (src/outbox). */
+function journalled(dataDir: string, name: string): Record<string, unknown>[] {
+  const dir = join(dataDir, 'outbox');
+  if (!existsSync(dir)) return [];
+  const lines = readdirSync(dir)
+    .filter((f) => f.startsWith(`${name}.`))
+    .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'))
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as { op: string; id: string; item?: Record<string, unknown> });
+  const done = new Set(lines.filter((l) => l.op === 'done').map((l) => l.id));
+  return lines.filter((l) => l.op === 'kept' && !done.has(l.id) && l.item).map((l) => l.item!);
+}
+
+async function recordAndEnd(t: TestContext, recorder: ServerProcess, dataDir: string): Promise<void> {
   const pub = await cluster.publish(channel.url, CNAME, PUBLISHER);
   const client = recordingClient(api.url);
   const { sid } = await client.startRecording(CNAME, REC_UID, {
@@ -68,7 +82,20 @@ async function recordAndEnd(t: TestContext, recorder: ServerProcess): Promise<vo
   // The publisher leaves: the recorder ends its streams (the last slices close, events 43/44 state 1) and, after
   // maxIdleTime, the session itself, all while its database is away.
   await pub.stop();
-  await new Promise((r) => setTimeout(r, 20_000));
+  // The streams' end and, maxIdleTime later, the recorder's leave (41: its idle end has begun) are kept in its
+  // journal while the database is away. The end itself waits for the database: the session's last uploads need
+  // their manifest rows (docs/deployment.md).
+  await waitUntil(
+    () => {
+      const events = journalled(dataDir, 'recording-events') as unknown as Detail['events'][number][];
+      return events.some((e) => e.eventType === 41) && [43, 44].every((type) => events.some((e) => e.eventType === type && e.details.state === 1));
+    },
+    { timeoutMs: 90_000, intervalMs: 200, what: "the streams' end and the recorder's leave kept in its journal" },
+  ).catch((e: Error) => {
+    t.diagnostic(`recorder output:\n${recorder.output().slice(-6000)}`);
+    throw e;
+  });
+  t.diagnostic(`streams' end and leave kept ${Date.now() - cutAt} ms after the cut`);
   const during = await detail();
   assert.ok(during, 'the API process (its own connection) answers');
   assert.equal(during.state, 'live', 'the recorder could not report its end');
