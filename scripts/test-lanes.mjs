@@ -219,6 +219,30 @@ export const LIGHT = new Set([
 ]);
 export const LIGHT_COMPANY = 2;
 
+/**
+ * Files with no real-time bound (imports, request fuzzing, object-store protocols, token and CLI processes): a CPU
+ * starved now and then makes them slower, never wrong. Up to BACKGROUND_COMPANY of them run beside a RUNS_ALONE file
+ * under SCHED_IDLE (`chrt --idle`), which gets a core only when nothing else wants it: the loss test used two thirds
+ * of one core of the two, and the rest stood idle for its two minutes.
+ */
+export const BACKGROUND = new Set([
+  'test/import-each-module.test.ts',
+  'src/recording/api/fuzz.test.ts',
+  'src/storage/uploaders/contract.test.ts',
+  'src/storage/module.test.ts',
+  'src/chat/token-server/token-server.test.ts',
+  'src/chat/token-server/caller-auth.test.ts',
+  'src/cli/commands/token.test.ts',
+  'src/health/health.test.ts',
+  'src/server/start.test.ts',
+  'src/channel/placement/directory.test.ts',
+  'src/redis/redis.test.ts',
+  'src/process/spawn-child.test.ts',
+  'src/outbox/outbox.test.ts',
+  'src/net/tls.test.ts',
+]);
+export const BACKGROUND_COMPANY = 2;
+
 for (const f of RUNS_ALONE) if (!TIMING_SENSITIVE.has(f)) throw new Error(`scripts/test-lanes.mjs: ${f} runs alone but is not TIMING_SENSITIVE`);
 
 // The longest files first, then the groups, longest groups first.
@@ -226,6 +250,10 @@ export const HEAVY = [...new Set([...LONGEST, ...RECORDERS, ...MEDIA, ...LONG, .
 const grouped = new Set([...RECORDERS, ...MEDIA, ...LONG, ...PROCESSES, ...BROWSER, ...STORES]);
 for (const f of LONGEST) if (!grouped.has(f)) throw new Error(`scripts/test-lanes.mjs: ${f} is in LONGEST but in no group`);
 for (const f of TIMING_SENSITIVE) if (!grouped.has(f)) throw new Error(`scripts/test-lanes.mjs: ${f} is TIMING_SENSITIVE but in no group`);
+for (const f of BACKGROUND) {
+  if (!grouped.has(f)) throw new Error(`scripts/test-lanes.mjs: ${f} is BACKGROUND but in no group`);
+  if (TIMING_SENSITIVE.has(f) || LIGHT.has(f)) throw new Error(`scripts/test-lanes.mjs: ${f} is BACKGROUND and TIMING_SENSITIVE or LIGHT`);
+}
 for (const f of LIGHT) {
   if (!grouped.has(f)) throw new Error(`scripts/test-lanes.mjs: ${f} is LIGHT but in no group`);
   if (TIMING_SENSITIVE.has(f)) throw new Error(`scripts/test-lanes.mjs: ${f} is both LIGHT and TIMING_SENSITIVE`);

@@ -22,7 +22,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { HEAVY, LIGHT, LIGHT_COMPANY, RUNS_ALONE, TIMING_SENSITIVE } from './test-lanes.mjs';
+import { BACKGROUND, BACKGROUND_COMPANY, HEAVY, LIGHT, LIGHT_COMPANY, RUNS_ALONE, TIMING_SENSITIVE } from './test-lanes.mjs';
 import { buildServerBundle } from './test-server-bundle.mjs';
 import { startIdleMeter } from './cpu-idle.mjs';
 
@@ -80,7 +80,7 @@ const SENSITIVE_COMPANY = 2;
  * lane at three.
  */
 const SENSITIVE_COMPANY_IF_IDLE = 1;
-/** The companions a timing-sensitive file gets whatever the CPU's idleness; the rest of its company waits for idle. */
+/** BACKGROUND companions a timing-sensitive file gets whatever the CPU's idleness; the rest of its company waits for idle. */
 const SENSITIVE_COMPANY_AT_ONCE = 1;
 /**
  * The CPU priority of every heavy file but the timing-sensitive ones (and of the fast lane beside the heavy one):
@@ -184,6 +184,7 @@ function schedule(list) {
 
 // ---- running ----
 const NICE_AVAILABLE = existsSync('/usr/bin/nice') || existsSync('/bin/nice');
+const CHRT_AVAILABLE = existsSync('/usr/bin/chrt') || existsSync('/bin/chrt');
 const COUNT_KEYS = ['tests', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const results = [];
 let interrupted = false;
@@ -201,7 +202,8 @@ function report({ file, lane, how, ms, cpuMs, ok, why, counts, text, startedMs }
   results.push({ file, lane, ms, cpuMs, ok, counts });
 }
 
-function runFile(file, fileLane) {
+/** `background`: under SCHED_IDLE, beside a file that runs alone (BACKGROUND in scripts/test-lanes.mjs). */
+function runFile(file, fileLane, { background = false } = {}) {
   return new Promise((resolve) => {
     const started = performance.now();
     // --test-force-exit: a file whose tests (and after hooks) are done ends then, even with a timer or socket still
@@ -209,7 +211,11 @@ function runFile(file, fileLane) {
     const args = ['--import', 'tsx', '--import', ASYNC_HOOK, '--import', CPU_REPORT, ...(fileLane === 'fast' ? ['--import', GUARD] : []), '--test-reporter=spec', '--test-force-exit', file];
     // Heavy files other than the timing-sensitive ones yield the CPU to those (scripts/test-lanes.mjs).
     const yieldCpu = fileLane === 'heavy' && !TIMING_SENSITIVE.has(file) && NICE_AVAILABLE;
-    const [command, commandArgs] = yieldCpu ? ['nice', ['-n', YIELD_NICE, process.execPath, ...args]] : [process.execPath, args];
+    const [command, commandArgs] = background
+      ? ['chrt', ['--idle', '0', 'nice', '-n', YIELD_NICE, process.execPath, ...args]]
+      : yieldCpu
+        ? ['nice', ['-n', YIELD_NICE, process.execPath, ...args]]
+        : [process.execPath, args];
     const child = spawn(command, commandArgs, {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -359,6 +365,9 @@ async function runAdmitted(queue, fileLane) {
   let lastStart = Number.NEGATIVE_INFINITY;
   /** The running timing-sensitive files, by their run. */
   const sensitive = new Map();
+  /** The files started under SCHED_IDLE beside a RUNS_ALONE one, by their run. */
+  const background = new Map();
+  const backgroundAt = () => (CHRT_AVAILABLE && background.size < BACKGROUND_COMPANY ? queue.findIndex((f) => BACKGROUND.has(f)) : -1);
   /** How many other files (LIGHT ones aside) a timing-sensitive file may run beside. */
   const companyOf = (file) => (RUNS_ALONE.has(file) ? 0 : SENSITIVE_COMPANY);
   /** How many LIGHT files it may run beside on top of that: none beside one that runs alone. */
@@ -379,7 +388,7 @@ async function runAdmitted(queue, fileLane) {
    * (heavyCompany); the company admitted while the CPU was idle may stay: the next sensitive file starts beside it
    * (waiting for it to end left the chain idle 10-30 s at a time).
    */
-  const roomFor = (file) => (lightCompanyOf(file) === 0 ? active.size <= companyOf(file) : heavyCompany() <= allowedCompany(companyOf(file)));
+  const roomFor = (file) => (lightCompanyOf(file) === 0 ? active.size - background.size <= companyOf(file) : heavyCompany() <= allowedCompany(companyOf(file)));
   /** The queue index of the file to start now, or -1 to wait. */
   const next = () => {
     const waiting = queue.some((f) => TIMING_SENSITIVE.has(f));
@@ -395,12 +404,12 @@ async function runAdmitted(queue, fileLane) {
     if (sensitive.size > 0) {
       const files = [...sensitive.values()];
       const company = Math.min(...files.map(companyOf));
-      if (company === 0) return -1;
-      // One companion at once; every further one (up to the company, a LIGHT one or the idle one) only while the CPU
-      // has been a quarter idle: on a machine twice as slow, four companions at nice 19 beside a busy sensitive file
-      // starved (session 19: a CDN push not connected within 60 s, 8 s gaps in WHEP recordings, an ingest not
-      // published within 60 s).
-      if (active.size - sensitive.size < SENSITIVE_COMPANY_AT_ONCE && otherAt >= 0) return otherAt;
+      if (company === 0) return backgroundAt();
+      // Company only while the CPU has been a quarter idle, but for files with no real-time bound (BACKGROUND): on a
+      // machine twice as slow, companions at nice 19 beside a busy sensitive file starved (session 19: beside the mix
+      // recording alone, a capture's CDN push not connected within 60 s; beside four, 8 s gaps in WHEP recordings).
+      const tolerantAt = queue.findIndex((f) => BACKGROUND.has(f));
+      if (active.size - sensitive.size < SENSITIVE_COMPANY_AT_ONCE && tolerantAt >= 0) return tolerantAt;
       if (active.size >= HEAVY_MAX || !idleEnough()) return -1;
       if (lightRunning() < Math.min(...files.map(lightCompanyOf)) && lightAt >= 0) return lightAt;
       return otherAt >= 0 && heavyCompany() < company + SENSITIVE_COMPANY_IF_IDLE ? otherAt : -1;
@@ -418,11 +427,14 @@ async function runAdmitted(queue, fileLane) {
     const at = queue.length > 0 && performance.now() - lastStart >= ADMISSION.startGapMs ? next() : -1;
     if (at >= 0) {
       const [file] = queue.splice(at, 1);
-      const run = runFile(file, fileLane).then(() => {
+      const alone = [...sensitive.values()].some((f) => RUNS_ALONE.has(f));
+      const run = runFile(file, fileLane, { background: alone }).then(() => {
         active.delete(run);
         sensitive.delete(run);
+        background.delete(run);
       });
       active.set(run, file);
+      if (alone) background.set(run, file);
       if (TIMING_SENSITIVE.has(file)) sensitive.set(run, file);
       lastStart = performance.now();
       peak[fileLane] = Math.max(peak[fileLane], active.size);

@@ -48,6 +48,24 @@ test('recorder cut off from PostgreSQL while a slice closes and its session stop
   await recordAndEnd(t, recorder, dataDir);
 });
 
+/** A process's log, one short line per entry (time, level, message, error), stack traces left out. */
+function logLines(output: string): string {
+  return output
+    .split('\n')
+    .map((l) => {
+      try {
+        const e = JSON.parse(l) as { time?: number; level?: number; msg?: string; err?: unknown; sid?: string };
+        const err = typeof e.err === 'string' ? e.err : (e.err as { message?: string } | undefined)?.message;
+        return `${new Date(e.time ?? 0).toISOString().slice(11, 23)} ${e.level} ${e.msg}${err ? `: ${err}` : ''}`;
+      } catch {
+        return l.slice(0, 200);
+      }
+    })
+    .filter((l) => l.trim() !== '')
+    .slice(-150)
+    .join('\n');
+}
+
 /** The items of `name`'s outbox journals under a recorder's data dir that are still kept (src/outbox). */
 function journalled(dataDir: string, name: string): Record<string, unknown>[] {
   const dir = join(dataDir, 'outbox');
@@ -92,7 +110,7 @@ async function recordAndEnd(t: TestContext, recorder: ServerProcess, dataDir: st
     },
     { timeoutMs: 90_000, intervalMs: 200, what: "the streams' end and the recorder's leave kept in its journal" },
   ).catch((e: Error) => {
-    t.diagnostic(`recorder output:\n${recorder.output().slice(-6000)}`);
+    t.diagnostic(`recorder output:\n${logLines(recorder.output())}`);
     throw e;
   });
   t.diagnostic(`streams' end and leave kept ${Date.now() - cutAt} ms after the cut`);
@@ -108,7 +126,7 @@ async function recordAndEnd(t: TestContext, recorder: ServerProcess, dataDir: st
     const d = await detail();
     return d?.state === 'ended' ? d : undefined;
   }, { timeoutMs: 120_000, intervalMs: 200, what: 'the session ended in the store' }).catch((e: Error) => {
-    t.diagnostic(`recorder output:\n${recorder.output().slice(-6000)}`);
+    t.diagnostic(`recorder output:\n${logLines(recorder.output())}`);
     throw e;
   });
   t.diagnostic(`ended in the store ${Date.now() - restoredAt} ms after the database came back`);
