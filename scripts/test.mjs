@@ -64,6 +64,12 @@ const ADMISSION = {
    * (session 19: two WHEP recordings lost 8 s of one kind, a CDN push never connected).
    */
   startGapMs: 1_000,
+  /**
+   * Beside a timing-sensitive file, since the last start: the CPU it takes shows only after its setup (Chromium,
+   * encoders), and companions admitted while it looked idle starved once it ran (session 19: four within 34 s of the
+   * mix recording's start, at 2 s).
+   */
+  settleBesideSensitiveMs: 15_000,
 };
 /**
  * How many other files a timing-sensitive file (scripts/test-lanes.mjs) shares the heavy lane with (LIGHT ones aside).
@@ -376,8 +382,8 @@ async function runAdmitted(queue, fileLane) {
   /** Running files that count against a timing-sensitive file's company (LIGHT ones do not, up to LIGHT_COMPANY). */
   const heavyCompany = () => active.size - sensitive.size - Math.min(lightRunning(), LIGHT_COMPANY);
   /** The CPU has had time to spare since the last start showed its load (ADMISSION). */
-  const idleEnough = () => {
-    if (performance.now() - lastStart < ADMISSION.settleMs) return false;
+  const idleEnough = (settleMs = ADMISSION.settleMs) => {
+    if (performance.now() - lastStart < settleMs) return false;
     const idle = meter.idleFraction(ADMISSION.windowSeconds);
     return idle !== undefined && idle >= ADMISSION.idle;
   };
@@ -398,9 +404,10 @@ async function runAdmitted(queue, fileLane) {
     // nice 19), and never beside another such file: at 5 at once, the loss test's 5 % group kept 89 % of its frames in one whole run (99.5 %
     // alone and at 3); on a slower machine (23.9 min of heavy-lane CPU against 12-15), three at once failed four of
     // them (Chromium's audio under loss, the mix's regions, an A/V pair over 200 ms). Those in RUNS_ALONE run with
-    // nothing beside them (the loss test kept 72 % of a group's frames with a LIGHT file beside it); the others
-    // also beside up to LIGHT_COMPANY files that mostly wait (LIGHT). While one waits for its turn, only LIGHT
-    // files start, and only when the waiting one could run beside them.
+    // nothing beside them but BACKGROUND files under SCHED_IDLE (the loss test kept 72 % of a group's frames with a
+    // LIGHT file beside it); the others also beside up to LIGHT_COMPANY files that mostly wait (LIGHT). All company
+    // but BACKGROUND files starts only while the CPU is a quarter idle. While one waits for its turn, only LIGHT files
+    // start, and only when the waiting one could run beside them.
     if (sensitive.size > 0) {
       const files = [...sensitive.values()];
       const company = Math.min(...files.map(companyOf));
@@ -410,7 +417,7 @@ async function runAdmitted(queue, fileLane) {
       // recording alone, a capture's CDN push not connected within 60 s; beside four, 8 s gaps in WHEP recordings).
       const tolerantAt = queue.findIndex((f) => BACKGROUND.has(f));
       if (active.size - sensitive.size < SENSITIVE_COMPANY_AT_ONCE && tolerantAt >= 0) return tolerantAt;
-      if (active.size >= HEAVY_MAX || !idleEnough()) return -1;
+      if (active.size >= HEAVY_MAX || !idleEnough(ADMISSION.settleBesideSensitiveMs)) return -1;
       if (lightRunning() < Math.min(...files.map(lightCompanyOf)) && lightAt >= 0) return lightAt;
       return otherAt >= 0 && heavyCompany() < company + SENSITIVE_COMPANY_IF_IDLE ? otherAt : -1;
     }
@@ -418,7 +425,7 @@ async function runAdmitted(queue, fileLane) {
       const sensitiveAt = queue.findIndex((f) => TIMING_SENSITIVE.has(f) && roomFor(f));
       if (sensitiveAt >= 0) return sensitiveAt;
       const first = queue.find((f) => TIMING_SENSITIVE.has(f));
-      return lightRunning() < lightCompanyOf(first) && idleEnough() ? lightAt : -1;
+      return lightRunning() < lightCompanyOf(first) && idleEnough(ADMISSION.settleBesideSensitiveMs) ? lightAt : -1;
     }
     if (active.size < CONCURRENCY[fileLane]) return otherAt;
     return active.size < HEAVY_MAX && idleEnough() ? otherAt : -1;
