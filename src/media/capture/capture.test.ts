@@ -221,7 +221,11 @@ test('the CDN push runs in its own process: it publishes, its loss (dropped or s
       log.push,
     );
     await cap.load(`${pages.origin}/tone`);
-    await waitUntil(() => pushed('push-publishing', url1), { timeoutMs: 60_000, intervalMs: 100, what: 'publishing' });
+    await waitUntil(() => pushed('push-publishing', url1), { timeoutMs: 60_000, intervalMs: 100, what: 'publishing' }).catch((e: Error) => {
+      // What the capture said meanwhile (a whole-suite run on a slower machine timed out here; alone it publishes).
+      const said = log.all.filter((x) => x.kind !== 'segment').map((x) => JSON.stringify(x).slice(0, 200));
+      throw new Error(`${e.message}; capture events: ${said.join(' | ')}; segments: ${log.segments().length}`);
+    });
     assert.equal(log.all.filter((e) => e.kind === 'push-connecting' && e.rtmpUrl === url1).length, 1, 'connecting once, first');
     const encoderPid = pidOf('encoder');
     const pusherPid = pidOf('pusher');
