@@ -10,9 +10,11 @@
 // Concurrency: REELTIME_TEST_FAST_CONCURRENCY (default 6). The heavy lane runs at least 3 files at once and starts
 // another (up to REELTIME_TEST_HEAVY_MAX, default 5) only while the CPU has been a quarter idle (ADMISSION): on a slow
 // 2-core machine it is CPU-bound at 3 and admits no more, on a faster one its files mostly wait (ICE timeouts,
-// recordings of N seconds) and more of them fit. A timing-sensitive file (scripts/test-lanes.mjs) runs beside two
-// other files at most, a third while the CPU is a quarter idle (or none: RUNS_ALONE), plus two files that mostly wait
-// (LIGHT) while the CPU is a quarter idle too, all of them at nice 19; no two files start within a second. REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once.
+// recordings of N seconds) and more of them fit. A timing-sensitive file (scripts/test-lanes.mjs) starts beside one
+// other file at most and gets company (two files, a third, and two that mostly wait: LIGHT) only while the CPU has
+// been a quarter idle since 15 s after the last start, all of them at nice 19; one that runs alone (RUNS_ALONE) gets
+// only BACKGROUND files (no real-time bound) under SCHED_IDLE. No two files start within a second.
+// REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once.
 // REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files at a time, instead of
 // before it. Each file's line in the log says when it started in its lane ("from N s").
 // A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
