@@ -141,3 +141,37 @@ test('a push that fails reports ffmpeg\'s error without the stream key (the last
     await source.stop(2000);
   }
 });
+
+test('a stream whose sound starts 4 s after its picture: the push waits for it and publishes picture and sound, one connection', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cdn-pusher-late-'));
+  const port = await freePort();
+  const rx = rtmpReceiver(port, join(dir, 'rx.ts'));
+  // A recorded stream whose AAC begins 4 s after its H.264 (the PMT lists both from the start), as a loaded host's
+  // capture gave it, replayed in real time. With a 2.5 s probe the pusher connected, then failed its FLV header.
+  const late = join(dir, 'late.ts');
+  const make = new FfmpegProcess(
+    ['-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc2=size=160x90:rate=15:duration=14', '-itsoffset', '4', '-f', 'lavfi', '-i', 'sine=f=440:sample_rate=48000:duration=10',
+      '-map', '0:v', '-map', '1:a', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '15', '-c:a', 'aac', '-f', 'mpegts', late],
+    {},
+  );
+  assert.equal((await make.exited).code, 0, 'the late-sound file was written');
+  const source = new FfmpegProcess(['-loglevel', 'error', '-re', '-i', late, '-c', 'copy', '-f', 'mpegts', 'pipe:3'], { extraPipes: 1 });
+  const statuses: PushStatusChange[] = [];
+  const url = `rtmp://127.0.0.1:${port}/live/test`;
+  const pusher = new CdnPusher({ rtmpUrl: url, onStatus: (c) => void statuses.push(c) });
+  try {
+    await waitUntil(() => listeningOnLoopback(port), { timeoutMs: 60_000, intervalMs: 100, what: 'the RTMP receiver to listen' });
+    const feed = pusher.beginStream();
+    (source.pipe(3) as Readable).on('data', (b: Buffer) => feed(b));
+    await waitUntil(() => statuses.some((c) => c.status !== 'connecting'), { timeoutMs: 60_000, intervalMs: 100, what: 'publishing or disconnected' });
+    assert.deepEqual(statuses.map((c) => c.status), ['connecting', 'publishing'], JSON.stringify(statuses));
+    const rxFile = join(dir, 'rx.ts');
+    await waitUntil(() => existsSync(rxFile) && statSync(rxFile).size > 32 * 1024, { timeoutMs: 60_000, intervalMs: 100, what: 'bytes at the receiver' });
+    assert.deepEqual([...(await probeSegment(rxFile)).codecs].sort(), ['aac', 'h264'], 'picture and sound at the CDN');
+  } finally {
+    await pusher.stop();
+    await source.stop(2000);
+    rx.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -22,9 +22,12 @@ export function pusherArgs(rtmpUrl: string, tcUrl?: string): string[] {
   if (!isRtmpUrl(rtmpUrl)) throw new RangeError('rtmpUrl must be an rtmp:// or rtmps:// URL');
   return [
     '-loglevel', 'warning',
-    // The pusher joins a running stream: the probe only needs one keyframe with its SPS/PPS (keyframes are at
-    // most 2 s apart) and one AAC frame. ffmpeg's default (5 s of analysis) delays the first byte by seconds.
-    '-analyzeduration', '2500000', '-probesize', '4000000',
+    // The pusher joins a running stream: the probe needs one keyframe with its SPS/PPS (keyframes are at most 2 s
+    // apart) and one AAC frame. Its bound is for a kind that comes late: at 2.5 s, a capture whose sound began
+    // seconds after its picture (a loaded 2-core host) failed the FLV header ("Error initializing output stream")
+    // after connecting, and the push was reported lost; 5 s (ffmpeg's default) covers that, at up to 2.5 s more
+    // before the first byte reaches the CDN (10 s made a video-only push's start 7 s later).
+    '-analyzeduration', '5000000', '-probesize', '8000000',
     '-f', 'mpegts', '-i', `pipe:${PUSH_INPUT_FD}`,
     '-map', '0:v?', '-map', '0:a?',
     // Stream copy: no decoding, no encoding; packets before the first keyframe are skipped (no -copyinkf).
