@@ -380,7 +380,10 @@ async function runAdmitted(queue, fileLane) {
   const sensitive = new Map();
   /** The files started under SCHED_IDLE beside a RUNS_ALONE one, by their run. */
   const background = new Map();
-  const backgroundAt = () => (CHRT_AVAILABLE && background.size < BACKGROUND_COMPANY ? queue.findIndex((f) => BACKGROUND.has(f)) : -1);
+  const backgroundQueued = () => queue.findIndex((f) => BACKGROUND.has(f));
+  const backgroundAt = () => (CHRT_AVAILABLE && background.size < BACKGROUND_COMPANY ? backgroundQueued() : -1);
+  /** A RUNS_ALONE file runs: whatever starts now starts under SCHED_IDLE. */
+  const aloneRunning = () => [...sensitive.values()].some((f) => RUNS_ALONE.has(f));
   /** How many other files (LIGHT ones aside) a timing-sensitive file may run beside. */
   const companyOf = (file) => (RUNS_ALONE.has(file) ? 0 : SENSITIVE_COMPANY);
   /** How many LIGHT files it may run beside on top of that: none beside one that runs alone. */
@@ -399,8 +402,7 @@ async function runAdmitted(queue, fileLane) {
    * alone, one file at most for the others (SENSITIVE_COMPANY_AT_ONCE). The chain then waits for the company its
    * previous file's idle moments admitted, which uses the CPU meanwhile.
    */
-  const roomFor = (file) =>
-    lightCompanyOf(file) === 0 ? active.size - background.size <= companyOf(file) : active.size - background.size <= SENSITIVE_COMPANY_AT_ONCE;
+  const roomFor = (file) => active.size - background.size <= (RUNS_ALONE.has(file) ? 0 : SENSITIVE_COMPANY_AT_ONCE);
   /** The queue index of the file to start now, or -1 to wait. */
   const next = () => {
     const waiting = queue.some((f) => TIMING_SENSITIVE.has(f));
@@ -417,11 +419,11 @@ async function runAdmitted(queue, fileLane) {
     if (sensitive.size > 0) {
       const files = [...sensitive.values()];
       const company = Math.min(...files.map(companyOf));
-      if (company === 0) return backgroundAt();
+      if (aloneRunning()) return backgroundAt();
       // Company only while the CPU has been a quarter idle, but for files with no real-time bound (BACKGROUND): on a
       // machine twice as slow, companions at nice 19 beside a busy sensitive file starved (session 19: beside the mix
       // recording alone, a capture's CDN push not connected within 60 s; beside four, 8 s gaps in WHEP recordings).
-      const tolerantAt = queue.findIndex((f) => BACKGROUND.has(f));
+      const tolerantAt = backgroundQueued();
       if (active.size - sensitive.size < SENSITIVE_COMPANY_AT_ONCE && tolerantAt >= 0) return tolerantAt;
       if (active.size >= HEAVY_MAX || !idleEnough(ADMISSION.settleBesideSensitiveMs)) return -1;
       if (lightRunning() < Math.min(...files.map(lightCompanyOf)) && lightAt >= 0) return lightAt;
@@ -440,7 +442,7 @@ async function runAdmitted(queue, fileLane) {
     const at = queue.length > 0 && performance.now() - lastStart >= ADMISSION.startGapMs ? next() : -1;
     if (at >= 0) {
       const [file] = queue.splice(at, 1);
-      const alone = [...sensitive.values()].some((f) => RUNS_ALONE.has(f));
+      const alone = aloneRunning();
       const run = runFile(file, fileLane, { background: alone }).then(() => {
         active.delete(run);
         sensitive.delete(run);
