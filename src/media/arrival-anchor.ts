@@ -3,6 +3,9 @@ import { isRtcp } from '../rtp-payload/index.ts';
 /** An RTP packet: a whole header, and not RTCP sharing its port. */
 const isRtp = (packet: Buffer): boolean => packet.length >= 12 && !isRtcp(packet);
 
+/** Signed 32-bit RTP timestamp difference `timestamp - from`, in ms: a reordered packet from before `from` counts too. */
+const mediaMsBetween = (from: number, timestamp: number, clockRate: number): number => (((timestamp - from) | 0) * 1000) / clockRate;
+
 /**
  * The wall-clock time of a track's first RTP timestamp, for the slices' UTC times (media/segment-list.ts). Pure.
  *
@@ -44,14 +47,59 @@ export class ArrivalAnchor {
     this.#originMs = this.#sinceFirstMs(timestamp);
   }
 
-  /** Signed 32-bit difference, in ms: a reordered packet from before the first one counts too. */
   #sinceFirstMs(timestamp: number): number {
-    return (((timestamp - this.#firstTimestamp) | 0) * 1000) / this.clockRate;
+    return mediaMsBetween(this.#firstTimestamp, timestamp, this.clockRate);
   }
 
   /** The wall-clock time (ms) of the origin's timestamp; undefined before any packet. Fixed from the first answer on. */
   firstTimestampMs(): number | undefined {
     if (this.#earliestMs !== undefined) this.#fixedMs ??= Math.round(this.#earliestMs + (this.#originMs ?? 0));
     return this.#fixedMs;
+  }
+}
+
+/**
+ * When each packet of a track was sent, on this process's clock, from its RTP timestamp: the same votes as
+ * ArrivalAnchor (arrival less media time), but the floor is the earliest vote of the last `windowMs` only, so it
+ * follows a sender clock that drifts from ours, and it runs across streams (a new SSRC starts afresh). Pure.
+ *
+ * Why: a packet held back (by a stall of this process, a retransmission, a jitter buffer) arrives after an instant
+ * it was sent before. The hold gate asks this clock, not the arrival, whether media was sent during a hold.
+ */
+export class SendClock {
+  #ssrc: number | undefined;
+  #firstTimestamp = 0;
+  /** Earliest vote per second of arrival, oldest first: [second, vote]. */
+  #buckets: [number, number][] = [];
+
+  constructor(
+    private readonly clockRate: number,
+    private readonly windowMs = 10_000,
+  ) {}
+
+  /**
+   * One packet as received: its estimated sending time (ms, this clock), or undefined for RTCP. The packet votes
+   * first, so a packet that came with the least delay yet is its own estimate.
+   */
+  sentAtMs(packet: Buffer, arrivalMs: number): number | undefined {
+    if (!isRtp(packet)) return undefined;
+    const ssrc = packet.readUInt32BE(8);
+    const timestamp = packet.readUInt32BE(4);
+    if (ssrc !== this.#ssrc) {
+      this.#ssrc = ssrc;
+      this.#firstTimestamp = timestamp;
+      this.#buckets = [];
+    }
+    const media = mediaMsBetween(this.#firstTimestamp, timestamp, this.clockRate);
+    const vote = arrivalMs - media;
+    const second = Math.floor(arrivalMs / 1000);
+    const last = this.#buckets.at(-1);
+    if (last && last[0] === second) last[1] = Math.min(last[1], vote);
+    else this.#buckets.push([second, vote]);
+    const oldest = Math.floor((arrivalMs - this.windowMs) / 1000);
+    while (this.#buckets.length > 1 && this.#buckets[0]![0] < oldest) this.#buckets.shift();
+    let floor = vote;
+    for (const [, v] of this.#buckets) floor = Math.min(floor, v);
+    return floor + media;
   }
 }

@@ -1,6 +1,7 @@
 // Media pieces the recorders assemble: ffmpeg supervision, the RTP-to-slices pipeline and its slicing rule,
 // HLS playlists, object names, and post-recording remux. Mix compositing has its own index (./mix/index.ts).
 export { AAC_BITRATE } from './aac-output.ts';
+export { SendClock } from './arrival-anchor.ts';
 export { LOSS_FIGURES, LossMeter, type FeedStats, type LossFigure, type LossKind } from './jitter/index.ts';
 export { FFMPEG_BIN, FFPROBE_BIN, FfmpegProcess, runFfmpeg, type FfmpegExit, type FfmpegOptions } from './ffmpeg.ts';
 export {

@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ChannelEvent, MediaKind } from '../../channel/index.ts';
-import { mergedPlaylistName, playlistName, renderMergedIndex, snapshotName, type RtpTrackDescription, type SessionNaming, type Snapshot } from '../../media/index.ts';
+import { mergedPlaylistName, playlistName, renderMergedIndex, SendClock, snapshotName, type RtpTrackDescription, type SessionNaming, type Snapshot } from '../../media/index.ts';
 import type { StopResult } from '../../recording/dispatch/index.ts';
 import { EVENT_MODULE, WARN_CODE } from '../../recording/index.ts';
 import { ChannelFollower, FollowingSession, wants, type FollowingSessionDeps, type PublisherLinks } from '../common/follower/index.ts';
@@ -35,6 +35,8 @@ export class IndividualSession extends FollowingSession {
   private readonly links: PublisherLinks;
   private readonly signals: SessionSignals;
   private readonly output: RecordingOutput;
+  /** Each linked track's sending clock, by `uid/kind`: what the hold gate dates packets by. */
+  private readonly sendClocks = new Map<string, SendClock>();
   /** When start() began (injected clock), for the stop summary. */
   private startedMs: number | undefined;
 
@@ -116,14 +118,19 @@ export class IndividualSession extends FollowingSession {
   }
 
   private async dropUser(uid: string): Promise<void> {
+    for (const kind of ['audio', 'video'] as const) this.sendClocks.delete(`${uid}/${kind}`);
     await this.links.drop(uid);
     await this.tracks.endUser(uid);
   }
 
   private onPacket(uid: string, kind: MediaKind, desc: RtpTrackDescription, packet: Buffer): void {
     if (this.follower.ending) return;
-    // On hold nothing reaches a slicer; the links stay up, so resuming needs only a keyframe.
-    if (this.follower.onhold) return;
+    // On hold nothing reaches a slicer; the links stay up, so resuming needs only a keyframe. Media sent during the
+    // hold stays out when it arrives after the resume (held back by a stall of this process or a retransmission).
+    const key = `${uid}/${kind}`;
+    let clock = this.sendClocks.get(key);
+    if (!clock) this.sendClocks.set(key, (clock = new SendClock(desc.clockRate)));
+    if (this.follower.heldAt(clock.sentAtMs(packet, this.d.clock.now()))) return;
     if (!wants(this.follower.subscription, kind, uid)) return;
     this.tracks.push(uid, kind, desc, packet);
   }

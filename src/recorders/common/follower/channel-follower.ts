@@ -101,6 +101,14 @@ export class ChannelFollower {
     return this.#hold.onhold;
   }
 
+  /**
+   * Whether media sent at `sentMs` (the session's clock; media/arrival-anchor.ts SendClock) is on hold: sent during
+   * a hold, or arriving while one lasts. A packet held back past a resume (a stall, a retransmission) stays out.
+   */
+  heldAt(sentMs: number | undefined): boolean {
+    return this.#hold.onhold || (sentMs !== undefined && this.#hold.heldAt(sentMs));
+  }
+
   /** `update`: fresh storage credentials, new subscription lists (then a reconcile), a hold or resume. */
   async update(change: RecorderUpdate): Promise<void> {
     if (change.storage) await this.d.upload.updateStorage(change.storage);

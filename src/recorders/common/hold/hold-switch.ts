@@ -35,6 +35,11 @@ export class HoldSwitch {
     return this.#state.onhold;
   }
 
+  /** Whether instant `ms` (the session's clock) lies in a hold, now or an earlier one. */
+  heldAt(ms: number): boolean {
+    return this.#state.heldAt(ms);
+  }
+
   /** After `recorder_started`: event 1100 for a session that starts on hold. */
   announce(): void {
     const first = this.#state.windows[0];

@@ -20,6 +20,17 @@ test('a hold and a resume each send their event once; repeats change nothing', (
   assert.equal(h.heldMs(100), 8);
 });
 
+test('an instant is held when it lies in a hold: its start included, its end not, earlier holds too', () => {
+  const h = new HoldState(false, 0);
+  h.set(true, 10);
+  assert.equal(h.heldAt(9), false);
+  assert.equal(h.heldAt(10), true);
+  assert.equal(h.heldAt(1e9), true, 'a hold that lasts');
+  h.set(false, 18);
+  assert.equal(h.heldAt(17), true, 'sent during the hold, arriving after it');
+  assert.equal(h.heldAt(18), false);
+});
+
 test('a session started on hold is held from its start; windows add up', () => {
   const h = new HoldState(true, 1000);
   assert.equal(h.onhold, true);

@@ -40,6 +40,11 @@ export class HoldState {
     return 'recorderResumed';
   }
 
+  /** Whether instant `ms` lies in a hold (its start included, its end not). */
+  heldAt(ms: number): boolean {
+    return this.#windows.some((w) => w.startMs <= ms && (w.endMs === undefined || ms < w.endMs));
+  }
+
   /** Time spent on hold up to `nowMs`. */
   heldMs(nowMs: number): number {
     return this.#windows.reduce((sum, w) => sum + (w.endMs ?? nowMs) - w.startMs, 0);
