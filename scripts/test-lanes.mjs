@@ -154,7 +154,6 @@ const LONGEST = [
   'src/recording/dispatch/bullmq/postgres-drop.test.ts', // 25 s
   'src/recorders/mix/loss.test.ts', // 23 s
   'src/recorders/individual/s3.test.ts', // 22 s
-  'test/import-each-module.test.ts', // 17 s, but 17 s of CPU: early, while the others wait
   'src/cli/commands/record.test.ts', // 14 s, but 22 s of CPU in an earlier run
 ];
 

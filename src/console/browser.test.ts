@@ -19,7 +19,11 @@ const VP8_COLOUR = { r: 0x30, g: 0xa0, b: 0xe0 };
 
 /** The player's video plays (its `currentTime` advances) and a decoded frame, read through a canvas, has `colour`. */
 async function assertPlays(page: Page, video: string, colour: { r: number; g: number; b: number }): Promise<void> {
-  await page.waitForSelector(video);
+  await page.waitForSelector(video).catch(async (e: Error) => {
+    // Seen once in a whole-suite run (session 20): say what the playback section showed instead.
+    const shown = await page.evaluate(() => document.querySelector('#playback')?.outerHTML ?? '(no #playback)').catch(() => '(page gone)');
+    throw new Error(`${e.message}\n#playback was: ${shown.slice(0, 3000)}`);
+  });
   await page.waitForFunction((sel) => (document.querySelector(sel) as HTMLVideoElement).readyState >= 2, video, { timeout: 30000 });
   await page.evaluate((sel) => (document.querySelector(sel) as HTMLVideoElement).play(), video);
   await page.waitForFunction((sel) => (document.querySelector(sel) as HTMLVideoElement).currentTime > 1, video, { timeout: 30000 });
