@@ -155,3 +155,56 @@ test("a forged check from another address is dropped unanswered; only one with t
     await close();
   }
 });
+
+test('a client peer (a WHEP viewer, as a recorder links) drops a forged check unanswered: no role flip by a larger tie-breaker; one with its own ICE password is answered', async () => {
+  const { server: s, close } = await startNodeBehindRelay({ seed: 9 });
+  const cname = 'ice-forged-client';
+  const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
+  const pub = await whipPublish({ endpoint: `${base}/whip?uid=1`, token: tok(cname, 1), video: 'vp8', audio: false });
+  const attacker = createSocket('udp4');
+  let stopFeed: (() => void) | undefined;
+  try {
+    await pub.ready;
+    stopFeed = feedVp8Keyframes(pub.video!, { perSecond: 30, bytes: 200 });
+    const sub = await whepSubscribe({ endpoint: `${base}/whep?uid=2&publisher=1`, token: tok(cname, 2, 2), kinds: ['video'] });
+    try {
+      await sub.ready;
+      await sub.waitFor(() => sub.counts.video >= 30, 20_000, '30 packets');
+      // The viewer's side, as anyone on its path reads it: its port and both usernames; its password for the control.
+      const offer = sub.pc.localDescription!.sdp;
+      const viewerUfrag = /a=ice-ufrag:(\S+)/.exec(offer)![1]!;
+      const viewerPwd = /a=ice-pwd:(\S+)/.exec(offer)![1]!;
+      const nodeUfrag = /a=ice-ufrag:(\S+)/.exec(sub.pc.remoteDescription!.sdp)![1]!;
+      const port = Number(/a=candidate:\S+ \d+ udp \d+ 127\.0\.0\.1 (\d+) typ host/i.exec(offer)![1]);
+      const conn = sub.pc.iceTransports[0]!.connection as unknown as { iceControlling: boolean };
+      assert.equal(conn.iceControlling, true, 'a client facing an ICE-lite node controls');
+      const check = (key: string, role: 'ICE-CONTROLLING' | 'ICE-CONTROLLED') =>
+        new Message(methods.BINDING, classes.REQUEST)
+          .setAttribute('USERNAME', `${viewerUfrag}:${nodeUfrag}`)
+          .setAttribute('PRIORITY', 1853824767)
+          .setAttribute(role, role === 'ICE-CONTROLLING' ? 0xffff_ffff_ffff_ffffn : 1n)
+          .setAttribute('USE-CANDIDATE', null)
+          .addMessageIntegrity(Buffer.from(key, 'utf8'))
+          .addFingerprint().bytes;
+      await new Promise<void>((resolve) => attacker.bind({ address: '127.0.0.1', port: 0 }, resolve));
+      const got: Buffer[] = [];
+      attacker.on('message', (d) => got.push(d));
+      const answered = () => got.some((d) => d.length >= 20 && d[0]! <= 1);
+      for (let i = 0; i < 3; i++) attacker.send(check('a-guessed-password-xxxx', 'ICE-CONTROLLING'), port, '127.0.0.1');
+      const atForgery = sub.counts.video;
+      await sub.waitFor(() => sub.counts.video >= atForgery + 45, 10_000, 'the viewer still getting media after the forged checks');
+      assert.deepEqual(got, [], 'a check with a wrong password is not even answered');
+      assert.equal(conn.iceControlling, true, 'its role did not flip');
+      // The control: the same kind of check with the viewer's own password is answered.
+      attacker.send(check(viewerPwd, 'ICE-CONTROLLED'), port, '127.0.0.1');
+      await waitUntil(answered, { what: 'an answer to the check with the right password', timeoutMs: 10_000 });
+    } finally {
+      await sub.close();
+    }
+  } finally {
+    stopFeed?.();
+    attacker.close();
+    await pub.close();
+    await close();
+  }
+});

@@ -11,6 +11,7 @@ import {
   onRemoteDtlsClose,
   parseSdpFrag,
   rtxCodec,
+  verifyIceChecks,
 } from '../webrtc/index.ts';
 import { sharedLoopbackStun } from './loopback-stun.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
@@ -44,6 +45,8 @@ async function completeOffer(pc: RTCPeerConnection): Promise<string> {
   // The server ended the session (its close_notify): closed at once, not ~30 s later when ICE consent fails.
   onRemoteDtlsClose(pc, () => void pc.close().catch(() => undefined));
   await gatheringComplete(pc);
+  // Before the offer goes out: a check that does not verify with this peer's ICE password is dropped (ice-checks.ts).
+  verifyIceChecks(pc);
   return pc.localDescription!.sdp;
 }
 

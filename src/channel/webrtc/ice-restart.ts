@@ -1,5 +1,6 @@
 import { Candidate, RTCIceParameters, type RTCIceTransport, type RTCPeerConnection } from 'werift';
 import { ChannelError } from '../errors.ts';
+import { verifyIceChecks } from './ice-checks.ts';
 import type { IceGeneration, SdpFrag } from './sdp.ts';
 
 /**
@@ -70,6 +71,8 @@ export async function offerIceRestart(pc: RTCPeerConnection): Promise<IceGenerat
   const t = bundledTransport(pc);
   t.restart();
   await t.gather();
+  // Sockets a restart gathered anew answer only checks with the new password, as the first ones do.
+  verifyIceChecks(pc);
   return localGeneration(t);
 }
 

@@ -1,6 +1,7 @@
 export { guardDtlsHandshake, onRemoteDtlsClose, sendCloseNotify } from './dtls-guard.ts';
 export { firPacket, onFir } from './fir.ts';
 export { gatheringComplete } from './ice-gathering.ts';
+export { verifyIceChecks } from './ice-checks.ts';
 export { answerIceRestart, completeIceRestart, offerIceRestart } from './ice-restart.ts';
 export { loopbackClientConfig, rtxCodec, serverPeerConfig } from './peer-config.ts';
 export type { PeerSessionOptions } from './peer-session.ts';

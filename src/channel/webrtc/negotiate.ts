@@ -1,6 +1,6 @@
 import type { RTCPeerConnection } from 'werift';
 import { guardDtlsHandshake } from './dtls-guard.ts';
-import { guardIceLiteChecks } from './ice-lite-checks.ts';
+import { guardIceLiteChecks } from './ice-checks.ts';
 import { ChannelError } from '../errors.ts';
 import { gatheringComplete } from './ice-gathering.ts';
 import { keepCandidates, offsetCandidatePorts } from './sdp.ts';

@@ -1,13 +1,14 @@
 import { classes, type Connection, parseMessage, type RTCPeerConnection, type StunProtocol } from 'werift';
 
 const guarded = new WeakSet<Connection>();
+const verified = new WeakSet<StunProtocol>();
 
 /** Where werift's socket hands each datagram (a private method of StunProtocol). */
 interface DatagramEntry {
   datagramReceived(data: Buffer, addr: readonly [string, number]): void;
 }
 
-/** The node's ICE password for a check's USERNAME (`<node ufrag>:<peer ufrag>`), this generation or an earlier one. */
+/** This agent's ICE password for a check's USERNAME (`<our ufrag>:<peer ufrag>`), this generation or an earlier one. */
 function passwordFor(conn: Connection, username: string): string | undefined {
   const ufrag = username.split(':')[0] ?? '';
   if (ufrag === conn.localUsername) return conn.localPassword;
@@ -25,10 +26,38 @@ function forgedRequest(conn: Connection, data: Buffer): boolean {
 }
 
 /**
+ * Drops every STUN request whose MESSAGE-INTEGRITY does not verify with this agent's ICE password, unanswered (RFC
+ * 8445 section 7.3: a 401 is optional), before werift sees it, on every socket of every transport of `pc`: lite or
+ * full, server or client. werift answers and acts on checks without verifying them, so anyone who learnt the
+ * usernames (they travel in clear in every check) could nominate a pair on the node (ICE lite) or, on a client
+ * (a publisher, a recorder's or an ingress's WHEP peer), flip its role with a larger ICE-CONTROLLING tie-breaker
+ * and then nominate a pair of their own. Call once the peer has gathered (its sockets exist) and before a check can
+ * come; again after an ICE restart gathered (sockets already guarded are left as they are).
+ */
+export function verifyIceChecks(pc: RTCPeerConnection): void {
+  for (const t of pc.iceTransports) {
+    // The transport's connection is typed by an interface without the pairs; it is werift's Connection.
+    const conn = t.connection as unknown as Connection;
+    for (const protocol of protocolsOf(conn)) {
+      if (verified.has(protocol)) continue;
+      verified.add(protocol);
+      // werift's socket hands each datagram to `this.datagramReceived`: checks that fail stop here.
+      const entry = protocol as unknown as DatagramEntry;
+      const received = entry.datagramReceived.bind(protocol);
+      entry.datagramReceived = (data, addr) => {
+        if (forgedRequest(conn, data)) return;
+        received(data, addr);
+      };
+    }
+  }
+}
+
+/** Its sockets (one per host candidate; an ICE restart keeps them), a private field of werift's Connection. */
+const protocolsOf = (conn: Connection): readonly StunProtocol[] => (conn as unknown as { readonly protocols: readonly StunProtocol[] }).protocols;
+
+/**
  * What the node's ICE-lite agent does with a peer's checks, beyond werift:
- * - **Verifies them.** werift answers and acts on checks without verifying their MESSAGE-INTEGRITY, so anyone who
- *   learnt the usernames (they travel in clear in every check) could nominate a pair. Checks that do not verify
- *   with the node's ICE password are dropped unanswered (RFC 8445 section 7.3: a 401 is optional).
+ * - **Verifies them** (verifyIceChecks).
  * - **Follows the peer to a new address** (a NAT that rebound, a path that moved) on a check with USE-CANDIDATE from
  *   there, as mediasoup does: werift keeps the first nominated pair for good, so the node went on sending to the
  *   old address while the peer's media still arrived from the new one (its NACKs, keyframe requests and congestion
@@ -37,21 +66,12 @@ function forgedRequest(conn: Connection, data: Buffer): boolean {
  * Call once the peer has gathered (its sockets exist) and before the answer goes out (no check can come earlier).
  */
 export function guardIceLiteChecks(pc: RTCPeerConnection): void {
+  verifyIceChecks(pc);
   for (const t of pc.iceTransports) {
-    // The transport's connection is typed by an interface without the pairs; it is werift's Connection.
     const conn = t.connection as unknown as Connection;
     if (!conn.iceLite || guarded.has(conn)) continue;
     guarded.add(conn);
-    // Its sockets (one per host candidate; an ICE restart keeps them), a private field of werift's Connection.
-    const protocols = (conn as unknown as { readonly protocols: readonly StunProtocol[] }).protocols;
-    for (const protocol of protocols) {
-      // werift's socket hands each datagram to `this.datagramReceived`: checks that fail stop here.
-      const entry = protocol as unknown as DatagramEntry;
-      const received = entry.datagramReceived.bind(protocol);
-      entry.datagramReceived = (data, addr) => {
-        if (forgedRequest(conn, data)) return;
-        received(data, addr);
-      };
+    for (const protocol of protocolsOf(conn)) {
       // Subscribed after werift's own handler, which has made (and marked) the pair by the time this runs.
       protocol.onRequestReceived.subscribe((message, addr) => {
         const current = conn.nominated;
