@@ -39,10 +39,11 @@ export function verifyIceChecks(pc: RTCPeerConnection): void {
     // The transport's connection is typed by an interface without the pairs; it is werift's Connection.
     const conn = t.connection as unknown as Connection;
     for (const protocol of protocolsOf(conn)) {
-      if (verified.has(protocol)) continue;
+      // werift's socket hands each datagram to `this.datagramReceived`: checks that fail stop here. A TURN
+      // allocation's protocol has none (what reaches it comes through the TURN server, from addresses it permitted).
+      const entry = protocol as unknown as Partial<DatagramEntry>;
+      if (verified.has(protocol) || typeof entry.datagramReceived !== 'function') continue;
       verified.add(protocol);
-      // werift's socket hands each datagram to `this.datagramReceived`: checks that fail stop here.
-      const entry = protocol as unknown as DatagramEntry;
       const received = entry.datagramReceived.bind(protocol);
       entry.datagramReceived = (data, addr) => {
         if (forgedRequest(conn, data)) return;
