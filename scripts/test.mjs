@@ -437,8 +437,8 @@ async function runAdmitted(queue, fileLane) {
     // them (Chromium's audio under loss, the mix's regions, an A/V pair over 200 ms). Those in RUNS_ALONE run with
     // nothing beside them but BACKGROUND files under SCHED_IDLE (the loss test kept 72 % of a group's frames with a
     // LIGHT file beside it); the others also beside up to LIGHT_COMPANY files that mostly wait (LIGHT). All company
-    // but BACKGROUND files starts only while the CPU is a quarter idle. While one waits for its turn, only LIGHT files
-    // start, and only when the waiting one could run beside them.
+    // but BACKGROUND files starts only while the CPU is a quarter idle, and only a file expected to end within 20 s of
+    // the running one (fitsBeside) while another waits. While one waits for its turn, nothing else starts.
     if (sensitive.size > 0) {
       const files = [...sensitive.values()];
       const company = Math.min(...files.map(companyOf));
@@ -453,10 +453,10 @@ async function runAdmitted(queue, fileLane) {
       return otherAt >= 0 && heavyCompany() < company + SENSITIVE_COMPANY_IF_IDLE ? otherAt : -1;
     }
     if (waiting) {
-      const sensitiveAt = queue.findIndex((f) => TIMING_SENSITIVE.has(f) && roomFor(f));
-      if (sensitiveAt >= 0) return sensitiveAt;
-      const first = queue.find((f) => TIMING_SENSITIVE.has(f));
-      return lightRunning() < lightCompanyOf(first) && idleEnough(ADMISSION.settleBesideSensitiveMs) ? lightAt : -1;
+      // Nothing else starts while one waits for its turn: whatever starts now runs beside it and counts against its
+      // room. LIGHT files started here (until session 20) held the chain up for minutes: a CDN capture of 150 s
+      // started in the 10 s between two sensitive files kept the next one waiting 70 s.
+      return queue.findIndex((f) => TIMING_SENSITIVE.has(f) && roomFor(f));
     }
     if (active.size < CONCURRENCY[fileLane]) return otherAt;
     return active.size < HEAVY_MAX && idleEnough() ? otherAt : -1;
