@@ -27,7 +27,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { BACKGROUND, BACKGROUND_COMPANY, EXPECTED_SECONDS, HEAVY, LIGHT, LIGHT_COMPANY, RUNS_ALONE, TIMING_SENSITIVE } from './test-lanes.mjs';
-import { buildServerBundle } from './test-server-bundle.mjs';
+import { buildServerBundle, buildTestFileBundle } from './test-server-bundle.mjs';
 import { startIdleMeter } from './cpu-idle.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -232,7 +232,10 @@ function runFile(file, fileLane, { background = false } = {}) {
     const started = performance.now();
     // --test-force-exit: a file whose tests (and after hooks) are done ends then, even with a timer or socket still
     // open (werift's peer timers kept dtls-guard's process alive 33 s after its 2 s test).
-    const args = ['--import', 'tsx', '--import', ASYNC_HOOK, '--import', CPU_REPORT, ...(fileLane === 'fast' ? ['--import', GUARD] : []), '--test-reporter=spec', '--test-force-exit', file];
+    // A heavy file runs from its bundle when the run built one (fileBundles, below): no tsx hooks in its process.
+    const bundled = fileBundles.get(file);
+    const entry = bundled ? ['--enable-source-maps', bundled] : ['--import', 'tsx', file];
+    const args = ['--import', ASYNC_HOOK, '--import', CPU_REPORT, ...(fileLane === 'fast' ? ['--import', GUARD] : []), '--test-reporter=spec', '--test-force-exit', ...entry];
     // Heavy files other than the timing-sensitive ones yield the CPU to those (scripts/test-lanes.mjs).
     const yieldCpu = fileLane === 'heavy' && !TIMING_SENSITIVE.has(file) && NICE_AVAILABLE;
     const [command, commandArgs] = background
@@ -516,6 +519,15 @@ if (selected.some((f) => laneOf(f) === 'heavy') && process.env.REELTIME_TEST_SER
     rmSync(dirname(bundle), { recursive: true, force: true });
   });
 } else delete process.env.REELTIME_TEST_SERVER_BUNDLE;
+// The heavy files run from a bundle of them (scripts/test-server-bundle.mjs says why; REELTIME_TEST_FILE_BUNDLE=0:
+// from the sources through tsx). Batched files (REELTIME_TEST_BATCH=all) run from the sources.
+const heavyFiles = selected.filter((f) => laneOf(f) === 'heavy');
+let fileBundles = new Map();
+if (heavyFiles.length > 0 && !BATCHED.heavy && process.env.REELTIME_TEST_FILE_BUNDLE !== '0') {
+  const { dir, bundled } = await buildTestFileBundle(heavyFiles);
+  fileBundles = bundled;
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+}
 const laneMs = {};
 const laneLists = { fast: selected.filter((f) => laneOf(f) === 'fast'), heavy: selected.filter((f) => laneOf(f) === 'heavy') };
 const alongside = FAST_ALONGSIDE > 0 && laneLists.fast.length > 0 && laneLists.heavy.length > 0;
