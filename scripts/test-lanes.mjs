@@ -118,63 +118,44 @@ const STORES = ['src/storage/uploaders/contract.test.ts', 'src/storage/module.te
 const LONG = ['src/recording/api/fuzz.test.ts'];
 
 /**
- * How long the longest heavy files take, in seconds: a whole-suite run on a 2-core 2.1 GHz machine (session 20,
- * 2026-11-29, 3 to 5 files at once); files not listed take less than 25 s. A fresh clone has no timings yet
- * (.test-times.json), so the runner starts these longest first (one started late would end after the rest of the
- * lane) and reads from here whether a file fits beside a timing-sensitive one before the next must start
- * (scripts/test.mjs, `fitsBeside`). Keep it in step when a file's length changes much; every entry must also be in
- * its group above.
+ * The longest heavy files, longest first: a fresh clone has no timings
+ * yet (.test-times.json), and one of these started late would end after the rest of the lane. Keep it in step when
+ * a file's length changes much; every entry must also be in its group above.
  */
-export const EXPECTED_SECONDS = {
-  'src/media/capture/capture.test.ts': 165,
-  'src/recorders/common/whep-ended.test.ts': 155,
-  'src/recorders/web/record.test.ts': 125,
-  'src/recorders/individual/loss.test.ts': 123,
-  'src/recording/dispatch/bullmq/failover.test.ts': 107,
-  'src/impairment/chromium-through-relay.test.ts': 82,
-  'src/ingress/rtsp-pull.test.ts': 82,
-  'src/recorders/individual/record.test.ts': 77,
-  'src/recorders/mix/record.test.ts': 75,
-  'src/console/browser.test.ts': 73,
-  'src/ingress/whep-pull.test.ts': 73,
-  'src/recording/dispatch/bullmq/postgres-outage-reports.test.ts': 68,
-  'src/recorders/web/page.test.ts': 64,
-  'src/recorders/individual/hold.test.ts': 90, // 62 s before its third test (session 20)
-  'src/recorders/mix/hold.test.ts': 56,
-  'src/server/sigkill-mix.test.ts': 55,
-  'src/recorders/individual/follow.test.ts': 55,
-  'src/rules/rules.test.ts': 51,
-  'src/notify/dead-sender.test.ts': 51,
-  'src/media/push/cdn-pusher.test.ts': 47,
-  'src/recorders/individual/media-path.test.ts': 47,
-  'src/impairment/chromium-ice-restart.test.ts': 46,
-  'src/recording/dispatch/bullmq/partition.test.ts': 46,
-  'src/channel/turn/turn.test.ts': 44,
-  'src/ingress/rtmp-push.test.ts': 41,
-  'src/recorders/individual/ice-restart.test.ts': 40,
-  'src/recorders/mix/sender-clock.test.ts': 40,
-  'src/server/sigkill.test.ts': 38,
-  'src/recording/dispatch/bullmq/cross-process.test.ts': 38,
-  'src/recorders/mix/browser.test.ts': 37,
-  'src/ingress/srt-push.test.ts': 37,
-  'src/recording/dispatch/bullmq/recorder-follows-channel.test.ts': 37,
-  'src/recording/dispatch/bullmq/redis-restart.test.ts': 36,
-  'src/channel/browser.test.ts': 35,
-  'src/recorders/individual/loss-chromium.test.ts': 33,
-  'src/recording/api/fuzz.test.ts': 32,
-  'src/recorders/individual/s3.test.ts': 32,
-  'src/cli/commands/record.test.ts': 30,
-  'src/recorders/web/audio-loss.test.ts': 30,
-  'src/recording/dispatch/bullmq/postgres-drop.test.ts': 30,
-  'src/console/ingress-browser.test.ts': 29,
-  'src/recorders/common/whep-replace.test.ts': 28,
-  'src/channel/placement/browser-cross-node.test.ts': 27,
-  'src/recorders/mix/loss.test.ts': 27,
-  'src/media/track-pipeline.test.ts': 25,
-};
-const LONGEST = Object.entries(EXPECTED_SECONDS)
-  .sort((a, b) => b[1] - a[1])
-  .map(([f]) => f);
+const LONGEST = [
+  // Times from a fresh-clone run of the whole suite (3 to 5 heavy files at once, 2 cores), 2026-11-29.
+  'src/media/capture/capture.test.ts', // 129 s
+  'src/recorders/common/whep-ended.test.ts', // 113 s: ICE consent (30 s) twice, and mix's 15 s slices
+  'src/recorders/individual/loss.test.ts', // 95 s: three recordings through lossy relays
+  'src/recorders/web/record.test.ts', // 93 s
+  'src/recording/dispatch/bullmq/failover.test.ts', // 89 s
+  'src/recorders/mix/record.test.ts', // 74 s
+  'src/impairment/chromium-through-relay.test.ts', // 74 s: Chromium's bitrate ramp and its adaptation to a cap
+  'src/ingress/whep-pull.test.ts', // 66 s
+  'src/recording/dispatch/bullmq/postgres-outage-reports.test.ts', // 64 s
+  'src/recorders/web/page.test.ts', // 54 s
+  'src/ingress/rtsp-pull.test.ts', // 50 s: a recording across a camera's restart, three bad sources
+  'src/recorders/individual/hold.test.ts', // 49 s
+  'src/recorders/individual/record.test.ts', // 48 s
+  'src/recorders/mix/hold.test.ts', // 44 s
+  'src/server/sigkill-mix.test.ts', // 43 s
+  'src/recorders/individual/media-path.test.ts', // 41 s
+  'src/console/browser.test.ts', // 39 s
+  'src/recorders/mix/sender-clock.test.ts', // 37 s
+  'src/recorders/individual/follow.test.ts', // 35 s
+  'src/impairment/chromium-ice-restart.test.ts', // 35 s
+  'src/rules/rules.test.ts', // 33 s
+  'src/ingress/srt-push.test.ts', // 32 s: SRT's 5 s peer timeout, a recording
+  'src/ingress/rtmp-push.test.ts', // 30 s: three pushes, a recording
+  'src/recording/dispatch/bullmq/partition.test.ts', // 30 s
+  'src/recorders/individual/ice-restart.test.ts', // 26 s
+  'src/recorders/individual/loss-chromium.test.ts', // 26 s: two Chromium publishers, one through a lossy relay, recorded
+  'src/media/push/cdn-pusher.test.ts', // 26 s
+  'src/recording/dispatch/bullmq/postgres-drop.test.ts', // 25 s
+  'src/recorders/mix/loss.test.ts', // 23 s
+  'src/recorders/individual/s3.test.ts', // 22 s
+  'src/cli/commands/record.test.ts', // 14 s, but 22 s of CPU in an earlier run
+];
 
 /**
  * Files that measure real-time behaviour against a bound (repair of lost packets before a hold runs out, a slicer's

@@ -13,9 +13,7 @@
 // recordings of N seconds) and more of them fit. A timing-sensitive file (scripts/test-lanes.mjs) starts beside one
 // other file at most and gets company (two files, a third, and two that mostly wait: LIGHT) only while the CPU has
 // been a quarter idle since 15 s after the last start, all of them at nice 19; one that runs alone (RUNS_ALONE) gets
-// only BACKGROUND files (no real-time bound) under SCHED_IDLE. While more timing-sensitive files wait, a companion
-// must be expected to end within 20 s of the running one (`fitsBeside`; lengths from .test-times.json, else
-// EXPECTED_SECONDS), so the chain does not wait for it. No two files start within a second.
+// only BACKGROUND files (no real-time bound) under SCHED_IDLE. No two files start within a second.
 // REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once.
 // REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files at a time, instead of
 // before it. Each file's line in the log says when it started in its lane ("from N s").
@@ -26,7 +24,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { BACKGROUND, BACKGROUND_COMPANY, EXPECTED_SECONDS, HEAVY, LIGHT, LIGHT_COMPANY, RUNS_ALONE, TIMING_SENSITIVE } from './test-lanes.mjs';
+import { BACKGROUND, BACKGROUND_COMPANY, HEAVY, LIGHT, LIGHT_COMPANY, RUNS_ALONE, TIMING_SENSITIVE } from './test-lanes.mjs';
 import { buildServerBundle, buildTestFileBundle } from './test-server-bundle.mjs';
 import { startIdleMeter } from './cpu-idle.mjs';
 
@@ -97,15 +95,6 @@ const SENSITIVE_COMPANY_IF_IDLE = 1;
  * three starved at nice 19 (session 19).
  */
 const SENSITIVE_COMPANY_AT_ONCE = 1;
-/**
- * While timing-sensitive files wait, a companion starts beside the running one only if it is expected to end at
- * most this long after it (`fitsBeside`): the next sensitive file starts beside one other file at most, and three
- * companions of 2-3 minutes started beside the mix recording in its last minute held the chain up for 105 s
- * (session 20: 210 s of such gaps in a 540 s chain, the machine a third idle meanwhile).
- */
-const FIT_SLACK_MS = 20_000;
-/** A file's expected length: the last run's on this machine, else EXPECTED_SECONDS, else under 25 s. */
-const expectedMs = (file) => times[file] ?? (EXPECTED_SECONDS[file] ?? 20) * 1000;
 /**
  * The CPU priority of every heavy file but the timing-sensitive ones (and of the fast lane beside the heavy one):
  * the lowest, so a sensitive file gets nearly all of a contested core (weight 1024 against 15) and the others the rest.
@@ -392,18 +381,6 @@ async function runAdmitted(queue, fileLane) {
   let lastStart = Number.NEGATIVE_INFINITY;
   /** The running timing-sensitive files, by their run. */
   const sensitive = new Map();
-  /** When each running file started. */
-  const startedAt = new Map();
-  /**
-   * Whether `file` may start beside the running timing-sensitive file(s) without holding up the next one: expected
-   * to end within FIT_SLACK_MS of the earliest expected end among them. Always, when no sensitive file waits.
-   */
-  const fitsBeside = (file) => {
-    if (!queue.some((f) => TIMING_SENSITIVE.has(f))) return true;
-    const now = performance.now();
-    const left = Math.min(...[...sensitive].map(([run, f]) => expectedMs(f) - (now - startedAt.get(run))));
-    return expectedMs(file) <= Math.max(0, left) + FIT_SLACK_MS;
-  };
   /** The files started under SCHED_IDLE beside a RUNS_ALONE one, by their run. */
   const background = new Map();
   const backgroundQueued = () => queue.findIndex((f) => BACKGROUND.has(f));
@@ -432,16 +409,16 @@ async function runAdmitted(queue, fileLane) {
   /** The queue index of the file to start now, or -1 to wait. */
   const next = () => {
     const waiting = queue.some((f) => TIMING_SENSITIVE.has(f));
-    const otherAt = queue.findIndex((f) => !TIMING_SENSITIVE.has(f) && (sensitive.size === 0 || fitsBeside(f)));
-    const lightAt = queue.findIndex((f) => LIGHT.has(f) && (sensitive.size === 0 || fitsBeside(f)));
+    const otherAt = queue.findIndex((f) => !TIMING_SENSITIVE.has(f));
+    const lightAt = queue.findIndex((f) => LIGHT.has(f));
     // A file that measures real-time behaviour against a bound runs beside SENSITIVE_COMPANY other files at most (at
     // nice 19), and never beside another such file: at 5 at once, the loss test's 5 % group kept 89 % of its frames in one whole run (99.5 %
     // alone and at 3); on a slower machine (23.9 min of heavy-lane CPU against 12-15), three at once failed four of
     // them (Chromium's audio under loss, the mix's regions, an A/V pair over 200 ms). Those in RUNS_ALONE run with
     // nothing beside them but BACKGROUND files under SCHED_IDLE (the loss test kept 72 % of a group's frames with a
     // LIGHT file beside it); the others also beside up to LIGHT_COMPANY files that mostly wait (LIGHT). All company
-    // but BACKGROUND files starts only while the CPU is a quarter idle, and only a file expected to end within 20 s of
-    // the running one (fitsBeside) while another waits. While one waits for its turn, nothing else starts.
+    // but BACKGROUND files starts only while the CPU is a quarter idle. While one waits for its turn, only LIGHT files
+    // start, and only when the waiting one could run beside them.
     if (sensitive.size > 0) {
       const files = [...sensitive.values()];
       const company = Math.min(...files.map(companyOf));
@@ -449,17 +426,17 @@ async function runAdmitted(queue, fileLane) {
       // Company only while the CPU has been a quarter idle, but for files with no real-time bound (BACKGROUND): on a
       // machine twice as slow, companions at nice 19 beside a busy sensitive file starved (session 19: beside the mix
       // recording alone, a capture's CDN push not connected within 60 s; beside four, 8 s gaps in WHEP recordings).
-      const tolerantAt = queue.findIndex((f) => BACKGROUND.has(f) && fitsBeside(f));
+      const tolerantAt = backgroundQueued();
       if (active.size - sensitive.size < SENSITIVE_COMPANY_AT_ONCE && tolerantAt >= 0) return tolerantAt;
       if (active.size >= HEAVY_MAX || !idleEnough(ADMISSION.settleBesideSensitiveMs)) return -1;
       if (lightRunning() < Math.min(...files.map(lightCompanyOf)) && lightAt >= 0) return lightAt;
       return otherAt >= 0 && heavyCompany() < company + SENSITIVE_COMPANY_IF_IDLE ? otherAt : -1;
     }
     if (waiting) {
-      // Nothing else starts while one waits for its turn: whatever starts now runs beside it and counts against its
-      // room. LIGHT files started here (until session 20) held the chain up for minutes: a CDN capture of 150 s
-      // started in the 10 s between two sensitive files kept the next one waiting 70 s.
-      return queue.findIndex((f) => TIMING_SENSITIVE.has(f) && roomFor(f));
+      const sensitiveAt = queue.findIndex((f) => TIMING_SENSITIVE.has(f) && roomFor(f));
+      if (sensitiveAt >= 0) return sensitiveAt;
+      const first = queue.find((f) => TIMING_SENSITIVE.has(f));
+      return lightRunning() < lightCompanyOf(first) && idleEnough(ADMISSION.settleBesideSensitiveMs) ? lightAt : -1;
     }
     if (active.size < CONCURRENCY[fileLane]) return otherAt;
     return active.size < HEAVY_MAX && idleEnough() ? otherAt : -1;
@@ -471,12 +448,10 @@ async function runAdmitted(queue, fileLane) {
       const alone = aloneRunning();
       const run = runFile(file, fileLane, { background: alone }).then(() => {
         active.delete(run);
-        startedAt.delete(run);
         sensitive.delete(run);
         background.delete(run);
       });
       active.set(run, file);
-      startedAt.set(run, performance.now());
       if (alone) background.set(run, file);
       if (TIMING_SENSITIVE.has(file)) sensitive.set(run, file);
       lastStart = performance.now();
