@@ -4,7 +4,7 @@
 //   anything (measured: importing the server, 5.4 s of CPU through tsx, 2.8 s from a bundle), and the multi-process
 //   tests start dozens of them;
 // - the heavy lane's test files (scripts/test.mjs runs each in a process of its own): the same hooks cost each file
-//   about 2 s of CPU before its first test (a recorder test's imports: 4.0-4.5 s of CPU through tsx, 2.0-2.1 s from
+//   about 2 s of CPU before its first test (a recorder test's imports: 3.9-4.3 s of CPU through tsx, 1.9-2.2 s from
 //   its bundle, on a 2.1 GHz machine in session 20), 91 files in all.
 // Packages stay in node_modules, and each module keeps its own import.meta.url (and dirname, filename: its source
 // file's), so the files it reads beside itself (pages, assets, helper scripts) are found as from the sources.
