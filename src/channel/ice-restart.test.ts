@@ -4,9 +4,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { createSocket } from 'node:dgram';
+import { createSocket, type Socket } from 'node:dgram';
 import { classes, Message, methods } from 'werift';
 import { whepSubscribe, whipPublish } from './index.ts';
+import type { ImpairmentRelay } from '../impairment/index.ts';
 import { startNodeBehindRelay } from '../impairment/testing/index.ts';
 import { TEST_CUSTOMER_AUTH, waitUntil } from '../testing/index.ts';
 import { feedVp8Keyframes, readSse, type SseReader } from './testing/index.ts';
@@ -102,63 +103,18 @@ test('ICE restart: a fragment without new credentials is refused with the field 
   }
 });
 
-test("a forged check from another address is dropped unanswered; only one with the node's ICE password (MESSAGE-INTEGRITY) moves its sends", async () => {
-  const { server: s, relay, close } = await startNodeBehindRelay({ seed: 7 });
-  const cname = 'ice-forged';
-  const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
-  const pub = await whipPublish({ endpoint: `${base}/whip?uid=1`, token: tok(cname, 1), video: 'vp8', audio: false });
-  const attacker = createSocket('udp4');
-  let stopFeed: (() => void) | undefined;
-  try {
-    await pub.ready;
-    stopFeed = feedVp8Keyframes(pub.video!, { perSecond: 30, bytes: 200 });
-    const sub = await whepSubscribe({ endpoint: `${base}/whep?uid=2&publisher=1`, token: tok(cname, 2, 2), kinds: ['video'] });
-    try {
-      await sub.ready;
-      await sub.waitFor(() => sub.counts.video >= 30, 20_000, '30 packets');
-      // What anyone on the path can read: both usernames (in every check) and the node's port.
-      const answer = sub.pc.remoteDescription!.sdp;
-      const nodeUfrag = /a=ice-ufrag:(\S+)/.exec(answer)![1]!;
-      const nodePwd = /a=ice-pwd:(\S+)/.exec(answer)![1]!;
-      const viewerUfrag = /a=ice-ufrag:(\S+)/.exec(sub.pc.localDescription!.sdp)![1]!;
-      const port = Number(/a=candidate:\S+ \d+ udp \d+ 127\.0\.0\.1 (\d+) typ host/i.exec(answer)![1]);
-      const forge = (key: string) =>
-        new Message(methods.BINDING, classes.REQUEST)
-          .setAttribute('USERNAME', `${nodeUfrag}:${viewerUfrag}`)
-          .setAttribute('PRIORITY', 1853824767)
-          .setAttribute('ICE-CONTROLLING', 1n)
-          .setAttribute('USE-CANDIDATE', null)
-          .addMessageIntegrity(Buffer.from(key, 'utf8'))
-          .addFingerprint().bytes;
-      await new Promise<void>((resolve) => attacker.bind({ address: '127.0.0.1', port: 0 }, resolve));
-      const burst = (key: string) => {
-        for (let i = 0; i < 3; i++) attacker.send(forge(key), port, '127.0.0.1');
-      };
-      const attackerGot: Buffer[] = [];
-      attacker.on('message', (d) => attackerGot.push(d));
-      const media = () => attackerGot.filter((d) => d[0]! >= 128 && d[0]! < 192).length;
-      burst('a-guessed-password-xxxx');
-      const atForgery = sub.counts.video;
-      await sub.waitFor(() => sub.counts.video >= atForgery + 45, 10_000, 'the viewer still getting media after a check with a wrong password');
-      assert.deepEqual(attackerGot, [], 'a check with a wrong password is not even answered');
-      // The control: the same check with the node's password does move the node's sends (to the attacker here).
-      burst(nodePwd);
-      await waitUntil(() => media() > 0, { what: 'media at the address with the right password', timeoutMs: 10_000 });
-      assert.ok(relay.counters.upstream.packetsIn > 0);
-    } finally {
-      await sub.close();
-    }
-  } finally {
-    stopFeed?.();
-    attacker.close();
-    await pub.close();
-    await close();
-  }
-});
+type Viewer = Awaited<ReturnType<typeof whepSubscribe>>;
 
-test('a client peer (a WHEP viewer, as a recorder links) drops a forged check unanswered: no role flip by a larger tie-breaker; one with its own ICE password is answered', async () => {
-  const { server: s, close } = await startNodeBehindRelay({ seed: 9 });
-  const cname = 'ice-forged-client';
+/**
+ * A node behind a relay, a publisher fed VP8 keyframes and a WHEP viewer that has got 30 packets, and an attacker's
+ * loopback socket (what it receives in `got`): `run`, then everything closed.
+ */
+async function withFedViewer(
+  seed: number,
+  cname: string,
+  run: (f: { sub: Viewer; relay: ImpairmentRelay; attacker: Socket; got: Buffer[] }) => Promise<void>,
+): Promise<void> {
+  const { server: s, relay, close } = await startNodeBehindRelay({ seed });
   const base = `${s.url}/rtc/v1/apps/${APP}/channels/${cname}`;
   const pub = await whipPublish({ endpoint: `${base}/whip?uid=1`, token: tok(cname, 1), video: 'vp8', audio: false });
   const attacker = createSocket('udp4');
@@ -170,34 +126,10 @@ test('a client peer (a WHEP viewer, as a recorder links) drops a forged check un
     try {
       await sub.ready;
       await sub.waitFor(() => sub.counts.video >= 30, 20_000, '30 packets');
-      // The viewer's side, as anyone on its path reads it: its port and both usernames; its password for the control.
-      const offer = sub.pc.localDescription!.sdp;
-      const viewerUfrag = /a=ice-ufrag:(\S+)/.exec(offer)![1]!;
-      const viewerPwd = /a=ice-pwd:(\S+)/.exec(offer)![1]!;
-      const nodeUfrag = /a=ice-ufrag:(\S+)/.exec(sub.pc.remoteDescription!.sdp)![1]!;
-      const port = Number(/a=candidate:\S+ \d+ udp \d+ 127\.0\.0\.1 (\d+) typ host/i.exec(offer)![1]);
-      const conn = sub.pc.iceTransports[0]!.connection as unknown as { iceControlling: boolean };
-      assert.equal(conn.iceControlling, true, 'a client facing an ICE-lite node controls');
-      const check = (key: string, role: 'ICE-CONTROLLING' | 'ICE-CONTROLLED') =>
-        new Message(methods.BINDING, classes.REQUEST)
-          .setAttribute('USERNAME', `${viewerUfrag}:${nodeUfrag}`)
-          .setAttribute('PRIORITY', 1853824767)
-          .setAttribute(role, role === 'ICE-CONTROLLING' ? 0xffff_ffff_ffff_ffffn : 1n)
-          .setAttribute('USE-CANDIDATE', null)
-          .addMessageIntegrity(Buffer.from(key, 'utf8'))
-          .addFingerprint().bytes;
       await new Promise<void>((resolve) => attacker.bind({ address: '127.0.0.1', port: 0 }, resolve));
       const got: Buffer[] = [];
       attacker.on('message', (d) => got.push(d));
-      const answered = () => got.some((d) => d.length >= 20 && d[0]! <= 1);
-      for (let i = 0; i < 3; i++) attacker.send(check('a-guessed-password-xxxx', 'ICE-CONTROLLING'), port, '127.0.0.1');
-      const atForgery = sub.counts.video;
-      await sub.waitFor(() => sub.counts.video >= atForgery + 45, 10_000, 'the viewer still getting media after the forged checks');
-      assert.deepEqual(got, [], 'a check with a wrong password is not even answered');
-      assert.equal(conn.iceControlling, true, 'its role did not flip');
-      // The control: the same kind of check with the viewer's own password is answered.
-      attacker.send(check(viewerPwd, 'ICE-CONTROLLED'), port, '127.0.0.1');
-      await waitUntil(answered, { what: 'an answer to the check with the right password', timeoutMs: 10_000 });
+      await run({ sub, relay, attacker, got });
     } finally {
       await sub.close();
     }
@@ -207,4 +139,58 @@ test('a client peer (a WHEP viewer, as a recorder links) drops a forged check un
     await pub.close();
     await close();
   }
+}
+
+/** A binding request as an ICE check: USERNAME, PRIORITY, a role with its tie-breaker, USE-CANDIDATE, signed with `key`. */
+const iceCheck = (username: string, key: string, role: 'ICE-CONTROLLING' | 'ICE-CONTROLLED', tieBreaker: bigint): Buffer =>
+  new Message(methods.BINDING, classes.REQUEST)
+    .setAttribute('USERNAME', username)
+    .setAttribute('PRIORITY', 1853824767)
+    .setAttribute(role, tieBreaker)
+    .setAttribute('USE-CANDIDATE', null)
+    .addMessageIntegrity(Buffer.from(key, 'utf8'))
+    .addFingerprint().bytes;
+
+const sdpValue = (sdp: string, re: RegExp): string => re.exec(sdp)![1]!;
+const HOST_PORT = /a=candidate:\S+ \d+ udp \d+ 127\.0\.0\.1 (\d+) typ host/i;
+
+test("a forged check from another address is dropped unanswered; only one with the node's ICE password (MESSAGE-INTEGRITY) moves its sends", async () => {
+  await withFedViewer(7, 'ice-forged', async ({ sub, relay, attacker, got }) => {
+    // What anyone on the path can read: both usernames (in every check) and the node's port.
+    const answer = sub.pc.remoteDescription!.sdp;
+    const username = `${sdpValue(answer, /a=ice-ufrag:(\S+)/)}:${sdpValue(sub.pc.localDescription!.sdp, /a=ice-ufrag:(\S+)/)}`;
+    const port = Number(sdpValue(answer, HOST_PORT));
+    const burst = (key: string) => {
+      for (let i = 0; i < 3; i++) attacker.send(iceCheck(username, key, 'ICE-CONTROLLING', 1n), port, '127.0.0.1');
+    };
+    const media = () => got.filter((d) => d[0]! >= 128 && d[0]! < 192).length;
+    burst('a-guessed-password-xxxx');
+    const atForgery = sub.counts.video;
+    await sub.waitFor(() => sub.counts.video >= atForgery + 45, 10_000, 'the viewer still getting media after a check with a wrong password');
+    assert.deepEqual(got, [], 'a check with a wrong password is not even answered');
+    // The control: the same check with the node's password does move the node's sends (to the attacker here).
+    burst(sdpValue(answer, /a=ice-pwd:(\S+)/));
+    await waitUntil(() => media() > 0, { what: 'media at the address with the right password', timeoutMs: 10_000 });
+    assert.ok(relay.counters.upstream.packetsIn > 0);
+  });
+});
+
+test('a client peer (a WHEP viewer, as a recorder links) drops a forged check unanswered: no role flip by a larger tie-breaker; one with its own ICE password is answered', async () => {
+  await withFedViewer(9, 'ice-forged-client', async ({ sub, attacker, got }) => {
+    // The viewer's side, as anyone on its path reads it: its port and both usernames; its password for the control.
+    const offer = sub.pc.localDescription!.sdp;
+    const username = `${sdpValue(offer, /a=ice-ufrag:(\S+)/)}:${sdpValue(sub.pc.remoteDescription!.sdp, /a=ice-ufrag:(\S+)/)}`;
+    const port = Number(sdpValue(offer, HOST_PORT));
+    const conn = sub.pc.iceTransports[0]!.connection as unknown as { iceControlling: boolean };
+    assert.equal(conn.iceControlling, true, 'a client facing an ICE-lite node controls');
+    const answered = () => got.some((d) => d.length >= 20 && d[0]! <= 1);
+    for (let i = 0; i < 3; i++) attacker.send(iceCheck(username, 'a-guessed-password-xxxx', 'ICE-CONTROLLING', 0xffff_ffff_ffff_ffffn), port, '127.0.0.1');
+    const atForgery = sub.counts.video;
+    await sub.waitFor(() => sub.counts.video >= atForgery + 45, 10_000, 'the viewer still getting media after the forged checks');
+    assert.deepEqual(got, [], 'a check with a wrong password is not even answered');
+    assert.equal(conn.iceControlling, true, 'its role did not flip');
+    // The control: the same kind of check with the viewer's own password is answered.
+    attacker.send(iceCheck(username, sdpValue(offer, /a=ice-pwd:(\S+)/), 'ICE-CONTROLLED', 1n), port, '127.0.0.1');
+    await waitUntil(answered, { what: 'an answer to the check with the right password', timeoutMs: 10_000 });
+  });
 });
