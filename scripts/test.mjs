@@ -485,9 +485,10 @@ if (TEST_TMP_PARENT !== undefined) {
 }
 
 const wallStarted = performance.now();
+const laneLists = { fast: selected.filter((f) => laneOf(f) === 'fast'), heavy: selected.filter((f) => laneOf(f) === 'heavy') };
 // Tests that start reeltime as a process of its own start this bundle of the sources (REELTIME_TEST_SERVER_BUNDLE=0:
 // bin/reeltime.mjs through tsx, as a user runs it).
-if (selected.some((f) => laneOf(f) === 'heavy') && process.env.REELTIME_TEST_SERVER_BUNDLE !== '0') {
+if (laneLists.heavy.length > 0 && process.env.REELTIME_TEST_SERVER_BUNDLE !== '0') {
   const bundle = await buildServerBundle();
   process.env.REELTIME_TEST_SERVER_BUNDLE = bundle;
   process.on('exit', () => {
@@ -496,15 +497,13 @@ if (selected.some((f) => laneOf(f) === 'heavy') && process.env.REELTIME_TEST_SER
 } else delete process.env.REELTIME_TEST_SERVER_BUNDLE;
 // The heavy files run from a bundle of them (scripts/test-server-bundle.mjs says why; REELTIME_TEST_FILE_BUNDLE=0:
 // from the sources through tsx). Batched files (REELTIME_TEST_BATCH=all) run from the sources.
-const heavyFiles = selected.filter((f) => laneOf(f) === 'heavy');
 let fileBundles = new Map();
-if (heavyFiles.length > 0 && !BATCHED.heavy && process.env.REELTIME_TEST_FILE_BUNDLE !== '0') {
-  const { dir, bundled } = await buildTestFileBundle(heavyFiles);
+if (laneLists.heavy.length > 0 && !BATCHED.heavy && process.env.REELTIME_TEST_FILE_BUNDLE !== '0') {
+  const { dir, bundled } = await buildTestFileBundle(laneLists.heavy);
   fileBundles = bundled;
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 }
 const laneMs = {};
-const laneLists = { fast: selected.filter((f) => laneOf(f) === 'fast'), heavy: selected.filter((f) => laneOf(f) === 'heavy') };
 const alongside = FAST_ALONGSIDE > 0 && laneLists.fast.length > 0 && laneLists.heavy.length > 0;
 if (alongside) {
   CONCURRENCY.fast = FAST_ALONGSIDE;
