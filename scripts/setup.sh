@@ -38,5 +38,6 @@ fi
 
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: installing npm dependencies"
-  npm ci --no-audit --no-fund --loglevel=error
+  # better-sqlite3 builds from its own sources: prebuild-install would first try to fetch a binary from GitHub.
+  npm_config_build_from_source=true npm ci --no-audit --no-fund --loglevel=error
 fi

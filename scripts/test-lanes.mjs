@@ -20,6 +20,7 @@ const RECORDERS = [
   'src/recorders/individual/record.test.ts',
   'src/recorders/individual/loss.test.ts',
   'src/recorders/individual/loss-chromium.test.ts',
+  'src/recorders/individual/loss-opus.test.ts',
   'src/recorders/mix/sender-clock.test.ts',
   'src/recorders/individual/hold-restart.test.ts',
   'src/recorders/individual/follow.test.ts',
@@ -165,6 +166,7 @@ const LONGEST = [
  */
 export const TIMING_SENSITIVE = new Set([
   'src/recorders/individual/loss.test.ts',
+  'src/recorders/individual/loss-opus.test.ts',
   'src/recorders/individual/loss-chromium.test.ts',
   'src/recorders/mix/loss.test.ts',
   'src/recorders/common/whep-replace.test.ts',

@@ -25,7 +25,7 @@ export type VideoCodecName = 'vp8' | 'h264';
  * `nack`, so a publisher's lost audio is NACKed and resent as well; video offers `ccm fir` beside PLI.
  */
 export async function loopbackPeer(
-  opts: { stunUrl?: string; videoCodecs?: readonly VideoCodecName[]; rtx?: boolean; keyframeRequests?: boolean } = {},
+  opts: { stunUrl?: string; videoCodecs?: readonly VideoCodecName[]; rtx?: boolean; keyframeRequests?: boolean; audioNack?: boolean } = {},
 ): Promise<RTCPeerConnection> {
   const stunUrl = opts.stunUrl ?? (await sharedLoopbackStun()).url;
   // A sender that cannot make a keyframe on request (`keyframeRequests: false`) offers neither PLI nor FIR.
@@ -34,8 +34,10 @@ export async function loopbackPeer(
     c === 'vp8' ? useVP8({ rtcpFeedback: fb() }) : useH264({ rtcpFeedback: fb() }),
     ...(opts.rtx === false ? [] : [rtxCodec()]),
   ]);
-  // Opus offers NACK too: the node then NACKs lost audio and werift's sender answers from its packet history.
-  return new RTCPeerConnection(loopbackClientConfig(stunUrl, { codecs: { audio: [useOPUS({ rtcpFeedback: [useNACK()] })], video } }));
+  // Opus offers NACK too (unless `audioNack` is false): the node then NACKs lost audio and werift's sender answers
+  // from its packet history.
+  const audio = useOPUS({ rtcpFeedback: opts.audioNack === false ? [] : [useNACK()] });
+  return new RTCPeerConnection(loopbackClientConfig(stunUrl, { codecs: { audio: [audio], video } }));
 }
 
 /** Creates the offer and waits for gathering, so the POSTed offer carries its candidates (no trickle needed). */

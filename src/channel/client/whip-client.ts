@@ -15,6 +15,8 @@ export interface WhipPublishOptions {
    * the channel answers its viewers from a GOP cache instead.
    */
   readonly keyframeRequests?: boolean;
+  /** False: Opus offers no NACK, so lost audio is not resent (a sender that repairs it with FEC only). */
+  readonly audioNack?: boolean;
 }
 
 export interface WhipPublisher {
@@ -46,6 +48,7 @@ export async function whipPublish(opts: WhipPublishOptions): Promise<WhipPublish
     ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}),
     ...(videoCodec ? { videoCodecs: [videoCodec] } : {}),
     ...(opts.keyframeRequests === false ? { keyframeRequests: false } : {}),
+    ...(opts.audioNack === false ? { audioNack: false } : {}),
   });
   const stream = new MediaStream();
   const audio = opts.audio === false ? undefined : new MediaStreamTrack({ kind: 'audio' });

@@ -14,6 +14,11 @@ export interface SyntheticMedia {
   readonly toneTurns?: { readonly periodSec: number; readonly half: 'first' | 'second' } | undefined;
   /** Draw the frame number as a binary code along the bottom edge (FRAME_CODE): latency benchmarks read it back. */
   readonly frameCode?: boolean | undefined;
+  /**
+   * Opus with in-band FEC (libopus in VoIP mode, SILK or hybrid, FEC for 10 % loss); the tone is a melody then
+   * (toneSource). Absent: CELT in libopus's low-delay mode.
+   */
+  readonly opusFec?: boolean | undefined;
 }
 
 /**
@@ -65,6 +70,16 @@ function toneGate(m: SyntheticMedia): string {
 }
 
 /**
+ * The sound: a steady sine at `toneHz`; with `opusFec` a melody instead (its pitch steps through toneHz × 1, 1.125,
+ * 1.25, 1.375 every 100 ms): libopus's voice detector calls a steady tone inactive after a moment and then codes no
+ * FEC for it, as it does for a speaker's silence.
+ */
+function toneSource(m: SyntheticMedia): string {
+  if (m.opusFec) return `aevalsrc='0.25*sin(2*PI*t*${m.toneHz}*(1+0.125*mod(floor(t*10)\\,4)))':s=48000`;
+  return `sine=frequency=${m.toneHz}:sample_rate=48000${m.toneTurns ? ':samples_per_frame=960' : ''}`;
+}
+
+/**
  * How ffmpeg renders: `realtime` paces its inputs (`-re`) for a live publisher; otherwise it encodes as fast as it
  * can, `seconds` of media, for a replay publisher's cache (publisher/replay-cache.ts). The encoders and their
  * settings are the same either way, so both kinds of publisher send the same media.
@@ -96,10 +111,11 @@ export function syntheticFfmpegArgs(m: SyntheticMedia, videoPort: number, audioP
     '-loglevel', 'error',
     '-nostdin',
     ...pace, '-f', 'lavfi', '-i', `color=c=${color}:s=${m.width}x${m.height}:r=${m.fps},${text}${frameCodeFilters(m)}`,
-    ...pace, '-f', 'lavfi', '-i', `sine=frequency=${m.toneHz}:sample_rate=48000${m.toneTurns ? ':samples_per_frame=960' : ''}${toneGate(m)}`,
+    ...pace, '-f', 'lavfi', '-i', `${toneSource(m)}${toneGate(m)}`,
     '-map', '0:v', ...video, '-g', gop, '-keyint_min', gop, '-pix_fmt', 'yuv420p',
     '-payload_type', '96', '-f', 'rtp', rtp(videoPort),
-    '-map', '1:a', '-c:a', 'libopus', '-b:a', '48k', '-ar', '48000', '-ac', '2', '-application', 'lowdelay',
+    '-map', '1:a', '-c:a', 'libopus', '-b:a', '48k', '-ar', '48000', '-ac', '2',
+    ...(m.opusFec ? ['-application', 'voip', '-fec:a', '1', '-packet_loss:a', '10'] : ['-application', 'lowdelay']),
     '-payload_type', '111', '-f', 'rtp', rtp(audioPort),
   ];
 }

@@ -38,6 +38,8 @@ export interface SyntheticPublisherOptions extends Partial<SyntheticMedia> {
    * with `frameCode` to whole frame-code periods (1024 frames: 68.3 s at 15 fps), so loops change neither.
    */
   readonly replaySeconds?: number;
+  /** False: the publisher offers no NACK for its Opus, so lost audio is not resent (a sender whose audio has no repair but its own FEC). */
+  readonly audioNack?: boolean;
 }
 
 export interface SyntheticPublisher {
@@ -128,6 +130,7 @@ function syntheticMedia(opts: Partial<SyntheticMedia>): SyntheticMedia {
     fps: opts.fps ?? 15,
     toneTurns: opts.toneTurns,
     frameCode: opts.frameCode,
+    ...(opts.opusFec ? { opusFec: true } : {}),
   };
   if (!COLOR.test(media.color)) throw new Error(`color must be a name like "red" or hex like "#ff0000", got "${media.color}"`);
   return media;
@@ -193,6 +196,7 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
       endpoint,
       token: opts.token,
       video: media.codec,
+      ...(opts.audioNack === false ? { audioNack: false } : {}),
       ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}),
     });
   } catch (e) {

@@ -13,7 +13,7 @@ export interface FeedStats extends RepairStats {
 export type LossKind = 'audio' | 'video';
 
 /** The figures /metrics reports, each a counter by kind. */
-export const LOSS_FIGURES = ['missing', 'repaired', 'lost', 'late', 'framesDropped', 'concealed', 'keyframeRequests'] as const;
+export const LOSS_FIGURES = ['missing', 'repaired', 'lost', 'late', 'framesDropped', 'concealed', 'fecRecovered', 'keyframeRequests'] as const;
 export type LossFigure = (typeof LOSS_FIGURES)[number];
 
 export class LossMeter {
@@ -38,5 +38,5 @@ export class LossMeter {
 }
 
 function zero(): Record<LossFigure, number> {
-  return { missing: 0, repaired: 0, lost: 0, late: 0, framesDropped: 0, concealed: 0, keyframeRequests: 0 };
+  return { missing: 0, repaired: 0, lost: 0, late: 0, framesDropped: 0, concealed: 0, fecRecovered: 0, keyframeRequests: 0 };
 }

@@ -1,15 +1,19 @@
 /**
  * A StreamRepair driven in time: packets in as they arrive, repaired packets out to `send`, a timer at the buffer's
  * deadline so a hole is given up on without waiting for the next packet, and keyframe requests rate-limited (the
- * first at once, then at most one per `keyframeIntervalMs` while the stream waits for a keyframe).
+ * first at once, then at most one per `keyframeIntervalMs` while the stream waits for a keyframe). An Opus feed
+ * remakes lost packets with libopus (opus-loss.ts) once it has loaded, a moment after the feed starts.
  */
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { RtpCodecName } from '../sdp.ts';
 import type { JitterBounds } from './jitter-buffer.ts';
 import type { FeedStats, LossMeter } from './loss-meter.ts';
+import { createOpusLossRepair, type OpusLossRepair } from './opus-loss.ts';
 import { StreamRepair, type RepairResult } from './stream-repair.ts';
 
 export const KEYFRAME_REQUEST_INTERVAL_MS = 500;
+
+let libopusWarned = false;
 
 export interface RepairedFeedOptions {
   readonly codec: RtpCodecName;
@@ -22,6 +26,8 @@ export interface RepairedFeedOptions {
   readonly bounds?: JitterBounds;
   /** Process totals for /metrics. */
   readonly meter?: LossMeter | undefined;
+  /** Opus: remake lost packets with libopus (default true); false leaves them to the decoder behind. */
+  readonly opusRepair?: boolean;
 }
 
 
@@ -32,11 +38,27 @@ export class RepairedFeed {
   #timerAt = 0;
   #lastKeyframeAskMs: number | undefined;
   #closed = false;
+  #opus: OpusLossRepair | undefined;
 
   constructor(private readonly o: RepairedFeedOptions) {
     this.#repair = new StreamRepair(o.codec, o.clockRate, o.bounds);
     this.stats = Object.assign(this.#repair.stats, { keyframeRequests: 0 });
     o.meter?.add(o.codec === 'opus' ? 'audio' : 'video', this.stats);
+    if (o.codec === 'opus' && o.opusRepair !== false) {
+      createOpusLossRepair().then(
+        (repair) => {
+          if (this.#closed) return repair.close();
+          this.#opus = repair;
+          this.#repair.useOpusRepair(repair);
+        },
+        // Without libopus the lost packets go on as TOC-only ones, for the decoder to conceal: said once.
+        (e: unknown) => {
+          if (libopusWarned) return;
+          libopusWarned = true;
+          process.emitWarning(`libopus did not load, lost Opus packets are not remade: ${e instanceof Error ? e.message : String(e)}`);
+        },
+      );
+    }
   }
 
   push(packet: Buffer): void {
@@ -56,6 +78,7 @@ export class RepairedFeed {
     const last = this.#repair.flush();
     if (flush) this.#emit(last);
     this.#closed = true;
+    this.#opus?.close();
     if (this.#timer) this.o.clock.clearTimeout(this.#timer);
     this.#timer = undefined;
     this.o.meter?.ended(this.o.codec === 'opus' ? 'audio' : 'video', this.stats);

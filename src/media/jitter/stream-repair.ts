@@ -5,14 +5,16 @@
  *   After a gap, nothing is passed until a whole keyframe (rtp-payload: frameIsKey): no frame that references a lost one reaches
  *   the decoder or the file (a freeze, never corruption), and a keyframe is wanted. Sequence numbers going out stay
  *   continuous, so the depacketizer behind sees no hole of its own.
- * - Audio (Opus): each lost packet becomes a TOC-only Opus packet with the lost number and timestamp; a decoder
- *   treats a frame of length 0 as lost and conceals it (RFC 6716 §4.4 / ffmpeg's native decoder: PLC), so the track
- *   keeps its length and the A/V sync.
+ * - Audio (Opus): lost packets are remade with their numbers and timestamps, so the track keeps its length and the
+ *   A/V sync: by libopus when a repair is given (opus-loss.ts: from the next packet's in-band FEC, or concealed),
+ *   otherwise (and before the first OPUS_REMADE_MAX of a long gap) as TOC-only packets, which a decoder takes as
+ *   lost frames (RFC 6716 §4.4) and conceals its own way.
  */
 import { readRtpHeader } from '../../rtp-payload/index.ts';
 import type { RtpCodecName } from '../sdp.ts';
 import { DEFAULT_JITTER_BOUNDS, JitterBuffer, type JitterBounds, type JitterOutput, type JitterStats } from './jitter-buffer.ts';
 import { frameIsKey } from '../../rtp-payload/index.ts';
+import { OPUS_WARM_PACKETS, type OpusLossRepair } from './opus-loss.ts';
 
 export interface RtpIn {
   readonly seq: number;
@@ -28,8 +30,10 @@ export interface RtpIn {
 export interface RepairStats extends JitterStats {
   /** Video frames not passed on because they followed an unrepaired loss (waiting for a keyframe). */
   framesDropped: number;
-  /** Audio packets made up to conceal a lost one. */
+  /** Lost audio packets concealed (by libopus, or left to the decoder as TOC-only packets). */
   concealed: number;
+  /** Lost audio packets remade from the next packet's in-band FEC. */
+  fecRecovered: number;
 }
 
 export interface RepairResult {
@@ -81,6 +85,9 @@ export class StreamRepair {
   /** Audio: the last packet passed on, and a gap waiting for the packet after it. */
   #lastAudio: RtpIn | undefined;
   #gap: { readonly firstSeq: number; readonly count: number } | undefined;
+  /** Audio: the last payloads passed on (the Opus repair's warm-up), oldest first. */
+  #recentAudio: Buffer[] = [];
+  #opus: OpusLossRepair | undefined;
 
   constructor(
     private readonly codec: RtpCodecName,
@@ -89,7 +96,12 @@ export class StreamRepair {
   ) {
     this.#buffer = new JitterBuffer<RtpIn>(clockRate, bounds);
     this.#video = codec !== 'opus';
-    this.stats = Object.assign(this.#buffer.stats, { framesDropped: 0, concealed: 0 });
+    this.stats = Object.assign(this.#buffer.stats, { framesDropped: 0, concealed: 0, fecRecovered: 0 });
+  }
+
+  /** Audio: lost packets are remade by libopus (in-band FEC, or its concealment). */
+  useOpusRepair(repair: OpusLossRepair): void {
+    if (!this.#video) this.#opus = repair;
   }
 
   /** A packet as received (RTCP and unreadable packets are passed on untouched). */
@@ -170,6 +182,7 @@ export class StreamRepair {
     if (o.kind === 'reset') {
       this.#lastAudio = undefined;
       this.#gap = undefined;
+      this.#recentAudio = [];
       return;
     }
     if (o.kind === 'gap') {
@@ -185,14 +198,20 @@ export class StreamRepair {
       if (step >= OPUS_STEP_MIN && step <= OPUS_STEP_MAX) {
         // The TOC byte of the packet before (same mode, bandwidth and frame size), frame count code 0, no frame.
         const toc = Buffer.from([last.payload[0]! & 0xfc]);
+        const remade = this.#opus?.remake(this.#recentAudio, p.payload, step, gap.count);
+        const firstRemade = gap.count - (remade?.packets.length ?? 0);
         for (let i = 0; i < gap.count; i++) {
-          const made = { ...p, seq: (gap.firstSeq + i) & 0xffff, marker: false, timestamp: (last.timestamp + step * (i + 1)) >>> 0, payload: toc };
-          out.push(this.#numbered({ ...made, raw: rtpBytes(made, toc) }));
-          this.stats.concealed++;
+          const payload = i >= firstRemade ? remade!.packets[i - firstRemade]! : toc;
+          const made = { ...p, seq: (gap.firstSeq + i) & 0xffff, marker: false, timestamp: (last.timestamp + step * (i + 1)) >>> 0, payload };
+          out.push(this.#numbered({ ...made, raw: rtpBytes(made, payload) }));
+          if (remade?.lastFromFec && i === gap.count - 1) this.stats.fecRecovered++;
+          else this.stats.concealed++;
         }
       }
     }
     this.#lastAudio = p;
+    this.#recentAudio.push(p.payload);
+    if (this.#recentAudio.length > OPUS_WARM_PACKETS) this.#recentAudio.shift();
     out.push(this.#numbered(p));
   }
 }

@@ -103,6 +103,7 @@ function lossSummary(streams: readonly Readonly<FeedStats>[]): { loss?: Record<s
       lateDropped: sum('late'),
       videoFramesDropped: sum('framesDropped'),
       audioConcealed: sum('concealed'),
+      audioFecRecovered: sum('fecRecovered'),
       keyframeRequests: sum('keyframeRequests'),
     },
   };

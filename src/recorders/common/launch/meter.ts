@@ -25,6 +25,7 @@ const LOSS_METRICS: readonly { readonly figure: LossFigure; readonly name: strin
   { figure: 'late', name: 'reeltime_recorder_rtp_late_total', help: 'RTP packets that arrived after they were given up on (dropped)' },
   { figure: 'framesDropped', name: 'reeltime_recorder_video_frames_dropped_total', help: 'Video frames not recorded because they followed an unrepaired loss (waiting for a keyframe)' },
   { figure: 'concealed', name: 'reeltime_recorder_audio_concealed_total', help: 'Lost Opus packets replaced by packet loss concealment' },
+  { figure: 'fecRecovered', name: 'reeltime_recorder_audio_fec_recovered_total', help: "Lost Opus packets remade from the next packet's in-band FEC" },
   { figure: 'keyframeRequests', name: 'reeltime_recorder_keyframe_requests_total', help: 'Keyframe requests sent after an unrepaired video loss' },
 ];
 

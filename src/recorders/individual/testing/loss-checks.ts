@@ -71,3 +71,30 @@ export function keptByPts(m: TrackMeasure, frameSec: number): number {
   const step = frameSec > 0 ? frameSec : m.sampleRate > 0 ? 1024 / m.sampleRate : 1;
   return m.frames / Math.max(1, m.slotSec / step);
 }
+
+/** Audio analysis window for dropouts: 10 ms at 48 kHz. */
+const DROPOUT_WINDOW = 480;
+
+/**
+ * The 10 ms windows of an audio track of steady loudness where its power falls below a tenth of its median (what
+ * a listener hears as a dropout: a lost frame concealed as near silence, or badly), and the windows counted. Each
+ * slice's first and last 50 ms are left out (the AAC encoder's priming and the slice's cut).
+ */
+export async function audioDropouts(playlist: string): Promise<{ readonly windows: number; readonly dropouts: number }> {
+  const powers: number[] = [];
+  const dir = playlist.slice(0, playlist.lastIndexOf('/') + 1);
+  for (const uri of readFileSync(playlist, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'))) {
+    const { stdout } = await run(FFMPEG_BIN, ['-v', 'error', '-i', dir + uri, '-map', '0:a:0', '-f', 's16le', '-ac', '1', '-ar', '48000', 'pipe:1'], {
+      encoding: 'buffer',
+      maxBuffer: 64 * 2 ** 20,
+    });
+    const pcm = new Int16Array(stdout.buffer, stdout.byteOffset, stdout.length >> 1);
+    for (let w = 5; (w + 6) * DROPOUT_WINDOW <= pcm.length; w++) {
+      let power = 0;
+      for (let i = w * DROPOUT_WINDOW; i < (w + 1) * DROPOUT_WINDOW; i++) power += pcm[i]! * pcm[i]!;
+      powers.push(power);
+    }
+  }
+  const median = [...powers].sort((a, b) => a - b)[powers.length >> 1] ?? 0;
+  return { windows: powers.length, dropouts: powers.filter((p) => p < median / 10).length };
+}
