@@ -21,6 +21,7 @@ const RECORDERS = [
   'src/recorders/individual/loss.test.ts',
   'src/recorders/individual/loss-chromium.test.ts',
   'src/recorders/individual/loss-opus.test.ts',
+  'src/recorders/individual/simulcast.test.ts',
   'src/recorders/mix/sender-clock.test.ts',
   'src/recorders/individual/hold-restart.test.ts',
   'src/recorders/individual/follow.test.ts',

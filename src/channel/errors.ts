@@ -9,6 +9,7 @@ export const CHANNEL_ERRORS = Object.freeze({
   bad_uid: 400,
   bad_channel: 400,
   bad_profile: 400,
+  bad_layer: 400,
   unsupported_media_type: 415,
   token_missing: 401,
   token_invalid: 401,

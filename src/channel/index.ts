@@ -2,7 +2,7 @@ export { createChannelModule, type ChannelModule, type ChannelModuleOptions, typ
 export type { ChannelConfig } from './config.ts';
 export { configuredApps, type AppLookup, type ChannelApp } from './apps.ts';
 export type { SfuTestHooks, TapHandle, TapParams } from './sfu.ts';
-export type { TapPacketListener, TrackCodec } from './webrtc/index.ts';
+export type { LayerChoice, TapPacketListener, TrackCodec } from './webrtc/index.ts';
 export { CHANNEL_ERRORS, ChannelError, type ChannelErrorCode } from './errors.ts';
 export type {
   ChannelEvent,

@@ -1,7 +1,7 @@
 // The SFU's public shapes (sfu.ts holds the class): what joins and taps pass in, what they get back, test hooks.
 import type { RequestClient } from './client-address.ts';
 import type { LeaveReason, MediaKind, Profile } from './membership/index.ts';
-import type { TapPacketListener, TapSenderReportListener } from './webrtc/index.ts';
+import type { LayerChoice, TapPacketListener, TapSenderReportListener } from './webrtc/index.ts';
 
 /** An in-process subscription (`Sfu.tap`): the same join rules as WHEP, without a peer connection. */
 export interface TapParams {
@@ -12,6 +12,8 @@ export interface TapParams {
   readonly profile: Profile;
   readonly publisher: number;
   readonly kinds: readonly MediaKind[];
+  /** A simulcast publisher's layer to take (default `high`). */
+  readonly layer?: LayerChoice;
   readonly onPacket: TapPacketListener;
   readonly onSenderReport?: TapSenderReportListener;
   /** Called once when the channel ends the tap (publisher left, shutdown), not after `close()`. */

@@ -21,6 +21,7 @@ import {
   serverPeerConfig,
   SubscribeSession,
   ChannelTraffic,
+  type LayerChoice,
   type PeerSessionOptions,
   type TrackCodec,
 } from './webrtc/index.ts';
@@ -101,6 +102,7 @@ export class Sfu {
     const sections = parseOffer(p.offer);
     const codecs = new Map<MediaKind, TrackCodec>();
     const unaskable = new Set<MediaKind>();
+    const simulcast = new Map<MediaKind, readonly string[]>();
     const offer = restrictOffer(p.offer, (s) => {
       if (s.kind !== 'audio' && s.kind !== 'video') return `media kind "${s.kind}" is not supported`;
       if (s.direction === 'recvonly' || s.direction === 'inactive') return `a WHIP offer must send media (the ${s.kind} section is ${s.direction})`;
@@ -109,6 +111,7 @@ export class Sfu {
       if (!c) return s.kind === 'audio' ? 'audio must be Opus' : 'video must be VP8 or H.264 (packetization-mode=1)';
       codecs.set(s.kind, codecOf(c, s.kind));
       if (!answersKeyframeRequests(c)) unaskable.add(s.kind);
+      if (s.kind === 'video' && s.rids.length > 1) simulcast.set(s.kind, s.rids);
       return c.pt;
     }, { red: true });
     if (sections.every((s) => s.kind === 'application')) throw new ChannelError('bad_sdp', 'the offer has no audio or video');
@@ -125,6 +128,7 @@ export class Sfu {
       ...this.#peerOptions(id),
       codecs,
       unaskable,
+      simulcast,
     });
     try {
       const { answer, tracks } = await session.negotiate(offer);
@@ -142,7 +146,7 @@ export class Sfu {
     }
   }
 
-  async subscribe(p: JoinParams & { readonly publisher: number }): Promise<SessionCreated> {
+  async subscribe(p: JoinParams & { readonly publisher: number; readonly layer?: LayerChoice }): Promise<SessionCreated> {
     const app = this.app(p.appId);
     const grant = authorizeJoin({ app, token: p.token, cname: p.cname, uid: p.uid, publish: false, nowSec: this.#nowSec() });
     const reservation = this.membership.reserveSubscribe(app.appId, p.cname, p.uid, p.publisher, p.profile);
@@ -159,7 +163,7 @@ export class Sfu {
       reservation.cancel();
       throw e;
     }
-    const sources = pub.session.tracks;
+    const sources = pub.session.sources(p.layer ?? 'high');
     const kinds: MediaKind[] = [];
     let offer: string;
     try {
@@ -226,7 +230,7 @@ export class Sfu {
       throw new ChannelError('publisher_not_found', `uid ${p.publisher} is not publishing in channel "${p.cname}"`);
     }
     const tap = new LocalTap({
-      sources: pub.session.tracks,
+      sources: pub.session.sources(p.layer ?? 'high'),
       kinds: p.kinds,
       clock: this.clock,
       // A tapped packet leaves the SFU to a subscriber like a WHEP one (the `out` counters of /metrics).

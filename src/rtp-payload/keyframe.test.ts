@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { H264ParameterSets, h264IdrStart, h264Nals, stapA } from './h264.ts';
-import { vp8StartsKeyframe } from './keyframe.ts';
+import { vp8KeyframeSize, vp8StartsKeyframe } from './keyframe.ts';
 
 const b = (...bytes: number[]) => Buffer.from(bytes);
 // Hand-made units: the header byte sets the type; an IDR/non-IDR slice's next byte starts with first_mb_in_slice.
@@ -80,4 +80,13 @@ test('H.264 parameter sets: latest SPS and PPS from packets, seeded from sprop-p
 
   const seeded = new H264ParameterSets(`${SPS.toString('base64')},${PPS.toString('base64')}`);
   assert.deepEqual(seeded.latest(), { sps: SPS, pps: PPS });
+});
+
+test('VP8 keyframe size: from the keyframe header after the descriptor; none for interframes and later packets', () => {
+  // Descriptor X=1, I=1 with a 15-bit PictureID; frame tag (P=0); start code; 320 × 180 with scaling bits set.
+  const key = b(0x90, 0x80, 0x81, 0x23, 0x10, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0x40, 0x41, 0xb4, 0x80);
+  assert.deepEqual(vp8KeyframeSize(key), { width: 320, height: 180 });
+  assert.equal(vp8KeyframeSize(b(0x10, 0x01, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0x40, 0x01, 0xb4, 0x00)), undefined, 'P=1');
+  assert.equal(vp8KeyframeSize(b(0x00, 0x00, 0x02, 0x00, 0x9d, 0x01, 0x2a, 0x40, 0x01, 0xb4, 0x00)), undefined, 'S=0');
+  assert.equal(vp8KeyframeSize(b(0x10, 0x00, 0x02, 0x00, 0x9d, 0x01, 0x2b, 0x40, 0x01, 0xb4, 0x00)), undefined, 'no start code');
 });

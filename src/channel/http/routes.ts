@@ -8,7 +8,7 @@ import type { ChannelConfig } from '../config.ts';
 import { ChannelError, isChannelError, type ChannelErrorCode } from '../errors.ts';
 import type { ChannelEvent } from '../membership/index.ts';
 import { redirectLocation, type ChannelDirectory, type Placement } from '../placement/index.ts';
-import { parseCname, parseProfile, parseUid } from './params.ts';
+import { parseCname, parseLayer, parseProfile, parseUid } from './params.ts';
 import { authorizeRead, isCustomer } from './routes-auth.ts';
 import { tokenKey } from '../caps.ts';
 import type { Sfu } from '../sfu.ts';
@@ -182,6 +182,7 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
     const uid = parseUid(q.uid);
     const publisher = parseUid(q.publisher, 'publisher');
     const profile = parseProfile(q.profile);
+    const layer = parseLayer(q.layer);
     const offer = sdpBody(req);
     return onOwner(req, reply, req.params.appId, cname, async () => {
       try {
@@ -191,6 +192,7 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
           uid,
           publisher,
           profile,
+          layer,
           token: bearerToken(req.headers.authorization, q.token),
           offer,
           client: clientOf(req),

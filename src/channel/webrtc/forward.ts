@@ -1,9 +1,14 @@
 import type { RtcpSrPacket, RtpPacket } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
-import { H264ParameterSets, type H264ParameterSetPair } from '../../rtp-payload/index.ts';
+import { H264ParameterSets, h264SpsSize, vp8KeyframeSize, type H264ParameterSetPair } from '../../rtp-payload/index.ts';
 import { fmtpParam, type TrackCodec } from './sdp.ts';
 import { GopCache } from './gop-cache.ts';
 import type { KeyframeRequestType } from './traffic.ts';
+
+export interface PictureSize {
+  readonly width: number;
+  readonly height: number;
+}
 
 /** Receives every RTP packet of a published track; must not mutate it (it is shared by all sinks). */
 export type RtpSink = (packet: RtpPacket) => void;
@@ -49,6 +54,9 @@ export class TrackFanout implements ForwardSource {
   #lastPli = -Infinity;
   readonly #h264: H264ParameterSets | undefined;
   readonly #gop: GopCache<RtpPacket> | undefined;
+  /** VP8: the size its latest keyframe announced. */
+  #vp8Size: PictureSize | undefined;
+  #spsSize: { readonly sps: Buffer; readonly size: PictureSize | undefined } | undefined;
 
   constructor(
     readonly kind: MediaKind,
@@ -90,12 +98,27 @@ export class TrackFanout implements ForwardSource {
     }
     // Before the sinks: a viewer starting at this packet's IDR needs the parameter sets sent just before it.
     this.#h264?.observe(packet.payload);
+    if (this.codec.mimeType === 'video/vp8') this.#vp8Size = vp8KeyframeSize(packet.payload) ?? this.#vp8Size;
     this.#gop?.push(packet);
     for (const s of this.#sinks) s(packet);
   }
 
   gop(): readonly RtpPacket[] {
     return this.#gop?.packets() ?? [];
+  }
+
+  /** The picture size of a video track as its stream last announced it (VP8 keyframe, H.264 SPS), once known. */
+  pictureSize(): PictureSize | undefined {
+    if (this.#vp8Size) return this.#vp8Size;
+    const sps = this.#h264?.latest()?.sps;
+    if (!sps) return undefined;
+    if (this.#spsSize?.sps !== sps) this.#spsSize = { sps, size: h264SpsSize(sps) };
+    return this.#spsSize.size;
+  }
+
+  /** The publisher's stream on this track (its latest SSRC), once a packet came. */
+  get ssrc(): number | undefined {
+    return this.#ssrc;
   }
 
   parameterSets(): H264ParameterSetPair | undefined {

@@ -21,6 +21,7 @@ export {
   type TrackCodec,
 } from './sdp.ts';
 export { SenderReportWriter, type ClockMapping } from './sender-reports.ts';
+export { LAYER_CHOICES, SimulcastFanout, type LayerChoice } from './simulcast.ts';
 export { SubscribeSession } from './subscribe-session.ts';
 export { ChannelTraffic, type PacketCount, type TrafficDirection } from './traffic.ts';
 export { LocalTap, type LocalTapOptions, type TapPacketListener, type TapSenderReport, type TapSenderReportListener } from './local-tap.ts';

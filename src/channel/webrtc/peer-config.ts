@@ -5,7 +5,9 @@ import {
   useNACK,
   useOPUS,
   usePLI,
+  useRepairedRtpStreamId,
   useSdesMid,
+  useSdesRTPStreamId,
   useTransportWideCC,
   useVP8,
   type RTCPeerConnectionConfig,
@@ -44,8 +46,12 @@ export function serverPeerConfig(cfg: ChannelConfig): RTCPeerConnectionConfig {
     // Clients (werift publishers) do not offer RED: werift's sender would stamp its Opus packets with RED's type.
     codecs: { ...sfuCodecs(), audio: [redCodec(), useOPUS()] },
     // transport-wide-cc: publishers number their packets across the transport and the node reports their arrival
-    // times back (webrtc/twcc.ts), which is what Chromium's bandwidth estimator adapts to.
-    headerExtensions: { audio: [useSdesMid(), useTransportWideCC()], video: [useSdesMid(), useTransportWideCC()] },
+    // times back (webrtc/twcc.ts), which is what Chromium's bandwidth estimator adapts to. rtp-stream-id and its
+    // repaired form name a simulcast publisher's encodings in its packets (webrtc/simulcast.ts).
+    headerExtensions: {
+      audio: [useSdesMid(), useTransportWideCC()],
+      video: [useSdesMid(), useTransportWideCC(), useSdesRTPStreamId(), useRepairedRtpStreamId()],
+    },
     iceLite: true,
     iceServers: [],
     iceUseIpv4: false,

@@ -1,20 +1,27 @@
 import { RtcpSrPacket, type MediaStreamTrack, type RTCRtpTransceiver } from 'werift';
 import { ReceiveFeedback } from './receive-feedback.ts';
 import type { MediaKind, TrackInfo } from '../membership/index.ts';
-import { TrackFanout } from './forward.ts';
+import { TrackFanout, type ForwardSource } from './forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
 import type { TrackCodec } from './sdp.ts';
+import { SimulcastFanout, type LayerChoice } from './simulcast.ts';
+import { routeSimulcastRepairs } from './werift-hooks.ts';
 
 export interface PublishSessionOptions extends PeerSessionOptions {
   /** The codec chosen per m-section kind (the offer was narrowed to it). */
   readonly codecs: ReadonlyMap<MediaKind, TrackCodec>;
   /** Kinds whose publisher negotiated neither PLI nor FIR: their fan-out keeps the current GOP instead of asking. */
   readonly unaskable: ReadonlySet<MediaKind>;
+  /** Kinds the publisher sends as several encodings (simulcast): their rids, in the offer's order. */
+  readonly simulcast?: ReadonlyMap<MediaKind, readonly string[]>;
 }
+
+/** A published track: one stream, or a simulcast publisher's layers. */
+export type PublishedTrack = TrackFanout | SimulcastFanout;
 
 /** One WHIP publisher: a receive-only peer whose tracks fan out to subscribers. */
 export class PublishSession extends PeerSession {
-  readonly tracks = new Map<MediaKind, TrackFanout>();
+  readonly tracks = new Map<MediaKind, PublishedTrack>();
   #lastRtpAt: number;
   readonly #feedback: ReceiveFeedback;
 
@@ -22,25 +29,40 @@ export class PublishSession extends PeerSession {
     super(opts);
     this.#lastRtpAt = opts.clock.now();
     // A video packet given up after its NACKs leaves the frames after it undecodable: ask for a keyframe.
-    this.#feedback = new ReceiveFeedback(opts.clock, opts.traffic, (kind) => this.tracks.get(kind)?.requestKeyframe());
+    this.#feedback = new ReceiveFeedback(opts.clock, opts.traffic, (kind, ssrc) => this.#layerOf(kind, ssrc)?.requestKeyframe());
+    if (opts.simulcast?.size) routeSimulcastRepairs(this.pc);
     const seen = new Set<string>();
     const kinds = new Set<string>();
-    this.pc.onTrack.subscribe((track) => {
+    const attach = (track: MediaStreamTrack) => {
       if (seen.has(track.uuid)) return;
       seen.add(track.uuid);
-      // One stream per kind: a simulcast offer gives one track per rid (in a=rid order); the first is forwarded,
-      // since two encodings in one fan-out would be one stream switching SSRC at every packet.
-      if (kinds.has(track.kind)) return;
-      kinds.add(track.kind);
+      // One stream per kind, or one per rid of a simulcast track (its layers); another track of a kind is ignored.
+      const fan = this.tracks.get(track.kind as MediaKind);
+      const key = fan instanceof SimulcastFanout && track.rid && fan.layers.has(track.rid) ? `${track.kind}/${track.rid}` : track.kind;
+      if (kinds.has(key)) return;
+      kinds.add(key);
       this.#attach(track);
+    };
+    this.pc.onTrack.subscribe((track) => {
+      attach(track);
+      // werift announces a simulcast section once, with its first encoding's track: the others are its receiver's.
+      if (!this.opts.simulcast?.has(track.kind as MediaKind)) return;
+      for (const t of this.pc.getTransceivers()) if (t.kind === track.kind) for (const layer of t.receiver.tracks) attach(layer);
     });
+  }
+
+  /**
+   * The tracks as a subscriber that chose `layer` gets them: a simulcast track's view of that layer
+   * (webrtc/simulcast.ts), the others as they are.
+   */
+  sources(layer: LayerChoice): ReadonlyMap<MediaKind, ForwardSource> {
+    return new Map([...this.tracks].map(([kind, t]) => [kind, t instanceof SimulcastFanout ? t.view(layer) : t]));
   }
 
   /** Negotiates the (already narrowed) offer; returns the answer SDP and the published tracks. */
   async negotiate(offer: string): Promise<{ answer: string; tracks: TrackInfo[] }> {
     for (const [kind, codec] of this.opts.codecs) {
-      this.tracks.set(
-        kind,
+      const fanout = () =>
         new TrackFanout(
           kind,
           codec,
@@ -49,8 +71,9 @@ export class PublishSession extends PeerSession {
           300,
           (type) => this.opts.traffic.keyframeLimited[type]++,
           !this.opts.unaskable.has(kind),
-        ),
-      );
+        );
+      const rids = this.opts.simulcast?.get(kind);
+      this.tracks.set(kind, rids ? new SimulcastFanout(codec, new Map(rids.map((rid) => [rid, fanout()])), () => this.opts.clock.now()) : fanout());
     }
     const answer = await this.answer(offer);
     for (const t of this.pc.getTransceivers()) {
@@ -68,10 +91,12 @@ export class PublishSession extends PeerSession {
 
   #attach(track: MediaStreamTrack): void {
     const kind = track.kind as MediaKind;
+    const published = this.tracks.get(kind);
+    const layer = published instanceof SimulcastFanout ? published.layers.get(track.rid ?? '') : published;
     track.onReceiveRtp.subscribe((packet) => {
       this.touch();
       this.#lastRtpAt = this.opts.clock.now();
-      const fan = this.tracks.get(kind);
+      const fan = layer;
       if (!fan) return;
       this.opts.traffic.countRtp('in', kind, packet.serializeSize);
       if (this.#feedback.observe(kind, packet)) fan.push(packet);
@@ -82,8 +107,14 @@ export class PublishSession extends PeerSession {
     t.receiver.onRtcp.subscribe((packet) => {
       this.touch();
       // The publisher's clock mapping, passed on to every subscriber of the track (translated there).
-      if (packet instanceof RtcpSrPacket) this.tracks.get(t.kind as MediaKind)?.pushSenderReport(packet);
+      if (packet instanceof RtcpSrPacket) this.#layerOf(t.kind as MediaKind, packet.ssrc)?.pushSenderReport(packet);
     });
+  }
+
+  /** The fan-out that carries stream `ssrc` of a kind: the track itself, or the simulcast layer sending it. */
+  #layerOf(kind: MediaKind, ssrc: number): TrackFanout | undefined {
+    const t = this.tracks.get(kind);
+    return t instanceof SimulcastFanout ? t.layerOf(ssrc) : t;
   }
 
   protected override closing(): void {

@@ -21,10 +21,15 @@ const NACK_TICK_MS = 10;
 /** How often transport-wide congestion control feedback goes out while packets arrive (Chromium: 50-100 ms). */
 const TWCC_INTERVAL_MS = 50;
 
+/** Streams of one section tracked at most: a simulcast publisher sends up to three, a new encoder one more. */
+const STREAMS_PER_SECTION = 4;
+
 interface Track {
   readonly transceiver: RTCRtpTransceiver;
   readonly feedback: NegotiatedFeedback;
-  readonly nacks: NackTracker | undefined;
+  /** Per SSRC (the section's simulcast layers), when NACK was negotiated; oldest first. */
+  readonly nacks: Map<number, NackTracker> | undefined;
+  /** The latest stream's SSRC. */
   ssrc: number | undefined;
 }
 
@@ -52,14 +57,15 @@ export class ReceiveFeedback {
   constructor(
     private readonly clock: Clock,
     private readonly traffic: ChannelTraffic,
-    private readonly onUnrepairable: (kind: MediaKind) => void,
+    /** A video packet was given up: the stream `ssrc` needs a keyframe. */
+    private readonly onUnrepairable: (kind: MediaKind, ssrc: number) => void,
   ) {}
 
   /** After negotiation: takes the section's receiver over from werift (webrtc/werift-hooks.ts). */
   attach(t: RTCRtpTransceiver): void {
     const kind = t.kind as MediaKind;
     const feedback = negotiatedFeedback(t);
-    this.#tracks.set(kind, { transceiver: t, feedback, nacks: feedback.nack ? new NackTracker() : undefined, ssrc: undefined });
+    this.#tracks.set(kind, { transceiver: t, feedback, nacks: feedback.nack ? new Map() : undefined, ssrc: undefined });
     takeOverReceiver(t.receiver, feedback.rtxPayloadTypes, {
       onTransportSeq: (tsn) => {
         this.#twcc.record(tsn, performance.now() * 1000);
@@ -77,12 +83,16 @@ export class ReceiveFeedback {
   observe(kind: MediaKind, packet: RtpPacket): boolean {
     const track = this.#tracks.get(kind);
     if (!track?.nacks) return true;
-    if (track.ssrc !== packet.header.ssrc) {
-      track.ssrc = packet.header.ssrc;
-      track.nacks.reset();
+    const ssrc = packet.header.ssrc;
+    track.ssrc = ssrc;
+    let nacks = track.nacks.get(ssrc);
+    if (!nacks) {
+      nacks = new NackTracker();
+      track.nacks.set(ssrc, nacks);
+      if (track.nacks.size > STREAMS_PER_SECTION) track.nacks.delete(track.nacks.keys().next().value!);
     }
-    const seen = track.nacks.observe(packet.header.sequenceNumber, this.clock.now());
-    if (track.nacks.missing > 0) this.#arm(0);
+    const seen = nacks.observe(packet.header.sequenceNumber, this.clock.now());
+    if (nacks.missing > 0) this.#arm(0);
     if (seen.duplicate) this.traffic.duplicates++;
     return !seen.duplicate;
   }
@@ -131,21 +141,22 @@ export class ReceiveFeedback {
     const now = this.clock.now();
     let missing = 0;
     for (const [kind, track] of this.#tracks) {
-      if (!track.nacks || track.ssrc === undefined) continue;
-      const { nack, lost } = track.nacks.due(now);
-      if (nack.length > 0) {
-        this.traffic.nack.out++;
-        const receiver = track.transceiver.receiver;
-        this.#send(track, [new RtcpTransportLayerFeedback({ feedback: new GenericNack({ senderSsrc: receiver.rtcpSsrc, mediaSourceSsrc: track.ssrc, lost: nack }) })]);
-      }
-      if (lost.length > 0) {
-        this.traffic.unrepaired += lost.length;
-        if (kind === 'video') {
-          this.traffic.keyframeOnLoss++;
-          this.onUnrepairable(kind);
+      for (const [ssrc, nacks] of track.nacks ?? []) {
+        const { nack, lost } = nacks.due(now);
+        if (nack.length > 0) {
+          this.traffic.nack.out++;
+          const receiver = track.transceiver.receiver;
+          this.#send(track, [new RtcpTransportLayerFeedback({ feedback: new GenericNack({ senderSsrc: receiver.rtcpSsrc, mediaSourceSsrc: ssrc, lost: nack }) })]);
         }
+        if (lost.length > 0) {
+          this.traffic.unrepaired += lost.length;
+          if (kind === 'video') {
+            this.traffic.keyframeOnLoss++;
+            this.onUnrepairable(kind, ssrc);
+          }
+        }
+        missing += nacks.missing;
       }
-      missing += track.nacks.missing;
     }
     const perf = this.clock.now();
     if (this.#twccUsed && perf - this.#lastTwccAt >= TWCC_INTERVAL_MS) this.#sendTwcc(perf);

@@ -17,6 +17,8 @@ export interface SdpSection {
   readonly mid: string | undefined;
   readonly direction: 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
   readonly codecs: readonly SdpCodec[];
+  /** Its simulcast encodings (`a=rid:<id> send`, RFC 8851), in the offer's order; empty without simulcast. */
+  readonly rids: readonly string[];
 }
 
 /** The codec a published track carries, as listed in membership. */
@@ -52,6 +54,7 @@ function parseSection(lines: readonly string[], sessionDirection: SdpSection['di
   const feedback = new Map<number | '*', string[]>();
   let mid: string | undefined;
   let direction = sessionDirection;
+  const rids: string[] = [];
   for (const l of lines) {
     let r: RegExpExecArray | null;
     if ((r = /^a=rtpmap:(\d+) ([^/]+)\/(\d+)(?:\/(\d+))?/.exec(l))) {
@@ -62,6 +65,7 @@ function parseSection(lines: readonly string[], sessionDirection: SdpSection['di
       feedback.set(pt, [...(feedback.get(pt) ?? []), r[2]!.trim().toLowerCase()]);
     }
     else if ((r = /^a=mid:(\S+)/.exec(l))) mid = r[1];
+    else if ((r = /^a=rid:(\S+) send\b/.exec(l))) rids.push(r[1]!);
     else if ((r = /^a=(sendrecv|sendonly|recvonly|inactive)$/.exec(l))) direction = r[1] as SdpSection['direction'];
   }
   const codecs: SdpCodec[] = [];
@@ -69,7 +73,7 @@ function parseSection(lines: readonly string[], sessionDirection: SdpSection['di
     const map = rtpmap.get(pt);
     if (map) codecs.push({ pt, ...map, fmtp: fmtp.get(pt) ?? '', feedback: [...(feedback.get('*') ?? []), ...(feedback.get(pt) ?? [])] });
   }
-  return { kind: m[1]!, mid, direction, codecs };
+  return { kind: m[1]!, mid, direction, codecs, rids };
 }
 
 /** Parses and sanity-checks an SDP offer; throws bad_sdp naming what is wrong. */

@@ -7,7 +7,7 @@
  * retransmit-cache.ts). Everything else (SRTP, RTX unwrapping on receive, routing) stays werift's.
  */
 import type { GenericNack, RTCRtpReceiver, RTCRtpSender, RTCRtpTransceiver, RtcpPacket, RtpPacket } from 'werift';
-import { RtcpTransportLayerFeedback, GenericNack as GenericNackClass } from 'werift';
+import { RtcpTransportLayerFeedback, GenericNack as GenericNackClass, RTP_EXTENSION_URI, rtpHeaderExtensionsParser, type RTCPeerConnection } from 'werift';
 
 /** The feedback a peer negotiated for a section's (first non-RTX) codec. */
 export interface NegotiatedFeedback {
@@ -102,5 +102,47 @@ export function senderRtx(sender: RTCRtpSender): { readonly payloadType: number;
       s.rtxSequenceNumber = (n + 1) & 0xffff;
       return n;
     },
+  };
+}
+
+interface RouterInternals {
+  readonly ssrcTable: Record<number, unknown>;
+  readonly ridTable: Record<string, SimulcastReceiverInternals | undefined>;
+  readonly extIdUriMap: Record<number, string>;
+  routeRtp(packet: RtpPacket): void;
+  registerRtpReceiver(receiver: SimulcastReceiverInternals, ssrc: number): void;
+}
+
+interface SimulcastReceiverInternals {
+  readonly trackByRID: Record<string, unknown>;
+  readonly trackBySSRC: Record<number, unknown>;
+  readonly ssrcByRtx: Record<number, number>;
+}
+
+/**
+ * werift routes a simulcast publisher's packets by their `rtp-stream-id`, but its RTX streams (retransmissions and
+ * the bandwidth probes Chromium pads with) carry only `repaired-rtp-stream-id` and no SSRC of theirs is in the SDP:
+ * werift dropped them unread, so nothing was repaired and every probe looked lost to the sender's congestion
+ * control (Chromium stayed under 200 kbit/s, too little to send its higher layer). Now an RTX stream's first packet
+ * registers its SSRC with the receiver of the encoding it repairs, mapped to that encoding's SSRC, and werift's own
+ * RTX path takes it from there.
+ */
+export function routeSimulcastRepairs(pc: RTCPeerConnection): void {
+  const router = (pc as unknown as { router: RouterInternals }).router;
+  const route = router.routeRtp;
+  router.routeRtp = (packet) => {
+    if (router.ssrcTable[packet.header.ssrc] === undefined) {
+      const repaired = rtpHeaderExtensionsParser(packet.header.extensions, router.extIdUriMap)[RTP_EXTENSION_URI.repairedRtpStreamId];
+      const receiver = typeof repaired === 'string' ? router.ridTable[repaired] : undefined;
+      if (receiver) {
+        const track = receiver.trackByRID[repaired as string];
+        const media = Object.entries(receiver.trackBySSRC).find(([, t]) => t === track)?.[0];
+        if (media !== undefined) {
+          receiver.ssrcByRtx[packet.header.ssrc] = Number(media);
+          router.registerRtpReceiver(receiver, packet.header.ssrc);
+        }
+      }
+    }
+    route(packet);
   };
 }

@@ -187,7 +187,7 @@ test('start mix: docs, Postman, Go and Python forms', async () => {
   assert.equal(pyTask.settings.mode, 'mix');
   if (pyTask.settings.mode !== 'mix') return;
   const { profile, subscription, maxIdleMs, mp4 } = pyTask.settings;
-  assert.deepEqual({ profile, subscription, maxIdleMs, mp4 }, { profile: 'communication', subscription: { audio: true, video: true, lists: {} }, maxIdleMs: 30_000, mp4: true });
+  assert.deepEqual({ profile, subscription, maxIdleMs, mp4 }, { profile: 'communication', subscription: { audio: true, video: true, lists: {}, videoLayer: 'high' }, maxIdleMs: 30_000, mp4: true });
   // Unknown fields anywhere are ignored, never refused.
   await started('mix', {
     ...mixRequest(),

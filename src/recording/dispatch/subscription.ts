@@ -3,6 +3,7 @@
  * (`recordingConfig` lists, `update.streamSubscribe`) are translated into it. `#allstream#` is resolved here, so
  * no recorder knows the API's spelling. Pure.
  */
+import type { LayerChoice } from '../../channel/index.ts';
 import type { StorageConfig } from '../../storage/index.ts';
 import { ALL_STREAMS } from '../validation/index.ts';
 import type { StartClientRequest, UpdateClientRequest } from '../validation/types.ts';
@@ -24,6 +25,8 @@ export interface SubscriptionRequest {
   readonly audio: boolean;
   readonly video: boolean;
   readonly lists: UidLists;
+  /** `videoStreamType`: 0 the high stream of a simulcast (dual-stream) publisher, 1 the low one. */
+  readonly videoLayer: LayerChoice;
 }
 
 /** A change to a running session (update). */
@@ -57,7 +60,7 @@ function lists(a: UidSelection | undefined, v: UidSelection | undefined): UidLis
 /** The part of a start's `recordingConfig` that says whom to record. */
 export type RequestedStreams = Pick<
   NonNullable<StartClientRequest['recordingConfig']>,
-  'streamTypes' | 'subscribeAudioUids' | 'unsubscribeAudioUids' | 'subscribeVideoUids' | 'unsubscribeVideoUids'
+  'streamTypes' | 'subscribeAudioUids' | 'unsubscribeAudioUids' | 'subscribeVideoUids' | 'unsubscribeVideoUids' | 'videoStreamType'
 >;
 
 export function subscriptionRequest(rc: RequestedStreams | undefined): SubscriptionRequest {
@@ -66,6 +69,7 @@ export function subscriptionRequest(rc: RequestedStreams | undefined): Subscript
     audio: types !== 1,
     video: types !== 0,
     lists: lists(selection(rc?.subscribeAudioUids, rc?.unsubscribeAudioUids), selection(rc?.subscribeVideoUids, rc?.unsubscribeVideoUids)),
+    videoLayer: rc?.videoStreamType === 1 ? 'low' : 'high',
   });
 }
 

@@ -139,6 +139,12 @@ function preferVideoCodec(transceiver, name) {
   transceiver.setCodecPreferences([...wanted, ...all.filter((c) => !wanted.includes(c))]);
 }
 
+/** The two encodings of the simulcast switch, lowest first (the order Chromium's own tests use). */
+const SIMULCAST_ENCODINGS = [
+  { rid: 'l', scaleResolutionDownBy: 2, maxBitrate: 300_000 },
+  { rid: 'h', maxBitrate: 1_200_000 },
+];
+
 async function publish() {
   const codec = new URLSearchParams(location.search).get('codec');
   if (codec && !['vp8', 'h264'].includes(codec.toLowerCase())) throw new Error(`?codec=${codec}: must be vp8 or h264`);
@@ -146,7 +152,9 @@ async function publish() {
   $('localVideo').srcObject = media;
   const pc = new RTCPeerConnection(state.peerConfig);
   for (const track of media.getTracks()) {
-    const transceiver = pc.addTransceiver(track, { direction: 'sendonly', streams: [media] });
+    // Simulcast: the full picture and one at half its size (rid `h`, `l`); the node forwards one per viewer.
+    const encodings = track.kind === 'video' && $('simulcast').checked ? SIMULCAST_ENCODINGS : undefined;
+    const transceiver = pc.addTransceiver(track, { direction: 'sendonly', streams: [media], ...(encodings ? { sendEncodings: encodings } : {}) });
     if (track.kind === 'video' && codec) preferVideoCodec(transceiver, codec);
   }
   const session = await exchange(pc, endpoint('whip'));
@@ -177,7 +185,8 @@ async function watch(uid) {
   const remote = { pc, video, session: null };
   state.remotes[uid] = remote;
   try {
-    remote.session = await exchange(pc, endpoint('whep', `&publisher=${uid}`));
+    // `layer`: which encoding of a simulcast publisher to get (the others send one anyway).
+    remote.session = await exchange(pc, endpoint('whep', `&publisher=${uid}&layer=${$('layer').value}`));
     keepPath(remote);
   } catch (e) {
     status(`cannot watch uid ${uid}: ${e.message}`, true);
@@ -252,6 +261,8 @@ const params = new URLSearchParams(location.search);
 $('channel').value = params.get('channel') || 'demo';
 $('uid').value = params.get('uid') || String(1000 + Math.floor(Math.random() * 9000));
 if (params.get('profile')) $('profile').value = params.get('profile');
+$('simulcast').checked = params.get('simulcast') === '1';
+if (params.get('layer')) $('layer').value = params.get('layer');
 $('join').addEventListener('submit', join);
 $('leaveBtn').addEventListener('click', leave);
 addEventListener('pagehide', () => state.joined && leave());

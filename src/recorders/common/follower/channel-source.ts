@@ -8,7 +8,7 @@
 import type { RtpPacket } from 'werift';
 import type { Clock } from '../../../clock/index.ts';
 import type { Logger } from '../../../log/index.ts';
-import type { ChannelEvent, ChannelModule, ChannelSnapshot, MediaKind, Profile, TrackCodec } from '../../../channel/index.ts';
+import type { ChannelEvent, ChannelModule, ChannelSnapshot, LayerChoice, MediaKind, Profile, TrackCodec } from '../../../channel/index.ts';
 import { ChannelError, whepSubscribe, WhipHttpError, type WhepSubscriber } from '../../../channel/index.ts';
 import type { RtpCodecName, RtpTrackDescription } from '../../../media/index.ts';
 import { guardedFetch } from '../../../net/index.ts';
@@ -34,6 +34,8 @@ export interface ChannelSourceOptions {
   readonly uid: string;
   readonly token: string | undefined;
   readonly profile: Profile;
+  /** A simulcast publisher's layer to record (`videoStreamType`); default `high`. */
+  readonly layer?: LayerChoice;
   /**
    * How publishers' media reaches the recorder: `auto` (default) taps the SFU in-process when this process runs
    * it and uses WHEP otherwise; `whep` always subscribes over WHEP (a loopback WebRTC hop when local).
@@ -104,6 +106,7 @@ function tapSubscribe(o: ChannelSourceOptions, publisher: number, kinds: readonl
       profile: o.profile,
       publisher,
       kinds,
+      ...(o.layer ? { layer: o.layer } : {}),
       onPacket(kind, codec, bytes) {
         let d = described.get(kind);
         if (d === undefined) {
@@ -207,7 +210,8 @@ export function channelSource(o: ChannelSourceOptions): ChannelSource {
         publisher,
         kinds,
         // The endpoint is worked out anew for each attempt: the channel may have moved to another node meanwhile.
-        open: () => whepLink(o, `${base()}/whep?${new URLSearchParams({ uid: o.uid, publisher: String(publisher), profile: o.profile })}`, kinds),
+        open: () =>
+          whepLink(o, `${base()}/whep?${new URLSearchParams({ uid: o.uid, publisher: String(publisher), profile: o.profile, ...(o.layer ? { layer: o.layer } : {}) })}`, kinds),
       });
     },
   };

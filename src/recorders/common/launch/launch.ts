@@ -68,6 +68,7 @@ async function openSessionIO(deps: LaunchDeps, task: RecordingTask, report: Reco
       uid: task.uid,
       token: task.token,
       profile,
+      ...(task.settings.mode !== 'web' ? { layer: task.settings.subscription.videoLayer } : {}),
       clock: deps.clock,
       log: deps.log.child({ component: 'channel-source', sid: task.sid }),
       ...(deps.mediaPath ? { mediaPath: deps.mediaPath } : {}),

@@ -26,10 +26,20 @@ export interface ChromiumSent {
   readonly videoFrames: number;
 }
 
-/** Opens the call page as `uid` in `cname` and waits until it publishes (`codec`: the page's video codec first). */
-export async function joinCallPage(browser: TestChromium, url: string, cname: string, uid: number, codec?: 'vp8' | 'h264'): Promise<Page> {
+/**
+ * Opens the call page as `uid` in `cname` and waits until it publishes (`codec`: the page's video codec first;
+ * `simulcast`: its two encodings).
+ */
+export async function joinCallPage(
+  browser: TestChromium,
+  url: string,
+  cname: string,
+  uid: number,
+  codec?: 'vp8' | 'h264',
+  { simulcast = false }: { simulcast?: boolean } = {},
+): Promise<Page> {
   const page = await browser.context.newPage();
-  await page.goto(`${url}/rtc/?channel=${cname}&uid=${uid}&autojoin=1${codec ? `&codec=${codec}` : ''}`);
+  await page.goto(`${url}/rtc/?channel=${cname}&uid=${uid}&autojoin=1${codec ? `&codec=${codec}` : ''}${simulcast ? '&simulcast=1' : ''}`);
   await page.waitForFunction(joinedAndSending, undefined, { timeout: 60_000 });
   return page;
 }

@@ -28,7 +28,7 @@ const web = (cr: Partial<StartClientRequest>, extra: Partial<SettingsSource> = {
 test('individual defaults: communication, audio+video for everybody, 30 s idle, HLS only, no snapshots, not on hold', () => {
   const s = individual({ recordingFileConfig: { avFileType: ['hls'] } });
   assert.equal(s.mode, 'individual');
-  assert.deepEqual(s.subscription, { audio: true, video: true, lists: {} });
+  assert.deepEqual(s.subscription, { audio: true, video: true, lists: {}, videoLayer: 'high' });
   assert.equal(s.profile, 'communication');
   assert.equal(s.maxIdleMs, 30_000);
   assert.equal(s.hls, true);
@@ -46,7 +46,7 @@ test('individual: live, mp4, snapshots, snapshot-only, scene 2 post-processing, 
     snapshotConfig: { fileType: ['jpg'] },
   });
   assert.deepEqual([s.profile, s.maxIdleMs, s.mp4, s.snapshotSec, s.streamMode], ['live', 5000, true, 10, 'original']);
-  assert.deepEqual(s.subscription, { audio: true, video: false, lists: { audio: { kind: 'except', uids: ['7'] } } });
+  assert.deepEqual(s.subscription, { audio: true, video: false, lists: { audio: { kind: 'except', uids: ['7'] } }, videoLayer: 'high' });
   const snapOnly = individual({ snapshotConfig: { captureInterval: 5, fileType: ['jpg'] } });
   assert.deepEqual([snapOnly.hls, snapOnly.mp4, snapOnly.snapshotSec], [false, false, 5]);
   const audioMix = individual(
@@ -74,7 +74,7 @@ test('mix: the service defaults without transcodingConfig; an unlisted fps becom
   assert.deepEqual([s.canvas, s.fps, s.bitrateKbps, s.audioProfile.id, s.mp4, s.maxIdleMs], [{ width: 360, height: 640 }, 15, 500, 0, false, 30_000]);
   assert.equal(s.layout.kind, MIX_LAYOUT.floating);
   assert.equal(s.layout.backgroundColor, '#000000');
-  assert.deepEqual(s.subscription, { audio: true, video: true, lists: {} });
+  assert.deepEqual(s.subscription, { audio: true, video: true, lists: {}, videoLayer: 'high' });
   const odd = mix({
     recordingConfig: { channelType: 1, streamTypes: 0, audioProfile: 2, transcodingConfig: { width: 640, height: 360, fps: 12, bitrate: 800 } },
     recordingFileConfig: { avFileType: ['hls', 'mp4'] },

@@ -1,0 +1,161 @@
+import type { RtcpSrPacket, RtpPacket } from 'werift';
+import type { H264ParameterSetPair } from '../../rtp-payload/index.ts';
+import type { ForwardSource, RtpSink, SenderReportSink, TrackFanout } from './forward.ts';
+import type { TrackCodec } from './sdp.ts';
+import type { KeyframeRequestType } from './traffic.ts';
+
+/**
+ * Which encoding of a simulcast publisher a subscriber gets (docs/channel.md, "Simulcast"): `high` the one with the
+ * most bits, `low` the one with the fewest. A publisher without simulcast has one, which is both.
+ */
+export type LayerChoice = 'high' | 'low';
+export const LAYER_CHOICES: readonly LayerChoice[] = ['high', 'low'];
+
+/** How often the layers are ranked again (picture size, and whether they brought bytes since the last ranking). */
+const RANK_INTERVAL_MS = 1000;
+
+/**
+ * A published video track sent as several encodings (RFC 8853 simulcast, one `rid` each): one `TrackFanout` per
+ * layer, which keeps its own numbering, keyframe requests, parameter sets and sender reports, and one view per
+ * `LayerChoice` that subscribers attach to as to any published track. A view forwards the packets of the layer it
+ * points at; when the ranking moves it to another layer, its subscribers' gates see a new SSRC, wait for that
+ * layer's keyframe (the view asks for one) and go on with continuous numbers (gate.ts). Layers are ranked every
+ * second: those that brought bytes since the last ranking before those that did not (a publisher pauses an
+ * encoding it has no bandwidth for), then by picture size (VP8 keyframes, H.264 SPS), then by bytes (a size not
+ * known yet). Until the first ranking, the offer's order; a layer's first known size ranks again at once.
+ */
+export class SimulcastFanout {
+  readonly kind = 'video' as const;
+  readonly #views: Map<LayerChoice, LayerView>;
+  /** Layers by bytes received, most first (rid order until the first ranking). */
+  #ranked: TrackFanout[];
+  #bytesAtRank = new Map<TrackFanout, number>();
+  #rankedAt: number;
+  /** Layers whose picture size is known: a layer's first size ranks at once. */
+  readonly #sized = new Set<TrackFanout>();
+
+  constructor(
+    readonly codec: TrackCodec,
+    /** By rid, in the offer's order. */
+    readonly layers: ReadonlyMap<string, TrackFanout>,
+    private readonly now: () => number,
+  ) {
+    this.#ranked = [...layers.values()];
+    this.#rankedAt = now();
+    this.#views = new Map(LAYER_CHOICES.map((c) => [c, new LayerView(this, c)]));
+    for (const layer of layers.values()) {
+      layer.addSink((p) => this.#deliver(layer, p));
+      layer.addSenderReportSink((r) => {
+        for (const v of this.#views.values()) if (v.layer === layer) v.deliverReport(r);
+      });
+    }
+  }
+
+  /** The track as a subscriber that chose `choice` sees it. */
+  view(choice: LayerChoice): ForwardSource {
+    return this.#views.get(choice)!;
+  }
+
+  /** The layer a choice points at now. */
+  layerFor(choice: LayerChoice): TrackFanout {
+    return choice === 'high' ? this.#ranked[0]! : this.#ranked[this.#ranked.length - 1]!;
+  }
+
+  /** The layer whose stream is `ssrc`, if any. */
+  layerOf(ssrc: number): TrackFanout | undefined {
+    for (const l of this.layers.values()) if (l.ssrc === ssrc) return l;
+    return undefined;
+  }
+
+  /** RTP received on all layers (the console's bitrate). */
+  get packets(): number {
+    let n = 0;
+    for (const l of this.layers.values()) n += l.packets;
+    return n;
+  }
+
+  get bytes(): number {
+    let n = 0;
+    for (const l of this.layers.values()) n += l.bytes;
+    return n;
+  }
+
+  #deliver(layer: TrackFanout, packet: RtpPacket): void {
+    if (!this.#sized.has(layer) && layer.pictureSize()) {
+      this.#sized.add(layer);
+      this.#rank();
+    } else if (this.now() - this.#rankedAt >= RANK_INTERVAL_MS) this.#rank();
+    for (const v of this.#views.values()) if (v.layer === layer) v.deliver(packet);
+  }
+
+  #rank(): void {
+    const recent = (l: TrackFanout) => l.bytes - (this.#bytesAtRank.get(l) ?? 0);
+    const pixels = (l: TrackFanout) => {
+      const s = l.pictureSize();
+      return s ? s.width * s.height : -1;
+    };
+    const ranked = [...this.#ranked].sort(
+      (a, b) => Number(recent(b) > 0) - Number(recent(a) > 0) || pixels(b) - pixels(a) || recent(b) - recent(a),
+    );
+    this.#bytesAtRank = new Map([...this.layers.values()].map((l) => [l, l.bytes]));
+    this.#rankedAt = this.now();
+    this.#ranked = ranked;
+    for (const v of this.#views.values()) v.follow(this.layerFor(v.choice));
+  }
+}
+
+/** What subscribers of one `LayerChoice` attach to. */
+class LayerView implements ForwardSource {
+  readonly kind = 'video' as const;
+  readonly #sinks = new Set<RtpSink>();
+  readonly #reportSinks = new Set<SenderReportSink>();
+  layer: TrackFanout;
+
+  constructor(
+    private readonly simulcast: SimulcastFanout,
+    readonly choice: LayerChoice,
+  ) {
+    this.layer = simulcast.layerFor(choice);
+  }
+
+  get codec(): TrackCodec {
+    return this.simulcast.codec;
+  }
+
+  /** Points the view at another layer: its subscribers will start there at a keyframe, asked for at once. */
+  follow(layer: TrackFanout): void {
+    if (layer === this.layer) return;
+    this.layer = layer;
+    if (this.#sinks.size > 0) layer.requestKeyframe();
+  }
+
+  deliver(packet: RtpPacket): void {
+    for (const s of this.#sinks) s(packet);
+  }
+
+  deliverReport(report: RtcpSrPacket): void {
+    for (const s of this.#reportSinks) s(report);
+  }
+
+  addSink(sink: RtpSink): () => void {
+    this.#sinks.add(sink);
+    return () => this.#sinks.delete(sink);
+  }
+
+  addSenderReportSink(sink: SenderReportSink): () => void {
+    this.#reportSinks.add(sink);
+    return () => this.#reportSinks.delete(sink);
+  }
+
+  gop(): readonly RtpPacket[] {
+    return this.layer.gop();
+  }
+
+  requestKeyframe(type?: KeyframeRequestType): void {
+    this.layer.requestKeyframe(type);
+  }
+
+  parameterSets(): H264ParameterSetPair | undefined {
+    return this.layer.parameterSets();
+  }
+}

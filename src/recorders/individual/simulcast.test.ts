@@ -1,0 +1,100 @@
+// A Chromium publisher that sends simulcast (the call page's switch: the full 640×360 picture and one at half its
+// size): the channel keeps its two encodings apart and each subscriber gets the one it chose.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { whepSubscribe } from '../../channel/index.ts';
+import { vp8KeyframeSize } from '../../rtp-payload/index.ts';
+import { launchTestChromium, type TestChromium } from '../../testing/chromium.ts';
+import { waitUntil } from '../../testing/wait.ts';
+import { joinCallPage } from './testing/chromium-publisher.ts';
+import { APP, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
+import { bucketKeys, probe } from './testing/media-checks.ts';
+
+const PUBLISHER = 101;
+const SLICE_SECONDS = 4;
+
+/** In the page: the frame width of each video encoding the publisher sends now (the call page's `reeltime` state). */
+const encodingWidths = async (): Promise<number[]> => {
+  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
+  const widths: number[] = [];
+  (await pc.getStats()).forEach((r) => {
+    if (r.type === 'outbound-rtp' && r.kind === 'video' && r.frameWidth) widths.push(r.frameWidth);
+  });
+  return widths;
+};
+
+test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size; videoStreamType 1 records the low layer, 0 the high one', { timeout: 300_000 }, async (t) => {
+  // 4 s audio slices: the recordings' progress shows in the bucket soon.
+  const h = await startHarness({ recording: { individualSliceSeconds: SLICE_SECONDS } });
+  let browser: TestChromium | undefined;
+  try {
+    browser = await launchTestChromium();
+    const cname = 'simulcast';
+    const page = await joinCallPage(browser, h.server.url, cname, PUBLISHER, 'vp8', { simulcast: true });
+    // Chromium starts its larger encoding once its bandwidth estimate allows (the node's congestion feedback).
+    await waitUntil(async () => (await page.evaluate(encodingWidths)).sort().join() === '320,640', {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+      what: 'Chromium sending both encodings',
+    });
+
+    // A werift viewer per layer: the size its first keyframe announces.
+    const sizeOf = async (layer: 'high' | 'low', uid: number) => {
+      const viewer = await whepSubscribe({
+        endpoint: `${h.server.url}/rtc/v1/apps/${APP}/channels/${cname}/whep?uid=${uid}&publisher=${PUBLISHER}&layer=${layer}`,
+        token: rtcToken(cname, uid),
+        kinds: ['video'],
+      });
+      try {
+        await viewer.waitFor(() => viewer.packets.video.some((p) => vp8KeyframeSize(p.payload)), 30_000, `a ${layer} keyframe`);
+        return viewer.packets.video.map((p) => vp8KeyframeSize(p.payload)).find((s) => s)!;
+      } finally {
+        await viewer.close();
+      }
+    };
+    const [high, low] = [await sizeOf('high', 201), await sizeOf('low', 202)];
+    t.diagnostic(`WHEP: high ${high.width}×${high.height}, low ${low.width}×${low.height}`);
+    assert.deepEqual(high, { width: 640, height: 360 });
+    assert.deepEqual(low, { width: 320, height: 180 });
+
+    // Two recordings of the same publisher, one per videoStreamType.
+    const record = (uid: string, videoStreamType: 0 | 1) =>
+      h.startRecording(cname, uid, {
+        token: rtcToken(cname, Number(uid), 2),
+        storageConfig: storageConfig(),
+        recordingConfig: { channelType: 0, streamMode: 'default', subscribeUidGroup: 0, videoStreamType },
+        recordingFileConfig: { avFileType: ['hls'] },
+      });
+    const recordings = { high: await record('9000', 0), low: await record('9001', 1) };
+    const keysOf = (sid: string, ext: string) => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.includes(`__uid_s_${PUBLISHER}__`) && k.endsWith(ext));
+    // Three audio slices (12 s) of each; Chromium makes a keyframe only when asked, so its video slice runs on until
+    // the stop closes it.
+    await waitUntil(() => keysOf(recordings.high.sid, '.ts').length >= 3 && keysOf(recordings.low.sid, '.ts').length >= 3, {
+      timeoutMs: 90_000,
+      intervalMs: 500,
+      what: 'three audio slices of each recording',
+    });
+    const stops: string[] = [];
+    for (const [layer, r] of Object.entries(recordings)) {
+      const stop = await h.api('POST', h.path(r.resourceId, r.sid, 'stop'), { cname, uid: layer === 'high' ? '9000' : '9001', clientRequest: {} });
+      assert.equal(stop.status, 200, JSON.stringify(stop.body));
+      stops.push(JSON.stringify(stop.body));
+    }
+    await waitUntil(() => keysOf(recordings.high.sid, '.webm').length > 0 && keysOf(recordings.low.sid, '.webm').length > 0, {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      what: () => `a video slice of each recording (stop answers ${stops.join(' ')})`,
+    });
+    const size = async (sid: string) => {
+      const p = await probe(`${h.bucketDir}/${keysOf(sid, '.webm')[0]!}`);
+      return { width: p.width, height: p.height };
+    };
+    const [recordedHigh, recordedLow] = [await size(recordings.high.sid), await size(recordings.low.sid)];
+    t.diagnostic(`recorded: videoStreamType 0 ${recordedHigh.width}×${recordedHigh.height}, 1 ${recordedLow.width}×${recordedLow.height}`);
+    assert.deepEqual(recordedHigh, { width: 640, height: 360 });
+    assert.deepEqual(recordedLow, { width: 320, height: 180 });
+  } finally {
+    await browser?.close();
+    await h.close();
+  }
+});
