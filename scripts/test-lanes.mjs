@@ -167,6 +167,7 @@ const LONGEST = [
  */
 export const TIMING_SENSITIVE = new Set([
   'src/recorders/individual/loss.test.ts',
+  'src/recorders/individual/simulcast.test.ts',
   'src/recorders/individual/loss-opus.test.ts',
   'src/recorders/individual/loss-chromium.test.ts',
   'src/recorders/mix/loss.test.ts',

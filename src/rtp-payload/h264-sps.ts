@@ -74,7 +74,11 @@ export function h264SpsSize(unit: Uint8Array): { readonly width: number; readonl
       r.ue(); // bit_depth_luma_minus8
       r.ue(); // bit_depth_chroma_minus8
       r.u(1); // qpprime_y_zero_transform_bypass_flag
-      if (r.u(1)) for (let i = 0; i < (chroma === 3 ? 12 : 8); i++) if (r.u(1)) skipScalingList(r, i < 6 ? 16 : 64);
+      const scalingMatrix = r.u(1);
+      for (let i = 0; scalingMatrix && i < (chroma === 3 ? 12 : 8); i++) {
+        const listPresent = r.u(1);
+        if (listPresent) skipScalingList(r, i < 6 ? 16 : 64);
+      }
     }
     r.ue(); // log2_max_frame_num_minus4
     const pocType = r.ue();

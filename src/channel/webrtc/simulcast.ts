@@ -20,8 +20,8 @@ const RANK_INTERVAL_MS = 1000;
  * `LayerChoice` that subscribers attach to as to any published track. A view forwards the packets of the layer it
  * points at; when the ranking moves it to another layer, its subscribers' gates see a new SSRC, wait for that
  * layer's keyframe (the view asks for one) and go on with continuous numbers (gate.ts). Layers are ranked every
- * second: those that brought bytes since the last ranking before those that did not (a publisher pauses an
- * encoding it has no bandwidth for), then by picture size (VP8 keyframes, H.264 SPS), then by bytes (a size not
+ * second: those that brought bytes in the last two seconds before those that did not (a publisher pauses an
+ * encoding it has no bandwidth or CPU for), then by picture size (VP8 keyframes, H.264 SPS), then by bytes (a size not
  * known yet). Until the first ranking, the offer's order; a layer's first known size ranks again at once.
  */
 export class SimulcastFanout {
@@ -33,6 +33,8 @@ export class SimulcastFanout {
   #rankedAt: number;
   /** Layers whose picture size is known: a layer's first size ranks at once. */
   readonly #sized = new Set<TrackFanout>();
+  /** Rankings in a row in which a layer brought nothing. */
+  readonly #quiet = new Map<TrackFanout, number>();
 
   constructor(
     readonly codec: TrackCodec,
@@ -90,13 +92,14 @@ export class SimulcastFanout {
 
   #rank(): void {
     const recent = (l: TrackFanout) => l.bytes - (this.#bytesAtRank.get(l) ?? 0);
+    for (const l of this.layers.values()) this.#quiet.set(l, recent(l) > 0 ? 0 : (this.#quiet.get(l) ?? 0) + 1);
+    // Paused: nothing for two rankings in a row (one quiet second may be a stall of this process or the sender's).
+    const active = (l: TrackFanout) => Number((this.#quiet.get(l) ?? 0) < 2);
     const pixels = (l: TrackFanout) => {
       const s = l.pictureSize();
       return s ? s.width * s.height : -1;
     };
-    const ranked = [...this.#ranked].sort(
-      (a, b) => Number(recent(b) > 0) - Number(recent(a) > 0) || pixels(b) - pixels(a) || recent(b) - recent(a),
-    );
+    const ranked = [...this.#ranked].sort((a, b) => active(b) - active(a) || pixels(b) - pixels(a) || recent(b) - recent(a));
     this.#bytesAtRank = new Map([...this.layers.values()].map((l) => [l, l.bytes]));
     this.#rankedAt = this.now();
     this.#ranked = ranked;

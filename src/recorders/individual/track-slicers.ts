@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { MediaKind } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
-import { TrackPipeline, type ClosedSlice, type LossMeter, type RtpTrackDescription, type SessionNaming, type Snapshot } from '../../media/index.ts';
+import { SLICE_SECONDS, TrackPipeline, type ClosedSlice, type LossMeter, type RtpTrackDescription, type SessionNaming, type Snapshot } from '../../media/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, STREAM_STATE } from '../../recording/index.ts';
 import type { RecordingOutput } from '../common/output/index.ts';
 import type { SessionSignals } from '../common/signals/index.ts';
@@ -33,6 +33,12 @@ export interface TrackSlicersDeps {
   /** Loss repair totals for /metrics. */
   readonly lossMeter?: LossMeter | undefined;
 }
+
+/**
+ * How long after each slice mark the keyframe for it is asked for: a keyframe that came just before the mark would
+ * not cut (the segment muxer cuts at the first keyframe at or after it) and the slice would run to the next one.
+ */
+const KEYFRAME_AFTER_MARK_MS = 250;
 
 export class TrackSlicers {
   readonly #tracks = new Map<string, TrackRecording>();
@@ -109,12 +115,31 @@ export class TrackSlicers {
     t.pipeline = pipeline;
     if (pipeline.lossStats) t.loss.push(pipeline.lossStats);
     d.signals.streamState(t.uid, t.kind, STREAM_STATE.receiving);
+    const startedAt = d.clock.now();
     void pipeline.start().then(
       () => {
-        if (t.kind === 'video') d.requestKeyframe(t.uid);
+        if (t.kind !== 'video') return;
+        d.requestKeyframe(t.uid);
+        this.#keyframeAtMarks(t, pipeline, startedAt, 1);
       },
       (e: Error) => d.log.error({ err: e.message }, 'slicer did not start'),
     );
+  }
+
+  /**
+   * A video slice closes at the first keyframe at or after each slice mark, and a publisher that makes keyframes
+   * only when asked (Chromium, any libwebrtc sender) would otherwise run one slice on for minutes: the publisher is
+   * asked for one just after each mark of the stream (its first packet, then every slice length), while this
+   * pipeline slices it. A publisher with its own short GOP gets one keyframe more per slice.
+   */
+  #keyframeAtMarks(t: TrackRecording, pipeline: TrackPipeline, startedAt: number, mark: number): void {
+    const { d } = this;
+    const at = startedAt + mark * (d.sliceSeconds || SLICE_SECONDS) * 1000 + KEYFRAME_AFTER_MARK_MS;
+    d.clock.setTimeout(() => {
+      if (t.pipeline !== pipeline) return;
+      d.requestKeyframe(t.uid);
+      this.#keyframeAtMarks(t, pipeline, startedAt, mark + 1);
+    }, Math.max(0, at - d.clock.now()));
   }
 
   /** Ends the track's stream (its slicer writes the last slice); resolves once that slice went through the output. */
