@@ -32,11 +32,13 @@ test('Opus lost for good (publishers that resend no audio, 5 % uplink loss): rem
   assert.ok(recovered >= 0.3 * lost, `the FEC publishers' losses remade from FEC (${recovered} of ${lost})`);
   for (const codec of CODECS) {
     for (const group of ['5 % FEC', '5 % CELT', 'clean FEC']) noDecodeError(results.get(`${group}/${codec}`)!, `${group} ${codec}`);
-    // A lost frame the decoder behind concealed was about 60 ms of near silence (six windows); a remade one sounds.
-    // The melody's clean control has a few quiet windows of its own (its pitch steps); the CELT tone has none.
+    // A lost CELT frame the decoder behind concealed was about 70 ms of near silence; a remade one sounds. The
+    // melody has quiet windows of its own (0-35 in its clean control across runs), and ffmpeg's own SILK concealment
+    // is partly audible (57-67 dropouts without the repair, 12-25 with it): a loose bound there, the FEC's quality
+    // is measured in opus-loss.test.ts.
     const fec = dropouts('5 % FEC', codec);
     const control = dropouts('clean FEC', codec);
-    assert.ok(fec.dropouts <= control.dropouts + 0.01 * fec.windows, `FEC ${codec}: ${fec.dropouts} dropouts through loss against ${control.dropouts} clean`);
+    assert.ok(fec.dropouts <= control.dropouts + 0.02 * fec.windows, `FEC ${codec}: ${fec.dropouts} dropouts through loss against ${control.dropouts} clean`);
     const celt = dropouts('5 % CELT', codec);
     assert.ok(celt.dropouts <= 0.01 * celt.windows, `CELT ${codec}: ${celt.dropouts} dropouts through loss`);
   }
