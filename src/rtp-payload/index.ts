@@ -4,7 +4,7 @@
 export { H264AccessUnitAssembler, type H264AccessUnit } from './h264-access-unit.ts';
 export { H264Reframer, h264Payloads, normalizedAccessUnit } from './h264-packetize.ts';
 export { H264ParameterSets, h264IdrStart, h264Nals, NAL, stapA, type H264Nal, type H264ParameterSetPair } from './h264.ts';
-export { frameIsKey, startsKeyframe, vp8KeyframeSize, vp8StartsKeyframe } from './keyframe.ts';
-export { h264SpsSize } from './h264-sps.ts';
+export { frameIsKey, startsKeyframe, vp8StartsKeyframe } from './keyframe.ts';
 export { opusHasSilk, opusPacketSamples } from './opus.ts';
 export { isRtcp, readRtpHeader, type RtpHeaderFields } from './rtp-header.ts';
+export { h264SpsSize, vp8KeyframeSize, type VideoSize } from './video-size.ts';

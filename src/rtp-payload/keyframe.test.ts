@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { H264ParameterSets, h264IdrStart, h264Nals, stapA } from './h264.ts';
-import { vp8KeyframeSize, vp8StartsKeyframe } from './keyframe.ts';
+import { vp8StartsKeyframe } from './keyframe.ts';
+import { vp8KeyframeSize } from './video-size.ts';
 
 const b = (...bytes: number[]) => Buffer.from(bytes);
 // Hand-made units: the header byte sets the type; an IDR/non-IDR slice's next byte starts with first_mb_in_slice.

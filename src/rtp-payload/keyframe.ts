@@ -28,7 +28,7 @@ export function frameIsKey(codec: string, payloads: readonly Buffer[]): boolean 
  * RFC 7741: where the VP8 payload header starts in a payload that starts a frame's first partition (S=1, PID=0),
  * after the payload descriptor; undefined for any other payload.
  */
-function vp8FrameStart(p: Buffer): number | undefined {
+export function vp8FrameStart(p: Uint8Array): number | undefined {
   if (p.length < 1) return undefined;
   const x = (p[0]! & 0x80) !== 0;
   const s = (p[0]! & 0x10) !== 0;
@@ -50,15 +50,4 @@ function vp8FrameStart(p: Buffer): number | undefined {
 export function vp8StartsKeyframe(p: Buffer): boolean {
   const i = vp8FrameStart(p);
   return i !== undefined && (p[i]! & 0x01) === 0;
-}
-
-/**
- * The picture size a VP8 keyframe's first payload announces (RFC 6386 §9.1: after the 3-byte frame tag, the start
- * code 9d 01 2a, then 14-bit width and height); undefined for other payloads.
- */
-export function vp8KeyframeSize(p: Buffer): { readonly width: number; readonly height: number } | undefined {
-  const i = vp8FrameStart(p);
-  if (i === undefined || (p[i]! & 0x01) !== 0 || p.length < i + 10) return undefined;
-  if (p[i + 3] !== 0x9d || p[i + 4] !== 0x01 || p[i + 5] !== 0x2a) return undefined;
-  return { width: p.readUInt16LE(i + 6) & 0x3fff, height: p.readUInt16LE(i + 8) & 0x3fff };
 }

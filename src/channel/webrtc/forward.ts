@@ -1,14 +1,9 @@
 import type { RtcpSrPacket, RtpPacket } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
-import { H264ParameterSets, h264SpsSize, vp8KeyframeSize, type H264ParameterSetPair } from '../../rtp-payload/index.ts';
+import { H264ParameterSets, h264SpsSize, vp8KeyframeSize, type H264ParameterSetPair, type VideoSize } from '../../rtp-payload/index.ts';
 import { fmtpParam, type TrackCodec } from './sdp.ts';
 import { GopCache } from './gop-cache.ts';
 import type { KeyframeRequestType } from './traffic.ts';
-
-export interface PictureSize {
-  readonly width: number;
-  readonly height: number;
-}
 
 /** Receives every RTP packet of a published track; must not mutate it (it is shared by all sinks). */
 export type RtpSink = (packet: RtpPacket) => void;
@@ -55,8 +50,8 @@ export class TrackFanout implements ForwardSource {
   readonly #h264: H264ParameterSets | undefined;
   readonly #gop: GopCache<RtpPacket> | undefined;
   /** VP8: the size its latest keyframe announced. */
-  #vp8Size: PictureSize | undefined;
-  #spsSize: { readonly sps: Buffer; readonly size: PictureSize | undefined } | undefined;
+  #vp8Size: VideoSize | undefined;
+  #spsSize: { readonly sps: Buffer; readonly size: VideoSize | undefined } | undefined;
 
   constructor(
     readonly kind: MediaKind,
@@ -108,7 +103,7 @@ export class TrackFanout implements ForwardSource {
   }
 
   /** The picture size of a video track as its stream last announced it (VP8 keyframe, H.264 SPS), once known. */
-  pictureSize(): PictureSize | undefined {
+  pictureSize(): VideoSize | undefined {
     if (this.#vp8Size) return this.#vp8Size;
     const sps = this.#h264?.latest()?.sps;
     if (!sps) return undefined;

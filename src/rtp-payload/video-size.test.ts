@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { h264SpsSize } from './h264-sps.ts';
+import { h264SpsSize } from './video-size.ts';
 
 // SPS units as libx264 writes them (ffmpeg, one frame of a colour source), emulation prevention bytes included.
 const SPS: [string, string, { width: number; height: number }][] = [
