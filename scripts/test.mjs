@@ -212,7 +212,7 @@ function report({ file, lane, how, ms, cpuMs, ok, why, counts, text, startedMs }
   process.stdout.write(
     `\n▶ ${file} [${how}] ${(ms / 1000).toFixed(1)} s, ${(cpuMs / 1000).toFixed(1)} s CPU${from}${ok ? '' : ` FAILED (${why})`}\n${text.trimEnd()}\n`,
   );
-  results.push({ file, lane, ms, cpuMs, ok, counts });
+  results.push({ file, lane, ms, cpuMs, ok, counts, text: ok ? '' : text });
 }
 
 /** `background`: under SCHED_IDLE, beside a file that runs alone (BACKGROUND in scripts/test-lanes.mjs). */
@@ -557,6 +557,14 @@ if (slowFast.length > 0) {
 const failed = results.filter((r) => !r.ok);
 const notRun = selected.length - results.length;
 if (failed.length > 0) console.log(`failed files:\n  ${failed.map((r) => r.file).join('\n  ')}`);
+// CI shows the log's tail: each failure's own lines again here, so what broke is readable there.
+const FAILURE_LINES = 40;
+for (const r of failed) {
+  const lines = r.text.trimEnd().split('\n');
+  const at = lines.findIndex((l) => l.startsWith('✖ failing tests:'));
+  const shown = at >= 0 ? lines.slice(at + 1, at + 1 + FAILURE_LINES) : lines.slice(-FAILURE_LINES);
+  console.log(`── ${r.file} ──\n${shown.join('\n')}`);
+}
 if (notRun > 0) console.log(`${notRun} files not run (interrupted)`);
 console.log(`wall time: ${fmt(wallMs)}`);
 process.exit(failed.length > 0 || notRun > 0 ? 1 : 0);
