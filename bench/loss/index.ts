@@ -36,7 +36,7 @@ import { APP, connectedPublisher, rtcToken, startHarness, storageConfig } from '
 import { measureTrack, type TrackMeasure } from '../../src/recorders/individual/testing/loss-checks.ts';
 import { cpuWithReapedChildrenSeconds, loadAverage } from '../mix/proc-cpu.ts';
 import { bucketKeys, sleep } from '../../src/recorders/individual/testing/media-checks.ts';
-import { joinCallPage, sentSoFar } from '../../src/recorders/individual/testing/chromium-publisher.ts';
+import { joinCallPage, sentSoFar } from '../../src/testing/call-page.ts';
 import { launchTestChromium, type TestChromium } from '../../src/testing/chromium.ts';
 
 const RECORD_SECONDS = Number(process.env.BENCH_SECONDS ?? 20);

@@ -57,6 +57,14 @@ export function registerChannelMetrics(metrics: MetricsRegistry, sfu: Sfu): void
     () => [[{}, t.keyframeOnLoss]],
   );
   metrics.counterFrom(
+    {
+      name: 'reeltime_viewer_layer_switches_total',
+      help: 'Viewers of simulcast publishers moved to the low layer (down) or tried on the high one again (up) by the loss they reported',
+      labelNames: ['direction'],
+    },
+    () => (['down', 'up'] as const).map((direction) => [{ direction }, t.layerSwitches[direction]] as const),
+  );
+  metrics.counterFrom(
     { name: 'reeltime_rtcp_nack_answered_total', help: 'Subscribers’ NACKs answered with at least one retransmission', labelNames: [] },
     () => [[{}, t.nackAnswered]],
   );

@@ -21,7 +21,7 @@ import {
   serverPeerConfig,
   SubscribeSession,
   ChannelTraffic,
-  type LayerChoice,
+  type ViewerLayer,
   type PeerSessionOptions,
   type TrackCodec,
 } from './webrtc/index.ts';
@@ -146,7 +146,7 @@ export class Sfu {
     }
   }
 
-  async subscribe(p: JoinParams & { readonly publisher: number; readonly layer?: LayerChoice }): Promise<SessionCreated> {
+  async subscribe(p: JoinParams & { readonly publisher: number; readonly layer?: ViewerLayer }): Promise<SessionCreated> {
     const app = this.app(p.appId);
     const grant = authorizeJoin({ app, token: p.token, cname: p.cname, uid: p.uid, publish: false, nowSec: this.#nowSec() });
     const reservation = this.membership.reserveSubscribe(app.appId, p.cname, p.uid, p.publisher, p.profile);
@@ -163,7 +163,7 @@ export class Sfu {
       reservation.cancel();
       throw e;
     }
-    const sources = pub.session.sources(p.layer ?? 'high');
+    const sources = pub.session.sources(p.layer ?? 'auto');
     const kinds: MediaKind[] = [];
     let offer: string;
     try {

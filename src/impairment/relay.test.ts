@@ -129,3 +129,34 @@ test('relay: dropPeers (the old network gone) drops the peers seen so far both w
     target.close();
   }
 });
+
+test('relay: one peer’s own link (its downlink cut) leaves the other peers on the shared, clean one', async () => {
+  const target = await udpOn((s, data, port, address) => s.send(data, port, address));
+  const echoes = { a: 0, b: 0 };
+  const a = await udpOn(() => echoes.a++);
+  const b = await udpOn(() => echoes.b++);
+  const relay = await startImpairmentRelay({
+    mappings: [{ listen: { address: '127.0.0.1', port: 0 }, target: { address: '127.0.0.1', port: target.address().port } }],
+  });
+  try {
+    const { port } = relay.endpoints[0]!;
+    a.send('first', port, '127.0.0.1');
+    b.send('first', port, '127.0.0.1');
+    await waitUntil(() => echoes.a === 1 && echoes.b === 1, { what: 'both echoed once' });
+    assert.deepEqual(relay.peers(), [`127.0.0.1|${a.address().port}`, `127.0.0.1|${b.address().port}`]);
+    relay.setPeerLink(`127.0.0.1|${b.address().port}`, 'downstream', { loss: 1 });
+    for (let i = 0; i < 20; i++) {
+      a.send('x', port, '127.0.0.1');
+      b.send('x', port, '127.0.0.1');
+    }
+    await waitUntil(() => echoes.a === 21 && relay.counters.downstream.dropped.random === 20, {
+      what: () => `a's echoes through, b's dropped (${JSON.stringify(echoes)}, ${JSON.stringify(relay.counters.downstream)})`,
+    });
+    assert.equal(echoes.b, 1);
+  } finally {
+    await relay.close();
+    a.close();
+    b.close();
+    target.close();
+  }
+});

@@ -32,6 +32,13 @@ export interface ImpairmentRelay {
    * loss; or a bandwidth cap put on a publisher that is already sending.
    */
   setLink(direction: 'upstream' | 'downstream', link: LinkImpairment): void;
+  /** The peer source addresses (`address|port`) seen so far, in the order of their first datagram. */
+  peers(): readonly string[];
+  /**
+   * One peer's own link in one direction from now on, in place of the shared one (its access link: a viewer's
+   * downlink capped while the publisher's stays clean). Counted in `counters` with the rest.
+   */
+  setPeerLink(peer: string, direction: 'upstream' | 'downstream', link: LinkImpairment): void;
   /**
    * A change of network, as a NAT rebinding or a phone moving from Wi-Fi to mobile: every peer's socket towards the
    * target is closed, so the target's datagrams to the old address are lost, and a peer's next datagram goes out
@@ -105,6 +112,9 @@ export async function startImpairmentRelay(opts: RelayOptions): Promise<Impairme
     const peerSockets: Map<string, Promise<Socket>>[] = [];
     const seenPeers = new Set<string>();
     const droppedPeers = new Set<string>();
+    const peerLinks = new Map<string, { upstream?: LinkScheduler; downstream?: LinkScheduler }>();
+    const upFor = (key: string) => peerLinks.get(key)?.upstream ?? up;
+    const downFor = (key: string) => peerLinks.get(key)?.downstream ?? down;
     for (const m of opts.mappings) {
       const listen = await bind(m.listen.address, m.listen.port);
       sockets.push(listen);
@@ -119,7 +129,7 @@ export async function startImpairmentRelay(opts: RelayOptions): Promise<Impairme
             if (closed) socket.close();
             else sockets.push(socket);
             socket.on('message', (data) => {
-              if (!droppedPeers.has(key)) release(down, data, () => listen.send(data, peer.port, peer.address));
+              if (!droppedPeers.has(key)) release(downFor(key), data, () => listen.send(data, peer.port, peer.address));
             });
             return socket;
           });
@@ -137,7 +147,7 @@ export async function startImpairmentRelay(opts: RelayOptions): Promise<Impairme
           return;
         }
         void outbound(peer).then((socket) => {
-          if (!closed) release(up, data, () => socket.send(data, m.target.port, m.target.address));
+          if (!closed) release(upFor(key), data, () => socket.send(data, m.target.port, m.target.address));
         });
       });
     }
@@ -147,6 +157,12 @@ export async function startImpairmentRelay(opts: RelayOptions): Promise<Impairme
       setLink(direction, link) {
         if (direction === 'upstream') up = new LinkScheduler(link, random, up.counters);
         else down = new LinkScheduler(link, random, down.counters);
+      },
+      peers: () => [...seenPeers],
+      setPeerLink(peer, direction, link) {
+        const links = peerLinks.get(peer) ?? {};
+        links[direction] = new LinkScheduler(link, random, direction === 'upstream' ? up.counters : down.counters);
+        peerLinks.set(peer, links);
       },
       async rebind() {
         const old = peerSockets.flatMap((m) => {

@@ -48,7 +48,7 @@ function channelPaths(): Record<string, Json> {
     '/rtc/v1/apps/{appId}/channels/{cname}/whep': media('whep', "Play a publisher's tracks (WHEP)", [
       param('publisher', 'query', 'uid of the publisher to play.', true),
       param('profile', 'query', 'communication or live.', false),
-      param('layer', 'query', 'high (default) or low: which encoding of a simulcast publisher.', false),
+      param('layer', 'query', 'auto (default: the encoding the viewer\'s reported loss allows), high or low: which encoding of a simulcast publisher.', false),
     ]),
     '/rtc/v1/sessions/{id}': {
       parameters: [param('id', 'path', 'Session from the Location header.')],

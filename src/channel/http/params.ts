@@ -1,6 +1,6 @@
 import { ChannelError } from '../errors.ts';
 import { PROFILES, type Profile } from '../membership/index.ts';
-import { LAYER_CHOICES, type LayerChoice } from '../webrtc/index.ts';
+import { VIEWER_LAYERS, type ViewerLayer } from '../webrtc/index.ts';
 
 /** Agora's channel-name alphabet, at most 64 bytes. */
 const CNAME = /^[A-Za-z0-9 !#$%&()+\-:;<=.>?@[\]^_{|}~,]{1,64}$/;
@@ -27,11 +27,14 @@ export function parseUid(raw: unknown, field = 'uid'): number {
   return n;
 }
 
-/** A WHEP viewer's simulcast layer (`layer` in the query): `high` unless asked (docs/channel.md, "Simulcast"). */
-export function parseLayer(raw: unknown): LayerChoice {
-  if (raw === undefined || raw === '') return 'high';
-  if (typeof raw === 'string' && (LAYER_CHOICES as readonly string[]).includes(raw)) return raw as LayerChoice;
-  throw new ChannelError('bad_layer', 'layer must be "high" or "low"');
+/**
+ * A WHEP viewer's simulcast layer (`layer` in the query): `auto`, the layer its link carries, unless it pins one
+ * (docs/channel.md, "Simulcast").
+ */
+export function parseLayer(raw: unknown): ViewerLayer {
+  if (raw === undefined || raw === '') return 'auto';
+  if (typeof raw === 'string' && (VIEWER_LAYERS as readonly string[]).includes(raw)) return raw as ViewerLayer;
+  throw new ChannelError('bad_layer', 'layer must be "auto", "high" or "low"');
 }
 
 export function parseProfile(raw: unknown): Profile {

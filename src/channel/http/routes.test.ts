@@ -32,6 +32,9 @@ test('WHIP/WHEP refusals: bad SDP, media type, uid, taken uid, profile mismatch,
     await expectError(post('whip?uid=abc', 'v=0', tok('errs', 1)), 400, 'bad_uid');
     await expectError(post('whip?uid=4294967296', 'v=0', tok('errs', 1)), 400, 'bad_uid');
     await expectError(post('whip?uid=1&profile=party', 'v=0', tok('errs', 1)), 400, 'bad_profile');
+    const badLayer = await post('whep?uid=2&publisher=1&layer=medium', 'v=0', tok('errs', 2, 2));
+    assert.equal(badLayer.status, 400);
+    assert.deepEqual(await badLayer.json(), { error: 'bad_layer', reason: 'layer must be "auto", "high" or "low"' });
     await expectError(
       fetch(`${s.url}/rtc/v1/apps/00000000000000000000000000000000/channels/errs/whip?uid=1`, {
         method: 'POST',

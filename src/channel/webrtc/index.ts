@@ -21,7 +21,19 @@ export {
   type TrackCodec,
 } from './sdp.ts';
 export { SenderReportWriter, type ClockMapping } from './sender-reports.ts';
-export { LAYER_CHOICES, SimulcastFanout, type LayerChoice } from './simulcast.ts';
+export { AdaptiveLayerView, SimulcastFanout } from './simulcast.ts';
+export {
+  ADAPTATION_RULES,
+  adapt,
+  adaptedLayer,
+  LAYER_CHOICES,
+  startAdaptation,
+  VIEWER_LAYERS,
+  type AdaptationRules,
+  type LayerAdaptation,
+  type LayerChoice,
+  type ViewerLayer,
+} from './layer-adaptation.ts';
 export { SubscribeSession } from './subscribe-session.ts';
 export { ChannelTraffic, type PacketCount, type TrafficDirection } from './traffic.ts';
 export { LocalTap, type LocalTapOptions, type TapPacketListener, type TapSenderReport, type TapSenderReportListener } from './local-tap.ts';

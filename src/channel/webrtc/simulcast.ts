@@ -2,14 +2,9 @@ import type { RtcpSrPacket, RtpPacket } from 'werift';
 import type { H264ParameterSetPair } from '../../rtp-payload/index.ts';
 import type { ForwardSource, RtpSink, SenderReportSink, TrackFanout } from './forward.ts';
 import type { TrackCodec } from './sdp.ts';
+import { adapt, adaptedLayer, LAYER_CHOICES, startAdaptation, type LayerAdaptation, type LayerChoice } from './layer-adaptation.ts';
 import type { KeyframeRequestType } from './traffic.ts';
 
-/**
- * Which encoding of a simulcast publisher a subscriber gets (docs/channel.md, "Simulcast"): `high` the one with the
- * most bits, `low` the one with the fewest. A publisher without simulcast has one, which is both.
- */
-export type LayerChoice = 'high' | 'low';
-export const LAYER_CHOICES: readonly LayerChoice[] = ['high', 'low'];
 
 /** How often the layers are ranked again (picture size, and whether they brought bytes since the last ranking). */
 const RANK_INTERVAL_MS = 1000;
@@ -160,5 +155,98 @@ class LayerView implements ForwardSource {
 
   parameterSets(): H264ParameterSetPair | undefined {
     return this.layer.parameterSets();
+  }
+}
+
+/**
+ * One viewer's own view of a simulcast track that moves between the `high` and `low` views by the loss the viewer
+ * reports (`reportLoss`, from its receiver reports; the rules in layer-adaptation.ts). A move asks the new layer for
+ * a keyframe; the viewer's gate sees the new SSRC and starts there with continuous numbers, as when the ranking
+ * moves a view.
+ */
+export class AdaptiveLayerView implements ForwardSource {
+  readonly kind = 'video' as const;
+  readonly #sinks = new Set<RtpSink>();
+  readonly #reportSinks = new Set<SenderReportSink>();
+  #detach: (() => void)[] = [];
+  #state: LayerAdaptation = startAdaptation();
+
+  constructor(
+    private readonly simulcast: SimulcastFanout,
+    private readonly now: () => number,
+    private readonly onSwitch: (to: LayerChoice) => void = () => undefined,
+  ) {}
+
+  get codec(): TrackCodec {
+    return this.simulcast.codec;
+  }
+
+  /** The layer this viewer gets now. */
+  get choice(): LayerChoice {
+    return adaptedLayer(this.#state);
+  }
+
+  /** A receiver report's fraction lost (0..1) of this viewer's video stream. */
+  reportLoss(fractionLost: number): void {
+    const before = this.choice;
+    this.#state = adapt(this.#state, fractionLost, this.now());
+    if (this.choice === before) return;
+    this.#current().requestKeyframe();
+    this.onSwitch(this.choice);
+  }
+
+  #current(): ForwardSource {
+    return this.simulcast.view(this.choice);
+  }
+
+  #attach(): void {
+    if (this.#detach.length > 0) return;
+    for (const c of LAYER_CHOICES) {
+      const view = this.simulcast.view(c);
+      this.#detach.push(
+        view.addSink((p) => {
+          if (c === this.choice) for (const s of this.#sinks) s(p);
+        }),
+        view.addSenderReportSink((r) => {
+          if (c === this.choice) for (const s of this.#reportSinks) s(r);
+        }),
+      );
+    }
+  }
+
+  #release(): void {
+    if (this.#sinks.size > 0 || this.#reportSinks.size > 0) return;
+    for (const d of this.#detach) d();
+    this.#detach = [];
+  }
+
+  addSink(sink: RtpSink): () => void {
+    this.#sinks.add(sink);
+    this.#attach();
+    return () => {
+      this.#sinks.delete(sink);
+      this.#release();
+    };
+  }
+
+  addSenderReportSink(sink: SenderReportSink): () => void {
+    this.#reportSinks.add(sink);
+    this.#attach();
+    return () => {
+      this.#reportSinks.delete(sink);
+      this.#release();
+    };
+  }
+
+  gop(): readonly RtpPacket[] {
+    return this.#current().gop();
+  }
+
+  requestKeyframe(type?: KeyframeRequestType): void {
+    this.#current().requestKeyframe(type);
+  }
+
+  parameterSets(): H264ParameterSetPair | undefined {
+    return this.#current().parameterSets();
   }
 }

@@ -1,10 +1,11 @@
-import type { RTCRtpTransceiver } from 'werift';
+import { RtcpRrPacket, type RTCRtpTransceiver } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
 import type { ForwardSource } from './forward.ts';
 import type { SubscriberGate } from './gate.ts';
 import { attachGated, gatedRtpPacket, KeyframeAsker } from './gated-forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
 import { SenderReportWriter } from './sender-reports.ts';
+import { AdaptiveLayerView } from './simulcast.ts';
 import { ViewerRepair } from './viewer-repair.ts';
 
 export interface SubscribeSessionOptions extends PeerSessionOptions {
@@ -71,6 +72,13 @@ export class SubscribeSession extends PeerSession {
       source.requestKeyframe('fir');
     });
     this.#detach.push(() => repair.close());
+    if (source instanceof AdaptiveLayerView) {
+      // The viewer's receiver reports of its video stream (one SSRC whatever layer it gets) move its layer.
+      sender.onRtcp.subscribe((p) => {
+        if (!(p instanceof RtcpRrPacket)) return;
+        for (const r of p.reports) if (r.ssrc === sender.ssrc) source.reportLoss(r.fractionLost / 256);
+      });
+    }
     if (kind === 'video') {
       sender.onPictureLossIndication.subscribe(() => {
         traffic.pli.in++;

@@ -40,6 +40,8 @@ export class ChannelTraffic {
   readonly keyframeLimited: Record<KeyframeRequestType, number> = { pli: 0, fir: 0 };
   /** Keyframe requests the SFU made itself after an unrepaired video loss (before the rate limit). */
   keyframeOnLoss = 0;
+  /** Viewers of simulcast publishers moved to the low layer (`down`) or back (`up`) by their reported loss. */
+  readonly layerSwitches: Record<'down' | 'up', number> = { down: 0, up: 0 };
   /** Transport-wide congestion control feedback packets sent to publishers. */
   twccOut = 0;
 

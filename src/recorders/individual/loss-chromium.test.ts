@@ -11,7 +11,7 @@ import { waitUntil } from '../../testing/wait.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { keptByPts, measureTrack, type TrackMeasure } from './testing/loss-checks.ts';
 import { bucketKeys } from './testing/media-checks.ts';
-import { joinCallPage as join, sentSoFar } from './testing/chromium-publisher.ts';
+import { joinCallPage as join, sentSoFar } from '../../testing/call-page.ts';
 
 /** Of the publishers' media, recorded (Chromium's own count of Opus packets sent: 50 a second). */
 const RECORD_SECONDS = 20;

@@ -6,45 +6,12 @@ import { whepSubscribe } from '../../channel/index.ts';
 import { vp8KeyframeSize } from '../../rtp-payload/index.ts';
 import { launchTestChromium, type TestChromium } from '../../testing/chromium.ts';
 import { waitUntil } from '../../testing/wait.ts';
-import { joinCallPage } from './testing/chromium-publisher.ts';
+import { bothEncodings, framesByWidth, joinCallPage, sentSince } from '../../testing/call-page.ts';
 import { APP, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { bucketKeys, probe } from './testing/media-checks.ts';
 
 const PUBLISHER = 101;
 const SLICE_SECONDS = 4;
-
-/** In the page: frames sent so far by each video encoding, by its width. */
-const framesByWidth = async (): Promise<Record<number, number>> => {
-  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
-  const frames: Record<number, number> = {};
-  (await pc.getStats()).forEach((r) => {
-    if (r.type === 'outbound-rtp' && r.kind === 'video' && r.frameWidth) frames[r.frameWidth] = r.framesSent ?? 0;
-  });
-  return frames;
-};
-
-/** In the page: why Chromium holds back each video encoding (`none`, `cpu`, `bandwidth`). */
-const qualityLimits = async (): Promise<string[]> => {
-  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
-  const reasons: string[] = [];
-  (await pc.getStats()).forEach((r) => {
-    if (r.type === 'outbound-rtp' && r.kind === 'video') reasons.push(String(r.qualityLimitationReason));
-  });
-  return reasons;
-};
-
-/** Frames sent by the encoding of width `w` between two readings of `framesByWidth`. */
-const sentSince = (before: Record<number, number>, after: Record<number, number>) => (w: number) => (after[w] ?? 0) - (before[w] ?? 0);
-
-/** In the page: the frame width of each video encoding the publisher sends now (the call page's `reeltime` state). */
-const encodingWidths = async (): Promise<number[]> => {
-  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
-  const widths: number[] = [];
-  (await pc.getStats()).forEach((r) => {
-    if (r.type === 'outbound-rtp' && r.kind === 'video' && r.frameWidth) widths.push(r.frameWidth);
-  });
-  return widths;
-};
 
 test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size; videoStreamType 1 records the low layer, 0 the high one; video slices close at the slice length', { timeout: 300_000 }, async (t) => {
   // 4 s audio slices: the recordings' progress shows in the bucket soon.
@@ -54,21 +21,9 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
     browser = await launchTestChromium();
     const cname = 'simulcast';
     const page = await joinCallPage(browser, h.server.url, cname, PUBLISHER, 'vp8', { simulcast: true });
-    // Chromium starts its larger encoding once its bandwidth estimate allows (the node's congestion feedback), and
-    // its CPU: a Chromium short of CPU on a loaded machine may never start it, which says nothing of the node.
-    const both = await waitUntil(async () => (await page.evaluate(encodingWidths)).sort().join() === '320,640', {
-      timeoutMs: 60_000,
-      intervalMs: 500,
-      what: 'Chromium sending both encodings',
-    }).then(
-      () => true,
-      () => false,
-    );
-    if (!both) {
-      const limits = await page.evaluate(qualityLimits);
-      if (limits.some((l) => l === 'cpu')) return t.skip(`Chromium sent one encoding only, limited by its CPU (${limits.join(', ')})`);
-      assert.fail(`Chromium never sent both encodings (quality limitations: ${limits.join(', ')})`);
-    }
+    const limits = await bothEncodings(page);
+    if (limits?.includes('cpu')) return t.skip(`Chromium sent one encoding only, limited by its CPU (${limits.join(', ')})`);
+    assert.equal(limits, undefined, `Chromium never sent both encodings (quality limitations: ${limits?.join(', ')})`);
 
     // A werift viewer per layer: the size its first keyframe announces.
     const sizeOf = async (layer: 'high' | 'low', uid: number) => {
@@ -84,10 +39,10 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
         await viewer.close();
       }
     };
-    const framesBeforeViewers = await page.evaluate(framesByWidth);
+    const framesBeforeViewers = await framesByWidth(page);
     const [high, low] = [await sizeOf('high', 201), await sizeOf('low', 202)];
     t.diagnostic(`WHEP: high ${high.width}×${high.height}, low ${low.width}×${low.height}`);
-    const viewersSent = sentSince(framesBeforeViewers, await page.evaluate(framesByWidth));
+    const viewersSent = sentSince(framesBeforeViewers, await framesByWidth(page));
     // The high viewer gets the larger encoding unless Chromium paused it meanwhile (then the node ranks it below).
     if (high.width !== 640 && viewersSent(640) < 0.8 * viewersSent(320)) {
       t.diagnostic(`the high viewer got ${high.width}×${high.height} (not failed: Chromium sent ${viewersSent(640)} frames at 640×360, ${viewersSent(320)} at 320×180 meanwhile)`);
@@ -103,7 +58,7 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
         recordingFileConfig: { avFileType: ['hls'] },
       });
     const recordings = { high: await record('9000', 0), low: await record('9001', 1) };
-    const framesBefore = await page.evaluate(framesByWidth);
+    const framesBefore = await framesByWidth(page);
     const keysOf = (sid: string, ext: string) => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.includes(`__uid_s_${PUBLISHER}__`) && k.endsWith(ext));
     // Two video slices of each: Chromium makes a keyframe only when asked, and the recorder asks just after each
     // slice mark (4 s here), so its slices close on time.
@@ -112,7 +67,7 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
       intervalMs: 500,
       what: () => `two video slices of each recording (bucket: ${bucketKeys(h.bucketDir).filter((k) => !k.endsWith('.ts')).join(', ')})`,
     });
-    const sent = sentSince(framesBefore, await page.evaluate(framesByWidth));
+    const sent = sentSince(framesBefore, await framesByWidth(page));
     t.diagnostic(`Chromium sent during the recordings: ${sent(640)} frames at 640×360, ${sent(320)} at 320×180`);
     for (const [layer, r] of Object.entries(recordings)) {
       const stop = await h.api('POST', h.path(r.resourceId, r.sid, 'stop'), { cname, uid: layer === 'high' ? '9000' : '9001', clientRequest: {} });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { launchTestChromium } from '../../testing/chromium.ts';
 import { rtcToken, startHarness, storageConfig } from '../individual/testing/harness.ts';
-import { joinCallPage, sentSoFar } from '../individual/testing/chromium-publisher.ts';
+import { joinCallPage, sentSoFar } from '../../testing/call-page.ts';
 import { isColour } from '../individual/testing/media-checks.ts';
 import { waitUntil } from '../../testing/wait.ts';
 import { SAMPLE_FPS, sampled, sampleRange } from './testing/frames.ts';

@@ -1,0 +1,93 @@
+/**
+ * A Chromium publisher for the loss tests and bench/loss: the call page (fake camera and microphone) joined to a
+ * channel, and what it has sent so far by its own getStats (Opus packets, 50 a second; video frames).
+ */
+import type { Page } from 'playwright-core';
+import type { TestChromium } from './chromium.ts';
+import { waitUntil } from './wait.ts';
+
+// Page functions (the call page's Content-Security-Policy forbids evaluating strings).
+const joinedAndSending = () => {
+  const r = (window as unknown as { reeltime?: { joined?: boolean; publish?: { state?: string } } }).reeltime;
+  return r?.joined === true && r.publish?.state === 'connected';
+};
+
+const sentSoFarInPage = async (): Promise<ChromiumSent> => {
+  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
+  const sent = { audioPackets: 0, videoFrames: 0 };
+  (await pc.getStats()).forEach((r) => {
+    if (r.type === 'outbound-rtp' && r.kind === 'audio') sent.audioPackets += r.packetsSent;
+    if (r.type === 'outbound-rtp' && r.kind === 'video') sent.videoFrames += r.framesSent ?? 0;
+  });
+  return sent;
+};
+
+export interface ChromiumSent {
+  readonly audioPackets: number;
+  readonly videoFrames: number;
+}
+
+/**
+ * Opens the call page as `uid` in `cname` and waits until it publishes (`codec`: the page's video codec first;
+ * `simulcast`: its two encodings).
+ */
+export async function joinCallPage(
+  browser: TestChromium,
+  url: string,
+  cname: string,
+  uid: number,
+  codec?: 'vp8' | 'h264',
+  { simulcast = false }: { simulcast?: boolean } = {},
+): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.goto(`${url}/rtc/?channel=${cname}&uid=${uid}&autojoin=1${codec ? `&codec=${codec}` : ''}${simulcast ? '&simulcast=1' : ''}`);
+  await page.waitForFunction(joinedAndSending, undefined, { timeout: 60_000 });
+  return page;
+}
+
+/** What the page's publisher has sent so far. */
+export function sentSoFar(page: Page): Promise<ChromiumSent> {
+  return page.evaluate(sentSoFarInPage);
+}
+
+// Simulcast (the page's `simulcast=1`): its video encodings by Chromium's own stats.
+const framesByWidthInPage = async (): Promise<Record<number, number>> => {
+  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
+  const frames: Record<number, number> = {};
+  (await pc.getStats()).forEach((r) => {
+    if (r.type === 'outbound-rtp' && r.kind === 'video' && r.frameWidth) frames[r.frameWidth] = r.framesSent ?? 0;
+  });
+  return frames;
+};
+
+const qualityLimitsInPage = async (): Promise<string[]> => {
+  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
+  const reasons: string[] = [];
+  (await pc.getStats()).forEach((r) => {
+    if (r.type === 'outbound-rtp' && r.kind === 'video') reasons.push(String(r.qualityLimitationReason));
+  });
+  return reasons;
+};
+
+/** Frames sent so far by each video encoding, by its width. */
+export function framesByWidth(page: Page): Promise<Record<number, number>> {
+  return page.evaluate(framesByWidthInPage);
+}
+
+/** Frames sent by the encoding of width `w` between two readings of `framesByWidth`. */
+export const sentSince =
+  (before: Record<number, number>, after: Record<number, number>) =>
+  (w: number): number =>
+    (after[w] ?? 0) - (before[w] ?? 0);
+
+/**
+ * Waits (up to 60 s) until the page sends both its encodings (640 and 320 wide): Chromium starts the larger one once
+ * its bandwidth estimate (the node's congestion feedback) and its CPU allow. Resolves to undefined then, or else to
+ * why it holds the larger one back (each encoding's `qualityLimitationReason`: `cpu` on a loaded machine says
+ * nothing of the node).
+ */
+export async function bothEncodings(page: Page): Promise<readonly string[] | undefined> {
+  const both = async () => Object.keys(await framesByWidth(page)).sort().join() === '320,640';
+  const sent = await waitUntil(both, { timeoutMs: 60_000, intervalMs: 500, what: 'both encodings' }).catch(() => false);
+  return sent ? undefined : page.evaluate(qualityLimitsInPage);
+}
