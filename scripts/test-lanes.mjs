@@ -174,7 +174,6 @@ export const TIMING_SENSITIVE = new Set([
   'src/recorders/mix/loss.test.ts',
   'src/recorders/common/whep-replace.test.ts',
   'src/impairment/chromium-through-relay.test.ts',
-  'src/impairment/viewer-layers.test.ts',
   'src/impairment/repair-through-channel.test.ts',
   'src/channel/webrtc/keyframe-requests.test.ts',
   'src/media/mix/live/av-sync.test.ts',
