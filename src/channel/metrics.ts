@@ -65,6 +65,14 @@ export function registerChannelMetrics(metrics: MetricsRegistry, sfu: Sfu): void
     () => (['down', 'up'] as const).map((direction) => [{ direction }, t.layerSwitches[direction]] as const),
   );
   metrics.counterFrom(
+    {
+      name: 'reeltime_tap_layer_moves_total',
+      help: 'In-process recorders (mix) moved to a simulcast publisher’s low or high layer by the size of the region they draw it in',
+      labelNames: ['layer'],
+    },
+    () => (['high', 'low'] as const).map((layer) => [{ layer }, t.tapLayerMoves[layer]] as const),
+  );
+  metrics.counterFrom(
     { name: 'reeltime_rtcp_nack_answered_total', help: 'Subscribers’ NACKs answered with at least one retransmission', labelNames: [] },
     () => [[{}, t.nackAnswered]],
   );

@@ -1,6 +1,7 @@
 // The SFU's public shapes (sfu.ts holds the class): what joins and taps pass in, what they get back, test hooks.
 import type { RequestClient } from './client-address.ts';
 import type { LeaveReason, MediaKind, Profile } from './membership/index.ts';
+import type { VideoSize } from '../rtp-payload/index.ts';
 import type { LayerChoice, TapPacketListener, TapSenderReportListener } from './webrtc/index.ts';
 
 /** An in-process subscription (`Sfu.tap`): the same join rules as WHEP, without a peer connection. */
@@ -22,6 +23,11 @@ export interface TapParams {
 
 export interface TapHandle {
   requestKeyframe(): void;
+  /**
+   * The size the subscriber draws the video at (a mix region): a simulcast publisher's smallest layer that covers it,
+   * at most the layer asked for (`SwitchingLayerView.fit`). Nothing for other publishers.
+   */
+  fitVideo(size: VideoSize): void;
   close(): Promise<void>;
 }
 

@@ -20,6 +20,7 @@ import {
   restrictOffer,
   serverPeerConfig,
   SubscribeSession,
+  SwitchingLayerView,
   ChannelTraffic,
   type ViewerLayer,
   type PeerSessionOptions,
@@ -229,8 +230,10 @@ export class Sfu {
       reservation.cancel();
       throw new ChannelError('publisher_not_found', `uid ${p.publisher} is not publishing in channel "${p.cname}"`);
     }
+    const sources = pub.session.switchingSources(p.layer ?? 'high');
+    const video = sources.get('video');
     const tap = new LocalTap({
-      sources: pub.session.sources(p.layer ?? 'high'),
+      sources,
       kinds: p.kinds,
       clock: this.clock,
       // A tapped packet leaves the SFU to a subscriber like a WHEP one (the `out` counters of /metrics).
@@ -245,6 +248,9 @@ export class Sfu {
     reservation.commit();
     return {
       requestKeyframe: () => tap.requestKeyframe(),
+      fitVideo: (size) => {
+        if (video instanceof SwitchingLayerView && video.fit(size)) this.traffic.tapLayerMoves[video.choice]++;
+      },
       close: async () => {
         if (tap.closed) return;
         tap.close();

@@ -21,7 +21,7 @@ export {
   type TrackCodec,
 } from './sdp.ts';
 export { SenderReportWriter, type ClockMapping } from './sender-reports.ts';
-export { AdaptiveLayerView, SimulcastFanout } from './simulcast.ts';
+export { SimulcastFanout, SwitchingLayerView } from './simulcast.ts';
 export {
   ADAPTATION_RULES,
   adapt,

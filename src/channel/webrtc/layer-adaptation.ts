@@ -5,7 +5,7 @@
 export type LayerChoice = 'high' | 'low';
 export const LAYER_CHOICES: readonly LayerChoice[] = ['high', 'low'];
 
-/** What a viewer asks for: a layer pinned, or `auto`, the layer its reported loss allows (`AdaptiveLayerView` in simulcast.ts). */
+/** What a viewer asks for: a layer pinned, or `auto`, the layer its reported loss allows (a `SwitchingLayerView`, simulcast.ts). */
 export type ViewerLayer = LayerChoice | 'auto';
 export const VIEWER_LAYERS: readonly ViewerLayer[] = [...LAYER_CHOICES, 'auto'];
 

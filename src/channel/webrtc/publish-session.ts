@@ -4,8 +4,8 @@ import type { MediaKind, TrackInfo } from '../membership/index.ts';
 import { TrackFanout, type ForwardSource } from './forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
 import type { TrackCodec } from './sdp.ts';
-import type { ViewerLayer } from './layer-adaptation.ts';
-import { AdaptiveLayerView, SimulcastFanout } from './simulcast.ts';
+import type { LayerChoice, ViewerLayer } from './layer-adaptation.ts';
+import { SimulcastFanout, SwitchingLayerView } from './simulcast.ts';
 import { routeSimulcastRepairs } from './werift-hooks.ts';
 
 export interface PublishSessionOptions extends PeerSessionOptions {
@@ -54,13 +54,16 @@ export class PublishSession extends PeerSession {
 
   /**
    * The tracks as a subscriber that chose `layer` gets them: a simulcast track's view of that layer, or for `auto`
-   * the subscriber's own view that follows its reported loss (webrtc/simulcast.ts); the others as they are.
+   * the subscriber's own view, which its reported loss moves (webrtc/simulcast.ts); the others as they are.
    */
   sources(layer: ViewerLayer): ReadonlyMap<MediaKind, ForwardSource> {
-    const traffic = this.opts.traffic;
-    const view = (t: SimulcastFanout) =>
-      layer === 'auto' ? new AdaptiveLayerView(t, () => this.opts.clock.now(), (to) => traffic.layerSwitches[to === 'low' ? 'down' : 'up']++) : t.view(layer);
-    return new Map([...this.tracks].map(([kind, t]) => [kind, t instanceof SimulcastFanout ? view(t) : t]));
+    if (layer === 'auto') return this.switchingSources('high');
+    return new Map([...this.tracks].map(([kind, t]) => [kind, t instanceof SimulcastFanout ? t.view(layer) : t]));
+  }
+
+  /** The tracks with a simulcast track as the subscriber's own view, starting at `first` (`SwitchingLayerView`). */
+  switchingSources(first: LayerChoice): ReadonlyMap<MediaKind, ForwardSource> {
+    return new Map([...this.tracks].map(([kind, t]) => [kind, t instanceof SimulcastFanout ? new SwitchingLayerView(t, first) : t]));
   }
 
   /** Negotiates the (already narrowed) offer; returns the answer SDP and the published tracks. */

@@ -1,8 +1,8 @@
 import type { RtcpSrPacket, RtpPacket } from 'werift';
-import type { H264ParameterSetPair } from '../../rtp-payload/index.ts';
+import type { H264ParameterSetPair, VideoSize } from '../../rtp-payload/index.ts';
 import type { ForwardSource, RtpSink, SenderReportSink, TrackFanout } from './forward.ts';
 import type { TrackCodec } from './sdp.ts';
-import { adapt, adaptedLayer, LAYER_CHOICES, startAdaptation, type LayerAdaptation, type LayerChoice } from './layer-adaptation.ts';
+import { LAYER_CHOICES, type LayerChoice } from './layer-adaptation.ts';
 import type { KeyframeRequestType } from './traffic.ts';
 
 
@@ -159,40 +159,51 @@ class LayerView implements ForwardSource {
 }
 
 /**
- * One viewer's own view of a simulcast track that moves between the `high` and `low` views by the loss the viewer
- * reports (`reportLoss`, from its receiver reports; the rules in layer-adaptation.ts). A move asks the new layer for
- * a keyframe; the viewer's gate sees the new SSRC and starts there with continuous numbers, as when the ranking
- * moves a view.
+ * One subscriber's own view of a simulcast track, which it moves between the `high` and `low` views itself: a WHEP
+ * viewer that pinned no layer by the loss it reports (layer-adaptation.ts, driven by SubscribeSession), a mix
+ * recorder's in-process tap by the size its region is drawn at (`fit`). A move asks the new layer for a keyframe;
+ * the subscriber's gate sees the new SSRC and starts there with continuous numbers, as when the ranking moves a view.
  */
-export class AdaptiveLayerView implements ForwardSource {
+export class SwitchingLayerView implements ForwardSource {
   readonly kind = 'video' as const;
   readonly #sinks = new Set<RtpSink>();
   readonly #reportSinks = new Set<SenderReportSink>();
   #detach: (() => void)[] = [];
-  #state: LayerAdaptation = startAdaptation();
+  #choice: LayerChoice;
 
   constructor(
     private readonly simulcast: SimulcastFanout,
-    private readonly now: () => number,
-    private readonly onSwitch: (to: LayerChoice) => void = () => undefined,
-  ) {}
+    /** Where it starts, and the most `fit` takes (a recording of the low layer stays there). */
+    private readonly first: LayerChoice,
+  ) {
+    this.#choice = first;
+  }
 
   get codec(): TrackCodec {
     return this.simulcast.codec;
   }
 
-  /** The layer this viewer gets now. */
+  /** The layer this subscriber gets now. */
   get choice(): LayerChoice {
-    return adaptedLayer(this.#state);
+    return this.#choice;
   }
 
-  /** A receiver report's fraction lost (0..1) of this viewer's video stream. */
-  reportLoss(fractionLost: number): void {
-    const before = this.choice;
-    this.#state = adapt(this.#state, fractionLost, this.now());
-    if (this.choice === before) return;
+  /** Moves to `choice`; whether it moved. */
+  choose(choice: LayerChoice): boolean {
+    if (choice === this.#choice) return false;
+    this.#choice = choice;
     this.#current().requestKeyframe();
-    this.onSwitch(this.choice);
+    return true;
+  }
+
+  /**
+   * The smallest layer whose picture covers `size` (both sides at least as large), at most the first choice; the
+   * high one while the low one's size is not known. Whether it moved.
+   */
+  fit(size: VideoSize): boolean {
+    if (this.first === 'low') return false;
+    const low = this.simulcast.layerFor('low').pictureSize();
+    return this.choose(low && low.width >= size.width && low.height >= size.height ? 'low' : 'high');
   }
 
   #current(): ForwardSource {

@@ -5,7 +5,8 @@ import type { SubscriberGate } from './gate.ts';
 import { attachGated, gatedRtpPacket, KeyframeAsker } from './gated-forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
 import { SenderReportWriter } from './sender-reports.ts';
-import { AdaptiveLayerView } from './simulcast.ts';
+import { adapt, adaptedLayer, startAdaptation } from './layer-adaptation.ts';
+import { SwitchingLayerView } from './simulcast.ts';
 import { ViewerRepair } from './viewer-repair.ts';
 
 export interface SubscribeSessionOptions extends PeerSessionOptions {
@@ -72,11 +73,17 @@ export class SubscribeSession extends PeerSession {
       source.requestKeyframe('fir');
     });
     this.#detach.push(() => repair.close());
-    if (source instanceof AdaptiveLayerView) {
+    if (source instanceof SwitchingLayerView) {
       // The viewer's receiver reports of its video stream (one SSRC whatever layer it gets) move its layer.
+      let adaptation = startAdaptation();
       sender.onRtcp.subscribe((p) => {
         if (!(p instanceof RtcpRrPacket)) return;
-        for (const r of p.reports) if (r.ssrc === sender.ssrc) source.reportLoss(r.fractionLost / 256);
+        for (const r of p.reports) {
+          if (r.ssrc !== sender.ssrc) continue;
+          adaptation = adapt(adaptation, r.fractionLost / 256, this.opts.clock.now());
+          const to = adaptedLayer(adaptation);
+          if (source.choose(to)) traffic.layerSwitches[to === 'low' ? 'down' : 'up']++;
+        }
       });
     }
     if (kind === 'video') {

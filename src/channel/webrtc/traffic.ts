@@ -1,4 +1,5 @@
 import type { MediaKind } from '../membership/index.ts';
+import type { LayerChoice } from './layer-adaptation.ts';
 
 /** `in`: arriving at the SFU (from publishers; feedback from subscribers); `out`: leaving it. */
 export type TrafficDirection = 'in' | 'out';
@@ -42,6 +43,8 @@ export class ChannelTraffic {
   keyframeOnLoss = 0;
   /** Viewers of simulcast publishers moved to the low layer (`down`) or back (`up`) by their reported loss. */
   readonly layerSwitches: Record<'down' | 'up', number> = { down: 0, up: 0 };
+  /** In-process taps (mix recorders) moved to a simulcast publisher's layer by the size they draw it at. */
+  readonly tapLayerMoves: Record<LayerChoice, number> = { high: 0, low: 0 };
   /** Transport-wide congestion control feedback packets sent to publishers. */
   twccOut = 0;
 

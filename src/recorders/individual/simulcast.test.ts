@@ -7,13 +7,14 @@ import { vp8KeyframeSize } from '../../rtp-payload/index.ts';
 import { launchTestChromium, type TestChromium } from '../../testing/chromium.ts';
 import { waitUntil } from '../../testing/wait.ts';
 import { bothEncodings, framesByWidth, joinCallPage, sentSince } from '../../testing/call-page.ts';
-import { APP, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
+import { scrape } from '../../metrics/testing.ts';
+import { APP, recordingClient, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { bucketKeys, probe } from './testing/media-checks.ts';
 
 const PUBLISHER = 101;
 const SLICE_SECONDS = 4;
 
-test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size; videoStreamType 1 records the low layer, 0 the high one; video slices close at the slice length', { timeout: 300_000 }, async (t) => {
+test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size; videoStreamType 1 records the low layer, 0 the high one; video slices close at the slice length; a mix takes the smallest layer that covers the region', { timeout: 300_000 }, async (t) => {
   // 4 s audio slices: the recordings' progress shows in the bucket soon.
   const h = await startHarness({ recording: { individualSliceSeconds: SLICE_SECONDS } });
   let browser: TestChromium | undefined;
@@ -88,6 +89,25 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
     if (!recordedHigh.includes('640×360') && !highSent) t.diagnostic(`videoStreamType 0 recorded ${recordedHigh.join(', ')} (not failed: Chromium sent its 640×360 encoding at a fraction of its frames)`);
     else assert.ok(recordedHigh.includes('640×360'), `videoStreamType 0 recorded 640×360: ${recordedHigh.join(', ')}`);
     assert.ok(recordedLow.every((s) => s === '320×180'), `videoStreamType 1 recorded 320×180 only: ${recordedLow.join(', ')}`);
+
+    // A mix of the high layer draws the publisher in a quarter of a 640×360 canvas: the low layer (320×180) covers
+    // that region, so the recorder's tap takes it; a layout that draws it over the whole canvas takes the high one.
+    const mixApi = recordingClient(h.server.url, 'mix');
+    const moves = async (layer: 'high' | 'low') => (await scrape(h.server.url)).sum('reeltime_tap_layer_moves_total', { layer });
+    const layoutOf = (size: number) => ({ mixedVideoLayout: 3, layoutConfig: [{ uid: String(PUBLISHER), x_axis: 0, y_axis: 0, width: size, height: size }] });
+    const mix = await mixApi.startRecording(cname, '9002', {
+      token: rtcToken(cname, 9002, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0, videoStreamType: 0, transcodingConfig: { width: 640, height: 360, fps: 15, bitrate: 500, ...layoutOf(0.5) } },
+      recordingFileConfig: { avFileType: ['hls'] },
+    });
+    await waitUntil(async () => (await moves('low')) >= 1, { timeoutMs: 30_000, what: 'the mix taking the low layer for a 320×180 region' });
+    const ul = await mixApi.api('POST', mixApi.path(mix.resourceId, mix.sid, 'updateLayout'), { cname, uid: '9002', clientRequest: layoutOf(1) });
+    assert.equal(ul.status, 200, JSON.stringify(ul.body));
+    await waitUntil(async () => (await moves('high')) >= 1, { timeoutMs: 30_000, what: 'the mix taking the high layer for the whole canvas' });
+    const mixStop = await mixApi.api('POST', mixApi.path(mix.resourceId, mix.sid, 'stop'), { cname, uid: '9002', clientRequest: {} });
+    assert.equal(mixStop.status, 200, JSON.stringify(mixStop.body));
+    t.diagnostic(`mix: tap moves low ${await moves('low')}, high ${await moves('high')}`);
   } finally {
     await browser?.close();
     await h.close();

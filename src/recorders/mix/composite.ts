@@ -11,6 +11,7 @@ import type { ClosedSlice, RtpTrackDescription } from '../../media/index.ts';
 import type { MixLayoutSettings } from '../../media/mix/index.ts';
 import { MixPipeline, type SenderReport } from '../../media/mix/live/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
+import type { VideoSize } from '../../rtp-payload/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, STREAM_STATE, WARN_CODE } from '../../recording/index.ts';
 import type { SessionSignals } from '../common/signals/index.ts';
 import { ImageLoader } from './images.ts';
@@ -28,6 +29,8 @@ export interface MixCompositeDeps {
   readonly onhold: boolean;
   readonly onSlice: (s: ClosedSlice) => void;
   readonly requestKeyframe: (uid: string) => void;
+  /** Each composed frame: the size a user is drawn at (its largest region), undefined when not drawn. */
+  readonly drawnAt: (uid: string, size: VideoSize | undefined) => void;
   /** The session is ending: images decoded late are no longer shown. */
   readonly ending: () => boolean;
 }
@@ -61,6 +64,7 @@ export class MixComposite {
           d.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.major, ERROR_CODE.slicerStopped, 'mix encoder stopped');
         },
         onKeyframeNeeded: d.requestKeyframe,
+        onDrawn: (uid, region) => d.drawnAt(uid, region && { width: region.width, height: region.height }),
         onSenderClockDistrusted: (uid, lagMs) =>
           d.log.warn({ uid, lagMs: Math.round(lagMs) }, 'sender clock too far behind: user placed by arrival time'),
       },

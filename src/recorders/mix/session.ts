@@ -79,6 +79,8 @@ export class MixSession extends FollowingSession {
       onhold: this.follower.onhold,
       onSlice: (s) => this.output.serial(() => this.output.sliceClosed(this.out, s)),
       requestKeyframe: (uid) => this.links.requestKeyframe(uid),
+      // A simulcast publisher drawn small is taken from its smallest layer that covers its region (in-process taps).
+      drawnAt: (uid, size) => this.links.fitVideo(uid, size),
       ending: () => this.follower.ending,
     });
   }

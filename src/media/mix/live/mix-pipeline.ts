@@ -70,6 +70,8 @@ export interface MixPipelineEvents {
    * (`lagMs` behind): from now on both of its streams are placed by their first packets' arrival.
    */
   onSenderClockDistrusted?(uid: string, lagMs: number): void;
+  /** Each composed frame: the size each user is drawn at (its largest region), undefined when not drawn. */
+  onDrawn?(uid: string, region: DrawnRegion | undefined): void;
 }
 
 /** One encoder process, from the first frame after a start or resume to the next hold or the stop. */
@@ -337,7 +339,11 @@ export class MixPipeline {
 
   #setRegions(regions: readonly MixRegion[]): void {
     this.#regions = regions;
-    for (const [uid, media] of this.#users) media.video?.setRegion(drawnRegionOf(regions, uid));
+    for (const [uid, media] of this.#users) {
+      const drawn = drawnRegionOf(regions, uid);
+      media.video?.setRegion(drawn);
+      this.events.onDrawn?.(uid, drawn);
+    }
   }
 
   #videoDecoder(uid: string, track: RtpTrackDescription, clock: SenderClock): UserVideoDecoder {

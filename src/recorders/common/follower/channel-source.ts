@@ -128,6 +128,7 @@ function tapSubscribe(o: ChannelSourceOptions, publisher: number, kinds: readonl
     onPacket: (cb) => void listeners.push(cb),
     onSenderReport: (cb) => void reportListeners.push(cb),
     requestKeyframe: () => tap.requestKeyframe(),
+    fitVideo: (size) => tap.fitVideo(size),
     close: () => tap.close(),
   };
 }

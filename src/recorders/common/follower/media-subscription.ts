@@ -1,6 +1,7 @@
 /** What a recorder gets of one publisher's media (tap or WHEP), and the channel's refusal of a subscription. */
 import type { MediaKind } from '../../../channel/index.ts';
 import type { RtpTrackDescription } from '../../../media/index.ts';
+import type { VideoSize } from '../../../rtp-payload/index.ts';
 import type { SenderReport } from '../../../media/mix/live/index.ts';
 
 export interface MediaSubscription {
@@ -13,6 +14,11 @@ export interface MediaSubscription {
   onSenderReport(cb: (kind: MediaKind, report: SenderReport) => void): void;
   /** Asks the publisher for a keyframe (RTCP PLI), e.g. when a new slice pipeline starts mid-stream. */
   requestKeyframe(): void;
+  /**
+   * The size the recorder draws this publisher's video at (a mix region): an in-process tap takes the smallest
+   * simulcast layer that covers it (docs/recording-mix.md, "Simulcast"). Absent over WHEP, which keeps its layer.
+   */
+  fitVideo?(size: VideoSize): void;
   close(): Promise<void>;
 }
 

@@ -7,6 +7,7 @@
 import type { MediaKind } from '../../../channel/index.ts';
 import type { RtpTrackDescription } from '../../../media/index.ts';
 import type { SenderReport } from '../../../media/mix/live/index.ts';
+import type { VideoSize } from '../../../rtp-payload/index.ts';
 import { ChannelRefusal, type ChannelSource, type MediaSubscription } from './channel-source.ts';
 
 const FATAL_REFUSALS: readonly string[] = ['token_invalid', 'token_expired', 'token_missing'];
@@ -27,8 +28,12 @@ interface Link {
   connecting: Promise<void> | undefined;
 }
 
+const sizeKey = (s: VideoSize | undefined) => (s ? `${s.width}x${s.height}` : '');
+
 export class PublisherLinks {
   readonly #links = new Map<string, Link>();
+  /** The size each user's video is drawn at (`fitVideo`), kept for links made later. */
+  readonly #drawnSizes = new Map<string, VideoSize>();
   #closed = false;
 
   constructor(
@@ -53,6 +58,8 @@ export class PublisherLinks {
           return;
         }
         link.sub = sub;
+        const drawn = this.#drawnSizes.get(uid);
+        if (drawn) sub.fitVideo?.(drawn);
         sub.onPacket((kind, track, packet) => {
           if (this.#links.get(uid) === link && !this.#closed) this.events.onPacket(uid, kind, track, packet);
         });
@@ -81,6 +88,17 @@ export class PublisherLinks {
 
   requestKeyframe(uid: string): void {
     this.#links.get(uid)?.sub?.requestKeyframe();
+  }
+
+  /** The size `uid`'s video is drawn at now (a mix region), or undefined when it is not drawn. */
+  fitVideo(uid: string, size: VideoSize | undefined): void {
+    if (sizeKey(size) === sizeKey(this.#drawnSizes.get(uid))) return;
+    if (!size) {
+      this.#drawnSizes.delete(uid);
+      return;
+    }
+    this.#drawnSizes.set(uid, size);
+    this.#links.get(uid)?.sub?.fitVideo?.(size);
   }
 
   /** Closes every link; later connects are ignored. */
