@@ -54,6 +54,7 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       ...(deps.testHooks?.whepPeerMade ? { whepPeerMade: deps.testHooks.whepPeerMade } : {}),
       // Background images are fetched under the same private-target rule as webhooks (docs/recording-mix.md).
       policy: { allowPrivate: ctx.config.notify.allowPrivateUrls },
+      fitLayers: ctx.config.recording.mixFitLayers,
       meter,
     }),
     createWebRecorder({

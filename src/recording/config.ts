@@ -47,6 +47,11 @@ export interface RecordingSettings {
    * runs the channel role (no WebRTC hop), WHEP otherwise; `whep` always subscribes over WHEP.
    */
   readonly mediaPath: 'auto' | 'whep';
+  /**
+   * Mix recorders take each simulcast publisher's smallest layer that covers the region it is drawn in (in-process
+   * taps); false keeps the layer `videoStreamType` chose (docs/recording-mix.md, "Simulcast").
+   */
+  readonly mixFitLayers: boolean;
 }
 
 const AREAS: readonly Area[] = ['CN', 'AP', 'EU', 'NA'];
@@ -120,5 +125,6 @@ export function parseRecordingSettings(src: ConfigSource, core: CoreConfig): Rec
     individualSliceSeconds: src.int('recording.individualSliceSeconds', 'REELTIME_RECORDING_INDIVIDUAL_SLICE_SECONDS', 0, { min: 0, max: 60 }),
     dispatch: parseDispatchSettings(src),
     mediaPath: mediaPath(src.string('recording.mediaPath', 'REELTIME_RECORDING_MEDIA_PATH', 'auto')),
+    mixFitLayers: src.bool('recording.mixFitLayers', 'REELTIME_RECORDING_MIX_FIT_LAYERS', true),
   };
 }

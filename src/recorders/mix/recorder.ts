@@ -19,6 +19,8 @@ export interface MixRecorderDeps extends LaunchDeps {
   readonly workRoot: string;
   /** The outbound guard's policy for background image URLs. */
   readonly policy: OutboundPolicy;
+  /** Take each simulcast publisher's smallest layer covering its region (`recording.mixFitLayers`; default true). */
+  readonly fitLayers?: boolean;
 }
 
 export function createMixRecorder(deps: MixRecorderDeps): Recorder {
@@ -31,7 +33,7 @@ export function createMixRecorder(deps: MixRecorderDeps): Recorder {
         task,
         report,
         { component: 'recorder-mix', options: mixOptions(task), workDir: run.workDir },
-        (base) => new MixSession({ ...base, backupIndex: run.backupIndex, policy: deps.policy }),
+        (base) => new MixSession({ ...base, backupIndex: run.backupIndex, policy: deps.policy, fitLayers: deps.fitLayers ?? true }),
       );
       return {
         update: (req) => session.update(req),

@@ -24,6 +24,8 @@ export interface MixSessionDeps extends FollowingSessionDeps<MixOptions> {
   readonly backupIndex: number | undefined;
   /** Who may be fetched for background images (the outbound guard's policy). */
   readonly policy: OutboundPolicy;
+  /** Each simulcast publisher from its smallest layer that covers its region (`recording.mixFitLayers`). */
+  readonly fitLayers: boolean;
 }
 
 export class MixSession extends FollowingSession {
@@ -80,7 +82,9 @@ export class MixSession extends FollowingSession {
       onSlice: (s) => this.output.serial(() => this.output.sliceClosed(this.out, s)),
       requestKeyframe: (uid) => this.links.requestKeyframe(uid),
       // A simulcast publisher drawn small is taken from its smallest layer that covers its region (in-process taps).
-      drawnAt: (uid, size) => this.links.fitVideo(uid, size),
+      drawnAt: (uid, size) => {
+        if (d.fitLayers) this.links.fitVideo(uid, size);
+      },
       ending: () => this.follower.ending,
     });
   }
