@@ -91,3 +91,17 @@ export async function bothEncodings(page: Page): Promise<readonly string[] | und
   const sent = await waitUntil(both, { timeoutMs: 60_000, intervalMs: 500, what: 'both encodings' }).catch(() => false);
   return sent ? undefined : page.evaluate(qualityLimitsInPage);
 }
+
+const setEncodingActiveInPage = async ({ rid, active }: { rid: string; active: boolean }): Promise<void> => {
+  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
+  const sender = pc.getSenders().find((s) => s.track?.kind === 'video');
+  if (!sender) throw new Error('no video sender');
+  const params = sender.getParameters();
+  for (const e of params.encodings) if (e.rid === rid) e.active = active;
+  await sender.setParameters(params);
+};
+
+/** Pauses or resumes one of the page's encodings (`h`: the full picture, `l`: half its size), as a sender short of bandwidth does. */
+export function setEncodingActive(page: Page, rid: 'h' | 'l', active: boolean): Promise<void> {
+  return page.evaluate(setEncodingActiveInPage, { rid, active });
+}

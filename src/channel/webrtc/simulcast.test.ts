@@ -60,3 +60,44 @@ test('fit: the smallest layer that covers the drawn size, never above the first 
   pinnedLow.fit({ width: 1280, height: 720 });
   assert.equal(pinnedLow.choice, 'low', 'a recording of the low layer stays there');
 });
+
+test('ranking: a paused encoding is left within about half a second and taken again when it resumes; a stall that holds both up moves nothing', () => {
+  const { simulcast, high, low, tick } = twoLayers();
+  let seq = 10;
+  /** `ms` of both layers (or one) sending a packet each 33 ms. */
+  const send = (ms: number, layers: readonly TrackFanout[]) => {
+    for (let t = 0; t < ms; t += 33) {
+      tick(33);
+      seq++;
+      for (const l of layers) l.push(keyframe(l === high ? 1 : 2, seq, l === high ? 640 : 320, l === high ? 360 : 180));
+    }
+  };
+  send(1000, [high, low]);
+  assert.equal(simulcast.layerFor('high'), high);
+  assert.equal(simulcast.layerFor('low'), low);
+  // The sender pauses its larger encoding.
+  send(400, [low]);
+  assert.equal(simulcast.layerFor('high'), high, 'not yet: 400 ms of quiet may be anything');
+  send(200, [low]);
+  assert.equal(simulcast.layerFor('high'), low, 'paused after half a second of quiet beside a sending layer');
+  assert.equal(simulcast.layerFor('low'), low);
+  send(100, [high, low]);
+  assert.equal(simulcast.layerFor('high'), high, 'resumed at its first packets');
+  // This process stalls 1.5 s, then both layers' packets arrive together.
+  tick(1500);
+  send(33, [high, low]);
+  assert.equal(simulcast.layerFor('high'), high, 'a stall of everything is no pause');
+});
+
+test('ranking: before the larger encoding starts, both choices get the one that is sending', () => {
+  let now = 0;
+  const layer = () => new TrackFanout('video', VP8, () => undefined, () => now, 0);
+  const [high, low] = [layer(), layer()];
+  const simulcast = new SimulcastFanout(VP8, new Map([['h', high], ['l', low]]), () => now);
+  for (let seq = 1; seq < 40; seq++) {
+    now += 33;
+    low.push(keyframe(2, seq, 320, 180));
+  }
+  assert.equal(simulcast.layerFor('high'), low);
+  assert.equal(simulcast.layerFor('low'), low);
+});

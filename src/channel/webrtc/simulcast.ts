@@ -2,11 +2,12 @@ import type { RtcpSrPacket, RtpPacket } from 'werift';
 import type { H264ParameterSetPair, VideoSize } from '../../rtp-payload/index.ts';
 import type { ForwardSource, RtpSink, SenderReportSink, TrackFanout } from './forward.ts';
 import type { TrackCodec } from './sdp.ts';
+import { LayerActivity } from './layer-activity.ts';
 import { LAYER_CHOICES, type LayerChoice } from './layer-adaptation.ts';
 import type { KeyframeRequestType } from './traffic.ts';
 
 
-/** How often the layers are ranked again (picture size, and whether they brought bytes since the last ranking). */
+/** How often the layers are ranked again (picture size, bytes since the last ranking); a pause or resume at once. */
 const RANK_INTERVAL_MS = 1000;
 
 /**
@@ -15,9 +16,10 @@ const RANK_INTERVAL_MS = 1000;
  * `LayerChoice` that subscribers attach to as to any published track. A view forwards the packets of the layer it
  * points at; when the ranking moves it to another layer, its subscribers' gates see a new SSRC, wait for that
  * layer's keyframe (the view asks for one) and go on with continuous numbers (gate.ts). Layers are ranked every
- * second: those that brought bytes in the last two seconds before those that did not (a publisher pauses an
- * encoding it has no bandwidth or CPU for), then by picture size (VP8 keyframes, H.264 SPS), then by bytes (a size not
- * known yet). Until the first ranking, the offer's order; a layer's first known size ranks again at once.
+ * second: those sending before those not (a publisher pauses an encoding it has no bandwidth or CPU for; half a
+ * second of quiet while another goes on tells it, layer-activity.ts), then by picture size (VP8 keyframes, H.264
+ * SPS), then by bytes (a size not known yet). `high` is the first, `low` the last that is sending. Until the first
+ * ranking, the offer's order; a layer's first known size, a pause and a resume rank again at once.
  */
 export class SimulcastFanout {
   readonly kind = 'video' as const;
@@ -28,8 +30,9 @@ export class SimulcastFanout {
   #rankedAt: number;
   /** Layers whose picture size is known: a layer's first size ranks at once. */
   readonly #sized = new Set<TrackFanout>();
-  /** Rankings in a row in which a layer brought nothing. */
-  readonly #quiet = new Map<TrackFanout, number>();
+  readonly #activity = new LayerActivity<TrackFanout>();
+  /** The layers sending at the last ranking (`#activity`): a change ranks again at once. */
+  #sendingAtRank = '';
 
   constructor(
     readonly codec: TrackCodec,
@@ -55,7 +58,9 @@ export class SimulcastFanout {
 
   /** The layer a choice points at now. */
   layerFor(choice: LayerChoice): TrackFanout {
-    return choice === 'high' ? this.#ranked[0]! : this.#ranked[this.#ranked.length - 1]!;
+    if (choice === 'high') return this.#ranked[0]!;
+    const now = this.now();
+    return this.#ranked.findLast((l) => this.#activity.sending(l, now)) ?? this.#ranked[this.#ranked.length - 1]!;
   }
 
   /** The layer whose stream is `ssrc`, if any. */
@@ -77,26 +82,33 @@ export class SimulcastFanout {
     return n;
   }
 
+  /** Which layers are sending now, as a key. */
+  #sendingKey(now: number): string {
+    return [...this.layers.values()].map((l) => Number(this.#activity.sending(l, now))).join('');
+  }
+
   #deliver(layer: TrackFanout, packet: RtpPacket): void {
+    const now = this.now();
+    this.#activity.packet(layer, now);
     if (!this.#sized.has(layer) && layer.pictureSize()) {
       this.#sized.add(layer);
       this.#rank();
-    } else if (this.now() - this.#rankedAt >= RANK_INTERVAL_MS) this.#rank();
+    } else if (now - this.#rankedAt >= RANK_INTERVAL_MS || this.#sendingKey(now) !== this.#sendingAtRank) this.#rank();
     for (const v of this.#views.values()) if (v.layer === layer) v.deliver(packet);
   }
 
   #rank(): void {
+    const now = this.now();
     const recent = (l: TrackFanout) => l.bytes - (this.#bytesAtRank.get(l) ?? 0);
-    for (const l of this.layers.values()) this.#quiet.set(l, recent(l) > 0 ? 0 : (this.#quiet.get(l) ?? 0) + 1);
-    // Paused: nothing for two rankings in a row (one quiet second may be a stall of this process or the sender's).
-    const active = (l: TrackFanout) => Number((this.#quiet.get(l) ?? 0) < 2);
+    const active = (l: TrackFanout) => Number(this.#activity.sending(l, now));
     const pixels = (l: TrackFanout) => {
       const s = l.pictureSize();
       return s ? s.width * s.height : -1;
     };
     const ranked = [...this.#ranked].sort((a, b) => active(b) - active(a) || pixels(b) - pixels(a) || recent(b) - recent(a));
     this.#bytesAtRank = new Map([...this.layers.values()].map((l) => [l, l.bytes]));
-    this.#rankedAt = this.now();
+    this.#rankedAt = now;
+    this.#sendingAtRank = this.#sendingKey(now);
     this.#ranked = ranked;
     for (const v of this.#views.values()) v.follow(this.layerFor(v.choice));
   }

@@ -6,10 +6,10 @@ import { whepSubscribe } from '../../channel/index.ts';
 import { vp8KeyframeSize } from '../../rtp-payload/index.ts';
 import { launchTestChromium, type TestChromium } from '../../testing/chromium.ts';
 import { waitUntil } from '../../testing/wait.ts';
-import { bothEncodings, framesByWidth, joinCallPage, sentSince } from '../../testing/call-page.ts';
+import { bothEncodings, framesByWidth, joinCallPage, sentSince, setEncodingActive } from '../../testing/call-page.ts';
 import { scrape } from '../../metrics/testing.ts';
 import { APP, recordingClient, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
-import { bucketKeys, probe } from './testing/media-checks.ts';
+import { bucketKeys, probe, videoFramesIn } from './testing/media-checks.ts';
 
 const PUBLISHER = 101;
 const SLICE_SECONDS = 4;
@@ -70,6 +70,18 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
     });
     const sent = sentSince(framesBefore, await framesByWidth(page));
     t.diagnostic(`Chromium sent during the recordings: ${sent(640)} frames at 640×360, ${sent(320)} at 320×180`);
+
+    // Chromium pauses its larger encoding (as a sender short of bandwidth does) for a slice and resumes it: the high
+    // recording goes on with the smaller one and comes back to the larger one, mid-recording, with no stall.
+    const highSlices = () => keysOf(recordings.high.sid, '.webm').length;
+    const beforePause = highSlices();
+    await setEncodingActive(page, 'h', false);
+    await waitUntil(() => highSlices() >= beforePause + 1, { timeoutMs: 60_000, intervalMs: 500, what: 'a high slice while the larger encoding is paused' });
+    await setEncodingActive(page, 'h', true);
+    const resumed = highSlices();
+    const framesResumed = await framesByWidth(page);
+    await waitUntil(() => highSlices() >= resumed + 2, { timeoutMs: 60_000, intervalMs: 500, what: 'two high slices after the resume' });
+    const sentResumed = sentSince(framesResumed, await framesByWidth(page));
     for (const [layer, r] of Object.entries(recordings)) {
       const stop = await h.api('POST', h.path(r.resourceId, r.sid, 'stop'), { cname, uid: layer === 'high' ? '9000' : '9001', clientRequest: {} });
       assert.equal(stop.status, 200, JSON.stringify(stop.body));
@@ -89,6 +101,15 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
     if (!recordedHigh.includes('640×360') && !highSent) t.diagnostic(`videoStreamType 0 recorded ${recordedHigh.join(', ')} (not failed: Chromium sent its 640×360 encoding at a fraction of its frames)`);
     else assert.ok(recordedHigh.includes('640×360'), `videoStreamType 0 recorded 640×360: ${recordedHigh.join(', ')}`);
     assert.ok(recordedLow.every((s) => s === '320×180'), `videoStreamType 1 recorded 320×180 only: ${recordedLow.join(', ')}`);
+    // After the resume (the last slice), the larger encoding again, unless Chromium throttled it meanwhile.
+    const last = recordedHigh.slice(resumed + 1);
+    // The slices around the pause, frame by frame: the smaller picture while the larger one was paused.
+    const around = await Promise.all(keysOf(recordings.high.sid, '.webm').slice(beforePause, resumed + 1).map((k) => videoFramesIn(`${h.bucketDir}/${k}`)));
+    t.diagnostic(
+      `high slices: ${beforePause} before the pause, ${resumed - beforePause} during it, ${recordedHigh.length - resumed} after; around it, frames by width ${JSON.stringify(around.map((f) => f.byWidth))}, longest gaps ${around.map((f) => f.longestGapSec.toFixed(2)).join(', ')} s; Chromium sent ${sentResumed(640)} frames at 640×360, ${sentResumed(320)} at 320×180 after the resume`,
+    );
+    assert.ok(around.some((f) => (f.byWidth[320] ?? 0) > 0), 'the high recording went on with the smaller picture while the larger one was paused');
+    if (sentResumed(640) >= 0.8 * sentResumed(320)) assert.ok(last.includes('640×360'), `videoStreamType 0 back to 640×360 after the resume: ${recordedHigh.join(', ')}`);
 
     // A mix of the high layer draws the publisher in a quarter of a 640×360 canvas: the low layer (320×180) covers
     // that region, so the recorder's tap takes it; a layout that draws it over the whole canvas takes the high one.

@@ -36,6 +36,27 @@ export async function probe(file: string): Promise<Probe> {
   };
 }
 
+/**
+ * A file's decoded video frames by picture width (a stream whose size changes midway has two), and the longest
+ * time between two frames (s): a freeze.
+ */
+export async function videoFramesIn(file: string): Promise<{ readonly byWidth: Record<number, number>; readonly longestGapSec: number }> {
+  const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'frame=width,pts_time', '-of', 'csv=p=0', file]);
+  const byWidth: Record<number, number> = {};
+  let longestGapSec = 0;
+  let prev: number | undefined;
+  for (const line of stdout.trim().split('\n')) {
+    const [a, b] = line.split(',');
+    // ffprobe prints the entries in its own order: the width is the integer, the time has a fraction.
+    const [width, pts] = a?.includes('.') ? [Number(b), Number(a)] : [Number(a), Number(b)];
+    if (!(width > 0) || !Number.isFinite(pts)) continue;
+    byWidth[width] = (byWidth[width] ?? 0) + 1;
+    if (prev !== undefined) longestGapSec = Math.max(longestGapSec, pts - prev);
+    prev = pts;
+  }
+  return { byWidth, longestGapSec };
+}
+
 /** Media time a file's packets cover (s): the first packet's pts to the last packet's end, and how many packets. */
 export async function packetSpan(file: string): Promise<{ readonly spanSec: number; readonly packets: number }> {
   const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', file]);
