@@ -110,6 +110,7 @@ const MEDIA = [
   'src/impairment/repair-through-channel.test.ts',
   'src/channel/webrtc/keyframe-requests.test.ts',
   'src/channel/publisher/replay.test.ts',
+  'src/channel/publisher/simulcast-publish.test.ts',
   'src/ingress/rtmp/rtmp.test.ts',
   'src/metrics/metrics.test.ts',
 ];

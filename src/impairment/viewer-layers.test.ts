@@ -7,8 +7,9 @@ import { buildRtcTokenWithUid } from '@reeltime/token';
 import { whepSubscribe } from '../channel/index.ts';
 import { scrape } from '../metrics/testing.ts';
 import { vp8KeyframeSize } from '../rtp-payload/index.ts';
-import { bothEncodings, joinCallPage } from '../testing/call-page.ts';
+import { bothEncodings, encodingStats, fullPictureSent, joinCallPage, sentReport } from '../testing/call-page.ts';
 import { launchTestChromium, type TestChromium } from '../testing/chromium.ts';
+import { waitUntil } from '../testing/wait.ts';
 import { startNodeBehindRelay } from './testing/index.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
@@ -86,22 +87,31 @@ test('a viewer’s downlink capped below its layer: it moves to the low layer (3
       for (const p of viewerPeers) relay.setPeerLink(p, 'downstream', { rate: { bitsPerSecond: cap, burstBytes: 5000, queueBytes: Math.round(cap / 16) } });
       const capped = viewer.packets.video.length;
       const cappedAt = Date.now();
+      const framesAtCap = await encodingStats(page);
+      const switches = async (direction: 'down' | 'up') => (await scrape(s.url)).sum('reeltime_viewer_layer_switches_total', { direction });
+      // The viewer's own loss moves it (a 320×180 keyframe alone could also be the ranking's: a Chromium short of CPU
+      // pauses its larger encoding, and then every viewer of the high layer gets the smaller one).
+      const moved = await waitUntil(async () => (await switches('down')) >= 1, { timeoutMs: 30_000, what: 'the viewer moved down' }).then(
+        () => true,
+        () => false,
+      );
+      if (!moved) {
+        const framesNow = await encodingStats(page);
+        if (!fullPictureSent(framesAtCap, framesNow, 0.5)) return t.skip(`Chromium held back its larger encoding meanwhile (${sentReport(framesAtCap, framesNow)})`);
+        assert.fail(`no move down within 30 s of the cap (${sentReport(framesAtCap, framesNow)})`);
+      }
       const low = await sizeAfter(capped, 320, 30_000, 'a 320×180 keyframe once capped');
       const lowAfterMs = Date.now() - cappedAt;
-      const m = await scrape(s.url);
-      const down = m.sum('reeltime_viewer_layer_switches_total', { direction: 'down' });
-      t.diagnostic(`capped: low layer ${(lowAfterMs / 1000).toFixed(1)} s after the cap (packet ${low.at}); switches down ${down}; relay queue drops ${relay.counters.downstream.dropped.queue}`);
-      assert.ok(down >= 1, 'the switch is counted');
+      t.diagnostic(`capped: low layer ${(lowAfterMs / 1000).toFixed(1)} s after the cap (packet ${low.at}); relay queue drops ${relay.counters.downstream.dropped.queue}`);
 
       // Lifted: after the back-off (8 s, doubled when a try overflowed) the viewer tries the high layer and keeps it.
       for (const p of viewerPeers) relay.setPeerLink(p, 'downstream', {});
       const lifted = viewer.packets.video.length;
       const liftedAt = Date.now();
-      const high = await sizeAfter(lifted, 640, 60_000, 'a 640×360 keyframe once the cap is lifted');
+      await waitUntil(async () => (await switches('up')) >= 1, { timeoutMs: 60_000, what: 'the viewer moved up once the cap is lifted' });
+      const high = await sizeAfter(lifted, 640, 30_000, 'a 640×360 keyframe once the cap is lifted');
       const highAfterMs = Date.now() - liftedAt;
-      const up = (await scrape(s.url)).sum('reeltime_viewer_layer_switches_total', { direction: 'up' });
-      t.diagnostic(`lifted: high layer again ${(highAfterMs / 1000).toFixed(1)} s later (packet ${high.at}; the back-off counts from the move down); switches up ${up}`);
-      assert.ok(up >= 1);
+      t.diagnostic(`lifted: high layer again ${(highAfterMs / 1000).toFixed(1)} s later (packet ${high.at}; the back-off counts from the move down)`);
       // Numbering stays continuous for the viewer across both switches (one stream, one SSRC).
       assert.equal(new Set(viewer.packets.video.slice(first.at).map((p) => p.header.ssrc)).size, 1);
     } finally {

@@ -50,46 +50,64 @@ export function sentSoFar(page: Page): Promise<ChromiumSent> {
   return page.evaluate(sentSoFarInPage);
 }
 
-// Simulcast (the page's `simulcast=1`): its video encodings by Chromium's own stats.
-const framesByWidthInPage = async (): Promise<Record<number, number>> => {
-  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
-  const frames: Record<number, number> = {};
-  (await pc.getStats()).forEach((r) => {
-    if (r.type === 'outbound-rtp' && r.kind === 'video' && r.frameWidth) frames[r.frameWidth] = r.framesSent ?? 0;
-  });
-  return frames;
-};
-
-const qualityLimitsInPage = async (): Promise<string[]> => {
-  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
-  const reasons: string[] = [];
-  (await pc.getStats()).forEach((r) => {
-    if (r.type === 'outbound-rtp' && r.kind === 'video') reasons.push(String(r.qualityLimitationReason));
-  });
-  return reasons;
-};
-
-/** Frames sent so far by each video encoding, by its width. */
-export function framesByWidth(page: Page): Promise<Record<number, number>> {
-  return page.evaluate(framesByWidthInPage);
+// Simulcast (the page's `simulcast=1`): its video encodings by Chromium's own stats, by rid (`h`: the full picture,
+// `l`: half its size). Chromium scales an encoding down when short of CPU, so its width is read too.
+export interface EncodingStats {
+  readonly frames: number;
+  readonly width: number;
+  readonly limitation: string;
 }
 
-/** Frames sent by the encoding of width `w` between two readings of `framesByWidth`. */
+const encodingStatsInPage = async (): Promise<Record<string, EncodingStats>> => {
+  const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
+  const byRid: Record<string, EncodingStats> = {};
+  (await pc.getStats()).forEach((r) => {
+    if (r.type === 'outbound-rtp' && r.kind === 'video' && r.rid) {
+      byRid[r.rid] = { frames: r.framesSent ?? 0, width: r.frameWidth ?? 0, limitation: String(r.qualityLimitationReason) };
+    }
+  });
+  return byRid;
+};
+
+/** Each encoding's frames sent so far, width and quality limitation. */
+export function encodingStats(page: Page): Promise<Record<string, EncodingStats>> {
+  return page.evaluate(encodingStatsInPage);
+}
+
+/** Frames sent by encoding `rid` between two readings of `encodingStats`. */
 export const sentSince =
-  (before: Record<number, number>, after: Record<number, number>) =>
-  (w: number): number =>
-    (after[w] ?? 0) - (before[w] ?? 0);
+  (before: Record<string, EncodingStats>, after: Record<string, EncodingStats>) =>
+  (rid: 'h' | 'l'): number =>
+    (after[rid]?.frames ?? 0) - (before[rid]?.frames ?? 0);
 
 /**
- * Waits (up to 60 s) until the page sends both its encodings (640 and 320 wide): Chromium starts the larger one once
- * its bandwidth estimate (the node's congestion feedback) and its CPU allow. Resolves to undefined then, or else to
- * why it holds the larger one back (each encoding's `qualityLimitationReason`: `cpu` on a loaded machine says
- * nothing of the node).
+ * Whether Chromium sent its full picture between two readings: the `h` encoding at 640 wide, with at least `share`
+ * of the frames of `l` (a Chromium short of CPU slows it down or scales it, which says nothing of the node).
+ */
+export function fullPictureSent(before: Record<string, EncodingStats>, after: Record<string, EncodingStats>, share: number): boolean {
+  const sent = sentSince(before, after);
+  return after.h?.width === 640 && sent('h') >= share * sent('l');
+}
+
+/** What the page sent between two readings, for a report. */
+export function sentReport(before: Record<string, EncodingStats>, after: Record<string, EncodingStats>): string {
+  const sent = sentSince(before, after);
+  return `Chromium sent ${sent('h')} frames of its full picture (now ${after.h?.width ?? 0} wide, limited by ${after.h?.limitation ?? '?'}), ${sent('l')} of the half-size one`;
+}
+
+/**
+ * Waits (up to 60 s) until the page sends both its encodings at their sizes (640 and 320 wide): Chromium starts the
+ * larger one once its bandwidth estimate (the node's congestion feedback) and its CPU allow. Resolves to undefined
+ * then, or else to why it holds the larger one back (each encoding's `qualityLimitationReason`: `cpu` on a loaded
+ * machine says nothing of the node).
  */
 export async function bothEncodings(page: Page): Promise<readonly string[] | undefined> {
-  const both = async () => Object.keys(await framesByWidth(page)).sort().join() === '320,640';
+  const both = async () => {
+    const s = await encodingStats(page);
+    return s.h?.width === 640 && s.l?.width === 320 && s.h.frames > 0 && s.l.frames > 0;
+  };
   const sent = await waitUntil(both, { timeoutMs: 60_000, intervalMs: 500, what: 'both encodings' }).catch(() => false);
-  return sent ? undefined : page.evaluate(qualityLimitsInPage);
+  return sent ? undefined : Object.values(await encodingStats(page)).map((e) => e.limitation);
 }
 
 const setEncodingActiveInPage = async ({ rid, active }: { rid: string; active: boolean }): Promise<void> => {

@@ -1,4 +1,4 @@
-import { RTCPeerConnection, useFIR, useH264, useNACK, useOPUS, usePLI, useVP8 } from 'werift';
+import { RTCPeerConnection, useFIR, useH264, useNACK, useOPUS, usePLI, useSdesMid, useSdesRTPStreamId, useVP8 } from 'werift';
 import { allowedCandidates } from './candidates.ts';
 import {
   completeIceRestart,
@@ -25,7 +25,7 @@ export type VideoCodecName = 'vp8' | 'h264';
  * `nack`, so a publisher's lost audio is NACKed and resent as well; video offers `ccm fir` beside PLI.
  */
 export async function loopbackPeer(
-  opts: { stunUrl?: string; videoCodecs?: readonly VideoCodecName[]; rtx?: boolean; keyframeRequests?: boolean; audioNack?: boolean } = {},
+  opts: { stunUrl?: string; videoCodecs?: readonly VideoCodecName[]; rtx?: boolean; keyframeRequests?: boolean; audioNack?: boolean; simulcast?: boolean } = {},
 ): Promise<RTCPeerConnection> {
   const stunUrl = opts.stunUrl ?? (await sharedLoopbackStun()).url;
   // A sender that cannot make a keyframe on request (`keyframeRequests: false`) offers neither PLI nor FIR.
@@ -37,7 +37,9 @@ export async function loopbackPeer(
   // Opus offers NACK too (unless `audioNack` is false): the node then NACKs lost audio and werift's sender answers
   // from its packet history.
   const audio = useOPUS({ rtcpFeedback: opts.audioNack === false ? [] : [useNACK()] });
-  return new RTCPeerConnection(loopbackClientConfig(stunUrl, { codecs: { audio: [audio], video } }));
+  // A simulcast sender names each packet's encoding (rtp-stream-id, RFC 8852).
+  const headerExtensions = opts.simulcast ? { headerExtensions: { audio: [useSdesMid()], video: [useSdesMid(), useSdesRTPStreamId()] } } : {};
+  return new RTCPeerConnection(loopbackClientConfig(stunUrl, { codecs: { audio: [audio], video }, ...headerExtensions }));
 }
 
 /** Creates the offer and waits for gathering, so the POSTed offer carries its candidates (no trickle needed). */

@@ -1,6 +1,6 @@
 import { MediaStream, MediaStreamTrack, type RTCPeerConnection } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
-import { onFir, SenderReportWriter, type ClockMapping } from '../webrtc/index.ts';
+import { onFir, SenderReportWriter, simulcastEncodings, type ClockMapping } from '../webrtc/index.ts';
 import { connected, loopbackPeer, openSession, type VideoCodecName } from './peer.ts';
 
 export interface WhipPublishOptions {
@@ -17,6 +17,16 @@ export interface WhipPublishOptions {
   readonly keyframeRequests?: boolean;
   /** False: Opus offers no NACK, so lost audio is not resent (a sender that repairs it with FEC only). */
   readonly audioNack?: boolean;
+  /**
+   * Video as two simulcast encodings (RFC 8853, rids `h` and `l`): the full picture goes into `video`, one at half
+   * its size into `lowVideo` (docs/channel.md, "Simulcast").
+   */
+  readonly simulcast?: boolean;
+}
+
+/** Where RTP packets of one stream are written. */
+export interface RtpWriter {
+  writeRtp(rtp: Buffer): void;
 }
 
 export interface WhipPublisher {
@@ -25,6 +35,8 @@ export interface WhipPublisher {
   /** Local tracks: write RTP packets (from ffmpeg or elsewhere) into these. */
   readonly audio: MediaStreamTrack | undefined;
   readonly video: MediaStreamTrack | undefined;
+  /** With `simulcast`: the half-size encoding (its own SSRC; no sender reports, no retransmissions). */
+  readonly lowVideo: RtpWriter | undefined;
   /** Resolves once ICE and DTLS are up. */
   readonly ready: Promise<void>;
   /**
@@ -41,6 +53,11 @@ export interface WhipPublisher {
   close(): Promise<void>;
 }
 
+const SIMULCAST_RIDS = [
+  { rid: 'h', direction: 'send' as const },
+  { rid: 'l', direction: 'send' as const },
+];
+
 /** Publishes local werift tracks over WHIP. */
 export async function whipPublish(opts: WhipPublishOptions): Promise<WhipPublisher> {
   const videoCodec = opts.video === undefined ? 'vp8' : opts.video;
@@ -49,13 +66,14 @@ export async function whipPublish(opts: WhipPublishOptions): Promise<WhipPublish
     ...(videoCodec ? { videoCodecs: [videoCodec] } : {}),
     ...(opts.keyframeRequests === false ? { keyframeRequests: false } : {}),
     ...(opts.audioNack === false ? { audioNack: false } : {}),
+    ...(opts.simulcast ? { simulcast: true } : {}),
   });
   const stream = new MediaStream();
   const audio = opts.audio === false ? undefined : new MediaStreamTrack({ kind: 'audio' });
   const video = videoCodec ? new MediaStreamTrack({ kind: 'video' }) : undefined;
   const senders = [audio, video]
     .filter((t): t is MediaStreamTrack => t !== undefined)
-    .map((t) => pc.addTransceiver(t, { direction: 'sendonly', streams: [stream] }).sender);
+    .map((t) => pc.addTransceiver(t, { direction: 'sendonly', streams: [stream], ...(t.kind === 'video' && opts.simulcast ? { simulcast: SIMULCAST_RIDS } : {}) }).sender);
   const reports = new Map<MediaKind, SenderReportWriter>();
   for (const s of senders) {
     const writer = new SenderReportWriter(s);
@@ -63,11 +81,19 @@ export async function whipPublish(opts: WhipPublishOptions): Promise<WhipPublish
     s.track?.onReceiveRtp.subscribe((p) => writer.countSent(p.payload.length));
   }
   const session = await openSession(pc, opts.endpoint, opts.token);
+  const videoSender = senders.find((s) => s.kind === 'video');
+  let lowVideo: RtpWriter | undefined;
+  if (opts.simulcast && videoSender) {
+    // werift sends one stream per sender: the full picture is the sender's own, named by its rid; the half-size one
+    // goes out on the same transport with an SSRC of its own and the same header extensions.
+    lowVideo = { writeRtp: simulcastEncodings(pc, videoSender, 'h', 'l') };
+  }
   return {
     pc,
     location: session.location,
     audio,
     video,
+    lowVideo,
     ready: connected(pc),
     sendSenderReport: (kind, mapping) => reports.get(kind)?.send(mapping),
     onKeyframeRequest(cb) {

@@ -91,16 +91,19 @@ export type Rendering =
 
 /**
  * ffmpeg arguments for a solid colour with a frame counter and a sine tone, sent as RTP to two loopback ports
- * (RTCP goes to the same port and is dropped by the reader). Keyframes every 2 s, no B-frames.
+ * (RTCP goes to the same port and is dropped by the reader). Keyframes every 2 s, no B-frames. With `lowVideoPort`,
+ * the same picture at half its size too, with the same encoder at a quarter of the bit rate (a simulcast sender's
+ * second encoding).
  */
-export function syntheticFfmpegArgs(m: SyntheticMedia, videoPort: number, audioPort: number, rendering: Rendering = { realtime: true }): string[] {
+export function syntheticFfmpegArgs(m: SyntheticMedia, videoPort: number, audioPort: number, rendering: Rendering = { realtime: true }, lowVideoPort?: number): string[] {
   const gop = String(Math.max(1, Math.round(m.fps * 2)));
   const color = m.color.startsWith('#') ? `0x${m.color.slice(1)}` : m.color;
   const text = `drawtext=fontfile=${FONT}:text='%{n}':fontsize=${Math.round(m.height / 8)}:fontcolor=white:x=16:y=16`;
-  const video =
+  const encoder = (bitrate: string) =>
     m.codec === 'vp8'
-      ? ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', '800k', '-auto-alt-ref', '0', '-error-resilient', '1']
-      : ['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-bf', '0', '-b:v', '800k'];
+      ? ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '8', '-b:v', bitrate, '-auto-alt-ref', '0', '-error-resilient', '1']
+      : ['-c:v', 'libx264', '-preset', 'veryfast', '-tune', 'zerolatency', '-profile:v', 'baseline', '-bf', '0', '-b:v', bitrate];
+  const video = encoder('800k');
   const rtp = (port: number) => `rtp://127.0.0.1:${port}?rtcpport=${port}&pkt_size=1200`;
   // An input option: each lavfi source ends after `seconds` (the sources themselves are endless).
   const pace = rendering.realtime
@@ -114,6 +117,9 @@ export function syntheticFfmpegArgs(m: SyntheticMedia, videoPort: number, audioP
     ...pace, '-f', 'lavfi', '-i', `${toneSource(m)}${toneGate(m)}`,
     '-map', '0:v', ...video, '-g', gop, '-keyint_min', gop, '-pix_fmt', 'yuv420p',
     '-payload_type', '96', '-f', 'rtp', rtp(videoPort),
+    ...(lowVideoPort === undefined
+      ? []
+      : ['-map', '0:v', '-vf', 'scale=trunc(iw/4)*2:trunc(ih/4)*2', ...encoder('200k'), '-g', gop, '-keyint_min', gop, '-pix_fmt', 'yuv420p', '-payload_type', '96', '-f', 'rtp', rtp(lowVideoPort)]),
     '-map', '1:a', '-c:a', 'libopus', '-b:a', '48k', '-ar', '48000', '-ac', '2',
     ...(m.opusFec ? ['-application', 'voip', '-fec:a', '1', '-packet_loss:a', '10'] : ['-application', 'lowdelay']),
     '-payload_type', '111', '-f', 'rtp', rtp(audioPort),

@@ -1,6 +1,5 @@
 import { createSocket, type Socket } from 'node:dgram';
-import type { MediaStreamTrack } from 'werift';
-import type { WhipPublisher } from '../client/index.ts';
+import type { RtpWriter, WhipPublisher } from '../client/index.ts';
 import type { MediaKind } from '../membership/index.ts';
 import { readRtpHeader } from '../../rtp-payload/index.ts';
 import { GopCache } from '../webrtc/index.ts';
@@ -8,7 +7,7 @@ import type { CaptureClock } from './capture-clock.ts';
 
 /** Where one kind's RTP goes (from ffmpeg's loopback port, or the replay pacer): to `track` once it is set. */
 export interface RtpInput {
-  track: MediaStreamTrack | undefined;
+  track: RtpWriter | undefined;
   /** Where its sender reports go, once the WHIP session is up. */
   whip: WhipPublisher | undefined;
   deliver(msg: Buffer): void;

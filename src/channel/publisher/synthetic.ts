@@ -40,6 +40,11 @@ export interface SyntheticPublisherOptions extends Partial<SyntheticMedia> {
   readonly replaySeconds?: number;
   /** False: the publisher offers no NACK for its Opus, so lost audio is not resent (a sender whose audio has no repair but its own FEC). */
   readonly audioNack?: boolean;
+  /**
+   * Video as two simulcast encodings (rids `h` and `l`): the picture and one at half its size, from one live ffmpeg
+   * (a replay publisher has one encoding: `simulcast` makes it live).
+   */
+  readonly simulcast?: boolean;
 }
 
 export interface SyntheticPublisher {
@@ -72,12 +77,12 @@ interface MediaSource {
   stop(): Promise<void>;
 }
 
-async function liveSource(media: SyntheticMedia, video: RtpInput, audio: RtpInput): Promise<MediaSource> {
+async function liveSource(media: SyntheticMedia, video: RtpInput, audio: RtpInput, lowVideo?: RtpInput): Promise<MediaSource> {
   const vs = await socketInto(video);
   const as = await socketInto(audio);
-  const ff: ChildProcess = spawnChild('ffmpeg', syntheticFfmpegArgs(media, vs.address().port, as.address().port), {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const ls = lowVideo && (await socketInto(lowVideo));
+  const args = syntheticFfmpegArgs(media, vs.address().port, as.address().port, { realtime: true }, ls?.address().port);
+  const ff: ChildProcess = spawnChild('ffmpeg', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   ff.stderr?.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-2000);
@@ -99,6 +104,7 @@ async function liveSource(media: SyntheticMedia, video: RtpInput, audio: RtpInpu
       await exited;
       vs.close();
       as.close();
+      ls?.close();
     },
   };
 }
@@ -172,10 +178,12 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
   const clock = new CaptureClock(opts.senderClockOffsetMs ?? 0);
   const video = rtpInput('video', clock, onVideo);
   const audio = rtpInput('audio', clock, count('audio'));
+  // The second encoding has timestamps of its own: a clock apart (it sends no sender reports).
+  const lowVideo = opts.simulcast ? rtpInput('video', new CaptureClock(), () => undefined) : undefined;
   const source =
-    opts.mode === 'replay'
+    opts.mode === 'replay' && !lowVideo
       ? await replaySource(media, opts.replaySeconds ?? REPLAY_SECONDS, video, audio)
-      : await liveSource(media, video, audio);
+      : await liveSource(media, video, audio, lowVideo);
   let whip: WhipPublisher | undefined;
   let stopped = false;
   const shutdown = async (leave: boolean) => {
@@ -197,6 +205,7 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
       token: opts.token,
       video: media.codec,
       ...(opts.audioNack === false ? { audioNack: false } : {}),
+      ...(opts.simulcast ? { simulcast: true } : {}),
       ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}),
     });
   } catch (e) {
@@ -205,6 +214,7 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
   }
   video.track = whip.video;
   audio.track = whip.audio;
+  if (lowVideo) lowVideo.track = whip.lowVideo;
   video.whip = audio.whip = whip;
   const session = whip;
   return {

@@ -38,3 +38,4 @@ export { SubscribeSession } from './subscribe-session.ts';
 export { ChannelTraffic, type PacketCount, type TrafficDirection } from './traffic.ts';
 export { LocalTap, type LocalTapOptions, type TapPacketListener, type TapSenderReport, type TapSenderReportListener } from './local-tap.ts';
 export { GopCache } from './gop-cache.ts';
+export { simulcastEncodings } from './werift-hooks.ts';

@@ -2,6 +2,11 @@
 export const PAUSED_AFTER_MS = 500;
 /** A layer quiet this long is not sending, whatever the others do. */
 export const SILENT_AFTER_MS = 2000;
+/**
+ * A run of packets this long before a layer counts as sending: one that sends a frame now and then (an encoder
+ * short of CPU at a frame or two a second) stays paused instead of flapping at every frame.
+ */
+export const SENDING_AFTER_MS = 300;
 
 interface Run {
   /** When its current run of packets began: a gap over PAUSED_AFTER_MS starts a new one. */
@@ -13,16 +18,22 @@ interface Run {
  * When each simulcast layer's packets come, to tell an encoding its sender paused (no bandwidth or CPU for it) from
  * a stall of this process or of the network, which holds every layer up, so that they all arrive together after
  * it. Pure: the fan-out passes each packet's arrival time. A layer is **paused** when it has been quiet for
- * PAUSED_AFTER_MS while another layer has been sending without a break since before its last packet; it is
- * **sending** when it has a packet within SILENT_AFTER_MS and is not paused.
+ * PAUSED_AFTER_MS while another layer has been sending without a break since before its last packet. It becomes
+ * **sending** once a run of its packets has lasted SENDING_AFTER_MS, and stays so until it is paused or silent for
+ * SILENT_AFTER_MS: a stall, which breaks every layer's run at once, changes nothing.
  */
 export class LayerActivity<L> {
   readonly #runs = new Map<L, Run>();
+  readonly #sending = new Set<L>();
 
   packet(layer: L, at: number): void {
     const run = this.#runs.get(layer);
     if (!run || at - run.last > PAUSED_AFTER_MS) this.#runs.set(layer, { since: at, last: at });
     else run.last = at;
+    for (const [l, r] of this.#runs) {
+      if (at - r.last >= SILENT_AFTER_MS || this.paused(l, at)) this.#sending.delete(l);
+      else if (r.last - r.since >= SENDING_AFTER_MS) this.#sending.add(l);
+    }
   }
 
   paused(layer: L, at: number): boolean {
@@ -36,6 +47,6 @@ export class LayerActivity<L> {
 
   sending(layer: L, at: number): boolean {
     const own = this.#runs.get(layer);
-    return own !== undefined && at - own.last < SILENT_AFTER_MS && !this.paused(layer, at);
+    return own !== undefined && this.#sending.has(layer) && at - own.last < SILENT_AFTER_MS && !this.paused(layer, at);
   }
 }

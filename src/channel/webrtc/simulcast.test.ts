@@ -61,7 +61,7 @@ test('fit: the smallest layer that covers the drawn size, never above the first 
   assert.equal(pinnedLow.choice, 'low', 'a recording of the low layer stays there');
 });
 
-test('ranking: a paused encoding is left within about half a second and taken again when it resumes; a stall that holds both up moves nothing', () => {
+test('ranking: a paused encoding is left within about half a second and taken again 300 ms after it resumes; a stall that holds both up moves nothing', () => {
   const { simulcast, high, low, tick } = twoLayers();
   let seq = 10;
   /** `ms` of both layers (or one) sending a packet each 33 ms. */
@@ -82,11 +82,19 @@ test('ranking: a paused encoding is left within about half a second and taken ag
   assert.equal(simulcast.layerFor('high'), low, 'paused after half a second of quiet beside a sending layer');
   assert.equal(simulcast.layerFor('low'), low);
   send(100, [high, low]);
-  assert.equal(simulcast.layerFor('high'), high, 'resumed at its first packets');
+  assert.equal(simulcast.layerFor('high'), low, 'not yet: a frame now and then is no resume');
+  send(300, [high, low]);
+  assert.equal(simulcast.layerFor('high'), high, 'resumed after 300 ms of sending');
   // This process stalls 1.5 s, then both layers' packets arrive together.
   tick(1500);
   send(33, [high, low]);
   assert.equal(simulcast.layerFor('high'), high, 'a stall of everything is no pause');
+  assert.equal(simulcast.layerFor('low'), low);
+  // Another stall, after which the smaller encoding's packets come 100 ms after the larger one's.
+  tick(1500);
+  send(100, [high]);
+  send(400, [high, low]);
+  assert.equal(simulcast.layerFor('low'), low, 'the smaller encoding still sends: the low choice stays on it');
 });
 
 test('ranking: before the larger encoding starts, both choices get the one that is sending', () => {
@@ -100,4 +108,18 @@ test('ranking: before the larger encoding starts, both choices get the one that 
   }
   assert.equal(simulcast.layerFor('high'), low);
   assert.equal(simulcast.layerFor('low'), low);
+});
+
+test('ranking: an encoding that sends a frame a second beside one at full rate stays paused, with no flapping', () => {
+  const { simulcast, high, low, tick } = twoLayers();
+  let seq = 10;
+  const picks: TrackFanout[] = [];
+  for (let t = 0; t < 5000; t += 33) {
+    tick(33);
+    seq++;
+    low.push(keyframe(2, seq, 320, 180));
+    if (t % 1000 < 33) for (let i = 0; i < 5; i++) high.push(keyframe(1, seq, 640, 360)); // one frame a second, five packets
+    if (t > 1000) picks.push(simulcast.layerFor('high'));
+  }
+  assert.ok(picks.every((l) => l === low), `high pointed at the 640×360 layer ${picks.filter((l) => l === high).length} times`);
 });

@@ -4,10 +4,12 @@
  * through a 50 ms link); its TWCC feedback reports missing packets as received and mistimes each batch by up to
  * 64 ms; its sender answers NACKs from the last 128 packets whatever their age and ignores FIR. These few hooks
  * switch those parts off and hand the events to reeltime's own (webrtc/nack-tracker.ts, twcc.ts,
- * retransmit-cache.ts). Everything else (SRTP, RTX unwrapping on receive, routing) stays werift's.
+ * retransmit-cache.ts). Everything else (SRTP, RTX unwrapping on receive, routing) stays werift's. One hook is for
+ * reeltime's own client: a second simulcast encoding on a werift sender (`simulcastEncodings`).
  */
-import type { GenericNack, RTCRtpReceiver, RTCRtpSender, RTCRtpTransceiver, RtcpPacket, RtpPacket } from 'werift';
-import { RtcpTransportLayerFeedback, GenericNack as GenericNackClass, RTP_EXTENSION_URI, rtpHeaderExtensionsParser, type RTCPeerConnection } from 'werift';
+import { randomInt } from 'node:crypto';
+import type { GenericNack, RTCRtpReceiver, RTCRtpSender, RTCRtpTransceiver, RtcpPacket } from 'werift';
+import { RtcpTransportLayerFeedback, GenericNack as GenericNackClass, RTP_EXTENSION_URI, RtpPacket, rtpHeaderExtensionsParser, type RTCPeerConnection } from 'werift';
 
 /** The feedback a peer negotiated for a section's (first non-RTX) codec. */
 export interface NegotiatedFeedback {
@@ -70,6 +72,33 @@ interface SenderInternals {
   handleRtcpPacket(packet: RtcpPacket): void;
   rtxPayloadType?: number;
   rtxSequenceNumber: number;
+  rtpStreamId?: string;
+  mid?: string;
+  headerExtensions: readonly { readonly id: number; readonly uri: string }[];
+}
+
+/**
+ * A sender as a simulcast sender of two encodings (werift sends one stream per sender): its own stream becomes
+ * encoding `mainRid` (werift writes the rid header extension once this is set), and the function returned sends
+ * the packets of encoding `extraRid` on the same transport, with an SSRC of their own, the sender's payload type,
+ * `mid` and that rid. The extra encoding gets no sender reports and answers no NACK or PLI.
+ */
+export function simulcastEncodings(pc: RTCPeerConnection, sender: RTCRtpSender, mainRid: string, extraRid: string): (rtp: Buffer) => void {
+  const s = sender as unknown as SenderInternals;
+  s.rtpStreamId = mainRid;
+  const ssrc = randomInt(1, 0xffffffff);
+  return (rtp) => {
+    if (pc.connectionState !== 'connected' || !sender.codec) return;
+    const p = RtpPacket.deSerialize(rtp);
+    p.header.ssrc = ssrc;
+    p.header.payloadType = sender.codec.payloadType;
+    p.header.extensions = s.headerExtensions.flatMap((e) => {
+      if (e.uri === RTP_EXTENSION_URI.sdesMid && s.mid) return [{ id: e.id, payload: Buffer.from(s.mid) }];
+      if (e.uri === RTP_EXTENSION_URI.sdesRTPStreamID) return [{ id: e.id, payload: Buffer.from(extraRid) }];
+      return [];
+    });
+    void sender.dtlsTransport.sendRtp(p.payload, p.header).catch(() => undefined);
+  };
 }
 
 /**

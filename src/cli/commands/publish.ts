@@ -7,8 +7,9 @@ import { UsageError, type CommandRunner } from '../command.ts';
 
 const USAGE = `usage: reeltime publish --channel C --uid N [--app-id A] [--token T] [--color red] [--tone 440]
                         [--codec vp8|h264] [--seconds S] [--server URL] [--profile communication|live]
-                        [--width 640 --height 360 --fps 15]
+                        [--width 640 --height 360 --fps 15] [--simulcast]
 Without --token a publisher token is built from the configured app certificate.
+--simulcast sends the video twice (rids h and l): the picture and one at half its size.
 Without --seconds it publishes until interrupted (Ctrl-C leaves the channel).`;
 
 const OPTIONS = {
@@ -25,6 +26,7 @@ const OPTIONS = {
   width: { type: 'string', default: '640' },
   height: { type: 'string', default: '360' },
   fps: { type: 'string', default: '15' },
+  simulcast: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -73,6 +75,7 @@ export const publish: CommandRunner = {
       height: int('height', values.height, 16, 1080),
       fps: int('fps', values.fps, 1, 60),
       ...(values.profile ? { profile: values.profile as 'communication' | 'live' } : {}),
+      ...(values.simulcast ? { simulcast: true } : {}),
     }).catch((e: Error) => {
       throw new UsageError(`could not publish to ${baseUrl}: ${e.message}`);
     });
@@ -83,7 +86,7 @@ export const publish: CommandRunner = {
       process.stderr.write(`reeltime publish: the connection to ${baseUrl} did not come up: ${(e as Error).message}\n`);
       return 1;
     }
-    process.stdout.write(`publishing uid ${uid} to channel "${values.channel}" (${values.codec}, ${values.color}, ${values.tone} Hz)\n`);
+    process.stdout.write(`publishing uid ${uid} to channel "${values.channel}" (${values.codec}${values.simulcast ? ', simulcast' : ''}, ${values.color}, ${values.tone} Hz)\n`);
     await new Promise<void>((resolve) => {
       const done = () => resolve();
       process.once('SIGINT', done);

@@ -6,7 +6,7 @@ import { whepSubscribe } from '../../channel/index.ts';
 import { vp8KeyframeSize } from '../../rtp-payload/index.ts';
 import { launchTestChromium, type TestChromium } from '../../testing/chromium.ts';
 import { waitUntil } from '../../testing/wait.ts';
-import { bothEncodings, framesByWidth, joinCallPage, sentSince, setEncodingActive } from '../../testing/call-page.ts';
+import { bothEncodings, encodingStats, fullPictureSent, joinCallPage, sentReport, setEncodingActive } from '../../testing/call-page.ts';
 import { scrape } from '../../metrics/testing.ts';
 import { APP, recordingClient, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { bucketKeys, probe, videoFramesIn } from './testing/media-checks.ts';
@@ -40,13 +40,13 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
         await viewer.close();
       }
     };
-    const framesBeforeViewers = await framesByWidth(page);
+    const framesBeforeViewers = await encodingStats(page);
     const [high, low] = [await sizeOf('high', 201), await sizeOf('low', 202)];
     t.diagnostic(`WHEP: high ${high.width}×${high.height}, low ${low.width}×${low.height}`);
-    const viewersSent = sentSince(framesBeforeViewers, await framesByWidth(page));
+    const framesAfterViewers = await encodingStats(page);
     // The high viewer gets the larger encoding unless Chromium paused it meanwhile (then the node ranks it below).
-    if (high.width !== 640 && viewersSent(640) < 0.8 * viewersSent(320)) {
-      t.diagnostic(`the high viewer got ${high.width}×${high.height} (not failed: Chromium sent ${viewersSent(640)} frames at 640×360, ${viewersSent(320)} at 320×180 meanwhile)`);
+    if (high.width !== 640 && !fullPictureSent(framesBeforeViewers, framesAfterViewers, 0.8)) {
+      t.diagnostic(`the high viewer got ${high.width}×${high.height} (not failed: ${sentReport(framesBeforeViewers, framesAfterViewers)} meanwhile)`);
     } else assert.deepEqual(high, { width: 640, height: 360 });
     assert.deepEqual(low, { width: 320, height: 180 });
 
@@ -59,7 +59,7 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
         recordingFileConfig: { avFileType: ['hls'] },
       });
     const recordings = { high: await record('9000', 0), low: await record('9001', 1) };
-    const framesBefore = await framesByWidth(page);
+    const framesBefore = await encodingStats(page);
     const keysOf = (sid: string, ext: string) => bucketKeys(h.bucketDir).filter((k) => k.includes(sid) && k.includes(`__uid_s_${PUBLISHER}__`) && k.endsWith(ext));
     // Two video slices of each: Chromium makes a keyframe only when asked, and the recorder asks just after each
     // slice mark (4 s here), so its slices close on time.
@@ -68,8 +68,8 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
       intervalMs: 500,
       what: () => `two video slices of each recording (bucket: ${bucketKeys(h.bucketDir).filter((k) => !k.endsWith('.ts')).join(', ')})`,
     });
-    const sent = sentSince(framesBefore, await framesByWidth(page));
-    t.diagnostic(`Chromium sent during the recordings: ${sent(640)} frames at 640×360, ${sent(320)} at 320×180`);
+    const framesRecorded = await encodingStats(page);
+    t.diagnostic(`during the recordings: ${sentReport(framesBefore, framesRecorded)}`);
 
     // Chromium pauses its larger encoding (as a sender short of bandwidth does) for a slice and resumes it: the high
     // recording goes on with the smaller one and comes back to the larger one, mid-recording, with no stall.
@@ -79,9 +79,9 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
     await waitUntil(() => highSlices() >= beforePause + 1, { timeoutMs: 60_000, intervalMs: 500, what: 'a high slice while the larger encoding is paused' });
     await setEncodingActive(page, 'h', true);
     const resumed = highSlices();
-    const framesResumed = await framesByWidth(page);
+    const framesResumed = await encodingStats(page);
     await waitUntil(() => highSlices() >= resumed + 2, { timeoutMs: 60_000, intervalMs: 500, what: 'two high slices after the resume' });
-    const sentResumed = sentSince(framesResumed, await framesByWidth(page));
+    const framesAfter = await encodingStats(page);
     for (const [layer, r] of Object.entries(recordings)) {
       const stop = await h.api('POST', h.path(r.resourceId, r.sid, 'stop'), { cname, uid: layer === 'high' ? '9000' : '9001', clientRequest: {} });
       assert.equal(stop.status, 200, JSON.stringify(stop.body));
@@ -97,8 +97,7 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
     t.diagnostic(`recorded slices: videoStreamType 0 ${recordedHigh.join(', ')}; 1 ${recordedLow.join(', ')}`);
     // A Chromium short of CPU pauses its larger encoding (qualityLimitationReason "cpu"; a whole-suite run: all three
     // high slices 320×180): then what the high choice records says nothing about the choice, and is reported.
-    const highSent = sent(640) >= 0.8 * sent(320);
-    if (!recordedHigh.includes('640×360') && !highSent) t.diagnostic(`videoStreamType 0 recorded ${recordedHigh.join(', ')} (not failed: Chromium sent its 640×360 encoding at a fraction of its frames)`);
+    if (!recordedHigh.includes('640×360') && !fullPictureSent(framesBefore, framesRecorded, 0.8)) t.diagnostic(`videoStreamType 0 recorded ${recordedHigh.join(', ')} (not failed: ${sentReport(framesBefore, framesRecorded)})`);
     else assert.ok(recordedHigh.includes('640×360'), `videoStreamType 0 recorded 640×360: ${recordedHigh.join(', ')}`);
     assert.ok(recordedLow.every((s) => s === '320×180'), `videoStreamType 1 recorded 320×180 only: ${recordedLow.join(', ')}`);
     // After the resume (the last slice), the larger encoding again, unless Chromium throttled it meanwhile.
@@ -106,10 +105,10 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
     // The slices around the pause, frame by frame: the smaller picture while the larger one was paused.
     const around = await Promise.all(keysOf(recordings.high.sid, '.webm').slice(beforePause, resumed + 1).map((k) => videoFramesIn(`${h.bucketDir}/${k}`)));
     t.diagnostic(
-      `high slices: ${beforePause} before the pause, ${resumed - beforePause} during it, ${recordedHigh.length - resumed} after; around it, frames by width ${JSON.stringify(around.map((f) => f.byWidth))}, longest gaps ${around.map((f) => f.longestGapSec.toFixed(2)).join(', ')} s; Chromium sent ${sentResumed(640)} frames at 640×360, ${sentResumed(320)} at 320×180 after the resume`,
+      `high slices: ${beforePause} before the pause, ${resumed - beforePause} during it, ${recordedHigh.length - resumed} after; around it, frames by width ${JSON.stringify(around.map((f) => f.byWidth))}, longest gaps ${around.map((f) => f.longestGapSec.toFixed(2)).join(', ')} s; after the resume, ${sentReport(framesResumed, framesAfter)}`,
     );
     assert.ok(around.some((f) => (f.byWidth[320] ?? 0) > 0), 'the high recording went on with the smaller picture while the larger one was paused');
-    if (sentResumed(640) >= 0.8 * sentResumed(320)) assert.ok(last.includes('640×360'), `videoStreamType 0 back to 640×360 after the resume: ${recordedHigh.join(', ')}`);
+    if (fullPictureSent(framesResumed, framesAfter, 0.8)) assert.ok(last.includes('640×360'), `videoStreamType 0 back to 640×360 after the resume: ${recordedHigh.join(', ')}`);
 
     // A mix of the high layer draws the publisher in a quarter of a 640×360 canvas: the low layer (320×180) covers
     // that region, so the recorder's tap takes it; a layout that draws it over the whole canvas takes the high one.
