@@ -26,14 +26,23 @@ export class LayerActivity<L> {
   readonly #runs = new Map<L, Run>();
   readonly #sending = new Set<L>();
 
-  packet(layer: L, at: number): void {
+  /**
+   * A packet of `layer` arrived at `at`; every layer's state is brought up to then (packets of any layer are what
+   * moves time here). Whether the set of sending layers changed.
+   */
+  packet(layer: L, at: number): boolean {
     const run = this.#runs.get(layer);
     if (!run || at - run.last > PAUSED_AFTER_MS) this.#runs.set(layer, { since: at, last: at });
     else run.last = at;
+    let changed = false;
     for (const [l, r] of this.#runs) {
-      if (at - r.last >= SILENT_AFTER_MS || this.paused(l, at)) this.#sending.delete(l);
-      else if (r.last - r.since >= SENDING_AFTER_MS) this.#sending.add(l);
+      const sending = at - r.last < SILENT_AFTER_MS && !this.paused(l, at) && (this.#sending.has(l) || r.last - r.since >= SENDING_AFTER_MS);
+      if (sending === this.#sending.has(l)) continue;
+      changed = true;
+      if (sending) this.#sending.add(l);
+      else this.#sending.delete(l);
     }
+    return changed;
   }
 
   paused(layer: L, at: number): boolean {
@@ -45,8 +54,8 @@ export class LayerActivity<L> {
     return false;
   }
 
-  sending(layer: L, at: number): boolean {
-    const own = this.#runs.get(layer);
-    return own !== undefined && this.#sending.has(layer) && at - own.last < SILENT_AFTER_MS && !this.paused(layer, at);
+  /** As of the latest packet of any layer. */
+  sending(layer: L): boolean {
+    return this.#sending.has(layer);
   }
 }

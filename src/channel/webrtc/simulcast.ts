@@ -30,9 +30,8 @@ export class SimulcastFanout {
   #rankedAt: number;
   /** Layers whose picture size is known: a layer's first size ranks at once. */
   readonly #sized = new Set<TrackFanout>();
+  /** Which layers are sending: a change ranks again at once. */
   readonly #activity = new LayerActivity<TrackFanout>();
-  /** The layers sending at the last ranking (`#activity`): a change ranks again at once. */
-  #sendingAtRank = '';
 
   constructor(
     readonly codec: TrackCodec,
@@ -59,8 +58,7 @@ export class SimulcastFanout {
   /** The layer a choice points at now. */
   layerFor(choice: LayerChoice): TrackFanout {
     if (choice === 'high') return this.#ranked[0]!;
-    const now = this.now();
-    return this.#ranked.findLast((l) => this.#activity.sending(l, now)) ?? this.#ranked[this.#ranked.length - 1]!;
+    return this.#ranked.findLast((l) => this.#activity.sending(l)) ?? this.#ranked[this.#ranked.length - 1]!;
   }
 
   /** The layer whose stream is `ssrc`, if any. */
@@ -82,25 +80,20 @@ export class SimulcastFanout {
     return n;
   }
 
-  /** Which layers are sending now, as a key. */
-  #sendingKey(now: number): string {
-    return [...this.layers.values()].map((l) => Number(this.#activity.sending(l, now))).join('');
-  }
-
   #deliver(layer: TrackFanout, packet: RtpPacket): void {
     const now = this.now();
-    this.#activity.packet(layer, now);
+    const sendingChanged = this.#activity.packet(layer, now);
     if (!this.#sized.has(layer) && layer.pictureSize()) {
       this.#sized.add(layer);
       this.#rank();
-    } else if (now - this.#rankedAt >= RANK_INTERVAL_MS || this.#sendingKey(now) !== this.#sendingAtRank) this.#rank();
+    } else if (sendingChanged || now - this.#rankedAt >= RANK_INTERVAL_MS) this.#rank();
     for (const v of this.#views.values()) if (v.layer === layer) v.deliver(packet);
   }
 
   #rank(): void {
     const now = this.now();
     const recent = (l: TrackFanout) => l.bytes - (this.#bytesAtRank.get(l) ?? 0);
-    const active = (l: TrackFanout) => Number(this.#activity.sending(l, now));
+    const active = (l: TrackFanout) => Number(this.#activity.sending(l));
     const pixels = (l: TrackFanout) => {
       const s = l.pictureSize();
       return s ? s.width * s.height : -1;
@@ -108,7 +101,6 @@ export class SimulcastFanout {
     const ranked = [...this.#ranked].sort((a, b) => active(b) - active(a) || pixels(b) - pixels(a) || recent(b) - recent(a));
     this.#bytesAtRank = new Map([...this.layers.values()].map((l) => [l, l.bytes]));
     this.#rankedAt = now;
-    this.#sendingAtRank = this.#sendingKey(now);
     this.#ranked = ranked;
     for (const v of this.#views.values()) v.follow(this.layerFor(v.choice));
   }

@@ -87,16 +87,19 @@ export function simulcastEncodings(pc: RTCPeerConnection, sender: RTCRtpSender, 
   const s = sender as unknown as SenderInternals;
   s.rtpStreamId = mainRid;
   const ssrc = randomInt(1, 0xffffffff);
+  // The negotiated extensions are known once connected: their payloads are made once, for every packet.
+  let extensions: { id: number; payload: Buffer }[] | undefined;
   return (rtp) => {
     if (pc.connectionState !== 'connected' || !sender.codec) return;
-    const p = RtpPacket.deSerialize(rtp);
-    p.header.ssrc = ssrc;
-    p.header.payloadType = sender.codec.payloadType;
-    p.header.extensions = s.headerExtensions.flatMap((e) => {
+    extensions ??= s.headerExtensions.flatMap((e) => {
       if (e.uri === RTP_EXTENSION_URI.sdesMid && s.mid) return [{ id: e.id, payload: Buffer.from(s.mid) }];
       if (e.uri === RTP_EXTENSION_URI.sdesRTPStreamID) return [{ id: e.id, payload: Buffer.from(extraRid) }];
       return [];
     });
+    const p = RtpPacket.deSerialize(rtp);
+    p.header.ssrc = ssrc;
+    p.header.payloadType = sender.codec.payloadType;
+    p.header.extensions = extensions;
     void sender.dtlsTransport.sendRtp(p.payload, p.header).catch(() => undefined);
   };
 }

@@ -64,7 +64,8 @@ export class MixComposite {
           d.signals.error(EVENT_MODULE.recorder, ERROR_LEVEL.major, ERROR_CODE.slicerStopped, 'mix encoder stopped');
         },
         onKeyframeNeeded: d.requestKeyframe,
-        onDrawn: (uid, region) => d.drawnAt(uid, region && { width: region.width, height: region.height }),
+        // Each frame, for each user: the region itself is the size (no copy on this path).
+        onDrawn: d.drawnAt,
         onSenderClockDistrusted: (uid, lagMs) =>
           d.log.warn({ uid, lagMs: Math.round(lagMs) }, 'sender clock too far behind: user placed by arrival time'),
       },

@@ -41,14 +41,14 @@ export async function probe(file: string): Promise<Probe> {
  * time between two frames (s): a freeze.
  */
 export async function videoFramesIn(file: string): Promise<{ readonly byWidth: Record<number, number>; readonly longestGapSec: number }> {
-  const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'frame=width,pts_time', '-of', 'csv=p=0', file]);
+  const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'frame=width,pts_time', '-of', 'json', file]);
+  const frames = (JSON.parse(stdout) as { frames?: { width?: number; pts_time?: string }[] }).frames ?? [];
   const byWidth: Record<number, number> = {};
   let longestGapSec = 0;
   let prev: number | undefined;
-  for (const line of stdout.trim().split('\n')) {
-    const [a, b] = line.split(',');
-    // ffprobe prints the entries in its own order: the width is the integer, the time has a fraction.
-    const [width, pts] = a?.includes('.') ? [Number(b), Number(a)] : [Number(a), Number(b)];
+  for (const f of frames) {
+    const width = f.width ?? 0;
+    const pts = Number(f.pts_time);
     if (!(width > 0) || !Number.isFinite(pts)) continue;
     byWidth[width] = (byWidth[width] ?? 0) + 1;
     if (prev !== undefined) longestGapSec = Math.max(longestGapSec, pts - prev);
