@@ -50,4 +50,10 @@ test('recording config: defaults, customers from file or environment, errors nam
   bad({ recording: { individualSliceSeconds: 61 } });
   bad({ recording: { individualSliceSeconds: -1 } });
   bad({}, { REELTIME_RECORDING_CUSTOMERS: '[not json' });
+  assert.equal(d.mixFitLayers, true, 'mixes take the smallest simulcast layer that covers a region unless turned off');
+  assert.equal(loadConfig({ env: { ...env, REELTIME_RECORDING_MIX_FIT_LAYERS: 'false' }, values: {} }).recording.mixFitLayers, false);
+  assert.throws(
+    () => loadConfig({ env, values: { recording: { mixFitLayers: 'sometimes' } } as never }),
+    (err: unknown) => err instanceof ConfigError && /mixFitLayers/.test(`${err.setting} ${err.message}`),
+  );
 });
