@@ -7,7 +7,7 @@ import { buildRtcTokenWithUid } from '@reeltime/token';
 import { whepSubscribe } from '../channel/index.ts';
 import { scrape } from '../metrics/testing.ts';
 import { vp8KeyframeSize } from '../rtp-payload/index.ts';
-import { bothEncodings, encodingStats, fullPictureSent, joinCallPage, sentReport } from '../testing/call-page.ts';
+import { bothEncodings, encodingStats, fullPictureSent, joinCallPage, sentReport, setEncoding } from '../testing/call-page.ts';
 import { launchTestChromium, type TestChromium } from '../testing/chromium.ts';
 import { waitUntil } from '../testing/wait.ts';
 import { startNodeBehindRelay } from './testing/index.ts';
@@ -27,6 +27,9 @@ test('a viewer’s downlink capped below its layer: it moves to the low layer (3
     if (limits?.includes('cpu')) return t.skip(`Chromium sent one encoding only, limited by its CPU (${limits.join(', ')})`);
     assert.equal(limits, undefined, `Chromium never sent both encodings (quality limitations: ${limits?.join(', ')})`);
 
+    // The small encoding bounded well below what the large one sends (Chromium's fake camera: about 250 kbit/s at
+    // 640×360, 130 at 320×180 unbounded), so that a cap fits between them whatever Chromium's bandwidth estimate.
+    await setEncoding(page, 'l', { maxBitrate: 80_000 });
     const publisherPeers = new Set(relay.peers());
     const viewer = await whepSubscribe({
       endpoint: `${s.url}/rtc/v1/apps/${APP}/channels/${cname}/whep?uid=900&publisher=101`,
@@ -66,22 +69,32 @@ test('a viewer’s downlink capped below its layer: it moves to the low layer (3
       });
       let highBps: number;
       let lowBps: number;
+      let sentWhileMeasured: string;
+      let fullPicture: boolean;
       try {
         await pinnedLow.waitFor(() => pinnedLow.packets.video.some((p) => vp8KeyframeSize(p.payload)), 30_000, 'the low layer');
         const from = { high: viewer.packets.video.length, low: pinnedLow.packets.video.length };
+        const framesBefore = await encodingStats(page);
         const startedAt = Date.now();
         await viewer.waitFor(() => Date.now() - startedAt >= 3000, 10_000, '3 s of both layers');
         const bps = (packets: readonly { serializeSize: number }[]) => (packets.reduce((n, p) => n + p.serializeSize, 0) * 8 * 1000) / (Date.now() - startedAt);
         highBps = bps(viewer.packets.video.slice(from.high));
         lowBps = bps(pinnedLow.packets.video.slice(from.low));
+        const framesAfter = await encodingStats(page);
+        sentWhileMeasured = sentReport(framesBefore, framesAfter);
+        fullPicture = fullPictureSent(framesBefore, framesAfter, 0.8) && framesAfter.h?.limitation === 'none';
       } finally {
         await pinnedLow.close();
       }
-      // Half-way between them: room for the low layer and its repairs, a fifth short of the high one or more (Chromium's
-      // fake camera: about 250 and 130 kbit/s here, so less than the usual example of 300 kbit/s).
+      // Half-way between them: room for the low layer and its repairs, a fifth short of the high one or more.
       const cap = Math.min(CAP_BPS, Math.round((highBps + lowBps) / 2));
-      t.diagnostic(`at the viewers: high layer ${(highBps / 1000).toFixed(0)} kbit/s, low ${(lowBps / 1000).toFixed(0)} kbit/s; cap ${(cap / 1000).toFixed(0)} kbit/s`);
-      assert.ok(cap < 0.85 * highBps && cap > 1.2 * lowBps, 'the layers differ enough for a cap between them');
+      const rates = `high layer ${(highBps / 1000).toFixed(0)} kbit/s, low ${(lowBps / 1000).toFixed(0)} kbit/s; cap ${(cap / 1000).toFixed(0)} kbit/s; ${sentWhileMeasured}`;
+      t.diagnostic(`at the viewers: ${rates}`);
+      const gap = cap < 0.85 * highBps && cap > 1.2 * lowBps;
+      // Too close to cap between: what Chromium chose to send (its larger encoding slowed, scaled or held to its
+      // bandwidth estimate) says nothing of the node; with its full picture unlimited, it is a failure.
+      if (!gap && !fullPicture) return t.skip(`Chromium's encodings too close for a cap between them (${rates})`);
+      assert.ok(gap, `the layers differ enough for a cap between them (${rates})`);
 
       // The viewer's own downlink capped (a queue of half a second), nothing else.
       for (const p of viewerPeers) relay.setPeerLink(p, 'downstream', { rate: { bitsPerSecond: cap, burstBytes: 5000, queueBytes: Math.round(cap / 16) } });

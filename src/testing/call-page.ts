@@ -110,16 +110,25 @@ export async function bothEncodings(page: Page): Promise<readonly string[] | und
   return sent ? undefined : Object.values(await encodingStats(page)).map((e) => e.limitation);
 }
 
-const setEncodingActiveInPage = async ({ rid, active }: { rid: string; active: boolean }): Promise<void> => {
+const setEncodingInPage = async ({ rid, change }: { rid: string; change: EncodingChange }): Promise<void> => {
   const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
   const sender = pc.getSenders().find((s) => s.track?.kind === 'video');
   if (!sender) throw new Error('no video sender');
   const params = sender.getParameters();
-  for (const e of params.encodings) if (e.rid === rid) e.active = active;
+  for (const e of params.encodings) if (e.rid === rid) Object.assign(e, change);
   await sender.setParameters(params);
 };
 
-/** Pauses or resumes one of the page's encodings (`h`: the full picture, `l`: half its size), as a sender short of bandwidth does. */
-export function setEncodingActive(page: Page, rid: 'h' | 'l', active: boolean): Promise<void> {
-  return page.evaluate(setEncodingActiveInPage, { rid, active });
+/** What a test may change of one encoding (RTCRtpEncodingParameters' fields of the same names). */
+export interface EncodingChange {
+  readonly active?: boolean;
+  readonly maxBitrate?: number;
+}
+
+/**
+ * Changes one of the page's encodings (`h`: the full picture, `l`: half its size): pauses or resumes it, as a sender
+ * short of bandwidth does, or bounds its bit rate.
+ */
+export function setEncoding(page: Page, rid: 'h' | 'l', change: EncodingChange): Promise<void> {
+  return page.evaluate(setEncodingInPage, { rid, change });
 }

@@ -6,7 +6,7 @@ import { whepSubscribe } from '../../channel/index.ts';
 import { vp8KeyframeSize } from '../../rtp-payload/index.ts';
 import { launchTestChromium, type TestChromium } from '../../testing/chromium.ts';
 import { waitUntil } from '../../testing/wait.ts';
-import { bothEncodings, encodingStats, fullPictureSent, joinCallPage, sentReport, setEncodingActive } from '../../testing/call-page.ts';
+import { bothEncodings, encodingStats, fullPictureSent, joinCallPage, sentReport, setEncoding } from '../../testing/call-page.ts';
 import { scrape } from '../../metrics/testing.ts';
 import { APP, recordingClient, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { bucketKeys, probe, videoFramesIn } from './testing/media-checks.ts';
@@ -75,9 +75,9 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
     // recording goes on with the smaller one and comes back to the larger one, mid-recording, with no stall.
     const highSlices = () => keysOf(recordings.high.sid, '.webm').length;
     const beforePause = highSlices();
-    await setEncodingActive(page, 'h', false);
+    await setEncoding(page, 'h', { active: false });
     await waitUntil(() => highSlices() >= beforePause + 1, { timeoutMs: 60_000, intervalMs: 500, what: 'a high slice while the larger encoding is paused' });
-    await setEncodingActive(page, 'h', true);
+    await setEncoding(page, 'h', { active: true });
     const resumed = highSlices();
     const framesResumed = await encodingStats(page);
     await waitUntil(() => highSlices() >= resumed + 2, { timeoutMs: 60_000, intervalMs: 500, what: 'two high slices after the resume' });
