@@ -206,6 +206,26 @@ export const RUNS_ALONE = new Set([
   'src/media/mix/live/av-sync.test.ts',
 ]);
 /**
+ * Timing-sensitive files that may run two at once, beside each other (and the company one of them would have): each
+ * uses well under half a core (CPU over its time in a fresh-clone run of session 23: sender-clock 0.29, postgres-drop
+ * 0.42, mix loss 0.38, whep-replace 0.30, simulcast 0.37, repair-through-channel 0.20; keyframe-requests is 4 s), so
+ * two at normal priority leave each other more than a core, while the chain of sensitive files one after another
+ * was 8 of the heavy lane's 14 minutes with the machine two thirds idle. Not here: those that run alone, and those
+ * whose bound failed beside others (the mix's regions, Chromium under a cap, the web page's A/V median, Opus FEC at
+ * 0.75 of a core).
+ */
+export const PAIRED = new Set([
+  'src/recorders/mix/sender-clock.test.ts',
+  'src/recording/dispatch/bullmq/postgres-drop.test.ts',
+  'src/recorders/mix/loss.test.ts',
+  'src/recorders/common/whep-replace.test.ts',
+  'src/recorders/individual/simulcast.test.ts',
+  'src/impairment/repair-through-channel.test.ts',
+  'src/channel/webrtc/keyframe-requests.test.ts',
+]);
+for (const f of PAIRED) if (!TIMING_SENSITIVE.has(f) || RUNS_ALONE.has(f)) throw new Error(`scripts/test-lanes.mjs: ${f} is PAIRED but not TIMING_SENSITIVE, or runs alone`);
+
+/**
  * Long files that mostly wait (ICE consent timeouts, outages held for their length, probes with timeouts): about a
  * quarter of one core on average, measured on a 2-core machine (`ℹ cpu_ms` over the file's time, 0.11-0.29 in a
  * whole-suite run of session 17). Up to LIGHT_COMPANY of them (two since session 18) run beside a timing-sensitive

@@ -11,12 +11,13 @@
 // another (up to REELTIME_TEST_HEAVY_MAX, default 5) only while the CPU has been a quarter idle (ADMISSION): on a slow
 // 2-core machine it is CPU-bound at 3 and admits no more, on a faster one its files mostly wait (ICE timeouts,
 // recordings of N seconds) and more of them fit. A timing-sensitive file (scripts/test-lanes.mjs) starts beside one
-// other file at most and gets company (two files, a third, and two that mostly wait: LIGHT) only while the CPU has
-// been a quarter idle since 15 s after the last start, all of them at nice 19; one that runs alone (RUNS_ALONE) gets
-// only BACKGROUND files (no real-time bound) under SCHED_IDLE. No two files start within a second.
+// other file at most (two PAIRED ones: beside each other) and gets company (two files, a third, and two that mostly
+// wait: LIGHT) only while the CPU has been a quarter idle since 15 s after the last start, all of them at nice 19;
+// one that runs alone (RUNS_ALONE) gets only BACKGROUND files (no real-time bound) under SCHED_IDLE. No two files
+// start within a second.
 // REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once.
-// REELTIME_TEST_FAST_ALONGSIDE=N (default 0) runs the fast lane beside the heavy one, N files at a time, instead of
-// before it. Each file's line in the log says when it started in its lane ("from N s").
+// REELTIME_TEST_FAST_ALONGSIDE=N (default 3 where chrt exists) runs the fast lane beside the heavy one in N batch
+// workers under SCHED_IDLE; 0 runs it before the heavy one. Each file's line in the log says when it started in its lane ("from N s").
 // A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
 // At the end: counts per lane, the ten slowest files and the failed ones; durations are kept in .test-times.json
 // (not committed) so the next run starts the longest files first.
@@ -24,7 +25,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
-import { BACKGROUND, BACKGROUND_COMPANY, HEAVY, LIGHT, LIGHT_COMPANY, RUNS_ALONE, TIMING_SENSITIVE } from './test-lanes.mjs';
+import { BACKGROUND, BACKGROUND_COMPANY, HEAVY, LIGHT, LIGHT_COMPANY, PAIRED, RUNS_ALONE, TIMING_SENSITIVE } from './test-lanes.mjs';
 import { buildServerBundle, buildTestFileBundle } from './test-server-bundle.mjs';
 import { startIdleMeter } from './cpu-idle.mjs';
 
@@ -108,9 +109,13 @@ if (!['fast', 'all', 'none'].includes(BATCH)) {
   process.exit(2);
 }
 const BATCHED = { fast: BATCH !== 'none', heavy: BATCH === 'all' };
-// Both lanes at once: the fast lane runs beside the heavy one, this many files at a time, in the CPU the heavy lane's
-// real-time waits leave idle, at a lower CPU priority (0: the fast lane first, then the heavy one).
-const FAST_ALONGSIDE = positiveInt('REELTIME_TEST_FAST_ALONGSIDE', 0, 0);
+// Both lanes at once: the fast lane runs beside the heavy one, this many batch workers, under SCHED_IDLE (`chrt
+// --idle`): it gets only the CPU no heavy file wants, and the heavy lane's first files (those that run alone, about
+// half a core of two for two minutes) leave more than it needs (a minute of CPU). 0: the fast lane first, then the
+// heavy one, as where chrt is missing (at nice 5 beside five to eight heavy files, real-time heavy files failed in
+// 4 of 6 fresh-clone runs: it has run first since).
+const CHRT_AVAILABLE = existsSync('/usr/bin/chrt') || existsSync('/bin/chrt');
+const FAST_ALONGSIDE = positiveInt('REELTIME_TEST_FAST_ALONGSIDE', CHRT_AVAILABLE ? 3 : 0, 0);
 // A file still running after this long is killed and counted as failed (one override for both lanes).
 const FILE_TIMEOUT_MS = {
   fast: positiveInt('REELTIME_TEST_FILE_TIMEOUT_MS', 180_000),
@@ -190,14 +195,15 @@ function schedule(list) {
   const ordered = [...unknown, ...known];
   return [
     ...ordered.filter((f) => RUNS_ALONE.has(f)),
-    ...ordered.filter((f) => TIMING_SENSITIVE.has(f) && !RUNS_ALONE.has(f)),
+    ...ordered.filter((f) => TIMING_SENSITIVE.has(f) && !RUNS_ALONE.has(f) && !PAIRED.has(f)),
+    // Together, so that each finds another to run beside (PAIRED).
+    ...ordered.filter((f) => PAIRED.has(f)),
     ...ordered.filter((f) => !TIMING_SENSITIVE.has(f)),
   ];
 }
 
 // ---- running ----
 const NICE_AVAILABLE = existsSync('/usr/bin/nice') || existsSync('/bin/nice');
-const CHRT_AVAILABLE = existsSync('/usr/bin/chrt') || existsSync('/bin/chrt');
 const COUNT_KEYS = ['tests', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const results = [];
 let interrupted = false;
@@ -282,8 +288,12 @@ function runBatchWorker(queue, fileLane) {
     const args = ['--import', 'tsx', '--import', ASYNC_HOOK, ...(fileLane === 'fast' ? ['--import', GUARD] : [])];
     args.push('--test-reporter=spec', '--test-reporter-destination=stdout', `--test-reporter=${FILE_REPORTER}`);
     args.push('--test-reporter-destination=stderr', WORKER);
-    // Beside the heavy lane, the fast lane yields the CPU to it (YIELD_NICE, as the heavy lane's other files do).
-    const [command, commandArgs] = alongside && NICE_AVAILABLE ? ['nice', ['-n', YIELD_NICE, process.execPath, ...args]] : [process.execPath, args];
+    // Beside the heavy lane, the fast lane takes only the CPU the heavy files leave (SCHED_IDLE, FAST_ALONGSIDE).
+    const [command, commandArgs] = alongside
+      ? CHRT_AVAILABLE
+        ? ['chrt', ['--idle', '0', process.execPath, ...args]]
+        : ['nice', ['-n', YIELD_NICE, process.execPath, ...args]]
+      : [process.execPath, args];
     const child = spawn(command, commandArgs, {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -412,7 +422,7 @@ async function runAdmitted(queue, fileLane) {
     const otherAt = queue.findIndex((f) => !TIMING_SENSITIVE.has(f));
     const lightAt = queue.findIndex((f) => LIGHT.has(f));
     // A file that measures real-time behaviour against a bound runs beside SENSITIVE_COMPANY other files at most (at
-    // nice 19), and never beside another such file: at 5 at once, the loss test's 5 % group kept 89 % of its frames in one whole run (99.5 %
+    // nice 19), and beside no other such file but two of PAIRED (test-lanes.mjs) beside each other: at 5 at once, the loss test's 5 % group kept 89 % of its frames in one whole run (99.5 %
     // alone and at 3); on a slower machine (23.9 min of heavy-lane CPU against 12-15), three at once failed four of
     // them (Chromium's audio under loss, the mix's regions, an A/V pair over 200 ms). Those in RUNS_ALONE run with
     // nothing beside them but BACKGROUND files under SCHED_IDLE (the loss test kept 72 % of a group's frames with a
@@ -429,8 +439,12 @@ async function runAdmitted(queue, fileLane) {
       const tolerantAt = backgroundQueued();
       if (active.size - sensitive.size < SENSITIVE_COMPANY_AT_ONCE && tolerantAt >= 0) return tolerantAt;
       if (active.size >= HEAVY_MAX || !idleEnough(ADMISSION.settleBesideSensitiveMs)) return -1;
+      // A second PAIRED file beside a PAIRED one, as a sensitive file starts: beside one other file at most.
+      const pairAt = sensitive.size === 1 && PAIRED.has(files[0]) ? queue.findIndex((f) => PAIRED.has(f)) : -1;
+      if (pairAt >= 0 && heavyCompany() <= SENSITIVE_COMPANY_AT_ONCE) return pairAt;
       if (lightRunning() < Math.min(...files.map(lightCompanyOf)) && lightAt >= 0) return lightAt;
-      return otherAt >= 0 && heavyCompany() < company + SENSITIVE_COMPANY_IF_IDLE ? otherAt : -1;
+      // Two sensitive files share one company: the second counts as one of it.
+      return otherAt >= 0 && heavyCompany() + sensitive.size - 1 < company + SENSITIVE_COMPANY_IF_IDLE ? otherAt : -1;
     }
     if (waiting) {
       const sensitiveAt = queue.findIndex((f) => TIMING_SENSITIVE.has(f) && roomFor(f));
