@@ -149,7 +149,12 @@ test('console: sign in, see a publisher, record it (mix, then individual with an
     // The form's defaults: the local bucket "recordings".
     const bucket = join(h.server.dataDir, 'bucket', 'recordings');
     const videoSlices = (uid: number) => (existsSync(bucket) ? bucketKeys(bucket) : []).filter((k) => k.includes(`__uid_s_${uid}__uid_e_video_`)).length;
-    await waitUntil(() => videoSlices(501) >= 2 && videoSlices(502) >= 2, { timeoutMs: 90_000, intervalMs: 250, what: 'two video slices of each user' });
+    await waitUntil(() => videoSlices(501) >= 2 && videoSlices(502) >= 2, { timeoutMs: 90_000, intervalMs: 250, what: 'two video slices of each user' }).catch(async (e: Error) => {
+      // What the bucket and the page held then (a whole-suite run timed out here once, with five files at once).
+      const keys = existsSync(bucket) ? bucketKeys(bucket) : [];
+      const status = await page.getAttribute('#session', 'data-status').catch(() => '?');
+      throw new Error(`${e.message}: uid 501 ${videoSlices(501)}, uid 502 ${videoSlices(502)} video slices; session status ${status}; bucket ${JSON.stringify(keys.slice(-20))}`);
+    });
     await page.click('#stop');
     await page.waitForSelector('#session[data-state="ended"]');
     // The status card counts what reached the bucket.

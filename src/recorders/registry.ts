@@ -55,6 +55,7 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       // Background images are fetched under the same private-target rule as webhooks (docs/recording-mix.md).
       policy: { allowPrivate: ctx.config.notify.allowPrivateUrls },
       fitLayers: ctx.config.recording.mixFitLayers,
+      ...(ctx.config.recording.mixSliceSeconds > 0 ? { sliceSeconds: ctx.config.recording.mixSliceSeconds } : {}),
       meter,
     }),
     createWebRecorder({

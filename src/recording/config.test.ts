@@ -49,6 +49,9 @@ test('recording config: defaults, customers from file or environment, errors nam
   assert.equal(loadConfig({ env: { ...env, REELTIME_RECORDING_INDIVIDUAL_SLICE_SECONDS: '4' }, values: {} }).recording.individualSliceSeconds, 4);
   bad({ recording: { individualSliceSeconds: 61 } });
   bad({ recording: { individualSliceSeconds: -1 } });
+  assert.equal(d.mixSliceSeconds, 0, 'the service’s 15 s mix slices unless a test shortens them');
+  assert.equal(loadConfig({ env: { ...env, REELTIME_RECORDING_MIX_SLICE_SECONDS: '4' }, values: {} }).recording.mixSliceSeconds, 4);
+  bad({ recording: { mixSliceSeconds: 61 } });
   bad({}, { REELTIME_RECORDING_CUSTOMERS: '[not json' });
   assert.equal(d.mixFitLayers, true, 'mixes take the smallest simulcast layer that covers a region unless turned off');
   assert.equal(loadConfig({ env: { ...env, REELTIME_RECORDING_MIX_FIT_LAYERS: 'false' }, values: {} }).recording.mixFitLayers, false);

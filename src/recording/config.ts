@@ -37,6 +37,8 @@ export interface RecordingSettings {
    * get a first slice quickly (docs/recording-individual.md); no request can change it.
    */
   readonly individualSliceSeconds: number;
+  /** mix mode's slice length in seconds; 0: the service's 15 s (tests shorten it). */
+  readonly mixSliceSeconds: number;
   /**
    * Production: hosts a recorded page may load from besides its own (each checked by the outbound guard and pinned
    * when the browser starts); `*` lets other names resolve through the system (docs/recording-web.md).
@@ -123,6 +125,7 @@ export function parseRecordingSettings(src: ConfigSource, core: CoreConfig): Rec
     webPageHosts: pageHosts(src.list('recording.webPageHosts', 'REELTIME_RECORDING_WEB_PAGE_HOSTS', [])),
     webMp4SplitSeconds: src.int('recording.webMp4SplitSeconds', 'REELTIME_RECORDING_WEB_MP4_SPLIT_SECONDS', 0, { min: 0 }),
     individualSliceSeconds: src.int('recording.individualSliceSeconds', 'REELTIME_RECORDING_INDIVIDUAL_SLICE_SECONDS', 0, { min: 0, max: 60 }),
+    mixSliceSeconds: src.int('recording.mixSliceSeconds', 'REELTIME_RECORDING_MIX_SLICE_SECONDS', 0, { min: 0, max: 60 }),
     dispatch: parseDispatchSettings(src),
     mediaPath: mediaPath(src.string('recording.mediaPath', 'REELTIME_RECORDING_MEDIA_PATH', 'auto')),
     mixFitLayers: src.bool('recording.mixFitLayers', 'REELTIME_RECORDING_MIX_FIT_LAYERS', true),

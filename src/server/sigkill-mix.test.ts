@@ -37,7 +37,8 @@ test('SIGKILL of a server recording a mix session: a new server resumes it with 
   const dataDir = mkdtempSync(join(tmpdir(), 'reeltime-sigkill-mix-'));
   const recorderDir = join(dataDir, 'recorder');
   const bucketDir = join(dataDir, 'bucket', BUCKET);
-  const env = { REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0' };
+  // 4 s slices, not 15 s: an uploaded slice before the kill and one after the restart come in seconds.
+  const env = { REELTIME_RECORDING_RATE_LIMIT_PER_SECOND: '0', REELTIME_RECORDING_MIX_SLICE_SECONDS: '4' };
   let publishers: SyntheticPublisher[] = [];
   const first = await startServerProcess({ dataDir, env, readyTimeoutMs: 180_000 });
   try {

@@ -43,7 +43,7 @@ test('mix: a WHEP session ended by the channel node raises no error event; the r
   // The mix encoder is fed by the frame clock throughout; a decoder whose input went quiet ends on ffmpeg's input
   // timeout and is restarted by the next packet: nothing here is a recorder error.
   const made: WhepSession[] = [];
-  const h = await startHarness({ mode: 'mix', recording: { mediaPath: 'whep' }, sfuTestHooks: { onSubscribed: ({ end }) => void made.push({ end }) } });
+  const h = await startHarness({ mode: 'mix', recording: { mediaPath: 'whep', mixSliceSeconds: 4 }, sfuTestHooks: { onSubscribed: ({ end }) => void made.push({ end }) } });
   try {
     const cname = 'mix-whep-end';
     await h.publish({ cname, uid: 306, color: 'red', toneHz: 440, width: 160, height: 90 });

@@ -27,6 +27,8 @@ export interface MixCompositeDeps {
   readonly policy: OutboundPolicy;
   /** The session starts on hold. */
   readonly onhold: boolean;
+  /** Slice length in seconds; undefined: the service's 15 s. */
+  readonly sliceSeconds?: number | undefined;
   readonly onSlice: (s: ClosedSlice) => void;
   readonly requestKeyframe: (uid: string) => void;
   /** Each composed frame: the size a user is drawn at (its largest region), undefined when not drawn. */
@@ -56,7 +58,7 @@ export class MixComposite {
     });
     const { canvas, fps, bitrateKbps, audioProfile, streams } = o;
     this.#pipeline = new MixPipeline(
-      { workDir: d.workDir, clock: d.clock, canvas, fps, bitrateKbps, audioProfile, settings: o.layout, streams, onhold: d.onhold },
+      { workDir: d.workDir, clock: d.clock, canvas, fps, bitrateKbps, audioProfile, settings: o.layout, streams, onhold: d.onhold, ...(d.sliceSeconds !== undefined ? { sliceSeconds: d.sliceSeconds } : {}) },
       {
         onSlice: d.onSlice,
         onFailure: (exit) => {

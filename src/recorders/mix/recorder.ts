@@ -21,6 +21,8 @@ export interface MixRecorderDeps extends LaunchDeps {
   readonly policy: OutboundPolicy;
   /** Take each simulcast publisher's smallest layer covering its region (`recording.mixFitLayers`; default true). */
   readonly fitLayers?: boolean;
+  /** Slice length in seconds (`recording.mixSliceSeconds`, tests); absent: the service's 15 s. */
+  readonly sliceSeconds?: number;
 }
 
 export function createMixRecorder(deps: MixRecorderDeps): Recorder {
@@ -33,7 +35,7 @@ export function createMixRecorder(deps: MixRecorderDeps): Recorder {
         task,
         report,
         { component: 'recorder-mix', options: mixOptions(task), workDir: run.workDir },
-        (base) => new MixSession({ ...base, backupIndex: run.backupIndex, policy: deps.policy, fitLayers: deps.fitLayers ?? true }),
+        (base) => new MixSession({ ...base, backupIndex: run.backupIndex, policy: deps.policy, fitLayers: deps.fitLayers ?? true, sliceSeconds: deps.sliceSeconds }),
       );
       return {
         update: (req) => session.update(req),

@@ -26,6 +26,8 @@ export interface MixSessionDeps extends FollowingSessionDeps<MixOptions> {
   readonly policy: OutboundPolicy;
   /** Each simulcast publisher from its smallest layer that covers its region (`recording.mixFitLayers`). */
   readonly fitLayers: boolean;
+  /** Slice length in seconds; undefined: the service's 15 s. */
+  readonly sliceSeconds: number | undefined;
 }
 
 export class MixSession extends FollowingSession {

@@ -45,7 +45,7 @@ export function startIndividualHls(client: RecordingClient, cname: string, uid: 
   });
 }
 
-/** Slice length of individual recordings in a test cluster (REELTIME_RECORDING_INDIVIDUAL_SLICE_SECONDS). */
+/** Slice length of individual and mix recordings in a test cluster (REELTIME_RECORDING_{INDIVIDUAL,MIX}_SLICE_SECONDS). */
 export const CLUSTER_SLICE_SECONDS = 4;
 
 export async function startCluster(env: Record<string, string> = {}): Promise<Cluster> {
@@ -87,9 +87,10 @@ export async function startCluster(env: Record<string, string> = {}): Promise<Cl
           ...hook.env,
           // The test machine is shared and busy: admission by capacity only.
           REELTIME_RECORDING_DISPATCH_CPU_THRESHOLD_PERCENT: '100',
-          // Individual recordings in 4 s slices, not 15 s: what these tests wait for ("a slice before the outage",
-          // "bak0_ slices after the take-over") comes in seconds. A test may set its own.
+          // Recordings in 4 s slices, not 15 s: what these tests wait for ("a slice before the outage", "bak0_
+          // slices after the take-over") comes in seconds. A test may set its own.
           REELTIME_RECORDING_INDIVIDUAL_SLICE_SECONDS: String(CLUSTER_SLICE_SECONDS),
+          REELTIME_RECORDING_MIX_SLICE_SECONDS: String(CLUSTER_SLICE_SECONDS),
           ...env,
           ...opts.env,
         },
