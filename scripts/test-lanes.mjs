@@ -129,7 +129,7 @@ const LONG = ['src/recording/api/fuzz.test.ts'];
 const LONGEST = [
   // Times from a fresh-clone run of the whole suite (3 to 5 heavy files at once, 2 cores), 2026-11-29.
   'src/media/capture/capture.test.ts', // 129 s
-  'src/recorders/common/whep-ended.test.ts', // 113 s: ICE consent (30 s) twice, and mix's 15 s slices
+  'src/recorders/common/whep-ended.test.ts', // 87 s alone: ICE consent (30 s) twice
   'src/recorders/individual/loss.test.ts', // 95 s: three recordings through lossy relays
   'src/recorders/web/record.test.ts', // 93 s
   'src/recording/dispatch/bullmq/failover.test.ts', // 89 s
