@@ -12,7 +12,7 @@
 // 2-core machine it is CPU-bound at 3 and admits no more, on a faster one its files mostly wait (ICE timeouts,
 // recordings of N seconds) and more of them fit. A timing-sensitive file (scripts/test-lanes.mjs) starts beside one
 // other file at most (two PAIRED ones: beside each other) and gets company (two files, a third, and two that mostly
-// wait: LIGHT) only while the CPU has been a quarter idle since 15 s after the last start, all of them at nice 19;
+// wait: LIGHT) only while the CPU has been a quarter idle since 10 s after the last start, all of them at nice 19;
 // one that runs alone (RUNS_ALONE) gets only BACKGROUND files (no real-time bound) under SCHED_IDLE. No two files
 // start within a second.
 // REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once.
@@ -70,9 +70,10 @@ const ADMISSION = {
   /**
    * Beside a timing-sensitive file, since the last start: the CPU it takes shows only after its setup (Chromium,
    * encoders), and companions admitted while it looked idle starved once it ran (session 19: four within 34 s of the
-   * mix recording's start, at 2 s).
+   * mix recording's start, at 2 s). 10 s since session 23: with 15 s a sensitive file of a minute got four companions
+   * at most, one a quarter hour, and the machine stood two thirds idle beside the chain of them.
    */
-  settleBesideSensitiveMs: 15_000,
+  settleBesideSensitiveMs: 10_000,
 };
 /**
  * How many other files a timing-sensitive file (scripts/test-lanes.mjs) shares the heavy lane with (LIGHT ones aside).
@@ -412,10 +413,14 @@ async function runAdmitted(queue, fileLane) {
   };
   /**
    * Whether a timing-sensitive file could run beside what runs now: BACKGROUND files aside, nothing for one that runs
-   * alone, one file at most for the others (SENSITIVE_COMPANY_AT_ONCE). The chain then waits for the company its
-   * previous file's idle moments admitted, which uses the CPU meanwhile.
+   * alone, one file at most for the others (SENSITIVE_COMPANY_AT_ONCE) and the LIGHT files it may have anyway (up to
+   * LIGHT_COMPANY: the chain waited a minute for two of them to end in session 23). The chain then waits for the
+   * company its previous file's idle moments admitted, which uses the CPU meanwhile.
    */
-  const roomFor = (file) => active.size - background.size <= (RUNS_ALONE.has(file) ? 0 : SENSITIVE_COMPANY_AT_ONCE);
+  const roomFor = (file) =>
+    RUNS_ALONE.has(file)
+      ? active.size - background.size === 0
+      : active.size - background.size - Math.min(lightRunning(), LIGHT_COMPANY) <= SENSITIVE_COMPANY_AT_ONCE;
   /** The queue index of the file to start now, or -1 to wait. */
   const next = () => {
     const waiting = queue.some((f) => TIMING_SENSITIVE.has(f));
