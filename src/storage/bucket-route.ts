@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { contentTypeFor } from './naming.ts';
+import { contentTypeFor, isRewrittenObject, SEGMENT_MAX_AGE_SECONDS } from './naming.ts';
 import { parseRange } from './range.ts';
 import { checkObjectSignature, signPlaylist } from './signed-url.ts';
 import { localObjectPath } from './uploaders/index.ts';
@@ -22,9 +22,6 @@ export type BucketAccess =
       /** Whether a session of one of `appIds` wrote this object. */
       readonly ownedBy: (appIds: readonly string[], bucket: string, key: string) => Promise<boolean>;
     };
-
-/** Segments never change: a private cache may keep them this long (a signed one never past the signature). */
-const SEGMENT_MAX_AGE_SECONDS = 3600;
 
 /**
  * Serves the local bucket read-only at /bucket/<bucket>/<key> so recordings play in a browser: range
@@ -92,7 +89,7 @@ export function registerBucketRoute(app: FastifyInstance, root: string, access: 
       .header('access-control-expose-headers', 'content-length, content-range, accept-ranges')
       // Playlists grow while recording; segments never change. Credentialed answers only in the browser's own cache
       // (a shared cache would hand them to anyone); signed ones no longer than their signature holds.
-      .header('cache-control', cacheControl(key.endsWith('.m3u8'), credentialed, signedUntil, access.public ? 0 : access.nowSec()));
+      .header('cache-control', cacheControl(isRewrittenObject(key), credentialed, signedUntil, access.public ? 0 : access.nowSec()));
     if (!access.public) reply.header('vary', 'Authorization');
     if (signedUntil !== undefined && key.endsWith('.m3u8')) {
       // Its segments need their own signatures (signPlaylist); playlists are small, served whole.

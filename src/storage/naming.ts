@@ -17,6 +17,22 @@ export function isSafeObjectKey(key: string): boolean {
   return key.split('/').every((seg) => seg !== '' && seg !== '.' && seg !== '..');
 }
 
+/** Segments, MP4s and images never change under their names: a cache may keep them this long. */
+export const SEGMENT_MAX_AGE_SECONDS = 3600;
+
+/** Whether an object is rewritten under its name while a session records: its playlists (each slice appends). */
+export function isRewrittenObject(key: string): boolean {
+  return /\.m3u8$/i.test(key);
+}
+
+/**
+ * The `Cache-Control` stored with an object in the customer's bucket (S3, Azure), for a CDN in front of it: a
+ * playlist grows while the session records, so every request revalidates it; the rest never changes.
+ */
+export function storedCacheControl(key: string): string {
+  return isRewrittenObject(key) ? 'no-cache' : `max-age=${SEGMENT_MAX_AGE_SECONDS}, immutable`;
+}
+
 /** Content types of what recorders write; browsers need the right ones to play from the local bucket. */
 const CONTENT_TYPES: Readonly<Record<string, string>> = Object.freeze({
   m3u8: 'application/vnd.apple.mpegurl',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { contentTypeFor, isSafeObjectKey, objectKey } from './naming.ts';
+import { contentTypeFor, isSafeObjectKey, objectKey, storedCacheControl } from './naming.ts';
 import { endpointUrl, validateStorageConfig } from './storage-config.ts';
 
 const base = { vendor: 1, region: 0, bucket: 'rec-bucket', accessKey: 'AKIAEXAMPLE', secretKey: 'TOPSECRETKEY' };
@@ -59,6 +59,10 @@ test('object keys, key safety and content types', () => {
   assert.equal(contentTypeFor('a.m4a'), 'audio/mp4');
   assert.equal(contentTypeFor('a.aac'), 'audio/aac');
   assert.equal(contentTypeFor('a.bin'), 'application/octet-stream');
+  // Stored with each object for a CDN: a playlist grows while recording, the rest never changes under its name.
+  assert.equal(storedCacheControl('rec/sid_c__uid_s_1__uid_e_video.m3u8'), 'no-cache');
+  assert.equal(storedCacheControl('a.M3U8'), 'no-cache');
+  for (const k of ['rec/sid_c__uid_s_1__uid_e_video_20261130101010123.ts', 'sid_c_0.mp4', 'x.webm', 'x.jpg']) assert.equal(storedCacheControl(k), 'max-age=3600, immutable', k);
   assert.equal(endpointUrl('minio.local:9000'), 'https://minio.local:9000');
   assert.equal(endpointUrl('http://127.0.0.1:9000/'), 'http://127.0.0.1:9000');
   assert.equal(endpointUrl('http://u:p@h'), undefined);

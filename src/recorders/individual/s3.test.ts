@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startTestS3Server } from '../../storage/testing/s3-server.ts';
 import { BUCKET, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { slicesWritten } from './testing/media-checks.ts';
@@ -33,6 +34,18 @@ test('individual recording uploads slices and playlists to an S3 API server; a m
       assert.equal((stop.body.serverResponse as { uploadingStatus: string }).uploadingStatus, 'uploaded');
       assert.ok(s3.writes.some((k) => k.includes(sid) && k.endsWith('.m3u8')), s3.writes.join('\n'));
       assert.ok(s3.writes.some((k) => k.includes(sid) && k.endsWith('.ts')), s3.writes.join('\n'));
+      // What a CDN in front of the bucket reads: the playlist revalidated on every request, a slice kept.
+      const client = new S3Client({ endpoint: s3.url, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+      try {
+        const cacheControl = async (suffix: string) => {
+          const key = s3.writes.find((k) => k.includes(sid) && k.endsWith(suffix))!;
+          return (await client.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }))).CacheControl;
+        };
+        assert.equal(await cacheControl('.m3u8'), 'no-cache');
+        assert.equal(await cacheControl('.ts'), 'max-age=3600, immutable');
+      } finally {
+        client.destroy();
+      }
     } finally {
       await h.close();
     }

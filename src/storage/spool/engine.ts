@@ -3,7 +3,7 @@ import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import type { StorageSettings } from '../config.ts';
-import { objectKey } from '../naming.ts';
+import { objectKey, storedCacheControl } from '../naming.ts';
 import { describeStorage } from '../storage-config.ts';
 import { createUploader, scrubSecrets, UploadError } from '../uploaders/index.ts';
 import { retryDelay } from './backoff.ts';
@@ -249,7 +249,7 @@ export class UploadSpool {
     const destination = this.#d.config.routeAllToLocal ? 'local' : s?.storage ? String(s.storage.vendor) : 'unknown';
     const seconds = () => (performance.now() - started) / 1000;
     try {
-      await this.#sessions.upload(row.sid, { key: row.key, body: { file: row.spool_path }, contentType: row.content_type });
+      await this.#sessions.upload(row.sid, { key: row.key, body: { file: row.spool_path }, contentType: row.content_type, cacheControl: storedCacheControl(row.key) });
       this.#d.meter?.attempt(destination, seconds(), 'uploaded');
       return { kind: 'uploaded', at: this.#d.clock.now() };
     } catch (e) {

@@ -71,7 +71,7 @@ export function createAzureUploader(o: AzureUploaderOptions): Uploader {
         const options = {
           blockSize: o.blockSize,
           concurrency: 4,
-          blobHTTPHeaders: { blobContentType: req.contentType },
+          blobHTTPHeaders: { blobContentType: req.contentType, ...(req.cacheControl ? { blobCacheControl: req.cacheControl } : {}) },
         };
         if ('file' in req.body) await blob.uploadFile(req.body.file, options);
         else if ('data' in req.body) await blob.uploadData(req.body.data, options);
@@ -83,7 +83,7 @@ export function createAzureUploader(o: AzureUploaderOptions): Uploader {
     async head(key) {
       try {
         const p = await client().getBlockBlobClient(key).getProperties();
-        return { key, size: p.contentLength ?? 0, ...(p.contentType ? { contentType: p.contentType } : {}) };
+        return { key, size: p.contentLength ?? 0, ...(p.contentType ? { contentType: p.contentType } : {}), ...(p.cacheControl ? { cacheControl: p.cacheControl } : {}) };
       } catch (e) {
         if ((e as { statusCode?: number }).statusCode === 404 && (e as { code?: string }).code !== 'ContainerNotFound') {
           return undefined;

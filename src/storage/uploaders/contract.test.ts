@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { AZURITE_ACCOUNT, AZURITE_KEY, S3RVER_KEY, startTestAzurite, startTestS3Server, type TestAzurite, type TestS3Server } from '../testing/index.ts';
+import { storedCacheControl } from '../naming.ts';
 import { createAzureUploader } from './azure.ts';
 import { createLocalUploader } from './local.ts';
 import { createS3Uploader } from './s3.ts';
@@ -94,13 +95,19 @@ for (const impl of impls) {
       const file = join(work, `seg-${impl.name}.ts`);
       const bytes = randomBytes(300 * 1024);
       writeFileSync(file, bytes);
-      await u.put({ key: 'p1/a/seg0.ts', body: { file }, contentType: 'video/mp2t' });
-      await u.put({ key: 'p1/a/index.m3u8', body: { data: Buffer.from('#EXTM3U\n') }, contentType: 'application/vnd.apple.mpegurl' });
+      await u.put({ key: 'p1/a/seg0.ts', body: { file }, contentType: 'video/mp2t', cacheControl: storedCacheControl('p1/a/seg0.ts') });
+      await u.put({ key: 'p1/a/index.m3u8', body: { data: Buffer.from('#EXTM3U\n') }, contentType: 'application/vnd.apple.mpegurl', cacheControl: storedCacheControl('p1/a/index.m3u8') });
       await u.put({ key: 'p1/b/s.jpg', body: { stream: Readable.from([Buffer.from('jpeg-ish')]) }, contentType: 'image/jpeg' });
       const h = await u.head('p1/a/seg0.ts');
       assert.equal(h?.size, bytes.length);
       assert.equal(h?.contentType, 'video/mp2t');
       assert.equal((await u.head('p1/a/index.m3u8'))?.contentType, 'application/vnd.apple.mpegurl');
+      // A CDN in front of the bucket revalidates the growing playlist and keeps the segments (the local bucket
+      // answers its own headers: bucket-route.ts).
+      if (u.kind !== 'local') {
+        assert.equal(h?.cacheControl, 'max-age=3600, immutable');
+        assert.equal((await u.head('p1/a/index.m3u8'))?.cacheControl, 'no-cache');
+      }
       assert.deepEqual(await u.get('p1/a/seg0.ts'), bytes);
       assert.equal((await u.get('p1/b/s.jpg'))?.toString(), 'jpeg-ish');
       assert.equal(await u.head('p1/none.ts'), undefined);

@@ -118,6 +118,7 @@ export function createS3Uploader(o: S3UploaderOptions): Uploader {
             Key: req.key,
             Body,
             ContentType: req.contentType,
+            ...(req.cacheControl ? { CacheControl: req.cacheControl } : {}),
             ...(ContentLength !== undefined ? { ContentLength } : {}),
             ...(o.sse ? { ServerSideEncryption: SSE[o.sse] } : {}),
           },
@@ -130,7 +131,7 @@ export function createS3Uploader(o: S3UploaderOptions): Uploader {
     async head(key) {
       try {
         const r = await client.send(new HeadObjectCommand({ Bucket: o.bucket, Key: key }));
-        return { key, size: r.ContentLength ?? 0, ...(r.ContentType ? { contentType: r.ContentType } : {}) };
+        return { key, size: r.ContentLength ?? 0, ...(r.ContentType ? { contentType: r.ContentType } : {}), ...(r.CacheControl ? { cacheControl: r.CacheControl } : {}) };
       } catch (e) {
         if (e instanceof S3ServiceException && e.$metadata.httpStatusCode === 404 && e.name !== 'NoSuchBucket') {
           return undefined;

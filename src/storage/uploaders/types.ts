@@ -10,6 +10,8 @@ export interface PutRequest {
   readonly key: string;
   readonly body: UploadBody;
   readonly contentType: string;
+  /** Stored as the object's `Cache-Control` where the store keeps one (S3, Azure): storedCacheControl. */
+  readonly cacheControl?: string;
 }
 
 export interface ObjectInfo {
@@ -17,6 +19,8 @@ export interface ObjectInfo {
   readonly size: number;
   /** Known from head(); list() may leave it out. */
   readonly contentType?: string;
+  /** From head(), where the store keeps one. */
+  readonly cacheControl?: string;
 }
 
 /**
