@@ -17,7 +17,8 @@
 // start within a second.
 // REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once.
 // REELTIME_TEST_FAST_ALONGSIDE=N (default 3 where chrt exists) runs the fast lane beside the heavy one in N batch
-// workers under SCHED_IDLE; 0 runs it before the heavy one. Each file's line in the log says when it started in its lane ("from N s").
+// workers under SCHED_IDLE; 0 runs it before the heavy one. Each file's line in the log says when it started in
+// its lane ("from N s").
 // A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
 // At the end: counts per lane, the ten slowest files and the failed ones; durations are kept in .test-times.json
 // (not committed) so the next run starts the longest files first.
@@ -71,7 +72,7 @@ const ADMISSION = {
    * Beside a timing-sensitive file, since the last start: the CPU it takes shows only after its setup (Chromium,
    * encoders), and companions admitted while it looked idle starved once it ran (session 19: four within 34 s of the
    * mix recording's start, at 2 s). 10 s since session 23: with 15 s a sensitive file of a minute got four companions
-   * at most, one a quarter hour, and the machine stood two thirds idle beside the chain of them.
+   * at most, one every 15 s, and the machine stood two thirds idle beside the chain of them.
    */
   settleBesideSensitiveMs: 10_000,
 };
@@ -427,7 +428,8 @@ async function runAdmitted(queue, fileLane) {
     const otherAt = queue.findIndex((f) => !TIMING_SENSITIVE.has(f));
     const lightAt = queue.findIndex((f) => LIGHT.has(f));
     // A file that measures real-time behaviour against a bound runs beside SENSITIVE_COMPANY other files at most (at
-    // nice 19), and beside no other such file but two of PAIRED (test-lanes.mjs) beside each other: at 5 at once, the loss test's 5 % group kept 89 % of its frames in one whole run (99.5 %
+    // nice 19), and beside no other such file (but two PAIRED ones, test-lanes.mjs, beside each other): at 5 at once,
+    // the loss test's 5 % group kept 89 % of its frames in one whole run (99.5 %
     // alone and at 3); on a slower machine (23.9 min of heavy-lane CPU against 12-15), three at once failed four of
     // them (Chromium's audio under loss, the mix's regions, an A/V pair over 200 ms). Those in RUNS_ALONE run with
     // nothing beside them but BACKGROUND files under SCHED_IDLE (the loss test kept 72 % of a group's frames with a
