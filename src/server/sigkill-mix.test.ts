@@ -129,6 +129,9 @@ test('SIGKILL of a server recording a mix session: a new server resumes it with 
         assert.ok(pl.ended, `${name} ends with #EXT-X-ENDLIST`);
         assert.equal(pl.entries.filter((e) => e.discontinuity).length, 0, `${name}: one continuous stream`);
         for (const e of pl.entries) assert.ok(keys.some((k) => k.endsWith(`/${e.uri}`)), `${e.uri} of ${name} in the bucket`);
+        // REELTIME_RECORDING_MIX_SLICE_SECONDS reaches the mix encoder: every slice but a run's last lasts 4 s.
+        const full = pl.entries.slice(0, -1).map((e) => e.durationSec);
+        assert.ok(full.length > 0 && full.every((d) => Math.abs(d - 4) < 0.5), `${name}: 4 s slices (${full.join(', ')})`);
         if (name === playlists[0]) assert.ok(pl.entries.every((e) => !e.uri.startsWith('bak')), 'the first run keeps its names');
         else assert.ok(pl.entries.every((e) => e.uri.startsWith('bak0_')), 'the resumed run writes bak0_ names');
       }
