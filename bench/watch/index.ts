@@ -13,7 +13,7 @@
  *
  *   node --import tsx bench/watch/index.ts   (BENCH_SECONDS=50, BENCH_SLICE_SECONDS=0: the service's 15 s)
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parsePlaylist } from '../../src/media/m3u8.ts';
 import { rtcToken, startHarness, storageConfig } from '../../src/recorders/individual/testing/harness.ts';
@@ -44,20 +44,17 @@ async function measure(mode: 'individual' | 'mix'): Promise<Listed[]> {
       recordingConfig: { channelType: 0, ...(mode === 'individual' ? { subscribeUidGroup: 0 } : { transcodingConfig: { width: 640, height: 360, fps: 15, bitrate: 500, mixedVideoLayout: 1 } }) },
       recordingFileConfig: { avFileType: ['hls'] },
     });
-    // The video playlist: individual's per-user one, mix's composite.
-    const playlistKey = () => bucketKeys(h.bucketDir).find((k) => k.includes(sid) && k.endsWith('.m3u8') && (mode === 'mix' || k.includes('__uid_e_video')));
+    // The video playlist: individual's per-user one, mix's composite. The bucket is listed until it appears, then
+    // only the playlist is read (the local bucket writes it whole: a temp file, then a rename).
+    let playlist: string | undefined;
     const seen = new Map<string, Listed>();
     const until = Date.now() + SECONDS * 1000;
     while (Date.now() < until) {
-      const key = playlistKey();
-      if (key !== undefined && existsSync(join(h.bucketDir, key))) {
+      playlist ??= bucketKeys(h.bucketDir).find((k) => k.includes(sid) && k.endsWith('.m3u8') && (mode === 'mix' || k.includes('__uid_e_video')));
+      if (playlist !== undefined) {
         const now = Date.now();
-        try {
-          for (const e of parsePlaylist(readFileSync(join(h.bucketDir, key), 'utf8'), 'video').entries) {
-            if (!seen.has(e.uri)) seen.set(e.uri, { uri: e.uri, startMs: e.startMs, lengthSec: e.durationSec, listedMs: now });
-          }
-        } catch {
-          // caught between the local bucket's temp file and its rename: read it again at the next poll
+        for (const e of parsePlaylist(readFileSync(join(h.bucketDir, playlist), 'utf8'), 'video').entries) {
+          if (!seen.has(e.uri)) seen.set(e.uri, { uri: e.uri, startMs: e.startMs, lengthSec: e.durationSec, listedMs: now });
         }
       }
       await new Promise((r) => setTimeout(r, POLL_MS));

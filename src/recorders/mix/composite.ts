@@ -28,7 +28,7 @@ export interface MixCompositeDeps {
   /** The session starts on hold. */
   readonly onhold: boolean;
   /** Slice length in seconds; undefined: the service's 15 s. */
-  readonly sliceSeconds?: number | undefined;
+  readonly sliceSeconds: number | undefined;
   readonly onSlice: (s: ClosedSlice) => void;
   readonly requestKeyframe: (uid: string) => void;
   /** Each composed frame: the size a user is drawn at (its largest region), undefined when not drawn. */
