@@ -75,6 +75,16 @@ const ADMISSION = {
    * at most, one every 15 s, and the machine stood two thirds idle beside the chain of them.
    */
   settleBesideSensitiveMs: 10_000,
+  /**
+   * "Very idle": at least this idle over `veryIdleWindowSeconds`. Then a sensitive file gets one more companion
+   * (SENSITIVE_COMPANY_IF_VERY_IDLE, up to HEAVY_MAX_IF_VERY_IDLE files in all) and the next one starts beside
+   * SENSITIVE_COMPANY_AT_ONCE_IF_VERY_IDLE files. Session 24's machine (AMD EPYC, 2 cores) stood half idle or more
+   * through the chain of sensitive files (10 min of CPU over an 11 min heavy lane), the chain waiting 80 s in all for
+   * its company to drain to one file, and the lane's last 145 s were the files that had found no room beside it. On a
+   * machine whose CPU the chain keeps busy (sessions 19-23) this is never met and the rules above decide alone.
+   */
+  veryIdle: 0.5,
+  veryIdleWindowSeconds: 5,
 };
 /**
  * How many other files a timing-sensitive file (scripts/test-lanes.mjs) shares the heavy lane with (LIGHT ones aside).
@@ -98,6 +108,10 @@ const SENSITIVE_COMPANY_IF_IDLE = 1;
  * three starved at nice 19 (session 19).
  */
 const SENSITIVE_COMPANY_AT_ONCE = 1;
+/** While the CPU is very idle (ADMISSION.veryIdle): one more companion, and the next sensitive file beside two. */
+const SENSITIVE_COMPANY_IF_VERY_IDLE = 1;
+const SENSITIVE_COMPANY_AT_ONCE_IF_VERY_IDLE = 2;
+const HEAVY_MAX_IF_VERY_IDLE = HEAVY_MAX + 1;
 /**
  * The CPU priority of every heavy file but the timing-sensitive ones (and of the fast lane beside the heavy one):
  * the lowest, so a sensitive file gets nearly all of a contested core (weight 1024 against 15) and the others the rest.
@@ -413,6 +427,9 @@ async function runAdmitted(queue, fileLane) {
     const idle = meter.idleFraction(ADMISSION.windowSeconds);
     return idle !== undefined && idle >= ADMISSION.idle;
   };
+  /** Very idle since the last start showed its load (ADMISSION.veryIdle). */
+  const veryIdle = () =>
+    performance.now() - lastStart >= ADMISSION.settleBesideSensitiveMs && (meter.idleFraction(ADMISSION.veryIdleWindowSeconds) ?? 0) >= ADMISSION.veryIdle;
   /**
    * Whether a timing-sensitive file could run beside what runs now: BACKGROUND files aside, nothing for one that runs
    * alone, one file at most for the others (SENSITIVE_COMPANY_AT_ONCE) and the LIGHT files it may have anyway (up to
@@ -422,7 +439,7 @@ async function runAdmitted(queue, fileLane) {
   const roomFor = (file) =>
     RUNS_ALONE.has(file)
       ? active.size - background.size === 0
-      : active.size - background.size - Math.min(lightRunning(), LIGHT_COMPANY) <= SENSITIVE_COMPANY_AT_ONCE;
+      : active.size - background.size - Math.min(lightRunning(), LIGHT_COMPANY) <= (veryIdle() ? SENSITIVE_COMPANY_AT_ONCE_IF_VERY_IDLE : SENSITIVE_COMPANY_AT_ONCE);
   /** The queue index of the file to start now, or -1 to wait. */
   const next = () => {
     const waiting = queue.some((f) => TIMING_SENSITIVE.has(f));
@@ -446,13 +463,16 @@ async function runAdmitted(queue, fileLane) {
       // recording alone, a capture's CDN push not connected within 60 s; beside four, 8 s gaps in WHEP recordings).
       const tolerantAt = backgroundQueued();
       if (active.size - sensitive.size < SENSITIVE_COMPANY_AT_ONCE && tolerantAt >= 0) return tolerantAt;
-      if (active.size >= HEAVY_MAX || !idleEnough(ADMISSION.settleBesideSensitiveMs)) return -1;
+      if (!idleEnough(ADMISSION.settleBesideSensitiveMs)) return -1;
+      const very = veryIdle();
+      if (active.size >= (very ? HEAVY_MAX_IF_VERY_IDLE : HEAVY_MAX)) return -1;
       // A second PAIRED file beside a PAIRED one, as a sensitive file starts: beside one other file at most.
       const pairAt = sensitive.size === 1 && PAIRED.has(files[0]) ? queue.findIndex((f) => PAIRED.has(f)) : -1;
       if (pairAt >= 0 && heavyCompany() <= SENSITIVE_COMPANY_AT_ONCE) return pairAt;
       if (lightRunning() < Math.min(...files.map(lightCompanyOf)) && lightAt >= 0) return lightAt;
       // Two sensitive files share one company: the second counts as one of it.
-      return otherAt >= 0 && heavyCompany() + sensitive.size - 1 < company + SENSITIVE_COMPANY_IF_IDLE ? otherAt : -1;
+      const more = SENSITIVE_COMPANY_IF_IDLE + (very ? SENSITIVE_COMPANY_IF_VERY_IDLE : 0);
+      return otherAt >= 0 && heavyCompany() + sensitive.size - 1 < company + more ? otherAt : -1;
     }
     if (waiting) {
       const sensitiveAt = queue.findIndex((f) => TIMING_SENSITIVE.has(f) && roomFor(f));
