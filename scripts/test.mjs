@@ -469,6 +469,11 @@ async function runAdmitted(queue, fileLane) {
       // A second PAIRED file beside a PAIRED one, as a sensitive file starts: beside one other file at most.
       const pairAt = sensitive.size === 1 && PAIRED.has(files[0]) ? queue.findIndex((f) => PAIRED.has(f)) : -1;
       if (pairAt >= 0 && heavyCompany() <= SENSITIVE_COMPANY_AT_ONCE) return pairAt;
+      // While the CPU is very idle, any two sensitive files (neither one that runs alone) beside each other: on session
+      // 24's machine each of them used a third of a core or less but Opus FEC (0.6), and the chain of them one after
+      // another was the heavy lane's first eight minutes.
+      const veryPairAt = sensitive.size === 1 && very ? queue.findIndex((f) => TIMING_SENSITIVE.has(f) && !RUNS_ALONE.has(f)) : -1;
+      if (veryPairAt >= 0 && heavyCompany() <= SENSITIVE_COMPANY_AT_ONCE_IF_VERY_IDLE) return veryPairAt;
       if (lightRunning() < Math.min(...files.map(lightCompanyOf)) && lightAt >= 0) return lightAt;
       // Two sensitive files share one company: the second counts as one of it.
       const more = SENSITIVE_COMPANY_IF_IDLE + (very ? SENSITIVE_COMPANY_IF_VERY_IDLE : 0);
