@@ -4,5 +4,6 @@ export { startTestServer, testServerEnv, type TestServer } from './server.ts';
 export { REELTIME_ENTRY, startServerProcess, type ServerProcess, type ServerProcessOptions } from './server-process.ts';
 export { freePort, freeTcpUdpPort, freeUdpPort } from './ports.ts';
 export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
+export { mapBounded } from './parallel.ts';
 export { settle, waitUntil, type WaitOptions } from './wait.ts';
 export { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';

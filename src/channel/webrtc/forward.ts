@@ -2,11 +2,16 @@ import type { RtcpSrPacket, RtpPacket } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
 import { H264ParameterSets, h264SpsSize, vp8KeyframeSize, type H264ParameterSetPair, type VideoSize } from '../../rtp-payload/index.ts';
 import { fmtpParam, type TrackCodec } from './sdp.ts';
+import { seqAfter } from './gate.ts';
 import { GopCache } from './gop-cache.ts';
 import type { KeyframeRequestType } from './traffic.ts';
 
-/** Receives every RTP packet of a published track; must not mutate it (it is shared by all sinks). */
-export type RtpSink = (packet: RtpPacket) => void;
+/**
+ * Receives every RTP packet of a published track; must not mutate it (it is shared by all sinks). `behind`: the
+ * packet came after a later one of its stream (a NACK repair, a reordered packet): it fills a hole for a subscriber
+ * already receiving, and must start no subscriber's stream, whose packets after it went by before it was there.
+ */
+export type RtpSink = (packet: RtpPacket, behind: boolean) => void;
 
 /** Receives the publisher's RTCP sender reports of a published track (shared by all sinks, too). */
 export type SenderReportSink = (report: RtcpSrPacket) => void;
@@ -42,6 +47,8 @@ export class TrackFanout implements ForwardSource {
   readonly #sinks = new Set<RtpSink>();
   readonly #reportSinks = new Set<SenderReportSink>();
   #ssrc: number | undefined;
+  /** The highest sequence number of stream `#ssrc` so far. */
+  #highestSeq: number | undefined;
   /** RTP received on this track so far (header and payload bytes): the console's bitrate sparkline. */
   packets = 0;
   bytes = 0;
@@ -83,7 +90,10 @@ export class TrackFanout implements ForwardSource {
   }
 
   push(packet: RtpPacket): void {
-    this.#ssrc = packet.header.ssrc;
+    const { ssrc, sequenceNumber: seq } = packet.header;
+    const behind = ssrc === this.#ssrc && this.#highestSeq !== undefined && seqAfter(this.#highestSeq, seq);
+    if (!behind) this.#highestSeq = seq;
+    this.#ssrc = ssrc;
     this.packets++;
     this.bytes += packet.serializeSize;
     if (this.#pendingPli) {
@@ -95,7 +105,7 @@ export class TrackFanout implements ForwardSource {
     this.#h264?.observe(packet.payload);
     if (this.codec.mimeType === 'video/vp8') this.#vp8Size = vp8KeyframeSize(packet.payload) ?? this.#vp8Size;
     this.#gop?.push(packet);
-    for (const s of this.#sinks) s(packet);
+    for (const s of this.#sinks) s(packet, behind);
   }
 
   gop(): readonly RtpPacket[] {

@@ -57,7 +57,7 @@ const NOTHING_INJECTED: readonly GateInjected[] = Object.freeze([]);
 const u16 = (n: number) => ((n % 0x10000) + 0x10000) % 0x10000;
 const u32 = (n: number) => ((n % 0x100000000) + 0x100000000) % 0x100000000;
 /** Whether sequence number `a` comes after `b` (RFC 3550 wrap-around). */
-const seqAfter = (a: number, b: number) => a !== b && u16(a - b) < 0x8000;
+export const seqAfter = (a: number, b: number) => a !== b && u16(a - b) < 0x8000;
 
 /**
  * One subscriber's view of one published track: nothing passes until a packet the decoder can start at

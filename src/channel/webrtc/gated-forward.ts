@@ -69,8 +69,11 @@ export function attachGated(
 ): { readonly gate: SubscriberGate; readonly detach: () => void; readonly startFromGop: () => void } {
   const codec = source.codec.mimeType.split('/')[1]!;
   const gate = new SubscriberGate(streamStartFor(codec, () => source.parameterSets()), source.codec.clockRate);
-  const sink = (packet: RtpPacket) => {
+  const sink = (packet: RtpPacket, behind: boolean) => {
     if (hooks.accept && !hooks.accept()) return;
+    // A repair of a keyframe's first packet opened a recorder's gate with the rest of that keyframe already gone
+    // by: a hole that never filled, and the recording froze until the next keyframe (session 24).
+    if (behind && gate.waiting) return;
     const h = packet.header;
     const wasOpen = !gate.waiting;
     const r = gate.admit({ ssrc: h.ssrc, seq: h.sequenceNumber, timestamp: h.timestamp, payload: packet.payload }, clock.now());
@@ -92,7 +95,7 @@ export function attachGated(
   };
   const detach = source.addSink(sink);
   const startFromGop = () => {
-    if (gate.waiting) for (const p of source.gop()) sink(p);
+    if (gate.waiting) for (const p of source.gop()) sink(p, false);
   };
   return { gate, detach, startFromGop };
 }

@@ -43,7 +43,7 @@ export class SimulcastFanout {
     this.#rankedAt = now();
     this.#views = new Map(LAYER_CHOICES.map((c) => [c, new LayerView(this, c)]));
     for (const layer of layers.values()) {
-      layer.addSink((p) => this.#deliver(layer, p));
+      layer.addSink((p, behind) => this.#deliver(layer, p, behind));
       layer.addSenderReportSink((r) => {
         for (const v of this.#views.values()) if (v.layer === layer) v.deliverReport(r);
       });
@@ -80,14 +80,14 @@ export class SimulcastFanout {
     return n;
   }
 
-  #deliver(layer: TrackFanout, packet: RtpPacket): void {
+  #deliver(layer: TrackFanout, packet: RtpPacket, behind: boolean): void {
     const now = this.now();
     const sendingChanged = this.#activity.packet(layer, now);
     if (!this.#sized.has(layer) && layer.pictureSize()) {
       this.#sized.add(layer);
       this.#rank();
     } else if (sendingChanged || now - this.#rankedAt >= RANK_INTERVAL_MS) this.#rank();
-    for (const v of this.#views.values()) if (v.layer === layer) v.deliver(packet);
+    for (const v of this.#views.values()) if (v.layer === layer) v.deliver(packet, behind);
   }
 
   #rank(): void {
@@ -131,8 +131,8 @@ class LayerView implements ForwardSource {
     if (this.#sinks.size > 0) layer.requestKeyframe();
   }
 
-  deliver(packet: RtpPacket): void {
-    for (const s of this.#sinks) s(packet);
+  deliver(packet: RtpPacket, behind: boolean): void {
+    for (const s of this.#sinks) s(packet, behind);
   }
 
   deliverReport(report: RtcpSrPacket): void {
@@ -219,8 +219,8 @@ export class SwitchingLayerView implements ForwardSource {
     for (const c of LAYER_CHOICES) {
       const view = this.simulcast.view(c);
       this.#detach.push(
-        view.addSink((p) => {
-          if (c === this.choice) for (const s of this.#sinks) s(p);
+        view.addSink((p, behind) => {
+          if (c === this.choice) for (const s of this.#sinks) s(p, behind);
         }),
         view.addSenderReportSink((r) => {
           if (c === this.choice) for (const s of this.#reportSinks) s(r);

@@ -13,7 +13,7 @@ import { ChannelError, whepSubscribe, WhipHttpError, type WhepSubscriber } from 
 import type { RtpCodecName, RtpTrackDescription } from '../../../media/index.ts';
 import { guardedFetch } from '../../../net/index.ts';
 import { senderReportOf, type SenderReport } from '../../../media/mix/live/index.ts';
-import { ChannelRefusal, type MediaSubscription } from './media-subscription.ts';
+import { ChannelRefusal, PacketListeners, type MediaSubscription } from './media-subscription.ts';
 import { supervisedWhep, type LinkState, type WhepLink } from './whep-retry.ts';
 
 export { ChannelRefusal, type MediaSubscription } from './media-subscription.ts';
@@ -89,12 +89,10 @@ function describeCodec(c: TrackCodec, pt: number): RtpTrackDescription | undefin
   };
 }
 
-type PacketListener = (kind: MediaKind, track: RtpTrackDescription, packet: Buffer) => void;
-
 /** The publisher's packets from the SFU's forwarding path in this process (ChannelModule.tap). */
 function tapSubscribe(o: ChannelSourceOptions, publisher: number, kinds: readonly MediaKind[]): MediaSubscription {
   const described = new Map<MediaKind, RtpTrackDescription | null>();
-  const listeners: PacketListener[] = [];
+  const listeners = new PacketListeners();
   const reportListeners: ((kind: MediaKind, report: SenderReport) => void)[] = [];
   let tap;
   try {
@@ -113,8 +111,7 @@ function tapSubscribe(o: ChannelSourceOptions, publisher: number, kinds: readonl
           d = describeCodec(codec, bytes[1]! & 0x7f) ?? null;
           described.set(kind, d);
         }
-        if (!d || listeners.length === 0) return;
-        for (const l of listeners) l(kind, d, bytes);
+        if (d) listeners.emit(kind, d, bytes);
       },
       onSenderReport(kind, report) {
         for (const l of reportListeners) l(kind, report);
@@ -125,7 +122,7 @@ function tapSubscribe(o: ChannelSourceOptions, publisher: number, kinds: readonl
     throw e;
   }
   return {
-    onPacket: (cb) => void listeners.push(cb),
+    onPacket: (cb) => listeners.add(cb),
     onSenderReport: (cb) => void reportListeners.push(cb),
     requestKeyframe: () => tap.requestKeyframe(),
     fitVideo: (size) => tap.fitVideo(size),
@@ -154,21 +151,19 @@ async function whepLink(o: ChannelSourceOptions, endpoint: string, kinds: readon
   }
   o.whepPeerMade?.(sub.pc);
   const described = new Map<MediaKind, RtpTrackDescription | null>();
-  const listeners: PacketListener[] = [];
+  const listeners = new PacketListeners();
   sub.onRtp((kind: MediaKind, p: RtpPacket) => {
     let d = described.get(kind);
     if (d === undefined) {
       d = describe(sub, kind, p.header.payloadType) ?? null;
       described.set(kind, d);
     }
-    if (!d) return;
-    const bytes = p.serialize();
-    for (const l of listeners) l(kind, d, bytes);
+    if (d) listeners.emit(kind, d, p.serialize());
   });
   const stateOf = (s: string): LinkState | 'connecting' =>
     s === 'connected' ? 'connected' : s === 'disconnected' ? 'disconnected' : s === 'failed' || s === 'closed' ? 'failed' : 'connecting';
   return {
-    onPacket: (cb) => void listeners.push(cb),
+    onPacket: (cb) => listeners.add(cb),
     onSenderReport: (cb) => sub.onSenderReport((kind, packet) => cb(kind, senderReportOf(packet))),
     requestKeyframe: () => sub.requestKeyframe(),
     onState(cb) {

@@ -33,3 +33,40 @@ export class ChannelRefusal extends Error {
     super(`${status} ${code}: ${reason}`);
   }
 }
+
+type PacketListener = (kind: MediaKind, track: RtpTrackDescription, packet: Buffer) => void;
+
+/**
+ * Packets held for a subscription's first listener at most (about 10 s of a camera and its sound); past it the oldest
+ * go, so the listener still gets an unbroken run up to the newest.
+ */
+const HELD_BEFORE_LISTENER = 2000;
+
+/**
+ * The packet listeners of a subscription. A subscription receives from the moment it is made, and its consumer adds
+ * its listener only after the `await` that made it: the packets in between are held and given to the first listener,
+ * in order, before any other. Dropped, they were the start of the stream (its keyframe: the recording then waited a
+ * GOP for the next one), and the NACK repair of a packet lost just before them, arriving once a listener was there,
+ * opened the recorder's stream before them: a hole for packets that would never come, given up as lost (the
+ * individual loss test's 5 % VP8 stream kept 0.68 of its frames in a whole-suite run, session 24).
+ */
+export class PacketListeners {
+  readonly #listeners: PacketListener[] = [];
+  #held: [MediaKind, RtpTrackDescription, Buffer][] | undefined = [];
+
+  add(listener: PacketListener): void {
+    this.#listeners.push(listener);
+    const held = this.#held;
+    this.#held = undefined;
+    for (const [kind, track, packet] of held ?? []) listener(kind, track, packet);
+  }
+
+  emit(kind: MediaKind, track: RtpTrackDescription, packet: Buffer): void {
+    if (this.#held) {
+      this.#held.push([kind, track, packet]);
+      if (this.#held.length > HELD_BEFORE_LISTENER) this.#held.shift();
+      return;
+    }
+    for (const l of this.#listeners) l(kind, track, packet);
+  }
+}

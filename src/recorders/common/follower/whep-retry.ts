@@ -9,9 +9,8 @@
 import type { Clock, TimerHandle } from '../../../clock/index.ts';
 import type { MediaKind } from '../../../channel/index.ts';
 import type { Logger } from '../../../log/index.ts';
-import type { RtpTrackDescription } from '../../../media/index.ts';
 import type { SenderReport } from '../../../media/mix/live/index.ts';
-import { ChannelRefusal, type MediaSubscription } from './media-subscription.ts';
+import { ChannelRefusal, PacketListeners, type MediaSubscription } from './media-subscription.ts';
 
 /**
  * How long a WHEP peer connection may take to (re)connect. On loopback it connects in well under a second, and
@@ -68,7 +67,6 @@ export interface SupervisedWhepOptions {
   readonly open: () => Promise<WhepLink>;
 }
 
-type PacketListener = (kind: MediaKind, track: RtpTrackDescription, packet: Buffer) => void;
 type ReportListener = (kind: MediaKind, report: SenderReport) => void;
 
 /**
@@ -78,7 +76,7 @@ type ReportListener = (kind: MediaKind, report: SenderReport) => void;
  * attempt are the caller's, as before.
  */
 export async function supervisedWhep(o: SupervisedWhepOptions): Promise<MediaSubscription> {
-  const packetListeners: PacketListener[] = [];
+  const packetListeners = new PacketListeners();
   const reportListeners: ReportListener[] = [];
   let current: WhepLink | undefined;
   let closed = false;
@@ -127,7 +125,7 @@ export async function supervisedWhep(o: SupervisedWhepOptions): Promise<MediaSub
   const install = (link: WhepLink): void => {
     current = link;
     link.onPacket((kind, track, packet) => {
-      if (current === link) for (const l of packetListeners) l(kind, track, packet);
+      if (current === link) packetListeners.emit(kind, track, packet);
     });
     link.onSenderReport((kind, report) => {
       if (current === link) for (const l of reportListeners) l(kind, report);
@@ -153,7 +151,7 @@ export async function supervisedWhep(o: SupervisedWhepOptions): Promise<MediaSub
     replace(`subscribe failed: ${(e as Error).message}`);
   }
   return {
-    onPacket: (cb) => void packetListeners.push(cb),
+    onPacket: (cb) => packetListeners.add(cb),
     onSenderReport: (cb) => void reportListeners.push(cb),
     requestKeyframe: () => current?.requestKeyframe(),
     async close() {

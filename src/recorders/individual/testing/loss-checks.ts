@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { FFMPEG_BIN, FFPROBE_BIN } from '../../../media/index.ts';
+import { mapBounded } from '../../../testing/parallel.ts';
 
 const run = promisify(execFile);
 const SAME_TIMESTAMP = /non monotonically increasing dts to muxer/;
@@ -35,27 +36,31 @@ export async function measureTrack(playlist: string, frameSec: number): Promise<
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('#'));
-  let frames = 0;
-  let slotSec = 0;
-  let sampleRate = 0;
-  const errorLines: string[] = [];
-  let timestampWarnings = 0;
-  for (const name of slices) {
+  // Each slice's probe and decode at once with two others' (no real-time bound here: the recording has ended).
+  const perSlice = await mapBounded(slices, 3, async (name) => {
     const file = `${dir}/${name}`;
     const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'frame=pts_time:stream=sample_rate', '-of', 'json', file], {
       maxBuffer: 64 * 2 ** 20,
     });
     const j = JSON.parse(stdout) as { frames?: { pts_time?: string }[]; streams?: { sample_rate?: string }[] };
     const pts = (j.frames ?? []).map((f) => Number(f.pts_time)).filter(Number.isFinite);
-    sampleRate ||= Number(j.streams?.[0]?.sample_rate ?? 0);
-    const step = frameSec > 0 ? frameSec : sampleRate > 0 ? 1024 / sampleRate : 0;
-    frames += pts.length;
-    if (pts.length > 0) slotSec += Math.max(...pts) - Math.min(...pts) + step;
     const dec = await run(FFMPEG_BIN, ['-v', 'error', '-i', file, '-f', 'null', '-'], { maxBuffer: 64 * 2 ** 20 }).catch(
       (e: { stderr?: string }) => ({ stderr: e.stderr ?? 'ffmpeg failed' }),
     );
+    return { name, pts, sampleRate: Number(j.streams?.[0]?.sample_rate ?? 0), stderr: dec.stderr };
+  });
+  let frames = 0;
+  let slotSec = 0;
+  let sampleRate = 0;
+  const errorLines: string[] = [];
+  let timestampWarnings = 0;
+  for (const { name, pts, sampleRate: rate, stderr } of perSlice) {
+    sampleRate ||= rate;
+    const step = frameSec > 0 ? frameSec : sampleRate > 0 ? 1024 / sampleRate : 0;
+    frames += pts.length;
+    if (pts.length > 0) slotSec += Math.max(...pts) - Math.min(...pts) + step;
     let lastWasTimestamp = false;
-    for (const l of dec.stderr.split('\n')) {
+    for (const l of stderr.split('\n')) {
       if (l.trim() === '') continue;
       const repeated = REPEATED.exec(l);
       if (!repeated) lastWasTimestamp = SAME_TIMESTAMP.test(l);

@@ -8,6 +8,7 @@ import type { SyntheticPublisher } from '../../../channel/index.ts';
 import { portRangeMappings, startImpairmentRelay, type ImpairmentRelay, type LinkImpairment } from '../../../impairment/index.ts';
 import { freeShiftedRanges } from '../../../impairment/testing/index.ts';
 import { waitUntil } from '../../../testing/wait.ts';
+import { mapBounded } from '../../../testing/parallel.ts';
 import { APP, connectedPublisher, rtcToken, startHarness, storageConfig } from './harness.ts';
 import { audioDropouts, keptByPts, measureTrack, type TrackMeasure } from './loss-checks.ts';
 import { avOffsets, type MarkedMedia } from './av-offset.ts';
@@ -131,7 +132,7 @@ export async function recordThroughRelays(
     // Publishers, relays, node and recorder share this process's event loop: a stall of it shows as loss.
     console.log(`event loop delay: p50 ${(lag.percentile(50) / 1e6).toFixed(0)} ms, p99 ${(lag.percentile(99) / 1e6).toFixed(0)} ms, max ${(lag.max / 1e6).toFixed(0)} ms`);
     const metrics = await (await fetch(`${h.server.url}/metrics`)).text();
-    console.log(metrics.split('\n').filter((l) => /^reeltime_(recorder_(rtp|video|audio|keyframe)|rtcp)/.test(l)).join('\n'));
+    console.log(metrics.split('\n').filter((l) => /^reeltime_(recorder_(rtp|video|audio|keyframe)|rtcp|rtp_)/.test(l)).join('\n'));
     const stop = await h.api('POST', h.path(t.resourceId, t.sid, 'stop'), { cname, uid: '9000', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
     for (const [g, group] of groups.entries()) {
@@ -142,15 +143,23 @@ export async function recordThroughRelays(
     }
     const keys = bucketKeys(h.bucketDir).filter((k) => k.endsWith('.m3u8'));
     const results = new Map<string, Recorded>();
-    for (const p of pubs) {
+    // The streams measured two at a time (each runs up to three ffmpeg at once): the recording has ended.
+    const measured = await mapBounded(pubs, 2, async (p) => {
       const of = (kind: 'audio' | 'video') => keys.find((k) => k.includes(`__uid_s_${p.uid}__`) && k.includes(`__uid_e_${kind}`));
       const v = of('video');
       const a = of('audio');
       assert.ok(v && a, `playlists of uid ${p.uid} in ${JSON.stringify(keys)}`);
       const [video, audio] = [`${h.bucketDir}/${v}`, `${h.bucketDir}/${a}`];
-      const r = { video: await measureTrack(video, 1 / FPS), audio: await measureTrack(audio, 0), avOffsetsMs: marked ? await avOffsets(video, audio, marked) : [],
-        ...(dropouts ? { dropouts: await audioDropouts(audio) } : {}),
-      };
+      const [videoMeasure, audioMeasure, avOffsetsMs, drops] = await Promise.all([
+        measureTrack(video, 1 / FPS),
+        measureTrack(audio, 0),
+        marked ? avOffsets(video, audio, marked) : Promise.resolve([]),
+        dropouts ? audioDropouts(audio) : Promise.resolve(undefined),
+      ]);
+      const r: Recorded = { video: videoMeasure, audio: audioMeasure, avOffsetsMs, ...(drops ? { dropouts: drops } : {}) };
+      return { p, r };
+    });
+    for (const { p, r } of measured) {
       results.set(`${p.group}/${p.codec}`, r);
       const figures = { videoFrames: r.video.frames, videoByPts: keptByPts(r.video, 1 / FPS), audioFrames: r.audio.frames, audioByPts: keptByPts(r.audio, 0) };
       console.log(JSON.stringify({ group: p.group, codec: p.codec, ...figures, errorLines: [...r.video.errorLines, ...r.audio.errorLines] }));
