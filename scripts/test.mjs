@@ -13,8 +13,10 @@
 // recordings of N seconds) and more of them fit. A timing-sensitive file (scripts/test-lanes.mjs) starts beside one
 // other file at most (two PAIRED ones: beside each other) and gets company (two files, a third, and two that mostly
 // wait: LIGHT) only while the CPU has been a quarter idle since 10 s after the last start, all of them at nice 19;
-// one that runs alone (RUNS_ALONE) gets only BACKGROUND files (no real-time bound) under SCHED_IDLE. No two files
-// start within a second.
+// one that runs alone (RUNS_ALONE) gets only BACKGROUND files (no real-time bound) under SCHED_IDLE. While the CPU
+// has been half idle (ADMISSION.veryIdle) a sensitive file gets two more companions, the next starts beside two, two
+// of them (neither one that runs alone) may run beside each other, and past them two more files may run. No two
+// files start within a second.
 // REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once.
 // REELTIME_TEST_FAST_ALONGSIDE=N (default 3; 0: before the heavy one) runs the fast lane beside the heavy one in N
 // batch workers under SCHED_IDLE. Each file's line in the log says when it started in
@@ -76,7 +78,7 @@ const ADMISSION = {
    */
   settleBesideSensitiveMs: 10_000,
   /**
-   * "Very idle": at least this idle over `veryIdleWindowSeconds`. Then a sensitive file gets one more companion
+   * "Very idle": at least this idle over `veryIdleWindowSeconds`. Then a sensitive file gets two more companions
    * (SENSITIVE_COMPANY_IF_VERY_IDLE, up to HEAVY_MAX_IF_VERY_IDLE files in all) and the next one starts beside
    * SENSITIVE_COMPANY_AT_ONCE_IF_VERY_IDLE files. Session 24's machine (AMD EPYC, 2 cores) stood half idle or more
    * through the chain of sensitive files (10 min of CPU over an 11 min heavy lane), the chain waiting 80 s in all for
@@ -108,10 +110,14 @@ const SENSITIVE_COMPANY_IF_IDLE = 1;
  * three starved at nice 19 (session 19).
  */
 const SENSITIVE_COMPANY_AT_ONCE = 1;
-/** While the CPU is very idle (ADMISSION.veryIdle): one more companion, and the next sensitive file beside two. */
-const SENSITIVE_COMPANY_IF_VERY_IDLE = 1;
+/**
+ * While the CPU is very idle (ADMISSION.veryIdle): two more companions (up to seven files), and the next sensitive
+ * file beside two. One more (six files) in session 24's fresh2 and fresh3 still left the lane's last four minutes to
+ * the files that had found no room beside the chain.
+ */
+const SENSITIVE_COMPANY_IF_VERY_IDLE = 2;
 const SENSITIVE_COMPANY_AT_ONCE_IF_VERY_IDLE = 2;
-const HEAVY_MAX_IF_VERY_IDLE = HEAVY_MAX + 1;
+const HEAVY_MAX_IF_VERY_IDLE = HEAVY_MAX + 2;
 /**
  * The CPU priority of every heavy file but the timing-sensitive ones (and of the fast lane beside the heavy one):
  * the lowest, so a sensitive file gets nearly all of a contested core (weight 1024 against 15) and the others the rest.
