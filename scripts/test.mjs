@@ -15,8 +15,8 @@
 // wait: LIGHT) only while the CPU has been a quarter idle since 10 s after the last start, all of them at nice 19;
 // one that runs alone (RUNS_ALONE) gets only BACKGROUND files (no real-time bound) under SCHED_IDLE. While the CPU
 // has been half idle (ADMISSION.veryIdle) a sensitive file gets two more companions, the next starts beside two, two
-// of them (neither one that runs alone) may run beside each other, and past them two more files may run. No two
-// files start within a second.
+// of them (neither one that runs alone) may run beside each other. Past them, up to eight files while the CPU is a
+// quarter idle. No two files start within a second.
 // REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once.
 // REELTIME_TEST_FAST_ALONGSIDE=N (default 3; 0: before the heavy one) runs the fast lane beside the heavy one in N
 // batch workers under SCHED_IDLE. Each file's line in the log says when it started in
@@ -118,6 +118,8 @@ const SENSITIVE_COMPANY_AT_ONCE = 1;
 const SENSITIVE_COMPANY_IF_VERY_IDLE = 2;
 const SENSITIVE_COMPANY_AT_ONCE_IF_VERY_IDLE = 2;
 const HEAVY_MAX_IF_VERY_IDLE = HEAVY_MAX + 2;
+/** Files at once once no timing-sensitive file runs or waits (the lane's last part), while the CPU has time to spare. */
+const HEAVY_MAX_AFTER_CHAIN = positiveInt('REELTIME_TEST_HEAVY_MAX_AFTER_CHAIN', HEAVY_MAX + 3);
 /**
  * The CPU priority of every heavy file but the timing-sensitive ones (and of the fast lane beside the heavy one):
  * the lowest, so a sensitive file gets nearly all of a contested core (weight 1024 against 15) and the others the rest.
@@ -493,9 +495,10 @@ async function runAdmitted(queue, fileLane) {
       return lightRunning() < lightCompanyOf(first) && idleEnough(ADMISSION.settleBesideSensitiveMs) ? lightAt : -1;
     }
     if (active.size < CONCURRENCY[fileLane]) return otherAt;
-    // Past the chain of sensitive files, two more while the CPU is very idle: the files left then mostly wait
-    // (recordings of N seconds, Chromium pages), and at five at once the lane's last four minutes used 1.0-1.4 cores.
-    return active.size < (veryIdle() ? HEAVY_MAX + 2 : HEAVY_MAX) && idleEnough() ? otherAt : -1;
+    // Past the chain of sensitive files, up to HEAVY_MAX_AFTER_CHAIN while the CPU is a quarter idle: the files left
+    // then mostly wait (recordings of N seconds, Chromium pages), each at nice 19 beside its equals, and at five to
+    // seven at once the lane's last four minutes used 1.0-1.4 cores (session 24).
+    return active.size < HEAVY_MAX_AFTER_CHAIN && idleEnough() ? otherAt : -1;
   };
   while ((queue.length > 0 || active.size > 0) && !interrupted) {
     const at = queue.length > 0 && performance.now() - lastStart >= ADMISSION.startGapMs ? next() : -1;
