@@ -3,8 +3,13 @@ import { whepSubscribe, whipPublish, type WhepSubscriber, type WhipPublisher } f
 import type { RtpPublisher } from './rtp-publisher.ts';
 import { packetCounts } from './rtp-input.ts';
 
-/** How long after the source's first kind the other may start flowing and still be published. */
-const SECOND_KIND_WITHIN_MS = 3000;
+/**
+ * How long after the source's first kind the other may start flowing and still be published. Video may come a
+ * while after the sound: a WHEP server (reeltime's own among them) holds a new viewer's video until a keyframe, up to
+ * a whole GOP of its publisher (2 s for reeltime's synthetic publisher, often more for a camera); with 3 s for both,
+ * a loaded run of the WHEP pull test published the sound alone (session 24). The sound has no such wait.
+ */
+const SECOND_KIND_WITHIN_MS = { video: 10_000, audio: 3000 } as const;
 
 export interface WhepRelayOptions {
   /** The WHEP endpoint of the source (another WebRTC server's stream), and the bearer token it wants, if any. */
@@ -82,8 +87,9 @@ export async function startWhepRelay(o: WhepRelayOptions): Promise<RtpPublisher>
     clearTimeout(timer);
     if (outcome !== 'flowing') throw new Error(outcome);
     // A source with one kind (a camera without a microphone) publishes that kind: the other has this long to come
-    // after the first (a WebRTC sender starts both at once).
-    await Promise.race([allFlowing, new Promise((resolve) => setTimeout(resolve, SECOND_KIND_WITHIN_MS).unref())]);
+    // after the first.
+    const missing = packets.video > 0 ? 'audio' : 'video';
+    await Promise.race([allFlowing, new Promise((resolve) => setTimeout(resolve, SECOND_KIND_WITHIN_MS[missing]).unref())]);
     unlessStopped();
     const kinds = (['audio', 'video'] as const).filter((k) => packets[k] > 0);
     const target = await whipPublish({
