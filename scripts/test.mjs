@@ -18,7 +18,7 @@
 // of them (neither one that runs alone) may run beside each other. Past them, up to eight files while the CPU is a
 // quarter idle. No two files start within a second.
 // REELTIME_TEST_HEAVY_CONCURRENCY=N runs exactly N at once.
-// REELTIME_TEST_FAST_ALONGSIDE=N (default 3; 0: before the heavy one) runs the fast lane beside the heavy one in N
+// REELTIME_TEST_FAST_ALONGSIDE=N (default 3 where chrt exists; 0: before the heavy one) runs the fast lane beside the heavy one in N
 // batch workers under SCHED_IDLE. Each file's line in the log says when it started in
 // its lane ("from N s").
 // A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
@@ -135,13 +135,14 @@ if (!['fast', 'all', 'none'].includes(BATCH)) {
 const BATCHED = { fast: BATCH !== 'none', heavy: BATCH === 'all' };
 // Both lanes at once: the fast lane runs beside the heavy one, this many batch workers, under SCHED_IDLE (`chrt
 // --idle`): it gets only the CPU no heavy file wants, and the heavy lane's first files (those that run alone, about
-// half a core of two for two minutes) leave more than it needs (a minute of CPU). Without chrt, at nice 19. Default 3
+// half a core of two for two minutes) leave more than it needs (a minute of CPU). Where chrt is missing it runs first
+// (at nice 5 beside five to eight heavy files, real-time heavy files failed in 4 of 6 fresh-clone runs). Default 3
 // again since session 24: session 23 made it opt-in after the individual loss test lost 23 and 3 video packets for
 // good beside it in two of six fresh-clone runs, but the same loss came without it (13 packets, fresh3 of session
 // 24; 2-7 in three of four runs of the file alone): a recorder's stream started at a repaired keyframe whose later
 // packets had gone by, fixed in webrtc/gated-forward.ts. 0: the fast lane first, then the heavy one.
 const CHRT_AVAILABLE = existsSync('/usr/bin/chrt') || existsSync('/bin/chrt');
-const FAST_ALONGSIDE = positiveInt('REELTIME_TEST_FAST_ALONGSIDE', 3, 0);
+const FAST_ALONGSIDE = positiveInt('REELTIME_TEST_FAST_ALONGSIDE', CHRT_AVAILABLE ? 3 : 0, 0);
 // A file still running after this long is killed and counted as failed (one override for both lanes).
 const FILE_TIMEOUT_MS = {
   fast: positiveInt('REELTIME_TEST_FILE_TIMEOUT_MS', 180_000),
@@ -445,10 +446,10 @@ async function runAdmitted(queue, fileLane) {
    * LIGHT_COMPANY: the chain waited a minute for two of them to end in session 23). The chain then waits for the
    * company its previous file's idle moments admitted, which uses the CPU meanwhile.
    */
-  const roomFor = (file) =>
+  const roomFor = (file, very) =>
     RUNS_ALONE.has(file)
       ? active.size - background.size === 0
-      : active.size - background.size - Math.min(lightRunning(), LIGHT_COMPANY) <= (veryIdle() ? SENSITIVE_COMPANY_AT_ONCE_IF_VERY_IDLE : SENSITIVE_COMPANY_AT_ONCE);
+      : active.size - background.size - Math.min(lightRunning(), LIGHT_COMPANY) <= (very ? SENSITIVE_COMPANY_AT_ONCE_IF_VERY_IDLE : SENSITIVE_COMPANY_AT_ONCE);
   /** The queue index of the file to start now, or -1 to wait. */
   const next = () => {
     const waiting = queue.some((f) => TIMING_SENSITIVE.has(f));
@@ -489,7 +490,8 @@ async function runAdmitted(queue, fileLane) {
       return otherAt >= 0 && heavyCompany() + sensitive.size - 1 < company + more ? otherAt : -1;
     }
     if (waiting) {
-      const sensitiveAt = queue.findIndex((f) => TIMING_SENSITIVE.has(f) && roomFor(f));
+      const very = veryIdle();
+      const sensitiveAt = queue.findIndex((f) => TIMING_SENSITIVE.has(f) && roomFor(f, very));
       if (sensitiveAt >= 0) return sensitiveAt;
       const first = queue.find((f) => TIMING_SENSITIVE.has(f));
       return lightRunning() < lightCompanyOf(first) && idleEnough(ADMISSION.settleBesideSensitiveMs) ? lightAt : -1;

@@ -6,6 +6,11 @@ export interface GateInput {
   readonly seq: number;
   readonly timestamp: number;
   readonly payload: Buffer;
+  /**
+   * The packet came after a later one of its stream (a NACK repair, a reordered packet; `behind` in forward.ts): it
+   * opens no gate, since the packets after it went by before this subscriber was there.
+   */
+  readonly behind?: boolean;
 }
 
 /** Numbers a packet goes out with to this subscriber. */
@@ -89,6 +94,9 @@ export class SubscriberGate {
     if (this.#open && p.ssrc !== this.#ssrc) this.#open = false;
     let inject: readonly GateInjected[] = NOTHING_INJECTED;
     if (!this.#open) {
+      // A repair of a keyframe's first packet opened a recorder's gate with the rest of that keyframe already gone
+      // by: a hole that never filled, and the recording froze until the next keyframe (session 24).
+      if (p.behind) return { inject: NOTHING_INJECTED, forward: undefined };
       const before = this.start(p.payload);
       if (!before) return { inject: NOTHING_INJECTED, forward: undefined };
       this.#openAt(p, before.length, nowMs);

@@ -71,12 +71,9 @@ export function attachGated(
   const gate = new SubscriberGate(streamStartFor(codec, () => source.parameterSets()), source.codec.clockRate);
   const sink = (packet: RtpPacket, behind: boolean) => {
     if (hooks.accept && !hooks.accept()) return;
-    // A repair of a keyframe's first packet opened a recorder's gate with the rest of that keyframe already gone
-    // by: a hole that never filled, and the recording froze until the next keyframe (session 24).
-    if (behind && gate.waiting) return;
     const h = packet.header;
     const wasOpen = !gate.waiting;
-    const r = gate.admit({ ssrc: h.ssrc, seq: h.sequenceNumber, timestamp: h.timestamp, payload: packet.payload }, clock.now());
+    const r = gate.admit({ ssrc: h.ssrc, seq: h.sequenceNumber, timestamp: h.timestamp, payload: packet.payload, behind }, clock.now());
     if (wasOpen && gate.waiting) hooks.onWaitAgain?.();
     for (const x of r.inject) {
       send({ payloadType: h.payloadType, ssrc: h.ssrc, marker: false, sequenceNumber: x.seq, timestamp: x.timestamp, payload: x.payload, padding: false, paddingSize: 0 });
