@@ -545,6 +545,16 @@ if (TEST_TMP_PARENT !== undefined) {
   process.on('exit', () => rmSync(testTmp, { recursive: true, force: true }));
 }
 
+// BACKGROUND files run under SCHED_IDLE, which may give them no CPU for many seconds: one that sends or waits for
+// real-time media there fails now and then (session 24's CI: a CLI publisher's viewer got no packet in 30 s). Refuse
+// the list rather than find it out in a red run.
+const REAL_TIME_MEDIA = /\b(whipPublish|whepSubscribe|startSyntheticPublisher|RTCPeerConnection)\b|'publish', '--server'/;
+const backgroundWithMedia = [...BACKGROUND].filter((f) => existsSync(join(root, f)) && REAL_TIME_MEDIA.test(readFileSync(join(root, f), 'utf8')));
+if (backgroundWithMedia.length > 0) {
+  console.error(`scripts/test-lanes.mjs: BACKGROUND files must not carry real-time media (SCHED_IDLE): ${backgroundWithMedia.join(', ')}`);
+  process.exit(2);
+}
+
 const wallStarted = performance.now();
 const laneLists = { fast: selected.filter((f) => laneOf(f) === 'fast'), heavy: selected.filter((f) => laneOf(f) === 'heavy') };
 // Tests that start reeltime as a process of its own start this bundle of the sources (REELTIME_TEST_SERVER_BUNDLE=0:
