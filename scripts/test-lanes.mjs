@@ -26,6 +26,7 @@ const RECORDERS = [
   'src/recorders/individual/hold-restart.test.ts',
   'src/recorders/individual/follow.test.ts',
   'src/recorders/individual/ice-restart.test.ts',
+  'src/recorders/individual/speakers.test.ts',
   'src/recorders/web/record.test.ts',
   'src/recorders/web/page.test.ts',
   'src/recorders/individual/restart.test.ts',

@@ -27,6 +27,7 @@ export {
   sanitizeCname,
   sliceName,
   snapshotName,
+  speakersName,
   transcodedMp4Name,
   userMp4Name,
   utcStamp,

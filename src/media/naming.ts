@@ -98,6 +98,14 @@ export function mixPlaylistName(s: SessionNaming): string {
   return `${prefix(s)}${s.sid}_${sanitizeCname(s.cname)}.m3u8`;
 }
 
+/**
+ * reeltime's speaker timeline of a session (individual and mix): `<sid>_<cname>_speakers.json` and `.vtt`, named like
+ * the mix playlist (docs/tasks/speaker-timeline.md).
+ */
+export function speakersName(s: SessionNaming, ext: 'json' | 'vtt'): string {
+  return `${prefix(s)}${s.sid}_${sanitizeCname(s.cname)}_speakers.${ext}`;
+}
+
 /** Mix (and web) mode's TS slice: `<sid>_<cname>_<utc>.ts`, `<utc>` the slice's start. */
 export function mixSliceName(s: SessionNaming, startMs: number, container: SliceContainer): string {
   return `${prefix(s)}${s.sid}_${sanitizeCname(s.cname)}_${utcStamp(startMs)}.${container}`;

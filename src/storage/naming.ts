@@ -20,9 +20,12 @@ export function isSafeObjectKey(key: string): boolean {
 /** Segments, MP4s and images never change under their names: a cache may keep them this long. */
 export const SEGMENT_MAX_AGE_SECONDS = 3600;
 
-/** Whether an object is rewritten under its name while a session records: its playlists (each slice appends). */
+/**
+ * Whether an object is rewritten under its name while a session records: its playlists (each slice appends) and its
+ * speaker timeline (`…_speakers.json`, `…_speakers.vtt`).
+ */
 export function isRewrittenObject(key: string): boolean {
-  return /\.m3u8$/i.test(key);
+  return /\.m3u8$/i.test(key) || /_speakers\.(json|vtt)$/i.test(key);
 }
 
 /**
@@ -47,6 +50,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = Object.freeze({
   aac: 'audio/aac',
   mpd: 'application/dash+xml',
   json: 'application/json',
+  vtt: 'text/vtt; charset=utf-8',
   txt: 'text/plain; charset=utf-8',
 });
 

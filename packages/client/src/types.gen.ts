@@ -238,6 +238,7 @@ export type StartRequest = {
         backgroundConfig?: Array<BackgroundConfigEntry>;
       };
       onhold?: boolean;
+      speakerTimeline?: boolean;
     };
     recordingFileConfig?: {
       avFileType?: Array<"hls" | "mp4">;

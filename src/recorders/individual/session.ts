@@ -13,6 +13,7 @@ import { EVENT_MODULE, WARN_CODE } from '../../recording/index.ts';
 import { ChannelFollower, FollowingSession, wants, type FollowingSessionDeps, type PublisherLinks } from '../common/follower/index.ts';
 import { PLAYLIST_CONTENT_TYPE, RecordingOutput } from '../common/output/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
+import { DecodedAudioLevels, SpeakerTimeline } from '../common/speakers/index.ts';
 import { finalizeRecording } from './finalize.ts';
 import type { IndividualOptions } from './options.ts';
 import { recoverLeftovers } from './recovery.ts';
@@ -39,6 +40,8 @@ export class IndividualSession extends FollowingSession {
   private readonly sendClocks = new Map<string, SendClock>();
   /** When start() began (injected clock), for the stop summary. */
   private startedMs: number | undefined;
+  /** `recordingConfig.speakerTimeline`: the timeline and the decoders that feed it. */
+  private readonly speakers: { readonly timeline: SpeakerTimeline; readonly levels: DecodedAudioLevels } | undefined;
 
   constructor(private readonly d: SessionDeps) {
     super();
@@ -68,9 +71,35 @@ export class IndividualSession extends FollowingSession {
       output: this.output,
       signals: this.signals,
       requestKeyframe: (uid) => this.links.requestKeyframe(uid),
-      onSlice: (t, s) => this.output.serial(() => this.output.sliceClosed(t.out, s, () => this.playlistUploaded(t))),
+      onSlice: (t, s) =>
+        this.output.serial(async () => {
+          await this.output.sliceClosed(t.out, s, () => this.playlistUploaded(t));
+          await this.speakers?.timeline.sliceClosed(d.clock.now());
+        }),
       onSnapshot: (t, s) => this.output.serial(() => this.snapshotTaken(t, s)),
     });
+    this.speakers = d.options.speakerTimeline ? this.speakerTimeline() : undefined;
+  }
+
+  /** Each user's audio decoded for its level; intervals in each of the user's playlists, cues from the first slice. */
+  private speakerTimeline(): NonNullable<IndividualSession['speakers']> {
+    const playlists = () => this.tracks.all().map((t) => ({ fileName: t.hls.playlistKey, uid: t.uid, slices: t.out.closed }));
+    const timeline = new SpeakerTimeline({
+      naming: this.naming,
+      workDir: join(this.d.workDir, 'speakers'),
+      upload: this.d.upload,
+      signals: this.signals,
+      log: this.d.log,
+      playlists,
+      cueSecondsAt: (utcMs) => {
+        const first = Math.min(...playlists().flatMap((p) => p.slices.slice(0, 1).map((s) => s.startMs)));
+        return Number.isFinite(first) ? (utcMs - first) / 1000 : 0;
+      },
+      list: (files) => this.output.addOutputs(files),
+      mixedAllUser: false,
+      sampleRate: 48_000,
+    });
+    return { timeline, levels: new DecodedAudioLevels(this.d.clock, (uid, at, pcm) => timeline.pcm(uid, at, pcm)) };
   }
 
   /** Joins: checks the token, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */
@@ -121,6 +150,10 @@ export class IndividualSession extends FollowingSession {
     for (const kind of ['audio', 'video'] as const) this.sendClocks.delete(`${uid}/${kind}`);
     await this.links.drop(uid);
     await this.tracks.endUser(uid);
+    if (this.speakers) {
+      await this.speakers.levels.end(uid);
+      this.speakers.timeline.userEnded(uid);
+    }
   }
 
   private onPacket(uid: string, kind: MediaKind, desc: RtpTrackDescription, packet: Buffer): void {
@@ -133,6 +166,7 @@ export class IndividualSession extends FollowingSession {
     if (this.follower.heldAt(clock.sentAtMs(packet, this.d.clock.now()))) return;
     if (!wants(this.follower.subscription, kind, uid)) return;
     this.tracks.push(uid, kind, desc, packet);
+    if (kind === 'audio') this.speakers?.levels.push(uid, desc, packet);
   }
 
   /** Standard stream mode: the user's merged index follows each playlist of theirs. */
@@ -169,7 +203,9 @@ export class IndividualSession extends FollowingSession {
     const publishing = this.d.source.snapshot().participants.filter((p) => p.tracks.length > 0).map((p) => p.uid);
     await this.tracks.endAll();
     await this.links.close();
+    await this.speakers?.levels.endAll();
     await this.output.settled();
+    await this.speakers?.timeline.finish();
     const tracks = this.tracks.all();
     logTrackSummary(this.d.log, tracks, { startedMs: this.startedMs, nowMs: this.d.clock.now() }, { linked, publishing });
     const { options, upload, workDir, log } = this.d;

@@ -9,7 +9,7 @@ import type { Clock } from '../../clock/index.ts';
 import { safeUrl, type Logger } from '../../log/index.ts';
 import type { ClosedSlice, RtpTrackDescription } from '../../media/index.ts';
 import type { MixLayoutSettings } from '../../media/mix/index.ts';
-import { MixPipeline, type SenderReport } from '../../media/mix/live/index.ts';
+import { MixPipeline, type MixPipelineEvents, type SenderReport } from '../../media/mix/live/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import type { VideoSize } from '../../rtp-payload/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE, STREAM_STATE, WARN_CODE } from '../../recording/index.ts';
@@ -35,6 +35,8 @@ export interface MixCompositeDeps {
   readonly drawnAt: (uid: string, size: VideoSize | undefined) => void;
   /** The session is ending: images decoded late are no longer shown. */
   readonly ending: () => boolean;
+  /** Each user's decoded audio on its sender's clock (the speaker timeline). */
+  readonly onAudio?: MixPipelineEvents['onAudio'];
 }
 
 export class MixComposite {
@@ -68,6 +70,7 @@ export class MixComposite {
         onKeyframeNeeded: d.requestKeyframe,
         // Each frame, for each user: the region itself is the size (no copy on this path).
         onDrawn: d.drawnAt,
+        ...(d.onAudio ? { onAudio: d.onAudio } : {}),
         onSenderClockDistrusted: (uid, lagMs) =>
           d.log.warn({ uid, lagMs: Math.round(lagMs) }, 'sender clock too far behind: user placed by arrival time'),
       },

@@ -11,6 +11,8 @@ import { rtcToken, startHarness, storageConfig, type Harness } from '../individu
 import { bucketKeys, isColour, sleep } from '../individual/testing/media-checks.ts';
 import { SAMPLE_FPS, sampled, sampleRange } from './testing/frames.ts';
 import { waitUntil } from '../../testing/wait.ts';
+import type { SpeakersDocument } from '../../media/speech/index.ts';
+import { assertTimelineFollowsTurns } from '../common/testing/speakers.ts';
 
 const RED = [255, 0, 0];
 const BLUE = [0, 0, 255];
@@ -235,21 +237,22 @@ test('mix: two publishers in best fit, updateLayout to custom mid-run, defaults 
   }
 });
 
-test('mix active speaker (mixedVideoLayout 100): two publishers taking turns take the main region in turn; an odd canvas is recorded one pixel smaller', async () => {
+test('mix active speaker (mixedVideoLayout 100): two publishers taking turns take the main region in turn; an odd canvas is recorded one pixel smaller; the speaker timeline has each turn', async () => {
   const h = await startHarness({ mode: 'mix' });
   try {
     const cname = 'mix-speaker';
     const small = { width: 160, height: 90 };
     // Each tone sounds for half of every 8 s, the two in opposite halves.
-    await h.publish({ cname, uid: 401, color: 'red', toneHz: 440, ...small, toneTurns: { periodSec: 8, half: 'first' } });
-    await h.publish({ cname, uid: 402, color: 'blue', toneHz: 1000, ...small, toneTurns: { periodSec: 8, half: 'second' } });
+    const a = await h.publish({ cname, uid: 401, color: 'red', toneHz: 440, ...small, toneTurns: { periodSec: 8, half: 'first' } });
+    const b = await h.publish({ cname, uid: 402, color: 'blue', toneHz: 1000, ...small, toneTurns: { periodSec: 8, half: 'second' } });
     const { resourceId, sid } = await h.startRecording(cname, '9005', {
       token: rtcToken(cname, 9005, 2),
       storageConfig: storageConfig(),
       // 321×181: odd sides, which the API accepts, are recorded at the even size below (320×180).
-      recordingConfig: { channelType: 0, transcodingConfig: { width: 321, height: 181, fps: 15, bitrate: 300, mixedVideoLayout: 100 } },
+      recordingConfig: { channelType: 0, speakerTimeline: true, transcodingConfig: { width: 321, height: 181, fps: 15, bitrate: 300, mixedVideoLayout: 100 } },
     });
     await sleep(22_000);
+    const stopAt = Date.now();
     const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9005', clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));
     // The main region's centre (left 4/5) and the strip's first small region.
@@ -278,6 +281,25 @@ test('mix active speaker (mixedVideoLayout 100): two publishers taking turns tak
     const switches = mains.flatMap((m, i) => (i > 0 && m !== mains[i - 1] ? [i] : []));
     assert.ok(switches.length >= 1, `the main region changed hands: ${mains.join(' ')}`);
     switches.slice(1).forEach((s, i) => assert.ok(s - switches[i]! >= 1.5 * SAMPLE_FPS - 1, `switches at samples ${switches.join(', ')}`));
+
+    // The speaker timeline (recordingConfig.speakerTimeline): the turns from when both users are heard to the stop.
+    const doc = JSON.parse(readFileSync(join(h.bucketDir, `rec/ind/${sid}_${cname}_speakers.json`), 'utf8')) as SpeakersDocument;
+    assert.equal(doc.final, true);
+    assert.deepEqual(doc.playlists, [{ fileName: `rec/ind/${sid}_${cname}.m3u8` }]);
+    const heard = Math.max(...['401', '402'].map((uid) => Math.min(...doc.speakers.filter((s) => s.uid === uid).map((s) => s.startUtcMs))));
+    const errors = assertTimelineFollowsTurns(
+      doc,
+      [
+        { uid: '401', publisher: a, periodMs: 8000, half: 'first' },
+        { uid: '402', publisher: b, periodMs: 8000, half: 'second' },
+      ],
+      { startMs: heard - 300, endMs: stopAt - 1000 },
+      { toleranceMs: 300 },
+    );
+    console.log(`speaker timeline: ${doc.speakers.length} intervals; edges against the turns (ms): ${errors.map((e) => e.toFixed(0)).join(' ')}`);
+    for (const s of doc.speakers) assert.ok(s.media.length === 1 && s.media[0]!.endSec > s.media[0]!.startSec, JSON.stringify(s));
+    const vtt = readFileSync(join(h.bucketDir, `rec/ind/${sid}_${cname}_speakers.vtt`), 'utf8');
+    assert.equal(vtt.match(/ --> /g)?.length, doc.speakers.length);
   } finally {
     await h.close();
   }

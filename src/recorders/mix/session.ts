@@ -8,13 +8,15 @@ import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { MediaKind } from '../../channel/index.ts';
 import { mixPlaylistName, mixSliceName, type RtpTrackDescription, type SessionNaming } from '../../media/index.ts';
-import type { MixLayoutSettings } from '../../media/mix/index.ts';
+import { MIX_SAMPLE_RATE, type MixLayoutSettings, type PcmFrame } from '../../media/mix/index.ts';
 import type { SenderReport } from '../../media/mix/live/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import type { StopResult, TrackType } from '../../recording/dispatch/index.ts';
 import { ChannelFollower, FollowingSession, wants, type FollowingSessionDeps, type PublisherLinks } from '../common/follower/index.ts';
 import { RecordingOutput, type OutputTrack } from '../common/output/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
+import { SpeakerTimeline } from '../common/speakers/index.ts';
+import { mediaSecondsAt } from '../../media/speech/index.ts';
 import { MixComposite } from './composite.ts';
 import { MIX_MP4_SPLIT, type MixOptions } from './options.ts';
 import { MIX_TRACK_DIR, recoverMixRuns } from './recovery.ts';
@@ -39,6 +41,8 @@ export class MixSession extends FollowingSession {
   private readonly output: RecordingOutput;
   /** The composite's one HLS track. */
   private readonly out: OutputTrack;
+  /** `recordingConfig.speakerTimeline`: who spoke when, from the audio the mix decodes. */
+  private readonly speakers: SpeakerTimeline | undefined;
 
   constructor(private readonly d: MixSessionDeps) {
     super();
@@ -77,11 +81,33 @@ export class MixSession extends FollowingSession {
       { trackType, uid: '0', mixedAllUser: true },
       { streamUid: '0', trackType },
     );
+    // Intervals and cues in the mix playlist's media time.
+    const playlist = () => ({ fileName: this.out.writer.playlistKey, uid: undefined, slices: this.out.closed });
+    this.speakers = o.speakerTimeline
+      ? new SpeakerTimeline({
+          naming: this.naming,
+          workDir: join(d.workDir, 'speakers'),
+          upload: d.upload,
+          signals: this.signals,
+          log: d.log,
+          playlists: () => [playlist()],
+          cueSecondsAt: (utcMs) => mediaSecondsAt(utcMs, playlist().slices) ?? 0,
+          list: (files) => this.output.addOutputs(files),
+          mixedAllUser: true,
+          sampleRate: MIX_SAMPLE_RATE,
+        })
+      : undefined;
+    const speakers = this.speakers;
     this.composite = new MixComposite({
       ...d,
       signals: this.signals,
       onhold: this.follower.onhold,
-      onSlice: (s) => this.output.serial(() => this.output.sliceClosed(this.out, s)),
+      onSlice: (s) =>
+        this.output.serial(async () => {
+          await this.output.sliceClosed(this.out, s);
+          await speakers?.sliceClosed(d.clock.now());
+        }),
+      ...(speakers ? { onAudio: (uid: string, at: number, pcm: PcmFrame) => speakers.pcm(uid, at, pcm) } : {}),
       requestKeyframe: (uid) => this.links.requestKeyframe(uid),
       // A simulcast publisher drawn small is taken from its smallest layer that covers its region (in-process taps).
       drawnAt: (uid, size) => {
@@ -128,7 +154,10 @@ export class MixSession extends FollowingSession {
     for (const uid of plan.drop) {
       void this.links.drop(uid);
       // A user whose kinds changed is dropped and linked again: they keep their place in the layout.
-      if (!reconnecting.has(uid)) this.composite.leave(uid);
+      if (!reconnecting.has(uid)) {
+        this.composite.leave(uid);
+        this.speakers?.userEnded(uid);
+      }
     }
     for (const { uid, kinds } of plan.connect) {
       this.composite.join(uid);
@@ -156,6 +185,8 @@ export class MixSession extends FollowingSession {
     await this.links.close();
     // The encoder closes its last slice before it exits; its upload is queued on the output's chain.
     await this.composite.stop();
+    await this.output.settled();
+    await this.speakers?.finish();
     await this.output.endPlaylists();
     if (this.d.options.mp4) await this.output.writeMp4s(this.out, this.naming, { dir: join(this.d.workDir, 'mp4'), split: MIX_MP4_SPLIT, streams: this.d.options.streams });
     const files = this.output.reportFiles();

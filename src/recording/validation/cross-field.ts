@@ -48,6 +48,11 @@ export function originalStreamMode(v: { readonly streamMode?: string; readonly s
   }
 }
 
+/** The speaker timeline is found in the audio: a recording of video alone has none. */
+export function speakerTimelineHearsAudio(v: { readonly speakerTimeline?: boolean; readonly streamTypes?: number }, path: string): void {
+  if (v.speakerTimeline === true && v.streamTypes === 1) fail(join(path, 'speakerTimeline'), 'needs the audio: streamTypes 0 or 2, not 1 (video only)');
+}
+
 /** The mix canvas (default 360 x 640) is at most 1920 x 1080 pixels. */
 export function canvasSize(v: { readonly width?: number; readonly height?: number }, path: string): void {
   const w = v.width ?? 360;

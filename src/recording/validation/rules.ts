@@ -38,6 +38,7 @@ export function sectionsOfMode(cr: StartClientRequest, mode: RecordingMode): voi
   onlyIn(rc?.audioProfile !== undefined, 'recordingConfig.audioProfile', ['mix'], mode);
   onlyIn(rc?.transcodingConfig !== undefined, 'recordingConfig.transcodingConfig', ['mix'], mode);
   onlyIn(rc?.onhold !== undefined, 'recordingConfig.onhold', ['individual', 'mix'], mode);
+  onlyIn(rc?.speakerTimeline !== undefined, 'recordingConfig.speakerTimeline', ['individual', 'mix'], mode);
   if (mode === 'web' && cr.extensionServiceConfig === undefined) fail(`${CR}.extensionServiceConfig`, 'is required in web mode');
 }
 

@@ -13,6 +13,7 @@ import {
   exclusiveVideoLists,
   oneOfEachService,
   originalStreamMode,
+  speakerTimelineHearsAudio,
   pageSize,
   transcodeOptionsByMode,
   webRecorderIncluded,
@@ -164,11 +165,14 @@ export const RecordingConfigSchema = withRules(
     transcodingConfig: Type.Optional(TranscodingConfigSchema),
     /** reeltime's extension (individual and mix modes): start paused; docs/recording-api.md, "Pause and resume". */
     onhold: Type.Optional(Type.Boolean()),
+    /** reeltime's extension (individual and mix modes): who spoke when; docs/tasks/speaker-timeline.md. */
+    speakerTimeline: Type.Optional(Type.Boolean()),
   }),
   exclusiveAudioLists,
   exclusiveVideoLists,
   decryptionKeys,
   originalStreamMode,
+  speakerTimelineHearsAudio,
 );
 
 export const RecordingFileConfigSchema = Type.Object({

@@ -120,6 +120,25 @@ test('recordingConfig.onhold (reeltime extension): boolean, at start and update,
   assert.equal(update('web', true), 'clientRequest.recordingConfig: is only allowed in individual and mix modes, not web');
 });
 
+test('recordingConfig.speakerTimeline (reeltime extension): boolean, at start, individual and mix modes only', () => {
+  const start = (mode: RecordingMode, speakerTimeline: unknown) => {
+    const cr = startRequest(mode === 'web' ? 'individual' : mode);
+    const rc = { ...(cr.recordingConfig as Record<string, unknown>), speakerTimeline };
+    return reasonOf(() => validateStartClientRequest({ ...cr, recordingConfig: rc }, mode, 0));
+  };
+  assert.equal(start('individual', true), undefined);
+  assert.equal(start('mix', false), undefined);
+  assert.equal(start('individual', 'true'), 'clientRequest.recordingConfig.speakerTimeline: must be true or false');
+  assert.equal(start('mix', 1), 'clientRequest.recordingConfig.speakerTimeline: must be true or false');
+  assert.equal(start('web', true), 'clientRequest.recordingConfig: is only allowed in individual and mix modes, not web');
+  const cr = startRequest('mix');
+  const videoOnly = { ...(cr.recordingConfig as Record<string, unknown>), streamTypes: 1, speakerTimeline: true };
+  assert.equal(
+    reasonOf(() => validateStartClientRequest({ ...cr, recordingConfig: videoOnly }, 'mix', 0)),
+    'clientRequest.recordingConfig.speakerTimeline: needs the audio: streamTypes 0 or 2, not 1 (video only)',
+  );
+});
+
 test('the recorder sees onhold in its update only when the request gave it', () => {
   assert.deepEqual(recorderUpdate({ recordingConfig: { onhold: true } }), { onhold: true });
   assert.deepEqual(recorderUpdate({ recordingConfig: { onhold: false } }), { onhold: false });

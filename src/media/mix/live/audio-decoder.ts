@@ -135,7 +135,9 @@ export class UserAudioDecoder {
     running.decoded += frames;
     const now = this.options.now();
     while (running.writes.length > 0 && running.writes[0]!.endSample <= running.decoded) {
-      this.#hold?.decoded(now - running.writes.shift()!.atMs, now);
+      // Shifted apart from the call: `#hold?.decoded(…)` evaluates no argument without a hold (no latency window).
+      const write = running.writes.shift()!;
+      this.#hold?.decoded(now - write.atMs, now);
     }
   }
 

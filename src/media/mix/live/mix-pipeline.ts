@@ -18,6 +18,7 @@ import type { FfmpegExit } from '../../ffmpeg.ts';
 import type { RtpTrackDescription } from '../../sdp.ts';
 import type { ClosedSlice } from '../../segment-list.ts';
 import type { MixAudioProfile } from '../audio-profile.ts';
+import type { PcmFrame } from '../audio-mixer.ts';
 import type { MixLayoutSettings } from '../layout-settings.ts';
 import type { CanvasSize, MixRegion } from '../region.ts';
 import { EMPTY_ROSTER, type MixRoster } from '../roster.ts';
@@ -28,7 +29,7 @@ import { MixEncoder } from './mix-encoder.ts';
 import { DEFAULT_MIX_LATENCY_MS, MixEngine, type MixImages, type MixOutputFrame } from './mix-engine.ts';
 import { RepairedInputs } from './repaired-input.ts';
 import { LateSenderClock, SenderClock, type SenderReport } from './sender-clock.ts';
-import { type DrawnRegion, UserVideoDecoder } from './video-decoder.ts';
+import { type DrawnRegion, drawnRegionOf, UserVideoDecoder } from './video-decoder.ts';
 import type { VideoSize } from './video-size.ts';
 
 export type MixMediaKind = 'audio' | 'video';
@@ -72,6 +73,8 @@ export interface MixPipelineEvents {
   onSenderClockDistrusted?(uid: string, lagMs: number): void;
   /** Each composed frame: the size each user is drawn at (its largest region), undefined when not drawn. */
   onDrawn?(uid: string, region: DrawnRegion | undefined): void;
+  /** Each user's decoded audio on its sender's clock, as it goes into the mix (the speaker timeline). */
+  onAudio?(uid: string, senderTimeMs: number, pcm: PcmFrame): void;
 }
 
 /** One encoder process, from the first frame after a start or resume to the next hold or the stop. */
@@ -370,7 +373,10 @@ export class MixPipeline {
       clock,
       now: () => this.options.clock.now(),
       latencyMs: this.options.latencyMs ?? DEFAULT_MIX_LATENCY_MS,
-      onPcm: (senderTimeMs, pcm) => this.#engine?.audio(uid, senderTimeMs, pcm),
+      onPcm: (senderTimeMs, pcm) => {
+        this.#engine?.audio(uid, senderTimeMs, pcm);
+        this.events.onAudio?.(uid, senderTimeMs, pcm);
+      },
       onReportedLag: (arrivalMs, lagMs) => {
         if (late.observe(arrivalMs, lagMs)) this.#distrustSenderClock(uid, lagMs);
       },
@@ -384,13 +390,4 @@ export class MixPipeline {
     media.videoClock.distrustReports();
     this.events.onSenderClockDistrusted?.(uid, lagMs);
   }
-}
-
-/** The largest region `uid` is drawn in, if any. */
-function drawnRegionOf(regions: readonly MixRegion[], uid: string): DrawnRegion | undefined {
-  let best: MixRegion | undefined;
-  for (const r of regions) {
-    if (r.uid === uid && (!best || r.rect.width * r.rect.height > best.rect.width * best.rect.height)) best = r;
-  }
-  return best && { width: best.rect.width, height: best.rect.height, renderMode: best.renderMode };
 }

@@ -19,6 +19,7 @@ import { type DecoderSlot, type RtpDecoderProcess, safeName, startDecoderSlot } 
 import { readRtpHeader } from '../../../rtp-payload/index.ts';
 import { rtpTimestampDelta, type SenderClock } from './sender-clock.ts';
 import { decodeSize, drawnSize, keyframeSize, type VideoSize } from './video-size.ts';
+import type { MixRegion } from '../region.ts';
 
 export interface UserVideoDecoderOptions {
   readonly uid: string;
@@ -57,6 +58,15 @@ export interface DrawnRegion {
   readonly width: number;
   readonly height: number;
   readonly renderMode: 'crop' | 'fit';
+}
+
+/** The largest region `uid` is drawn in, if any. */
+export function drawnRegionOf(regions: readonly MixRegion[], uid: string): DrawnRegion | undefined {
+  let best: MixRegion | undefined;
+  for (const r of regions) {
+    if (r.uid === uid && (!best || r.rect.width * r.rect.height > best.rect.width * best.rect.height)) best = r;
+  }
+  return best && { width: best.rect.width, height: best.rect.height, renderMode: best.renderMode };
 }
 
 interface Running extends DecoderSlot {

@@ -37,6 +37,8 @@ export interface IndividualSettings {
   readonly postProcess: PostProcess;
   /** Paused now: start's `recordingConfig.onhold`, then each update's. */
   readonly onhold: boolean;
+  /** reeltime's `recordingConfig.speakerTimeline`: who spoke when, beside the recording. */
+  readonly speakerTimeline: boolean;
 }
 
 /** Defaults of the spec's tables: `captureInterval`, and scene 2 audio mixing's sample rate and bitrate. */
@@ -74,5 +76,6 @@ export function individualSettings(s: SettingsSource): IndividualSettings {
     snapshotSec: cr.snapshotConfig ? (cr.snapshotConfig.captureInterval ?? DEFAULT_CAPTURE_INTERVAL) : undefined,
     postProcess: Object.freeze(postProcess(s)),
     onhold: s.onhold ?? rc?.onhold === true,
+    speakerTimeline: rc?.speakerTimeline === true,
   });
 }

@@ -38,6 +38,8 @@ export interface MixSettings {
   readonly mp4: boolean;
   /** Paused now: start's `recordingConfig.onhold`, then each update's. */
   readonly onhold: boolean;
+  /** reeltime's `recordingConfig.speakerTimeline`: who spoke when, beside the recording. */
+  readonly speakerTimeline: boolean;
 }
 
 /** Request fields → complete layout settings: every omitted field takes its default (updateLayout replaces all). */
@@ -88,5 +90,6 @@ export function mixSettings(s: SettingsSource): MixSettings {
     maxIdleMs: (rc?.maxIdleTime ?? DEFAULT_MAX_IDLE_SECONDS) * 1000,
     mp4: avFileType.includes('mp4'),
     onhold: s.onhold ?? rc?.onhold === true,
+    speakerTimeline: rc?.speakerTimeline === true,
   });
 }

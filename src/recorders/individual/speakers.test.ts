@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { SpeakersDocument } from '../../media/speech/index.ts';
+import { assertTimelineFollowsTurns } from '../common/testing/speakers.ts';
+import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
+import { sleep } from './testing/media-checks.ts';
+import { waitUntil } from '../../testing/wait.ts';
+
+const PERIOD_MS = 8000;
+
+test('individual speaker timeline: two publishers taking turns and a silent one; the files grow during the session, each turn is one interval within 300 ms of its edges', async () => {
+  const h = await startHarness({ recording: { individualSliceSeconds: 4 } });
+  try {
+    const cname = 'ind-speakers';
+    const small = { width: 160, height: 90 };
+    const a = await h.publish({ cname, uid: 501, color: 'red', toneHz: 440, ...small, toneTurns: { periodSec: PERIOD_MS / 1000, half: 'first' } });
+    const b = await h.publish({ cname, uid: 502, color: 'blue', toneHz: 1000, ...small, toneTurns: { periodSec: PERIOD_MS / 1000, half: 'second' } });
+    await h.publish({ cname, uid: 503, color: 'green', toneHz: 0, ...small });
+    const { resourceId, sid } = await h.startRecording(cname, '9001', {
+      token: rtcToken(cname, 9001, 2),
+      storageConfig: storageConfig(),
+      recordingConfig: { channelType: 0, subscribeUidGroup: 0, speakerTimeline: true },
+    });
+    const startedMs = Date.now();
+    const jsonPath = join(h.bucketDir, `rec/ind/${sid}_${cname}_speakers.json`);
+    const vttPath = join(h.bucketDir, `rec/ind/${sid}_${cname}_speakers.vtt`);
+    // While it records: the file is there, not final, with an interval in it, and the query lists it.
+    const live = await waitUntil(() => {
+      if (!existsSync(jsonPath)) return undefined;
+      const d = JSON.parse(readFileSync(jsonPath, 'utf8')) as SpeakersDocument;
+      return d.speakers.length > 0 && d;
+    }, { timeoutMs: 60_000, intervalMs: 200, what: 'a speaker interval in the bucket during the session' });
+    assert.equal(live.final, false);
+    const q = await h.api('GET', h.path(resourceId, sid, 'query'));
+    const listed = ((q.body.serverResponse as { fileList: { fileName: string; isPlayable: boolean }[] }).fileList ?? []).filter((f) => f.fileName.includes('_speakers.'));
+    assert.deepEqual(listed.map((f) => [f.fileName, f.isPlayable]), [
+      [`rec/ind/${sid}_${cname}_speakers.json`, false],
+      [`rec/ind/${sid}_${cname}_speakers.vtt`, false],
+    ]);
+    await sleep(Math.max(0, 26_000 - (Date.now() - startedMs)));
+    const stopAt = Date.now();
+    const stop = await h.api('POST', h.path(resourceId, sid, 'stop'), { cname, uid: '9001', clientRequest: {} });
+    assert.equal(stop.status, 200, JSON.stringify(stop.body));
+
+    const doc = JSON.parse(readFileSync(jsonPath, 'utf8')) as SpeakersDocument;
+    assert.equal(doc.final, true);
+    assert.deepEqual(doc.playlists.map((p) => p.uid).sort(), ['501', '501', '502', '502', '503', '503']);
+    // From when both turn takers' audio is recorded (their audio playlists' first slices) to the stop, less the last
+    // batch the decoders may not have given out.
+    const files = (stop.body.serverResponse as { fileList: { fileName: string; sliceStartTime: number }[] }).fileList;
+    const audioStarts = files.filter((f) => /__uid_s_50[12]__uid_e_audio\.m3u8$/.test(f.fileName)).map((f) => (f.sliceStartTime < 1e12 ? f.sliceStartTime * 1000 : f.sliceStartTime));
+    assert.equal(audioStarts.length, 2, JSON.stringify(files));
+    const errors = assertTimelineFollowsTurns(
+      doc,
+      [
+        { uid: '501', publisher: a, periodMs: PERIOD_MS, half: 'first' },
+        { uid: '502', publisher: b, periodMs: PERIOD_MS, half: 'second' },
+      ],
+      { startMs: Math.max(...audioStarts), endMs: stopAt - 1000 },
+      { toleranceMs: 300, silent: ['503'] },
+    );
+    console.log(`${doc.speakers.length} intervals; edges against the turns (ms): ${errors.map((e) => e.toFixed(0)).join(' ')}`);
+    // Each interval in its user's two playlists (audio and video), in order and inside them.
+    for (const s of doc.speakers) {
+      assert.deepEqual(s.media.map((m) => m.fileName.match(/__uid_e_(\w+)\.m3u8$/)?.[1]).sort(), ['audio', 'video'], JSON.stringify(s));
+      for (const m of s.media) assert.ok(m.startSec >= 0 && m.endSec > m.startSec, JSON.stringify(s));
+    }
+    const vtt = readFileSync(vttPath, 'utf8');
+    assert.ok(vtt.startsWith('WEBVTT\n'), vtt.slice(0, 40));
+    assert.equal(vtt.match(/ --> /g)?.length, doc.speakers.length);
+    assert.equal(vtt.match(/<v 501>/g)?.length, doc.speakers.filter((s) => s.uid === '501').length);
+  } finally {
+    await h.close();
+  }
+});
