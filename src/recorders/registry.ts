@@ -40,6 +40,8 @@ export function defaultRecorders(ctx: ServerContext, deps: RecorderDeps): Record
       meter,
       mediaPath: ctx.config.recording.mediaPath,
       ...(deps.testHooks?.whepPeerMade ? { whepPeerMade: deps.testHooks.whepPeerMade } : {}),
+      // The transcription hook's URL under the same private-target rule as webhooks.
+      policy: { allowPrivate: ctx.config.notify.allowPrivateUrls },
       ...(ctx.config.recording.individualSliceSeconds > 0 ? { sliceSeconds: ctx.config.recording.individualSliceSeconds } : {}),
       ...(deps.testHooks?.individual ? { testHooks: deps.testHooks.individual } : {}),
     }),

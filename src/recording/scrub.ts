@@ -6,7 +6,7 @@ const REDACTED = '[redacted]';
 function secretValues(cr: StartClientRequest): string[] {
   const s = cr.storageConfig;
   const r = cr.recordingConfig;
-  return [s.accessKey, s.secretKey, s.stsToken, cr.token, r?.secret, r?.salt].filter(
+  return [s.accessKey, s.secretKey, s.stsToken, cr.token, r?.secret, r?.salt, r?.transcription?.secret].filter(
     (v): v is string => typeof v === 'string' && v.length >= 4,
   );
 }
@@ -23,6 +23,10 @@ export function scrub(text: string, cr: StartClientRequest): string {
  * only, so a reader still sees which were sent), and any secret value found elsewhere in it scrubbed.
  */
 export function redactStartRequest(cr: StartClientRequest): StartClientRequest {
+  const redactedRecordingConfig = (rc: NonNullable<StartClientRequest['recordingConfig']>) => {
+    const out = mark(rc, ['secret', 'salt']);
+    return rc.transcription ? { ...out, transcription: mark(rc.transcription, ['secret']) } : out;
+  };
   const mark = <T extends object>(o: T, keys: readonly (keyof T)[]): T => {
     const out = { ...o };
     for (const k of keys) if (out[k] !== undefined) (out as Record<keyof T, unknown>)[k] = REDACTED;
@@ -31,7 +35,7 @@ export function redactStartRequest(cr: StartClientRequest): StartClientRequest {
   const redacted: StartClientRequest = {
     ...mark(cr, ['token']),
     storageConfig: mark(cr.storageConfig, ['accessKey', 'secretKey', 'stsToken']),
-    ...(cr.recordingConfig ? { recordingConfig: mark(cr.recordingConfig, ['secret', 'salt']) } : {}),
+    ...(cr.recordingConfig ? { recordingConfig: redactedRecordingConfig(cr.recordingConfig) } : {}),
   };
   return JSON.parse(scrub(JSON.stringify(redacted), cr)) as StartClientRequest;
 }

@@ -151,7 +151,8 @@ test('SIGKILL of a server recording a mix session: a new server resumes it with 
       // The resumed run draws the latest layout: blue in the large region on the left, never red.
       const frames = await sampled(local(mp4s[1]!));
       const left = Array.from({ length: frames.count }, (_, n) => frames.px(n, 0.25, 0.5));
-      assert.ok(left.some((rgb) => isColour(rgb, BLUE)), 'the blue user large on the left after the restart');
+      const named = left.map((rgb) => (isColour(rgb, BLUE) ? 'blue' : isColour(rgb, RED) ? 'red' : rgb.join('/')));
+      assert.ok(left.some((rgb) => isColour(rgb, BLUE)), `the blue user large on the left after the restart: ${named.join(' ')}`);
       assert.ok(!left.some((rgb) => isColour(rgb, RED)), 'never the red user there (start’s best fit)');
     } finally {
       await Promise.all(publishers.map((p) => p.kill()));

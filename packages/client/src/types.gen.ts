@@ -239,6 +239,10 @@ export type StartRequest = {
       };
       onhold?: boolean;
       speakerTimeline?: boolean;
+      transcription?: {
+        url: string;
+        secret: string;
+      };
     };
     recordingFileConfig?: {
       avFileType?: Array<"hls" | "mp4">;

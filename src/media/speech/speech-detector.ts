@@ -112,6 +112,8 @@ export function nextVoiceState(state: VoiceState, input: VoiceInput, rules: Spee
 export class SpeechDetector {
   readonly #states = new Map<string, VoiceState>();
   readonly #ended: SpeechInterval[] = [];
+  /** How many of #ended takeEnded() has handed out. */
+  #taken = 0;
   #changed = false;
 
   constructor(readonly rules: SpeechRules = SPEECH_RULES) {}
@@ -142,6 +144,19 @@ export class SpeechDetector {
       if (s.kind === 'speaking' && s.voicedEndMs - s.startMs >= this.rules.minSpeechMs) open.push({ uid, ...interval(s) });
     }
     return [...this.#ended, ...open].sort((a, b) => a.startMs - b.startMs || a.uid.localeCompare(b.uid));
+  }
+
+  /** Where the user's current voice began (in onset or speaking), if it has one. */
+  voiceStart(uid: string): number | undefined {
+    const s = this.#states.get(uid);
+    return s && s.kind !== 'silent' ? s.startMs : undefined;
+  }
+
+  /** The intervals that ended since the last call, in the order they ended. */
+  takeEnded(): SpeechInterval[] {
+    const out = this.#ended.slice(this.#taken);
+    this.#taken = this.#ended.length;
+    return out;
   }
 
   /** Whether an interval began, grew or ended since the last call (the files are rewritten only then). */

@@ -1,6 +1,21 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { levelFrames, mediaSecondsAt, nextVoiceState, SILENT, SpeechDetector, SPEECH_RULES, speakersDocument, speakersVtt, vttTime, type SpeechInterval } from './index.ts';
+import {
+  levelFrames,
+  mediaSecondsAt,
+  nextVoiceState,
+  SILENT,
+  SPEECH_SAMPLE_RATE,
+  SpeechAudio,
+  SpeechDetector,
+  SPEECH_RULES,
+  speakersDocument,
+  speakersVtt,
+  toSpeechRate,
+  vttTime,
+  wavFile,
+  type SpeechInterval,
+} from './index.ts';
 
 const LOUD = -20;
 const QUIET = -70;
@@ -133,4 +148,38 @@ test('speaker files: each interval in UTC and in each playlist with its sound; W
     'WEBVTT\n\n1\n00:00:01.000 --> 00:00:03.000\n<v 1>uid 1</v>\n\n2\n00:00:05.000 --> 00:00:07.250\n<v 2>uid 2</v>\n',
   );
   assert.match(speakersVtt([{ uid: 'a<b', startMs: 0, endMs: 1000, levelDbfs: -1 }], (ms) => ms / 1000), /<v a&lt;b>uid a&lt;b<\/v>/);
+});
+
+test('speech audio: 48 kHz stereo to 16 kHz mono; held from a second before the voice; cut by time; a WAV header', () => {
+  const stereo = new Int16Array(48 * 2 * 3); // 3 ms
+  for (let i = 0; i < stereo.length; i += 2) [stereo[i], stereo[i + 1]] = [300, 100];
+  const mono = toSpeechRate({ samples: stereo, channels: 2 }, 48_000);
+  assert.equal(mono.length, 48);
+  assert.ok(mono.every((v) => v === 200));
+  assert.deepEqual([...toSpeechRate({ samples: new Float32Array([0.5, 0.5, 0.5]), channels: 1 }, 48_000)], [16384]);
+
+  const a = new SpeechAudio();
+  const second = (v: number) => new Int16Array(SPEECH_SAMPLE_RATE).fill(v);
+  for (let s = 0; s < 5; s++) a.push('u', s * 1000, second(s), undefined);
+  // Silent: only the last second is held.
+  assert.deepEqual([...new Set(a.cut('u', 0, 5000))], [4]);
+  for (let s = 5; s < 9; s++) a.push('u', s * 1000, second(s), 6000);
+  // A voice from 6 s: held from 5 s on.
+  assert.deepEqual([...new Set(a.cut('u', 0, 9000))], [5, 6, 7, 8]);
+  const cut = a.cut('u', 6500, 7250);
+  assert.equal(cut.length, 0.75 * SPEECH_SAMPLE_RATE);
+  const wav = wavFile(cut, SPEECH_SAMPLE_RATE);
+  assert.equal(wav.toString('ascii', 0, 4), 'RIFF');
+  assert.equal(wav.readUInt32LE(24), 16_000);
+  assert.equal(wav.readUInt32LE(40), cut.length * 2);
+  assert.equal(wav.readInt16LE(44), 6);
+  a.forget('u');
+  assert.equal(a.cut('u', 0, 9000).length, 0);
+});
+
+test('speaker files with transcripts: the JSON carries the text, the cue shows it escaped and on its lines', () => {
+  const i: SpeechInterval = { uid: '7', startMs: 1000, endMs: 2000, levelDbfs: -10 };
+  const text = () => 'hello <world>\n\nsecond --> line';
+  assert.equal(speakersDocument({ sid: 's', cname: 'c', final: true, intervals: [i], playlists: [], textOf: text }).speakers[0]!.text, text());
+  assert.equal(speakersVtt([i], (ms) => ms / 1000, text), 'WEBVTT\n\n1\n00:00:01.000 --> 00:00:02.000\n<v 7>hello &lt;world&gt;\nsecond -&gt; line</v>\n');
 });

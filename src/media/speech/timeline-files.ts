@@ -31,12 +31,15 @@ export interface SpeakersDocument {
     readonly startUtcMs: number;
     readonly endUtcMs: number;
     readonly levelDbfs: number;
+    /** What the transcription service answered for it (`recordingConfig.transcription`), once it did. */
+    readonly text?: string;
     /** Where the interval plays in each playlist with the speaker's sound, seconds from its start. */
     readonly media: readonly { readonly fileName: string; readonly startSec: number; readonly endSec: number }[];
   }[];
 }
 
 const millis = (sec: number): number => Math.round(sec * 1000) / 1000;
+const present = (text: string | undefined): { text?: string } => (text === undefined ? {} : { text });
 
 /**
  * Seconds into a playlist at which the instant `utcMs` plays. The slices play back to back, so a held or lost time
@@ -62,6 +65,7 @@ export function speakersDocument(input: {
   readonly final: boolean;
   readonly intervals: readonly SpeechInterval[];
   readonly playlists: readonly TimelinePlaylist[];
+  readonly textOf?: (i: SpeechInterval) => string | undefined;
 }): SpeakersDocument {
   const playlists = input.playlists.filter((p) => p.slices.length > 0);
   return {
@@ -75,6 +79,7 @@ export function speakersDocument(input: {
       startUtcMs: Math.round(i.startMs),
       endUtcMs: Math.round(i.endMs),
       levelDbfs: i.levelDbfs,
+      ...present(input.textOf?.(i)),
       media: playlists
         .filter((p) => p.uid === undefined || p.uid === i.uid)
         .map((p) => ({ fileName: p.fileName, startSec: mediaSecondsAt(i.startMs, p.slices)!, endSec: mediaSecondsAt(i.endMs, p.slices)! })),
@@ -93,14 +98,21 @@ const escapeVtt = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, 
 
 /**
  * One cue per interval, in start order, timed by `secondsAt` (the mix playlist's media time, or the time since the
- * recording began: docs/tasks/speaker-timeline.md). The voice span names the uid; a transcript would be its text.
+ * recording began: docs/tasks/speaker-timeline.md). The voice span names the uid; its text is the transcript when
+ * there is one, else the uid.
  */
-export function speakersVtt(intervals: readonly SpeechInterval[], secondsAt: (utcMs: number) => number): string {
+export function speakersVtt(
+  intervals: readonly SpeechInterval[],
+  secondsAt: (utcMs: number) => number,
+  textOf: (i: SpeechInterval) => string | undefined = () => undefined,
+): string {
   const cues = [...intervals]
     .sort((a, b) => a.startMs - b.startMs)
     .map((i, n) => {
       const uid = escapeVtt(i.uid);
-      return `${n + 1}\n${vttTime(secondsAt(i.startMs))} --> ${vttTime(secondsAt(i.endMs))}\n<v ${uid}>uid ${uid}</v>\n`;
+      // A blank line or "-->" would end or break the cue: the text stays on its lines.
+      const text = textOf(i)?.replace(/-->/g, '->').replace(/\n\s*\n/g, '\n').trim();
+      return `${n + 1}\n${vttTime(secondsAt(i.startMs))} --> ${vttTime(secondsAt(i.endMs))}\n<v ${uid}>${text ? escapeVtt(text) : `uid ${uid}`}</v>\n`;
     });
   return ['WEBVTT\n', ...cues].join('\n');
 }

@@ -7,6 +7,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { MediaKind } from '../../channel/index.ts';
 import type { Clock } from '../../clock/index.ts';
 import type { Logger } from '../../log/index.ts';
+import type { OutboundPolicy } from '../../net/index.ts';
 import type { Recorder, RecorderHandle, RecorderReport, RecordingTask } from '../../recording/dispatch/index.ts';
 import { launchFollowingSession, type LaunchDeps } from '../common/launch/index.ts';
 import { runWorkDir } from '../common/output/index.ts';
@@ -20,6 +21,8 @@ export interface IndividualRecorderDeps extends LaunchDeps {
   readonly workRoot: string;
   /** Slice length in seconds (`recording.individualSliceSeconds`, tests); absent: the service's 15 s. */
   readonly sliceSeconds?: number;
+  /** The outbound guard's policy for the transcription hook's URL. */
+  readonly policy: OutboundPolicy;
   readonly testHooks?: IndividualTestHooks;
 }
 
@@ -44,6 +47,7 @@ export function createIndividualRecorder(deps: IndividualRecorderDeps): Recorder
         (base) =>
           new IndividualSession({
             ...base,
+            policy: deps.policy,
             ...(deps.meter ? { lossMeter: deps.meter.loss } : {}),
             ...(deps.sliceSeconds !== undefined ? { sliceSeconds: deps.sliceSeconds } : {}),
             ...(deps.testHooks?.slicerLaunched

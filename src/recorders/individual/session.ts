@@ -13,7 +13,8 @@ import { EVENT_MODULE, WARN_CODE } from '../../recording/index.ts';
 import { ChannelFollower, FollowingSession, wants, type FollowingSessionDeps, type PublisherLinks } from '../common/follower/index.ts';
 import { PLAYLIST_CONTENT_TYPE, RecordingOutput } from '../common/output/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
-import { DecodedAudioLevels, SpeakerTimeline } from '../common/speakers/index.ts';
+import { DecodedAudioLevels, SpeakerTimeline, Transcriber } from '../common/speakers/index.ts';
+import type { OutboundPolicy } from '../../net/index.ts';
 import { finalizeRecording } from './finalize.ts';
 import type { IndividualOptions } from './options.ts';
 import { recoverLeftovers } from './recovery.ts';
@@ -27,6 +28,8 @@ export interface SessionDeps extends FollowingSessionDeps<IndividualOptions> {
   readonly slicerLaunched?: TrackSlicersDeps['slicerLaunched'];
   /** Loss repair totals for /metrics. */
   readonly lossMeter?: TrackSlicersDeps['lossMeter'];
+  /** The outbound guard's policy (the transcription hook's URL). */
+  readonly policy: OutboundPolicy;
 }
 
 export class IndividualSession extends FollowingSession {
@@ -98,6 +101,7 @@ export class IndividualSession extends FollowingSession {
       list: (files) => this.output.addOutputs(files),
       mixedAllUser: false,
       sampleRate: 48_000,
+      transcriber: this.transcriber(),
     });
     return { timeline, levels: new DecodedAudioLevels(this.d.clock, (uid, at, pcm) => timeline.pcm(uid, at, pcm)) };
   }
@@ -124,6 +128,11 @@ export class IndividualSession extends FollowingSession {
     }
     this.output.reportEarlierFiles();
     this.reconcile();
+  }
+
+  private transcriber(): Transcriber | undefined {
+    const target = this.d.options.transcription;
+    return target && new Transcriber({ target, policy: this.d.policy, log: this.d.log, sid: this.naming.sid, cname: this.naming.cname });
   }
 
   private onChannelEvent(e: ChannelEvent): void {

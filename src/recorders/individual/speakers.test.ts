@@ -4,14 +4,46 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import type { SpeakersDocument } from '../../media/speech/index.ts';
 import { assertTimelineFollowsTurns } from '../common/testing/speakers.ts';
-import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
+import { APP, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { sleep } from './testing/media-checks.ts';
 import { waitUntil } from '../../testing/wait.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifySignature } from '../../notify/index.ts';
+import { dominantFrequency } from '../../media/capture/testing/media-checks.ts';
 
 const PERIOD_MS = 8000;
 
-test('individual speaker timeline: two publishers taking turns and a silent one; the files grow during the session, each turn is one interval within 300 ms of its edges', async () => {
+const SECRET = 'stt-secret';
+
+/** A loopback speech-to-text service: keeps each POST and answers a text naming its uid and tone. */
+async function speechToText() {
+  const posts: { uid: string; startMs: number; endMs: number; wav: Buffer; signed: boolean }[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const wav = Buffer.concat(chunks);
+      const h = (k: string) => String(req.headers[k]);
+      const signed = verifySignature(wav, SECRET, { 'agora-signature': h('agora-signature'), 'agora-signature-v2': h('agora-signature-v2') });
+      posts.push({ uid: h('x-reeltime-uid'), startMs: Number(h('x-reeltime-start-utc-ms')), endMs: Number(h('x-reeltime-end-utc-ms')), wav, signed });
+      const tone = dominantFrequency(samplesOf(wav), 100, 2000, 16_000);
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ text: `uid ${h('x-reeltime-uid')} hums ${Math.round(tone / 10) * 10} Hz` }));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/stt`, posts, close: () => new Promise((r) => server.close(r)) };
+}
+
+/** A 16-bit mono WAV's samples as floats. */
+function samplesOf(wav: Buffer): Float32Array {
+  const n = (wav.length - 44) >> 1;
+  return Float32Array.from({ length: n }, (_, i) => wav.readInt16LE(44 + 2 * i) / 32768);
+}
+
+test('individual speaker timeline: two publishers taking turns and a silent one; the files grow during the session, each turn is one interval within 300 ms of its edges; each interval is transcribed once', async () => {
   const h = await startHarness({ recording: { individualSliceSeconds: 4 } });
+  const stt = await speechToText();
   try {
     const cname = 'ind-speakers';
     const small = { width: 160, height: 90 };
@@ -21,7 +53,7 @@ test('individual speaker timeline: two publishers taking turns and a silent one;
     const { resourceId, sid } = await h.startRecording(cname, '9001', {
       token: rtcToken(cname, 9001, 2),
       storageConfig: storageConfig(),
-      recordingConfig: { channelType: 0, subscribeUidGroup: 0, speakerTimeline: true },
+      recordingConfig: { channelType: 0, subscribeUidGroup: 0, speakerTimeline: true, transcription: { url: stt.url, secret: SECRET } },
     });
     const startedMs = Date.now();
     const jsonPath = join(h.bucketDir, `rec/ind/${sid}_${cname}_speakers.json`);
@@ -71,7 +103,29 @@ test('individual speaker timeline: two publishers taking turns and a silent one;
     assert.ok(vtt.startsWith('WEBVTT\n'), vtt.slice(0, 40));
     assert.equal(vtt.match(/ --> /g)?.length, doc.speakers.length);
     assert.equal(vtt.match(/<v 501>/g)?.length, doc.speakers.filter((s) => s.uid === '501').length);
+
+    // The transcription hook: every interval POSTed once, signed, with its own audio (its length, its speaker's
+    // tone), and the text answered in the JSON and the cue. The secret is not in the sessions API.
+    assert.deepEqual(
+      stt.posts.map((p) => `${p.uid}/${p.startMs}`).sort(),
+      doc.speakers.map((s) => `${s.uid}/${s.startUtcMs}`).sort(),
+      'one POST per interval',
+    );
+    for (const p of stt.posts) {
+      assert.ok(p.signed, 'signed like a webhook');
+      const seconds = (p.wav.length - 44) / 2 / 16_000;
+      assert.ok(Math.abs(seconds - (p.endMs - p.startMs) / 1000) < 0.3, `uid ${p.uid}: ${seconds} s of audio for ${p.endMs - p.startMs} ms`);
+    }
+    for (const s of doc.speakers) {
+      const hz = s.uid === '501' ? 440 : 1000;
+      assert.equal(s.text, `uid ${s.uid} hums ${hz} Hz`);
+      assert.ok(vtt.includes(`<v ${s.uid}>uid ${s.uid} hums ${hz} Hz</v>`), vtt);
+    }
+    const detail = await h.api('GET', `/v1/apps/${APP}/cloud_recording/sessions/${sid}`);
+    assert.equal(detail.status, 200);
+    assert.ok(!JSON.stringify(detail.body).includes(SECRET), 'the transcription secret is not answered');
   } finally {
     await h.close();
+    await stt.close();
   }
 });

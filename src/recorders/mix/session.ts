@@ -15,7 +15,7 @@ import type { StopResult, TrackType } from '../../recording/dispatch/index.ts';
 import { ChannelFollower, FollowingSession, wants, type FollowingSessionDeps, type PublisherLinks } from '../common/follower/index.ts';
 import { RecordingOutput, type OutputTrack } from '../common/output/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
-import { SpeakerTimeline } from '../common/speakers/index.ts';
+import { SpeakerTimeline, Transcriber } from '../common/speakers/index.ts';
 import { mediaSecondsAt } from '../../media/speech/index.ts';
 import { MixComposite } from './composite.ts';
 import { MIX_MP4_SPLIT, type MixOptions } from './options.ts';
@@ -95,6 +95,7 @@ export class MixSession extends FollowingSession {
           list: (files) => this.output.addOutputs(files),
           mixedAllUser: true,
           sampleRate: MIX_SAMPLE_RATE,
+          transcriber: o.transcription && new Transcriber({ target: o.transcription, policy: d.policy, log: d.log, sid: d.task.sid, cname: d.task.cname }),
         })
       : undefined;
     const speakers = this.speakers;

@@ -42,6 +42,7 @@ export {
   type RecorderSettings,
   type SettingsSource,
   type StreamMode,
+  type TranscriptionTarget,
   type WebSettings,
 } from './settings/index.ts';
 export type { RecorderUpdate, SubscriptionRequest, UidLists, UidSelection } from './subscription.ts';

@@ -49,8 +49,12 @@ export function originalStreamMode(v: { readonly streamMode?: string; readonly s
 }
 
 /** The speaker timeline is found in the audio: a recording of video alone has none. */
-export function speakerTimelineHearsAudio(v: { readonly speakerTimeline?: boolean; readonly streamTypes?: number }, path: string): void {
+export function speakerTimelineHearsAudio(
+  v: { readonly speakerTimeline?: boolean; readonly streamTypes?: number; readonly transcription?: unknown },
+  path: string,
+): void {
   if (v.speakerTimeline === true && v.streamTypes === 1) fail(join(path, 'speakerTimeline'), 'needs the audio: streamTypes 0 or 2, not 1 (video only)');
+  if (v.transcription !== undefined && v.speakerTimeline !== true) fail(join(path, 'transcription'), 'needs speakerTimeline: true');
 }
 
 /** The mix canvas (default 360 x 640) is at most 1920 x 1080 pixels. */

@@ -39,6 +39,7 @@ export function sectionsOfMode(cr: StartClientRequest, mode: RecordingMode): voi
   onlyIn(rc?.transcodingConfig !== undefined, 'recordingConfig.transcodingConfig', ['mix'], mode);
   onlyIn(rc?.onhold !== undefined, 'recordingConfig.onhold', ['individual', 'mix'], mode);
   onlyIn(rc?.speakerTimeline !== undefined, 'recordingConfig.speakerTimeline', ['individual', 'mix'], mode);
+  onlyIn(rc?.transcription !== undefined, 'recordingConfig.transcription', ['individual', 'mix'], mode);
   if (mode === 'web' && cr.extensionServiceConfig === undefined) fail(`${CR}.extensionServiceConfig`, 'is required in web mode');
 }
 

@@ -167,6 +167,8 @@ export const RecordingConfigSchema = withRules(
     onhold: Type.Optional(Type.Boolean()),
     /** reeltime's extension (individual and mix modes): who spoke when; docs/tasks/speaker-timeline.md. */
     speakerTimeline: Type.Optional(Type.Boolean()),
+    /** reeltime's extension, with speakerTimeline: each interval's audio POSTed to this speech-to-text service. */
+    transcription: Type.Optional(Type.Object({ url: HttpUrl, secret: Type.String({ minLength: 1, maxLength: 1024 }) })),
   }),
   exclusiveAudioLists,
   exclusiveVideoLists,

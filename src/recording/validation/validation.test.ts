@@ -137,6 +137,14 @@ test('recordingConfig.speakerTimeline (reeltime extension): boolean, at start, i
     reasonOf(() => validateStartClientRequest({ ...cr, recordingConfig: videoOnly }, 'mix', 0)),
     'clientRequest.recordingConfig.speakerTimeline: needs the audio: streamTypes 0 or 2, not 1 (video only)',
   );
+  // The transcription hook: a URL and a secret, with the timeline.
+  const withHook = (transcription: unknown, speakerTimeline: unknown = true) =>
+    reasonOf(() => validateStartClientRequest({ ...cr, recordingConfig: { ...(cr.recordingConfig as Record<string, unknown>), speakerTimeline, transcription } }, 'mix', 0));
+  assert.equal(withHook({ url: 'https://stt.example.com/v1', secret: 's' }), undefined);
+  assert.match(withHook({ url: 'ftp://stt.example.com/', secret: 's' }) ?? '', /^clientRequest\.recordingConfig\.transcription\.url: /);
+  assert.match(withHook({ url: 'https://stt.example.com/' }) ?? '', /^clientRequest\.recordingConfig\.transcription\.secret: is required/);
+  assert.match(withHook({ url: 'https://stt.example.com/', secret: '' }) ?? '', /^clientRequest\.recordingConfig\.transcription\.secret: /);
+  assert.equal(withHook({ url: 'https://stt.example.com/', secret: 's' }, false), 'clientRequest.recordingConfig.transcription: needs speakerTimeline: true');
 });
 
 test('the recorder sees onhold in its update only when the request gave it', () => {

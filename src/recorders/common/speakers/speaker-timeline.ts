@@ -9,11 +9,26 @@ import { join } from 'node:path';
 import type { Logger } from '../../../log/index.ts';
 import { speakersName, type SessionNaming } from '../../../media/index.ts';
 import type { PcmFrame } from '../../../media/mix/index.ts';
-import { levelFrames, SpeechDetector, speakersDocument, speakersVtt, type TimelinePlaylist } from '../../../media/speech/index.ts';
+import {
+  levelFrames,
+  SPEECH_SAMPLE_RATE,
+  SpeechAudio,
+  SpeechDetector,
+  speakersDocument,
+  speakersVtt,
+  type SpeechInterval,
+  type TimelinePlaylist,
+  toSpeechRate,
+  wavFile,
+} from '../../../media/speech/index.ts';
 import type { RecordedFile } from '../../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../../storage/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE } from '../../../recording/index.ts';
 import type { RecorderSignals } from '../events.ts';
+import type { Transcriber } from './transcriber.ts';
+
+/** At the stop, the files wait this long at most for the transcripts still coming. */
+export const TRANSCRIPTS_AT_STOP_MS = 30_000;
 
 export interface SpeakerTimelineDeps {
   readonly naming: SessionNaming;
@@ -30,44 +45,71 @@ export interface SpeakerTimelineDeps {
   readonly mixedAllUser: boolean;
   /** Sample rate of the PCM handed in. */
   readonly sampleRate: number;
+  /** `recordingConfig.transcription`: each finished interval's audio goes here. */
+  readonly transcriber?: Transcriber | undefined;
 }
 
 export class SpeakerTimeline {
   readonly #detector = new SpeechDetector();
+  /** Speech audio held for the transcriber (with one only). */
+  readonly #audio: SpeechAudio | undefined;
   #listed = false;
+  /** Transcripts in the files last written. */
+  #textsWritten = 0;
 
-  constructor(private readonly d: SpeakerTimelineDeps) {}
+  constructor(private readonly d: SpeakerTimelineDeps) {
+    this.#audio = d.transcriber ? new SpeechAudio() : undefined;
+  }
 
   /** A run of a user's decoded audio that began at `senderTimeMs` (Unix ms on the sender's clock). */
   pcm(uid: string, senderTimeMs: number, pcm: PcmFrame): void {
     for (const f of levelFrames(senderTimeMs, pcm, this.d.sampleRate)) this.#detector.frame(uid, f);
+    // An interval these frames ended is cut from what is held before this run goes in (and trims it).
+    this.#transcribeEnded();
+    this.#audio?.push(uid, senderTimeMs, toSpeechRate(pcm, this.d.sampleRate), this.#detector.voiceStart(uid));
   }
 
   /** The user's audio ended (left, unpublished, dropped by an update). */
   userEnded(uid: string): void {
     this.#detector.end(uid);
+    this.#transcribeEnded();
+    this.#audio?.forget(uid);
   }
 
-  /** After a slice closed (on the output's serial chain): the files rewritten when the timeline changed. */
+  /** After a slice closed (on the output's serial chain): the files rewritten when the timeline or a text changed. */
   async sliceClosed(nowMs: number): Promise<void> {
     this.#detector.advance(nowMs);
-    if (!this.#detector.takeChanged()) return;
+    this.#transcribeEnded();
+    const texts = this.d.transcriber?.texts ?? 0;
+    if (!this.#detector.takeChanged() && texts === this.#textsWritten) return;
     await this.#write(false);
   }
 
-  /** At the stop, after the last slice: every interval ends, and the files are written a last time. */
+  /** At the stop, after the last slice: every interval ends, its transcript is waited for, the files written a last time. */
   async finish(): Promise<void> {
     this.#detector.endAll();
+    this.#transcribeEnded();
     this.#detector.takeChanged();
+    await this.d.transcriber?.settled(TRANSCRIPTS_AT_STOP_MS);
     await this.#write(true);
+  }
+
+  #transcribeEnded(): void {
+    const { transcriber } = this.d;
+    const audio = this.#audio;
+    if (!transcriber || !audio) return;
+    for (const i of this.#detector.takeEnded()) transcriber.submit(i, wavFile(audio.cut(i.uid, i.startMs, i.endMs), SPEECH_SAMPLE_RATE));
   }
 
   async #write(final: boolean): Promise<void> {
     const { naming, workDir, upload } = this.d;
     const intervals = this.#detector.intervals();
     const playlists = this.d.playlists();
-    const json = JSON.stringify(speakersDocument({ sid: naming.sid, cname: naming.cname, final, intervals, playlists }), null, 2);
-    const vtt = speakersVtt(intervals, this.d.cueSecondsAt);
+    const transcriber = this.d.transcriber;
+    const textOf = transcriber ? (i: SpeechInterval) => transcriber.textOf(i) : undefined;
+    this.#textsWritten = transcriber?.texts ?? 0;
+    const json = JSON.stringify(speakersDocument({ sid: naming.sid, cname: naming.cname, final, intervals, playlists, ...(textOf ? { textOf } : {}) }), null, 2);
+    const vtt = speakersVtt(intervals, this.d.cueSecondsAt, textOf);
     await mkdir(workDir, { recursive: true });
     const written: RecordedFile[] = [];
     const firstStart = Math.min(...playlists.flatMap((p) => p.slices.slice(0, 1).map((s) => s.startMs)));

@@ -3,5 +3,5 @@
 export { recorderSettings, settingsFor, type RecorderSettings } from './recorder-settings.ts';
 export { DEFAULT_CAPTURE_INTERVAL, DEFAULT_MIX_BITRATE, DEFAULT_MIX_SAMPLE_RATE, type IndividualSettings, type PostProcess, type StreamMode } from './individual.ts';
 export { ACCEPTED_FPS, DEFAULT_BITRATE_KBPS, DEFAULT_CANVAS, DEFAULT_FPS, evenCanvas, mixLayoutSettings, type MixSettings } from './mix.ts';
-export { channelProfile, DEFAULT_MAX_IDLE_SECONDS, type SettingsSource } from './source.ts';
+export { channelProfile, DEFAULT_MAX_IDLE_SECONDS, type SettingsSource, type TranscriptionTarget } from './source.ts';
 export { DEFAULT_MAX_VIDEO_MINUTES, type WebSettings } from './web.ts';

@@ -5,7 +5,7 @@
 import type { Profile } from '../../../channel/index.ts';
 import type { AudioMixFormat } from '../../../media/index.ts';
 import { subscriptionRequest, type SubscriptionRequest } from '../subscription.ts';
-import { channelProfile, DEFAULT_MAX_IDLE_SECONDS, type SettingsSource } from './source.ts';
+import { channelProfile, DEFAULT_MAX_IDLE_SECONDS, type SettingsSource, type TranscriptionTarget } from './source.ts';
 
 export type StreamMode = 'default' | 'standard' | 'original';
 
@@ -39,6 +39,8 @@ export interface IndividualSettings {
   readonly onhold: boolean;
   /** reeltime's `recordingConfig.speakerTimeline`: who spoke when, beside the recording. */
   readonly speakerTimeline: boolean;
+  /** reeltime's `recordingConfig.transcription`: where each interval's audio goes for its text. */
+  readonly transcription: TranscriptionTarget | undefined;
 }
 
 /** Defaults of the spec's tables: `captureInterval`, and scene 2 audio mixing's sample rate and bitrate. */
@@ -77,5 +79,6 @@ export function individualSettings(s: SettingsSource): IndividualSettings {
     postProcess: Object.freeze(postProcess(s)),
     onhold: s.onhold ?? rc?.onhold === true,
     speakerTimeline: rc?.speakerTimeline === true,
+    transcription: rc?.transcription ? Object.freeze({ url: rc.transcription.url, secret: rc.transcription.secret }) : undefined,
   });
 }

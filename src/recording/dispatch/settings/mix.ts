@@ -13,7 +13,7 @@ import {
 } from '../../../media/mix/index.ts';
 import type { LayoutFields } from '../../validation/types.ts';
 import { subscriptionRequest, type SubscriptionRequest } from '../subscription.ts';
-import { channelProfile, DEFAULT_MAX_IDLE_SECONDS, type SettingsSource } from './source.ts';
+import { channelProfile, DEFAULT_MAX_IDLE_SECONDS, type SettingsSource, type TranscriptionTarget } from './source.ts';
 
 /** transcodingConfig defaults: a 360 × 640 portrait canvas at 15 fps and 500 Kbps. */
 export const DEFAULT_CANVAS: CanvasSize = Object.freeze({ width: 360, height: 640 });
@@ -40,6 +40,8 @@ export interface MixSettings {
   readonly onhold: boolean;
   /** reeltime's `recordingConfig.speakerTimeline`: who spoke when, beside the recording. */
   readonly speakerTimeline: boolean;
+  /** reeltime's `recordingConfig.transcription`: where each interval's audio goes for its text. */
+  readonly transcription: TranscriptionTarget | undefined;
 }
 
 /** Request fields → complete layout settings: every omitted field takes its default (updateLayout replaces all). */
@@ -91,5 +93,6 @@ export function mixSettings(s: SettingsSource): MixSettings {
     mp4: avFileType.includes('mp4'),
     onhold: s.onhold ?? rc?.onhold === true,
     speakerTimeline: rc?.speakerTimeline === true,
+    transcription: rc?.transcription ? Object.freeze({ url: rc.transcription.url, secret: rc.transcription.secret }) : undefined,
   });
 }

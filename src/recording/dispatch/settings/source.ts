@@ -18,6 +18,12 @@ export interface SettingsSource {
   readonly rtmp?: readonly { readonly rtmpUrl: string }[] | undefined;
 }
 
+/** reeltime's `recordingConfig.transcription`: the customer's speech-to-text service and the key its POSTs are signed with. */
+export interface TranscriptionTarget {
+  readonly url: string;
+  readonly secret: string;
+}
+
 /** `recordingConfig.maxIdleTime`'s default (individual and mix). */
 export const DEFAULT_MAX_IDLE_SECONDS = 30;
 
