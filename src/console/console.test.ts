@@ -6,6 +6,8 @@ import { layout, MIX_LAYOUT_KINDS } from '../media/mix/index.ts';
 import { RECORDING_STATUS } from '../recording/index.ts';
 import { allDoubles, TEST_APP_ID, TEST_AUTH } from '../recording/testing/index.ts';
 import { startTestServer, waitUntil } from '../testing/index.ts';
+import { readdirSync } from 'node:fs';
+import { PAGE_FILES } from './routes.ts';
 
 // The page's own module (plain JS for the browser, typed by bodies.d.ts), loaded as the page loads it.
 const { acquireBody, curlCommands, defaultForm, holdBody, startBody, updateTemplate } = await import('./page/bodies.js');
@@ -27,6 +29,10 @@ test('console: page at /, scripts and vendor files from node_modules, settings w
       assert.ok((await r.text()).length > 100, path);
     }
     assert.equal((await fetch(`${s.url}/console/vendor/../../package.json`)).status, 404);
+    // Every file of the page folder is served (a module left out breaks the whole page in the browser).
+    const own = readdirSync(new URL('./page/', import.meta.url)).filter((f) => /\.(js|css|html)$/.test(f) && f !== 'index.html');
+    assert.deepEqual(own.filter((f) => !(f in PAGE_FILES)), []);
+    for (const f of own) assert.equal((await fetch(`${s.url}/console/${f}`)).status, 200, f);
     // The layout preview's module is the mix recorder's own layout function: same regions, every kind, many users.
     const mod = (await import(`data:text/javascript;base64,${Buffer.from(await (await fetch(`${s.url}/console/mix-layout.mjs`)).text()).toString('base64')}`)) as { layout: typeof layout };
     for (const kind of MIX_LAYOUT_KINDS) {

@@ -7,7 +7,7 @@ import type { Config } from '../server/config.ts';
 const require = createRequire(import.meta.url);
 
 /** Our own page files, read once at registration. */
-const PAGE_FILES: Readonly<Record<string, string>> = {
+export const PAGE_FILES: Readonly<Record<string, string>> = {
   'app.js': 'text/javascript',
   'api.js': 'text/javascript',
   'bodies.js': 'text/javascript',
@@ -18,6 +18,7 @@ const PAGE_FILES: Readonly<Record<string, string>> = {
   'rules.js': 'text/javascript',
   'session.js': 'text/javascript',
   'players.js': 'text/javascript',
+  'speakers.js': 'text/javascript',
   'webm-playlist.js': 'text/javascript',
   'layout-preview.js': 'text/javascript',
   'ui.js': 'text/javascript',

@@ -62,6 +62,10 @@ test('object keys, key safety and content types', () => {
   // Stored with each object for a CDN: a playlist grows while recording, the rest never changes under its name.
   assert.equal(storedCacheControl('rec/sid_c__uid_s_1__uid_e_video.m3u8'), 'no-cache');
   assert.equal(storedCacheControl('a.M3U8'), 'no-cache');
+  // The speaker timeline is rewritten as the session goes too.
+  assert.equal(storedCacheControl('rec/sid_c_speakers.json'), 'no-cache');
+  assert.equal(storedCacheControl('rec/bak0_sid_c_speakers.vtt'), 'no-cache');
+  assert.equal(contentTypeFor('rec/sid_c_speakers.vtt'), 'text/vtt; charset=utf-8');
   for (const k of ['rec/sid_c__uid_s_1__uid_e_video_20261130101010123.ts', 'sid_c_0.mp4', 'x.webm', 'x.jpg']) assert.equal(storedCacheControl(k), 'max-age=3600, immutable', k);
   assert.equal(endpointUrl('minio.local:9000'), 'https://minio.local:9000');
   assert.equal(endpointUrl('http://127.0.0.1:9000/'), 'http://127.0.0.1:9000');

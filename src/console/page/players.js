@@ -4,8 +4,12 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import Hls from 'hls.js';
 import { html } from './ui.js';
 import { attachWebmPlaylist, isWebmPlaylist } from './webm-playlist.js';
+import { SpeakerLanes, speakerFiles } from './speakers.js';
 
-function HlsVideo({ src, audioOnly }) {
+/** The speaker timeline's WebVTT as the player's captions (mix mode: its cues are in the mix playlist's time). */
+const captionsOf = (vtt) => (vtt ? html`<track kind="captions" label="Speakers" srclang="en" src=${vtt} default />` : null);
+
+function HlsVideo({ src, audioOnly, captions }) {
   const ref = useRef(null);
   useEffect(() => {
     const media = ref.current;
@@ -22,7 +26,7 @@ function HlsVideo({ src, audioOnly }) {
   }, [src]);
   return audioOnly
     ? html`<audio ref=${ref} controls preload="metadata" data-src=${src}></audio>`
-    : html`<video ref=${ref} controls muted playsinline preload="metadata" data-src=${src} data-player="hls"></video>`;
+    : html`<video ref=${ref} controls muted playsinline preload="metadata" data-src=${src} data-player="hls">${captionsOf(captions)}</video>`;
 }
 
 function WebmVideo({ src }) {
@@ -37,7 +41,7 @@ function WebmVideo({ src }) {
  * A video playlist: hls.js for TS slices, the WebM playlist player for WebM ones (VP8 publishers in individual mode).
  * Which one is read from the playlist itself: its slice names say the container.
  */
-function PlaylistVideo({ src }) {
+function PlaylistVideo({ src, captions }) {
   const [kind, setKind] = useState(null);
   const [error, setError] = useState(null);
   useEffect(() => {
@@ -50,7 +54,7 @@ function PlaylistVideo({ src }) {
   }, [src]);
   if (error) return html`<p class="error small">${error}</p>`;
   if (kind === 'webm') return html`<${WebmVideo} src=${src} />`;
-  if (kind === 'hls') return html`<${HlsVideo} src=${src} />`;
+  if (kind === 'hls') return html`<${HlsVideo} src=${src} captions=${captions} />`;
   return html`<p class="muted small">Loading…</p>`;
 }
 
@@ -106,6 +110,7 @@ function useStableUrls(files) {
 export function Players({ files: given, mode }) {
   const files = useStableUrls(given);
   const players = playable(files, mode);
+  const captions = mode === 'mix' ? speakerFiles(files).vtt?.url : undefined;
   const snapshots = files.filter((f) => f.url && ext(f) === 'jpg');
   if (players.length === 0 && snapshots.length === 0) {
     return html`<p class="muted small">Nothing to play here: files are playable in the page when recordings go to the local bucket.</p>`;
@@ -117,15 +122,16 @@ export function Players({ files: given, mode }) {
           ${p.mp4
             ? p.mp4.trackType === 'audio'
               ? html`<audio src=${p.mp4.url} controls preload="metadata"></audio>`
-              : html`<video src=${p.mp4.url} controls muted playsinline preload="metadata" data-player="mp4"></video>`
+              : html`<video src=${p.mp4.url} controls muted playsinline preload="metadata" data-player="mp4">${captionsOf(captions)}</video>`
             : null}
           ${p.sound ? html`<audio src=${p.sound.url} controls preload="metadata"></audio>` : null}
-          ${p.video ? html`<${PlaylistVideo} src=${p.video.url} />` : null}
+          ${p.video ? html`<${PlaylistVideo} src=${p.video.url} captions=${captions} />` : null}
           ${p.audio ? html`<${HlsVideo} src=${p.audio.url} audioOnly=${true} />` : null}
           <figcaption>${p.label}</figcaption>
         </figure>`,
       )}
     </div>
+    ${speakerFiles(files).json ? html`<${SpeakerLanes} file=${speakerFiles(files).json} mode=${mode} />` : null}
     ${snapshots.length
       ? html`<h3>Snapshots</h3><div class="gallery">${snapshots.map((s) => html`<a href=${s.url} target="_blank"><img src=${s.url} alt=${s.fileName} loading="lazy" /></a>`)}</div>`
       : null}

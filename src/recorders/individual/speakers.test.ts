@@ -10,6 +10,8 @@ import { waitUntil } from '../../testing/wait.ts';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifySignature } from '../../notify/index.ts';
+import { launchTestChromium } from '../../testing/chromium.ts';
+import { openSessionPage } from '../../testing/console-page.ts';
 import { dominantFrequency } from '../../media/capture/testing/media-checks.ts';
 
 const PERIOD_MS = 8000;
@@ -47,8 +49,9 @@ test('individual speaker timeline: two publishers taking turns and a silent one;
   try {
     const cname = 'ind-speakers';
     const small = { width: 160, height: 90 };
-    const a = await h.publish({ cname, uid: 501, color: 'red', toneHz: 440, ...small, toneTurns: { periodSec: PERIOD_MS / 1000, half: 'first' } });
-    const b = await h.publish({ cname, uid: 502, color: 'blue', toneHz: 1000, ...small, toneTurns: { periodSec: PERIOD_MS / 1000, half: 'second' } });
+    // H.264: the console plays each user's playlist through hls.js, which seeks (below).
+    const a = await h.publish({ cname, uid: 501, color: 'red', toneHz: 440, codec: 'h264', ...small, toneTurns: { periodSec: PERIOD_MS / 1000, half: 'first' } });
+    const b = await h.publish({ cname, uid: 502, color: 'blue', toneHz: 1000, codec: 'h264', ...small, toneTurns: { periodSec: PERIOD_MS / 1000, half: 'second' } });
     await h.publish({ cname, uid: 503, color: 'green', toneHz: 0, ...small });
     const { resourceId, sid } = await h.startRecording(cname, '9001', {
       token: rtcToken(cname, 9001, 2),
@@ -124,6 +127,26 @@ test('individual speaker timeline: two publishers taking turns and a silent one;
     const detail = await h.api('GET', `/v1/apps/${APP}/cloud_recording/sessions/${sid}`);
     assert.equal(detail.status, 200);
     assert.ok(!JSON.stringify(detail.body).includes(SECRET), 'the transcription secret is not answered');
+
+    // The console's session page: a lane per speaker under the players, a mark per interval; a click seeks that
+    // user's player to the interval.
+    const browser = await launchTestChromium();
+    try {
+      const failures: string[] = [];
+      const page = await openSessionPage(browser, h.server.url, sid, failures);
+      await page.waitForSelector('#speakers[data-final="true"] .lane[data-uid="502"] .speech');
+      const lanes = await page.$$eval('#speakers .lane', (ls) => ls.map((l) => [l.getAttribute('data-uid'), l.querySelectorAll('.speech').length]));
+      assert.deepEqual(lanes, ['501', '502'].map((uid) => [uid, doc.speakers.filter((s) => s.uid === uid).length]));
+      const mark = '#speakers .lane[data-uid="502"] .speech';
+      const startSec = Number(await page.getAttribute(mark, 'data-start'));
+      const video = '#playback figure[data-player="uid 502"] video';
+      await page.waitForFunction((sel) => ((document.querySelector(sel) as HTMLVideoElement | null)?.readyState ?? 0) >= 1, video);
+      await page.click(mark);
+      await page.waitForFunction(([sel, t]) => Math.abs((document.querySelector(sel as string) as HTMLVideoElement).currentTime - (t as number)) < 0.5, [video, startSec] as const);
+      assert.deepEqual(failures, []);
+    } finally {
+      await browser.close();
+    }
   } finally {
     await h.close();
     await stt.close();

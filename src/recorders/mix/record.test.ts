@@ -13,6 +13,8 @@ import { SAMPLE_FPS, sampled, sampleRange } from './testing/frames.ts';
 import { waitUntil } from '../../testing/wait.ts';
 import type { SpeakersDocument } from '../../media/speech/index.ts';
 import { assertTimelineFollowsTurns } from '../common/testing/speakers.ts';
+import { launchTestChromium } from '../../testing/chromium.ts';
+import { openSessionPage } from '../../testing/console-page.ts';
 
 const RED = [255, 0, 0];
 const BLUE = [0, 0, 255];
@@ -300,6 +302,21 @@ test('mix active speaker (mixedVideoLayout 100): two publishers taking turns tak
     for (const s of doc.speakers) assert.ok(s.media.length === 1 && s.media[0]!.endSec > s.media[0]!.startSec, JSON.stringify(s));
     const vtt = readFileSync(join(h.bucketDir, `rec/ind/${sid}_${cname}_speakers.vtt`), 'utf8');
     assert.equal(vtt.match(/ --> /g)?.length, doc.speakers.length);
+    // The console plays the mix with the timeline's cues as captions, and draws a lane per speaker under it.
+    const browser = await launchTestChromium();
+    try {
+      const failures: string[] = [];
+      const page = await openSessionPage(browser, h.server.url, sid, failures);
+      await page.waitForSelector('#speakers[data-final="true"] .lane[data-uid="402"] .speech');
+      const video = '#playback figure video[data-player="hls"]';
+      await page.waitForFunction(
+        ([sel, n]) => (document.querySelector(sel as string) as HTMLVideoElement | null)?.textTracks[0]?.cues?.length === n,
+        [video, doc.speakers.length] as const,
+      );
+      assert.deepEqual(failures, []);
+    } finally {
+      await browser.close();
+    }
   } finally {
     await h.close();
   }

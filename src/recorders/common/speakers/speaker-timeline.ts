@@ -113,14 +113,15 @@ export class SpeakerTimeline {
     await mkdir(workDir, { recursive: true });
     const written: RecordedFile[] = [];
     const firstStart = Math.min(...playlists.flatMap((p) => p.slices.slice(0, 1).map((s) => s.startMs)));
-    for (const [ext, body, contentType] of [
-      ['json', json, 'application/json'],
-      ['vtt', vtt, 'text/vtt; charset=utf-8'],
+    for (const [ext, body] of [
+      ['json', json],
+      ['vtt', vtt],
     ] as const) {
       const local = join(workDir, `speakers.${ext}`);
       await writeFile(local, body);
       const key = upload.objectKey(speakersName(naming, ext));
-      const res = await upload.enqueue(local, key, { contentType });
+      // Its content type from its name (storage/naming.ts), as every upload without one.
+      const res = await upload.enqueue(local, key);
       if (!res.ok) {
         this.d.signals.error(EVENT_MODULE.uploader, ERROR_LEVEL.major, ERROR_CODE.uploadFailed, res.message);
         return;
