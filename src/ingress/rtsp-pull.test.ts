@@ -97,7 +97,12 @@ test('an RTSP camera (TCP, with a password) is pulled into the channel as the in
     recordingFileConfig: { avFileType: ['hls', 'mp4'] },
   });
   const videoSlices = () => bucketKeys(h.bucketDir).filter((k) => k.includes('__uid_s_6161__uid_e_video_') && k.endsWith('.ts')).length;
-  await waitUntil(() => videoSlices() >= 3, { timeoutMs: 90_000, intervalMs: 250, what: 'video slices of the camera' });
+  await waitUntil(() => videoSlices() >= 3, {
+    timeoutMs: 90_000,
+    intervalMs: 250,
+    // Session 25 (a loaded slow machine): none in 90 s; say what there was.
+    what: () => `3 video slices of the camera (bucket: ${bucketKeys(h.bucketDir).filter((k) => k.includes('6161')).join(' ')}; participant ${JSON.stringify(participantOf(h, cname, 6161))})`,
+  });
 
   // The camera goes away: the participant leaves and the ingress waits; back on the same address, it is pulled again.
   cameraProcess.kill('SIGKILL');

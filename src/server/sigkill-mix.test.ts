@@ -91,7 +91,20 @@ test('SIGKILL of a server recording a mix session: a new server resumes it with 
     try {
       for (const p of PUBLISHERS) publishers.push(await publish(second.url, p));
       const client2 = recordingClient(second.url, 'mix');
-      await waitUntil(() => bucketKeys(bucketDir).some((k) => bakSlice.test(`/${k}`)), { timeoutMs: 120_000, intervalMs: 200, what: 'a bak0_ slice after the restart' }).catch((e: Error) => {
+      // Until a resumed slice draws the blue user large on the left (the latest layout): on a loaded machine the
+      // publishers' video reached the new server's mix more than the first two 4 s slices after it resumed.
+      const blueLeft = async (key: string) => {
+        const f = await sampled(join(bucketDir, key));
+        return Array.from({ length: f.count }, (_, n) => f.px(n, 0.25, 0.5)).some((rgb) => isColour(rgb, BLUE));
+      };
+      const checked = new Set<string>();
+      await waitUntil(async () => {
+          for (const k of bucketKeys(bucketDir).filter((k) => bakSlice.test(`/${k}`) && !checked.has(k))) {
+            checked.add(k);
+            if (await blueLeft(k)) return true;
+          }
+          return false;
+        }, { timeoutMs: 120_000, intervalMs: 500, what: 'a bak0_ slice with the blue user large on the left' }).catch((e: Error) => {
         throw new Error(`${e.message}\nbucket: ${bucketKeys(bucketDir).join(' ')}\nserver output:\n${second.output()}`);
       });
 
