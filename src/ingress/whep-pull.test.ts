@@ -139,7 +139,15 @@ test('admission: a process with room for one ingress publishes one; the next wai
   await waitUntil(() => participantOf(h, 'room', 6178) === undefined, { timeoutMs: 10_000, intervalMs: 100, what: 'the refused ingress to leave the channel' });
   assert.equal((await h.api('DELETE', `/v1/apps/${APP}/ingress/${first}`)).status, 204);
   // Tried again once its claim would have run out (15 s).
-  await waitUntil(() => participantOf(h, 'room', 6178)?.tracks.length === 2, { timeoutMs: 60_000, intervalMs: 200, what: 'the second ingress publishing' });
+  await waitUntil(async () => {
+    state = await ingressState(h, second);
+    return participantOf(h, 'room', 6178)?.tracks.length === 2;
+  }, {
+    timeoutMs: 60_000,
+    intervalMs: 200,
+    // Session 25 (a slow loaded machine): timed out once; say what there was.
+    what: () => `the second ingress publishing both kinds (participant ${JSON.stringify(participantOf(h, 'room', 6178))}, ingress ${JSON.stringify(state)})`,
+  });
 });
 
 test('a WHEP source that sends video only (a camera without a microphone) is published with its video alone', async (t) => {

