@@ -39,6 +39,15 @@ export class SpeechAudio {
   push(uid: string, atMs: number, samples: Int16Array, keepFromMs: number | undefined): void {
     let list = this.#chunks.get(uid);
     if (!list) this.#chunks.set(uid, (list = []));
+    // Held audio stays in time order without overlaps: a run dated before the last one's end (its sender's first
+    // report moved the clock back from arrival time) loses what it repeats.
+    const last = list.at(-1);
+    if (last && atMs < chunkEnd(last)) {
+      const skip = Math.ceil(((chunkEnd(last) - atMs) * SPEECH_SAMPLE_RATE) / 1000);
+      if (skip >= samples.length) return;
+      samples = samples.subarray(skip);
+      atMs = chunkEnd(last);
+    }
     list.push({ atMs, samples });
     const end = chunkEnd(list.at(-1)!);
     const from = Math.max((keepFromMs ?? end) - LEAD_MS, end - MAX_HELD_MS);

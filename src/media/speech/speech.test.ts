@@ -173,6 +173,10 @@ test('speech audio: 48 kHz stereo to 16 kHz mono; held from a second before the 
   assert.equal(wav.readUInt32LE(24), 16_000);
   assert.equal(wav.readUInt32LE(40), cut.length * 2);
   assert.equal(wav.readInt16LE(44), 6);
+  // A run dated before the last one's end keeps only what comes after it.
+  a.push('u', 8500, second(9), 6000);
+  assert.equal(a.cut('u', 8000, 10_000).length, 1.5 * SPEECH_SAMPLE_RATE);
+  assert.deepEqual([...new Set(a.cut('u', 9000, 9500))], [9]);
   a.forget('u');
   assert.equal(a.cut('u', 0, 9000).length, 0);
 });

@@ -13,7 +13,8 @@ import { EVENT_MODULE, WARN_CODE } from '../../recording/index.ts';
 import { ChannelFollower, FollowingSession, wants, type FollowingSessionDeps, type PublisherLinks } from '../common/follower/index.ts';
 import { PLAYLIST_CONTENT_TYPE, RecordingOutput } from '../common/output/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
-import { DecodedAudioLevels, SpeakerTimeline, Transcriber } from '../common/speakers/index.ts';
+import { DecodedAudioLevels, sessionSpeakerTimeline, type SpeakerTimeline } from '../common/speakers/index.ts';
+import { MIX_SAMPLE_RATE } from '../../media/mix/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import { finalizeRecording } from './finalize.ts';
 import type { IndividualOptions } from './options.ts';
@@ -54,6 +55,10 @@ export class IndividualSession extends FollowingSession {
       { ...d, signals: this.signals, profile: d.options.profile, maxIdleMs: d.options.maxIdleMs, subscription: d.options.subscription },
       {
         onPacket: (uid, kind, track, packet) => this.onPacket(uid, kind, track, packet),
+        // The speaker timeline dates each user's audio on its sender's clock, as the mix does.
+        onSenderReport: (uid, kind, report) => {
+          if (kind === 'audio') this.speakers?.levels.senderReport(uid, report, { clockRate: MIX_SAMPLE_RATE });
+        },
         onChannelEvent: (e) => this.onChannelEvent(e),
         reconcile: () => this.reconcile(),
         finish: () => this.finish(),
@@ -87,9 +92,9 @@ export class IndividualSession extends FollowingSession {
   /** Each user's audio decoded for its level; intervals in each of the user's playlists, cues from the first slice. */
   private speakerTimeline(): NonNullable<IndividualSession['speakers']> {
     const playlists = () => this.tracks.all().map((t) => ({ fileName: t.hls.playlistKey, uid: t.uid, slices: t.out.closed }));
-    const timeline = new SpeakerTimeline({
+    const timeline = sessionSpeakerTimeline({
       naming: this.naming,
-      workDir: join(this.d.workDir, 'speakers'),
+      sessionDir: this.d.workDir,
       upload: this.d.upload,
       signals: this.signals,
       log: this.d.log,
@@ -98,10 +103,14 @@ export class IndividualSession extends FollowingSession {
         const first = Math.min(...playlists().flatMap((p) => p.slices.slice(0, 1).map((s) => s.startMs)));
         return Number.isFinite(first) ? (utcMs - first) / 1000 : 0;
       },
-      list: (files) => this.output.addOutputs(files),
+      list: (files) => {
+        this.output.addOutputs(files);
+        this.output.reportFiles();
+      },
       mixedAllUser: false,
-      sampleRate: 48_000,
-      transcriber: this.transcriber(),
+      sampleRate: MIX_SAMPLE_RATE,
+      transcription: this.d.options.transcription,
+      policy: this.d.policy,
     });
     return { timeline, levels: new DecodedAudioLevels(this.d.clock, (uid, at, pcm) => timeline.pcm(uid, at, pcm)) };
   }
@@ -128,11 +137,6 @@ export class IndividualSession extends FollowingSession {
     }
     this.output.reportEarlierFiles();
     this.reconcile();
-  }
-
-  private transcriber(): Transcriber | undefined {
-    const target = this.d.options.transcription;
-    return target && new Transcriber({ target, policy: this.d.policy, log: this.d.log, sid: this.naming.sid, cname: this.naming.cname });
   }
 
   private onChannelEvent(e: ChannelEvent): void {

@@ -68,8 +68,12 @@ test('individual speaker timeline: two publishers taking turns and a silent one;
       return d.speakers.length > 0 && d;
     }, { timeoutMs: 60_000, intervalMs: 200, what: 'a speaker interval in the bucket during the session' });
     assert.equal(live.final, false);
-    const q = await h.api('GET', h.path(resourceId, sid, 'query'));
-    const listed = ((q.body.serverResponse as { fileList: { fileName: string; isPlayable: boolean }[] }).fileList ?? []).filter((f) => f.fileName.includes('_speakers.'));
+    // Reported when first written; the bucket may show them first (session 25, a loaded run): waited for.
+    const listed = await waitUntil(async () => {
+      const q = await h.api('GET', h.path(resourceId, sid, 'query'));
+      const l = ((q.body.serverResponse as { fileList?: { fileName: string; isPlayable: boolean }[] }).fileList ?? []).filter((f) => f.fileName.includes('_speakers.'));
+      return l.length > 0 && l;
+    }, { timeoutMs: 30_000, intervalMs: 200, what: 'the speaker files in the query' });
     assert.deepEqual(listed.map((f) => [f.fileName, f.isPlayable]), [
       [`rec/ind/${sid}_${cname}_speakers.json`, false],
       [`rec/ind/${sid}_${cname}_speakers.vtt`, false],

@@ -15,7 +15,7 @@ import type { StopResult, TrackType } from '../../recording/dispatch/index.ts';
 import { ChannelFollower, FollowingSession, wants, type FollowingSessionDeps, type PublisherLinks } from '../common/follower/index.ts';
 import { RecordingOutput, type OutputTrack } from '../common/output/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
-import { SpeakerTimeline, Transcriber } from '../common/speakers/index.ts';
+import { sessionSpeakerTimeline, type SpeakerTimeline } from '../common/speakers/index.ts';
 import { mediaSecondsAt } from '../../media/speech/index.ts';
 import { MixComposite } from './composite.ts';
 import { MIX_MP4_SPLIT, type MixOptions } from './options.ts';
@@ -84,18 +84,22 @@ export class MixSession extends FollowingSession {
     // Intervals and cues in the mix playlist's media time.
     const playlist = () => ({ fileName: this.out.writer.playlistKey, uid: undefined, slices: this.out.closed });
     this.speakers = o.speakerTimeline
-      ? new SpeakerTimeline({
+      ? sessionSpeakerTimeline({
           naming: this.naming,
-          workDir: join(d.workDir, 'speakers'),
+          sessionDir: d.workDir,
           upload: d.upload,
           signals: this.signals,
           log: d.log,
           playlists: () => [playlist()],
           cueSecondsAt: (utcMs) => mediaSecondsAt(utcMs, playlist().slices) ?? 0,
-          list: (files) => this.output.addOutputs(files),
+          list: (files) => {
+        this.output.addOutputs(files);
+        this.output.reportFiles();
+      },
           mixedAllUser: true,
           sampleRate: MIX_SAMPLE_RATE,
-          transcriber: o.transcription && new Transcriber({ target: o.transcription, policy: d.policy, log: d.log, sid: d.task.sid, cname: d.task.cname }),
+          transcription: o.transcription,
+          policy: d.policy,
         })
       : undefined;
     const speakers = this.speakers;

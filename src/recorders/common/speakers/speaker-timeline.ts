@@ -21,11 +21,12 @@ import {
   toSpeechRate,
   wavFile,
 } from '../../../media/speech/index.ts';
-import type { RecordedFile } from '../../../recording/dispatch/index.ts';
+import type { RecordedFile, TranscriptionTarget } from '../../../recording/dispatch/index.ts';
 import type { UploadSession } from '../../../storage/index.ts';
 import { ERROR_CODE, ERROR_LEVEL, EVENT_MODULE } from '../../../recording/index.ts';
 import type { RecorderSignals } from '../events.ts';
-import type { Transcriber } from './transcriber.ts';
+import { Transcriber } from './transcriber.ts';
+import type { OutboundPolicy } from '../../../net/index.ts';
 
 /** At the stop, the files wait this long at most for the transcripts still coming. */
 export const TRANSCRIPTS_AT_STOP_MS = 30_000;
@@ -47,6 +48,22 @@ export interface SpeakerTimelineDeps {
   readonly sampleRate: number;
   /** `recordingConfig.transcription`: each finished interval's audio goes here. */
   readonly transcriber?: Transcriber | undefined;
+}
+
+/** What a session gives its timeline: the stage's deps less the transcriber, which is made here from the target. */
+export interface SessionTimelineDeps extends Omit<SpeakerTimelineDeps, 'transcriber' | 'workDir'> {
+  /** The session's work dir (the files are written under `speakers/`). */
+  readonly sessionDir: string;
+  readonly transcription: TranscriptionTarget | undefined;
+  /** The outbound guard's policy, for the transcription URL. */
+  readonly policy: OutboundPolicy;
+}
+
+/** A session's timeline (individual and mix alike), with a transcriber when the start asked for one. */
+export function sessionSpeakerTimeline(d: SessionTimelineDeps): SpeakerTimeline {
+  const { sessionDir, transcription, policy, ...rest } = d;
+  const transcriber = transcription && new Transcriber({ target: transcription, policy, log: d.log, sid: d.naming.sid, cname: d.naming.cname });
+  return new SpeakerTimeline({ ...rest, workDir: join(sessionDir, 'speakers'), transcriber });
 }
 
 export class SpeakerTimeline {
