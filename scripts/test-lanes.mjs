@@ -181,6 +181,9 @@ export const TIMING_SENSITIVE = new Set([
   'src/media/mix/live/av-sync.test.ts',
   // Its layout samples read a region black when the mix fell behind (a run on a slower machine, and one in session 14).
   'src/recorders/mix/record.test.ts',
+  // Speech intervals within 300 ms of the turns' edges: under the whole suite on a slow machine (session 25) one ended
+  // 599 ms late; with two other recording files beside it, 0-20 ms.
+  'src/recorders/individual/speakers.test.ts',
   // Audio chunks dropped as late cut its first user's tone (heard in 90 % of the last windows, 95 % asked) in a
   // fresh-clone run of session 16.
   'src/recorders/mix/sender-clock.test.ts',
