@@ -91,18 +91,13 @@ export class IndividualSession extends FollowingSession {
 
   /** Each user's audio decoded for its level; intervals in each of the user's playlists, cues from the first slice. */
   private speakerTimeline(): NonNullable<IndividualSession['speakers']> {
-    const playlists = () => this.tracks.all().map((t) => ({ fileName: t.hls.playlistKey, uid: t.uid, slices: t.out.closed }));
     const timeline = sessionSpeakerTimeline({
       naming: this.naming,
       sessionDir: this.d.workDir,
       upload: this.d.upload,
       signals: this.signals,
       log: this.d.log,
-      playlists,
-      cueSecondsAt: (utcMs) => {
-        const first = Math.min(...playlists().flatMap((p) => p.slices.slice(0, 1).map((s) => s.startMs)));
-        return Number.isFinite(first) ? (utcMs - first) / 1000 : 0;
-      },
+      playlists: () => this.tracks.all().map((t) => ({ fileName: t.hls.playlistKey, uid: t.uid, slices: t.out.closed })),
       list: (files) => {
         this.output.addOutputs(files);
         this.output.reportFiles();

@@ -39,8 +39,8 @@ export interface SpeakerTimelineDeps {
   readonly log: Logger;
   /** The session's playlists now, with their closed slices: the intervals' media times are given in each. */
   readonly playlists: () => TimelinePlaylist[];
-  /** The WebVTT cue time of an instant (the mix playlist's media time; individual: since the recording began). */
-  readonly cueSecondsAt: (utcMs: number) => number;
+  /** The WebVTT cue time of an instant (mix: the mix playlist's media time); absent: seconds since the first slice. */
+  readonly cueSecondsAt?: (utcMs: number) => number;
   /** The file list gets the two files the first time they are uploaded (`mixedAllUser` as the mode's files). */
   readonly list: (files: readonly RecordedFile[]) => void;
   readonly mixedAllUser: boolean;
@@ -126,10 +126,11 @@ export class SpeakerTimeline {
     const textOf = transcriber ? (i: SpeechInterval) => transcriber.textOf(i) : undefined;
     this.#textsWritten = transcriber?.texts ?? 0;
     const json = JSON.stringify(speakersDocument({ sid: naming.sid, cname: naming.cname, final, intervals, playlists, ...(textOf ? { textOf } : {}) }), null, 2);
-    const vtt = speakersVtt(intervals, this.d.cueSecondsAt, textOf);
+    const firstStart = Math.min(...playlists.flatMap((p) => p.slices.slice(0, 1).map((s) => s.startMs)));
+    const sinceFirst = (utcMs: number) => (Number.isFinite(firstStart) ? (utcMs - firstStart) / 1000 : 0);
+    const vtt = speakersVtt(intervals, this.d.cueSecondsAt ?? sinceFirst, textOf);
     await mkdir(workDir, { recursive: true });
     const written: RecordedFile[] = [];
-    const firstStart = Math.min(...playlists.flatMap((p) => p.slices.slice(0, 1).map((s) => s.startMs)));
     for (const [ext, body] of [
       ['json', json],
       ['vtt', vtt],

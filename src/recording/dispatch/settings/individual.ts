@@ -5,7 +5,7 @@
 import type { Profile } from '../../../channel/index.ts';
 import type { AudioMixFormat } from '../../../media/index.ts';
 import { subscriptionRequest, type SubscriptionRequest } from '../subscription.ts';
-import { channelProfile, DEFAULT_MAX_IDLE_SECONDS, type SettingsSource, type TranscriptionTarget } from './source.ts';
+import { channelProfile, DEFAULT_MAX_IDLE_SECONDS, type SettingsSource, speakerSettings, type TranscriptionTarget } from './source.ts';
 
 export type StreamMode = 'default' | 'standard' | 'original';
 
@@ -78,7 +78,6 @@ export function individualSettings(s: SettingsSource): IndividualSettings {
     snapshotSec: cr.snapshotConfig ? (cr.snapshotConfig.captureInterval ?? DEFAULT_CAPTURE_INTERVAL) : undefined,
     postProcess: Object.freeze(postProcess(s)),
     onhold: s.onhold ?? rc?.onhold === true,
-    speakerTimeline: rc?.speakerTimeline === true,
-    transcription: rc?.transcription ? Object.freeze({ url: rc.transcription.url, secret: rc.transcription.secret }) : undefined,
+    ...speakerSettings(rc),
   });
 }

@@ -13,7 +13,7 @@ import {
 } from '../../../media/mix/index.ts';
 import type { LayoutFields } from '../../validation/types.ts';
 import { subscriptionRequest, type SubscriptionRequest } from '../subscription.ts';
-import { channelProfile, DEFAULT_MAX_IDLE_SECONDS, type SettingsSource, type TranscriptionTarget } from './source.ts';
+import { channelProfile, DEFAULT_MAX_IDLE_SECONDS, type SettingsSource, speakerSettings, type TranscriptionTarget } from './source.ts';
 
 /** transcodingConfig defaults: a 360 × 640 portrait canvas at 15 fps and 500 Kbps. */
 export const DEFAULT_CANVAS: CanvasSize = Object.freeze({ width: 360, height: 640 });
@@ -92,7 +92,6 @@ export function mixSettings(s: SettingsSource): MixSettings {
     maxIdleMs: (rc?.maxIdleTime ?? DEFAULT_MAX_IDLE_SECONDS) * 1000,
     mp4: avFileType.includes('mp4'),
     onhold: s.onhold ?? rc?.onhold === true,
-    speakerTimeline: rc?.speakerTimeline === true,
-    transcription: rc?.transcription ? Object.freeze({ url: rc.transcription.url, secret: rc.transcription.secret }) : undefined,
+    ...speakerSettings(rc),
   });
 }

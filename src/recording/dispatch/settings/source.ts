@@ -24,6 +24,12 @@ export interface TranscriptionTarget {
   readonly secret: string;
 }
 
+/** reeltime's speaker timeline settings of `recordingConfig` (individual and mix alike). */
+export function speakerSettings(rc: StartClientRequest['recordingConfig']): { readonly speakerTimeline: boolean; readonly transcription: TranscriptionTarget | undefined } {
+  const t = rc?.transcription;
+  return { speakerTimeline: rc?.speakerTimeline === true, transcription: t ? Object.freeze({ url: t.url, secret: t.secret }) : undefined };
+}
+
 /** `recordingConfig.maxIdleTime`'s default (individual and mix). */
 export const DEFAULT_MAX_IDLE_SECONDS = 30;
 
