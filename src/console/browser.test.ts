@@ -54,7 +54,8 @@ test('console: sign in, see a publisher, record it (mix, then individual with an
   // Chromium, a mix and an individual recorder and the publisher's ffmpeg share the machine: on a loaded one the
   // publisher's packets can pause for longer than the default 5 s idle timeout, which would end it mid-test.
   // 4 s individual slices (a test-only setting): the individual recording has files after 4 s instead of 15.
-  const h = await startHarness({ channel: { idleTimeoutMs: 30000 }, recording: { individualSliceSeconds: 4 } });
+  const logLines: string[] = [];
+  const h = await startHarness({ channel: { idleTimeoutMs: 30000 }, recording: { individualSliceSeconds: 4 }, logLines });
   const browser = await launchTestChromium();
   try {
     const cname = 'console-demo';
@@ -153,7 +154,14 @@ test('console: sign in, see a publisher, record it (mix, then individual with an
       // What the bucket and the page held then (a whole-suite run timed out here once, with five files at once).
       const keys = existsSync(bucket) ? bucketKeys(bucket) : [];
       const status = await page.getAttribute('#session', 'data-status').catch(() => '?');
-      throw new Error(`${e.message}: uid 501 ${videoSlices(501)}, uid 502 ${videoSlices(502)} video slices; session status ${status}; bucket ${JSON.stringify(keys.slice(-20))}`);
+      // uid 501's H.264 had none in 90 s in whole-suite runs of sessions 25 and 26 (502's VP8 beside it had 23): what
+      // the recorder said of it, and the session's events.
+      const said = logLines.filter((l) => /"uid":"?501\b|uid 501\b/.test(l)).slice(-15);
+      const events = h.events.slice(-25).map((ev) => `${ev.eventType} ${JSON.stringify(ev.payload.details)}`);
+      throw new Error(
+        `${e.message}: uid 501 ${videoSlices(501)}, uid 502 ${videoSlices(502)} video slices; session status ${status}; bucket ${JSON.stringify(keys.slice(-8))}; ` +
+          `uid 501 audio slices ${keys.filter((k) => k.includes('__uid_s_501__uid_e_audio_')).length}; events ${JSON.stringify(events)}; log ${JSON.stringify(said)}`,
+      );
     });
     await page.click('#stop');
     await page.waitForSelector('#session[data-state="ended"]');

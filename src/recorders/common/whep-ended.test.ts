@@ -12,8 +12,8 @@ import { waitUntil } from '../../testing/wait.ts';
 import { recordAcross, type WhepSession } from './testing/whep-switch.ts';
 
 test('WHEP session ended by the channel node, which tells the recorder: replaced at once, one stream with a short gap, no error event', async (t) => {
-  const { measured: m, errors } = await recordAcross(t, 'ind-whep-told', 307, async (made) => void (await made[0]!.end('connection_failed')));
-  assert.deepEqual(errors, [], 'no error event (1)');
+  const { measured: m, errors, slicerExits } = await recordAcross(t, 'ind-whep-told', 307, async (made) => void (await made[0]!.end('connection_failed')));
+  assert.deepEqual(errors, [], `no error event (1); ${JSON.stringify(slicerExits)}`);
   for (const r of m) {
     assert.equal(r.discontinuities, 0, `${r.kind}: one stream (the replacement came before the slicer's input timeout)`);
     assert.ok(r.maxGapSec < 5, `${r.kind}: the switch is a short gap within the stream (${r.maxGapSec} s)`);
@@ -23,9 +23,9 @@ test('WHEP session ended by the channel node, which tells the recorder: replaced
 });
 
 test('WHEP session of a channel node that is gone (ended silently): the slicer times out first (no error event); the replacement starts a new stream after a discontinuity', async (t) => {
-  const { measured: m, errors, states } = await recordAcross(t, 'ind-whep-end', 304, async (made) => void (await made[0]!.end('connection_failed', { silently: true })));
+  const { measured: m, errors, states, slicerExits } = await recordAcross(t, 'ind-whep-end', 304, async (made) => void (await made[0]!.end('connection_failed', { silently: true })));
   // Only media was missing: the slicers' input timeout is a clean end of each stream, not a recorder error.
-  assert.deepEqual(errors, [], 'no error event (1)');
+  assert.deepEqual(errors, [], `no error event (1); ${JSON.stringify(slicerExits)}`);
   for (const s of states) {
     // Received, not received (the slicer's input timed out), received again (and not received after the stop).
     assert.ok(s.length >= 3 && s.every((x, i) => x === i % 2) && s.filter((x) => x === 0).length === 2, `stream states ${JSON.stringify(s)}`);

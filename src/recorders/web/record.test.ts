@@ -69,7 +69,7 @@ test('web mode onhold and mobile: a phone-sized page in device emulation, held (
 
     const resume = await h.api('POST', web.path(resourceId, sid, 'update'), { cname, uid, clientRequest: { webRecordingConfig: { onhold: false } } });
     assert.equal(resume.status, 200, JSON.stringify(resume.body));
-    await waitUntil(() => slicesInBucket().length >= atHold + 2, { timeoutMs: 30_000, intervalMs: 200, what: 'slices after the hold' });
+    await waitUntil(() => slicesInBucket().length >= atHold + 2, { timeoutMs: 90_000, intervalMs: 200, what: 'slices after the hold' });
 
     const stop = await h.api('POST', web.path(resourceId, sid, 'stop'), { cname, uid, clientRequest: {} });
     assert.equal(stop.status, 200, JSON.stringify(stop.body));

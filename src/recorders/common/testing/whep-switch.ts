@@ -138,7 +138,9 @@ export async function recordAcross(
 ) {
   const made: (WhepSession & { atMs: number })[] = [];
   const recorderPeers: WhepPeer[] = [];
+  const logLines: string[] = [];
   const h = await startHarness({
+    logLines,
     recording: { mediaPath: 'whep', individualSliceSeconds: SLICE_SECONDS },
     sfuTestHooks: { onSubscribed: ({ end }) => void made.push({ end, atMs: Date.now() }) },
     recorderTestHooks: { whepPeerMade: (peer) => void recorderPeers.push(peer) },
@@ -169,7 +171,9 @@ export async function recordAcross(
       h.events.filter((e) => e.payload.sid === sid && e.eventType === type && e.payload.details.streamUid === String(uid)).map((e) => e.payload.details.state as number),
     );
     t.diagnostic(`stream states: audio ${JSON.stringify(states[0])}, video ${JSON.stringify(states[1])}`);
-    return { measured: await measureRecordedStreams(h, uid, t), errors, states };
+    // What a slicer's ffmpeg said when it ended on its own (an error event above came from one: session 25's CI).
+    const slicerExits = logLines.filter((l) => l.includes('slicer exited')).map((l) => l.slice(0, 600));
+    return { measured: await measureRecordedStreams(h, uid, t), errors, states, slicerExits };
   } finally {
     await h.close();
   }
