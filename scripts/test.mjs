@@ -247,13 +247,13 @@ const running = new Set();
 const noCounts = () => Object.fromEntries(COUNT_KEYS.map((k) => [k, 0]));
 
 /** One file's result: its block in the log and its row for the summary. */
-function report({ file, lane, how, ms, cpuMs, ok, why, counts, text, startedMs, retry = false }) {
+function report({ file, lane, how, ms, cpuMs, loopMs, ok, why, counts, text, startedMs, retry = false }) {
   // When it started in its lane: a timeline of the lane can be read back from the log.
   const from = startedMs === undefined ? '' : `, from ${(startedMs / 1000).toFixed(0)} s`;
   process.stdout.write(
     `\n▶ ${file} [${how}] ${(ms / 1000).toFixed(1)} s, ${(cpuMs / 1000).toFixed(1)} s CPU${from}${ok ? '' : ` FAILED (${why})`}\n${text.trimEnd()}\n`,
   );
-  results.push({ file, lane, ms, cpuMs, ok, counts, text: ok ? '' : text, retry });
+  results.push({ file, lane, ms, cpuMs, loopMs, ok, counts, text: ok ? '' : text, retry });
 }
 
 /** `background`: under SCHED_IDLE, beside a file that runs alone (BACKGROUND in scripts/test-lanes.mjs). */
@@ -306,10 +306,12 @@ function runFile(file, fileLane, { background = false, retry = false } = {}) {
       }
       const cpu = output.match(/^ℹ cpu_ms (\d+)$/m);
       const cpuMs = cpu ? Number(cpu[1]) : 0;
+      const loop = output.match(/^ℹ loop_delay_max_ms (\d+)$/m);
+      const loopMs = loop ? Number(loop[1]) : undefined;
       const ok = code === 0 && !timedOut && reported;
       const why = timedOut ? `timed out after ${FILE_TIMEOUT_MS[fileLane]} ms` : !reported ? 'no test report' : `exit ${code ?? signal}`;
       const how = retry ? `${fileLane}, alone after failing beside others` : fileLane;
-      report({ file, lane: fileLane, how, ms, cpuMs, ok, why, counts, text: output, startedMs: started - laneStartedAt[fileLane], retry });
+      report({ file, lane: fileLane, how, ms, cpuMs, loopMs, ok, why, counts, text: output, startedMs: started - laneStartedAt[fileLane], retry });
       resolve();
     });
   });
@@ -644,6 +646,14 @@ for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)) {
 console.log('most CPU (own and waited-for children):');
 for (const r of [...results].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 15)) {
   console.log(`  ${fmt(r.cpuMs).padStart(10)}  ${r.lane.padEnd(5)}  ${r.file}${r.retry ? ' (again, alone)' : ''}`);
+}
+// The process's event loop held longest (scripts/test-cpu.mjs): reeltime runs in the test's process, and a loop that
+// stands still for seconds fails WebRTC peers' ICE consent and starves the media a test then waits for.
+const STALL_MS = 1_000;
+const stalled = results.filter((r) => (r.loopMs ?? 0) >= STALL_MS).sort((a, b) => b.loopMs - a.loopMs);
+if (stalled.length > 0) {
+  console.log(`event loop held ${STALL_MS / 1000} s or more at once:`);
+  for (const r of stalled.slice(0, 10)) console.log(`  ${fmt(r.loopMs).padStart(10)}  ${r.lane.padEnd(5)}  ${r.file}${r.retry ? ' (again, alone)' : ''}`);
 }
 const SLOW_FAST_MS = 20_000;
 const slowFast = results.filter((r) => r.lane === 'fast' && r.ok && r.ms > SLOW_FAST_MS);

@@ -59,7 +59,15 @@ test('console: sign in, see a publisher, record it (mix, then individual with an
   const browser = await launchTestChromium();
   try {
     const cname = 'console-demo';
-    await h.publish({ cname, uid: 501, color: '#e03030', toneHz: 440, codec: 'h264' });
+    const pub501 = await h.publish({ cname, uid: 501, color: '#e03030', toneHz: 440, codec: 'h264' });
+    // uid 501 left by the channel's idle timeout in loaded runs (sessions 25, 26): when its peer changed state.
+    const pub501States: string[] = [];
+    const t0 = Date.now();
+    pub501.whip.pc.connectionStateChange.subscribe((st) => void pub501States.push(`${st} at ${Date.now() - t0} ms`));
+    pub501.whip.pc.iceConnectionStateChange.subscribe((st) => void pub501States.push(`ice ${st} at ${Date.now() - t0} ms`));
+    const pub501Sent: string[] = [];
+    const sampler = setInterval(() => void pub501Sent.push(`${Math.round((Date.now() - t0) / 1000)}s:${pub501.packets.video}`), 5000);
+    sampler.unref();
     const page = await browser.context.newPage();
     // Each step waits on what it needs for up to 2 min: at nice 19 under the whole suite's load this page went
     // unanswered for over 30 s (session 20: a click on Stop, a player that had not appeared).
@@ -160,7 +168,8 @@ test('console: sign in, see a publisher, record it (mix, then individual with an
       const events = h.events.slice(-25).map((ev) => `${ev.eventType} ${JSON.stringify(ev.payload.details)}`);
       throw new Error(
         `${e.message}: uid 501 ${videoSlices(501)}, uid 502 ${videoSlices(502)} video slices; session status ${status}; bucket ${JSON.stringify(keys.slice(-8))}; ` +
-          `uid 501 audio slices ${keys.filter((k) => k.includes('__uid_s_501__uid_e_audio_')).length}; events ${JSON.stringify(events)}; log ${JSON.stringify(said)}`,
+          `uid 501 audio slices ${keys.filter((k) => k.includes('__uid_s_501__uid_e_audio_')).length}; its publisher sent ${JSON.stringify(pub501.packets)}, ` +
+          `peer ${JSON.stringify(pub501States)} (${Date.now() - t0} ms since it published), video sent by then ${pub501Sent.join(' ')}; events ${JSON.stringify(events)}; log ${JSON.stringify(said)}`,
       );
     });
     await page.click('#stop');

@@ -77,6 +77,24 @@ test('the frame clock emits exactly fps frames per second whatever the inputs do
   assert.ok(frames.every((f) => f.audio.length === 3200), 'each frame carries 1/15 s of 48 kHz audio');
 });
 
+test('a frame clock far behind yields to the event loop between runs of frames, and still emits every frame in order', () => {
+  const clock = new ManualClock();
+  const emitted: number[] = [];
+  // Each frame costs 10 ms of real time (a mix composing slower than real time on a starved CPU).
+  const late = new FrameClock(clock, clock.now() - 1700, 15, (index) => {
+    const until = performance.now() + 10;
+    while (performance.now() < until);
+    emitted.push(index);
+  });
+  late.start();
+  const firstRun = emitted.length;
+  assert.ok(firstRun >= 1 && firstRun <= 8, `one wake-up emitted ${firstRun} of 26 due frames before yielding`);
+  // The rest come on the following wake-ups (due at once: the clock is behind).
+  clock.advance(0);
+  late.stop();
+  assert.deepEqual(emitted, Array.from({ length: 26 }, (_, i) => i));
+});
+
 test('a stalled user keeps its last frame for 3.5 s, then the background shows; other users go on', () => {
   const h = harness();
   const { clock, engine } = h;
