@@ -668,7 +668,7 @@ if (retried.length > 0) {
   for (const { first, again } of retried) console.log(`  ${again.ok ? 'passed' : 'FAILED again'}  ${first.file}`);
 }
 // Each first failure's lines, also of those that passed alone: what broke under load is still worth reading.
-for (const { first, again } of retried.filter(({ again }) => again.ok)) {
+for (const { first } of retried.filter(({ again }) => again.ok)) {
   const lines = first.text.trimEnd().split('\n');
   const at = lines.findIndex((l) => l.startsWith('✖ failing tests:'));
   console.log(`── ${first.file} (beside others; passed alone) ──\n${(at >= 0 ? lines.slice(at + 1, at + 11) : lines.slice(-10)).join('\n')}`);
