@@ -132,7 +132,7 @@ const YIELD_NICE = '19';
  * every whole-suite run failed two to five different media files (a WHEP gap, slices late after a hold, a Chromium
  * tile not yet drawn) that passed alone, so a red run said more about the machine than about the code. 0: no retry.
  */
-const RETRY_ALONE_MAX = positiveInt('REELTIME_TEST_RETRY_ALONE', 6, 0);
+const RETRY_ALONE_MAX = positiveInt('REELTIME_TEST_RETRY_ALONE', 8, 0);
 // Which lanes run their files in batch workers (many files per process): REELTIME_TEST_BATCH=fast (default), all, or
 // none (each file in its own process, as a file run alone).
 const BATCH = process.env.REELTIME_TEST_BATCH || 'fast';
