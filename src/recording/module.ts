@@ -9,7 +9,7 @@ import type { RecorderWorker } from './dispatch/bullmq/index.ts';
 import type { Dispatcher, Recorder } from './dispatch/types.ts';
 import type { RecordingNotifier } from './notifier.ts';
 import { SessionRuntime } from './runtime/index.ts';
-import { SessionReader, type PlaybackUrl } from './sessions/index.ts';
+import { SessionReader, type PlaybackUrls } from './sessions/index.ts';
 import type { SessionUploads } from './api/schemas.ts';
 import { RecordingService } from './service.ts';
 import { TaskStore } from './store/index.ts';
@@ -21,7 +21,7 @@ export interface RecordingDeps {
   /** Replaces the in-process dispatcher (e.g. a queue-backed one); `recorders` is then ignored. */
   readonly dispatcher?: Dispatcher;
   /** Playable URL of an object in the local bucket (the storage module's), for the sessions API's files. */
-  readonly playbackUrl?: PlaybackUrl;
+  readonly playbackUrls?: PlaybackUrls;
   /** Files and bytes a session has uploaded (the storage module's), for the sessions API's `uploads`. */
   readonly uploadTotals?: (sid: string) => Promise<SessionUploads>;
 }
@@ -117,7 +117,7 @@ export async function createRecordingModule(ctx: ServerContext, deps: RecordingD
         sessions: new SessionReader({
           store,
           deliveries: (filter) => deps.notify.deliveries(filter),
-          playbackUrl: deps.playbackUrl ?? (() => undefined),
+          playbackUrls: deps.playbackUrls ?? (async () => new Map()),
           uploads: deps.uploadTotals ?? (async () => ({ files: 0, bytes: 0, pendingFiles: 0, pendingBytes: 0 })),
         }),
       });

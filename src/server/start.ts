@@ -91,7 +91,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
   const recording = await createRecordingModule(ctx, {
     notify,
     recorders: opts.recorders ?? defaultRecorders(ctx, { channel, storage, baseUrl: () => url, ...(opts.recorderTestHooks ? { testHooks: opts.recorderTestHooks } : {}) }),
-    playbackUrl: storage.playbackUrl,
+    playbackUrls: storage.playbackUrls,
     uploadTotals: storage.uploadTotals,
   });
   const chat = createChatModule(ctx);

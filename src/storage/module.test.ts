@@ -9,6 +9,8 @@ import { ConfigError } from '../config/index.ts';
 import { loadConfig } from '../server/config.ts';
 import { startTestServer } from '../testing/index.ts';
 import type { StorageModule } from './module.ts';
+import { urlSigningKey } from './signed-url.ts';
+import { watchPath } from './watch-route.ts';
 import type { StorageEvent } from './spool/index.ts';
 import { AZURITE_ACCOUNT, AZURITE_KEY, startTestAzurite } from './testing/index.ts';
 
@@ -146,11 +148,43 @@ test('vendor 5 goes to Azure Blob (Azurite) through an endpoint override', async
     const p = join(work, 'az.ts');
     writeFileSync(p, Buffer.alloc(2048, 7));
     assert.ok((await session.enqueue(p, session.objectKey('seg_0.ts'))).ok);
+    const playlist = join(work, 'az.m3u8');
+    writeFileSync(playlist, '#EXTM3U\n#EXT-X-VERSION:3\n#EXTINF:2.000\nseg_0.ts\n');
+    assert.ok((await session.enqueue(playlist, session.objectKey('p.m3u8'))).ok);
     const done = await session.finish();
     assert.equal(done.uploadingStatus, 'uploaded');
     const props = await container.getBlockBlobClient('az/seg_0.ts').getProperties();
     assert.equal(props.contentLength, 2048);
     assert.equal(props.contentType, 'video/mp2t');
+    // The sessions API's playback link for it: a read-only SAS of that blob, fetched with no credentials.
+    const cfg = { vendor: 5, region: 0, bucket: 'recs', accessKey: AZURITE_ACCOUNT, secretKey: AZURITE_KEY, fileNamePrefix: ['az'] } as const;
+    const links = await storage.playbackUrls(s.config.appId, cfg, ['az/seg_0.ts']);
+    const link = links.get('az/seg_0.ts');
+    assert.match(link ?? '', new RegExp(`^${azurite.url}/${AZURITE_ACCOUNT}/recs/az/seg_0\\.ts\\?.*sp=r&sig=`));
+    const got = await fetch(link!);
+    assert.equal(got.status, 200);
+    assert.equal((await got.arrayBuffer()).byteLength, 2048);
+    // A wrong key signs links that Azure refuses. Credentials that no longer sign (an expired STS token, checked
+    // before anything is signed or sent) give none: the file is listed without a link.
+    assert.equal((await fetch((await storage.playbackUrls(s.config.appId, { ...cfg, secretKey: Buffer.from('not-the-key').toString('base64') }, ['az/seg_0.ts'])).get('az/seg_0.ts')!)).status, 403);
+    // The playlist's link is a watch link: the playlist as stored, its slice named by a SAS link of its own.
+    const watch = (await storage.playbackUrls(s.config.appId, cfg, ['az/p.m3u8'])).get('az/p.m3u8')!;
+    assert.match(watch, new RegExp(`^${s.url}/watch/${s.config.appId}/recs/az/p\\.m3u8\\?expires=\\d+&signature=`));
+    const watched = await fetch(watch);
+    assert.equal(watched.status, 200);
+    assert.equal(watched.headers.get('content-type'), 'application/vnd.apple.mpegurl');
+    assert.equal(watched.headers.get('cache-control'), 'no-cache');
+    const text = await watched.text();
+    const sliceLink = text.split('\n').find((l) => l.startsWith('http'));
+    assert.match(sliceLink ?? '', new RegExp(`^${azurite.url}/${AZURITE_ACCOUNT}/recs/az/seg_0\\.ts\\?.*sp=r&sig=`), text);
+    assert.equal((await (await fetch(sliceLink!)).arrayBuffer()).byteLength, 2048);
+    assert.equal((await fetch(watch.replace(/signature=[^&]+/, 'signature=AAAA'))).status, 403);
+    assert.equal((await fetch(watch.replace('p.m3u8', 'q.m3u8'))).status, 403, 'a link names one playlist');
+    const otherAppLink = watchPath(urlSigningKey(s.config.appCertificate), '0123456789abcdef0123456789abcdef', 'recs', 'az/p.m3u8', Math.floor(Date.now() / 1000) + 60);
+    const otherApp = await fetch(`${s.url}${otherAppLink}`);
+    assert.equal(otherApp.status, 404, "another app's link to the same key finds no session of that app");
+    const expiredSts = { vendor: 1, region: 0, bucket: 'recs', accessKey: 'AKIATEST', secretKey: 'secret', stsToken: 'token', stsExpiration: 1_000_000_000, fileNamePrefix: ['az'] } as const;
+    assert.equal((await storage.playbackUrls(s.config.appId, expiredSts, ['az/seg_0.ts'])).size, 0);
   } finally {
     await s.close();
     await azurite.close();

@@ -26,7 +26,28 @@ function bucketPaths(): Record<string, Json> {
     parameters,
     responses: { '200': object, '206': object, '403': refused, '404': { description: 'No such object.' }, '416': { description: 'Range not satisfiable.' } },
   });
-  return { '/bucket/{bucket}/{key}': { get: op('getObject'), head: op('headObject') } };
+  const watch: Json = {
+    operationId: 'watchPlaylist',
+    tags: ['Local bucket'],
+    summary: "A session's HLS playlist from the customer's own bucket, its slices linked there",
+    description:
+      'For recordings in S3, S3-compatible stores and Azure: the playlist as stored now, each slice named by a presigned link (an Azure SAS) valid as long as this link. Only with a signed link from the sessions API (docs/storage.md, "Watch links").',
+    security: [{}],
+    parameters: [
+      param('appId', 'path', 'The app whose session wrote the playlist.'),
+      param('bucket', 'path', "The customer's bucket (Azure: container)."),
+      param('key', 'path', 'The playlist\'s object key (may contain slashes).'),
+      param('expires', 'query', 'Expiry of the link (Unix seconds).'),
+      param('signature', 'query', "The link's HMAC (base64url)."),
+    ],
+    responses: {
+      '200': { description: 'The playlist.', content: { 'application/vnd.apple.mpegurl': { schema: { type: 'string' } } } },
+      '403': refused,
+      '404': { description: 'No such playlist for this app and bucket.' },
+      '502': { description: "The customer's store did not answer, or refused (`storage_unavailable`, the store named, never its credentials)." },
+    },
+  };
+  return { '/bucket/{bucket}/{key}': { get: op('getObject'), head: op('headObject') }, '/watch/{appId}/{bucket}/{key}': { get: watch } };
 }
 
 export function bucketOpenApi(): OpenApiContribution {

@@ -9,7 +9,7 @@ import { ManualClock } from '../clock/index.ts';
 import { TEST_AUTH } from '../recording/testing/index.ts';
 import { startTestServer } from '../testing/index.ts';
 import type { StorageModule } from './module.ts';
-import { signPlaylist, urlSigningKey } from './signed-url.ts';
+import { playlistTargets, rewritePlaylist, signPlaylist, urlSigningKey } from './signed-url.ts';
 
 const work = mkdtempSync(join(tmpdir(), 'reeltime-signed-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -173,4 +173,21 @@ test('signPlaylist leaves absolute URIs alone and signs relative ones, EXT-X-MAP
   assert.equal(lines[4], 'https://cdn/x.ts');
   assert.equal(lines[5], '/abs.ts');
   assert.equal(lines[6], '../../../out.ts');
+});
+
+test('a watch link\'s playlist: the objects its relative URIs name, and each replaced by its own link', () => {
+  const text = '#EXTM3U\n#EXT-X-MAP:URI="init.mp4"\n#EXTINF:2,\nseg%201.ts\nhttps://cdn/x.ts\nsub/../seg2.ts\n../../../out.ts\nseg%201.ts\n';
+  assert.deepEqual(playlistTargets(text, 'rec/a/p.m3u8'), ['rec/a/init.mp4', 'rec/a/seg 1.ts', 'rec/a/seg2.ts']);
+  const out = rewritePlaylist(text, 'rec/a/p.m3u8', (target) => (target.endsWith('.ts') ? `https://store/${encodeURIComponent(target)}?sig=1` : undefined));
+  assert.deepEqual(out.split('\n'), [
+    '#EXTM3U',
+    '#EXT-X-MAP:URI="init.mp4"',
+    '#EXTINF:2,',
+    'https://store/rec%2Fa%2Fseg%201.ts?sig=1',
+    'https://cdn/x.ts',
+    'https://store/rec%2Fa%2Fseg2.ts?sig=1',
+    '../../../out.ts',
+    'https://store/rec%2Fa%2Fseg%201.ts?sig=1',
+    '',
+  ]);
 });

@@ -41,27 +41,48 @@ export function checkObjectSignature(
  * the query, so each relative URI (segment lines and `URI="…"` attributes) gets its own signature, same expiry.
  */
 export function signPlaylist(text: string, key: Buffer, bucket: string, playlistKey: string, expires: number): string {
-  const dir = playlistKey.includes('/') ? playlistKey.slice(0, playlistKey.lastIndexOf('/') + 1) : '';
-  const sign = (uri: string): string => {
-    if (/^[a-z][a-z0-9+.-]*:|^\/|\?/i.test(uri)) return uri;
-    let decoded: string;
-    try {
-      decoded = decodeURIComponent(uri);
-    } catch {
-      return uri;
-    }
-    const target = normalise(dir + decoded);
-    return target === undefined ? uri : `${uri}?${signObject(key, bucket, target, expires)}`;
+  return rewritePlaylist(text, playlistKey, (target, uri) => `${uri}?${signObject(key, bucket, target, expires)}`);
+}
+
+/**
+ * Each relative URI of a playlist (segment lines and `URI="…"` attributes) replaced by `link(target, uri)`, where
+ * `target` is the object key it names (resolved against the playlist's own key); left as it is when `link` gives
+ * undefined, and so are absolute URIs, URIs with a query and names climbing out of the bucket.
+ */
+export function rewritePlaylist(text: string, playlistKey: string, link: (target: string, uri: string) => string | undefined): string {
+  const rewrite = (uri: string): string => {
+    const target = uriTarget(playlistKey, uri);
+    return target === undefined ? uri : (link(target, uri) ?? uri);
   };
   return text
     .split('\n')
     .map((line) => {
       const t = line.trim();
       if (t === '') return line;
-      if (t.startsWith('#')) return line.replace(/URI="([^"]*)"/g, (_m, u: string) => `URI="${sign(u)}"`);
-      return sign(t);
+      if (t.startsWith('#')) return line.replace(/URI="([^"]*)"/g, (_m, u: string) => `URI="${rewrite(u)}"`);
+      return rewrite(t);
     })
     .join('\n');
+}
+
+/** The object keys a playlist's relative URIs name (those rewritePlaylist would rewrite), each once. */
+export function playlistTargets(text: string, playlistKey: string): string[] {
+  const targets = new Set<string>();
+  rewritePlaylist(text, playlistKey, (target) => void targets.add(target));
+  return [...targets];
+}
+
+/** The object key a relative URI of the playlist at `playlistKey` names, or undefined (absolute, queried, outside). */
+function uriTarget(playlistKey: string, uri: string): string | undefined {
+  if (/^[a-z][a-z0-9+.-]*:|^\/|\?/i.test(uri)) return undefined;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(uri);
+  } catch {
+    return undefined;
+  }
+  const dir = playlistKey.includes('/') ? playlistKey.slice(0, playlistKey.lastIndexOf('/') + 1) : '';
+  return normalise(dir + decoded);
 }
 
 /** Resolves "." and ".." of a relative key; undefined when it climbs out of the bucket. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startTestS3Server } from '../../storage/testing/s3-server.ts';
-import { BUCKET, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
+import { APP, BUCKET, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { slicesWritten } from './testing/media-checks.ts';
 import { waitUntil } from '../../testing/wait.ts';
 
@@ -46,6 +46,22 @@ test('individual recording uploads slices and playlists to an S3 API server; a m
       } finally {
         client.destroy();
       }
+      // The sessions API gives the playlist a watch link: a player with no credentials of its own gets the playlist
+      // from the customer's bucket with each slice named by an S3 presigned link, and plays the slices from there.
+      const detail = await h.api('GET', `/v1/apps/${APP}/cloud_recording/sessions/${sid}`);
+      assert.equal(detail.status, 200, JSON.stringify(detail.body));
+      const files = detail.body.files as { fileName: string; url?: string }[];
+      const playlist = files.find((f) => f.fileName.endsWith('.m3u8'));
+      assert.match(playlist?.url ?? '', new RegExp(`^${h.server.url}/watch/${APP}/${BUCKET}/.*\\.m3u8\\?expires=\\d+&signature=`), JSON.stringify(files));
+      const got = await fetch(playlist!.url!);
+      assert.equal(got.status, 200);
+      const text = await got.text();
+      assert.match(text, /^#EXTM3U\n[\s\S]*#EXT-X-ENDLIST\n$/);
+      const slices = text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+      assert.ok(slices.length > 0 && slices.every((l) => l.startsWith(`${s3.url}/${BUCKET}/`) && /X-Amz-Signature=/.test(l)), text);
+      const slice = await fetch(slices[0]!);
+      assert.equal(slice.status, 200);
+      assert.ok((await slice.arrayBuffer()).byteLength > 1000);
     } finally {
       await h.close();
     }

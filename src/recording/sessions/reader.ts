@@ -3,12 +3,12 @@ import type { DeliveryFilter, DeliveryRecord } from '../../notify/index.ts';
 import type { SessionDetailResponse, SessionListResponse, SessionUploads } from '../api/schemas.ts';
 import type { SessionQuery, TaskStore } from '../store/task-store.ts';
 import { encodeCursor } from './query.ts';
-import { hasStarted, sessionDetail, sessionSummary, type PlaybackUrl } from './view.ts';
+import { hasStarted, sessionDetail, sessionSummary, type PlaybackUrls } from './view.ts';
 
 export interface SessionReaderDeps {
   readonly store: TaskStore;
   readonly deliveries: (filter: DeliveryFilter) => Promise<readonly DeliveryRecord[]>;
-  readonly playbackUrl: PlaybackUrl;
+  readonly playbackUrls: PlaybackUrls;
   /** What the session has in the bucket (the storage module's manifest). */
   readonly uploads: (sid: string) => Promise<SessionUploads>;
 }
@@ -31,12 +31,13 @@ export class SessionReader {
     if (!/^[0-9a-zA-Z_-]{1,128}$/.test(sid)) return undefined;
     const task = await this.d.store.bySid(appId, sid);
     if (!task || !hasStarted(task)) return undefined;
-    const [history, events, deliveries, uploads] = await Promise.all([
+    const [history, events, deliveries, uploads, urls] = await Promise.all([
       this.d.store.statusHistory(sid),
       this.d.store.events(sid),
       this.d.deliveries({ appId, sid }),
       this.d.uploads(sid),
+      this.d.playbackUrls(appId, task.session.clientRequest.storageConfig, task.session.files.map((f) => f.fileName)),
     ]);
-    return sessionDetail(task, history, events, deliveries, this.d.playbackUrl, uploads);
+    return sessionDetail(task, history, events, deliveries, urls, uploads);
   }
 }

@@ -2,6 +2,7 @@
  * What the sessions API answers (docs/recording-api.md, "Sessions"): pure shaping of a task, its status history,
  * its control-plane events and its webhook deliveries. The shapes are the response schemas in api/schemas.ts.
  */
+import type { StorageConfig } from '../../storage/index.ts';
 import type { DeliveryRecord } from '../../notify/index.ts';
 import type { SessionDetailResponse, SessionSummary, SessionUploads, SessionWebhook } from '../api/schemas.ts';
 import type { Task } from '../lifecycle/index.ts';
@@ -9,7 +10,8 @@ import { redactStartRequest } from '../scrub.ts';
 import type { StatusChange, StoredEvent } from '../store/task-store.ts';
 
 /** A link to an object of the session's bucket that a browser can play, or undefined when there is none. */
-export type PlaybackUrl = (bucket: string, key: string) => string | undefined;
+/** Links a browser can play a session's files from, by key (the storage module's `playbackUrls`). */
+export type PlaybackUrls = (appId: string, storage: StorageConfig, keys: readonly string[]) => Promise<ReadonlyMap<string, string>>;
 
 type SessionTask = Exclude<Task, { kind: 'issued' }>;
 
@@ -61,7 +63,7 @@ export function sessionDetail(
   history: readonly StatusChange[],
   events: readonly StoredEvent[],
   deliveries: readonly DeliveryRecord[],
-  playbackUrl: PlaybackUrl,
+  urls: ReadonlyMap<string, string>,
   uploads: SessionUploads,
 ): SessionDetailResponse {
   const s = t.session;
@@ -82,7 +84,7 @@ export function sessionDetail(
       mixedAllUser: f.mixedAllUser,
       isPlayable: f.isPlayable,
       sliceStartTime: f.sliceStartTime,
-      ...present('url', playbackUrl(bucket, f.fileName)),
+      ...present('url', urls.get(f.fileName)),
     })),
     uploads,
     events: events.map((e) => ({ eventType: e.eventType, serviceType: e.serviceType, createdAt: e.createdAt, details: detailsOf(e.details) })),

@@ -24,6 +24,7 @@ function rig() {
       get: async () => undefined,
       list: async () => [],
       delete: async () => undefined,
+      readUrl: async () => undefined,
       close: () => void (m.closed = true),
     };
     return uploader;

@@ -1,7 +1,15 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { BlobServiceClient, newPipeline, StorageSharedKeyCredential, type ContainerClient, type RequestPolicyFactory } from '@azure/storage-blob';
+import {
+  BlobSASPermissions,
+  BlobServiceClient,
+  generateBlobSASQueryParameters,
+  newPipeline,
+  StorageSharedKeyCredential,
+  type ContainerClient,
+  type RequestPolicyFactory,
+} from '@azure/storage-blob';
 import { classifyError } from './classify.ts';
 import { UploadError, type ObjectInfo, type PutRequest, type Uploader } from './types.ts';
 
@@ -118,6 +126,20 @@ export function createAzureUploader(o: AzureUploaderOptions): Uploader {
       } catch (e) {
         fail(e, `delete "${key}"`);
       }
+    },
+    async readUrl(key, expiresAtMs) {
+      // A service SAS for this one blob, read only, signed with the account key (no request sent).
+      let cred: StorageSharedKeyCredential;
+      try {
+        cred = new StorageSharedKeyCredential(o.accountName, o.accountKey);
+      } catch {
+        return fail({ code: 'InvalidAccessKey' }, `signing a link to "${key}"`);
+      }
+      const sas = generateBlobSASQueryParameters(
+        { containerName: o.container, blobName: key, permissions: BlobSASPermissions.parse('r'), expiresOn: new Date(expiresAtMs) },
+        cred,
+      );
+      return `${client().getBlockBlobClient(key).url}?${sas.toString()}`;
     },
     close() {
       agents?.http.destroy();

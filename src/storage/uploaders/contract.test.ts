@@ -122,6 +122,38 @@ for (const impl of impls) {
       u.close();
     });
 
+    test('a read link fetches the object without credentials until it expires (none for the local bucket)', async (t) => {
+      const u = await impl.make();
+      const key = 'p2/watch/index.m3u8';
+      const body = '#EXTM3U\n#EXT-X-VERSION:3\n';
+      await u.put({ key, body: { data: Buffer.from(body) }, contentType: 'application/vnd.apple.mpegurl', cacheControl: storedCacheControl(key) });
+      const url = await u.readUrl(key, Date.now() + 60_000);
+      if (u.kind === 'local') {
+        assert.equal(url, undefined);
+        return u.close();
+      }
+      assert.ok(url, 'a link');
+      t.diagnostic(url.replace(/(Signature|sig)=[^&]+/g, '$1=…'));
+      const got = await fetch(url);
+      assert.equal(got.status, 200);
+      assert.equal(await got.text(), body);
+      assert.equal(got.headers.get('content-type'), 'application/vnd.apple.mpegurl');
+      if (u.kind === 's3') {
+        // (s3rver does not check SigV4 signatures: the link's form is what is checked here.)
+        assert.match(url, /X-Amz-Expires=60&/);
+        assert.match(url, /X-Amz-Signature=[0-9a-f]{64}/);
+      } else {
+        // Azurite checks a SAS: read only, this blob, until its expiry.
+        assert.match(url, /sp=r&/);
+        assert.equal((await fetch(url.replace(/sig=[^&]+/, 'sig=AAAA'))).status, 403);
+        const expired = await u.readUrl(key, Date.now() - 60_000);
+        assert.equal((await fetch(expired!)).status, 403);
+        const other = url.replace('/watch/index.m3u8', '/watch/other.m3u8');
+        assert.equal((await fetch(other)).status, 403);
+      }
+      u.close();
+    });
+
     test('a file larger than a part goes up in parts and arrives intact', async () => {
       const u = await impl.make();
       const file = join(work, `big-${impl.name}.mp4`);

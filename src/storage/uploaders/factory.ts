@@ -152,6 +152,7 @@ function deferred(kind: 's3' | 'azure', description: string, load: () => Promise
     get: async (key: string) => (await real()).get(key),
     list: async (prefix?: string) => (await real()).list(prefix),
     delete: async (key: string) => (await real()).delete(key),
+    readUrl: async (key: string, expiresAtMs: number) => (await real()).readUrl(key, expiresAtMs),
     close() {
       void loading?.then((u) => u.close(), () => undefined);
     },

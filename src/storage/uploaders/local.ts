@@ -52,6 +52,8 @@ export function createLocalUploader(root: string, bucket: string): Uploader {
         return undefined;
       }
     },
+    // The storage module signs links to the local bucket (it serves it).
+    readUrl: async () => undefined,
     async list(prefix = '') {
       const out: ObjectInfo[] = [];
       const walk = async (dir: string): Promise<void> => {

@@ -14,6 +14,7 @@ import {
   type Tag,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { classifyError } from './classify.ts';
 import { UploadError, type ObjectInfo, type PutRequest, type Uploader } from './types.ts';
 
@@ -169,6 +170,16 @@ export function createS3Uploader(o: S3UploaderOptions): Uploader {
         await client.send(new DeleteObjectCommand({ Bucket: o.bucket, Key: key }));
       } catch (e) {
         fail(e, `delete "${key}"`);
+      }
+    },
+    async readUrl(key, expiresAtMs) {
+      checkToken();
+      // SigV4 query signing allows 1 s to 7 days.
+      const expiresIn = Math.min(7 * 24 * 3600, Math.max(1, Math.floor((expiresAtMs - o.now()) / 1000)));
+      try {
+        return await getSignedUrl(client, new GetObjectCommand({ Bucket: o.bucket, Key: key }), { expiresIn });
+      } catch (e) {
+        return fail(e, `signing a link to "${key}"`);
       }
     },
     close() {

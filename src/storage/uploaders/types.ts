@@ -38,6 +38,11 @@ export interface Uploader {
   get(key: string): Promise<Buffer | undefined>;
   list(prefix?: string): Promise<ObjectInfo[]>;
   delete(key: string): Promise<void>;
+  /**
+   * A link that reads the object without credentials until `expiresAtMs` (an S3 presigned GET, an Azure SAS), made
+   * here with no request sent; undefined for the local bucket, whose links the storage module signs itself.
+   */
+  readUrl(key: string, expiresAtMs: number): Promise<string | undefined>;
   close(): void;
 }
 
