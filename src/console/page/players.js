@@ -113,7 +113,7 @@ export function Players({ files: given, mode }) {
   const captions = mode === 'mix' ? speakerFiles(files).vtt?.url : undefined;
   const snapshots = files.filter((f) => f.url && ext(f) === 'jpg');
   if (players.length === 0 && snapshots.length === 0) {
-    return html`<p class="muted small">Nothing to play here: files are playable in the page when recordings go to the local bucket.</p>`;
+    return html`<p class="muted small">Nothing to play here: no file has a link yet.</p>`;
   }
   return html`<div>
     <div class="players">
