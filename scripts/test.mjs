@@ -256,8 +256,10 @@ function report({ file, lane, how, ms, cpuMs, loopMs, ok, why, counts, text, sta
   results.push({ file, lane, ms, cpuMs, loopMs, ok, counts, text: ok ? '' : text, retry });
 }
 
-/** `background`: under SCHED_IDLE, beside a file that runs alone (BACKGROUND in scripts/test-lanes.mjs). */
-/** `retry`: once more, alone, after failing beside others (RETRY_ALONE_MAX). */
+/**
+ * `background`: under SCHED_IDLE, beside a file that runs alone (BACKGROUND in scripts/test-lanes.mjs). `retry`: once
+ * more, alone, after failing beside others (RETRY_ALONE_MAX).
+ */
 function runFile(file, fileLane, { background = false, retry = false } = {}) {
   return new Promise((resolve) => {
     const started = performance.now();
@@ -639,21 +641,19 @@ for (const l of Object.keys(laneMs)) {
       ` in ${fmt(laneMs[l])} (${l === 'heavy' && HEAVY_ADAPTIVE && !BATCHED.heavy ? `${CONCURRENCY[l]} to ${peak[l]}` : peak[l]} at once), ${fmt(rs.reduce((n, r) => n + r.cpuMs, 0))} of CPU`,
   );
 }
+/** One file's line in a summary list: a figure of it, its lane, its name. */
+const row = (ms, r) => `  ${fmt(ms).padStart(10)}  ${r.lane.padEnd(5)}  ${r.file}${r.retry ? ' (again, alone)' : ''}`;
 console.log('slowest files:');
-for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)) {
-  console.log(`  ${fmt(r.ms).padStart(10)}  ${r.lane.padEnd(5)}  ${r.file}${r.retry ? ' (again, alone)' : ''}`);
-}
+for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)) console.log(row(r.ms, r));
 console.log('most CPU (own and waited-for children):');
-for (const r of [...results].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 15)) {
-  console.log(`  ${fmt(r.cpuMs).padStart(10)}  ${r.lane.padEnd(5)}  ${r.file}${r.retry ? ' (again, alone)' : ''}`);
-}
+for (const r of [...results].sort((a, b) => b.cpuMs - a.cpuMs).slice(0, 15)) console.log(row(r.cpuMs, r));
 // The process's event loop held longest (scripts/test-cpu.mjs): reeltime runs in the test's process, and a loop that
 // stands still for seconds fails WebRTC peers' ICE consent and starves the media a test then waits for.
 const STALL_MS = 1_000;
 const stalled = results.filter((r) => (r.loopMs ?? 0) >= STALL_MS).sort((a, b) => b.loopMs - a.loopMs);
 if (stalled.length > 0) {
   console.log(`event loop held ${STALL_MS / 1000} s or more at once:`);
-  for (const r of stalled.slice(0, 10)) console.log(`  ${fmt(r.loopMs).padStart(10)}  ${r.lane.padEnd(5)}  ${r.file}${r.retry ? ' (again, alone)' : ''}`);
+  for (const r of stalled.slice(0, 10)) console.log(row(r.loopMs, r));
 }
 const SLOW_FAST_MS = 20_000;
 const slowFast = results.filter((r) => r.lane === 'fast' && r.ok && r.ms > SLOW_FAST_MS);
@@ -667,21 +667,18 @@ if (retried.length > 0) {
   console.log('retried alone after failing beside others:');
   for (const { first, again } of retried) console.log(`  ${again.ok ? 'passed' : 'FAILED again'}  ${first.file}`);
 }
-// Each first failure's lines, also of those that passed alone: what broke under load is still worth reading.
-for (const { first } of retried.filter(({ again }) => again.ok)) {
-  const lines = first.text.trimEnd().split('\n');
+/** The lines of a failed file's output that say what failed: node:test's list of failing tests, or the output's end. */
+const failureLines = (text, count) => {
+  const lines = text.trimEnd().split('\n');
   const at = lines.findIndex((l) => l.startsWith('✖ failing tests:'));
-  console.log(`── ${first.file} (beside others; passed alone) ──\n${(at >= 0 ? lines.slice(at + 1, at + 11) : lines.slice(-10)).join('\n')}`);
-}
+  return (at >= 0 ? lines.slice(at + 1, at + 1 + count) : lines.slice(-count)).join('\n');
+};
+// Each first failure's lines, also of those that passed alone: what broke under load is still worth reading.
+for (const { first } of retried.filter(({ again }) => again.ok)) console.log(`── ${first.file} (beside others; passed alone) ──\n${failureLines(first.text, 10)}`);
 if (failed.length > 0) console.log(`failed files:\n  ${failed.map((r) => r.file).join('\n  ')}`);
 // CI shows the log's tail: each failure's own lines again here, so what broke is readable there.
 const FAILURE_LINES = 40;
-for (const r of failed) {
-  const lines = r.text.trimEnd().split('\n');
-  const at = lines.findIndex((l) => l.startsWith('✖ failing tests:'));
-  const shown = at >= 0 ? lines.slice(at + 1, at + 1 + FAILURE_LINES) : lines.slice(-FAILURE_LINES);
-  console.log(`── ${r.file} ──\n${shown.join('\n')}`);
-}
+for (const r of failed) console.log(`── ${r.file} ──\n${failureLines(r.text, FAILURE_LINES)}`);
 if (notRun > 0) console.log(`${notRun} files not run (interrupted)`);
 console.log(`wall time: ${fmt(wallMs)}`);
 process.exit(failed.length > 0 || notRun > 0 ? 1 : 0);

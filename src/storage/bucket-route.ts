@@ -23,20 +23,24 @@ export type BucketAccess =
       readonly ownedBy: (appIds: readonly string[], bucket: string, key: string) => Promise<boolean>;
     };
 
+/** The segments of a request path after `prefix`, each decoded once; undefined when one is not valid URL encoding. */
+export function decodedPathAfter(url: string, prefix: string): string[] | undefined {
+  // The raw path, decoded once per segment (the router's decoded wildcard would be decoded twice here).
+  try {
+    return url.split('?')[0]!.slice(prefix.length).split('/').map((p) => decodeURIComponent(p));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Serves the local bucket read-only at /bucket/<bucket>/<key> so recordings play in a browser: range
  * requests, content types by extension, CORS for players on other origins, nothing outside the bucket root.
  */
 export function registerBucketRoute(app: FastifyInstance, root: string, access: BucketAccess = { public: true }): void {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
-    // The raw path, decoded once per segment (the router's decoded wildcard would be decoded twice here).
-    const rest = req.url.split('?')[0]!.slice('/bucket/'.length);
-    let parts: string[];
-    try {
-      parts = rest.split('/').map((p) => decodeURIComponent(p));
-    } catch {
-      return reply.code(400).send({ error: 'bad_path', message: 'the object path is not valid URL encoding' });
-    }
+    const parts = decodedPathAfter(req.url, '/bucket/');
+    if (!parts) return reply.code(400).send({ error: 'bad_path', message: 'the object path is not valid URL encoding' });
     const [bucket, ...keyParts] = parts;
     const key = keyParts.join('/');
     const path = bucket && key ? localObjectPath(root, bucket, key) : undefined;

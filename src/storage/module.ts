@@ -45,6 +45,9 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
   const store = new SpoolStore(ctx.database.db);
   // Every process of a deployment shares the app certificate, so any of them can unseal what another stored.
   const storageKey = sealingKey(config.appCertificate);
+  // The same outbound guard as webhooks and page URLs, at connect time (the start-time check is the API's): for the
+  // uploads and for the playlists watch links read.
+  const outbound = { allowPrivate: config.notify.allowPrivateUrls };
   const spool: UploadSpool = new UploadSpool({
     meter,
     store,
@@ -53,10 +56,8 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
     log,
     // Every process of a deployment shares the app certificate, so any of them can unseal what another stored.
     sealKey: storageKey,
-    // The same outbound guard as webhooks and page URLs, at connect time (the start-time check is the API's).
-    outbound: { allowPrivate: config.notify.allowPrivateUrls },
+    outbound,
   });
-
   let baseUrl = config.publicUrl;
   const urlKey = urlSigningKey(config.appCertificate);
   const nowSec = () => Math.floor(ctx.clock.now() / 1000);
@@ -74,8 +75,6 @@ export function createStorageModule(ctx: ServerContext): StorageModule {
     return undefined;
   };
   const ownedBy = async (appIds: readonly string[], bucket: string, key: string): Promise<boolean> => (await storageOf(appIds, bucket, key)) !== undefined;
-  // The same outbound guard as the uploads' (watch links read playlists from the customer's store).
-  const outbound = { allowPrivate: config.notify.allowPrivateUrls };
   const localObjectUrl = (bucket: string, key: string) =>
     `${baseUrl}/bucket/${encodeURIComponent(bucket)}/${key.split('/').map(encodeURIComponent).join('/')}`;
   const playbackUrl = (bucket: string, key: string): string | undefined => {

@@ -7,6 +7,7 @@
  * that slice (an Azure SAS), valid as long as the watch link. The slices themselves go from the store to the player.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { decodedPathAfter } from './bucket-route.ts';
 import { checkObjectSignature, playlistTargets, rewritePlaylist, signObject } from './signed-url.ts';
 import type { StorageConfig } from './storage-config.ts';
 import { UploadError, type Uploader } from './uploaders/index.ts';
@@ -32,12 +33,8 @@ const notFound = (reply: FastifyReply) => reply.code(404).header('cache-control'
 
 export function registerWatchRoute(app: FastifyInstance, access: WatchAccess): void {
   const handler = async (req: FastifyRequest, reply: FastifyReply) => {
-    let parts: string[];
-    try {
-      parts = req.url.split('?')[0]!.slice('/watch/'.length).split('/').map((p) => decodeURIComponent(p));
-    } catch {
-      return reply.code(400).send({ error: 'bad_path', message: 'the playlist path is not valid URL encoding' });
-    }
+    const parts = decodedPathAfter(req.url, '/watch/');
+    if (!parts) return reply.code(400).send({ error: 'bad_path', message: 'the playlist path is not valid URL encoding' });
     const [appId, bucket, ...keyParts] = parts;
     const key = keyParts.join('/');
     if (!appId || !bucket || !key.endsWith('.m3u8')) return notFound(reply);

@@ -9,7 +9,6 @@ import type { Task } from '../lifecycle/index.ts';
 import { redactStartRequest } from '../scrub.ts';
 import type { StatusChange, StoredEvent } from '../store/task-store.ts';
 
-/** A link to an object of the session's bucket that a browser can play, or undefined when there is none. */
 /** Links a browser can play a session's files from, by key (the storage module's `playbackUrls`). */
 export type PlaybackUrls = (appId: string, storage: StorageConfig, keys: readonly string[]) => Promise<ReadonlyMap<string, string>>;
 

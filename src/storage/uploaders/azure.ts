@@ -48,14 +48,16 @@ export function createAzureUploader(o: AzureUploaderOptions): Uploader {
     throw classifyError(e, what, o.description, secrets);
   };
   // An invalid (non-base64) key makes the credential constructor throw: report it as a config error on use.
+  const credential = (): StorageSharedKeyCredential => {
+    try {
+      return new StorageSharedKeyCredential(o.accountName, o.accountKey);
+    } catch {
+      throw classifyError({ code: 'InvalidAccessKey' }, 'signing', o.description, secrets);
+    }
+  };
   const client = (): ContainerClient => {
     if (!container) {
-      let cred: StorageSharedKeyCredential;
-      try {
-        cred = new StorageSharedKeyCredential(o.accountName, o.accountKey);
-      } catch {
-        throw classifyError({ code: 'InvalidAccessKey' }, 'signing', o.description, secrets);
-      }
+      const cred = credential();
       try {
         // One quick SDK retry absorbs a reset socket; longer outages are the spool's job (backoff on its clock).
         const pipeline = newPipeline(cred, {
@@ -129,15 +131,9 @@ export function createAzureUploader(o: AzureUploaderOptions): Uploader {
     },
     async readUrl(key, expiresAtMs) {
       // A service SAS for this one blob, read only, signed with the account key (no request sent).
-      let cred: StorageSharedKeyCredential;
-      try {
-        cred = new StorageSharedKeyCredential(o.accountName, o.accountKey);
-      } catch {
-        return fail({ code: 'InvalidAccessKey' }, `signing a link to "${key}"`);
-      }
       const sas = generateBlobSASQueryParameters(
         { containerName: o.container, blobName: key, permissions: BlobSASPermissions.parse('r'), expiresOn: new Date(expiresAtMs) },
-        cred,
+        credential(),
       );
       return `${client().getBlockBlobClient(key).url}?${sas.toString()}`;
     },
