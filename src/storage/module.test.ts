@@ -180,6 +180,15 @@ test('vendor 5 goes to Azure Blob (Azurite) through an endpoint override', async
     assert.equal((await (await fetch(sliceLink!)).arrayBuffer()).byteLength, 2048);
     assert.equal((await fetch(watch.replace(/signature=[^&]+/, 'signature=AAAA'))).status, 403);
     assert.equal((await fetch(watch.replace('p.m3u8', 'q.m3u8'))).status, 403, 'a link names one playlist');
+    // Bad input: a path that is not URL encoding, no signature, an object that is no playlist.
+    const badPath = await fetch(`${s.url}/watch/${s.config.appId}/recs/%E0%A4%A.m3u8`);
+    assert.equal(badPath.status, 400);
+    // (Fastify's router refuses it first, with its own clear 400.)
+    assert.match(((await badPath.json()) as { error: string }).error, /^bad_(url|path)$/);
+    const unsigned = await fetch(watch.split('?')[0]!);
+    assert.equal(unsigned.status, 403);
+    assert.equal(((await unsigned.json()) as { error: string }).error, 'signature_missing');
+    assert.equal((await fetch(watch.replace('p.m3u8', 'seg_0.ts'))).status, 404, 'only playlists');
     const otherAppLink = watchPath(urlSigningKey(s.config.appCertificate), '0123456789abcdef0123456789abcdef', 'recs', 'az/p.m3u8', Math.floor(Date.now() / 1000) + 60);
     const otherApp = await fetch(`${s.url}${otherAppLink}`);
     assert.equal(otherApp.status, 404, "another app's link to the same key finds no session of that app");
