@@ -89,6 +89,7 @@ const BROWSER = [
   'src/impairment/chromium-ice-restart.test.ts',
   'src/console/browser.test.ts',
   'src/console/ingress-browser.test.ts',
+  'src/console/live-browser.test.ts',
   'src/openapi/docs-page.test.ts',
   'src/chat/sdk/browser.test.ts',
 ];
@@ -159,6 +160,7 @@ const LONGEST = [
   'src/recording/dispatch/bullmq/postgres-drop.test.ts', // 25 s
   'src/recorders/mix/loss.test.ts', // 23 s
   'src/recorders/individual/s3.test.ts', // 22 s
+  'src/console/live-browser.test.ts', // 30 s alone: five 4 s slices first
   'src/cli/commands/record.test.ts', // 14 s, but 22 s of CPU in an earlier run
 ];
 

@@ -2,7 +2,7 @@ import type { OutboundPolicy } from '../net/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { configuredApps, type AppLookup } from './apps.ts';
 import type { ChannelEventListener, ChannelSnapshot } from './membership/index.ts';
-import { channelOpenApi, registerChannelRoutes, registerPageRoutes } from './http/index.ts';
+import { channelOpenApi, registerChannelRoutes, registerPageRoutes, registerViewerTokenRoute } from './http/index.ts';
 import { authorizeJoin } from './auth.ts';
 import {
   advertisedUrl,
@@ -162,6 +162,7 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
           streams,
           directory,
         });
+        registerViewerTokenRoute(child, { sfu, customer: { id: ctx.config.customerId, secret: ctx.config.customerSecret }, clock: ctx.clock });
         registerPageRoutes(child, ctx.config);
       });
     },

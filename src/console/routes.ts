@@ -21,6 +21,7 @@ export const PAGE_FILES: Readonly<Record<string, string>> = {
   'speakers.js': 'text/javascript',
   'webm-playlist.js': 'text/javascript',
   'layout-preview.js': 'text/javascript',
+  'live.js': 'text/javascript',
   'ui.js': 'text/javascript',
   'style.css': 'text/css',
 };

@@ -1,6 +1,7 @@
 /**
  * The channel API's part of the OpenAPI document: WHIP/WHEP (SDP bodies), the session's trickle ICE and leave,
- * channel reads, and the development token endpoint. Beside routes.ts and page-routes.ts, which register them.
+ * channel reads, the viewer token and the development token endpoint. Beside routes.ts, viewer-token.ts and
+ * page-routes.ts, which register them.
  */
 import {
   jsonResponse as json,
@@ -109,6 +110,46 @@ function channelPaths(): Record<string, Json> {
         security: [{ basicAuth: [] }],
         parameters: [ch[0]],
         responses: { '200': text('text/event-stream', 'tracks events: {time, intervalMs, tracks: [{cname, uid, kind, codec, packets, bytes, bitrateBps}]}.'), ...failed },
+      },
+    },
+    '/rtc/v1/apps/{appId}/channels/{cname}/viewer-token': {
+      post: {
+        operationId: 'viewerToken',
+        tags: ['Channels'],
+        summary: "A subscriber-only RTC token for one channel and uid, for the customer's credentials (reeltime's extension; the console's live view)",
+        description:
+          'Join privilege only (no publish), valid 3600 s: a WHEP view opened with it ends when it expires (token_expired). token is null for an app without certificate (no token is checked there).',
+        security: [{ basicAuth: [] }],
+        parameters: ch,
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['uid'],
+                properties: { uid: { type: ['integer', 'string'], description: "The viewer's user ID, 1..4294967295 (one no publisher of the channel uses)." } },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': json(
+            {
+              type: 'object',
+              required: ['appId', 'cname', 'uid', 'token', 'expiresIn'],
+              properties: {
+                appId: { type: 'string' },
+                cname: { type: 'string' },
+                uid: { type: 'integer' },
+                token: { type: ['string', 'null'], description: 'AccessToken2 RTC token with the join privilege only.' },
+                expiresIn: { type: 'integer', description: 'Seconds the token and its join privilege stay valid.' },
+              },
+            },
+            'The token.',
+          ),
+          ...failed,
+        },
       },
     },
     '/rtc/v1/dev/token': {

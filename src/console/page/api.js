@@ -50,6 +50,7 @@ export function createApi({ appId, customerId, customerSecret }) {
       }
     }
   }
+  const channel = (cname) => `/rtc/v1/apps/${encodeURIComponent(appId)}/channels/${encodeURIComponent(cname)}`;
   const session = (rid, sid, mode) => `${rec}/resourceid/${encodeURIComponent(rid)}/sid/${sid}/mode/${mode}`;
   return {
     appId,
@@ -70,6 +71,10 @@ export function createApi({ appId, customerId, customerSecret }) {
     createRule: (body) => call('POST', `/v1/apps/${encodeURIComponent(appId)}/recording-rules`, body),
     deleteRule: (id) => call('DELETE', `/v1/apps/${encodeURIComponent(appId)}/recording-rules/${encodeURIComponent(id)}`),
     trackStats,
+    /** A subscriber token for the live view (reeltime's extension; the customer's credentials). */
+    viewerToken: (cname, uid) => call('POST', `${channel(cname)}/viewer-token`, { uid }),
+    /** The node's TURN servers for that viewer (none on a node without channel.turnUrls). */
+    iceServers: (cname, uid) => call('GET', `${channel(cname)}/ice-servers?uid=${uid}`),
     /** Development only: the stand-in token server of /rtc/ (POST /rtc/v1/dev/token). */
     devToken: (cname, uid) => call('POST', '/rtc/v1/dev/token', { cname, uid, role: 'subscriber' }),
   };

@@ -19,7 +19,9 @@ function HlsVideo({ src, audioOnly, captions }) {
       media.src = src;
       return;
     }
-    const hls = new Hls({ enableWorker: false });
+    // From the first slice, also while the session records (hls.js would start a playlist without ENDLIST near its
+    // live edge); the duration follows the playlist as it grows, so the seek bar does too.
+    const hls = new Hls({ enableWorker: false, startPosition: 0 });
     hls.loadSource(src);
     hls.attachMedia(media);
     return () => hls.destroy();

@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { holdBody, LAYOUTS, updateTemplate } from './bodies.js';
 import { LayoutPreview, mixUsers } from './layout-preview.js';
+import { LiveView } from './live.js';
 import { Players } from './players.js';
 import { DeliveryBadge, ErrorBody, fmtBytes, fmtClock, fmtTime, html, StateBadge, STATUS_NAMES } from './ui.js';
 
@@ -78,6 +79,29 @@ function Timeline({ webhooks }) {
   )}</ol>`;
 }
 
+/**
+ * What the session recorded so far, and while it records (individual and mix), the channel itself in real time:
+ * "Live" switches to a WHEP view of every publisher, "Recording" back to the players.
+ */
+function Playback({ api, s }) {
+  const [live, setLive] = useState(false);
+  const canLive = s.state === 'live' && s.mode !== 'web';
+  const showLive = live && canLive;
+  return html`<section class="card" id="playback" data-view=${showLive ? 'live' : 'recording'}>
+    <div class="row">
+      <h2 style="margin:0">Playback</h2>
+      <span class="spacer"></span>
+      ${canLive
+        ? html`<div class="seg" id="view">
+            <button class=${showLive ? '' : 'on'} onClick=${() => setLive(false)}>Recording</button>
+            <button class=${showLive ? 'on' : ''} onClick=${() => setLive(true)}>Live</button>
+          </div>`
+        : null}
+    </div>
+    ${showLive ? html`<${LiveView} api=${api} cname=${s.cname} />` : html`<${Players} files=${s.files} mode=${s.mode} />`}
+  </section>`;
+}
+
 export function Session({ api, sid, go }) {
   const [s, setS] = useState(null);
   const [error, setError] = useState(null);
@@ -127,10 +151,7 @@ export function Session({ api, sid, go }) {
       }</p>
     </section>
     <${Actions} api=${api} s=${s} reload=${() => setTick(tick + 1)} />
-    <section class="card" id="playback">
-      <h2>Playback</h2>
-      <${Players} files=${s.files} mode=${s.mode} />
-    </section>
+    <${Playback} api=${api} s=${s} />
     <div class="grid">
       <section class="card" id="files">
         <h2>Files</h2>
