@@ -194,6 +194,14 @@ test('vendor 5 goes to Azure Blob (Azurite) through an endpoint override', async
     assert.equal(otherApp.status, 404, "another app's link to the same key finds no session of that app");
     const expiredSts = { vendor: 1, region: 0, bucket: 'recs', accessKey: 'AKIATEST', secretKey: 'secret', stsToken: 'token', stsExpiration: 1_000_000_000, fileNamePrefix: ['az'] } as const;
     assert.equal((await storage.playbackUrls(s.config.appId, expiredSts, ['az/seg_0.ts'])).size, 0);
+    // The store gone: the watch link answers 502 storage_unavailable naming the store, never its key.
+    await azurite.close();
+    const unavailable = await fetch(watch);
+    assert.equal(unavailable.status, 502);
+    assert.equal(unavailable.headers.get('cache-control'), 'no-store');
+    const failed = (await unavailable.json()) as { error: string; message: string };
+    assert.equal(failed.error, 'storage_unavailable');
+    assert.ok(failed.message.length > 5 && !failed.message.includes(AZURITE_KEY), failed.message);
   } finally {
     await s.close();
     await azurite.close();
