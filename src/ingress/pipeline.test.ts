@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { explainIngestError, FIRST_PLAN, ingestFfmpegArgs, ingestPictureEnd, kindsPresent, nextPlan } from './pipeline.ts';
+import { explainIngestError, FIRST_PLAN, ingestFfmpegArgs, ingestPictureEnd, kindsPresent, nextPlan, sourceScript } from './pipeline.ts';
 
 test('ingest ffmpeg: an output per kind asked for; a source without one of them is named from ffmpeg\'s message', () => {
   const both = ingestFfmpegArgs(5000, 5002, { kind: 'rtsp', url: 'rtsp://192.0.2.1/cam', transport: 'tcp' });
@@ -37,4 +37,23 @@ test('ingest ffmpeg: pictures end at the marker where ffmpeg packetizes whole ac
   assert.equal(ingestPictureEnd({ kind: 'srt-caller', url: 'srt://192.0.2.1:9000' }, FIRST_PLAN), 'marker');
   assert.equal(ingestPictureEnd({ kind: 'rtsp', url: 'rtsp://192.0.2.1/cam', transport: 'udp' }, FIRST_PLAN), 'timestamp');
   assert.equal(ingestPictureEnd({ kind: 'rtsp', url: 'rtsp://192.0.2.1/cam', transport: 'udp' }, { ...FIRST_PLAN, video: 'transcode' }), 'marker', 're-encoded: whole pictures');
+});
+
+test('ingest ffmpeg: a source URL with its secrets goes in a concat script on stdin, never in the arguments', () => {
+  const srt = { kind: 'srt', host: '127.0.0.1', port: 9000, passphrase: 'listener-secret-1' } as const;
+  const rtsp = { kind: 'rtsp', url: "rtsp://viewer:cam'secret@192.0.2.1/cam", transport: 'udp' } as const;
+  const caller = { kind: 'srt-caller', url: 'srt://192.0.2.1:9001?passphrase=caller-secret-1' } as const;
+  for (const [input, secret] of [[srt, 'listener-secret-1'], [rtsp, "cam'secret"], [caller, 'caller-secret-1']] as const) {
+    const args = ingestFfmpegArgs(5000, 5002, input);
+    assert.ok(!args.join(' ').includes(secret), args.join(' '));
+    assert.deepEqual(args.slice(args.indexOf('-f'), args.indexOf('-i') + 2), ['-f', 'concat', '-safe', '0', '-auto_convert', '0', '-i', 'pipe:0']);
+  }
+  assert.equal(sourceScript(srt), "ffconcat version 1.0\nfile 'srt://127.0.0.1:9000?mode=listener&passphrase=listener-secret-1&pbkeylen=16'\n");
+  // A quote in the URL is closed, escaped and reopened; the RTSP options ride as the file's options.
+  assert.equal(sourceScript(rtsp), "ffconcat version 1.0\nfile 'rtsp://viewer:cam'\\''secret@192.0.2.1/cam'\noption rtsp_transport udp\noption timeout 10000000\n");
+  assert.equal(sourceScript(caller), "ffconcat version 1.0\nfile 'srt://192.0.2.1:9001?passphrase=caller-secret-1&mode=caller'\n");
+  assert.equal(sourceScript({ kind: 'flv' }), undefined);
+  // Each kind's protocols only: a camera URL cannot make ffmpeg read a file.
+  assert.equal(ingestFfmpegArgs(5000, 5002, rtsp)[ingestFfmpegArgs(5000, 5002, rtsp).indexOf('-protocol_whitelist') + 1], 'pipe,rtsp,rtsps,rtp,tcp,udp,tls');
+  assert.equal(ingestFfmpegArgs(5000, 5002, srt)[ingestFfmpegArgs(5000, 5002, srt).indexOf('-protocol_whitelist') + 1], 'pipe,srt,udp');
 });

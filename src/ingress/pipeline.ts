@@ -105,20 +105,56 @@ export type IngestInput =
 /** How long an RTSP source may stay silent (socket reads and writes) before ffmpeg gives up on it: 10 s, in µs. */
 const RTSP_IO_TIMEOUT_US = '10000000';
 
-function sourceArgs(input: IngestInput): string[] {
+/**
+ * A source's URL and input options for ffmpeg, handed over on its stdin as a one-file concat script (`sourceScript`)
+ * and never on its command line: the URL holds secrets (an SRT passphrase, a camera's password), and any local
+ * user can read a process's arguments (`ps`, /proc/<pid>/cmdline). The whitelist keeps the source to the protocols
+ * of its kind.
+ */
+interface ScriptedSource {
+  readonly url: string;
+  readonly options: Readonly<Record<string, string>>;
+  readonly protocols: string;
+}
+
+function scriptedSource(input: Exclude<IngestInput, { kind: 'flv' }>): ScriptedSource {
   switch (input.kind) {
-    case 'flv':
-      return ['-f', 'flv', '-i', 'pipe:0'];
     case 'srt':
-      return ['-f', 'mpegts', '-i', `srt://${bracketed(input.host)}:${input.port}?mode=listener&passphrase=${encodeURIComponent(input.passphrase)}&pbkeylen=16`];
+      return {
+        url: `srt://${bracketed(input.host)}:${input.port}?mode=listener&passphrase=${encodeURIComponent(input.passphrase)}&pbkeylen=16`,
+        options: {},
+        protocols: 'pipe,srt,udp',
+      };
     case 'srt-caller': {
       const url = new URL(input.url);
       url.searchParams.set('mode', 'caller');
-      return ['-f', 'mpegts', '-i', url.href];
+      return { url: url.href, options: {}, protocols: 'pipe,srt,udp' };
     }
     case 'rtsp':
-      return ['-rtsp_transport', input.transport, '-timeout', RTSP_IO_TIMEOUT_US, '-i', input.url];
+      return {
+        url: input.url,
+        options: { rtsp_transport: input.transport, timeout: RTSP_IO_TIMEOUT_US },
+        protocols: 'pipe,rtsp,rtsps,rtp,tcp,udp,tls',
+      };
   }
+}
+
+/**
+ * The concat script (ffconcat) that names a source for the ingest ffmpeg on its stdin; undefined for FLV, which
+ * comes on stdin itself. In the script a single quote is closed, escaped and reopened.
+ */
+export function sourceScript(input: IngestInput): string | undefined {
+  if (input.kind === 'flv') return undefined;
+  const { url, options } = scriptedSource(input);
+  const quoted = `'${url.replaceAll("'", "'\\''")}'`;
+  return ['ffconcat version 1.0', `file ${quoted}`, ...Object.entries(options).map(([k, v]) => `option ${k} ${v}`), ''].join('\n');
+}
+
+function sourceArgs(input: IngestInput): string[] {
+  if (input.kind === 'flv') return ['-f', 'flv', '-i', 'pipe:0'];
+  // The concat demuxer opens the one source with its options and hands its packets on as they come (no conversion:
+  // `auto_convert` off), so the source's timestamps stay as they were, shifted alike for both kinds.
+  return ['-protocol_whitelist', scriptedSource(input).protocols, '-f', 'concat', '-safe', '0', '-auto_convert', '0', '-i', 'pipe:0'];
 }
 
 /**
@@ -149,7 +185,16 @@ export function explainIngestError(message: string): string {
 /** A host as a URL names it: an IPv6 address in brackets. */
 export const bracketed = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
-/** Starts the ingest ffmpeg (ingestFfmpegArgs); it dies with this process. */
+/**
+ * Starts the ingest ffmpeg (ingestFfmpegArgs); it dies with this process. A source other than FLV gets its script
+ * (`sourceScript`) on stdin, which then closes; an FLV source's stdin is the caller's to write.
+ */
 export function spawnIngestFfmpeg(videoPort: number, audioPort: number, input: IngestInput = { kind: 'flv' }, plan: MediaPlan = FIRST_PLAN): ChildProcess {
-  return spawnChild(FFMPEG_BIN, ingestFfmpegArgs(videoPort, audioPort, input, plan), { stdio: [input.kind === 'flv' ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
+  const child = spawnChild(FFMPEG_BIN, ingestFfmpegArgs(videoPort, audioPort, input, plan), { stdio: ['pipe', 'ignore', 'pipe'] });
+  const script = sourceScript(input);
+  if (script !== undefined) {
+    child.stdin!.on('error', () => undefined); // ffmpeg gone before it read the script: its exit says why
+    child.stdin!.end(script);
+  }
+  return child;
 }

@@ -15,7 +15,7 @@ import { APP, rtcToken, startHarness, storageConfig, type Harness } from '../rec
 import { bucketKeys } from '../recorders/individual/testing/media-checks.ts';
 import { callPageTileCentre, callPageTilePlays, launchTestChromium } from '../testing/chromium.ts';
 import { freePort, freeUdpPort, waitUntil } from '../testing/index.ts';
-import { obsLike } from './testing.ts';
+import { ingestCommandLinesHolding, obsLike } from './testing.ts';
 
 const CAMERA = join(import.meta.dirname, 'rtsp-camera.py');
 
@@ -97,6 +97,8 @@ test('an RTSP camera (TCP, with a password) is pulled into the channel as the in
     recordingFileConfig: { avFileType: ['hls', 'mp4'] },
   });
   const videoSlices = () => bucketKeys(h.bucketDir).filter((k) => k.includes('__uid_s_6161__uid_e_video_') && k.endsWith('.ts')).length;
+  // The camera's password reached the ingest ffmpeg on its stdin: no local user reads it from a process list.
+  assert.deepEqual(ingestCommandLinesHolding('cam-secret-1'), []);
   await waitUntil(() => videoSlices() >= 3, {
     timeoutMs: 90_000,
     intervalMs: 250,
@@ -182,6 +184,8 @@ test('an RTSP camera over UDP (each picture in several slices), one without audi
     what: 'uid 6164 publishing video',
   });
   assert.deepEqual(muteJoined.tracks.map((tr) => tr.codec), ['video/h264']);
+  // The SRT caller's passphrase reached its ingest ffmpeg on stdin, not in a process list.
+  assert.deepEqual(ingestCommandLinesHolding(passphrase), []);
 
   // Watched in Chromium through the call page (WHEP): the cameras' red and blue and the SRT encoder's green, decoded.
   const browser = await launchTestChromium();

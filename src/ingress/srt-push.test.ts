@@ -10,7 +10,7 @@ import { runChild, spawnChild } from '../process/index.ts';
 import { APP, rtcToken, startHarness, storageConfig } from '../recorders/individual/testing/harness.ts';
 import { bucketKeys, slicesWritten } from '../recorders/individual/testing/media-checks.ts';
 import { freeUdpPort, waitUntil } from '../testing/index.ts';
-import { obsLike } from './testing.ts';
+import { ingestCommandLinesHolding, obsLike } from './testing.ts';
 
 /** The source an SRT encoder sends: green and 550 Hz, in MPEG-TS. */
 const srtPush = (url: string, seconds?: number) => obsLike(url, { seconds, color: 'green', toneHz: 550, format: 'mpegts' });
@@ -57,6 +57,8 @@ test('an SRT push with the passphrase joins the channel as the ingress uid; a wr
   });
   assert.deepEqual(joined.tracks.map((tr) => tr.codec).sort(), ['audio/opus', 'video/h264']);
   await waitUntil(async () => (await state()) === 'publishing', { timeoutMs: 10_000, intervalMs: 100, what: 'state publishing' });
+  // The passphrase reached the ingest ffmpeg on its stdin: no local user reads it from a process list.
+  assert.deepEqual(ingestCommandLinesHolding(ingress.push.streamKey), []);
 
   const { resourceId, sid } = await h.startRecording(cname, '9302', {
     token: rtcToken(cname, 9302, 2),

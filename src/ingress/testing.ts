@@ -1,4 +1,5 @@
 /** Test helpers of the ingress module. */
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface EncoderSource {
   readonly seconds?: number;
@@ -28,3 +29,21 @@ export const obsLike = (url: string, source: EncoderSource = {}) => {
     '-f', source.format ?? 'flv', url,
   ];
 };
+
+/**
+ * The command lines of running ingest ffmpegs (those sending RTP to loopback ports, `rtcpport=`) that hold `secret`:
+ * none should, since a source's URL reaches ffmpeg on its stdin (pipeline.ts, `sourceScript`). Linux only (/proc).
+ */
+export function ingestCommandLinesHolding(secret: string): string[] {
+  const held: string[] = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    let line: string;
+    try {
+      line = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+    } catch {
+      continue; // ended meanwhile
+    }
+    if (line.includes('rtcpport=') && (line.includes(secret) || line.includes(encodeURIComponent(secret)))) held.push(line);
+  }
+  return held;
+}
