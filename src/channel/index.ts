@@ -42,4 +42,4 @@ export {
   type WhipPublisher,
   type WhipPublishOptions,
 } from './client/index.ts';
-export { loopbackClientConfig } from './webrtc/index.ts';
+export { loopbackClientConfig, TAP_AUDIO_LEVEL_ID } from './webrtc/index.ts';

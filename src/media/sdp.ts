@@ -13,6 +13,8 @@ export interface RtpTrackDescription {
   readonly channels?: number;
   /** `a=fmtp` parameters, e.g. H.264 `packetization-mode=1;profile-level-id=42e01f`. */
   readonly fmtp?: string | undefined;
+  /** Audio: the id under which packets carry the publisher's RFC 6464 level, when they may (read per packet). */
+  readonly audioLevelExtensionId?: number | undefined;
 }
 
 export function isVideoCodec(codec: RtpCodecName): boolean {

@@ -29,7 +29,7 @@ export interface ChromiumSent {
 
 /**
  * Opens the call page as `uid` in `cname` and waits until it publishes (`codec`: the page's video codec first;
- * `simulcast`: its two encodings).
+ * `simulcast`: its two encodings; `prepare`: runs on the new page before it loads, e.g. an init script).
  */
 export async function joinCallPage(
   browser: TestChromium,
@@ -37,9 +37,10 @@ export async function joinCallPage(
   cname: string,
   uid: number,
   codec?: 'vp8' | 'h264',
-  { simulcast = false }: { simulcast?: boolean } = {},
+  { simulcast = false, prepare }: { simulcast?: boolean; prepare?: (page: Page) => Promise<void> } = {},
 ): Promise<Page> {
   const page = await browser.context.newPage();
+  await prepare?.(page);
   await page.goto(`${url}/rtc/?channel=${cname}&uid=${uid}&autojoin=1${codec ? `&codec=${codec}` : ''}${simulcast ? '&simulcast=1' : ''}`);
   await page.waitForFunction(joinedAndSending, undefined, { timeout: 60_000 });
   return page;

@@ -2,7 +2,8 @@ import { RtcpSrPacket, type RTCPeerConnection, type RtpPacket } from 'werift';
 import { systemClock } from '../../clock/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import type { MediaKind } from '../membership/index.ts';
-import { ChannelTraffic, ReceiveFeedback } from '../webrtc/index.ts';
+import { ChannelTraffic, extmapId, ReceiveFeedback } from '../webrtc/index.ts';
+import { AUDIO_LEVEL_URI } from '../../rtp-payload/index.ts';
 import { connected, loopbackPeer, openSession, type VideoCodecName } from './peer.ts';
 
 export interface WhepSubscribeOptions {
@@ -25,6 +26,8 @@ export interface WhepSubscriber {
   readonly location: string;
   /** The negotiated codec per kind, e.g. video → "vp8". */
   readonly codecs: ReadonlyMap<MediaKind, string>;
+  /** The id the node's answer gave the audio level extension (RFC 6464), when it offered it. */
+  readonly audioLevelExtensionId: number | undefined;
   /** Received packets, oldest first (up to `keep`). */
   readonly packets: { readonly audio: RtpPacket[]; readonly video: RtpPacket[] };
   readonly counts: { audio: number; video: number };
@@ -96,6 +99,7 @@ export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSub
     pc,
     location: session.location,
     codecs,
+    audioLevelExtensionId: extmapId(pc.remoteDescription?.sdp ?? '', 'audio', AUDIO_LEVEL_URI),
     packets,
     counts,
     repair,

@@ -32,6 +32,8 @@ export interface ForwardSource {
   requestKeyframe(type?: KeyframeRequestType): void;
   /** H.264: the publisher's latest SPS and PPS (from its packets or its offer); undefined otherwise. */
   parameterSets(): H264ParameterSetPair | undefined;
+  /** Audio: the RFC 6464 level byte a packet carries, when the publisher sends it (rtp-payload/audio-level.ts). */
+  audioLevelOf?(packet: RtpPacket): number | undefined;
 }
 
 /**
@@ -59,6 +61,8 @@ export class TrackFanout implements ForwardSource {
   /** VP8: the size its latest keyframe announced. */
   #vp8Size: VideoSize | undefined;
   #spsSize: { readonly sps: Buffer; readonly size: VideoSize | undefined } | undefined;
+  /** The id the publisher's answer gave the audio level extension (audio tracks; set once negotiated). */
+  audioLevelExtensionId: number | undefined;
 
   constructor(
     readonly kind: MediaKind,
@@ -72,6 +76,11 @@ export class TrackFanout implements ForwardSource {
   ) {
     this.#h264 = codec.mimeType === 'video/h264' ? new H264ParameterSets(fmtpParam(codec.fmtp, 'sprop-parameter-sets')) : undefined;
     if (kind === 'video' && !answersKeyframeRequests) this.#gop = new GopCache(codec.mimeType.split('/')[1]!);
+  }
+
+  audioLevelOf(packet: RtpPacket): number | undefined {
+    const id = this.audioLevelExtensionId;
+    return id === undefined ? undefined : packet.header.extensions.find((e) => e.id === id)?.payload[0];
   }
 
   addSink(sink: RtpSink): () => void {

@@ -1,4 +1,5 @@
 import { RtpHeader, RtpPacket } from 'werift';
+import { audioLevelBlock } from '../../rtp-payload/index.ts';
 import type { Clock, TimerHandle } from '../../clock/index.ts';
 import type { ForwardSource } from './forward.ts';
 import { streamStartFor, SubscriberGate } from './gate.ts';
@@ -20,10 +21,18 @@ export interface GatedPacket {
   readonly payload: Buffer;
   readonly padding: boolean;
   readonly paddingSize: number;
+  /** Audio: the publisher's RFC 6464 level byte for this packet, when it sends one. */
+  readonly audioLevel?: number | undefined;
 }
 
-/** A fresh werift packet for a WebRTC sender (which rewrites SSRC, payload type and extensions in place). */
-export function gatedRtpPacket(p: GatedPacket): RtpPacket {
+/** The id under which the in-process tap's packets carry the audio level (their only extension). */
+export const TAP_AUDIO_LEVEL_ID = 1;
+
+/**
+ * A fresh werift packet for a WebRTC sender (which rewrites SSRC, payload type and extensions in place, and keeps an
+ * extension it does not write itself): the audio level under the id the viewer negotiated, when both are there.
+ */
+export function gatedRtpPacket(p: GatedPacket, audioLevelId?: number): RtpPacket {
   const header = new RtpHeader({
     marker: p.marker,
     payloadType: p.payloadType,
@@ -33,23 +42,27 @@ export function gatedRtpPacket(p: GatedPacket): RtpPacket {
     padding: p.padding,
     paddingSize: p.paddingSize,
     csrc: [],
-    extensions: [],
+    extensions: p.audioLevel !== undefined && audioLevelId !== undefined ? [{ id: audioLevelId, payload: Buffer.from([p.audioLevel]) }] : [],
   });
   return new RtpPacket(header, p.payload);
 }
 
 /**
- * The packet as RTP bytes: a 12-byte header (no CSRCs, extensions or padding) and the payload. What the in-process
- * tap hands on; building it directly costs a fraction of a werift header and its serialisation.
+ * The packet as RTP bytes: a 12-byte header (no CSRCs or padding; the audio level as the only extension, under
+ * TAP_AUDIO_LEVEL_ID, when there is one) and the payload. What the in-process tap hands on; building it directly
+ * costs a fraction of a werift header and its serialisation.
  */
 export function serializeGated(p: GatedPacket): Buffer {
-  const out = Buffer.allocUnsafe(12 + p.payload.length);
-  out[0] = 0x80;
+  const level = p.audioLevel === undefined ? undefined : audioLevelBlock(TAP_AUDIO_LEVEL_ID, p.audioLevel);
+  const head = 12 + (level?.length ?? 0);
+  const out = Buffer.allocUnsafe(head + p.payload.length);
+  out[0] = level ? 0x90 : 0x80;
   out[1] = (p.marker ? 0x80 : 0) | (p.payloadType & 0x7f);
   out.writeUInt16BE(p.sequenceNumber & 0xffff, 2);
   out.writeUInt32BE(p.timestamp >>> 0, 4);
   out.writeUInt32BE(p.ssrc >>> 0, 8);
-  p.payload.copy(out, 12);
+  level?.copy(out, 12);
+  p.payload.copy(out, head);
   return out;
 }
 
@@ -88,6 +101,7 @@ export function attachGated(
       payload: packet.payload,
       padding: h.padding,
       paddingSize: h.paddingSize,
+      audioLevel: source.audioLevelOf?.(packet),
     });
   };
   const detach = source.addSink(sink);

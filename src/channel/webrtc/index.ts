@@ -12,6 +12,7 @@ export {
   choosePublishCodec,
   chooseSubscribeCodec,
   codecOf,
+  extmapId,
   firstMid,
   iceRestartFrag,
   parseOffer,
@@ -36,6 +37,7 @@ export {
 } from './layer-adaptation.ts';
 export { SubscribeSession } from './subscribe-session.ts';
 export { ChannelTraffic, type PacketCount, type TrafficDirection } from './traffic.ts';
+export { TAP_AUDIO_LEVEL_ID } from './gated-forward.ts';
 export { LocalTap, type LocalTapOptions, type TapPacketListener, type TapSenderReport, type TapSenderReportListener } from './local-tap.ts';
 export { GopCache } from './gop-cache.ts';
 export { simulcastEncodings } from './werift-hooks.ts';

@@ -1,6 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import {
   RTCRtpCodecParameters,
+  useAudioLevelIndication,
   useH264,
   useNACK,
   useOPUS,
@@ -47,9 +48,10 @@ export function serverPeerConfig(cfg: ChannelConfig): RTCPeerConnectionConfig {
     codecs: { ...sfuCodecs(), audio: [redCodec(), useOPUS()] },
     // transport-wide-cc: publishers number their packets across the transport and the node reports their arrival
     // times back (webrtc/twcc.ts), which is what Chromium's bandwidth estimator adapts to. rtp-stream-id and its
-    // repaired form name a simulcast publisher's encodings in its packets (webrtc/simulcast.ts).
+    // repaired form name a simulcast publisher's encodings in its packets (webrtc/simulcast.ts). ssrc-audio-level
+    // (RFC 6464): a publisher's level of each audio packet, passed on to viewers and recorders (the speaker timeline).
     headerExtensions: {
-      audio: [useSdesMid(), useTransportWideCC()],
+      audio: [useSdesMid(), useTransportWideCC(), useAudioLevelIndication()],
       video: [useSdesMid(), useTransportWideCC(), useSdesRTPStreamId(), useRepairedRtpStreamId()],
     },
     iceLite: true,
@@ -69,7 +71,9 @@ function localAddresses(): Set<string> {
 export function loopbackClientConfig(stunUrl: string, extra: RTCPeerConnectionConfig = {}): RTCPeerConnectionConfig {
   return {
     codecs: sfuCodecs(),
-    headerExtensions: { audio: [useSdesMid()], video: [useSdesMid()] },
+    // The audio level extension: a viewer (the recorder's WHEP link) gets the publisher's levels (werift's own sender
+    // writes none, so a werift publisher sends none).
+    headerExtensions: { audio: [useSdesMid(), useAudioLevelIndication()], video: [useSdesMid()] },
     iceServers: [{ urls: stunUrl }],
     // One transport from the start: with the default policy werift opens a socket per m-line and never closes
     // the ones BUNDLE makes redundant (they kept test processes alive).

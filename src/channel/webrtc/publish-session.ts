@@ -3,10 +3,11 @@ import { ReceiveFeedback } from './receive-feedback.ts';
 import type { MediaKind, TrackInfo } from '../membership/index.ts';
 import { TrackFanout, type ForwardSource } from './forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
-import type { TrackCodec } from './sdp.ts';
+import { extmapId, type TrackCodec } from './sdp.ts';
+import { AUDIO_LEVEL_URI } from '../../rtp-payload/index.ts';
 import type { LayerChoice, ViewerLayer } from './layer-adaptation.ts';
 import { SimulcastFanout, SwitchingLayerView } from './simulcast.ts';
-import { routeSimulcastRepairs } from './werift-hooks.ts';
+import { restoreAudioLevel, routeSimulcastRepairs } from './werift-hooks.ts';
 
 export interface PublishSessionOptions extends PeerSessionOptions {
   /** The codec chosen per m-section kind (the offer was narrowed to it). */
@@ -83,6 +84,9 @@ export class PublishSession extends PeerSession {
       this.tracks.set(kind, rids ? new SimulcastFanout(codec, new Map(rids.map((rid) => [rid, fanout()])), () => this.opts.clock.now()) : fanout());
     }
     const answer = await this.answer(offer);
+    // A publisher that sends RFC 6464 audio levels (Chromium does): its packets' levels go on to every subscriber.
+    const audio = this.tracks.get('audio');
+    if (audio instanceof TrackFanout) audio.audioLevelExtensionId = extmapId(answer, 'audio', AUDIO_LEVEL_URI);
     for (const t of this.pc.getTransceivers()) {
       this.#feedback.attach(t);
       this.#watchRtcp(t);
@@ -100,11 +104,12 @@ export class PublishSession extends PeerSession {
     const kind = track.kind as MediaKind;
     const published = this.tracks.get(kind);
     const layer = published instanceof SimulcastFanout ? published.layers.get(track.rid ?? '') : published;
-    track.onReceiveRtp.subscribe((packet) => {
+    track.onReceiveRtp.subscribe((packet, extensions) => {
       this.touch();
       this.#lastRtpAt = this.opts.clock.now();
       const fan = layer;
       if (!fan) return;
+      if (kind === 'audio') restoreAudioLevel(packet, extensions, fan.audioLevelExtensionId);
       this.opts.traffic.countRtp('in', kind, packet.serializeSize);
       if (this.#feedback.observe(kind, packet)) fan.push(packet);
     });

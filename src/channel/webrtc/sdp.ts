@@ -76,6 +76,16 @@ function parseSection(lines: readonly string[], sessionDirection: SdpSection['di
   return { kind: m[1]!, mid, direction, codecs, rids };
 }
 
+/** The id a description gives header extension `uri` in its first section of `kind` (`a=extmap:<id> <uri>`). */
+export function extmapId(sdp: string, kind: string, uri: string): number | undefined {
+  const section = sectionsOf(splitLines(sdp)).media.find((m) => m[0]!.startsWith(`m=${kind} `));
+  for (const l of section ?? []) {
+    const r = /^a=extmap:(\d+)(?:\/\w+)? (\S+)/.exec(l);
+    if (r && r[2] === uri) return Number(r[1]);
+  }
+  return undefined;
+}
+
 /** Parses and sanity-checks an SDP offer; throws bad_sdp naming what is wrong. */
 export function parseOffer(sdp: string): SdpSection[] {
   const lines = splitLines(sdp);

@@ -8,6 +8,8 @@ import { SenderReportWriter } from './sender-reports.ts';
 import { adapt, adaptedLayer, startAdaptation } from './layer-adaptation.ts';
 import { SwitchingLayerView } from './simulcast.ts';
 import { ViewerRepair } from './viewer-repair.ts';
+import { senderExtensionId } from './werift-hooks.ts';
+import { AUDIO_LEVEL_URI } from '../../rtp-payload/index.ts';
 
 export interface SubscribeSessionOptions extends PeerSessionOptions {
   /** The publisher's tracks by kind. */
@@ -97,7 +99,7 @@ export class SubscribeSession extends PeerSession {
       this.opts.clock,
       // Fresh headers per subscriber: werift's sender rewrites SSRC, payload type and extensions in place.
       (gated) => {
-        const p = gatedRtpPacket(gated);
+        const p = gatedRtpPacket(gated, gated.audioLevel === undefined ? undefined : senderExtensionId(sender, AUDIO_LEVEL_URI));
         traffic.countRtp('out', kind, p.serializeSize);
         reports.countSent(p.payload.length);
         void sender.sendRtp(p).catch(() => undefined);

@@ -78,6 +78,23 @@ interface SenderInternals {
 }
 
 /**
+ * werift unwraps a publisher's RED (Chromium's Opus) into packets without header extensions and hands the RED
+ * packet's extensions, parsed, beside each: the audio level (RFC 6464) goes back into the packet under `id`, the id
+ * the publisher negotiated, so it travels on with it (a redundant block, sent again after a loss, gets the level of
+ * the packet that carried it, 20-40 ms later).
+ */
+export function restoreAudioLevel(packet: RtpPacket, parsed: Record<string, unknown> | undefined, id: number | undefined): void {
+  const level = parsed?.[RTP_EXTENSION_URI.audioLevelIndication] as { v: boolean; level: number } | undefined;
+  if (id === undefined || !level || packet.header.extensions.some((e) => e.id === id)) return;
+  packet.header.extensions.push({ id, payload: Buffer.from([(level.v ? 0x80 : 0) | (level.level & 0x7f)]) });
+}
+
+/** The id the sender's viewer negotiated for header extension `uri` (known once negotiated), or undefined. */
+export function senderExtensionId(sender: RTCRtpSender, uri: string): number | undefined {
+  return ((sender as unknown as SenderInternals).headerExtensions ?? []).find((e) => e.uri === uri)?.id;
+}
+
+/**
  * A sender as a simulcast sender of two encodings (werift sends one stream per sender): its own stream becomes
  * encoding `mainRid` (werift writes the rid header extension once this is set), and the function returned sends
  * the packets of encoding `extraRid` on the same transport, with an SSRC of their own, the sender's payload type,

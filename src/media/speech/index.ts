@@ -13,4 +13,4 @@ export {
   type VoiceStep,
 } from './speech-detector.ts';
 export { SPEECH_SAMPLE_RATE, SpeechAudio, toSpeechRate, wavFile } from './speech-audio.ts';
-export { mediaSecondsAt, type SpeakersDocument, speakersDocument, speakersVtt, type TimelinePlaylist, type TimelineSlice, vttTime } from './timeline-files.ts';
+export { type LevelSource, mediaSecondsAt, type SpeakersDocument, speakersDocument, speakersVtt, type TimelinePlaylist, type TimelineSlice, vttTime } from './timeline-files.ts';

@@ -19,12 +19,20 @@ export interface TimelinePlaylist {
   readonly slices: readonly TimelineSlice[];
 }
 
+/**
+ * Where a user's levels come from: the RFC 6464 level in each of its audio packets (its publisher measured it, as
+ * Chromium does), or its audio decoded here.
+ */
+export type LevelSource = 'audio-level' | 'decoded';
+
 export interface SpeakersDocument {
   readonly version: 1;
   readonly sid: string;
   readonly cname: string;
   /** False while the session records (the file is rewritten as it grows), true once it stopped. */
   readonly final: boolean;
+  /** Each user's level source, for every user heard so far. */
+  readonly levelSources: Readonly<Record<string, LevelSource>>;
   readonly playlists: readonly { readonly fileName: string; readonly uid?: string }[];
   readonly speakers: readonly {
     readonly uid: string;
@@ -65,6 +73,7 @@ export function speakersDocument(input: {
   readonly final: boolean;
   readonly intervals: readonly SpeechInterval[];
   readonly playlists: readonly TimelinePlaylist[];
+  readonly levelSources?: Readonly<Record<string, LevelSource>>;
   readonly textOf?: (i: SpeechInterval) => string | undefined;
 }): SpeakersDocument {
   const playlists = input.playlists.filter((p) => p.slices.length > 0);
@@ -73,6 +82,7 @@ export function speakersDocument(input: {
     sid: input.sid,
     cname: input.cname,
     final: input.final,
+    levelSources: input.levelSources ?? {},
     playlists: playlists.map((p) => ({ fileName: p.fileName, ...(p.uid !== undefined ? { uid: p.uid } : {}) })),
     speakers: input.intervals.map((i) => ({
       uid: i.uid,

@@ -13,7 +13,7 @@ import { EVENT_MODULE, WARN_CODE } from '../../recording/index.ts';
 import { ChannelFollower, FollowingSession, wants, type FollowingSessionDeps, type PublisherLinks } from '../common/follower/index.ts';
 import { PLAYLIST_CONTENT_TYPE, RecordingOutput } from '../common/output/index.ts';
 import { SessionSignals } from '../common/signals/index.ts';
-import { DecodedAudioLevels, sessionSpeakerTimeline, type SpeakerTimeline } from '../common/speakers/index.ts';
+import { sessionSpeakerTimeline, SpeakerLevels, type SpeakerTimeline } from '../common/speakers/index.ts';
 import { MIX_SAMPLE_RATE } from '../../media/mix/index.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
 import { finalizeRecording } from './finalize.ts';
@@ -45,7 +45,7 @@ export class IndividualSession extends FollowingSession {
   /** When start() began (injected clock), for the stop summary. */
   private startedMs: number | undefined;
   /** `recordingConfig.speakerTimeline`: the timeline and the decoders that feed it. */
-  private readonly speakers: { readonly timeline: SpeakerTimeline; readonly levels: DecodedAudioLevels } | undefined;
+  private readonly speakers: { readonly timeline: SpeakerTimeline; readonly levels: SpeakerLevels } | undefined;
 
   constructor(private readonly d: SessionDeps) {
     super();
@@ -89,7 +89,7 @@ export class IndividualSession extends FollowingSession {
     this.speakers = d.options.speakerTimeline ? this.speakerTimeline() : undefined;
   }
 
-  /** Each user's audio decoded for its level; intervals in each of the user's playlists, cues from the first slice. */
+  /** Each user's levels (its packets' RFC 6464 levels, or its decoded audio); intervals in each of the user's playlists, cues from the first slice. */
   private speakerTimeline(): NonNullable<IndividualSession['speakers']> {
     const timeline = sessionSpeakerTimeline({
       naming: this.naming,
@@ -107,7 +107,12 @@ export class IndividualSession extends FollowingSession {
       transcription: this.d.options.transcription,
       policy: this.d.policy,
     });
-    return { timeline, levels: new DecodedAudioLevels(this.d.clock, (uid, at, pcm) => timeline.pcm(uid, at, pcm)) };
+    const levels = new SpeakerLevels(this.d.clock, {
+      onLevel: (uid, frame) => timeline.level(uid, frame),
+      onPcm: (uid, at, pcm) => timeline.pcm(uid, at, pcm),
+      wantsSound: this.d.options.transcription !== undefined,
+    });
+    return { timeline, levels };
   }
 
   /** Joins: checks the token, listens to the channel, subscribes to whoever publishes. Throws ChannelRefusal. */

@@ -9,7 +9,7 @@ import type { RtpPacket } from 'werift';
 import type { Clock } from '../../../clock/index.ts';
 import type { Logger } from '../../../log/index.ts';
 import type { ChannelEvent, ChannelModule, ChannelSnapshot, LayerChoice, MediaKind, Profile, TrackCodec } from '../../../channel/index.ts';
-import { ChannelError, whepSubscribe, WhipHttpError, type WhepSubscriber } from '../../../channel/index.ts';
+import { ChannelError, TAP_AUDIO_LEVEL_ID, whepSubscribe, WhipHttpError, type WhepSubscriber } from '../../../channel/index.ts';
 import type { RtpCodecName, RtpTrackDescription } from '../../../media/index.ts';
 import { guardedFetch } from '../../../net/index.ts';
 import { senderReportOf, type SenderReport } from '../../../media/mix/live/index.ts';
@@ -77,7 +77,7 @@ function codecName(mime: string): RtpCodecName | undefined {
   return undefined;
 }
 
-function describeCodec(c: TrackCodec, pt: number): RtpTrackDescription | undefined {
+function describeCodec(c: TrackCodec, pt: number, audioLevelExtensionId: number | undefined): RtpTrackDescription | undefined {
   const codec = codecName(c.mimeType);
   if (!codec) return undefined;
   return {
@@ -86,6 +86,7 @@ function describeCodec(c: TrackCodec, pt: number): RtpTrackDescription | undefin
     clockRate: c.clockRate,
     ...(c.channels ? { channels: c.channels } : {}),
     ...(c.fmtp ? { fmtp: c.fmtp } : {}),
+    ...(codec === 'opus' && audioLevelExtensionId !== undefined ? { audioLevelExtensionId } : {}),
   };
 }
 
@@ -108,7 +109,7 @@ function tapSubscribe(o: ChannelSourceOptions, publisher: number, kinds: readonl
       onPacket(kind, codec, bytes) {
         let d = described.get(kind);
         if (d === undefined) {
-          d = describeCodec(codec, bytes[1]! & 0x7f) ?? null;
+          d = describeCodec(codec, bytes[1]! & 0x7f, TAP_AUDIO_LEVEL_ID) ?? null;
           described.set(kind, d);
         }
         if (d) listeners.emit(kind, d, bytes);
@@ -130,12 +131,12 @@ function tapSubscribe(o: ChannelSourceOptions, publisher: number, kinds: readonl
   };
 }
 
-function describe(sub: WhepSubscriber, kind: MediaKind, pt: number): RtpTrackDescription | undefined {
+function describe(sub: Pick<WhepSubscriber, 'pc' | 'audioLevelExtensionId'>, kind: MediaKind, pt: number): RtpTrackDescription | undefined {
   for (const t of sub.pc.getTransceivers()) {
     if (t.kind !== kind) continue;
     const c = t.codecs.find((x) => x.payloadType === pt) ?? t.codecs[0];
     if (!c) continue;
-    return describeCodec({ mimeType: c.mimeType, clockRate: c.clockRate, channels: c.channels, fmtp: c.parameters ?? '' }, pt);
+    return describeCodec({ mimeType: c.mimeType, clockRate: c.clockRate, channels: c.channels, fmtp: c.parameters ?? '' }, pt, sub.audioLevelExtensionId);
   }
   return undefined;
 }

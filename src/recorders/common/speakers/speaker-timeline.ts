@@ -10,7 +10,9 @@ import type { Logger } from '../../../log/index.ts';
 import { speakersName, type SessionNaming } from '../../../media/index.ts';
 import type { PcmFrame } from '../../../media/mix/index.ts';
 import {
+  type LevelFrame,
   levelFrames,
+  type LevelSource,
   SPEECH_SAMPLE_RATE,
   SpeechAudio,
   SpeechDetector,
@@ -71,6 +73,8 @@ export class SpeakerTimeline {
   /** Speech audio held for the transcriber (with one only). */
   readonly #audio: SpeechAudio | undefined;
   #listed = false;
+  /** Where each user's levels come from (the files say it). */
+  readonly #sources = new Map<string, LevelSource>();
   /** Transcripts in the files last written. */
   #textsWritten = 0;
 
@@ -78,11 +82,24 @@ export class SpeakerTimeline {
     this.#audio = d.transcriber ? new SpeechAudio() : undefined;
   }
 
+  /**
+   * A user's level of one packet as its publisher measured it (RFC 6464): from then on the user's levels come from
+   * its packets, and its decoded audio, if any, is only held for the transcriber.
+   */
+  level(uid: string, frame: LevelFrame): void {
+    this.#sources.set(uid, 'audio-level');
+    this.#detector.frame(uid, frame);
+    this.#transcribeEnded();
+  }
+
   /** A run of a user's decoded audio that began at `senderTimeMs` (Unix ms on the sender's clock). */
   pcm(uid: string, senderTimeMs: number, pcm: PcmFrame): void {
-    for (const f of levelFrames(senderTimeMs, pcm, this.d.sampleRate)) this.#detector.frame(uid, f);
-    // An interval these frames ended is cut from what is held before this run goes in (and trims it).
-    this.#transcribeEnded();
+    if (this.#sources.get(uid) !== 'audio-level') {
+      this.#sources.set(uid, 'decoded');
+      for (const f of levelFrames(senderTimeMs, pcm, this.d.sampleRate)) this.#detector.frame(uid, f);
+      // An interval these frames ended is cut from what is held before this run goes in (and trims it).
+      this.#transcribeEnded();
+    }
     this.#audio?.push(uid, senderTimeMs, toSpeechRate(pcm, this.d.sampleRate), this.#detector.voiceStart(uid));
   }
 
@@ -125,7 +142,8 @@ export class SpeakerTimeline {
     const transcriber = this.d.transcriber;
     const textOf = transcriber ? (i: SpeechInterval) => transcriber.textOf(i) : undefined;
     this.#textsWritten = transcriber?.texts ?? 0;
-    const json = JSON.stringify(speakersDocument({ sid: naming.sid, cname: naming.cname, final, intervals, playlists, ...(textOf ? { textOf } : {}) }), null, 2);
+    const levelSources = Object.fromEntries(this.#sources);
+    const json = JSON.stringify(speakersDocument({ sid: naming.sid, cname: naming.cname, final, intervals, playlists, levelSources, ...(textOf ? { textOf } : {}) }), null, 2);
     const firstStart = Math.min(...playlists.flatMap((p) => p.slices.slice(0, 1).map((s) => s.startMs)));
     const sinceFirst = (utcMs: number) => (Number.isFinite(firstStart) ? (utcMs - firstStart) / 1000 : 0);
     const vtt = speakersVtt(intervals, this.d.cueSecondsAt ?? sinceFirst, textOf);
