@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startTestS3Server } from '../../storage/testing/s3-server.ts';
+import { launchTestChromium } from '../../testing/chromium.ts';
+import { openSessionPage } from '../../testing/console-page.ts';
 import { APP, BUCKET, rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { slicesWritten } from './testing/media-checks.ts';
 import { waitUntil } from '../../testing/wait.ts';
@@ -18,7 +20,8 @@ const request = (cname: string) => ({
 });
 
 test('individual recording uploads slices and playlists to an S3 API server; a missing bucket gives uploader error 32 and warnings 32 and 31', async () => {
-  const s3 = await startTestS3Server([BUCKET]);
+  // The bucket lets the console's pages read it (any loopback port: the server's is known only later).
+  const s3 = await startTestS3Server([BUCKET], { corsOrigin: 'http://127.0.0.1:*' });
   const missing = await startTestS3Server(['some-other-bucket']);
   try {
     // 1. The bucket exists: objects land in S3, the stop answers uploaded.
@@ -62,6 +65,24 @@ test('individual recording uploads slices and playlists to an S3 API server; a m
       const slice = await fetch(slices[0]!);
       assert.equal(slice.status, 200);
       assert.ok((await slice.arrayBuffer()).byteLength > 1000);
+
+      // The console plays it in Chromium: hls.js reads the watch link from reeltime and each slice from the bucket,
+      // cross-origin (the bucket's CORS rule allows the console's origin).
+      const browser = await launchTestChromium(['--autoplay-policy=no-user-gesture-required']);
+      try {
+        const failures: string[] = [];
+        const page = await openSessionPage(browser, h.server.url, sid, failures);
+        const fromBucket: string[] = [];
+        page.on('response', (r) => void (r.url().startsWith(`${s3.url}/${BUCKET}/`) && fromBucket.push(`${r.status()} ${r.headers()['access-control-allow-origin']}`)));
+        const audio = '#playback figure[data-player="uid 111"] audio';
+        await page.waitForSelector(audio);
+        await page.evaluate((sel) => (document.querySelector(sel) as HTMLAudioElement).play(), audio);
+        await page.waitForFunction((sel) => (document.querySelector(sel) as HTMLAudioElement).currentTime > 1, audio);
+        assert.ok(fromBucket.length > 0 && fromBucket.every((r) => r === `200 ${h.server.url}`), JSON.stringify(fromBucket));
+        assert.deepEqual(failures, []);
+      } finally {
+        await browser.close();
+      }
     } finally {
       await h.close();
     }

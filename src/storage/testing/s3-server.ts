@@ -18,8 +18,15 @@ export interface TestS3Server {
   close(): Promise<void>;
 }
 
-/** An in-process S3 server on 127.0.0.1 (ephemeral port) with the given buckets. */
-export async function startTestS3Server(buckets: readonly string[] = ['recordings']): Promise<TestS3Server> {
+/** A bucket CORS rule letting pages of `origin` (one `*` allowed) GET its objects, as a customer sets for the console. */
+const corsRule = (origin: string) =>
+  `<CORSConfiguration><CORSRule><AllowedOrigin>${origin}</AllowedOrigin><AllowedMethod>GET</AllowedMethod><AllowedMethod>HEAD</AllowedMethod><MaxAgeSeconds>600</MaxAgeSeconds></CORSRule></CORSConfiguration>`;
+
+/**
+ * An in-process S3 server on 127.0.0.1 (ephemeral port) with the given buckets; `corsOrigin`: their CORS rule allows
+ * that origin's pages to read (none by default: a browser is refused, as by a bucket without CORS).
+ */
+export async function startTestS3Server(buckets: readonly string[] = ['recordings'], { corsOrigin }: { corsOrigin?: string } = {}): Promise<TestS3Server> {
   const directory = mkdtempSync(join(tmpdir(), 'reeltime-s3-'));
   const writes: string[] = [];
   let server: S3rver | undefined;
@@ -30,7 +37,7 @@ export async function startTestS3Server(buckets: readonly string[] = ['recording
       port,
       directory,
       silent: true,
-      configureBuckets: buckets.map((name) => ({ name })),
+      configureBuckets: buckets.map((name) => ({ name, configs: corsOrigin ? [corsRule(corsOrigin)] : [] })),
     });
     s.on('event', (e) => {
       for (const r of e.Records) if (/^ObjectCreated/.test(r.eventName)) writes.push(decodeURIComponent(r.s3.object.key));
