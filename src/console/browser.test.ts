@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { startHarness } from '../recorders/individual/testing/harness.ts';
 import { bucketKeys } from '../recorders/individual/testing/media-checks.ts';
-import { launchTestChromium } from '../testing/chromium.ts';
+import { launchTestChromium, videoPixel } from '../testing/chromium.ts';
 import { TEST_CUSTOMER_SECRET, waitUntil } from '../testing/index.ts';
 
 const IMAGES = new URL('../../docs/images/', import.meta.url).pathname;
@@ -29,16 +29,7 @@ async function assertPlays(page: Page, video: string, colour: { r: number; g: nu
   await page.waitForFunction((sel) => (document.querySelector(sel) as HTMLVideoElement).currentTime > 1, video);
   const first = await page.evaluate((sel) => (document.querySelector(sel) as HTMLVideoElement).currentTime, video);
   await page.waitForFunction(([sel, t]) => (document.querySelector(sel as string) as HTMLVideoElement).currentTime > (t as number) + 0.5, [video, first] as const);
-  const pixel = await page.evaluate((sel) => {
-    const v = document.querySelector(sel) as HTMLVideoElement;
-    const c = document.createElement('canvas');
-    c.width = v.videoWidth;
-    c.height = v.videoHeight;
-    const g = c.getContext('2d')!;
-    g.drawImage(v, 0, 0);
-    const d = g.getImageData(Math.floor(c.width * 0.75), Math.floor(c.height * 0.75), 1, 1).data;
-    return { r: d[0]!, g: d[1]!, b: d[2]!, w: c.width };
-  }, video);
+  const pixel = await page.evaluate(videoPixel, video);
   assert.ok(pixel.w > 0);
   for (const k of ['r', 'g', 'b'] as const) assert.ok(Math.abs(pixel[k] - colour[k]) < 40, `${video}: pixel ${JSON.stringify(pixel)}`);
   await page.evaluate((sel) => (document.querySelector(sel) as HTMLVideoElement).pause(), video);

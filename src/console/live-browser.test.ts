@@ -7,26 +7,16 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { APP, rtcToken, startHarness, storageConfig } from '../recorders/individual/testing/harness.ts';
 import { bucketKeys } from '../recorders/individual/testing/media-checks.ts';
-import { launchTestChromium } from '../testing/chromium.ts';
-import { TEST_CUSTOMER_AUTH, TEST_CUSTOMER_SECRET, waitUntil } from '../testing/index.ts';
+import { launchTestChromium, videoPixel } from '../testing/chromium.ts';
+import { openSessionPage } from '../testing/console-page.ts';
+import { TEST_CUSTOMER_AUTH, waitUntil } from '../testing/index.ts';
 
 const COLOUR = { r: 0x30, g: 0xc0, b: 0x50 };
 
 type Colour = { r: number; g: number; b: number };
 
 /** A decoded frame of `video`, read through a canvas at three quarters of its size. */
-async function pixelOf(page: Page, video: string): Promise<Colour & { w: number }> {
-  return page.evaluate((sel) => {
-    const v = document.querySelector(sel) as HTMLVideoElement;
-    const c = document.createElement('canvas');
-    c.width = v.videoWidth;
-    c.height = v.videoHeight;
-    const g = c.getContext('2d')!;
-    g.drawImage(v, 0, 0);
-    const d = g.getImageData(Math.floor(c.width * 0.75), Math.floor(c.height * 0.75), 1, 1).data;
-    return { r: d[0]!, g: d[1]!, b: d[2]!, w: c.width };
-  }, video);
-}
+const pixelOf = (page: Page, video: string) => page.evaluate(videoPixel, video);
 
 const isColour = (p: Colour, want: Colour) => (['r', 'g', 'b'] as const).every((k) => Math.abs(p[k] - want[k]) < 40);
 
@@ -52,17 +42,9 @@ test('console: a live session plays from its first slice as it grows, switches t
     // Five 4 s slices: hls.js would start a playlist this long without ENDLIST about three slices before its end.
     await waitUntil(() => videoSlices().length >= 5, { timeoutMs: 120_000, intervalMs: 250, what: 'five video slices of uid 601' });
 
-    const page = await browser.context.newPage();
-    page.setDefaultTimeout(120_000);
     const failures: string[] = [];
-    page.on('pageerror', (e) => failures.push(e.message));
+    const page = await openSessionPage(browser, h.server.url, sid, failures);
     page.on('console', (m) => void (/Content Security Policy/i.test(m.text()) && failures.push(m.text())));
-    await page.goto(`${h.server.url}/`);
-    await page.fill('input[name=customerId]', 'test-customer');
-    await page.fill('input[name=customerSecret]', TEST_CUSTOMER_SECRET);
-    await page.click('#signin button.primary');
-    await page.waitForSelector('nav.tabs');
-    await page.goto(`${h.server.url}/#/recordings/${sid}`);
     await page.waitForSelector('#session[data-state="live"]');
 
     // The recording's player: from the start of the session, not its live edge, and its duration grows with the

@@ -63,3 +63,18 @@ export const callPageTileCentre = (uid: number): number[] => {
   g.drawImage(v, 0, 0);
   return [...g.getImageData(Math.floor(c.width / 2), Math.floor(c.height / 2), 1, 1).data.slice(0, 3)];
 };
+
+/**
+ * The pixel (r, g, b) three quarters across and down the current frame of the `<video>` at `selector`, read through
+ * a canvas, and the frame's width (0: no frame yet).
+ */
+export const videoPixel = (selector: string): { r: number; g: number; b: number; w: number } => {
+  const v = document.querySelector(selector) as HTMLVideoElement;
+  const c = document.createElement('canvas');
+  c.width = v.videoWidth;
+  c.height = v.videoHeight;
+  const g = c.getContext('2d')!;
+  g.drawImage(v, 0, 0);
+  const d = g.getImageData(Math.floor(c.width * 0.75), Math.floor(c.height * 0.75), 1, 1).data;
+  return { r: d[0]!, g: d[1]!, b: d[2]!, w: c.width };
+};

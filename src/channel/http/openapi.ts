@@ -17,6 +17,25 @@ const channelError: Json = {
   properties: { error: { type: 'string', description: 'Stable error code (docs/channel.md).' }, reason: { type: 'string' } },
 };
 
+const jsonBody = (schema: Json): Json => ({ required: true, content: { 'application/json': { schema } } });
+
+/** The answer of the two token routes (viewer and development): the token for one channel and uid, and its lifetime. */
+const tokenAnswer = (token: Json): Json =>
+  json(
+    {
+      type: 'object',
+      required: ['appId', 'cname', 'uid', 'token', 'expiresIn'],
+      properties: {
+        appId: { type: 'string' },
+        cname: { type: 'string' },
+        uid: { type: 'integer' },
+        token,
+        expiresIn: { type: 'integer', description: 'Seconds the token and its privileges stay valid.' },
+      },
+    },
+    'The token.',
+  );
+
 function channelPaths(): Record<string, Json> {
   const ch = [param('appId', 'path', 'App ID.'), param('cname', 'path', 'Channel name.')];
   const sdpOffer = { required: true, content: { 'application/sdp': { schema: { type: 'string' } } } };
@@ -121,35 +140,12 @@ function channelPaths(): Record<string, Json> {
           'Join privilege only (no publish), valid 3600 s: a WHEP view opened with it ends when it expires (token_expired). token is null for an app without certificate (no token is checked there).',
         security: [{ basicAuth: [] }],
         parameters: ch,
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['uid'],
-                properties: { uid: { type: ['integer', 'string'], description: "The viewer's user ID, 1..4294967295 (one no publisher of the channel uses)." } },
-              },
-            },
-          },
-        },
-        responses: {
-          '200': json(
-            {
-              type: 'object',
-              required: ['appId', 'cname', 'uid', 'token', 'expiresIn'],
-              properties: {
-                appId: { type: 'string' },
-                cname: { type: 'string' },
-                uid: { type: 'integer' },
-                token: { type: ['string', 'null'], description: 'AccessToken2 RTC token with the join privilege only.' },
-                expiresIn: { type: 'integer', description: 'Seconds the token and its join privilege stay valid.' },
-              },
-            },
-            'The token.',
-          ),
-          ...failed,
-        },
+        requestBody: jsonBody({
+          type: 'object',
+          required: ['uid'],
+          properties: { uid: { type: ['integer', 'string'], description: "The viewer's user ID, 1..4294967295 (one no publisher of the channel uses)." } },
+        }),
+        responses: { '200': tokenAnswer({ type: ['string', 'null'], description: 'AccessToken2 RTC token with the join privilege only.' }), ...failed },
       },
     },
     '/rtc/v1/dev/token': {
@@ -160,39 +156,16 @@ function channelPaths(): Record<string, Json> {
         description:
           'Served when channel.devTokenEndpoint (REELTIME_CHANNEL_DEV_TOKEN_ENDPOINT) is on, by default only when REELTIME_ENV is development; otherwise 404 not_enabled. Unauthenticated: never turn it on where others can reach the server.',
         security: [{}],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['cname', 'uid'],
-                properties: {
-                  cname: { type: 'string', description: 'Channel name.' },
-                  uid: { type: ['integer', 'string'], description: 'User ID, 1..4294967295.' },
-                  role: { type: 'string', enum: ['publisher', 'subscriber'], description: 'Default publisher.' },
-                },
-              },
-            },
+        requestBody: jsonBody({
+          type: 'object',
+          required: ['cname', 'uid'],
+          properties: {
+            cname: { type: 'string', description: 'Channel name.' },
+            uid: { type: ['integer', 'string'], description: 'User ID, 1..4294967295.' },
+            role: { type: 'string', enum: ['publisher', 'subscriber'], description: 'Default publisher.' },
           },
-        },
-        responses: {
-          '200': json(
-            {
-              type: 'object',
-              required: ['appId', 'cname', 'uid', 'token', 'expiresIn'],
-              properties: {
-                appId: { type: 'string' },
-                cname: { type: 'string' },
-                uid: { type: 'integer' },
-                token: { type: 'string', description: 'AccessToken2 RTC token.' },
-                expiresIn: { type: 'integer', description: 'Seconds the token and its privileges stay valid.' },
-              },
-            },
-            'The token.',
-          ),
-          ...failed,
-        },
+        }),
+        responses: { '200': tokenAnswer({ type: 'string', description: 'AccessToken2 RTC token.' }), ...failed },
       },
     },
   };
