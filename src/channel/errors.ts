@@ -33,6 +33,7 @@ export const CHANNEL_ERRORS = Object.freeze({
   placement_unavailable: 503,
   too_many_sessions: 429,
   too_many_streams: 429,
+  too_many_failed_logins: 429,
 } as const);
 
 export type ChannelErrorCode = keyof typeof CHANNEL_ERRORS;
@@ -43,6 +44,8 @@ export class ChannelError extends Error {
   constructor(
     readonly code: ChannelErrorCode,
     readonly reason: string,
+    /** For a 429 that knows when to come back (a throttled login); otherwise the route's own retry time. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(`${code}: ${reason}`);
     this.status = CHANNEL_ERRORS[code];

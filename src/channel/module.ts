@@ -152,17 +152,19 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
     },
     async register(app) {
       if (!enabled) return;
+      // One count of failed Basic logins with the recording API and the bucket.
+      const customer = { id: ctx.config.customerId, secret: ctx.config.customerSecret, logins: ctx.logins };
       await app.register(async (child) => {
         registerChannelRoutes(child, {
           sfu,
           config: ctx.config.channel,
           clock: ctx.clock,
           log,
-          customer: { id: ctx.config.customerId, secret: ctx.config.customerSecret },
+          customer,
           streams,
           directory,
         });
-        registerViewerTokenRoute(child, { sfu, customer: { id: ctx.config.customerId, secret: ctx.config.customerSecret }, clock: ctx.clock });
+        registerViewerTokenRoute(child, { sfu, customer, clock: ctx.clock });
         registerPageRoutes(child, ctx.config);
       });
     },

@@ -100,7 +100,7 @@ test('an endless chunked body without credentials is answered (401, or 413 where
   }
 });
 
-test('failed Basic logins: 429 with Retry-After per address after the limit, for the right secret too, shared with the bucket; refilled with time', async () => {
+test('failed Basic logins: 429 with Retry-After per address after the limit, for the right secret too, shared with the bucket and the channel routes; refilled with time', async () => {
   const clock = new ManualClock();
   const s = await server({
     clock,
@@ -110,9 +110,11 @@ test('failed Basic logins: 429 with Retry-After per address after the limit, for
   const acquire = (authorization: string) =>
     fetch(`${s.url}${acquirePath}`, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body: '{"cname":"c","uid":"1"}' });
   assert.equal((await acquire(TEST_AUTH)).status, 200);
+  const channels = (authorization: string) => fetch(`${s.url}/rtc/v1/apps/${TEST_APP_ID}/channels`, { headers: { authorization } });
   const statuses: number[] = [];
-  for (let i = 0; i < 4; i++) statuses.push((await acquire(basic('test-customer', `guess-${i}`))).status);
-  // The fifth failure is on the bucket: both routes count together.
+  for (let i = 0; i < 3; i++) statuses.push((await acquire(basic('test-customer', `guess-${i}`))).status);
+  // The fourth failure is on the channel list, the fifth on the bucket: every Basic route counts together.
+  statuses.push((await channels(basic('test-customer', 'guess-3'))).status);
   statuses.push((await fetch(`${s.url}/bucket/rec/x.ts`, { headers: { authorization: basic('test-customer', 'guess-4') } })).status);
   assert.deepEqual(statuses, [401, 401, 401, 401, 403]);
   const refused = await acquire(basic('test-customer', 'guess-5'));
@@ -124,6 +126,10 @@ test('failed Basic logins: 429 with Retry-After per address after the limit, for
   const bucket = await fetch(`${s.url}/bucket/rec/x.ts`, { headers: { authorization: TEST_AUTH } });
   assert.equal(bucket.status, 429);
   assert.ok(Number(bucket.headers.get('retry-after')) >= 1);
+  const channelList = await channels(TEST_AUTH);
+  assert.equal(channelList.status, 429);
+  assert.equal(((await channelList.json()) as { error: string }).error, 'too_many_failed_logins');
+  assert.equal(channelList.headers.get('retry-after'), refused.headers.get('retry-after'));
   clock.advance(wait * 1000);
   assert.equal((await acquire(TEST_AUTH)).status, 200, 'a failure is forgiven after Retry-After');
 });

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { iceServerLinks, turnCredentials, type IceServer } from '../turn/index.ts';
 import { parseCname, parseUid } from './params.ts';
-import { authorizeRead } from './routes-auth.ts';
+import { authorizeRead, type ChannelCustomer } from './routes-auth.ts';
 import type { Clock } from '../../clock/index.ts';
 import type { ChannelConfig } from '../config.ts';
 import type { Sfu } from '../sfu.ts';
@@ -10,7 +10,7 @@ interface IceServerDeps {
   readonly config: Pick<ChannelConfig, 'turn'>;
   readonly clock: Clock;
   readonly sfu: Pick<Sfu, 'app'>;
-  readonly customer: { readonly id: string; readonly secret: string };
+  readonly customer: ChannelCustomer;
 }
 
 /** The TURN entry for one user now, or undefined when the node hands out no TURN servers. */

@@ -1,16 +1,33 @@
 import type { FastifyRequest } from 'fastify';
-import { parseBasic, safeEqual } from '../../http/index.ts';
+import { basicLogin, safeEqual, type LoginThrottle } from '../../http/index.ts';
 import type { ChannelApp } from '../apps.ts';
 import { authorizeJoin, bearerToken } from '../auth.ts';
 import { ChannelError } from '../errors.ts';
 import { parseUid } from './params.ts';
 
-/** True when the request carries the customer's Basic credentials; throws when it carries other Basic ones. */
-export function isCustomer(req: FastifyRequest, customer: { readonly id: string; readonly secret: string }): boolean {
+/**
+ * The customer whose Basic credentials the channel's reads and its viewer tokens accept, and the process's count of
+ * failed logins, which the recording API and the bucket share (security.md, "Failed logins").
+ */
+export interface ChannelCustomer {
+  readonly id: string;
+  readonly secret: string;
+  readonly logins: Pick<LoginThrottle, 'refusal' | 'failed'>;
+}
+
+/**
+ * True when the request carries the customer's Basic credentials; throws when it carries other Basic ones (counted
+ * as a failed login), and once this address or id failed too often, whatever it carries (429, `Retry-After`).
+ */
+export function isCustomer(req: FastifyRequest, customer: ChannelCustomer): boolean {
   const header = req.headers.authorization;
   if (!header || !/^Basic\s/i.test(header)) return false;
-  const given = parseBasic(header);
-  if (typeof given === 'object' && safeEqual(given.id, customer.id) && safeEqual(given.secret, customer.secret)) return true;
+  const match = (c: { readonly id: string; readonly secret: string }) => (safeEqual(c.id, customer.id) && safeEqual(c.secret, customer.secret) ? true : undefined);
+  const login = basicLogin(match, customer.logins, header, req.socket.remoteAddress);
+  if (login.ok) return true;
+  if (login.refusal === 'throttled') {
+    throw new ChannelError('too_many_failed_logins', 'too many failed logins from this address or for this customer id; retry later', login.retryAfterSeconds);
+  }
   throw new ChannelError('unauthorized', 'the Basic credentials are not the customer id and secret');
 }
 
@@ -30,7 +47,7 @@ export function authorizeRead(
   req: FastifyRequest,
   app: ChannelApp,
   cname: string,
-  customer: { readonly id: string; readonly secret: string },
+  customer: ChannelCustomer,
   nowSec: number,
 ): ReadGrant {
   const header = req.headers.authorization;

@@ -9,7 +9,7 @@ import { ChannelError, isChannelError, type ChannelErrorCode } from '../errors.t
 import type { ChannelEvent } from '../membership/index.ts';
 import { redirectLocation, type ChannelDirectory, type Placement } from '../placement/index.ts';
 import { parseCname, parseLayer, parseProfile, parseUid } from './params.ts';
-import { authorizeRead, isCustomer } from './routes-auth.ts';
+import { authorizeRead, isCustomer, type ChannelCustomer } from './routes-auth.ts';
 import { tokenKey } from '../caps.ts';
 import type { Sfu } from '../sfu.ts';
 import { trackBitrates } from './track-bitrates.ts';
@@ -21,7 +21,7 @@ export interface RouteDeps {
   readonly config: ChannelConfig;
   readonly clock: Clock;
   readonly log: Logger;
-  readonly customer: { readonly id: string; readonly secret: string };
+  readonly customer: ChannelCustomer;
   /** Open event streams, ended when the module closes. */
   readonly streams: Set<() => void>;
   /** Which node hosts each channel (always this one without Redis). */
@@ -66,7 +66,7 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
 
   app.setErrorHandler((err, _req, reply) => {
     if (isChannelError(err)) {
-      if (err.status === 429) reply.header('retry-after', retryAfter);
+      if (err.status === 429) reply.header('retry-after', err.retryAfterSeconds === undefined ? retryAfter : String(err.retryAfterSeconds));
       return sendError(reply, err);
     }
     const e = err as { statusCode?: number; code?: string; message?: string };

@@ -4,7 +4,7 @@ import type { Clock } from '../../clock/index.ts';
 import { ChannelError } from '../errors.ts';
 import type { Sfu } from '../sfu.ts';
 import { parseCname, parseUid } from './params.ts';
-import { isCustomer } from './routes-auth.ts';
+import { isCustomer, type ChannelCustomer } from './routes-auth.ts';
 
 /** How long a viewer token's join privilege lasts: a WHEP view it opened ends then (`token_expired`). */
 export const VIEWER_TOKEN_SECONDS = 3600;
@@ -14,7 +14,7 @@ const SUBSCRIBER = 2;
 
 export interface ViewerTokenDeps {
   readonly sfu: Pick<Sfu, 'app'>;
-  readonly customer: { readonly id: string; readonly secret: string };
+  readonly customer: ChannelCustomer;
   readonly clock: Clock;
 }
 
