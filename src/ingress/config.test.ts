@@ -28,7 +28,9 @@ test('ingress settings: off by default, loopback by default, and a bad value nam
   assert.equal(d.rtmpHost, '127.0.0.1');
   assert.equal(d.srtHost, '127.0.0.1');
   assert.equal(d.rtmpApp, 'live');
-  assert.deepEqual([d.capacity, d.cost, d.cpuThresholdPercent], [100, 3, 100]);
+  assert.deepEqual([d.capacity, d.cost, d.transcodeCost, d.cpuThresholdPercent], [100, 3, 15, 100]);
+  assert.equal(parse({ REELTIME_INGRESS_TRANSCODE_COST: '40' }).transcodeCost, 40);
+  assert.throws(() => parse({ REELTIME_INGRESS_TRANSCODE_COST: '-1' }), /REELTIME_INGRESS_TRANSCODE_COST \(ingress.transcodeCost\)/);
   assert.deepEqual([parse({ REELTIME_INGRESS_CAPACITY: '12', REELTIME_INGRESS_COST: '4' })].map((c) => [c.capacity, c.cost]), [[12, 4]]);
   assert.throws(() => parse({ REELTIME_INGRESS_CPU_THRESHOLD_PERCENT: '0' }), /REELTIME_INGRESS_CPU_THRESHOLD_PERCENT \(ingress.cpuThresholdPercent\)/);
   const on = parse({ REELTIME_INGRESS_RTMP_PORT: '1935', REELTIME_INGRESS_SRT_PORTS: '9000-9019' });

@@ -21,6 +21,8 @@ export interface IngressConfig {
   /** Admission of a `channel` process: each publishing ingress costs `cost` of its `capacity` units... */
   readonly capacity: number;
   readonly cost: number;
+  /** ...or `transcodeCost` when its video is re-encoded (an H.265 source), which takes several times the CPU. */
+  readonly transcodeCost: number;
   /** ...and none starts while the machine's CPU is busier than this (100, the default: no CPU check). */
   readonly cpuThresholdPercent: number;
 }
@@ -64,6 +66,9 @@ export function parseIngressConfig(src: ConfigSource, _core: CoreConfig): Ingres
     rtmpHandshakeTimeoutMs: src.int('ingress.rtmpHandshakeTimeoutMs', 'REELTIME_INGRESS_RTMP_HANDSHAKE_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
     capacity: src.int('ingress.capacity', 'REELTIME_INGRESS_CAPACITY', 100, { min: 1, max: 1_000_000 }),
     cost: src.int('ingress.cost', 'REELTIME_INGRESS_COST', 3, { min: 0, max: 1_000_000 }),
+    // A 1080p25 H.265 camera re-encoded to H.264 took 0.45 of a core on its own (docs/ingest.md), a copied stream's
+    // whole path about 0.1: five times the units.
+    transcodeCost: src.int('ingress.transcodeCost', 'REELTIME_INGRESS_TRANSCODE_COST', 15, { min: 0, max: 1_000_000 }),
     // Off by default: a publish is admitted once its media came, so a CPU spike would drop a source already connected.
     cpuThresholdPercent: src.int('ingress.cpuThresholdPercent', 'REELTIME_INGRESS_CPU_THRESHOLD_PERCENT', 100, { min: 1, max: 100 }),
   };

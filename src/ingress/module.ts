@@ -48,6 +48,7 @@ export function createIngressModule(ctx: ServerContext): IngressModule {
     srtPorts: cfg.srtPorts,
     admission: new Admission(cfg.capacity, cfg.cpuThresholdPercent),
     cost: cfg.cost,
+    transcodeCost: cfg.transcodeCost,
     srtServerUrl: (port) => {
       const host = cfg.srtPublicHost ?? publicHost;
       return `srt://${bracketed(host)}:${port}`;

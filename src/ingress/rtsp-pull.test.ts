@@ -138,7 +138,8 @@ test('an RTSP camera (TCP, with a password) is pulled into the channel as the in
 });
 
 test('an RTSP camera over UDP (each picture in several slices), one without audio, an H.265 one (re-encoded) and an SRT listener that reeltime calls (caller mode, with its passphrase), each join as their uid and play in Chromium', async (t) => {
-  const h = await startHarness();
+  const logLines: string[] = [];
+  const h = await startHarness({ logLines });
   t.after(() => h.close());
   const cname = 'ingest-pull';
 
@@ -184,6 +185,18 @@ test('an RTSP camera over UDP (each picture in several slices), one without audi
     what: 'uid 6164 publishing video',
   });
   assert.deepEqual(muteJoined.tracks.map((tr) => tr.codec), ['video/h264']);
+  // The admission weighs a re-encode: the H.265 camera holds ingress.transcodeCost units, a copied source ingress.cost.
+  const units = (uid: string) =>
+    logLines
+      .flatMap((l): { msg?: string; uid?: string; units?: number }[] => {
+        try {
+          return [JSON.parse(l)];
+        } catch {
+          return [];
+        }
+      })
+      .find((l) => l.msg === 'ingress: publishing' && String(l.uid) === uid)?.units;
+  assert.deepEqual([units('6165'), units('6162'), units('6164'), units('6163')], [15, 3, 3, 3]);
   // The SRT caller's passphrase reached its ingest ffmpeg on stdin, not in a process list.
   assert.deepEqual(ingestCommandLinesHolding(passphrase), []);
 

@@ -48,9 +48,10 @@ export interface IngressServiceDeps {
   readonly srtPorts: { readonly first: number; readonly last: number } | undefined;
   /** `srt://host:port` of an SRT ingress's port, as clients reach it. */
   srtServerUrl(port: number): string;
-  /** This process's admission: a publishing ingress holds `cost` units of it. */
+  /** This process's admission: a publishing ingress holds `cost` units of it, `transcodeCost` when it re-encodes. */
   readonly admission: Admission;
   readonly cost: number;
+  readonly transcodeCost: number;
 }
 
 /** The publisher token's lifetime; the participant is admitted with it once, at its join. */
@@ -67,7 +68,7 @@ interface ActivePublish {
 const PUBLISH_LIVE_MS = 15_000;
 
 /** The reason an ingress shows when its process had no room for it. */
-const NO_ROOM = 'this process has no room for another ingress (ingress.capacity and ingress.cost, or its CPU over ingress.cpuThresholdPercent); tried again later';
+const NO_ROOM = 'this process has no room for another ingress (ingress.capacity and ingress.cost or ingress.transcodeCost, or its CPU over ingress.cpuThresholdPercent); tried again later';
 
 /** Ingresses: the create/get/list/delete of the API, and the publishes their sources make. */
 export class IngressService {
@@ -75,6 +76,8 @@ export class IngressService {
   readonly #active = new Map<string, ActivePublish>();
   /** The kind of each ingress whose media is in its channel now (for the metrics). */
   readonly #publishing = new Map<string, Ingress['kind']>();
+  /** The plan each starting publish's media process settled on (told before the publish is admitted). */
+  readonly #plans = new Map<string, MediaPlan>();
 
   constructor(deps: IngressServiceDeps) {
     this.#d = deps;
@@ -200,6 +203,7 @@ export class IngressService {
   /** Says when a source is published other than as it came (one kind, or its video re-encoded). */
   #logPlan(i: Ingress): (plan: MediaPlan) => void {
     return (plan) => {
+      this.#plans.set(i.ingressId, plan);
       if (plan !== FIRST_PLAN) this.#d.log.info({ ingressId: i.ingressId, kinds: plan.kinds, video: plan.video }, 'ingress: source published as it allows');
     };
   }
@@ -293,6 +297,8 @@ export class IngressService {
     const aborted = new AbortController();
     let ended = false;
     let admitted = false;
+    /** The units this publish holds of the admission, once admitted. */
+    let cost = this.#d.cost;
     let outcome: PublishOutcome = 'ended';
     let done: () => void = () => undefined;
     const finished = new Promise<PublishOutcome>((resolve) => (done = () => resolve(outcome)));
@@ -316,7 +322,8 @@ export class IngressService {
       this.#active.delete(i.ingressId);
       this.#publishing.delete(i.ingressId);
       log.info({ reason: redact(reason) }, 'ingress: publish ended');
-      if (admitted) this.#d.admission.release(this.#d.cost);
+      if (admitted) this.#d.admission.release(cost);
+      this.#plans.delete(i.ingressId);
       aborted.abort();
       plan.disconnect(reason);
       // The participant leaves first: whoever reads the new state finds it gone from the channel.
@@ -330,13 +337,14 @@ export class IngressService {
       (p) => {
         publisher = p;
         if (ended) return void p.stop();
-        if (!this.#d.admission.admit(this.#d.cost)) {
+        cost = this.#plans.get(i.ingressId)?.video === 'transcode' ? this.#d.transcodeCost : this.#d.cost;
+        if (!this.#d.admission.admit(cost)) {
           outcome = 'no-room';
           log.warn('ingress: no room in this process');
           return end('failed', NO_ROOM, NO_ROOM);
         }
         admitted = true;
-        log.info('ingress: publishing');
+        log.info({ units: cost }, 'ingress: publishing');
         this.#publishing.set(i.ingressId, i.kind);
         void setState('publishing');
         keepLive();
