@@ -73,6 +73,14 @@ export function registerChannelMetrics(metrics: MetricsRegistry, sfu: Sfu): void
     () => (['high', 'low'] as const).map((layer) => [{ layer }, t.tapLayerMoves[layer]] as const),
   );
   metrics.counterFrom(
+    {
+      name: 'reeltime_viewer_fit_layer_moves_total',
+      help: 'WHEP viewers (mix recorders on another node) moved to a simulcast publisher’s low or high layer by the size they draw it at',
+      labelNames: ['layer'],
+    },
+    () => (['high', 'low'] as const).map((layer) => [{ layer }, t.viewerFitMoves[layer]] as const),
+  );
+  metrics.counterFrom(
     { name: 'reeltime_rtcp_nack_answered_total', help: 'Subscribers’ NACKs answered with at least one retransmission', labelNames: [] },
     () => [[{}, t.nackAnswered]],
   );

@@ -29,6 +29,7 @@ import {
 
 export type { JoinParams, SessionCreated, SfuTestHooks, TapHandle, TapParams, TrackStat } from './sfu-types.ts';
 import type { JoinParams, SessionCreated, SfuTestHooks, TapHandle, TapParams, TrackStat } from './sfu-types.ts';
+import type { VideoSize } from '../rtp-payload/index.ts';
 
 /** What a WHIP or WHEP session holds beside its peer: its place under the caps, its token-expiry timer. */
 interface SessionHold {
@@ -164,7 +165,10 @@ export class Sfu {
       reservation.cancel();
       throw e;
     }
-    const sources = pub.session.sources(p.layer ?? 'auto');
+    // Every viewer of a simulcast track gets its own switching view: one that pinned no layer moves by its loss, and
+    // one that pinned `high` (a recorder's WHEP link) only by the size it draws the video at (`fit`).
+    const layer = p.layer ?? 'auto';
+    const sources = pub.session.switchingSources(layer === 'low' ? 'low' : 'high');
     const kinds: MediaKind[] = [];
     let offer: string;
     try {
@@ -188,6 +192,7 @@ export class Sfu {
     const session = new SubscribeSession({
       ...this.#peerOptions(id),
       sources,
+      adaptsToLoss: layer === 'auto',
       publisherSending: (ms) => pub.session.sending(ms),
     });
     try {
@@ -257,6 +262,18 @@ export class Sfu {
         await this.end(id, 'deleted');
       },
     };
+  }
+
+  /**
+   * reeltime's extension (`POST /rtc/v1/sessions/{id}/fit`): the size a WHEP viewer draws its publisher's video at,
+   * as an in-process tap tells it (`fitVideo`), so a mix recorder on another node takes the smallest simulcast layer
+   * that covers its region too. Nothing moves for a pinned layer or a publisher without simulcast.
+   */
+  fit(id: string, size: VideoSize): void {
+    const rec = this.#sessions.get(id);
+    if (rec?.kind !== 'subscribe') throw new ChannelError('session_not_found', 'no such WHEP session (it ended, never existed, or publishes)');
+    const moved = rec.session.fitVideo(size);
+    if (moved) this.traffic.viewerFitMoves[moved]++;
   }
 
   /**

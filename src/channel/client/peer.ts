@@ -15,7 +15,7 @@ import {
 } from '../webrtc/index.ts';
 import { sharedLoopbackStun } from './loopback-stun.ts';
 import type { OutboundPolicy } from '../../net/index.ts';
-import { deleteSession, patchIceRestart, postOffer } from './whip-http.ts';
+import { deleteSession, fitSession, patchIceRestart, postOffer } from './whip-http.ts';
 
 export type VideoCodecName = 'vp8' | 'h264';
 
@@ -62,6 +62,8 @@ export interface ClientSession {
    * a new candidate pair; the session, its tracks and DTLS go on. Resolves when the new pair is up.
    */
   restartIce(): Promise<void>;
+  /** WHEP: the size the viewer draws the video at (`fitSession`). */
+  fitVideo(size: { readonly width: number; readonly height: number }): Promise<void>;
   /** DELETEs the session and closes the peer (once). */
   close(): Promise<void>;
 }
@@ -105,6 +107,7 @@ export async function openSession(
       const answer = await patchIceRestart(location, iceRestartFrag(local, mid), policy);
       await completeIceRestart(pc, parseSdpFrag(answer.frag));
     },
+    fitVideo: (size) => fitSession(location, size, policy),
     async close() {
       if (closed) return;
       closed = true;

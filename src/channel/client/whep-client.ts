@@ -46,6 +46,8 @@ export interface WhepSubscriber {
   waitFor(pred: () => boolean, timeoutMs?: number, what?: string): Promise<void>;
   /** Restarts ICE through a WHEP PATCH (a new network path); the session goes on. */
   restartIce(): Promise<void>;
+  /** Tells the node the size the video is drawn at: a simulcast publisher's smallest covering layer (reeltime's extension). */
+  fitVideo(size: { readonly width: number; readonly height: number }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -127,6 +129,7 @@ export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSub
       });
     },
     restartIce: session.restartIce,
+    fitVideo: session.fitVideo,
     close: async () => {
       feedback.close();
       await session.close();

@@ -89,6 +89,16 @@ export async function patchIceRestart(location: string, frag: string, policy = C
 }
 
 /** Ends a session; a session the server already ended is not an error. */
+/**
+ * Tells a WHEP session the size its video is drawn at (reeltime's `POST …/fit`): a simulcast publisher's smallest
+ * layer that covers it. Best effort: a node without the route (another WHEP server) or a session gone is no error.
+ */
+export async function fitSession(location: string, size: { readonly width: number; readonly height: number }, policy = CLIENT_POLICY): Promise<void> {
+  await guardedFetch(`${location}/fit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(size) }, policy)
+    .then((r) => r.body?.cancel())
+    .catch(() => undefined);
+}
+
 export async function deleteSession(location: string, policy = CLIENT_POLICY): Promise<void> {
   await guardedFetch(location, { method: 'DELETE' }, policy).then((r) => r.body?.cancel()).catch(() => undefined);
 }

@@ -131,6 +131,23 @@ function channelPaths(): Record<string, Json> {
         responses: { '200': text('text/event-stream', 'tracks events: {time, intervalMs, tracks: [{cname, uid, kind, codec, packets, bytes, bitrateBps}]}.'), ...failed },
       },
     },
+    '/rtc/v1/sessions/{id}/fit': {
+      post: {
+        operationId: 'fitViewerLayer',
+        tags: ['Channels'],
+        summary: "The size a WHEP viewer draws its publisher's video at: the smallest simulcast layer that covers it (reeltime's extension; a mix recorder on another node)",
+        description:
+          'Only for a viewer that pinned no layer, of a simulcast publisher; otherwise nothing moves. The session URL (Location of the WHEP answer) is the credential, as for PATCH and DELETE.',
+        security: [{}],
+        parameters: [param('id', 'path', 'Session id (the WHEP answer’s Location).')],
+        requestBody: jsonBody({
+          type: 'object',
+          required: ['width', 'height'],
+          properties: { width: { type: 'integer', minimum: 1, maximum: 8192 }, height: { type: 'integer', minimum: 1, maximum: 8192 } },
+        }),
+        responses: { '204': { description: 'Taken (the layer moved, or it already fits).' }, ...failed },
+      },
+    },
     '/rtc/v1/apps/{appId}/channels/{cname}/viewer-token': {
       post: {
         operationId: 'viewerToken',

@@ -221,6 +221,20 @@ export function registerChannelRoutes(app: FastifyInstance, deps: RouteDeps): vo
       .send(restarted.frag);
   });
 
+  // reeltime's extension: the size a WHEP viewer draws its video at (a mix recorder on another node), for the
+  // simulcast layer that covers it (Sfu.fit). The session URL is the capability, as for PATCH and DELETE.
+  app.post<{ Params: SessionParams }>('/rtc/v1/sessions/:id/fit', async (req, reply) => {
+    const body = (req.body && typeof req.body === 'object' ? req.body : {}) as Record<string, unknown>;
+    const side = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 8192 ? v : undefined);
+    const width = side(body.width);
+    const height = side(body.height);
+    if (width === undefined || height === undefined) {
+      throw new ChannelError('bad_request', 'width and height must be whole numbers of pixels from 1 to 8192');
+    }
+    sfu.fit(req.params.id, { width, height });
+    return reply.code(204).headers(CORS).send();
+  });
+
   app.delete<{ Params: SessionParams }>('/rtc/v1/sessions/:id', async (req, reply) => {
     if (!(await sfu.end(req.params.id, 'deleted'))) {
       throw new ChannelError('session_not_found', 'no such session (it ended or never existed)');

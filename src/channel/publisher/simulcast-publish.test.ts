@@ -51,6 +51,27 @@ test('a synthetic publisher with simulcast sends 640×360 and 320×180 encodings
     const sizes = await layerSizes(s.url, cname);
     t.diagnostic(JSON.stringify(sizes));
     assert.deepEqual(sizes, EXPECTED);
+
+    // A viewer that pins no layer and says it draws the video at 320×180 (as a mix recorder on another node does
+    // through its WHEP link) gets the low layer; at 640×360 the high one again.
+    const viewer = await whepSubscribe({ endpoint: `${s.url}/rtc/v1/apps/${APP}/channels/${cname}/whep?uid=5&publisher=1`, token: tok(cname, 5, 2), kinds: ['video'], keep: 0 });
+    try {
+      let latest: VideoSize | undefined;
+      viewer.onRtp((_kind, p) => void (latest = vp8KeyframeSize(p.payload) ?? latest));
+      await waitUntil(() => latest?.width === 640, { timeoutMs: 30_000, what: 'a 640×360 keyframe first' });
+      await viewer.fitVideo({ width: 320, height: 180 });
+      await waitUntil(() => latest?.width === 320, { timeoutMs: 30_000, what: 'a 320×180 keyframe after fitting 320×180' });
+      await viewer.fitVideo({ width: 640, height: 360 });
+      await waitUntil(() => latest?.width === 640, { timeoutMs: 30_000, what: 'a 640×360 keyframe after fitting 640×360' });
+      // Bad input: a size that is no size, a session that is not there.
+      const fit = (location: string, body: unknown) => fetch(`${location}/fit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const bad = await fit(viewer.location, { width: 0, height: 180 });
+      assert.equal(bad.status, 400);
+      assert.deepEqual(await bad.json(), { error: 'bad_request', reason: 'width and height must be whole numbers of pixels from 1 to 8192' });
+      assert.equal((await fit(`${s.url}/rtc/v1/sessions/nope`, { width: 320, height: 180 })).status, 404);
+    } finally {
+      await viewer.close();
+    }
   } finally {
     await pub.stop();
     await s.close();

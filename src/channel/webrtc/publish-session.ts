@@ -5,7 +5,7 @@ import { TrackFanout, type ForwardSource } from './forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
 import { extmapId, type TrackCodec } from './sdp.ts';
 import { AUDIO_LEVEL_URI } from '../../rtp-payload/index.ts';
-import type { LayerChoice, ViewerLayer } from './layer-adaptation.ts';
+import type { LayerChoice } from './layer-adaptation.ts';
 import { SimulcastFanout, SwitchingLayerView } from './simulcast.ts';
 import { restoreAudioLevel, routeSimulcastRepairs } from './werift-hooks.ts';
 
@@ -51,15 +51,6 @@ export class PublishSession extends PeerSession {
       if (!this.opts.simulcast?.has(track.kind as MediaKind)) return;
       for (const t of this.pc.getTransceivers()) if (t.kind === track.kind) for (const layer of t.receiver.tracks) attach(layer);
     });
-  }
-
-  /**
-   * The tracks as a subscriber that chose `layer` gets them: a simulcast track's view of that layer, or for `auto`
-   * the subscriber's own view, which its reported loss moves (webrtc/simulcast.ts); the others as they are.
-   */
-  sources(layer: ViewerLayer): ReadonlyMap<MediaKind, ForwardSource> {
-    if (layer === 'auto') return this.switchingSources('high');
-    return new Map([...this.tracks].map(([kind, t]) => [kind, t instanceof SimulcastFanout ? t.view(layer) : t]));
   }
 
   /** The tracks with a simulcast track as the subscriber's own view, starting at `first` (`SwitchingLayerView`). */

@@ -164,9 +164,11 @@ class LayerView implements ForwardSource {
 
 /**
  * One subscriber's own view of a simulcast track, which it moves between the `high` and `low` views itself: a WHEP
- * viewer that pinned no layer by the loss it reports (layer-adaptation.ts, driven by SubscribeSession), a mix
- * recorder's in-process tap by the size its region is drawn at (`fit`). A move asks the new layer for a keyframe;
- * the subscriber's gate sees the new SSRC and starts there with continuous numbers, as when the ranking moves a view.
+ * viewer that pinned no layer by the loss it reports (layer-adaptation.ts, driven by SubscribeSession, `choose`), a
+ * mix recorder by the size its region is drawn at (`fit`: its in-process tap, or its WHEP link through the session's
+ * `fit` route). It gets the lower of the two: what its loss allows, at most what its drawn size needs. A move asks
+ * the new layer for a keyframe; the subscriber's gate sees the new SSRC and starts there with continuous numbers, as
+ * when the ranking moves a view.
  */
 export class SwitchingLayerView implements ForwardSource {
   readonly kind = 'video' as const;
@@ -174,6 +176,10 @@ export class SwitchingLayerView implements ForwardSource {
   readonly #reportSinks = new Set<SenderReportSink>();
   #detach: (() => void)[] = [];
   #choice: LayerChoice;
+  /** What the viewer's loss allows (`choose`). */
+  #allowed: LayerChoice;
+  /** The most its drawn size needs (`fit`). */
+  #needed: LayerChoice;
 
   constructor(
     private readonly simulcast: SimulcastFanout,
@@ -181,6 +187,8 @@ export class SwitchingLayerView implements ForwardSource {
     private readonly first: LayerChoice,
   ) {
     this.#choice = first;
+    this.#allowed = first;
+    this.#needed = first;
   }
 
   get codec(): TrackCodec {
@@ -192,22 +200,29 @@ export class SwitchingLayerView implements ForwardSource {
     return this.#choice;
   }
 
-  /** Moves to `choice`; whether it moved. */
+  /** What the viewer's loss allows now (the layer it gets is at most what `fit` needs); whether the layer moved. */
   choose(choice: LayerChoice): boolean {
-    if (choice === this.#choice) return false;
-    this.#choice = choice;
-    this.#current().requestKeyframe();
-    return true;
+    this.#allowed = choice;
+    return this.#move();
   }
 
   /**
-   * The smallest layer whose picture covers `size` (both sides at least as large), at most the first choice; the
-   * high one while the low one's size is not known. Whether it moved.
+   * Needs the smallest layer whose picture covers `size` (both sides at least as large), at most the first choice;
+   * the high one while the low one's size is not known. Whether the layer moved.
    */
   fit(size: VideoSize): boolean {
     if (this.first === 'low') return false;
     const low = this.simulcast.layerFor('low').pictureSize();
-    return this.choose(low && low.width >= size.width && low.height >= size.height ? 'low' : 'high');
+    this.#needed = low && low.width >= size.width && low.height >= size.height ? 'low' : 'high';
+    return this.#move();
+  }
+
+  #move(): boolean {
+    const next = this.#allowed === 'low' || this.#needed === 'low' ? 'low' : 'high';
+    if (next === this.#choice) return false;
+    this.#choice = next;
+    this.#current().requestKeyframe();
+    return true;
   }
 
   #current(): ForwardSource {

@@ -5,7 +5,8 @@ import type { SubscriberGate } from './gate.ts';
 import { attachGated, gatedRtpPacket, KeyframeAsker } from './gated-forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
 import { SenderReportWriter } from './sender-reports.ts';
-import { adapt, adaptedLayer, startAdaptation } from './layer-adaptation.ts';
+import { adapt, adaptedLayer, startAdaptation, type LayerChoice } from './layer-adaptation.ts';
+import type { VideoSize } from '../../rtp-payload/index.ts';
 import { SwitchingLayerView } from './simulcast.ts';
 import { ViewerRepair } from './viewer-repair.ts';
 import { senderExtensionId } from './werift-hooks.ts';
@@ -14,6 +15,8 @@ import { AUDIO_LEVEL_URI } from '../../rtp-payload/index.ts';
 export interface SubscribeSessionOptions extends PeerSessionOptions {
   /** The publisher's tracks by kind. */
   readonly sources: ReadonlyMap<MediaKind, ForwardSource>;
+  /** A viewer that pinned no layer: a simulcast track's layer follows the loss it reports. */
+  readonly adaptsToLoss: boolean;
   /** Whether the publisher is still sending; a subscriber of a silent publisher sends no RTCP either. */
   readonly publisherSending: (withinMs: number) => boolean;
 }
@@ -62,6 +65,15 @@ export class SubscribeSession extends PeerSession {
     for (const d of this.#detach) d();
   }
 
+  /**
+   * The size the viewer draws the publisher's video at (a mix recorder's WHEP link): a simulcast publisher's smallest
+   * layer that covers it, when the viewer pinned none (`SwitchingLayerView.fit`). Whether its layer moved, and to what.
+   */
+  fitVideo(size: VideoSize): LayerChoice | undefined {
+    const video = this.opts.sources.get('video');
+    return video instanceof SwitchingLayerView && video.fit(size) ? video.choice : undefined;
+  }
+
   #wire(t: RTCRtpTransceiver): void {
     const kind = t.kind as MediaKind;
     const sender = t.sender;
@@ -75,7 +87,7 @@ export class SubscribeSession extends PeerSession {
       source.requestKeyframe('fir');
     });
     this.#detach.push(() => repair.close());
-    if (source instanceof SwitchingLayerView) {
+    if (source instanceof SwitchingLayerView && this.opts.adaptsToLoss) {
       // The viewer's receiver reports of its video stream (one SSRC whatever layer it gets) move its layer.
       let adaptation = startAdaptation();
       sender.onRtcp.subscribe((p) => {

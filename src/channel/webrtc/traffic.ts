@@ -45,6 +45,8 @@ export class ChannelTraffic {
   readonly layerSwitches: Record<'down' | 'up', number> = { down: 0, up: 0 };
   /** In-process taps (mix recorders) moved to a simulcast publisher's layer by the size they draw it at. */
   readonly tapLayerMoves: Record<LayerChoice, number> = { high: 0, low: 0 };
+  /** WHEP viewers (a mix recorder on another node) moved the same way, by the size they told (`POST …/fit`). */
+  readonly viewerFitMoves: Record<LayerChoice, number> = { high: 0, low: 0 };
   /** Transport-wide congestion control feedback packets sent to publishers. */
   twccOut = 0;
 

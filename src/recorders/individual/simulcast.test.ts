@@ -118,8 +118,12 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
 
     // A mix of the high layer draws the publisher in a quarter of a 640×360 canvas: the low layer (320×180) covers
     // that region, so the recorder's tap takes it; a layout that draws it over the whole canvas takes the high one.
+    // (With REELTIME_TEST_MEDIA_PATH=whep the recorder's WHEP link tells the node the size: the viewer fit moves.)
     const mixApi = recordingClient(h.server.url, 'mix');
-    const moves = async (layer: 'high' | 'low') => (await scrape(h.server.url)).sum('reeltime_tap_layer_moves_total', { layer });
+    const moves = async (layer: 'high' | 'low') => {
+      const m = await scrape(h.server.url);
+      return m.sum('reeltime_tap_layer_moves_total', { layer }) + m.sum('reeltime_viewer_fit_layer_moves_total', { layer });
+    };
     const layoutOf = (size: number) => ({ mixedVideoLayout: 3, layoutConfig: [{ uid: String(PUBLISHER), x_axis: 0, y_axis: 0, width: size, height: size }] });
     const mix = await mixApi.startRecording(cname, '9002', {
       token: rtcToken(cname, 9002, 2),
@@ -133,7 +137,7 @@ test('Chromium simulcast: WHEP viewers pinned to each layer get its picture size
     await waitUntil(async () => (await moves('high')) >= 1, { timeoutMs: 30_000, what: 'the mix taking the high layer for the whole canvas' });
     const mixStop = await mixApi.api('POST', mixApi.path(mix.resourceId, mix.sid, 'stop'), { cname, uid: '9002', clientRequest: {} });
     assert.equal(mixStop.status, 200, JSON.stringify(mixStop.body));
-    t.diagnostic(`mix: tap moves low ${await moves('low')}, high ${await moves('high')}`);
+    t.diagnostic(`mix: layer moves low ${await moves('low')}, high ${await moves('high')}`);
   } finally {
     await browser?.close();
     await h.close();

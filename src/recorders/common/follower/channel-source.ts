@@ -167,6 +167,8 @@ async function whepLink(o: ChannelSourceOptions, endpoint: string, kinds: readon
     onPacket: (cb) => listeners.add(cb),
     onSenderReport: (cb) => sub.onSenderReport((kind, packet) => cb(kind, senderReportOf(packet))),
     requestKeyframe: () => sub.requestKeyframe(),
+    // The node moves this link to the simulcast layer that covers the drawn size, as it moves an in-process tap.
+    fitVideo: (size) => void sub.fitVideo(size),
     onState(cb) {
       cb(stateOf(sub.pc.connectionState));
       sub.pc.connectionStateChange.subscribe((s) => cb(stateOf(s)));

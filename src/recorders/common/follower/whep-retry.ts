@@ -10,6 +10,7 @@ import type { Clock, TimerHandle } from '../../../clock/index.ts';
 import type { MediaKind } from '../../../channel/index.ts';
 import type { Logger } from '../../../log/index.ts';
 import type { SenderReport } from '../../../media/mix/live/index.ts';
+import type { VideoSize } from '../../../rtp-payload/index.ts';
 import { ChannelRefusal, PacketListeners, type MediaSubscription } from './media-subscription.ts';
 
 /**
@@ -79,6 +80,8 @@ export async function supervisedWhep(o: SupervisedWhepOptions): Promise<MediaSub
   const packetListeners = new PacketListeners();
   const reportListeners: ReportListener[] = [];
   let current: WhepLink | undefined;
+  /** The size the video is drawn at (a mix region), for every link this subscription makes. */
+  let drawn: VideoSize | undefined;
   let closed = false;
   let failures = 0;
   let timer: TimerHandle | undefined;
@@ -124,6 +127,8 @@ export async function supervisedWhep(o: SupervisedWhepOptions): Promise<MediaSub
 
   const install = (link: WhepLink): void => {
     current = link;
+    // A replaced link is told the drawn size again: the node moves the new session's layer as it moved the old one's.
+    if (drawn) link.fitVideo?.(drawn);
     link.onPacket((kind, track, packet) => {
       if (current === link) packetListeners.emit(kind, track, packet);
     });
@@ -154,6 +159,10 @@ export async function supervisedWhep(o: SupervisedWhepOptions): Promise<MediaSub
     onPacket: (cb) => packetListeners.add(cb),
     onSenderReport: (cb) => void reportListeners.push(cb),
     requestKeyframe: () => current?.requestKeyframe(),
+    fitVideo(size) {
+      drawn = size;
+      current?.fitVideo?.(size);
+    },
     async close() {
       closed = true;
       clear();
