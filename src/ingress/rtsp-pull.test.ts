@@ -196,7 +196,12 @@ test('an RTSP camera over UDP (each picture in several slices), one without audi
         }
       })
       .find((l) => l.msg === 'ingress: publishing' && String(l.uid) === uid)?.units;
-  assert.deepEqual([units('6165'), units('6162'), units('6164'), units('6163')], [15, 3, 3, 3]);
+  // (The participant shows in the channel just before its publish is admitted and logged.)
+  const held = await waitUntil(() => {
+    const all = ['6165', '6162', '6164', '6163'].map(units);
+    return all.every((u) => u !== undefined) && all;
+  }, { timeoutMs: 10_000, intervalMs: 100, what: 'each source admitted with its units' });
+  assert.deepEqual(held, [15, 3, 3, 3]);
   // The SRT caller's passphrase reached its ingest ffmpeg on stdin, not in a process list.
   assert.deepEqual(ingestCommandLinesHolding(passphrase), []);
 
