@@ -200,8 +200,8 @@ export class IngressService {
     return this.#startPublish(i, disconnect);
   }
 
-  /** Says when a source is published other than as it came (one kind, or its video re-encoded). */
-  #logPlan(i: Ingress): (plan: MediaPlan) => void {
+  /** Keeps the plan a publish settled on (its admission weighs it) and says when it is other than the source as it came. */
+  #onPlan(i: Ingress): (plan: MediaPlan) => void {
     return (plan) => {
       this.#plans.set(i.ingressId, plan);
       if (plan !== FIRST_PLAN) this.#d.log.info({ ingressId: i.ingressId, kinds: plan.kinds, video: plan.video }, 'ingress: source published as it allows');
@@ -212,7 +212,7 @@ export class IngressService {
   #startPublish(i: Ingress, disconnect: (reason: string) => void): Promise<PublishDecision> {
     return new Promise<PublishDecision>((resolve) => {
       const flv = new HeldFlv();
-      const start = flvPublish(flv, { startTimeoutMs: this.#d.startTimeoutMs, onPlan: this.#logPlan(i) });
+      const start = flvPublish(flv, { startTimeoutMs: this.#d.startTimeoutMs, onPlan: this.#onPlan(i) });
       void this.#run(i, {
         start: (endpoint, token, signal) => {
           resolve({ ok: true, sink: { flv, end: (reason) => this.#active.get(i.ingressId)?.stop(reason) } });
@@ -274,7 +274,7 @@ export class IngressService {
       start: ffmpegPublish((videoPort, audioPort, plan) => spawnIngestFfmpeg(videoPort, audioPort, input, plan), {
         startTimeoutMs,
         retry: 'retry',
-        onPlan: this.#logPlan(i),
+        onPlan: this.#onPlan(i),
         pictureEnd: (plan) => ingestPictureEnd(input, plan),
       }),
       disconnect: () => undefined,

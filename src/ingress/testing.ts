@@ -1,5 +1,5 @@
 /** Test helpers of the ingress module. */
-import { readdirSync, readFileSync } from 'node:fs';
+import { processTable } from '../process/index.ts';
 
 export interface EncoderSource {
   readonly seconds?: number;
@@ -35,15 +35,7 @@ export const obsLike = (url: string, source: EncoderSource = {}) => {
  * none should, since a source's URL reaches ffmpeg on its stdin (pipeline.ts, `sourceScript`). Linux only (/proc).
  */
 export function ingestCommandLinesHolding(secret: string): string[] {
-  const held: string[] = [];
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    let line: string;
-    try {
-      line = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-    } catch {
-      continue; // ended meanwhile
-    }
-    if (line.includes('rtcpport=') && (line.includes(secret) || line.includes(encodeURIComponent(secret)))) held.push(line);
-  }
-  return held;
+  return processTable()
+    .map((p) => p.argv.join(' '))
+    .filter((line) => line.includes('rtcpport=') && (line.includes(secret) || line.includes(encodeURIComponent(secret))));
 }

@@ -3,8 +3,6 @@
  * level of the packet's audio in −dBov (0 loudest … 127 silent), which a WebRTC sender such as Chromium computes
  * from the audio it encodes. Read in RTP bytes under RFC 8285's one-byte or two-byte header form. Pure.
  */
-import { readRtpHeader } from './rtp-header.ts';
-
 export const AUDIO_LEVEL_URI = 'urn:ietf:params:rtp-hdrext:ssrc-audio-level';
 
 /** The extension's byte in a packet: its level (0 … 127, −dBov) and voice flag; undefined when it is absent. */
@@ -17,10 +15,11 @@ export function audioLevelOfByte(byte: number): AudioLevel {
   return { level: byte & 0x7f, voice: (byte & 0x80) !== 0 };
 }
 
-/** The byte of extension `id` in RTP bytes, or undefined (no extension block, not that id, a malformed block). */
+/** The byte of extension `id` in RTP bytes, or undefined (not RTP, no extension block, not that id, a malformed block). */
 export function readAudioLevel(packet: Uint8Array, id: number): AudioLevel | undefined {
-  if (!readRtpHeader(packet) || !(packet[0]! & 0x10)) return undefined;
+  if (packet.length < 12 || packet[0]! >> 6 !== 2 || !(packet[0]! & 0x10)) return undefined;
   const start = 12 + 4 * (packet[0]! & 0x0f);
+  if (packet.length < start + 4) return undefined;
   const profile = (packet[start]! << 8) | packet[start + 1]!;
   const end = Math.min(packet.length, start + 4 + 4 * ((packet[start + 2]! << 8) | packet[start + 3]!));
   const twoByte = (profile & 0xfff0) === 0x1000;

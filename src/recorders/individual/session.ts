@@ -109,7 +109,7 @@ export class IndividualSession extends FollowingSession {
     });
     const levels = new SpeakerLevels(this.d.clock, {
       onLevel: (uid, frame) => timeline.level(uid, frame),
-      onPcm: (uid, at, pcm) => timeline.pcm(uid, at, pcm),
+      onPcm: (uid, at, pcm, levelsInPackets) => timeline.pcm(uid, at, pcm, levelsInPackets),
       wantsSound: this.d.options.transcription !== undefined,
     });
     return { timeline, levels };

@@ -20,8 +20,11 @@ const DISTRUST_MS = 2000;
 export interface SpeakerLevelSinks {
   /** A user's level of one packet from its RFC 6464 extension. */
   readonly onLevel: (uid: string, frame: LevelFrame) => void;
-  /** A run of a user's decoded audio that began at `senderTimeMs` (its levels, unless it sends them, and its sound). */
-  readonly onPcm: (uid: string, senderTimeMs: number, pcm: PcmFrame) => void;
+  /**
+   * A run of a user's decoded audio that began at `senderTimeMs`: its sound, and its levels unless
+   * `levelsInPackets` (the user's packets carry them, `onLevel`).
+   */
+  readonly onPcm: (uid: string, senderTimeMs: number, pcm: PcmFrame, levelsInPackets: boolean) => void;
   /** Whether the decoded audio is wanted also from users that send levels (a transcription needs the sound). */
   readonly wantsSound: boolean;
 }
@@ -40,9 +43,11 @@ export class SpeakerLevels {
   /** A packet of the user's audio track (RTCP is passed over; so is any codec but Opus). */
   push(uid: string, track: RtpTrackDescription, packet: Buffer): void {
     if (isRtcp(packet) || track.codec !== 'opus') return;
-    const level = track.audioLevelExtensionId === undefined ? undefined : readAudioLevel(packet, track.audioLevelExtensionId);
-    if (level) {
-      const h = readRtpHeader(packet)!;
+    const id = track.audioLevelExtensionId;
+    const level = id === undefined ? undefined : readAudioLevel(packet, id);
+    // A packet whose header does not read (a padding count past its end) is left to the decoder, which drops it.
+    const h = level && readRtpHeader(packet);
+    if (level && h) {
       const clock = this.#clockOf(uid, track.clockRate);
       clock.packetArrived(h.timestamp, this.clock.now());
       const atMs = clock.wallTimeOf(h.timestamp)!;
@@ -51,7 +56,7 @@ export class SpeakerLevels {
       this.sinks.onLevel(uid, { atMs, durationMs, levelDbfs: rtpAudioLevelToDbfs(level.level) });
       this.#withLevels.add(uid);
     }
-    if ((level || this.#withLevels.has(uid)) && !this.sinks.wantsSound) return;
+    if (this.#withLevels.has(uid) && !this.sinks.wantsSound) return;
     let decoder = this.#decoders.get(uid);
     if (!decoder) {
       decoder = new UserAudioDecoder({
@@ -59,7 +64,7 @@ export class SpeakerLevels {
         channels: 1,
         clock: this.#clockOf(uid, track.clockRate),
         now: () => this.clock.now(),
-        onPcm: (senderTimeMs, pcm) => this.sinks.onPcm(uid, senderTimeMs, pcm),
+        onPcm: (senderTimeMs, pcm) => this.sinks.onPcm(uid, senderTimeMs, pcm, this.#withLevels.has(uid)),
       });
       this.#decoders.set(uid, decoder);
     }

@@ -82,19 +82,19 @@ export class SpeakerTimeline {
     this.#audio = d.transcriber ? new SpeechAudio() : undefined;
   }
 
-  /**
-   * A user's level of one packet as its publisher measured it (RFC 6464): from then on the user's levels come from
-   * its packets, and its decoded audio, if any, is only held for the transcriber.
-   */
+  /** A user's level of one packet as its publisher measured it (RFC 6464). */
   level(uid: string, frame: LevelFrame): void {
     this.#sources.set(uid, 'audio-level');
     this.#detector.frame(uid, frame);
     this.#transcribeEnded();
   }
 
-  /** A run of a user's decoded audio that began at `senderTimeMs` (Unix ms on the sender's clock). */
-  pcm(uid: string, senderTimeMs: number, pcm: PcmFrame): void {
-    if (this.#sources.get(uid) !== 'audio-level') {
+  /**
+   * A run of a user's decoded audio that began at `senderTimeMs` (Unix ms on the sender's clock): its levels too,
+   * unless its packets carry them (`level`; then the audio is only held for the transcriber).
+   */
+  pcm(uid: string, senderTimeMs: number, pcm: PcmFrame, levelsInPackets = false): void {
+    if (!levelsInPackets) {
       this.#sources.set(uid, 'decoded');
       for (const f of levelFrames(senderTimeMs, pcm, this.d.sampleRate)) this.#detector.frame(uid, f);
       // An interval these frames ended is cut from what is held before this run goes in (and trims it).
