@@ -1,2 +1,2 @@
 export { createLogger, type Logger, SECRET_KEYS, redactSecrets } from './logger.ts';
-export { redactStreamUrlIn, safeStreamUrl, safeUrl } from './urls.ts';
+export { safeStreamUrl, safeUrl } from './urls.ts';

@@ -1,15 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { redactStreamUrlIn, safeStreamUrl, safeUrl } from './index.ts';
+import { safeStreamUrl, safeUrl } from './index.ts';
 
-test('URLs for logs: no query or userinfo; a push URL without its stream key, also where an error quotes it', () => {
+test('URLs for logs: no query or userinfo; a push URL without its stream key', () => {
   assert.equal(safeUrl('https://u:p@hooks.example/a/b?token=1'), 'https://hooks.example/a/b');
   assert.equal(safeStreamUrl('rtmp://live.example.com/app/stream-key-123?auth=x'), 'rtmp://live.example.com/app/[redacted]');
   assert.equal(safeStreamUrl('rtmps://live.example.com:443/stream-key-123'), 'rtmps://live.example.com:443/[redacted]');
   assert.equal(safeStreamUrl('not a url'), '(invalid URL)');
-  const url = 'rtmp://127.0.0.1:1935/live/stream%2Dkey%2D123';
-  assert.equal(
-    redactStreamUrlIn(`${url}: Connection refused; opening stream-key-123 failed`, url),
-    'rtmp://127.0.0.1:1935/live/[redacted]: Connection refused; opening [redacted] failed',
-  );
 });

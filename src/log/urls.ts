@@ -21,29 +21,3 @@ export function safeStreamUrl(url: string): string {
   if (slash < 0 || slash === safe.length - 1) return safe;
   return `${safe.slice(0, safe.lastIndexOf('/') + 1)}${REDACTED}`;
 }
-
-/**
- * `text` (a child's error line) with every appearance of the push URL `url` and of its stream key replaced, so an
- * error that quotes its target can be logged.
- */
-export function redactStreamUrlIn(text: string, url: string): string {
-  let out = text.split(url).join(safeStreamUrl(url));
-  let key = '';
-  try {
-    key = new URL(url).pathname.split('/').at(-1) ?? '';
-  } catch {
-    key = url.split('/').at(-1) ?? '';
-  }
-  for (const k of new Set([key, safeDecode(key)])) {
-    if (k.length >= 4) out = out.split(k).join(REDACTED);
-  }
-  return out;
-}
-
-function safeDecode(s: string): string {
-  try {
-    return decodeURIComponent(s);
-  } catch {
-    return s;
-  }
-}

@@ -7,3 +7,4 @@ export { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 export { mapBounded } from './parallel.ts';
 export { settle, waitUntil, type WaitOptions } from './wait.ts';
 export { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
+export { selfSignedCertificate } from './tls.ts';

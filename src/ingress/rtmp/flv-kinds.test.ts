@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeAmf0 } from './amf0.ts';
-import { FLV_TAG, flvHeader, flvTag } from './flv.ts';
+import { encodeAmf0, FLV_TAG, flvHeader, flvTag } from '../../rtmp/index.ts';
 import { FlvKinds } from './flv-kinds.ts';
 import { HeldFlv } from './held-flv.ts';
 import { PassThrough } from 'node:stream';

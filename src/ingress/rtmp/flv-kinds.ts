@@ -1,5 +1,4 @@
-import { decodeAmf0, type Amf0Object } from './amf0.ts';
-import { FLV_TAG } from './flv.ts';
+import { decodeAmf0, type Amf0Object, FLV_TAG } from '../../rtmp/index.ts';
 
 /** The media kinds an FLV stream carries. */
 export interface FlvKindsSeen {

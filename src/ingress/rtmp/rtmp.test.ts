@@ -9,9 +9,7 @@ import { FFMPEG_BIN } from '../../media/index.ts';
 import { decodeMono, dominantFrequency, pixelAt, probeSegment } from '../../media/capture/testing/media-checks.ts';
 import { runChild } from '../../process/index.ts';
 import { waitUntil } from '../../testing/index.ts';
-import { decodeAmf0, encodeAmf0 } from './amf0.ts';
-import { ChunkReader, encodeMessage, MSG } from './chunks.ts';
-import { answerHandshake, HANDSHAKE_SIZE } from './handshake.ts';
+import { decodeAmf0, encodeAmf0, ChunkReader, encodeMessage, MSG, answerHandshake, HANDSHAKE_SIZE } from '../../rtmp/index.ts';
 import { digestC1, verifyServerDigests } from './testing.ts';
 import { startRtmpServer } from './server.ts';
 

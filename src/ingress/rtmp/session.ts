@@ -7,10 +7,7 @@
  */
 import type { Socket } from 'node:net';
 import type { Writable } from 'node:stream';
-import { decodeAmf0, encodeAmf0, type Amf0Object, type Amf0Value } from './amf0.ts';
-import { ChunkReader, encodeMessage, MSG, RtmpProtocolError, type RtmpMessage } from './chunks.ts';
-import { FLV_TAG, flvHeader, flvTag } from './flv.ts';
-import { answerHandshake, HANDSHAKE_SIZE } from './handshake.ts';
+import { decodeAmf0, encodeAmf0, type Amf0Object, type Amf0Value, ChunkReader, encodeMessage, MSG, RtmpProtocolError, type RtmpMessage, FLV_TAG, flvHeader, flvTag, answerHandshake, HANDSHAKE_SIZE } from '../../rtmp/index.ts';
 
 /** Where an accepted publish's media goes, and how its end is told. */
 export interface PublishSink {
@@ -181,12 +178,8 @@ export function serveRtmpConnection(socket: Socket, opts: SessionOptions): void 
       return;
     }
     switch (m.type) {
-      case MSG.setChunkSize: {
-        const size = m.payload.readUInt32BE(0) & 0x7fffffff;
-        if (size < 1 || size > 0xffffff) throw new RtmpProtocolError(`chunk size ${size} out of 1..16777215`);
-        reader.chunkSize = size;
-        return;
-      }
+      case MSG.setChunkSize:
+        return; // the reader applied it as it read it
       case MSG.windowAckSize:
         clientWindow = m.payload.readUInt32BE(0);
         return;

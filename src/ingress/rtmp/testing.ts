@@ -1,6 +1,6 @@
 /** Test helpers of the RTMP listener: a Flash-era client's side of the digest handshake. */
 import { randomBytes } from 'node:crypto';
-import { digestOf, digestOffset, HANDSHAKE_SIZE, hmac, PLAYER_KEY, SERVER_KEY, SERVER_KEY_FULL } from './handshake.ts';
+import { digestOf, digestOffset, HANDSHAKE_SIZE, hmac, PLAYER_KEY, SERVER_KEY, SERVER_KEY_FULL } from '../../rtmp/handshake.ts';
 
 const DIGEST = 32;
 

@@ -1,21 +1,23 @@
 /**
  * CdnPusher: the CDN push in a process of its own (docs/recording-web.md, "CDN push"). An encoder that encodes
  * once hands its MPEG-TS stream to feed(); the pusher passes it, in whole TS packets, to an ffmpeg child that
- * copies it to the RTMP(S) target. The child can fail, be restarted or be pointed elsewhere while the encoder
- * goes on: nothing here ever blocks the feed (packets are dropped while no child takes them).
+ * copies it into FLV, and reeltime's RTMP client (`rtmp/`) publishes that to the RTMP(S) target: the stream key stays
+ * in this process, and the connection goes to the address the outbound guard approved. The child can fail, be
+ * restarted or be pointed elsewhere while the encoder goes on: nothing here ever blocks the feed (packets are dropped
+ * while no child takes them).
  *
- * Statuses: `connecting` when a child starts, `publishing` once it has written to the CDN, `disconnected` when it
- * exits on its own, does not get through in time, or stops getting its bytes out. A disconnected push stays down
- * (no automatic retry) until setTarget() or the next stream (beginStream) starts a new child. Children stopped on
- * purpose (pause, target switch, stop) report nothing.
+ * Statuses: `connecting` when a child starts, `publishing` once the CDN started the publish and has been sent media,
+ * `disconnected` when the child or the connection ends on its own, the CDN refuses the publish, it does not get
+ * through in time, or it stops taking bytes. A disconnected push stays down (no automatic retry) until setTarget()
+ * or the next stream (beginStream) starts a new child. Children stopped on purpose (pause, target switch, stop)
+ * report nothing.
  */
-import type { Writable } from 'node:stream';
-import { redactStreamUrlIn } from '../../log/index.ts';
+import type { Readable, Writable } from 'node:stream';
 import { OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../../net/index.ts';
+import { FlvFormatError, FlvReader, publishTarget, RtmpPublisher } from '../../rtmp/index.ts';
 import { FfmpegProcess } from '../ffmpeg.ts';
-import { LineSplitter } from '../segment-list.ts';
 import { GopCache } from './gop-cache.ts';
-import { pinnedPushTarget, progressTotalSize, PUSH_INPUT_FD, PUSH_PROGRESS_FD, pusherArgs, TS_PACKET_BYTES, type PushTarget } from './pusher-args.ts';
+import { PUSH_INPUT_FD, PUSH_OUTPUT_FD, pusherArgs, TS_PACKET_BYTES } from './pusher-args.ts';
 
 export type PushStatus = 'connecting' | 'publishing' | 'disconnected';
 
@@ -41,10 +43,12 @@ export interface CdnPusherOptions {
   readonly maxBacklogBytes?: number;
   /**
    * The outbound guard's policy (production: private targets refused). Each child's target host is resolved and
-   * checked just before ffmpeg starts, and ffmpeg is handed the approved address (rtmp). Without it, ffmpeg
-   * resolves the host itself (development).
+   * checked just before each connection, which goes to the approved address (TLS still checks the host name).
+   * Without it, the host is resolved as usual (development).
    */
   readonly outbound?: OutboundPolicy | undefined;
+  /** Certificate authorities an `rtmps://` target may chain to besides the system's (a private CDN; tests). */
+  readonly ca?: string | undefined;
 }
 
 /** How long a child stopped on purpose gets to finish the FLV at the CDN after its input ended. */
@@ -53,7 +57,11 @@ const GRACEFUL_EXIT_MS = 2000;
 class PushChild {
   readonly ffmpeg: FfmpegProcess;
   readonly input: Writable;
-  state: 'connecting' | 'publishing' | 'down' = 'connecting';
+  readonly output: Readable;
+  readonly publisher: RtmpPublisher;
+  /** `stopping`: stopped on purpose, its last FLV tags still going out; `down`: nothing more is sent or reported. */
+  state: 'connecting' | 'publishing' | 'stopping' | 'down' = 'connecting';
+  /** Bytes the connection had handed to the network at the last look. */
   sentBytes = 0;
   /** Since when bytes handed to the child have been waiting with nothing sent to the CDN (undefined: none wait). */
   waitingSince: number | undefined;
@@ -61,18 +69,33 @@ class PushChild {
 
   constructor(
     readonly rtmpUrl: string,
-    target: PushTarget,
+    address: string | undefined,
+    ca: string | undefined,
   ) {
-    this.ffmpeg = new FfmpegProcess(pusherArgs(target.url, target.tcUrl), { extraPipes: 2, stderrLimit: 4096 });
+    this.ffmpeg = new FfmpegProcess(pusherArgs(), { extraPipes: 2, stderrLimit: 4096 });
     this.input = this.ffmpeg.child.stdio[PUSH_INPUT_FD] as Writable;
     // EPIPE once the child is gone: its exit is what reports the failure.
     this.input.on('error', () => undefined);
+    this.output = this.ffmpeg.pipe(PUSH_OUTPUT_FD);
+    // Read once the CDN has started the publish: until then ffmpeg's FLV waits in the pipe.
+    this.output.pause();
+    this.publisher = new RtmpPublisher({ target: publishTarget(rtmpUrl), address, ca });
+  }
+
+  /** Whether the connection handed more bytes to the network since the last look (then nothing waits). */
+  progressed(): boolean {
+    const sent = this.publisher.sentBytes;
+    if (sent <= this.sentBytes) return false;
+    this.sentBytes = sent;
+    this.waitingSince = undefined;
+    return true;
   }
 }
 
 export class CdnPusher {
-  readonly #o: Required<Omit<CdnPusherOptions, 'rtmpUrl' | 'outbound'>>;
+  readonly #o: Required<Omit<CdnPusherOptions, 'rtmpUrl' | 'outbound' | 'ca'>>;
   readonly #outbound: OutboundPolicy | undefined;
+  readonly #ca: string | undefined;
   #target: string | undefined;
   /** An MPEG-TS stream is flowing (between beginStream and endStream). */
   #streaming = false;
@@ -87,10 +110,11 @@ export class CdnPusher {
   /** Serialises child starts and stops: two children never push at once. */
   #queue: Promise<void> = Promise.resolve();
 
-  constructor({ rtmpUrl, outbound, ...options }: CdnPusherOptions) {
-    if (rtmpUrl !== undefined) pusherArgs(rtmpUrl);
+  constructor({ rtmpUrl, outbound, ca, ...options }: CdnPusherOptions) {
+    if (rtmpUrl !== undefined) publishTarget(rtmpUrl);
     this.#target = rtmpUrl;
     this.#outbound = outbound;
+    this.#ca = ca;
     this.#o = {
       connectTimeoutMs: 15_000,
       stallTimeoutMs: 8_000,
@@ -122,7 +146,7 @@ export class CdnPusher {
 
   /** Points the push at `url` (a new child, the old one stopped first) or, with undefined, stops it. */
   setTarget(url: string | undefined): Promise<void> {
-    if (url !== undefined) pusherArgs(url); // refuses a non-RTMP URL before anything changes
+    if (url !== undefined) publishTarget(url); // refuses a URL that is not RTMP before anything changes
     return this.#serial(async () => {
       this.#target = url;
       await this.#stopChild();
@@ -169,7 +193,7 @@ export class CdnPusher {
     const packets = data.subarray(0, whole);
     this.#gop.push(packets);
     const c = this.#child;
-    if (!c || c.state === 'down' || c.input.destroyed || c.input.writableLength > this.#o.maxBacklogBytes) {
+    if (!c || c.state === 'down' || c.state === 'stopping' || c.input.destroyed || c.input.writableLength > this.#o.maxBacklogBytes) {
       this.#dropped += whole;
       return;
     }
@@ -182,12 +206,14 @@ export class CdnPusher {
     c.input.write(bytes);
   }
 
-  /** Where ffmpeg must connect for `url`: the guard's approved address, or undefined when the target is refused. */
-  async #approve(url: string): Promise<PushTarget | undefined> {
-    if (!this.#outbound) return { url };
+  /**
+   * Where the connection for `url` goes: `{}` (the host as named) without a guard, the guard's approved address with
+   * one, or undefined when the target is refused.
+   */
+  async #approve(url: string): Promise<{ address?: string } | undefined> {
+    if (!this.#outbound) return {};
     try {
-      const { address } = await resolveOutboundHost(new URL(url).hostname, this.#outbound);
-      return pinnedPushTarget(url, address);
+      return { address: (await resolveOutboundHost(publishTarget(url).host, this.#outbound)).address };
     } catch (e) {
       const why = e instanceof OutboundUrlError && e.refusal === 'unresolvable' ? 'the CDN host could not be resolved' : 'the CDN host is not a public address';
       this.#o.onStatus({ rtmpUrl: url, status: 'disconnected', message: why });
@@ -196,68 +222,97 @@ export class CdnPusher {
   }
 
   async #startChild(url: string): Promise<void> {
-    const target = await this.#approve(url);
+    const approved = await this.#approve(url);
     // Stopped, ended or pointed elsewhere while the host was being resolved: nothing to start.
-    if (!target || this.#closed || !this.#streaming || this.#target !== url) return;
-    const c = new PushChild(url, target);
+    if (!approved || this.#closed || !this.#streaming || this.#target !== url) return;
+    const c = new PushChild(url, approved.address, this.#ca);
     this.#child = c;
     this.#o.onStatus({ rtmpUrl: url, status: 'connecting' });
     // Joining a running stream: start on its latest keyframe (picture and sound together, no probe wait).
     if (this.#streaming) this.#write(c, this.#gop.snapshot());
-    const lines = new LineSplitter();
-    const progress = c.ffmpeg.pipe(PUSH_PROGRESS_FD);
-    progress.setEncoding('utf8');
-    progress.on('data', (d: string) => {
-      for (const line of lines.push(d)) {
-        const size = progressTotalSize(line);
-        if (size === undefined || size <= c.sentBytes) continue;
-        c.sentBytes = size;
-        c.waitingSince = undefined;
-        if (c.state === 'connecting') {
-          c.state = 'publishing';
-          this.#o.onStatus({ rtmpUrl: url, status: 'publishing' });
-        }
+    const flv = new FlvReader();
+    c.output.on('data', (d: Buffer) => {
+      if (c.state === 'down') return;
+      if (!c.publisher.isPublished) return void this.#down(c, 'the pusher wrote before the publish started');
+      let sendable = true;
+      try {
+        for (const tag of flv.push(d)) sendable = c.publisher.send(tag) && sendable;
+      } catch (e) {
+        if (e instanceof FlvFormatError) return this.#down(c, `the pusher's FLV did not read: ${e.message}`);
+        throw e;
       }
+      // The socket's buffer is full: ffmpeg waits (and the feed drops what no longer fits) until it drains.
+      if (!sendable) c.output.pause();
+      if (c.state === 'connecting') {
+        c.state = 'publishing';
+        this.#o.onStatus({ rtmpUrl: url, status: 'publishing' });
+      }
+      c.progressed();
     });
-    // One watchdog for both limits: not through in time, or nothing written for too long once publishing.
+    c.publisher.onDrain(() => {
+      if (c.state !== 'down') c.output.resume();
+    });
+    void c.publisher.published.then(() => {
+      if (c.state !== 'down') c.output.resume();
+    });
+    void c.publisher.closed.then((end) => {
+      if (end) this.#down(c, end.reason);
+    });
+    // One watchdog for both limits: not through in time, or nothing sent for too long once publishing.
     c.timer = setInterval(() => {
-      if (c.waitingSince === undefined) return;
+      if (c.progressed() || c.waitingSince === undefined) return;
       const waited = Date.now() - c.waitingSince;
       if (c.state === 'connecting' && waited > this.#o.connectTimeoutMs) this.#down(c, `no connection to the CDN within ${this.#o.connectTimeoutMs} ms`);
       else if (c.state === 'publishing' && waited > this.#o.stallTimeoutMs) this.#down(c, `nothing sent to the CDN for ${this.#o.stallTimeoutMs} ms`);
     }, 500);
     void c.ffmpeg.exited.then((exit) => {
       clearInterval(c.timer);
+      // ffmpeg never had the target, so its words carry no stream key.
       const last = exit.stderrTail.trim().split('\n').at(-1) ?? '';
-      // ffmpeg quotes its target: the stream key must not reach a log.
-      this.#down(c, `pusher exited (${exit.code ?? exit.signal}): ${redactStreamUrlIn(last, url)}`);
+      this.#down(c, `pusher exited (${exit.code ?? exit.signal}): ${last}`);
     });
   }
 
-  /** The push is lost: reported once, the child ended; the stream's packets are dropped from now on. */
+  /** The push is lost: reported once, the child and the connection ended; the stream's packets are dropped from now on. */
   #down(c: PushChild, message: string): void {
-    if (c.state === 'down') return;
+    if (c.state === 'down' || c.state === 'stopping') return;
     c.state = 'down';
     clearInterval(c.timer);
+    c.publisher.destroy();
     if (c.ffmpeg.running) void c.ffmpeg.stop(1000, 200);
     this.#o.onStatus({ rtmpUrl: c.rtmpUrl, status: 'disconnected', message });
   }
 
-  /** Ends the current child quietly: its input is closed so it can finish the FLV, then it is stopped. */
+  /**
+   * Ends the current child quietly. A publishing one has its input closed so it can finish the FLV, which is sent on;
+   * then the publish is ended at the CDN (ffmpeg stopped after GRACEFUL_EXIT_MS). Any other is just ended.
+   */
   async #stopChild(): Promise<void> {
     const c = this.#child;
     this.#child = undefined;
     if (!c) return;
-    const wasDown = c.state === 'down';
-    c.state = 'down';
+    const was = c.state;
     clearInterval(c.timer);
-    if (wasDown && !c.ffmpeg.running) return;
+    if (was !== 'publishing') {
+      c.state = 'down';
+      c.publisher.destroy();
+      if (c.ffmpeg.running) await c.ffmpeg.stop(1000, 200);
+      return;
+    }
+    c.state = 'stopping';
+    const flushed = new Promise<void>((r) => c.output.once('close', r));
     c.input.end();
     const timer = setTimeout(() => void c.ffmpeg.stop(1000, 200), GRACEFUL_EXIT_MS);
+    // A CDN that stopped reading holds the last tags in the socket: the wait for them is bounded too.
+    let giveUp: NodeJS.Timeout | undefined;
     try {
-      await c.ffmpeg.exited;
+      await Promise.race([Promise.all([c.ffmpeg.exited, flushed]), new Promise((r) => (giveUp = setTimeout(r, GRACEFUL_EXIT_MS + 1500)))]);
     } finally {
       clearTimeout(timer);
+      clearTimeout(giveUp);
     }
+    await c.ffmpeg.exited;
+    c.state = 'down';
+    c.publisher.end();
   }
 }

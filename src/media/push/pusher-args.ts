@@ -1,12 +1,14 @@
 /**
  * The CDN pusher's ffmpeg command (docs/recording-web.md, "CDN push"), as a pure function: it joins a live
- * MPEG-TS stream on a pipe, copies it without re-encoding into FLV and publishes that to the RTMP(S) target.
+ * MPEG-TS stream on a pipe and copies it without re-encoding into an FLV stream on another pipe, which reeltime's own
+ * RTMP client publishes (ffmpeg never sees the target: a stream key on its command line would be readable by every
+ * local user).
  */
 
 /** The fd the pusher reads the MPEG-TS stream from. */
 export const PUSH_INPUT_FD = 3;
-/** The fd of its `-progress` key=value blocks. */
-export const PUSH_PROGRESS_FD = 4;
+/** The fd it writes the FLV stream to. */
+export const PUSH_OUTPUT_FD = 4;
 /** Bytes of one MPEG-TS packet: the stream is handed on in whole packets only. */
 export const TS_PACKET_BYTES = 188;
 
@@ -14,12 +16,7 @@ export function isRtmpUrl(url: string): boolean {
   return /^rtmps?:\/\/[^\s]+$/i.test(url);
 }
 
-/**
- * `tcUrl`: the RTMP `tcUrl` to announce when `rtmpUrl` names the server by a pinned address instead of its host
- * name (the CDN routes by the name in it).
- */
-export function pusherArgs(rtmpUrl: string, tcUrl?: string): string[] {
-  if (!isRtmpUrl(rtmpUrl)) throw new RangeError('rtmpUrl must be an rtmp:// or rtmps:// URL');
+export function pusherArgs(): string[] {
   return [
     '-loglevel', 'warning',
     // The pusher joins a running stream: the probe needs one keyframe with its SPS/PPS (keyframes are at most 2 s
@@ -32,39 +29,8 @@ export function pusherArgs(rtmpUrl: string, tcUrl?: string): string[] {
     '-map', '0:v?', '-map', '0:a?',
     // Stream copy: no decoding, no encoding; packets before the first keyframe are skipped (no -copyinkf).
     '-c', 'copy',
-    '-progress', `pipe:${PUSH_PROGRESS_FD}`, '-stats_period', '1',
-    // A live FLV has no duration or size to rewrite at the end.
-    '-f', 'flv', '-flvflags', 'no_duration_filesize',
-    ...(tcUrl !== undefined ? ['-rtmp_tcurl', tcUrl] : []),
-    rtmpUrl,
+    // A live FLV has no duration or size to rewrite at the end; each tag goes out as it is muxed.
+    '-f', 'flv', '-flvflags', 'no_duration_filesize', '-flush_packets', '1',
+    `pipe:${PUSH_OUTPUT_FD}`,
   ];
-}
-
-/** `total_size` of a `-progress` block: bytes written to the CDN so far (0 until the connection is up). */
-export function progressTotalSize(line: string): number | undefined {
-  const m = /^total_size=(\d+)\s*$/.exec(line);
-  return m ? Number(m[1]) : undefined;
-}
-
-/** What ffmpeg is handed for one push: the URL to connect to and, when its host was pinned, the original tcUrl. */
-export interface PushTarget {
-  readonly url: string;
-  readonly tcUrl?: string;
-}
-
-/**
- * The push target with its host replaced by the address the outbound guard approved (`address`), so ffmpeg
- * connects where the guard looked, whatever a later DNS answer says; the `tcUrl` keeps the host name (up to the
- * stream key) for the CDN. rtmps keeps its name: TLS needs it for SNI, and ffmpeg has no way to pin the address
- * under a name; its host was still checked just before (a short window remains; docs/recording-web.md).
- */
-export function pinnedPushTarget(rtmpUrl: string, address: string): PushTarget {
-  const u = new URL(rtmpUrl);
-  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (u.protocol !== 'rtmp:' || host === address) return { url: rtmpUrl };
-  const userinfo = u.username || u.password ? `${u.username}${u.password ? `:${u.password}` : ''}@` : '';
-  const port = u.port ? `:${u.port}` : '';
-  const url = `${u.protocol}//${userinfo}${address.includes(':') ? `[${address}]` : address}${port}${u.pathname}${u.search}`;
-  const path = u.pathname.slice(0, Math.max(u.pathname.lastIndexOf('/'), 0));
-  return { url, tcUrl: `${u.protocol}//${u.host}${path}` };
 }

@@ -52,8 +52,16 @@ const MESSAGE_HEADER_BYTES = [11, 7, 3, 0] as const;
  */
 const MAX_CHUNK_STREAMS = 16;
 
+/** The size a Set Chunk Size message sets (1..16777215; the top bit is reserved). */
+function chunkSizeOf(payload: Buffer): number {
+  if (payload.length < 4) throw new RtmpProtocolError('Set Chunk Size without its 4 bytes');
+  const size = payload.readUInt32BE(0) & 0x7fffffff;
+  if (size < 1 || size > 0xffffff) throw new RtmpProtocolError(`chunk size ${size} out of 1..16777215`);
+  return size;
+}
+
 export class ChunkReader {
-  /** The client's chunk size (Set Chunk Size changes it). */
+  /** The peer's chunk size: a Set Chunk Size message changes it as soon as it is read. */
   chunkSize = 128;
   private pending: Buffer = Buffer.alloc(0);
   private readonly streams = new Map<number, ChunkStream>();
@@ -132,7 +140,10 @@ export class ChunkReader {
     s.parts.push(Buffer.from(b.subarray(start, start + size)));
     s.received += size;
     if (s.received >= s.length) {
-      out.push({ type: s.type, streamId: s.streamId, timestamp: s.timestamp, payload: s.parts.length === 1 ? s.parts[0]! : Buffer.concat(s.parts) });
+      const payload = s.parts.length === 1 ? s.parts[0]! : Buffer.concat(s.parts);
+      // Set Chunk Size applies to the very next chunk, which may be in the same read.
+      if (s.type === MSG.setChunkSize) this.chunkSize = chunkSizeOf(payload);
+      out.push({ type: s.type, streamId: s.streamId, timestamp: s.timestamp, payload });
       s.parts = [];
       s.received = 0;
     }

@@ -64,3 +64,20 @@ export function answerHandshake(c1: Buffer, nowMs: number): { s1: Buffer; s2: Bu
   hmac(key, s2.subarray(0, HANDSHAKE_SIZE - DIGEST)).copy(s2, HANDSHAKE_SIZE - DIGEST);
   return { s1, s2 };
 }
+
+/**
+ * C0 and C1 of the plain form, as a publishing client sends them (OBS's librtmp sends this form to every CDN): the
+ * version byte 3, then 1536 bytes of our time, four zero bytes and random filler.
+ */
+export function clientHello(nowMs: number): Buffer {
+  const c1 = randomBytes(HANDSHAKE_SIZE);
+  c1.writeUInt32BE(Math.floor(nowMs / 1000) >>> 0, 0);
+  c1.writeUInt32BE(0, 4);
+  return Buffer.concat([Buffer.from([3]), c1]);
+}
+
+/** C2 answering the server's S1: S1 echoed (both forms accept the echo from a client of the plain form). */
+export function clientAck(s1: Buffer): Buffer {
+  if (s1.length !== HANDSHAKE_SIZE) throw new Error(`S1 must be ${HANDSHAKE_SIZE} bytes, got ${s1.length}`);
+  return Buffer.from(s1);
+}
