@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import type { MessageBus } from '../redis/index.ts';
 import { refill, secondsUntilToken, type Bucket } from './rate-limit.ts';
 
 /** How many failed logins a client address, and a customer id, may make per minute before being refused. */
@@ -13,10 +15,13 @@ const PRUNE_ABOVE = 10_000;
  * Counts failed HTTP Basic logins per client address and per customer id (a token bucket each: `limit` failures at
  * once, refilled at `limit` per minute). While either is empty every attempt of that address or id is refused with
  * 429 and `Retry-After`, the right secret included: otherwise the guess that hits would still be told so. Shared by
- * every route that takes customer credentials (the recording API, the bucket), so they count together.
+ * every route that takes customer credentials (the recording API, the bucket), so they count together; with
+ * `shareVia`, by every process on the bus too (behind a load balancer each would otherwise grant the full budget).
  */
 export class LoginThrottle {
   readonly #buckets = new Map<string, Bucket>();
+  /** Set by shareVia: tells the other processes of each failure counted here. */
+  #tell: ((failure: SharedFailure) => void) | undefined;
 
   constructor(
     private readonly now: () => number,
@@ -37,6 +42,31 @@ export class LoginThrottle {
 
   /** Counts one failed login of `address` (and of `customerId` when the request named one). */
   failed(address: string | undefined, customerId: string | undefined): void {
+    this.#count(address, customerId);
+    this.#tell?.({ address, customerId });
+  }
+
+  /**
+   * Counts the failures every other process on `bus` counts, and tells them of this one's (the bus's `login-failures`
+   * topic; a process that joins later starts from its own count). Resolves once subscribed; returns the way out.
+   */
+  async shareVia(bus: MessageBus): Promise<() => Promise<void>> {
+    const origin = randomUUID();
+    const unsubscribe = await bus.subscribe(LOGIN_FAILURES_TOPIC, (message) => {
+      const heard = readSharedFailure(message);
+      if (heard && heard.origin !== origin) this.#count(heard.address, heard.customerId);
+    });
+    this.#tell = (failure) => {
+      // Best effort: a bus that is down leaves each process its own count, as without sharing.
+      bus.publish(LOGIN_FAILURES_TOPIC, JSON.stringify({ origin, ...failure })).catch(() => undefined);
+    };
+    return async () => {
+      this.#tell = undefined;
+      await unsubscribe();
+    };
+  }
+
+  #count(address: string | undefined, customerId: string | undefined): void {
     const t = this.now();
     for (const [key, limit] of this.#keys(address, customerId)) {
       const b = refill(this.#buckets.get(key), t, limit / 60, limit);
@@ -59,4 +89,26 @@ export class LoginThrottle {
       if (refill(b, t, limit / 60, limit).tokens >= limit) this.#buckets.delete(key);
     }
   }
+}
+
+const LOGIN_FAILURES_TOPIC = 'login-failures';
+
+interface SharedFailure {
+  readonly address: string | undefined;
+  readonly customerId: string | undefined;
+}
+
+/** A failure another process told of, or undefined for a message that is not one. */
+function readSharedFailure(message: string): (SharedFailure & { readonly origin: string }) | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(message);
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null) return undefined;
+  const { origin, address, customerId } = v as Record<string, unknown>;
+  const optionalString = (x: unknown) => x === undefined || (typeof x === 'string' && x.length <= 256);
+  if (typeof origin !== 'string' || !optionalString(address) || !optionalString(customerId)) return undefined;
+  return { origin, address: address as string | undefined, customerId: customerId as string | undefined };
 }

@@ -10,7 +10,8 @@ import { after, test } from 'node:test';
 import { ManualClock } from '../clock/index.ts';
 import { ConfigError } from '../config/index.ts';
 import { TEST_APP_ID, TEST_AUTH, allDoubles } from '../recording/testing/index.ts';
-import { startTestServer, testServerEnv, type TestServer } from '../testing/index.ts';
+import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../redis/testing.ts';
+import { startTestServer, testServerEnv, waitUntil, type TestServer } from '../testing/index.ts';
 import { loadConfig } from './config.ts';
 
 const servers: TestServer[] = [];
@@ -147,6 +148,32 @@ test('failed Basic logins: 429 per customer id whatever the address', async () =
   assert.deepEqual(statuses, [401, 401, 401, 429]);
   assert.ok(Number((await acquire(TEST_AUTH, '192.0.2.99')).headers['retry-after']) >= 1);
   assert.equal((await acquire(basic('other-id', 'x'), '192.0.2.99')).statusCode, 401, 'another id is not held up');
+});
+
+test('failed Basic logins behind a load balancer: two processes on one Redis count them together', async () => {
+  await requireTestRedis();
+  const prefix = testRedisPrefix();
+  const env = { REDIS_URL: TEST_REDIS_URL, REELTIME_REDIS_PREFIX: prefix, REELTIME_HTTP_LOGIN_FAILURES_PER_MINUTE_PER_ADDRESS: '5' };
+  try {
+    const [a, b] = [await server({ roles: ['channel'], env }), await server({ roles: ['channel'], env })];
+    const list = (s: TestServer, authorization: string) =>
+      s.app.inject({ method: 'GET', url: `/rtc/v1/apps/${TEST_APP_ID}/channels`, remoteAddress: '198.51.100.7', headers: { authorization } });
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await list(a, basic('test-customer', `guess-a${i}`))).statusCode);
+    for (let i = 0; i < 2; i++) statuses.push((await list(b, basic('test-customer', `guess-b${i}`))).statusCode);
+    assert.deepEqual(statuses, [401, 401, 401, 401, 401]);
+    // The bus delivers in the background: each process has heard of the other's five failures in all.
+    await waitUntil(async () => (await list(a, TEST_AUTH)).statusCode === 429 && (await list(b, TEST_AUTH)).statusCode === 429, {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      what: "both processes refusing the address after five failures between them",
+    });
+    assert.ok(Number((await list(b, basic('test-customer', 'guess'))).headers['retry-after']) >= 1);
+    const other = await a.app.inject({ method: 'GET', url: `/rtc/v1/apps/${TEST_APP_ID}/channels`, remoteAddress: '198.51.100.8', headers: { authorization: TEST_AUTH } });
+    assert.equal(other.statusCode, 200, 'another address is not held up');
+  } finally {
+    await deleteTestKeys(prefix);
+  }
 });
 
 test('every 429 carries Retry-After: the recording API rate limit, the users API rate limit; vendor_over_load too', async () => {

@@ -85,6 +85,9 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
     logins: new LoginThrottle(() => (opts.clock ?? systemClock).now(), config.http),
   };
 
+  // Behind a load balancer every process must count the same failed logins (docs/security.md).
+  const stopSharingLogins = redis && ctx.bus ? await ctx.logins.shareVia(ctx.bus) : undefined;
+
   const storage = createStorageModule(ctx);
   const notify = createNotifyModule(ctx);
   const channel = createChannelModule(ctx, opts.channel);
@@ -173,6 +176,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
       const force = setTimeout(() => app.server.closeAllConnections(), CLOSE_GRACE_MS);
       force.unref();
       await app.close().finally(() => clearTimeout(force));
+      await stopSharingLogins?.();
       await redis?.close();
       if (ownDb) await database.close();
     },
