@@ -48,21 +48,39 @@ export class LoginThrottle {
 
   /**
    * Counts the failures every other process on `bus` counts, and tells them of this one's (the bus's `login-failures`
-   * topic; a process that joins later starts from its own count). Resolves once subscribed; returns the way out.
+   * topic; a process that joins later starts from its own count). Subscribes in the background, again every
+   * `retryMs` while the bus refuses (Redis down at start must not hold the server up); returns the way out.
    */
-  async shareVia(bus: MessageBus): Promise<() => Promise<void>> {
+  shareVia(bus: MessageBus, retryMs = 5_000): () => Promise<void> {
     const origin = randomUUID();
-    const unsubscribe = await bus.subscribe(LOGIN_FAILURES_TOPIC, (message) => {
-      const heard = readSharedFailure(message);
-      if (heard && heard.origin !== origin) this.#count(heard.address, heard.customerId);
-    });
+    let unsubscribe: (() => Promise<void>) | undefined;
+    let stopped = false;
+    let retry: NodeJS.Timeout | undefined;
+    const subscribe = () =>
+      bus
+        .subscribe(LOGIN_FAILURES_TOPIC, (message) => {
+          const heard = readSharedFailure(message);
+          if (heard && heard.origin !== origin) this.#count(heard.address, heard.customerId);
+        })
+        .then(
+          (u) => {
+            if (stopped) void u();
+            else unsubscribe = u;
+          },
+          () => {
+            if (!stopped) retry = setTimeout(subscribe, retryMs).unref();
+          },
+        );
+    void subscribe();
     this.#tell = (failure) => {
       // Best effort: a bus that is down leaves each process its own count, as without sharing.
       bus.publish(LOGIN_FAILURES_TOPIC, JSON.stringify({ origin, ...failure })).catch(() => undefined);
     };
     return async () => {
+      stopped = true;
+      clearTimeout(retry);
       this.#tell = undefined;
-      await unsubscribe();
+      await unsubscribe?.();
     };
   }
 
@@ -91,7 +109,8 @@ export class LoginThrottle {
   }
 }
 
-const LOGIN_FAILURES_TOPIC = 'login-failures';
+/** The bus topic processes tell each other their failed logins on. */
+export const LOGIN_FAILURES_TOPIC = 'login-failures';
 
 interface SharedFailure {
   readonly address: string | undefined;

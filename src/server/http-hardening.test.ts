@@ -7,8 +7,10 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { Redis } from 'ioredis';
 import { ManualClock } from '../clock/index.ts';
 import { ConfigError } from '../config/index.ts';
+import { LOGIN_FAILURES_TOPIC } from '../http/index.ts';
 import { TEST_APP_ID, TEST_AUTH, allDoubles } from '../recording/testing/index.ts';
 import { deleteTestKeys, requireTestRedis, TEST_REDIS_URL, testRedisPrefix } from '../redis/testing.ts';
 import { startTestServer, testServerEnv, waitUntil, type TestServer } from '../testing/index.ts';
@@ -156,6 +158,15 @@ test('failed Basic logins behind a load balancer: two processes on one Redis cou
   const env = { REDIS_URL: TEST_REDIS_URL, REELTIME_REDIS_PREFIX: prefix, REELTIME_HTTP_LOGIN_FAILURES_PER_MINUTE_PER_ADDRESS: '5' };
   try {
     const [a, b] = [await server({ roles: ['channel'], env }), await server({ roles: ['channel'], env })];
+    // Each process subscribes in the background (a Redis that is down at start must not hold it up): both first.
+    const raw = new Redis(TEST_REDIS_URL);
+    try {
+      await waitUntil(async () => Number(((await raw.pubsub('NUMSUB', `${prefix}bus:${LOGIN_FAILURES_TOPIC}`)) as [string, number])[1]) >= 2, {
+        what: 'both processes subscribed to the failed logins',
+      });
+    } finally {
+      raw.disconnect();
+    }
     const list = (s: TestServer, authorization: string) =>
       s.app.inject({ method: 'GET', url: `/rtc/v1/apps/${TEST_APP_ID}/channels`, remoteAddress: '198.51.100.7', headers: { authorization } });
     const statuses: number[] = [];

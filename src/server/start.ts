@@ -86,7 +86,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
   };
 
   // Behind a load balancer every process must count the same failed logins (docs/security.md).
-  const stopSharingLogins = redis && ctx.bus ? await ctx.logins.shareVia(ctx.bus) : undefined;
+  const stopSharingLogins = redis && ctx.bus ? ctx.logins.shareVia(ctx.bus) : undefined;
 
   const storage = createStorageModule(ctx);
   const notify = createNotifyModule(ctx);
