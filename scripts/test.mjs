@@ -54,7 +54,7 @@ const CONCURRENCY = {
 };
 // The heavy lane's admission (above): fixed when REELTIME_TEST_HEAVY_CONCURRENCY is set, else from 3 up to this.
 const HEAVY_ADAPTIVE = !process.env.REELTIME_TEST_HEAVY_CONCURRENCY;
-const HEAVY_MAX = positiveInt('REELTIME_TEST_HEAVY_MAX', 6);
+const HEAVY_MAX = positiveInt('REELTIME_TEST_HEAVY_MAX', 5);
 const ADMISSION = {
   /** Another file starts only when the CPU was at least this idle over the window... */
   idle: 0.25,
@@ -102,7 +102,7 @@ const SENSITIVE_COMPANY = 2;
  * its length the sum of its files' lengths over about three at once, and the sensitive files (8 min of it) held the
  * lane at three.
  */
-const SENSITIVE_COMPANY_IF_IDLE = 2;
+const SENSITIVE_COMPANY_IF_IDLE = 1;
 /**
  * BACKGROUND companions a timing-sensitive file gets whatever the CPU's idleness (the rest of its company waits for
  * idle), and the files at most beside which the next one starts: started beside three that the previous one's idle
