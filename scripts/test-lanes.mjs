@@ -145,6 +145,7 @@ const LONGEST = [
   'src/recorders/individual/hold.test.ts', // 49 s
   'src/recorders/individual/record.test.ts', // 48 s
   'src/recorders/mix/hold.test.ts', // 44 s
+  'src/recorders/individual/loss-chromium.test.ts', // 48 s alone: two Chromium publishers, one through a lossy relay, two recordings
   'src/server/sigkill-mix.test.ts', // 20 s since its 4 s slices (43 s before)
   'src/recorders/individual/media-path.test.ts', // 41 s
   'src/console/browser.test.ts', // 39 s
@@ -156,7 +157,6 @@ const LONGEST = [
   'src/ingress/rtmp-push.test.ts', // 30 s: three pushes, a recording
   'src/recording/dispatch/bullmq/partition.test.ts', // 30 s
   'src/recorders/individual/ice-restart.test.ts', // 26 s
-  'src/recorders/individual/loss-chromium.test.ts', // 26 s: two Chromium publishers, one through a lossy relay, recorded
   'src/media/push/cdn-pusher.test.ts', // 26 s
   'src/recording/dispatch/bullmq/postgres-drop.test.ts', // 25 s
   'src/recorders/mix/loss.test.ts', // 23 s
