@@ -145,7 +145,7 @@ const LONGEST = [
   'src/recorders/individual/hold.test.ts', // 49 s
   'src/recorders/individual/record.test.ts', // 48 s
   'src/recorders/mix/hold.test.ts', // 44 s
-  'src/recorders/individual/loss-chromium.test.ts', // 48 s alone: two Chromium publishers, one through a lossy relay, two recordings
+  'src/recorders/individual/loss-chromium.test.ts', // 55 s alone: per codec three Chromium publishers, two through lossy relays, one recording
   'src/server/sigkill-mix.test.ts', // 20 s since its 4 s slices (43 s before)
   'src/recorders/individual/media-path.test.ts', // 41 s
   'src/console/browser.test.ts', // 39 s

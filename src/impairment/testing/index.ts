@@ -3,7 +3,7 @@ import { startTestServer, type TestServer } from '../../testing/index.ts';
 import { portRangeMappings, startImpairmentRelay, type ImpairmentRelay, type LinkImpairment } from '../index.ts';
 
 /** Whether every UDP port in [first, first + count) can be bound on 127.0.0.1 now. */
-async function free(first: number, count: number): Promise<boolean> {
+export async function udpPortsFree(first: number, count: number): Promise<boolean> {
   for (let port = first; port < first + count; port++) {
     const s = createSocket('udp4');
     const ok = await new Promise<boolean>((resolve) => {
@@ -24,7 +24,7 @@ export async function freeShiftedRanges(count: number): Promise<{ readonly nodeM
   for (let attempt = 0; attempt < 50; attempt++) {
     const nodeMin = 10_000 + Math.floor(Math.random() * 10_000);
     const offset = 10_000 + Math.floor(Math.random() * 2000);
-    if ((await free(nodeMin, count)) && (await free(nodeMin + offset, count))) return { nodeMin, offset };
+    if ((await udpPortsFree(nodeMin, count)) && (await udpPortsFree(nodeMin + offset, count))) return { nodeMin, offset };
   }
   throw new Error('no two free UDP port ranges on 127.0.0.1');
 }
