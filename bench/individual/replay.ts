@@ -8,10 +8,15 @@
  * for pushing packets (minus their idle cost measured in the same run), slicer RSS and PSS, pacing health, and
  * whether every stream kept real time (closed slices cover ≥ 95 % of the wall time since its first packet).
  *
+ * Each user count runs twice by default, without and with the recorder's loss repair in front of the slicers (jitter
+ * buffer, keyframe wait, Opus concealment: what the recorder runs), and prints what the repair adds at 0 % loss as a
+ * ratio of the two runs' totals.
+ *
  *   node --import tsx bench/individual/replay.ts [USERS ...]   (default 5 25 50; BENCH_SECONDS=45;
  *                                                             BENCH_STREAM_MODE=original: audio only, Opus copied;
  *                                                             BENCH_OPUS_CHANNELS=2: a stereo publisher;
- *                                                             BENCH_WORKERS=4 pacing processes)
+ *                                                             BENCH_WORKERS=4 pacing processes;
+ *                                                             BENCH_REPAIR=off or on: that run alone)
  */
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -34,6 +39,8 @@ const TICK = 100;
 // shares CPU per thread, and 100 slicers are 100 threads or more), so the streams are split among W child
 // processes, each with its users' pipelines (the project's spawn helper forks slicers from a main thread only).
 const WORKERS = Math.max(1, Number(process.env.BENCH_WORKERS ?? 4));
+/** Without the loss repair (the baseline) and with it, or one of them. */
+const REPAIR_RUNS: readonly boolean[] = process.env.BENCH_REPAIR === 'off' ? [false] : process.env.BENCH_REPAIR === 'on' ? [true] : [false, true];
 const VP8: RtpTrackDescription = { codec: 'VP8', payloadType: 96, clockRate: 90000 };
 const OPUS: RtpTrackDescription = { codec: 'opus', payloadType: 111, clockRate: 48000, channels: 2, fmtp: 'minptime=10;useinbandfec=1' };
 
@@ -156,6 +163,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface WorkerInput {
   readonly users: readonly number[];
+  /** The pipelines run the recorder's loss repair. */
+  readonly repair: boolean;
   readonly work: string;
   readonly audio: Captured[];
   readonly video: Captured[];
@@ -187,7 +196,7 @@ async function pacingProcess(input: WorkerInput): Promise<void> {
         kind === 'audio' ? audio : video,
         kind === 'audio' ? 48000 : 90000,
         new TrackPipeline(
-          { track: kind === 'audio' ? OPUS : VP8, workDir: join(input.work, `u${u}-${kind}`), audioOutput: ORIGINAL ? 'copy' : 'transcode' },
+          { track: kind === 'audio' ? OPUS : VP8, workDir: join(input.work, `u${u}-${kind}`), audioOutput: ORIGINAL ? 'copy' : 'transcode', repair: input.repair ? {} : undefined },
           { onSlice: (sl) => void (rep.recordedSec += sl.durationSec) },
         ),
         Number.POSITIVE_INFINITY,
@@ -233,14 +242,16 @@ if (process.env.BENCH_PACER) {
 const captured = await capture();
 console.log(`captured ${captured.video.length} video and ${captured.audio.length} audio packets (${LOOP_SEC} s, Opus ${OPUS_CHANNELS === 2 ? 'stereo' : 'mono'})`);
 const rows: string[] = [];
-for (const users of USERS) {
+/** Total core-seconds per stream-second, by user count and repair. */
+const totals = new Map<string, number>();
+for (const users of USERS) for (const repair of REPAIR_RUNS) {
   const loadBefore = load();
   const work = mkdtempSync(join(tmpdir(), 'reeltime-replay-'));
   const threads = Math.min(WORKERS, users);
   const workers = Array.from({ length: threads }, (_, w) => {
     // Packets go base64-encoded over the IPC channel (JSON).
     const enc = (cs: Captured[]) => cs.map((c) => ({ atMs: c.atMs, packet: c.packet.toString('base64') }));
-    const input = { users: Array.from({ length: users }, (_, u) => u).filter((u) => u % threads === w), work, audio: enc(captured.audio), video: enc(captured.video) };
+    const input = { users: Array.from({ length: users }, (_, u) => u).filter((u) => u % threads === w), repair, work, audio: enc(captured.audio), video: enc(captured.video) };
     const child = fork(new URL(import.meta.url).pathname, [], { env: { ...process.env, BENCH_PACER: '1' }, execArgv: ['--import', 'tsx'] });
     child.send(input);
     return child;
@@ -286,6 +297,7 @@ for (const users of USERS) {
   const inProcPerStream = inProcess / (streams * wall);
   const row = {
     users,
+    repair,
     streams,
     slicersMeasured: stats.length,
     wall: Math.round(wall),
@@ -307,14 +319,19 @@ for (const users of USERS) {
   };
   console.log(JSON.stringify(row));
   const f4 = (x: number) => x.toFixed(4);
+  totals.set(`${users}/${repair}`, row.total);
   rows.push(
-    `| ${users} | ${streams} | ${row.wall} s | ${keptUp ? 'yes' : `no (${behind} behind)`} | ${f4(row.audioSlicer)} | ${ORIGINAL ? '—' : f4(row.videoSlicer)} | ${f4(row.inProcess)} | ${f4(row.total)} | ${row.rssMb.toFixed(1)} / ${row.pssMb.toFixed(1)} | ${Math.round(nodeRssKbPerStream)} | ${loadBefore} → ${row.loadAfter} |`,
+    `| ${users} | ${repair ? 'on' : 'off'} | ${streams} | ${row.wall} s | ${keptUp ? 'yes' : `no (${behind} behind)`} | ${f4(row.audioSlicer)} | ${ORIGINAL ? '—' : f4(row.videoSlicer)} | ${f4(row.inProcess)} | ${f4(row.total)} | ${row.rssMb.toFixed(1)} / ${row.pssMb.toFixed(1)} | ${Math.round(nodeRssKbPerStream)} | ${loadBefore} → ${row.loadAfter} |`,
   );
   rmSync(work, { recursive: true, force: true });
 }
 console.log(`\nstreamMode ${ORIGINAL ? 'original (audio only, Opus copied)' : 'default (Opus→AAC, VP8 copied)'}; core-seconds per recorded stream-second`);
-console.log('| users | streams | wall | kept real time | audio slicer | video slicer | in-process push | total | slicer RSS / PSS MB | pacer RSS KB / stream (Node included) | load average |');
-console.log('|---|---|---|---|---|---|---|---|---|---|---|');
+console.log('| users | loss repair | streams | wall | kept real time | audio slicer | video slicer | in-process push | total | slicer RSS / PSS MB | pacer RSS KB / stream (Node included) | load average |');
+console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);
+for (const users of USERS) {
+  const [off, on] = [totals.get(`${users}/false`), totals.get(`${users}/true`)];
+  if (off !== undefined && on !== undefined) console.log(`${users} users: with the loss repair ${(on / off).toFixed(3)} × the total without it, at 0 % loss`);
+}
 process.exit(0);
 }

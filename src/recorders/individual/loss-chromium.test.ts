@@ -1,7 +1,8 @@
-// Chromium publishers (the call page, fake camera and microphone) recorded through the impairment relay, VP8 and
-// H.264: per codec one page with 5 % uplink loss, one with 2 % loss in bursts and 50±30 ms of jitter, and a clean one
-// as their control, in one channel and one individual recording. Chromium answers the node's NACKs over RTX
-// and its PLIs with a keyframe, so each lossy recording should keep what its control keeps.
+// Chromium publishers (the call page; a canvas camera and a WebAudio microphone that mark the same instants,
+// `markedDevices`) recorded through the impairment relay, VP8 and H.264: per codec one page with 5 % uplink loss, one
+// with 2 % loss in bursts and 50±30 ms of jitter, and a clean one as their control, in one channel and one individual
+// recording. Chromium answers the node's NACKs over RTX and its PLIs with a keyframe, so each lossy recording should
+// keep what its control keeps, its A/V offset too.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -13,10 +14,15 @@ import { waitUntil } from '../../testing/wait.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { keptByPts, measureTrack, type TrackMeasure } from './testing/loss-checks.ts';
 import { bucketKeys } from './testing/media-checks.ts';
-import { joinCallPage, sentSoFar, type ChromiumSent } from '../../testing/call-page.ts';
+import { FRAME_CODE } from '../../channel/index.ts';
+import { joinCallPage, markedDevices, sentSoFar, type ChromiumSent, type MarkedDevices } from '../../testing/call-page.ts';
+import { avOffsets, type MarkedMedia } from './testing/av-offset.ts';
 
 /** Of the publishers' media, recorded (Chromium's own count of Opus packets sent: 50 a second). */
 const RECORD_SECONDS = 20;
+
+/** The pages' camera and microphone (`markedDevices`): 32 frames a period, so the 10-bit frame code's period marks survive its wrap. */
+const MARKS = { fps: 16, width: 320, height: 180, toneHz: 440, periodSec: 2 } as const satisfies MarkedMedia;
 
 const CODECS = ['vp8', 'h264'] as const;
 type Codec = (typeof CODECS)[number];
@@ -55,14 +61,19 @@ test('Chromium, VP8 and H.264, through 5 % uplink loss and through 2 % bursts wi
     for (const [i] of LINKS.entries()) relays.push(await startImpairmentRelay({ mappings: portRangeMappings(at(nodeMin + i + offset), at(nodeMin + i), 1), seed: 27 + i }));
     const clean = await startImpairmentRelay({ mappings: portRangeMappings(at(nodeMin + LINKS.length + offset), at(nodeMin + LINKS.length), ports - LINKS.length), seed: 99 });
     relays.push(clean);
-    browser = await launchTestChromium();
+    browser = await launchTestChromium(['--autoplay-policy=no-user-gesture-required']);
     for (const [c, codec] of CODECS.entries()) {
       const cname = `chromium-loss-${codec}`;
       const publishers: Publisher[] = [];
+      // Frame 0 and the first tone at the next whole second; the frame code wraps 64 s later, after this codec's pages.
+      const devices: MarkedDevices = { ...MARKS, epochMs: Math.ceil(Date.now() / 1000) * 1000, periodMs: MARKS.periodSec * 1000, ...FRAME_CODE };
       const join = async (uid: number, relay: ImpairmentRelay, lossy?: (typeof LINKS)[number]) => {
         const before = relay.counters.upstream.packetsIn;
         const page = await joinCallPage(browser!, h.server.url, cname, uid, codec, {
-          prepare: async (p) => void (await p.route((url) => url.pathname.endsWith('/whep'), (route) => route.abort())),
+          prepare: async (p) => {
+            await p.addInitScript(markedDevices, devices);
+            await p.route((url) => url.pathname.endsWith('/whep'), (route) => route.abort());
+          },
         });
         await waitUntil(() => relay.counters.upstream.packetsIn > before + 50, { what: `uid ${uid}'s media through its relay`, timeoutMs: 30_000 });
         publishers.push({ uid, codec, relay, page, ...(lossy ? { lossy } : {}) });
@@ -113,12 +124,20 @@ async function recordAll(t: TestContext, { h, cname, publishers }: { h: Harness;
   assert.equal(stop.status, 200, JSON.stringify(stop.body));
 
   const keys = bucketKeys(h.bucketDir).filter((k) => k.endsWith('.m3u8') && k.includes(t0.sid));
-  const track = (uid: number, kind: 'audio' | 'video'): Promise<TrackMeasure> => {
+  const playlist = (uid: number, kind: 'audio' | 'video'): string => {
     const key = keys.find((k) => k.includes(`__uid_s_${uid}__`) && k.includes(`__uid_e_${kind}`));
     assert.ok(key, `${kind} playlist of uid ${uid} in ${JSON.stringify(keys)}`);
-    return measureTrack(`${h.bucketDir}/${key}`, 0);
+    return `${h.bucketDir}/${key}`;
   };
-  const measured = new Map(await Promise.all(publishers.map(async (p) => [p.uid, { video: await track(p.uid, 'video'), audio: await track(p.uid, 'audio') }] as const)));
+  const track = (uid: number, kind: 'audio' | 'video'): Promise<TrackMeasure> => measureTrack(playlist(uid, kind), 0);
+  const measured = new Map(
+    await Promise.all(
+      publishers.map(async (p) => {
+        const [video, audio] = [await track(p.uid, 'video'), await track(p.uid, 'audio')];
+        return [p.uid, { video, audio, avOffsetsMs: await avOffsets(playlist(p.uid, 'video'), playlist(p.uid, 'audio'), MARKS) }] as const;
+      }),
+    ),
+  );
   const since = (metric: string, labels?: Record<string, string>) => m.sum(metric, labels) - m0.sum(metric, labels);
   const node = {
     nackOut: since('reeltime_rtcp_nack_total', { direction: 'out' }),
@@ -170,6 +189,16 @@ async function recordAll(t: TestContext, { h, cname, publishers }: { h: Harness;
     // redundant copy (werift's receiver unwraps it); a burst longer than that one copy is concealed.
     assert.ok(keptByPts(la, 0) >= 0.995, `${what}: audio frame slots kept: ${JSON.stringify(figures)}`);
     assert.ok(la.frames >= 0.98 * ca.frames, `${what}: audio frames against the control: ${JSON.stringify(figures)}`);
+    // A/V: the marks' offsets (audio minus video, `avOffsets`) as in the control's recording and within 40 ms.
+    const offsets = measured.get(p.uid)!.avOffsetsMs;
+    const controlOffsets = measured.get(control.uid)!.avOffsetsMs;
+    t.diagnostic(`${what}: A/V offsets ${offsets.map((o) => o.toFixed(0)).join(', ')} ms; control ${controlOffsets.map((o) => o.toFixed(0)).join(', ')} ms`);
+    assert.ok(offsets.length >= 3 && controlOffsets.length >= 3, `${what}: at least three marked instants in both tracks of both pages`);
+    const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    assert.ok(Math.abs(median(offsets) - median(controlOffsets)) <= 40, `${what}: A/V offset ${median(offsets).toFixed(0)} ms (median) against the control's ${median(controlOffsets).toFixed(0)} ms`);
+    // The page's marks are taken within a few ms of their instants (0-14 ms through loss, 4-6 ms for the control,
+    // in the runs of 2026-11-30), so the offset in the file is the recording's own.
+    assert.ok(Math.abs(median(offsets)) <= 40, `${what}: A/V offset ${median(offsets).toFixed(0)} ms (median)`);
   }
   // RED repaired most audio losses: Opus packets concealed (every lossy page) within 1.5 % of what they sent.
   const lossySent = publishers.filter((p) => p.lossy).reduce((n, p) => n + sent1.get(p.uid)!.audioPackets - sent0.get(p.uid)!.audioPackets, 0);
