@@ -14,10 +14,10 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { OutboundUrlError, resolveOutboundHost, type OutboundPolicy } from '../../net/index.ts';
-import { FlvFormatError, FlvReader, publishTarget, RtmpPublisher } from '../../rtmp/index.ts';
+import { FlvFormatError, FlvReader, publishTarget, RtmpPublisher, type PublishTarget } from '../../rtmp/index.ts';
 import { FfmpegProcess } from '../ffmpeg.ts';
 import { GopCache } from './gop-cache.ts';
-import { PUSH_INPUT_FD, PUSH_OUTPUT_FD, pusherArgs, TS_PACKET_BYTES } from './pusher-args.ts';
+import { isRtmpUrl, PUSH_INPUT_FD, PUSH_OUTPUT_FD, pusherArgs, TS_PACKET_BYTES } from './pusher-args.ts';
 
 export type PushStatus = 'connecting' | 'publishing' | 'disconnected';
 
@@ -69,6 +69,7 @@ class PushChild {
 
   constructor(
     readonly rtmpUrl: string,
+    target: PublishTarget,
     address: string | undefined,
     ca: string | undefined,
   ) {
@@ -79,7 +80,7 @@ class PushChild {
     this.output = this.ffmpeg.pipe(PUSH_OUTPUT_FD);
     // Read once the CDN has started the publish: until then ffmpeg's FLV waits in the pipe.
     this.output.pause();
-    this.publisher = new RtmpPublisher({ target: publishTarget(rtmpUrl), address, ca });
+    this.publisher = new RtmpPublisher({ target, address, ca });
   }
 
   /** Whether the connection handed more bytes to the network since the last look (then nothing waits). */
@@ -111,7 +112,7 @@ export class CdnPusher {
   #queue: Promise<void> = Promise.resolve();
 
   constructor({ rtmpUrl, outbound, ca, ...options }: CdnPusherOptions) {
-    if (rtmpUrl !== undefined) publishTarget(rtmpUrl);
+    if (rtmpUrl !== undefined && !isRtmpUrl(rtmpUrl)) throw new RangeError('rtmpUrl must be an rtmp:// or rtmps:// URL');
     this.#target = rtmpUrl;
     this.#outbound = outbound;
     this.#ca = ca;
@@ -146,7 +147,8 @@ export class CdnPusher {
 
   /** Points the push at `url` (a new child, the old one stopped first) or, with undefined, stops it. */
   setTarget(url: string | undefined): Promise<void> {
-    if (url !== undefined) publishTarget(url); // refuses a URL that is not RTMP before anything changes
+    // Refuses a URL that is not RTMP before anything changes; one without a stream key is reported by its child.
+    if (url !== undefined && !isRtmpUrl(url)) throw new RangeError('rtmpUrl must be an rtmp:// or rtmps:// URL');
     return this.#serial(async () => {
       this.#target = url;
       await this.#stopChild();
@@ -210,10 +212,10 @@ export class CdnPusher {
    * Where the connection for `url` goes: `{}` (the host as named) without a guard, the guard's approved address with
    * one, or undefined when the target is refused.
    */
-  async #approve(url: string): Promise<{ address?: string } | undefined> {
+  async #approve(url: string, target: PublishTarget): Promise<{ address?: string } | undefined> {
     if (!this.#outbound) return {};
     try {
-      return { address: (await resolveOutboundHost(publishTarget(url).host, this.#outbound)).address };
+      return { address: (await resolveOutboundHost(target.host, this.#outbound)).address };
     } catch (e) {
       const why = e instanceof OutboundUrlError && e.refusal === 'unresolvable' ? 'the CDN host could not be resolved' : 'the CDN host is not a public address';
       this.#o.onStatus({ rtmpUrl: url, status: 'disconnected', message: why });
@@ -222,10 +224,17 @@ export class CdnPusher {
   }
 
   async #startChild(url: string): Promise<void> {
-    const approved = await this.#approve(url);
+    let target: PublishTarget;
+    try {
+      target = publishTarget(url);
+    } catch (e) {
+      // rtmp://host/key: no application to connect to (the request's format allows it, RTMP does not).
+      return this.#o.onStatus({ rtmpUrl: url, status: 'disconnected', message: (e as Error).message });
+    }
+    const approved = await this.#approve(url, target);
     // Stopped, ended or pointed elsewhere while the host was being resolved: nothing to start.
     if (!approved || this.#closed || !this.#streaming || this.#target !== url) return;
-    const c = new PushChild(url, approved.address, this.#ca);
+    const c = new PushChild(url, target, approved.address, this.#ca);
     this.#child = c;
     this.#o.onStatus({ rtmpUrl: url, status: 'connecting' });
     // Joining a running stream: start on its latest keyframe (picture and sound together, no probe wait).

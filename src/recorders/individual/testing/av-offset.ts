@@ -49,6 +49,13 @@ async function frameCodes(file: string, m: MarkedMedia): Promise<(number | undef
   return codes;
 }
 
+/** The frame codes of every decoded frame of a video playlist, in order (undefined where the band is unreadable). */
+export async function playlistFrameCodes(playlist: string, m: MarkedMedia): Promise<(number | undefined)[]> {
+  const out: (number | undefined)[] = [];
+  for (const e of parsePlaylist(readFileSync(playlist, 'utf8'), 'video').entries) out.push(...(await frameCodes(join(dirname(playlist), e.uri), m)));
+  return out;
+}
+
 /** UTC (ms) of each frame that marks a period's start (its index a multiple of periodSec × fps), by period number. */
 async function videoMarks(playlist: string, m: MarkedMedia): Promise<Map<number, number>> {
   const framesPerPeriod = Math.round(m.periodSec * m.fps);
