@@ -134,64 +134,60 @@ export function setEncoding(page: Page, rid: 'h' | 'l', change: EncodingChange):
   return page.evaluate(setEncodingInPage, { rid, change });
 }
 
-/** A camera and microphone whose marks a test reads back from a recording (`avOffsets`, individual/testing). */
+/** A camera and microphone whose marks a test reads back from a recording (`markedDevices`). */
 export interface MarkedDevices {
-  /** Unix ms of frame 0 and of the first period's start. */
-  readonly epochMs: number;
-  readonly periodMs: number;
-  readonly fps: number;
-  readonly width: number;
-  readonly height: number;
-  readonly toneHz: number;
-  /** The frame code's layout (FRAME_CODE of channel/publisher): `bits` blocks in the bottom `bandFraction`. */
-  readonly bits: number;
-  readonly bandFraction: number;
+  /** The microphone: a WebAudio tone in one half of every period from `epochMs`, at wall-clock edges (none: silent). */
+  readonly tone: { readonly epochMs: number; readonly periodMs: number; readonly hz: number; readonly half: 'first' | 'second' | 'none' };
+  /**
+   * The camera: a canvas that numbers its frames from `epochMs` in a band along the bottom (FRAME_CODE of
+   * channel/publisher: `bits` blocks in the bottom `bandFraction`); absent: the browser's own (fake) camera.
+   */
+  readonly canvas?: { readonly epochMs: number; readonly fps: number; readonly width: number; readonly height: number; readonly bits: number; readonly bandFraction: number };
 }
 
 /**
  * In the page, before the call page loads (`page.addInitScript(markedDevices, devices)`): getUserMedia answers a
- * canvas camera and a WebAudio microphone that mark the same instants. Each frame carries its number since `epochMs`
- * in a binary band along the bottom (as reeltime's synthetic publisher draws it) below a still picture with a moving
- * box; the tone
- * sounds in the first half of every period, at wall-clock edges. So frame k × period × fps and tone onset k are one
- * instant, as Chromium's own capture saw it. The track's `contentHint` is `detail`: Chromium keeps its resolution
- * under loss (the band is read at fixed positions) and lowers the frame rate instead. No helper functions in here:
- * tsx would wrap them in a name-keeping call the page does not have.
+ * microphone that sounds a tone in one half of every period, and a canvas camera whose frames carry their numbers
+ * (drawn on a polled frame clock, each within a few ms of its due instant) below a still picture with a moving box,
+ * or the browser's own camera. With the tone in the first half, frame k × period × fps and tone onset k are one
+ * instant as Chromium's capture saw it (`avOffsets` in recorders/individual/testing). The canvas track's
+ * `contentHint` is `detail`: Chromium keeps its resolution under loss (the band is read at fixed positions). No
+ * helper functions in here: tsx would wrap them in a name-keeping call the page does not have.
  */
 export function markedDevices(m: MarkedDevices): void {
   const media = navigator.mediaDevices;
+  const original = media.getUserMedia.bind(media);
   media.getUserMedia = async (constraints?: MediaStreamConstraints) => {
-    const stream = new MediaStream();
-    if (constraints?.video) {
+    const c = m.canvas;
+    const stream = c || !constraints?.video ? new MediaStream() : await original({ video: constraints.video, audio: false });
+    if (c && constraints?.video) {
       const canvas = document.createElement('canvas');
-      canvas.width = m.width;
-      canvas.height = m.height;
+      canvas.width = c.width;
+      canvas.height = c.height;
       const g = canvas.getContext('2d') as CanvasRenderingContext2D;
-      const band = Math.max(2, Math.round(m.height * m.bandFraction));
-      // Frames on demand (requestFrame), each drawn and taken at its own instant of the frame clock, so a period's
-      // mark frame is captured within a timer's lateness of the period's start (a free-running interval's frames
-      // fell up to half a frame either side: ±31 ms at 16 fps).
+      const band = Math.max(2, Math.round(c.height * c.bandFraction));
+      // Frames on demand (requestFrame): a free-running timer put each frame up to half a frame off its instant.
       const track = canvas.captureStream(0).getVideoTracks()[0] as CanvasCaptureMediaStreamTrack;
       track.contentHint = 'detail';
-      const frameMs = 1000 / m.fps;
+      const frameMs = 1000 / c.fps;
       let due = 0;
       // Polled every 4 ms: each frame is drawn and taken within a few ms of its due instant.
       setInterval(() => {
-        const n = Math.floor((performance.timeOrigin + performance.now() - m.epochMs) / frameMs);
+        const n = Math.floor((performance.timeOrigin + performance.now() - c.epochMs) / frameMs);
         if (n < due) return;
         due = n + 1;
         // A still picture with a box that moves, as a camera's mostly still scene, the code below it.
         g.fillStyle = '#2a6f4e';
-        g.fillRect(0, 0, m.width, m.height - band);
+        g.fillRect(0, 0, c.width, c.height - band);
         g.fillStyle = '#ddd';
-        g.fillRect((n * 4) % m.width, (m.height - band) / 4, m.width / 5, (m.height - band) / 2);
+        g.fillRect((n * 4) % c.width, (c.height - band) / 4, c.width / 5, (c.height - band) / 2);
         g.fillStyle = 'black';
-        g.fillRect(0, m.height - band, m.width, band);
+        g.fillRect(0, c.height - band, c.width, band);
         g.fillStyle = 'white';
-        for (let k = 0; k < m.bits; k++) {
+        for (let k = 0; k < c.bits; k++) {
           if (((n >> k) & 1) === 0) continue;
-          const x = Math.round((k * m.width) / m.bits);
-          g.fillRect(x, m.height - band, Math.round(((k + 1) * m.width) / m.bits) - x, band);
+          const x = Math.round((k * c.width) / c.bits);
+          g.fillRect(x, c.height - band, Math.round(((k + 1) * c.width) / c.bits) - x, band);
         }
         track.requestFrame();
       }, 4);
@@ -201,7 +197,7 @@ export function markedDevices(m: MarkedDevices): void {
       const ctx = new AudioContext({ sampleRate: 48000 });
       await ctx.resume();
       const osc = ctx.createOscillator();
-      osc.frequency.value = m.toneHz;
+      osc.frequency.value = m.tone.hz;
       const gain = ctx.createGain();
       gain.gain.value = 0;
       const out = ctx.createMediaStreamDestination();
@@ -212,11 +208,15 @@ export function markedDevices(m: MarkedDevices): void {
       const at = ctx.getOutputTimestamp();
       const wallNow = performance.timeOrigin + (at.performanceTime ?? performance.now());
       const audioNow = at.contextTime ?? ctx.currentTime;
-      for (let k = 0; k < 300; k++) {
-        const on = m.epochMs + k * m.periodMs;
-        if (on + m.periodMs / 2 < wallNow) continue;
-        gain.gain.setValueAtTime(0.5, Math.max(0, audioNow + (on - wallNow) / 1000));
-        gain.gain.setValueAtTime(0, Math.max(0, audioNow + (on + m.periodMs / 2 - wallNow) / 1000));
+      if (m.tone.half !== 'none') {
+        const { epochMs, periodMs } = m.tone;
+        const offset = m.tone.half === 'first' ? 0 : periodMs / 2;
+        for (let k = 0; k < 300; k++) {
+          const on = epochMs + k * periodMs + offset;
+          if (on + periodMs / 2 < wallNow) continue;
+          gain.gain.setValueAtTime(0.5, Math.max(0, audioNow + (on - wallNow) / 1000));
+          gain.gain.setValueAtTime(0, Math.max(0, audioNow + (on + periodMs / 2 - wallNow) / 1000));
+        }
       }
       for (const t of out.stream.getAudioTracks()) stream.addTrack(t);
     }

@@ -73,7 +73,11 @@ test('Chromium, VP8 and H.264, through 5 % uplink loss and through 2 % bursts wi
       const cname = `chromium-loss-${codec}`;
       const publishers: Publisher[] = [];
       // Frame 0 and the first tone at the next whole second; the frame code wraps 64 s later, after this codec's pages.
-      const devices: MarkedDevices = { ...MARKS, epochMs: Math.ceil(Date.now() / 1000) * 1000, periodMs: MARKS.periodSec * 1000, ...FRAME_CODE };
+      const epochMs = Math.ceil(Date.now() / 1000) * 1000;
+      const devices: MarkedDevices = {
+        tone: { epochMs, periodMs: MARKS.periodSec * 1000, hz: MARKS.toneHz, half: 'first' },
+        canvas: { epochMs, fps: MARKS.fps, width: MARKS.width, height: MARKS.height, ...FRAME_CODE },
+      };
       const join = async (uid: number, relay: ImpairmentRelay, lossy?: (typeof LINKS)[number]) => {
         const before = relay.counters.upstream.packetsIn;
         const page = await joinCallPage(browser!, h.server.url, cname, uid, codec, {

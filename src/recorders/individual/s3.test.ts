@@ -71,9 +71,11 @@ test('individual recording uploads slices and playlists to an S3 API server; a m
       const browser = await launchTestChromium(['--autoplay-policy=no-user-gesture-required']);
       try {
         const failures: string[] = [];
-        const page = await openSessionPage(browser, h.server.url, sid, failures);
+        // Listened for before the page opens: hls.js may have fetched all it plays before openSessionPage returns
+        // (a whole-suite run of session 28 saw no response on a listener added after it).
         const fromBucket: string[] = [];
-        page.on('response', (r) => void (r.url().startsWith(`${s3.url}/${BUCKET}/`) && fromBucket.push(`${r.status()} ${r.headers()['access-control-allow-origin']}`)));
+        browser.context.on('response', (r) => void (r.url().startsWith(`${s3.url}/${BUCKET}/`) && fromBucket.push(`${r.status()} ${r.headers()['access-control-allow-origin']}`)));
+        const page = await openSessionPage(browser, h.server.url, sid, failures);
         const audio = '#playback figure[data-player="uid 111"] audio';
         await page.waitForSelector(audio);
         await page.evaluate((sel) => (document.querySelector(sel) as HTMLAudioElement).play(), audio);

@@ -8,60 +8,12 @@ import { test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { SpeakersDocument } from '../../media/speech/index.ts';
 import { launchTestChromium, type TestChromium } from '../../testing/chromium.ts';
-import { joinCallPage } from '../../testing/call-page.ts';
+import { joinCallPage, markedDevices, type MarkedDevices } from '../../testing/call-page.ts';
 import { waitUntil } from '../../testing/wait.ts';
 import { assertTimelineFollowsTurns } from '../common/testing/speakers.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 
 const PERIOD_MS = 6000;
-
-interface Turns {
-  /** Unix ms of the first period's start. */
-  readonly epochMs: number;
-  readonly periodMs: number;
-  /** Which half of each period the tone sounds in; none: silent throughout. */
-  readonly half: 'first' | 'second' | 'none';
-  readonly hz: number;
-}
-
-/**
- * In the page, before the call page loads: its microphone becomes a WebAudio tone that sounds in one half of every
- * period, at wall-clock edges (the audio clock's time of each edge is read from the context's output timestamp).
- */
-function toneTurnsMicrophone(turns: Turns): void {
-  const media = navigator.mediaDevices;
-  const original = media.getUserMedia.bind(media);
-  media.getUserMedia = async (constraints?: MediaStreamConstraints) => {
-    const stream = await original({ video: constraints?.video ?? false, audio: false });
-    if (!constraints?.audio) return stream;
-    const ctx = new AudioContext({ sampleRate: 48000 });
-    await ctx.resume();
-    const osc = ctx.createOscillator();
-    osc.frequency.value = turns.hz;
-    const gain = ctx.createGain();
-    gain.gain.value = 0;
-    const out = ctx.createMediaStreamDestination();
-    osc.connect(gain).connect(out);
-    osc.start();
-    // Wall clock → audio clock, from one reading of both. (No helper functions in here: tsx would wrap them in a
-    // name-keeping call the page does not have.)
-    await new Promise((r) => setTimeout(r, 200));
-    const at = ctx.getOutputTimestamp();
-    const wallNow = performance.timeOrigin + (at.performanceTime ?? performance.now());
-    const audioNow = at.contextTime ?? ctx.currentTime;
-    if (turns.half !== 'none') {
-      const offset = turns.half === 'first' ? 0 : turns.periodMs / 2;
-      for (let k = 0; k < 200; k++) {
-        const on = turns.epochMs + k * turns.periodMs + offset;
-        if (on + turns.periodMs / 2 < wallNow) continue;
-        gain.gain.setValueAtTime(0.5, Math.max(0, audioNow + (on - wallNow) / 1000));
-        gain.gain.setValueAtTime(0, audioNow + (on + turns.periodMs / 2 - wallNow) / 1000);
-      }
-    }
-    for (const t of out.stream.getAudioTracks()) stream.addTrack(t);
-    return stream;
-  };
-}
 
 test('individual speaker timeline from Chromium\'s own audio levels (RFC 6464): each turn one interval within 300 ms, nothing for the silent page, no audio decoded', { timeout: 300_000 }, async () => {
   const h = await startHarness({ channel: { idleTimeoutMs: 60_000 }, recording: { individualSliceSeconds: 4 } });
@@ -70,11 +22,12 @@ test('individual speaker timeline from Chromium\'s own audio levels (RFC 6464): 
     browser = await launchTestChromium(['--autoplay-policy=no-user-gesture-required']);
     const cname = 'chromium-speakers';
     const epochMs = Math.ceil(Date.now() / 1000) * 1000;
-    const joinWithTone = (uid: number, half: Turns['half'], hz: number): Promise<Page> =>
+    const joinWithTone = (uid: number, half: MarkedDevices['tone']['half'], hz: number): Promise<Page> =>
       joinCallPage(browser!, h.server.url, cname, uid, 'vp8', {
         prepare: async (page) => {
           page.on('pageerror', (e) => console.log(`page ${uid}: ${e.message}`));
-          await page.addInitScript(toneTurnsMicrophone, { epochMs, periodMs: PERIOD_MS, half, hz });
+          // The microphone a WebAudio tone in one half of every period (`markedDevices`), the camera Chromium's own.
+          await page.addInitScript(markedDevices, { tone: { epochMs, periodMs: PERIOD_MS, half, hz } });
         },
       });
     await joinWithTone(701, 'first', 440);
