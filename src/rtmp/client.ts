@@ -62,11 +62,6 @@ export class RtmpPublisher {
     return this.#state.kind === 'published';
   }
 
-  /** Bytes given to send() that the socket has not handed to the network yet. */
-  get unsentBytes(): number {
-    return this.#socket.writableLength;
-  }
-
   /** Bytes handed to the network so far. */
   get sentBytes(): number {
     return this.#socket.bytesWritten - this.#socket.writableLength;

@@ -1,3 +1,3 @@
 // The CDN push as a process of its own: any encoder's MPEG-TS stream copied to one RTMP(S) target.
 export { CdnPusher, type CdnPusherOptions, type PushStatus, type PushStatusChange } from './cdn-pusher.ts';
-export { isRtmpUrl, pusherArgs } from './pusher-args.ts';
+export { isRtmpUrl } from './pusher-args.ts';
