@@ -163,6 +163,28 @@ const LONGEST = [
   'src/recorders/individual/s3.test.ts', // 22 s
   'src/console/live-browser.test.ts', // 30 s alone: five 4 s slices first
   'src/cli/commands/record.test.ts', // 14 s, but 22 s of CPU in an earlier run
+  // Times from session 29's first fresh-clone run: listed so that a fresh clone does not start them in the lane's last
+  // minute, where each was the lane's last file in that run (it ended 20 s after most).
+  'src/recorders/mix/browser.test.ts', // 21 s
+  'src/channel/turn/turn.test.ts', // 21 s
+  'src/impairment/viewer-layers.test.ts', // 20 s
+  'src/server/sigkill.test.ts', // 20 s
+  'src/channel/publisher/simulcast-publish.test.ts', // 19 s
+  'src/media/track-pipeline.test.ts', // 19 s
+  'src/recorders/web/audio-loss.test.ts', // 18 s
+  'src/rules/rules-ingest.test.ts', // 17 s
+  'src/recording/dispatch/bullmq/cross-process.test.ts', // 17 s
+  'src/recorders/individual/hold-restart.test.ts', // 15 s
+  'src/recording/dispatch/bullmq/recorder-follows-channel.test.ts', // 15 s
+  'src/recording/dispatch/bullmq/redis-restart.test.ts', // 15 s
+  'src/media/mix/live/mix-pipeline.test.ts', // 15 s
+  'src/recorders/individual/restart.test.ts', // 14 s
+  'src/console/ingress-browser.test.ts', // 14 s
+  'src/recorders/individual/scene2.test.ts', // 13 s
+  'src/channel/membership/membership.test.ts', // 12 s
+  'src/metrics/metrics.test.ts', // 11 s
+  'src/channel/browser.test.ts', // 11 s
+  'src/channel/placement/browser-cross-node.test.ts', // 10 s
 ];
 
 /**

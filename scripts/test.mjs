@@ -65,6 +65,12 @@ const ADMISSION = {
    */
   settleMs: 2_000,
   /**
+   * The same once no timing-sensitive file runs or waits: the lane's last two minutes were some fifty files of 1-20 s
+   * started one per settleMs, 1.3 cores busy (session 29, fresh1). Their CPU shows within a second (most is loading
+   * the bundle), and the window below still holds starts back when it does.
+   */
+  settleAfterChainMs: 1_000,
+  /**
    * Between any two starts, even those the minimum or a sensitive file's company asks for: five files started in one
    * instant (each compiling its imports, launching Chromium or ffmpeg) starved one another on a slower machine
    * (session 19: two WHEP recordings lost 8 s of one kind, a CDN push never connected).
@@ -514,7 +520,7 @@ async function runAdmitted(queue, fileLane) {
     // Past the chain of sensitive files, up to HEAVY_MAX_AFTER_CHAIN while the CPU is a quarter idle: the files left
     // then mostly wait (recordings of N seconds, Chromium pages), each at nice 19 beside its equals, and at five to
     // seven at once the lane's last four minutes used 1.0-1.4 cores (session 24).
-    return active.size < HEAVY_MAX_AFTER_CHAIN && idleEnough() ? otherAt : -1;
+    return active.size < HEAVY_MAX_AFTER_CHAIN && idleEnough(ADMISSION.settleAfterChainMs) ? otherAt : -1;
   };
   while ((queue.length > 0 || active.size > 0) && !interrupted) {
     const at = queue.length > 0 && performance.now() - lastStart >= ADMISSION.startGapMs ? next() : -1;

@@ -46,9 +46,10 @@ const CAPTURE_TRIES = 3;
 /**
  * The capture runs ffmpeg at most this many times real time (`-readrate`), so that what a busy reader has not read
  * yet stays inside the socket buffer however fast the machine encodes: a 640x360 VP8 loop is about 0.9 MB for 31 s,
- * so 8× is about 0.25 MB/s against a 4 MB buffer. A capture still takes only 1/8 of its media time.
+ * so 16× is about 0.5 MB/s against a 4 MB buffer (8 s of a reader that does not read). A capture takes 1/16 of its
+ * media time: at 8× the first publishers of a test file waited 4-9 s for their media.
  */
-const CAPTURE_READ_RATE = 8;
+const CAPTURE_READ_RATE = 16;
 const RECV_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /** Where cache files live: shared by every process on the machine (parallel test files read the same files). */

@@ -27,7 +27,6 @@ test('mix with one publisher at 10 % uplink loss and one clean: the composite ke
     relays.push(
       await startImpairmentRelay({
         mappings: portRangeMappings({ address: '127.0.0.1', port: nodeMin + offset }, { address: '127.0.0.1', port: nodeMin }, 1),
-        upstream: { loss: 0.1 },
         seed: 27,
       }),
     );
@@ -41,6 +40,8 @@ test('mix with one publisher at 10 % uplink loss and one clean: the composite ke
     pubs.push(await connectedPublisher({ baseUrl: h.server.url, appId: APP, cname, uid: 101, token: rtcToken(cname, 101), color: 'red', toneHz: 440, codec: 'vp8', fps: FPS, mode: 'replay', ...small }));
     assert.equal(relays[1]!.counters.upstream.packetsIn, 0, 'the lossy publisher went through the lossy relay');
     pubs.push(await connectedPublisher({ baseUrl: h.server.url, appId: APP, cname, uid: 102, token: rtcToken(cname, 102), color: 'blue', toneHz: 1000, codec: 'h264', fps: FPS, mode: 'replay', ...small }));
+    // Connected over a clean link (ICE and DTLS through 10 % loss only cost time); the loss starts before the recording.
+    relays[0]!.setLink('upstream', { loss: 0.1 });
     const rec = await h.startRecording(cname, '9001', {
       token: rtcToken(cname, 9001, 2),
       storageConfig: storageConfig(),
