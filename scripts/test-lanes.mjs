@@ -111,6 +111,7 @@ const MEDIA = [
   'src/channel/webrtc/forward.test.ts',
   'src/channel/webrtc/local-tap.test.ts',
   'src/impairment/repair-through-channel.test.ts',
+  'src/impairment/viewer-delay.test.ts',
   'src/channel/webrtc/keyframe-requests.test.ts',
   'src/channel/publisher/replay.test.ts',
   'src/channel/publisher/simulcast-publish.test.ts',
@@ -204,6 +205,10 @@ export const TIMING_SENSITIVE = new Set([
   'src/impairment/repair-through-channel.test.ts',
   'src/channel/webrtc/keyframe-requests.test.ts',
   'src/media/mix/live/av-sync.test.ts',
+  // A delay trend read from feedback stamped in this process: a stall of its event loop reads as a queue. Not PAIRED:
+  // its live simulcast encode (0.6 of a core) beside the Chromium simulcast test made Chromium send its full picture
+  // at a few frames a second (twice in two runs, session 29).
+  'src/impairment/viewer-delay.test.ts',
   // Its layout samples read a region black when the mix fell behind (a run on a slower machine, and one in session 14).
   'src/recorders/mix/record.test.ts',
   // Speech intervals within 300 ms of the turns' edges: under the whole suite on a slow machine (session 25) one ended

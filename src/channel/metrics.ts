@@ -59,7 +59,7 @@ export function registerChannelMetrics(metrics: MetricsRegistry, sfu: Sfu): void
   metrics.counterFrom(
     {
       name: 'reeltime_viewer_layer_switches_total',
-      help: 'Viewers of simulcast publishers moved to the low layer (down) or tried on the high one again (up) by the loss they reported',
+      help: 'Viewers of simulcast publishers moved to the low layer (down) by the loss they reported or the delay trend of their feedback, or tried on the high one again (up)',
       labelNames: ['direction'],
     },
     () => (['down', 'up'] as const).map((direction) => [{ direction }, t.layerSwitches[direction]] as const),
@@ -103,5 +103,17 @@ export function registerChannelMetrics(metrics: MetricsRegistry, sfu: Sfu): void
   metrics.counterFrom(
     { name: 'reeltime_rtcp_twcc_total', help: 'Transport-wide congestion control feedback packets sent to publishers', labelNames: [] },
     () => [[{}, t.twccOut]],
+  );
+  metrics.counterFrom(
+    { name: 'reeltime_rtcp_twcc_received_total', help: 'Transport-wide congestion control feedback packets received from viewers', labelNames: [] },
+    () => [[{}, t.twccIn]],
+  );
+  metrics.counterFrom(
+    {
+      name: 'reeltime_viewer_delay_moves_total',
+      help: 'WHEP viewers of simulcast publishers moved to the low layer because the delay of their feedback grew (a queue filling up)',
+      labelNames: [],
+    },
+    () => [[{}, t.delayMoves]],
   );
 }

@@ -1,4 +1,4 @@
-import { RTCPeerConnection, useFIR, useH264, useNACK, useOPUS, usePLI, useSdesMid, useSdesRTPStreamId, useVP8 } from 'werift';
+import { RTCPeerConnection, useAudioLevelIndication, useFIR, useH264, useNACK, useOPUS, usePLI, useSdesMid, useSdesRTPStreamId, useTransportWideCC, useVP8 } from 'werift';
 import { allowedCandidates } from './candidates.ts';
 import {
   completeIceRestart,
@@ -25,7 +25,16 @@ export type VideoCodecName = 'vp8' | 'h264';
  * `nack`, so a publisher's lost audio is NACKed and resent as well; video offers `ccm fir` beside PLI.
  */
 export async function loopbackPeer(
-  opts: { stunUrl?: string; videoCodecs?: readonly VideoCodecName[]; rtx?: boolean; keyframeRequests?: boolean; audioNack?: boolean; simulcast?: boolean } = {},
+  opts: {
+    stunUrl?: string;
+    videoCodecs?: readonly VideoCodecName[];
+    rtx?: boolean;
+    keyframeRequests?: boolean;
+    audioNack?: boolean;
+    simulcast?: boolean;
+    /** A viewer that reports each packet's arrival (transport-cc): the node then reads its link's queue from them. */
+    transportCc?: boolean;
+  } = {},
 ): Promise<RTCPeerConnection> {
   const stunUrl = opts.stunUrl ?? (await sharedLoopbackStun()).url;
   // A sender that cannot make a keyframe on request (`keyframeRequests: false`) offers neither PLI nor FIR.
@@ -38,7 +47,11 @@ export async function loopbackPeer(
   // from its packet history.
   const audio = useOPUS({ rtcpFeedback: opts.audioNack === false ? [] : [useNACK()] });
   // A simulcast sender names each packet's encoding (rtp-stream-id, RFC 8852).
-  const headerExtensions = opts.simulcast ? { headerExtensions: { audio: [useSdesMid()], video: [useSdesMid(), useSdesRTPStreamId()] } } : {};
+  const headerExtensions = opts.simulcast
+    ? { headerExtensions: { audio: [useSdesMid()], video: [useSdesMid(), useSdesRTPStreamId()] } }
+    : opts.transportCc
+      ? { headerExtensions: { audio: [useSdesMid(), useAudioLevelIndication(), useTransportWideCC()], video: [useSdesMid(), useTransportWideCC()] } }
+      : {};
   return new RTCPeerConnection(loopbackClientConfig(stunUrl, { codecs: { audio: [audio], video }, ...headerExtensions }));
 }
 

@@ -53,7 +53,9 @@ export interface WhepSubscriber {
 
 /** Receives one publisher's tracks over WHEP with a werift peer (tests, recorder, benchmarks). */
 export async function whepSubscribe(opts: WhepSubscribeOptions): Promise<WhepSubscriber> {
+  // transport-cc: the node numbers what it sends and this client reports the arrivals (ReceiveFeedback), as a browser does.
   const pc = await loopbackPeer({
+    transportCc: true,
     ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}),
     ...(opts.videoCodecs ? { videoCodecs: opts.videoCodecs } : {}),
   });

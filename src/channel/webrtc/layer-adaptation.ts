@@ -2,6 +2,8 @@
  * Which encoding of a simulcast publisher a subscriber gets (docs/channel.md, "Simulcast"): `high` the one with the
  * most bits, `low` the one with the fewest. A publisher without simulcast has one, which is both.
  */
+import type { DelaySignal } from './delay-trend.ts';
+
 export type LayerChoice = 'high' | 'low';
 export const LAYER_CHOICES: readonly LayerChoice[] = ['high', 'low'];
 
@@ -22,6 +24,10 @@ export const VIEWER_LAYERS: readonly ViewerLayer[] = [...LAYER_CHOICES, 'auto'];
  *
  * Trying is how it finds that a link cleared: a viewer on the low layer gets only what that layer sends, so its
  * reports cannot tell how much more would fit.
+ *
+ * A queue that grows in front of the viewer's link (the delay trend of its transport-cc feedback, delay-trend.ts)
+ * moves it as a burst of loss would (`adaptToDelay`), before the queue overflows: a browser viewer sends that
+ * feedback (Chromium every 50-100 ms), so does reeltime's WHEP client.
  */
 export type LayerAdaptation =
   | { readonly kind: 'high'; readonly backoffMs: number; readonly lossy: boolean }
@@ -67,5 +73,18 @@ export function adapt(s: LayerAdaptation, fractionLost: number, at: number, rule
       return { ...s, lossy };
     case 'low':
       return at - s.since >= s.backoffMs && fractionLost < rules.cleanLoss ? { kind: 'trying', since: at, backoffMs: s.backoffMs, lossy: false } : s;
+  }
+}
+
+/** The next state after the viewer's delay trend (delay-trend.ts) said `signal` at `at` (ms): overuse moves it down. */
+export function adaptToDelay(s: LayerAdaptation, signal: DelaySignal, at: number, rules: AdaptationRules = ADAPTATION_RULES): LayerAdaptation {
+  if (signal !== 'overuse') return s;
+  switch (s.kind) {
+    case 'high':
+      return { kind: 'low', since: at, backoffMs: s.backoffMs };
+    case 'trying':
+      return { kind: 'low', since: at, backoffMs: Math.min(s.backoffMs * 2, rules.maxBackoffMs) };
+    case 'low':
+      return s;
   }
 }

@@ -1,16 +1,22 @@
-import { RtcpRrPacket, type RTCRtpTransceiver } from 'werift';
+import { performance } from 'node:perf_hooks';
+import { RTP_EXTENSION_URI, RtcpRrPacket, RtcpTransportLayerFeedback, TransportWideCC, type RTCRtpTransceiver, type RtpPacket } from 'werift';
 import type { MediaKind } from '../membership/index.ts';
 import type { ForwardSource } from './forward.ts';
 import type { SubscriberGate } from './gate.ts';
 import { attachGated, gatedRtpPacket, KeyframeAsker } from './gated-forward.ts';
 import { PeerSession, type PeerSessionOptions } from './peer-session.ts';
 import { SenderReportWriter } from './sender-reports.ts';
-import { adapt, adaptedLayer, startAdaptation, type LayerChoice } from './layer-adaptation.ts';
+import { parseTwccFeedback } from './twcc.ts';
+import { DelayTrend, type DelaySignal } from './delay-trend.ts';
+import { adapt, adaptedLayer, adaptToDelay, startAdaptation, type LayerChoice } from './layer-adaptation.ts';
 import type { VideoSize } from '../../rtp-payload/index.ts';
 import { SwitchingLayerView } from './simulcast.ts';
 import { ViewerRepair } from './viewer-repair.ts';
 import { senderExtensionId } from './werift-hooks.ts';
 import { AUDIO_LEVEL_URI } from '../../rtp-payload/index.ts';
+
+/** How long the delay trend must say overuse before a viewer moves down (GCC's own reaction, a rate cut, is at once). */
+const SUSTAINED_OVERUSE_MS = 500;
 
 export interface SubscribeSessionOptions extends PeerSessionOptions {
   /** The publisher's tracks by kind. */
@@ -34,6 +40,9 @@ export class SubscribeSession extends PeerSession {
   readonly #startFromGop: (() => void)[] = [];
   #videoGate: SubscriberGate | undefined;
   readonly #keyframes: KeyframeAsker;
+  /** The viewer's transport-cc feedback on every packet this peer sends (one transport: audio and video). */
+  readonly #delay = new DelayTrend();
+  readonly #delayListeners: ((signal: DelaySignal) => void)[] = [];
 
   constructor(private readonly opts: SubscribeSessionOptions) {
     super(opts);
@@ -74,6 +83,13 @@ export class SubscribeSession extends PeerSession {
     return video instanceof SwitchingLayerView && video.fit(size) ? video.choice : undefined;
   }
 
+  #sentTransportSeq(sender: RTCRtpTransceiver['sender'], p: RtpPacket): void {
+    const id = senderExtensionId(sender, RTP_EXTENSION_URI.transportWideCC);
+    if (id === undefined) return;
+    const ext = p.header.extensions.find((e) => e.id === id);
+    if (ext && ext.payload.length >= 2) this.#delay.sent(ext.payload.readUInt16BE(0), performance.now());
+  }
+
   #wire(t: RTCRtpTransceiver): void {
     const kind = t.kind as MediaKind;
     const sender = t.sender;
@@ -87,16 +103,39 @@ export class SubscribeSession extends PeerSession {
       source.requestKeyframe('fir');
     });
     this.#detach.push(() => repair.close());
+    // The viewer's transport-cc feedback may come on either sender (it names the SSRC it got last): one trend.
+    sender.onRtcp.subscribe((p) => {
+      if (!(p instanceof RtcpTransportLayerFeedback) || !(p.feedback instanceof TransportWideCC)) return;
+      const fb = parseTwccFeedback(p.serialize());
+      if (!fb) return;
+      traffic.twccIn++;
+      const signal = this.#delay.feedback(fb.results);
+      // A layer switch is a bigger step than a sender's 15 % cut: only a queue that kept growing for a while moves
+      // the viewer, not one stall of its process.
+      if (signal !== 'overuse' || this.#delay.overuseForMs >= SUSTAINED_OVERUSE_MS) for (const l of this.#delayListeners) l(signal);
+    });
     if (source instanceof SwitchingLayerView && this.opts.adaptsToLoss) {
-      // The viewer's receiver reports of its video stream (one SSRC whatever layer it gets) move its layer.
+      // The viewer's receiver reports of its video stream (one SSRC whatever layer it gets) and the delay trend of
+      // its transport-cc feedback move its layer.
       let adaptation = startAdaptation();
+      const moved = () => {
+        const to = adaptedLayer(adaptation);
+        if (source.choose(to)) traffic.layerSwitches[to === 'low' ? 'down' : 'up']++;
+      };
       sender.onRtcp.subscribe((p) => {
         if (!(p instanceof RtcpRrPacket)) return;
         for (const r of p.reports) {
           if (r.ssrc !== sender.ssrc) continue;
           adaptation = adapt(adaptation, r.fractionLost / 256, this.opts.clock.now());
-          const to = adaptedLayer(adaptation);
-          if (source.choose(to)) traffic.layerSwitches[to === 'low' ? 'down' : 'up']++;
+          moved();
+        }
+      });
+      this.#delayListeners.push((signal) => {
+        const before = adaptation;
+        adaptation = adaptToDelay(adaptation, signal, this.opts.clock.now());
+        if (adaptation !== before) {
+          traffic.delayMoves++;
+          moved();
         }
       });
     }
@@ -115,8 +154,10 @@ export class SubscribeSession extends PeerSession {
         traffic.countRtp('out', kind, p.serializeSize);
         reports.countSent(p.payload.length);
         void sender.sendRtp(p).catch(() => undefined);
-        // sendRtp rewrote the header synchronously: the packet is kept as the viewer got it.
+        // sendRtp rewrote the header synchronously: the packet is kept as the viewer got it, with its transport-wide
+        // sequence number when the viewer negotiated transport-cc.
         repair.sent(p);
+        this.#sentTransportSeq(sender, p);
       },
       {
         accept: () => sender.dtlsTransport.state === 'connected',

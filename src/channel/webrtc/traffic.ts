@@ -49,6 +49,10 @@ export class ChannelTraffic {
   readonly viewerFitMoves: Record<LayerChoice, number> = { high: 0, low: 0 };
   /** Transport-wide congestion control feedback packets sent to publishers. */
   twccOut = 0;
+  /** Transport-wide congestion control feedback packets from viewers (their delay trend, delay-trend.ts). */
+  twccIn = 0;
+  /** Viewers moved to the low layer (or back from trying the high one) because their queue was growing. */
+  delayMoves = 0;
 
   countRtp(direction: TrafficDirection, kind: MediaKind, bytes: number): void {
     const c = this.rtp[direction][kind];

@@ -154,3 +154,55 @@ function serialize(
   if (padding > 0) b[b.length - 1] = padding;
   return b;
 }
+
+/** One packet's line in a feedback: its transport-wide sequence number and arrival time, or none (not received). */
+export interface TwccPacketResult {
+  readonly seq: number;
+  /** On the receiver's clock (µs); only differences between arrivals mean anything. */
+  readonly arrivalUs: number | undefined;
+}
+
+/**
+ * A transport-cc feedback packet (RTCP PT 205, FMT 15, as `build` writes it and Chromium sends it) read back: every
+ * packet status in order with its arrival time. Undefined for a packet too short or not of that kind.
+ */
+export function parseTwccFeedback(packet: Buffer): { readonly mediaSsrc: number; readonly results: readonly TwccPacketResult[] } | undefined {
+  if (packet.length < 20 || packet[1] !== 205 || (packet[0]! & 0x1f) !== 15) return undefined;
+  const mediaSsrc = packet.readUInt32BE(8);
+  const base = packet.readUInt16BE(12);
+  const count = packet.readUInt16BE(14);
+  const reference = packet.readIntBE(16, 3);
+  // 2-bit symbols: 0 not received, 1 small delta, 2 large delta (3 is reserved: read as not received).
+  const symbols: number[] = [];
+  let o = 20;
+  while (symbols.length < count) {
+    if (o + 2 > packet.length) return undefined;
+    const chunk = packet.readUInt16BE(o);
+    o += 2;
+    if ((chunk & 0x8000) === 0) {
+      // Run-length chunk.
+      const symbol = (chunk >> 13) & 0x3;
+      for (let k = chunk & 0x1fff; k > 0 && symbols.length < count; k--) symbols.push(symbol);
+    } else if ((chunk & 0x4000) === 0) {
+      // Status vector of fourteen 1-bit symbols: received (small delta) or not.
+      for (let k = 13; k >= 0 && symbols.length < count; k--) symbols.push((chunk >> k) & 1);
+    } else {
+      for (let k = 6; k >= 0 && symbols.length < count; k--) symbols.push((chunk >> (2 * k)) & 0x3);
+    }
+  }
+  const results: TwccPacketResult[] = [];
+  let at = reference * REFERENCE_US;
+  for (const [i, symbol] of symbols.entries()) {
+    const seq = (base + i) & 0xffff;
+    if (symbol !== SMALL && symbol !== LARGE) {
+      results.push({ seq, arrivalUs: undefined });
+      continue;
+    }
+    const large = symbol === LARGE;
+    if (o + (large ? 2 : 1) > packet.length) return undefined;
+    at += (large ? packet.readInt16BE(o) : packet[o]!) * TICK_US;
+    o += large ? 2 : 1;
+    results.push({ seq, arrivalUs: at });
+  }
+  return { mediaSsrc, results };
+}
