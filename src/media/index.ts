@@ -4,6 +4,7 @@ export { AAC_BITRATE } from './aac-output.ts';
 export { SendClock } from './arrival-anchor.ts';
 export { LOSS_FIGURES, LossMeter, type FeedStats, type LossFigure, type LossKind } from './jitter/index.ts';
 export { FFMPEG_BIN, FFPROBE_BIN, FfmpegProcess, runFfmpeg, type FfmpegExit, type FfmpegOptions } from './ffmpeg.ts';
+export { ivfFileHeader, ivfFrameHeader, RtpTimestampUnwrapper } from './ivf.ts';
 export {
   appendSlice,
   createPlaylist,

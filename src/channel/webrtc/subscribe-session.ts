@@ -12,7 +12,7 @@ import { adapt, adaptedLayer, adaptToDelay, startAdaptation, type LayerChoice } 
 import type { VideoSize } from '../../rtp-payload/index.ts';
 import { SwitchingLayerView } from './simulcast.ts';
 import { ViewerRepair } from './viewer-repair.ts';
-import { senderExtensionId } from './werift-hooks.ts';
+import { senderExtensionId, silenceSenderEstimator } from './werift-hooks.ts';
 import { AUDIO_LEVEL_URI } from '../../rtp-payload/index.ts';
 
 /** How long the delay trend must say overuse before a viewer moves down (GCC's own reaction, a rate cut, is at once). */
@@ -93,6 +93,7 @@ export class SubscribeSession extends PeerSession {
   #wire(t: RTCRtpTransceiver): void {
     const kind = t.kind as MediaKind;
     const sender = t.sender;
+    silenceSenderEstimator(sender);
     const traffic = this.peer.traffic;
     sender.onRtcp.subscribe(() => this.touch());
     const reports = new SenderReportWriter(sender);
