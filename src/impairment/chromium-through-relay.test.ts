@@ -79,7 +79,9 @@ test('Chromium through the relay with 5 % uplink loss: the node NACKs, Chromium 
       relay.setLink('upstream', { loss: 0.05 });
       const from = sub.counts.video;
       const dropsBefore = relay.counters.upstream.dropped.random;
-      await sub.waitFor(() => sub.counts.video >= from + 1500, 90_000, '1500 more video packets');
+      // About 18 s of Chromium's fake camera (some 550 frames: 99 % lets 5 go); 1500 packets (30 s) until session 29,
+      // where 907-909 of 908-910 frames came complete in every run.
+      await sub.waitFor(() => sub.counts.video >= from + 900, 90_000, '900 more video packets');
       assert.equal(sub.codecs.get('video'), 'vp8', 'Chromium publishes VP8 first');
       // What the viewer can decode: complete frames over the frames Chromium sent (by PictureID).
       const frames = countVp8Frames(sub.packets.video.slice(from, -50));
