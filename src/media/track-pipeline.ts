@@ -12,6 +12,7 @@ import { aacArgs, aacChannels } from './aac-output.ts';
 import { RECORDING_JITTER_BOUNDS, RepairedFeed, type FeedStats, type LossMeter } from './jitter/index.ts';
 import { FfmpegProcess, type FfmpegExit } from './ffmpeg.ts';
 import { systemClock } from '../clock/index.ts';
+import { h264Nals, NAL, readRtpHeader, startsKeyframe } from '../rtp-payload/index.ts';
 import type { TrackKind } from './naming.ts';
 import { ArrivalAnchor } from './arrival-anchor.ts';
 import { isVideoCodec, type RtpTrackDescription } from './sdp.ts';
@@ -87,7 +88,10 @@ export class TrackPipeline {
   readonly #input: SlicerInputPort;
   /** Packets held until ffmpeg has bound its port. */
   private pending: Buffer[] = [];
+  /** Packets ffmpeg never got: more came while it started than PENDING_LIMIT. */
+  #pendingOverflowed = false;
   private firstPacketMs: number | undefined;
+  #firstStartsKeyframe = false;
   /** Wall-clock time of the first RTP timestamp, for slice and snapshot times (arrival-anchor.ts says why). */
   readonly #anchor: ArrivalAnchor;
   /** On `now`: the last packet pushed, and when ffmpeg was launched (the idle start when no packet came). */
@@ -133,6 +137,17 @@ export class TrackPipeline {
     return this.#feed?.stats;
   }
 
+  /**
+   * Whether its slicer has the stream from a picture it can start at: the first packet began a keyframe (the SFU's
+   * gate starts every subscriber's video at one, or gives the parameter sets just before one) and none was dropped
+   * while ffmpeg started. Then asking the publisher for another keyframe only costs: libwebrtc's pacer drops the
+   * frames it still queues when a keyframe comes (keyframe flushing), and under a narrowed estimate that was 2-6
+   * frames of Chromium's VP8 right after the recording's start (issue 27).
+   */
+  get startedAtKeyframe(): boolean {
+    return this.#firstStartsKeyframe && !this.#pendingOverflowed;
+  }
+
   /** The pipeline's state kind (diagnostics and tests). */
   get state(): SlicerState['kind'] {
     return this.#state.kind;
@@ -157,6 +172,7 @@ export class TrackPipeline {
     switch (e.kind) {
       case 'hold':
         if (packet && this.pending.length < PENDING_LIMIT) this.pending.push(packet);
+        else if (packet) this.#pendingOverflowed = true;
         return;
       case 'send':
         if (packet) this.#input.send(packet);
@@ -248,7 +264,10 @@ export class TrackPipeline {
   push(packet: Buffer): void {
     if (this.#state.kind === 'ended') return;
     this.lastPacketMs = this.now();
-    this.firstPacketMs ??= this.lastPacketMs;
+    if (this.firstPacketMs === undefined) {
+      this.firstPacketMs = this.lastPacketMs;
+      this.#firstStartsKeyframe = startsDecodable(this.opts.track.codec, packet);
+    }
     this.#anchor.observe(packet, this.lastPacketMs);
     this.packets++;
     if (this.#feed) this.#feed.push(packet);
@@ -319,3 +338,12 @@ export class TrackPipeline {
 }
 
 const PACKET: SlicerInput = Object.freeze({ kind: 'packet' });
+
+/** Whether an RTP packet of `codec` begins a picture a decoder can start at, or the parameter sets sent just before one. */
+function startsDecodable(codec: string, packet: Buffer): boolean {
+  const h = readRtpHeader(packet);
+  if (!h) return false;
+  const payload = packet.subarray(h.payloadOffset, h.payloadEnd);
+  if (startsKeyframe(codec, payload)) return true;
+  return codec.toLowerCase() === 'h264' && h264Nals(payload).some((n) => n.type === NAL.sps);
+}

@@ -14,10 +14,14 @@ const joinedAndSending = () => {
 
 const sentSoFarInPage = async (): Promise<ChromiumSent> => {
   const pc = (window as unknown as { reeltime: { publish: { pc: RTCPeerConnection } } }).reeltime.publish.pc;
-  const sent = { audioPackets: 0, videoFrames: 0 };
+  const sent = { audioPackets: 0, videoFrames: 0, videoEncoded: 0, videoCaptured: 0 };
   (await pc.getStats()).forEach((r) => {
     if (r.type === 'outbound-rtp' && r.kind === 'audio') sent.audioPackets += r.packetsSent;
-    if (r.type === 'outbound-rtp' && r.kind === 'video') sent.videoFrames += r.framesSent ?? 0;
+    if (r.type === 'outbound-rtp' && r.kind === 'video') {
+      sent.videoFrames += r.framesSent ?? 0;
+      sent.videoEncoded += r.framesEncoded ?? 0;
+    }
+    if (r.type === 'media-source' && r.kind === 'video') sent.videoCaptured += r.frames ?? 0;
   });
   return sent;
 };
@@ -25,6 +29,9 @@ const sentSoFarInPage = async (): Promise<ChromiumSent> => {
 export interface ChromiumSent {
   readonly audioPackets: number;
   readonly videoFrames: number;
+  /** Frames the video encoder made, and frames its source (the camera) gave it: the difference it skipped. */
+  readonly videoEncoded: number;
+  readonly videoCaptured: number;
 }
 
 /**

@@ -119,7 +119,8 @@ export class TrackSlicers {
     void pipeline.start().then(
       () => {
         if (t.kind !== 'video') return;
-        d.requestKeyframe(t.uid);
+        // A slicer that has its stream from a keyframe needs none of its own (TrackPipeline.startedAtKeyframe).
+        if (!pipeline.startedAtKeyframe) d.requestKeyframe(t.uid);
         this.#keyframeAtMarks(t, pipeline, startedAt, 1);
       },
       (e: Error) => d.log.error({ err: e.message }, 'slicer did not start'),
