@@ -35,7 +35,8 @@ const LINKS: readonly { readonly name: string; readonly link: LinkImpairment; re
     link: { burst: gilbertForBursts(0.02, 3), delayMs: 50, jitterMs: 30 },
     // Fresh-clone runs of 2026-11-30 missed 1 to 19 frames of the VP8 page (H.264 none): three times Chromium had
     // not resent a packet within the node's NACK deadline, twice every packet had arrived and one or two frames still
-    // were not in the file. Asserted: the floor of one freeze (90 %).
+    // were not in the file (Chromium's pacer had flushed them at a keyframe: session 29, the recorder's redundant one
+    // at a slicer's start is gone, the slice marks' remain). Asserted: the floor of one freeze (90 %).
     videoBoundTodo: 'Chromium resent a packet too late (a freeze to its next keyframe), or its pacer flushed queued frames at a slice-mark keyframe (docs/recording-individual.md)',
   },
 ];
