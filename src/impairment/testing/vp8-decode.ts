@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RtpPacket } from 'werift';
-import { FFMPEG_BIN, ivfFileHeader, ivfFrameHeader, RtpTimestampUnwrapper } from '../../media/index.ts';
+import { FFPROBE_BIN, ivfFileHeader, ivfFrameHeader, RtpTimestampUnwrapper } from '../../media/index.ts';
 import { runChild } from '../../process/index.ts';
 
 /** The VP8 payload descriptor's length (RFC 7741 §4.2), or undefined for a payload too short to hold one. */
@@ -64,14 +64,20 @@ export function vp8PacketsToIvf(packets: readonly RtpPacket[]): { readonly ivf: 
   return { ivf: Buffer.concat(parts), frames };
 }
 
-/** What ffmpeg says decoding those frames (empty: no decode error), and how many there were. */
+/**
+ * What the decoder says of those frames (empty: no decode error), and how many there were. ffprobe decodes every
+ * frame (`-count_frames`) with no muxer behind it: ffmpeg's null muxer also complained of two frames whose 90 kHz
+ * times fell on one tick of its own time base, which is no decode error (fresh6 of session 29).
+ */
 export async function vp8DecodeErrors(packets: readonly RtpPacket[]): Promise<{ readonly errors: string; readonly frames: number }> {
   const { ivf, frames } = vp8PacketsToIvf(packets);
   const dir = await mkdtemp(join(tmpdir(), 'vp8-decode-'));
   try {
     const file = join(dir, 'viewer.ivf');
     writeFileSync(file, ivf);
-    const r = await runChild(FFMPEG_BIN, ['-v', 'error', '-i', file, '-f', 'null', '-'], { timeoutMs: 120_000 });
+    const r = await runChild(FFPROBE_BIN, ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=nb_read_frames', '-of', 'csv=p=0', file], {
+      timeoutMs: 120_000,
+    });
     return { errors: `${r.stderr.trim()}${r.code === 0 ? '' : ` (exit ${r.code ?? r.signal})`}`, frames };
   } finally {
     await rm(dir, { recursive: true, force: true });
