@@ -105,7 +105,7 @@ export function registerChannelMetrics(metrics: MetricsRegistry, sfu: Sfu): void
     () => [[{}, t.twccOut]],
   );
   metrics.counterFrom(
-    { name: 'reeltime_rtcp_twcc_received_total', help: 'Transport-wide congestion control feedback packets received from viewers', labelNames: [] },
+    { name: 'reeltime_rtcp_twcc_received_total', help: 'Transport-wide congestion control feedback packets read from viewers whose layer it can move (no layer pinned, a simulcast publisher)', labelNames: [] },
     () => [[{}, t.twccIn]],
   );
   metrics.counterFrom(

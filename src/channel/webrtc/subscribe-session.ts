@@ -21,7 +21,7 @@ const SUSTAINED_OVERUSE_MS = 500;
 export interface SubscribeSessionOptions extends PeerSessionOptions {
   /** The publisher's tracks by kind. */
   readonly sources: ReadonlyMap<MediaKind, ForwardSource>;
-  /** A viewer that pinned no layer: a simulcast track's layer follows the loss it reports. */
+  /** A viewer that pinned no layer: a simulcast track's layer follows the loss it reports and its delay trend. */
   readonly adaptsToLoss: boolean;
   /** Whether the publisher is still sending; a subscriber of a silent publisher sends no RTCP either. */
   readonly publisherSending: (withinMs: number) => boolean;
@@ -40,12 +40,17 @@ export class SubscribeSession extends PeerSession {
   readonly #startFromGop: (() => void)[] = [];
   #videoGate: SubscriberGate | undefined;
   readonly #keyframes: KeyframeAsker;
-  /** The viewer's transport-cc feedback on every packet this peer sends (one transport: audio and video). */
-  readonly #delay = new DelayTrend();
+  /**
+   * The viewer's transport-cc feedback on every packet this peer sends (one transport: audio and video); only for a
+   * viewer whose layer it can move (no pinned layer, a simulcast publisher), the others' feedback is not read.
+   */
+  readonly #delay: DelayTrend | undefined;
   readonly #delayListeners: ((signal: DelaySignal) => void)[] = [];
 
   constructor(private readonly opts: SubscribeSessionOptions) {
     super(opts);
+    const adapts = opts.adaptsToLoss && [...opts.sources.values()].some((s) => s instanceof SwitchingLayerView);
+    this.#delay = adapts ? new DelayTrend() : undefined;
     this.#keyframes = new KeyframeAsker(opts.clock, opts.sources.get('video'), () => this.#videoGate?.waiting ?? false);
   }
 
@@ -83,11 +88,11 @@ export class SubscribeSession extends PeerSession {
     return video instanceof SwitchingLayerView && video.fit(size) ? video.choice : undefined;
   }
 
-  #sentTransportSeq(sender: RTCRtpTransceiver['sender'], p: RtpPacket): void {
+  #sentTransportSeq(delay: DelayTrend, sender: RTCRtpTransceiver['sender'], p: RtpPacket): void {
     const id = senderExtensionId(sender, RTP_EXTENSION_URI.transportWideCC);
     if (id === undefined) return;
     const ext = p.header.extensions.find((e) => e.id === id);
-    if (ext && ext.payload.length >= 2) this.#delay.sent(ext.payload.readUInt16BE(0), performance.now());
+    if (ext && ext.payload.length >= 2) delay.sent(ext.payload.readUInt16BE(0), performance.now());
   }
 
   #wire(t: RTCRtpTransceiver): void {
@@ -105,16 +110,19 @@ export class SubscribeSession extends PeerSession {
     });
     this.#detach.push(() => repair.close());
     // The viewer's transport-cc feedback may come on either sender (it names the SSRC it got last): one trend.
-    sender.onRtcp.subscribe((p) => {
-      if (!(p instanceof RtcpTransportLayerFeedback) || !(p.feedback instanceof TransportWideCC)) return;
-      const fb = parseTwccFeedback(p.serialize());
-      if (!fb) return;
-      traffic.twccIn++;
-      const signal = this.#delay.feedback(fb.results);
-      // A layer switch is a bigger step than a sender's 15 % cut: only a queue that kept growing for a while moves
-      // the viewer, not one stall of its process.
-      if (signal !== 'overuse' || this.#delay.overuseForMs >= SUSTAINED_OVERUSE_MS) for (const l of this.#delayListeners) l(signal);
-    });
+    const delay = this.#delay;
+    if (delay) {
+      sender.onRtcp.subscribe((p) => {
+        if (!(p instanceof RtcpTransportLayerFeedback) || !(p.feedback instanceof TransportWideCC)) return;
+        const fb = parseTwccFeedback(p.serialize());
+        if (!fb) return;
+        traffic.twccIn++;
+        const signal = delay.feedback(fb.results);
+        // A layer switch is a bigger step than a sender's 15 % cut: only a queue that kept growing for a while moves
+        // the viewer, not one stall of its process.
+        if (signal !== 'overuse' || delay.overuseForMs >= SUSTAINED_OVERUSE_MS) for (const l of this.#delayListeners) l(signal);
+      });
+    }
     if (source instanceof SwitchingLayerView && this.opts.adaptsToLoss) {
       // The viewer's receiver reports of its video stream (one SSRC whatever layer it gets) and the delay trend of
       // its transport-cc feedback move its layer.
@@ -158,7 +166,7 @@ export class SubscribeSession extends PeerSession {
         // sendRtp rewrote the header synchronously: the packet is kept as the viewer got it, with its transport-wide
         // sequence number when the viewer negotiated transport-cc.
         repair.sent(p);
-        this.#sentTransportSeq(sender, p);
+        if (delay) this.#sentTransportSeq(delay, sender, p);
       },
       {
         accept: () => sender.dtlsTransport.state === 'connected',

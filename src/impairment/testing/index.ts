@@ -29,7 +29,7 @@ export async function freeShiftedRanges(count: number): Promise<{ readonly nodeM
   throw new Error('no two free UDP port ranges on 127.0.0.1');
 }
 export { countVp8Frames, type Vp8FrameCount } from './vp8-frames.ts';
-export { vp8DecodeErrors, vp8PacketsToIvf } from './vp8-decode.ts';
+export { assertVp8Decodes } from './vp8-decode.ts';
 
 /** A channel node whose media ports are reached only through an impairment relay (`channel.icePortOffset`). */
 export interface NodeBehindRelay {

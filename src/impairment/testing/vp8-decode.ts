@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -82,4 +83,15 @@ export async function vp8DecodeErrors(packets: readonly RtpPacket[]): Promise<{ 
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Asserts that a viewer's VP8 decodes without an error and holds more than `minFrames` complete frames; `report`
+ * gets the count (a test's diagnostic).
+ */
+export async function assertVp8Decodes(packets: readonly RtpPacket[], report: (line: string) => void, minFrames = 100): Promise<void> {
+  const decoded = await vp8DecodeErrors(packets);
+  report(`the viewer's video: ${decoded.frames} complete frames`);
+  assert.equal(decoded.errors, '', 'no decode error');
+  assert.ok(decoded.frames > minFrames, `${decoded.frames} frames`);
 }
