@@ -5,7 +5,8 @@
 // arguments, sending RTP to this process) from the same source at the same time. For RTMP and SRT also the delay a
 // frame takes to reach a WHEP viewer of the channel, against the floor's RTP output (both decoded the same way and
 // read by the frame number drawn into the picture): what reeltime adds to a plain remux. Prints figures and
-// ratios; asserts nothing. Usage: npm run bench:ingest   (BENCH_SECONDS=10: the length of each measurement)
+// ratios; asserts nothing. Usage: npm run bench:ingest   (BENCH_SECONDS=10: the length of each measurement;
+// BENCH_INGEST_MEDIA_PATH=whip: the ingests publish over WHIP, as into a channel on another node, instead of in-process)
 import type { ChildProcess } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -28,7 +29,11 @@ const FLOOR_PASSPHRASE = 'bench-floor-passphrase';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-ingest-'));
 const srtPort = await freeUdpPort();
-const server = await startServerProcess({ dataDir, env: { REELTIME_INGRESS_RTMP_PORT: String(await freePort()), REELTIME_INGRESS_SRT_PORTS: String(srtPort) } });
+const MEDIA_PATH = process.env.BENCH_INGEST_MEDIA_PATH === 'whip' ? 'whip' : 'auto';
+const server = await startServerProcess({
+  dataDir,
+  env: { REELTIME_INGRESS_RTMP_PORT: String(await freePort()), REELTIME_INGRESS_SRT_PORTS: String(srtPort), REELTIME_INGRESS_MEDIA_PATH: MEDIA_PATH },
+});
 const children: ChildProcess[] = [];
 const sockets: Socket[] = [];
 
@@ -185,7 +190,7 @@ try {
 }
 
 console.log(
-  `ingest, one stream each, ${SECONDS} s windows after ${WARMUP_MS / 1000} s. reeltime: its process tree (the ingest ffmpeg, the WHIP publish into the channel, ` +
+  `ingest, one stream each, ${SECONDS} s windows after ${WARMUP_MS / 1000} s. reeltime: its process tree (the ingest ffmpeg, ${MEDIA_PATH === 'whip' ? 'the WHIP publish into the channel' : 'the in-process publish into the channel'}, ` +
     `the SFU forwarding to one WHEP viewer) less its idle ${idleCores.toFixed(3)} cores; floor: the same ffmpeg alone`,
 );
 for (const r of rows) {

@@ -1,7 +1,7 @@
 export { createChannelModule, type ChannelModule, type ChannelModuleOptions, type RecorderChannelView } from './module.ts';
 export type { ChannelConfig } from './config.ts';
 export { configuredApps, type AppLookup, type ChannelApp } from './apps.ts';
-export type { SfuTestHooks, TapHandle, TapParams } from './sfu.ts';
+export type { LocalPublishHandle, LocalPublishParams, SfuTestHooks, TapHandle, TapParams } from './sfu.ts';
 export type { LayerChoice, TapPacketListener, TrackCodec } from './webrtc/index.ts';
 export { CHANNEL_ERRORS, ChannelError, type ChannelErrorCode } from './errors.ts';
 export type {
@@ -25,6 +25,7 @@ export {
   startRtpPublisher,
   startSyntheticPublisher,
   startWhepRelay,
+  type PublishInProcess,
   type RtpPublisher,
   type RtpPublisherOptions,
   type SyntheticPublisher,

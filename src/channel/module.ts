@@ -16,7 +16,7 @@ import {
 } from './placement/index.ts';
 import { registerChannelMetrics } from './metrics.ts';
 import { ChannelError } from './errors.ts';
-import { Sfu, type SfuTestHooks, type TapHandle, type TapParams } from './sfu.ts';
+import { Sfu, type LocalPublishHandle, type LocalPublishParams, type SfuTestHooks, type TapHandle, type TapParams } from './sfu.ts';
 
 /** The channel module as other modules in the same process see it. */
 export interface ChannelModule extends ReeltimeModule {
@@ -37,6 +37,12 @@ export interface ChannelModule extends ReeltimeModule {
    * `channel` role, `publisher_not_found`, token codes).
    */
   tap(params: TapParams): TapHandle;
+  /**
+   * In-process publish (an ingest beside the SFU), when every channel of the deployment lives in this process (the
+   * `channel` role, no Redis); undefined otherwise: the ingest then publishes over WHIP, which reaches the channel's
+   * owner node. Throws ChannelError (token codes, `uid_taken`, `profile_mismatch`).
+   */
+  readonly publishLocal: ((params: LocalPublishParams) => LocalPublishHandle) | undefined;
   /**
    * The outbound URL guard's rule for URLs of other nodes (owners read from Redis, their redirects): private
    * targets as `REELTIME_ALLOW_PRIVATE_URLS` says, plus this process and `REELTIME_CLUSTER_PEERS`.
@@ -146,6 +152,7 @@ export function createChannelModule(ctx: ServerContext, opts: ChannelModuleOptio
     view: (appId, cname) => (redis ? remoteView(appId, cname) : localView(appId, cname)),
     localMedia: enabled,
     peerPolicy,
+    publishLocal: enabled && !ctx.redis ? (params) => sfu.publishLocal(params) : undefined,
     tap(params) {
       if (!enabled) throw new ChannelError('not_enabled', 'this process runs no channel server');
       return sfu.tap(params);

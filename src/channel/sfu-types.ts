@@ -2,7 +2,7 @@
 import type { RequestClient } from './client-address.ts';
 import type { LeaveReason, MediaKind, Profile } from './membership/index.ts';
 import type { VideoSize } from '../rtp-payload/index.ts';
-import type { LayerChoice, TapPacketListener, TapSenderReportListener } from './webrtc/index.ts';
+import type { ClockMapping, LayerChoice, TapPacketListener, TapSenderReportListener } from './webrtc/index.ts';
 
 /** An in-process subscription (`Sfu.tap`): the same join rules as WHEP, without a peer connection. */
 export interface TapParams {
@@ -28,6 +28,26 @@ export interface TapHandle {
    * at most the layer asked for (`SwitchingLayerView.fit`). Nothing for other publishers.
    */
   fitVideo(size: VideoSize): void;
+  close(): Promise<void>;
+}
+
+/** An in-process publish (`Sfu.publishLocal`): WHIP's token and membership rules, without a peer connection. */
+export interface LocalPublishParams {
+  readonly appId: string;
+  readonly cname: string;
+  readonly uid: number;
+  readonly token: string | undefined;
+  readonly profile: Profile;
+  /** The kinds it publishes (H.264 video, Opus audio: LOCAL_PUBLISH_CODECS). */
+  readonly kinds: readonly MediaKind[];
+}
+
+/** Where an in-process publisher's packets go; `close` leaves the channel (reason `deleted`). */
+export interface LocalPublishHandle {
+  /** One RTP packet of `kind`. */
+  push(kind: MediaKind, packet: Buffer): void;
+  /** The source's clock mapping of `kind`, as its RTCP sender report. */
+  pushSenderReport(kind: MediaKind, mapping: ClockMapping): void;
   close(): Promise<void>;
 }
 

@@ -16,6 +16,7 @@ import {
   parseOffer,
   parseSdpFrag,
   PublishSession,
+  LocalPublish,
   LocalTap,
   restrictOffer,
   serverPeerConfig,
@@ -27,8 +28,8 @@ import {
   type TrackCodec,
 } from './webrtc/index.ts';
 
-export type { JoinParams, SessionCreated, SfuTestHooks, TapHandle, TapParams, TrackStat } from './sfu-types.ts';
-import type { JoinParams, SessionCreated, SfuTestHooks, TapHandle, TapParams, TrackStat } from './sfu-types.ts';
+export type { JoinParams, LocalPublishHandle, LocalPublishParams, SessionCreated, SfuTestHooks, TapHandle, TapParams, TrackStat } from './sfu-types.ts';
+import type { JoinParams, LocalPublishHandle, LocalPublishParams, SessionCreated, SfuTestHooks, TapHandle, TapParams, TrackStat } from './sfu-types.ts';
 import type { VideoSize } from '../rtp-payload/index.ts';
 
 /** What a WHIP or WHEP session holds beside its peer: its place under the caps, its token-expiry timer. */
@@ -47,6 +48,14 @@ type SessionRecord =
       etag: string;
       readonly session: PublishSession;
       readonly hold: SessionHold;
+    }
+  | {
+      /** A publisher in this process (`publishLocal`): no peer, no caps, no token expiry (a trusted client's). */
+      readonly kind: 'local-publish';
+      readonly app: ChannelApp;
+      readonly cname: string;
+      readonly uid: number;
+      readonly session: LocalPublish;
     }
   | {
       readonly kind: 'subscribe';
@@ -154,7 +163,7 @@ export class Sfu {
     const reservation = this.membership.reserveSubscribe(app.appId, p.cname, p.uid, p.publisher, p.profile);
     const pubId = this.#publishers.get(pubKey(app.appId, p.cname, p.publisher));
     const pub = pubId ? this.#sessions.get(pubId) : undefined;
-    if (pub?.kind !== 'publish') {
+    if (pub?.kind !== 'publish' && pub?.kind !== 'local-publish') {
       reservation.cancel();
       throw new ChannelError('publisher_not_found', `uid ${p.publisher} is not publishing in channel "${p.cname}"`);
     }
@@ -221,6 +230,32 @@ export class Sfu {
   }
 
   /**
+   * Publishes in-process (an ingest in the channel's own process): WHIP's token, uid and profile rules, then the
+   * packets straight into the tracks' fan-outs (docs/ingest.md, "In-process publish"). Throws ChannelError.
+   */
+  publishLocal(p: LocalPublishParams): LocalPublishHandle {
+    const app = this.app(p.appId);
+    authorizeJoin({ app, token: p.token, cname: p.cname, uid: p.uid, publish: true, nowSec: this.#nowSec() });
+    if (p.kinds.length === 0) throw new ChannelError('bad_sdp', 'the publish has no audio or video');
+    const reservation = this.membership.reservePublish(app.appId, p.cname, p.uid, p.profile);
+    const session = new LocalPublish({ kinds: p.kinds, clock: this.clock, traffic: this.traffic });
+    const id = this.#newId();
+    this.#sessions.set(id, { kind: 'local-publish', app, cname: p.cname, uid: p.uid, session });
+    this.#publishers.set(pubKey(app.appId, p.cname, p.uid), id);
+    const tracks = [...session.tracks.values()].map((t) => ({ kind: t.kind, codec: t.codec.mimeType }));
+    reservation.commit(tracks);
+    this.log.info({ cname: p.cname, uid: p.uid, tracks, inProcess: true }, 'channel: publisher joined');
+    return {
+      push: (kind, packet) => session.push(kind, packet),
+      pushSenderReport: (kind, mapping) => session.pushSenderReport(kind, mapping),
+      close: async () => {
+        if (session.closed) return;
+        await this.end(id, 'deleted');
+      },
+    };
+  }
+
+  /**
    * Subscribes in-process to a publisher's tracks (a recorder in the channel's own process): the token, profile
    * and membership rules of WHEP, then the publisher's packets straight from its fan-out (docs/channel.md,
    * "In-process taps").
@@ -231,7 +266,7 @@ export class Sfu {
     const reservation = this.membership.reserveSubscribe(app.appId, p.cname, p.uid, p.publisher, p.profile);
     const pubId = this.#publishers.get(pubKey(app.appId, p.cname, p.publisher));
     const pub = pubId ? this.#sessions.get(pubId) : undefined;
-    if (pub?.kind !== 'publish' || pub.session.closed) {
+    if ((pub?.kind !== 'publish' && pub?.kind !== 'local-publish') || pub.session.closed) {
       reservation.cancel();
       throw new ChannelError('publisher_not_found', `uid ${p.publisher} is not publishing in channel "${p.cname}"`);
     }
@@ -283,7 +318,7 @@ export class Sfu {
    */
   async patch(id: string, ifMatch: string | undefined, body: string): Promise<{ readonly etag: string; readonly frag: string } | undefined> {
     const rec = this.#sessions.get(id);
-    if (!rec || rec.kind === 'tap') throw new ChannelError('session_not_found', 'no such session (it ended or never existed)');
+    if (!rec || rec.kind === 'tap' || rec.kind === 'local-publish') throw new ChannelError('session_not_found', 'no such session (it ended or never existed)');
     if (!ifMatch) throw new ChannelError('etag_required', 'PATCH needs an If-Match header with the session ETag');
     const frag = parseSdpFrag(body);
     if (ifMatch.trim() === '*') {
@@ -314,8 +349,10 @@ export class Sfu {
       if (byChannel) rec.ended(reason);
       return true;
     }
-    rec.hold.release();
-    if (rec.hold.expiry) this.clock.clearTimeout(rec.hold.expiry);
+    if (rec.kind !== 'local-publish') {
+      rec.hold.release();
+      if (rec.hold.expiry) this.clock.clearTimeout(rec.hold.expiry);
+    }
     await rec.session.close(how);
     if (rec.kind === 'subscribe') {
       this.membership.endSubscribe(rec.app.appId, rec.cname, rec.uid, rec.publisher, reason);
@@ -335,7 +372,7 @@ export class Sfu {
   trackStats(app: ChannelApp): TrackStat[] {
     const out: TrackStat[] = [];
     for (const r of this.#sessions.values()) {
-      if (r.kind !== 'publish' || r.app.appId.toLowerCase() !== app.appId.toLowerCase()) continue;
+      if ((r.kind !== 'publish' && r.kind !== 'local-publish') || r.app.appId.toLowerCase() !== app.appId.toLowerCase()) continue;
       for (const t of r.session.tracks.values()) {
         out.push({ cname: r.cname, uid: r.uid, kind: t.kind, codec: t.codec.mimeType, packets: t.packets, bytes: t.bytes });
       }

@@ -33,6 +33,9 @@ test('ingress settings: off by default, loopback by default, and a bad value nam
   assert.throws(() => parse({ REELTIME_INGRESS_TRANSCODE_COST: '-1' }), /REELTIME_INGRESS_TRANSCODE_COST \(ingress.transcodeCost\)/);
   assert.deepEqual([parse({ REELTIME_INGRESS_CAPACITY: '12', REELTIME_INGRESS_COST: '4' })].map((c) => [c.capacity, c.cost]), [[12, 4]]);
   assert.throws(() => parse({ REELTIME_INGRESS_CPU_THRESHOLD_PERCENT: '0' }), /REELTIME_INGRESS_CPU_THRESHOLD_PERCENT \(ingress.cpuThresholdPercent\)/);
+  assert.equal(d.mediaPath, 'auto');
+  assert.equal(parse({ REELTIME_INGRESS_MEDIA_PATH: 'whip' }).mediaPath, 'whip');
+  assert.throws(() => parse({ REELTIME_INGRESS_MEDIA_PATH: 'whep' }), /REELTIME_INGRESS_MEDIA_PATH \(ingress.mediaPath\): must be auto or whip/);
   const on = parse({ REELTIME_INGRESS_RTMP_PORT: '1935', REELTIME_INGRESS_SRT_PORTS: '9000-9019' });
   assert.equal(on.rtmpPort, 1935);
   assert.deepEqual(on.srtPorts, { first: 9000, last: 9019 });

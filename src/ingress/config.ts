@@ -25,6 +25,11 @@ export interface IngressConfig {
   readonly transcodeCost: number;
   /** ...and none starts while the machine's CPU is busier than this (100, the default: no CPU check). */
   readonly cpuThresholdPercent: number;
+  /**
+   * How an ingest's media enters its channel: `auto` straight into the SFU when every channel lives in this process
+   * (the `channel` role, no Redis), over WHIP otherwise; `whip` always over WHIP (docs/ingest.md, "Media path").
+   */
+  readonly mediaPath: 'auto' | 'whip';
 }
 
 function parsePortRange(text: string | undefined): { first: number; last: number } | undefined {
@@ -55,6 +60,8 @@ export function parseIngressConfig(src: ConfigSource, _core: CoreConfig): Ingres
   }
   const rtmpApp = src.string('ingress.rtmpApp', 'REELTIME_INGRESS_RTMP_APP', 'live');
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(rtmpApp)) throw new ConfigError('REELTIME_INGRESS_RTMP_APP (ingress.rtmpApp)', 'must be 1 to 64 letters, digits, _ or -');
+  const mediaPath = src.string('ingress.mediaPath', 'REELTIME_INGRESS_MEDIA_PATH', 'auto');
+  if (mediaPath !== 'auto' && mediaPath !== 'whip') throw new ConfigError('REELTIME_INGRESS_MEDIA_PATH (ingress.mediaPath)', 'must be auto or whip');
   return {
     rtmpPort,
     rtmpHost: src.string('ingress.rtmpHost', 'REELTIME_INGRESS_RTMP_HOST', '127.0.0.1'),
@@ -71,5 +78,6 @@ export function parseIngressConfig(src: ConfigSource, _core: CoreConfig): Ingres
     transcodeCost: src.int('ingress.transcodeCost', 'REELTIME_INGRESS_TRANSCODE_COST', 15, { min: 0, max: 1_000_000 }),
     // Off by default: a publish is admitted once its media came, so a CPU spike would drop a source already connected.
     cpuThresholdPercent: src.int('ingress.cpuThresholdPercent', 'REELTIME_INGRESS_CPU_THRESHOLD_PERCENT', 100, { min: 1, max: 100 }),
+    mediaPath,
   };
 }

@@ -1,3 +1,4 @@
+import type { ChannelModule } from '../channel/index.ts';
 import type { ReeltimeModule, ServerContext } from '../server/module.ts';
 import { createAuthenticator } from '../recording/index.ts';
 import { Admission } from '../process/index.ts';
@@ -22,7 +23,7 @@ export interface IngressModule extends ReeltimeModule {
  * listeners (REELTIME_INGRESS_SRT_PORTS) and the pulls (RTSP, SRT caller) on `channel` processes, since a source is
  * published into the channel beside the SFU.
  */
-export function createIngressModule(ctx: ServerContext): IngressModule {
+export function createIngressModule(ctx: ServerContext, deps: { readonly channel: ChannelModule }): IngressModule {
   const cfg = ctx.config.ingress;
   const log = ctx.log.child({ component: 'ingress' });
   const listens = ctx.roles.has('channel') && cfg.rtmpPort !== undefined;
@@ -44,6 +45,7 @@ export function createIngressModule(ctx: ServerContext): IngressModule {
     policy: { allowPrivate: ctx.config.notify.allowPrivateUrls },
     rtmpServerUrl,
     baseUrl: () => baseUrl,
+    publishLocal: cfg.mediaPath === 'auto' ? deps.channel.publishLocal : undefined,
     startTimeoutMs: START_TIMEOUT_MS,
     srtPorts: cfg.srtPorts,
     admission: new Admission(cfg.capacity, cfg.cpuThresholdPercent),

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { startRtpPublisher, type RtpPublisher } from '../channel/index.ts';
+import { startRtpPublisher, type PublishInProcess, type RtpPublisher } from '../channel/index.ts';
 import { FIRST_PLAN, ingestPictureEnd, nextPlan, spawnIngestFfmpeg, type MediaPlan } from './pipeline.ts';
 import type { FlvKindsSeen, HeldFlv } from './rtmp/index.ts';
 import type { IngressState } from './types.ts';
@@ -7,10 +7,18 @@ import type { IngressState } from './types.ts';
 /** How a publish ended: `no-room` when its media came but this process had no room for it (its admission). */
 export type PublishOutcome = 'ended' | 'no-room';
 
+/** Where a publish goes: the channel's WHIP endpoint and token, or the channel in this process. */
+export interface PublishInto {
+  readonly endpoint: string;
+  readonly token: string | undefined;
+  /** Set when the channel lives in this process: ffmpeg's RTP goes straight into the SFU (no WHIP peer). */
+  readonly inProcess: PublishInProcess | undefined;
+}
+
 /** How one publish runs: how its media starts (an ffmpeg sending RTP, or a WHEP relay), and what its end means. */
 export interface PublishPlan {
-  /** Starts the media and publishes it as the ingress's participant (endpoint and token of its WHIP session). */
-  start(endpoint: string, token: string | undefined, signal: AbortSignal): Promise<RtpPublisher>;
+  /** Starts the media and publishes it as the ingress's participant. */
+  start(into: PublishInto, signal: AbortSignal): Promise<RtpPublisher>;
   /** Ends the source's connection (RTMP); called once at the end. */
   disconnect(reason: string): void;
   /** The state when the media process ends by itself: RTMP `failed` (the connection ends it first), SRT `waiting`. */
@@ -40,10 +48,11 @@ export function ffmpegPublish(
   },
 ): PublishPlan['start'] {
   const startTimeoutMs = opts.startTimeoutMs;
-  const attempt = (plan: MediaPlan, endpoint: string, token: string | undefined, signal: AbortSignal) =>
+  const attempt = (plan: MediaPlan, into: PublishInto, signal: AbortSignal) =>
     startRtpPublisher({
-      endpoint,
-      token,
+      endpoint: into.endpoint,
+      token: into.token,
+      inProcess: into.inProcess,
       video: 'h264',
       h264PictureEnd: opts.pictureEnd(plan),
       kinds: plan.kinds,
@@ -58,11 +67,11 @@ export function ffmpegPublish(
         return child;
       },
     });
-  return async (endpoint, token, signal) => {
+  return async (into, signal) => {
     let plan = opts.first ?? FIRST_PLAN;
     for (let tries = 0; ; tries++) {
       try {
-        const publisher = await attempt(plan, endpoint, token, signal);
+        const publisher = await attempt(plan, into, signal);
         opts.onPlan?.(plan);
         return publisher;
       } catch (e) {
@@ -83,7 +92,7 @@ export function flvPublish(
   flv: HeldFlv,
   opts: { readonly startTimeoutMs: number | undefined; readonly onPlan?: (plan: MediaPlan) => void },
 ): PublishPlan['start'] {
-  return async (endpoint, token, signal) => {
+  return async (into, signal) => {
     const seen = await new Promise<FlvKindsSeen>((done, fail) => {
       void flv.kinds.then(done);
       signal.addEventListener('abort', () => fail(new Error('the publish ended before its media came')), { once: true });
@@ -103,6 +112,6 @@ export function flvPublish(
       first,
       pictureEnd: (plan) => ingestPictureEnd({ kind: 'flv' }, plan),
       ...(opts.onPlan ? { onPlan: opts.onPlan } : {}),
-    })(endpoint, token, signal);
+    })(into, signal);
   };
 }

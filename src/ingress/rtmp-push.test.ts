@@ -14,7 +14,7 @@ import { APP, AUTH, rtcToken, startHarness, storageConfig } from '../recorders/i
 import { bucketKeys, probe, slicesWritten } from '../recorders/individual/testing/media-checks.ts';
 import { openTestDatabase, waitUntil } from '../testing/index.ts';
 import { IngressStore } from './store.ts';
-import { obsLike } from './testing.ts';
+import { joinedHow, obsLike } from './testing.ts';
 
 interface IngressBody {
   ingressId: string;
@@ -24,7 +24,8 @@ interface IngressBody {
 }
 
 test('an RTMP push with the stream key joins the channel as the ingress uid, H.264 + Opus; a recording of it has its colour and tone', async (t) => {
-  const h = await startHarness({ env: { REELTIME_INGRESS_RTMP_PORT: '0' }, recording: { individualSliceSeconds: 3 } });
+  const logLines: string[] = [];
+  const h = await startHarness({ env: { REELTIME_INGRESS_RTMP_PORT: '0' }, recording: { individualSliceSeconds: 3 }, logLines });
   t.after(() => h.close());
   const channel = h.server.modules.find((m) => m.name === 'channel') as ChannelModule;
   const cname = 'ingest-rtmp';
@@ -52,6 +53,8 @@ test('an RTMP push with the stream key joins the channel as the ingress uid, H.2
     what: () => `uid 4242 publishing audio and video (ingress ${JSON.stringify(channel.snapshot(APP, cname))}; pusher: ${pushErr})`,
   });
   assert.deepEqual(joined.tracks.map((tr) => tr.codec).sort(), ['audio/opus', 'video/h264']);
+  // Without Redis every channel is in this process: ffmpeg's RTP goes straight into the SFU (ingress.mediaPath auto).
+  assert.equal(joinedHow(logLines, 4242), 'in-process');
   await waitUntil(async () => (await state()).state === 'publishing', { timeoutMs: 10_000, intervalMs: 100, what: 'state publishing' });
   assert.match(await (await fetch(`${h.server.url}/metrics`)).text(), /^reeltime_ingress_publishing\{kind="rtmp"\} 1$/m);
 

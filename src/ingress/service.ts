@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { buildRtcTokenWithUid } from '@reeltime/token';
-import { startWhepRelay, type RtpPublisher } from '../channel/index.ts';
+import { startWhepRelay, type LocalPublishHandle, type LocalPublishParams, type PublishInProcess, type RtpPublisher } from '../channel/index.ts';
 import type { Clock, TimerHandle } from '../clock/index.ts';
 import { safeEqual } from '../http/index.ts';
 import type { Logger } from '../log/index.ts';
@@ -42,6 +42,11 @@ export interface IngressServiceDeps {
   rtmpServerUrl(): string | undefined;
   /** This server's base URL: ingresses publish into their channel over WHIP here. */
   baseUrl(): string;
+  /**
+   * The channel module's in-process publish (`ChannelModule.publishLocal`): set when every channel lives in this
+   * process, which then publishes ffmpeg's RTP straight into the SFU instead of over WHIP.
+   */
+  readonly publishLocal?: ((params: LocalPublishParams) => LocalPublishHandle) | undefined;
   /** How long a pushed source may take before both its audio and its video reach the channel. */
   readonly startTimeoutMs: number;
   /** The UDP ports SRT ingresses are given; undefined: SRT is off. */
@@ -214,9 +219,9 @@ export class IngressService {
       const flv = new HeldFlv();
       const start = flvPublish(flv, { startTimeoutMs: this.#d.startTimeoutMs, onPlan: this.#onPlan(i) });
       void this.#run(i, {
-        start: (endpoint, token, signal) => {
+        start: (into, signal) => {
           resolve({ ok: true, sink: { flv, end: (reason) => this.#active.get(i.ingressId)?.stop(reason) } });
-          return start(endpoint, token, signal);
+          return start(into, signal);
         },
         disconnect,
         exitState: 'failed',
@@ -246,7 +251,7 @@ export class IngressService {
     if (i.kind === 'whep') {
       const source = i.url;
       return this.#run(i, {
-        start: (endpoint, token, signal) =>
+        start: ({ endpoint, token }, signal) =>
           startWhepRelay({ source, sourceToken: i.token, policy: this.#d.policy, endpoint, token, startTimeoutMs: this.#d.startTimeoutMs, signal }),
         disconnect: () => undefined,
         exitState: 'waiting',
@@ -333,7 +338,9 @@ export class IngressService {
         .finally(done);
     };
     this.#active.set(i.ingressId, { kind: i.kind, stop: (reason) => end('waiting', reason) });
-    plan.start(endpoint, token, aborted.signal).then(
+    const publishLocal = this.#d.publishLocal;
+    const inProcess: PublishInProcess | undefined = publishLocal && ((kinds) => publishLocal({ appId: i.appId, cname: i.cname, uid: Number(i.uid), token, profile: 'communication', kinds }));
+    plan.start({ endpoint, token, inProcess }, aborted.signal).then(
       (p) => {
         publisher = p;
         if (ended) return void p.stop();

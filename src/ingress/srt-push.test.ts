@@ -10,7 +10,7 @@ import { runChild, spawnChild } from '../process/index.ts';
 import { APP, rtcToken, startHarness, storageConfig } from '../recorders/individual/testing/harness.ts';
 import { bucketKeys, slicesWritten } from '../recorders/individual/testing/media-checks.ts';
 import { freeUdpPort, waitUntil } from '../testing/index.ts';
-import { ingestCommandLinesHolding, obsLike } from './testing.ts';
+import { ingestCommandLinesHolding, joinedHow, obsLike } from './testing.ts';
 
 /** The source an SRT encoder sends: green and 550 Hz, in MPEG-TS. */
 const srtPush = (url: string, seconds?: number) => obsLike(url, { seconds, color: 'green', toneHz: 550, format: 'mpegts' });
@@ -24,7 +24,9 @@ interface IngressBody {
 
 test('an SRT push with the passphrase joins the channel as the ingress uid; a wrong one is refused; a recording has its colour and tone', async (t) => {
   const port = await freeUdpPort();
-  const h = await startHarness({ env: { REELTIME_INGRESS_SRT_PORTS: String(port) }, recording: { individualSliceSeconds: 3 } });
+  // Over WHIP (ingress.mediaPath whip), the path a channel on another node takes: the RTMP test publishes in-process.
+  const logLines: string[] = [];
+  const h = await startHarness({ env: { REELTIME_INGRESS_SRT_PORTS: String(port), REELTIME_INGRESS_MEDIA_PATH: 'whip' }, recording: { individualSliceSeconds: 3 }, logLines });
   t.after(() => h.close());
   const channel = h.server.modules.find((m) => m.name === 'channel') as ChannelModule;
   const cname = 'ingest-srt';
@@ -56,6 +58,7 @@ test('an SRT push with the passphrase joins the channel as the ingress uid; a wr
     what: () => `uid 5151 publishing audio and video (${JSON.stringify(channel.snapshot(APP, cname))}; pusher: ${pushErr})`,
   });
   assert.deepEqual(joined.tracks.map((tr) => tr.codec).sort(), ['audio/opus', 'video/h264']);
+  assert.equal(joinedHow(logLines, 5151), 'whip');
   await waitUntil(async () => (await state()) === 'publishing', { timeoutMs: 10_000, intervalMs: 100, what: 'state publishing' });
   // The passphrase reached the ingest ffmpeg on its stdin: no local user reads it from a process list.
   assert.deepEqual(ingestCommandLinesHolding(ingress.push.streamKey), []);

@@ -39,3 +39,15 @@ export function ingestCommandLinesHolding(secret: string): string[] {
     .map((p) => p.argv.join(' '))
     .filter((line) => line.includes('rtcpport=') && (line.includes(secret) || line.includes(encodeURIComponent(secret))));
 }
+
+/**
+ * How the channel says uid's publish joined (its `channel: publisher joined` log line, JSON): `in-process` straight
+ * into the SFU, `whip` over a WHIP session, undefined before it joined.
+ */
+export function joinedHow(logLines: readonly string[], uid: number): 'in-process' | 'whip' | undefined {
+  for (const line of logLines) {
+    const l = JSON.parse(line) as { msg?: string; uid?: number; inProcess?: boolean };
+    if (l.msg === 'channel: publisher joined' && l.uid === uid) return l.inProcess ? 'in-process' : 'whip';
+  }
+  return undefined;
+}

@@ -100,7 +100,7 @@ export async function startReeltime(opts: StartOptions): Promise<Reeltime> {
   const chat = createChatModule(ctx);
   const rules = createRulesModule(ctx, { channel });
   const consoleModule = createConsoleModule(ctx);
-  const ingress = createIngressModule(ctx);
+  const ingress = createIngressModule(ctx, { channel });
   // What each module says about its routes, in the order the document lists them; the routes this file
   // registers itself (health, metrics) come from their folders too.
   const openapi = createOpenApiModule(ctx, () => [

@@ -2,14 +2,26 @@ import { createSocket, type Socket } from 'node:dgram';
 import type { RtpWriter, WhipPublisher } from '../client/index.ts';
 import type { MediaKind } from '../membership/index.ts';
 import { readRtpHeader } from '../../rtp-payload/index.ts';
-import { GopCache } from '../webrtc/index.ts';
+import { GopCache, type ClockMapping } from '../webrtc/index.ts';
 import type { CaptureClock } from './capture-clock.ts';
+
+/** Where a publisher's sender reports go: its WHIP session, or the SFU in this process (an in-process publish). */
+export interface SenderReportTarget {
+  /** Whether reports can go out now (a WHIP peer: once connected). */
+  live(): boolean;
+  sendSenderReport(kind: MediaKind, mapping: ClockMapping): void;
+}
+
+/** A WHIP session as the target of its publisher's reports. */
+export function whipReports(whip: WhipPublisher): SenderReportTarget {
+  return { live: () => whip.pc.connectionState === 'connected', sendSenderReport: (kind, mapping) => whip.sendSenderReport(kind, mapping) };
+}
 
 /** Where one kind's RTP goes (from ffmpeg's loopback port, or the replay pacer): to `track` once it is set. */
 export interface RtpInput {
   track: RtpWriter | undefined;
-  /** Where its sender reports go, once the WHIP session is up. */
-  whip: WhipPublisher | undefined;
+  /** Where its sender reports go, once the session is up. */
+  reports: SenderReportTarget | undefined;
   deliver(msg: Buffer): void;
   /**
    * The WHIP peer connected: packets go to the track from now on, those of the current GOP held until now first
@@ -59,7 +71,7 @@ export function rtpInput(
   };
   const input: RtpInput = {
     track: undefined,
-    whip: undefined,
+    reports: undefined,
     deliver(msg) {
       // RTCP (payload types 200-204 with the marker bit) shares ffmpeg's port: its reports are replaced by the capture clock's.
       if (msg.length < 12 || (msg[1]! >= 200 && msg[1]! <= 204)) return;
@@ -71,10 +83,10 @@ export function rtpInput(
       }
       onPacket(msg);
       // Reports from when they can go out (the first comes with the first packet after the peer connected).
-      const whip = input.whip?.pc.connectionState === 'connected' ? input.whip : undefined;
-      if (!whip) return clock.observe(kind, timestamp, Date.now());
+      const reports = input.reports?.live() ? input.reports : undefined;
+      if (!reports) return clock.observe(kind, timestamp, Date.now());
       const report = clock.report(kind, timestamp, Date.now());
-      if (report) whip.sendSenderReport(kind, report);
+      if (report) reports.sendSenderReport(kind, report);
     },
     connected() {
       const packets = gop?.packets() ?? [];

@@ -5,12 +5,24 @@ import { H264Reframer } from '../../rtp-payload/index.ts';
 import { whipPublish, type WhipPublisher } from '../client/index.ts';
 import type { MediaKind } from '../membership/index.ts';
 import { CaptureClock } from './capture-clock.ts';
-import { packetCounts, rtpInput, socketInto } from './rtp-input.ts';
+import { packetCounts, rtpInput, socketInto, whipReports } from './rtp-input.ts';
+import type { LocalPublishHandle } from '../sfu-types.ts';
+
+/**
+ * Publishes `kinds` into the channel in this process (`ChannelModule.publishLocal`, bound to the channel, uid and
+ * token); throws ChannelError as a WHIP POST would answer.
+ */
+export type PublishInProcess = (kinds: readonly MediaKind[]) => LocalPublishHandle;
 
 export interface RtpPublisherOptions {
   /** The WHIP endpoint of the channel, query (uid) included. */
   readonly endpoint: string;
   readonly token?: string | undefined;
+  /**
+   * When the channel lives in this process: its packets go straight into the SFU, not through a WHIP peer over
+   * loopback (no SRTP, no UDP between the two; docs/ingest.md, "In-process publish").
+   */
+  readonly inProcess?: PublishInProcess | undefined;
   readonly video: 'vp8' | 'h264';
   /**
    * H.264: where a picture ends in what the process sends: `timestamp` (default; its marker bits cannot be trusted,
@@ -33,8 +45,9 @@ export interface RtpPublisherOptions {
 }
 
 export interface RtpPublisher {
-  readonly whip: WhipPublisher;
-  /** Resolves when the peer is connected. */
+  /** Its WHIP session; undefined for an in-process publish. */
+  readonly whip: WhipPublisher | undefined;
+  /** Resolves when the peer is connected (at once in-process). */
   readonly ready: Promise<void>;
   readonly packets: { audio: number; video: number };
   /** Resolves when the process exits (its stderr tail, for the reason). */
@@ -76,6 +89,7 @@ export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpP
     child.once('error', (e) => resolve(String(e)));
   });
   let whip: WhipPublisher | undefined;
+  let local: LocalPublishHandle | undefined;
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -84,6 +98,7 @@ export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpP
     await exited;
     for (const s of sockets) s.close();
     await whip?.close().catch(() => undefined);
+    await local?.close().catch(() => undefined);
   };
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
@@ -102,6 +117,20 @@ export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpP
     await stop();
     throw new Error(outcome);
   }
+  if (opts.inProcess) {
+    try {
+      local = opts.inProcess(kinds);
+    } catch (e) {
+      await stop();
+      throw e;
+    }
+    const session = local;
+    video.track = { writeRtp: (p) => session.push('video', p) };
+    audio.track = { writeRtp: (p) => session.push('audio', p) };
+    video.reports = audio.reports = { live: () => true, sendSenderReport: (kind, mapping) => session.pushSenderReport(kind, mapping) };
+    video.connected();
+    return { whip: undefined, ready: Promise.resolve(), packets, exited, stop };
+  }
   try {
     whip = await whipPublish({
       endpoint: opts.endpoint,
@@ -118,7 +147,7 @@ export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpP
   }
   video.track = whip.video;
   audio.track = whip.audio;
-  video.whip = audio.whip = whip;
+  video.reports = audio.reports = whipReports(whip);
   const session = whip;
   void session.ready.then(() => video.connected(), () => undefined);
   return { whip: session, ready: session.ready, packets, exited, stop };

@@ -5,7 +5,7 @@ import { CaptureClock } from './capture-clock.ts';
 import { COLOR, syntheticFfmpegArgs, type SyntheticMedia } from './ffmpeg-args.ts';
 import { replayMedia } from './replay-cache.ts';
 import { RtpReplay } from './replay.ts';
-import { packetCounts, type RtpInput, rtpInput, socketInto } from './rtp-input.ts';
+import { packetCounts, type RtpInput, rtpInput, socketInto, whipReports } from './rtp-input.ts';
 
 /** A replay publisher's default loop. */
 export const REPLAY_SECONDS = 30;
@@ -215,7 +215,7 @@ export async function startSyntheticPublisher(opts: SyntheticPublisherOptions): 
   video.track = whip.video;
   audio.track = whip.audio;
   if (lowVideo) lowVideo.track = whip.lowVideo;
-  video.whip = audio.whip = whip;
+  video.reports = audio.reports = whipReports(whip);
   const session = whip;
   return {
     whip: session,

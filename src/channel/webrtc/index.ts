@@ -38,6 +38,7 @@ export {
 export { SubscribeSession } from './subscribe-session.ts';
 export { ChannelTraffic, type PacketCount, type TrafficDirection } from './traffic.ts';
 export { TAP_AUDIO_LEVEL_ID } from './gated-forward.ts';
+export { LocalPublish, LOCAL_PUBLISH_CODECS, type LocalPublishOptions } from './local-publish.ts';
 export { LocalTap, type LocalTapOptions, type TapPacketListener, type TapSenderReport, type TapSenderReportListener } from './local-tap.ts';
 export { GopCache } from './gop-cache.ts';
 export { simulcastEncodings } from './werift-hooks.ts';
