@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Clock, TimerHandle } from '../clock/index.ts';
+import type { Clock } from '../clock/index.ts';
 import type { Logger } from '../log/index.ts';
 import type { AppLookup, ChannelApp } from './apps.ts';
 import { authorizeJoin, type JoinGrant } from './auth.ts';
@@ -28,58 +28,10 @@ import {
   type TrackCodec,
 } from './webrtc/index.ts';
 
+import { channelKey, pubKey, type SessionHold, type SessionRecord } from './sfu-sessions.ts';
 export type { JoinParams, LocalPublishHandle, LocalPublishParams, SessionCreated, SfuTestHooks, TapHandle, TapParams, TrackStat } from './sfu-types.ts';
 import type { JoinParams, LocalPublishHandle, LocalPublishParams, SessionCreated, SfuTestHooks, TapHandle, TapParams, TrackStat } from './sfu-types.ts';
 import type { VideoSize } from '../rtp-payload/index.ts';
-
-/** What a WHIP or WHEP session holds beside its peer: its place under the caps, its token-expiry timer. */
-interface SessionHold {
-  readonly release: () => void;
-  readonly expiry: TimerHandle | undefined;
-}
-
-type SessionRecord =
-  | {
-      readonly kind: 'publish';
-      readonly app: ChannelApp;
-      readonly cname: string;
-      readonly uid: number;
-      /** Changes with an ICE restart (RFC 9725: the restart's answer carries a new ETag). */
-      etag: string;
-      readonly session: PublishSession;
-      readonly hold: SessionHold;
-    }
-  | {
-      /** A publisher in this process (`publishLocal`): no peer, no caps, no token expiry (a trusted client's). */
-      readonly kind: 'local-publish';
-      readonly app: ChannelApp;
-      readonly cname: string;
-      readonly uid: number;
-      readonly session: LocalPublish;
-    }
-  | {
-      readonly kind: 'subscribe';
-      readonly app: ChannelApp;
-      readonly cname: string;
-      readonly uid: number;
-      readonly publisher: number;
-      etag: string;
-      readonly session: SubscribeSession;
-      readonly hold: SessionHold;
-    }
-  | {
-      readonly kind: 'tap';
-      readonly app: ChannelApp;
-      readonly cname: string;
-      readonly uid: number;
-      readonly publisher: number;
-      readonly tap: LocalTap;
-      readonly ended: (reason: LeaveReason) => void;
-    };
-
-const pubKey = (appId: string, cname: string, uid: number) => `${appId.toLowerCase()}\u0000${cname}\u0000${uid}`;
-const channelKey = (appId: string, cname: string) => `${appId.toLowerCase()}\u0000${cname}`;
-
 
 /** The SFU: authorizes joins, negotiates werift peers, wires publishers to subscribers, keeps membership. */
 export class Sfu {

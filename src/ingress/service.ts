@@ -42,10 +42,7 @@ export interface IngressServiceDeps {
   rtmpServerUrl(): string | undefined;
   /** This server's base URL: ingresses publish into their channel over WHIP here. */
   baseUrl(): string;
-  /**
-   * The channel module's in-process publish (`ChannelModule.publishLocal`): set when every channel lives in this
-   * process, which then publishes ffmpeg's RTP straight into the SFU instead of over WHIP.
-   */
+  /** In-process publish (`ChannelModule.publishLocal`), when every channel is here: ffmpeg's RTP skips WHIP. */
   readonly publishLocal?: ((params: LocalPublishParams) => LocalPublishHandle) | undefined;
   /** How long a pushed source may take before both its audio and its video reach the channel. */
   readonly startTimeoutMs: number;
