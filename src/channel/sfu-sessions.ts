@@ -51,3 +51,8 @@ export type SessionRecord =
 
 export const pubKey = (appId: string, cname: string, uid: number) => `${appId.toLowerCase()}\u0000${cname}\u0000${uid}`;
 export const channelKey = (appId: string, cname: string) => `${appId.toLowerCase()}\u0000${cname}`;
+
+/** A publisher's record: a WHIP session or an in-process publish. */
+export function isPublisher(r: SessionRecord | undefined): r is Extract<SessionRecord, { kind: 'publish' | 'local-publish' }> {
+  return r?.kind === 'publish' || r?.kind === 'local-publish';
+}

@@ -28,7 +28,7 @@ import {
   type TrackCodec,
 } from './webrtc/index.ts';
 
-import { channelKey, pubKey, type SessionHold, type SessionRecord } from './sfu-sessions.ts';
+import { channelKey, isPublisher, pubKey, type SessionHold, type SessionRecord } from './sfu-sessions.ts';
 export type { JoinParams, LocalPublishHandle, LocalPublishParams, SessionCreated, SfuTestHooks, TapHandle, TapParams, TrackStat } from './sfu-types.ts';
 import type { JoinParams, LocalPublishHandle, LocalPublishParams, SessionCreated, SfuTestHooks, TapHandle, TapParams, TrackStat } from './sfu-types.ts';
 import type { VideoSize } from '../rtp-payload/index.ts';
@@ -115,7 +115,7 @@ export class Sfu {
     const reservation = this.membership.reserveSubscribe(app.appId, p.cname, p.uid, p.publisher, p.profile);
     const pubId = this.#publishers.get(pubKey(app.appId, p.cname, p.publisher));
     const pub = pubId ? this.#sessions.get(pubId) : undefined;
-    if (pub?.kind !== 'publish' && pub?.kind !== 'local-publish') {
+    if (!isPublisher(pub)) {
       reservation.cancel();
       throw new ChannelError('publisher_not_found', `uid ${p.publisher} is not publishing in channel "${p.cname}"`);
     }
@@ -218,7 +218,7 @@ export class Sfu {
     const reservation = this.membership.reserveSubscribe(app.appId, p.cname, p.uid, p.publisher, p.profile);
     const pubId = this.#publishers.get(pubKey(app.appId, p.cname, p.publisher));
     const pub = pubId ? this.#sessions.get(pubId) : undefined;
-    if ((pub?.kind !== 'publish' && pub?.kind !== 'local-publish') || pub.session.closed) {
+    if (!isPublisher(pub) || pub.session.closed) {
       reservation.cancel();
       throw new ChannelError('publisher_not_found', `uid ${p.publisher} is not publishing in channel "${p.cname}"`);
     }
@@ -324,7 +324,7 @@ export class Sfu {
   trackStats(app: ChannelApp): TrackStat[] {
     const out: TrackStat[] = [];
     for (const r of this.#sessions.values()) {
-      if ((r.kind !== 'publish' && r.kind !== 'local-publish') || r.app.appId.toLowerCase() !== app.appId.toLowerCase()) continue;
+      if (!isPublisher(r) || r.app.appId.toLowerCase() !== app.appId.toLowerCase()) continue;
       for (const t of r.session.tracks.values()) {
         out.push({ cname: r.cname, uid: r.uid, kind: t.kind, codec: t.codec.mimeType, packets: t.packets, bytes: t.bytes });
       }

@@ -2,10 +2,10 @@ import type { ChildProcess } from 'node:child_process';
 import { randomInt } from 'node:crypto';
 import type { Socket } from 'node:dgram';
 import { H264Reframer } from '../../rtp-payload/index.ts';
-import { whipPublish, type WhipPublisher } from '../client/index.ts';
+import { whipPublish, type RtpWriter, type WhipPublisher } from '../client/index.ts';
 import type { MediaKind } from '../membership/index.ts';
 import { CaptureClock } from './capture-clock.ts';
-import { packetCounts, rtpInput, socketInto, whipReports } from './rtp-input.ts';
+import { packetCounts, rtpInput, socketInto, whipReports, type SenderReportTarget } from './rtp-input.ts';
 import type { LocalPublishHandle } from '../sfu-types.ts';
 
 /**
@@ -88,8 +88,7 @@ export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpP
     child.once('exit', (code, signal) => resolve(stderr.trim() || `exit ${code ?? signal}`));
     child.once('error', (e) => resolve(String(e)));
   });
-  let whip: WhipPublisher | undefined;
-  let local: LocalPublishHandle | undefined;
+  let target: PublishTarget | undefined;
   let stopped = false;
   const stop = async () => {
     if (stopped) return;
@@ -97,8 +96,7 @@ export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpP
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
     for (const s of sockets) s.close();
-    await whip?.close().catch(() => undefined);
-    await local?.close().catch(() => undefined);
+    await target?.close().catch(() => undefined);
   };
   let timer: NodeJS.Timeout | undefined;
   const outcome = await Promise.race([
@@ -117,38 +115,53 @@ export async function startRtpPublisher(opts: RtpPublisherOptions): Promise<RtpP
     await stop();
     throw new Error(outcome);
   }
-  if (opts.inProcess) {
-    try {
-      local = opts.inProcess(kinds);
-    } catch (e) {
-      await stop();
-      throw e;
-    }
-    const session = local;
-    video.track = { writeRtp: (p) => session.push('video', p) };
-    audio.track = { writeRtp: (p) => session.push('audio', p) };
-    video.reports = audio.reports = { live: () => true, sendSenderReport: (kind, mapping) => session.pushSenderReport(kind, mapping) };
-    video.connected();
-    return { whip: undefined, ready: Promise.resolve(), packets, exited, stop };
-  }
   try {
-    whip = await whipPublish({
-      endpoint: opts.endpoint,
-      token: opts.token,
-      video: kinds.includes('video') ? opts.video : false,
-      audio: kinds.includes('audio'),
-      // The process relays a source (an encoder, a camera) that cannot be asked for a keyframe.
-      keyframeRequests: false,
-      ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}),
-    });
+    target = opts.inProcess
+      ? inProcessTarget(opts.inProcess(kinds))
+      : whipTarget(
+          await whipPublish({
+            endpoint: opts.endpoint,
+            token: opts.token,
+            video: kinds.includes('video') ? opts.video : false,
+            audio: kinds.includes('audio'),
+            // The process relays a source (an encoder, a camera) that cannot be asked for a keyframe.
+            keyframeRequests: false,
+            ...(opts.stunUrl ? { stunUrl: opts.stunUrl } : {}),
+          }),
+        );
   } catch (e) {
     await stop();
     throw e;
   }
-  video.track = whip.video;
-  audio.track = whip.audio;
-  video.reports = audio.reports = whipReports(whip);
-  const session = whip;
-  void session.ready.then(() => video.connected(), () => undefined);
-  return { whip: session, ready: session.ready, packets, exited, stop };
+  video.track = target.video;
+  audio.track = target.audio;
+  video.reports = audio.reports = target.reports;
+  void target.ready.then(() => video.connected(), () => undefined);
+  return { whip: target.whip, ready: target.ready, packets, exited, stop };
+}
+
+/** Where the inputs' packets and sender reports go: a WHIP session, or the channel in this process. */
+interface PublishTarget {
+  readonly whip: WhipPublisher | undefined;
+  readonly video: RtpWriter | undefined;
+  readonly audio: RtpWriter | undefined;
+  readonly reports: SenderReportTarget;
+  /** Resolves when packets reach the channel (a WHIP peer connected; at once in-process). */
+  readonly ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+function whipTarget(whip: WhipPublisher): PublishTarget {
+  return { whip, video: whip.video, audio: whip.audio, reports: whipReports(whip), ready: whip.ready, close: () => whip.close() };
+}
+
+function inProcessTarget(local: LocalPublishHandle): PublishTarget {
+  return {
+    whip: undefined,
+    video: { writeRtp: (p) => local.push('video', p) },
+    audio: { writeRtp: (p) => local.push('audio', p) },
+    reports: { live: () => true, sendSenderReport: (kind, mapping) => local.pushSenderReport(kind, mapping) },
+    ready: Promise.resolve(),
+    close: () => local.close(),
+  };
 }

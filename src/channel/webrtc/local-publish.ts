@@ -1,9 +1,9 @@
-import { RtcpSenderInfo, RtcpSrPacket, RtpPacket } from 'werift';
+import { RtpPacket } from 'werift';
 import type { Clock } from '../../clock/index.ts';
 import type { MediaKind } from '../membership/index.ts';
 import { TrackFanout, type ForwardSource } from './forward.ts';
 import type { TrackCodec } from './sdp.ts';
-import type { ClockMapping } from './sender-reports.ts';
+import { senderReport, type ClockMapping } from './sender-reports.ts';
 import type { ChannelTraffic } from './traffic.ts';
 
 /**
@@ -71,11 +71,7 @@ export class LocalPublish {
   pushSenderReport(kind: MediaKind, mapping: ClockMapping): void {
     const sent = this.#sent.get(kind);
     if (this.#closed || !sent) return;
-    const report = new RtcpSrPacket({
-      ssrc: sent.ssrc,
-      senderInfo: new RtcpSenderInfo({ ntpTimestamp: mapping.ntpTimestamp, rtpTimestamp: mapping.rtpTimestamp >>> 0, packetCount: sent.packets, octetCount: sent.octets }),
-    });
-    this.tracks.get(kind)?.pushSenderReport(report);
+    this.tracks.get(kind)?.pushSenderReport(senderReport(sent.ssrc, mapping, sent.packets, sent.octets));
   }
 
   /** The tracks as subscribers take them (no simulcast: the same for every layer asked). */

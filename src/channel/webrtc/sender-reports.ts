@@ -34,15 +34,14 @@ export class SenderReportWriter {
   send(mapping: ClockMapping): void {
     const transport = this.sender.dtlsTransport;
     if (transport?.state !== 'connected') return;
-    const report = new RtcpSrPacket({
-      ssrc: this.sender.ssrc,
-      senderInfo: new RtcpSenderInfo({
-        ntpTimestamp: mapping.ntpTimestamp,
-        rtpTimestamp: mapping.rtpTimestamp >>> 0,
-        packetCount: this.#packets,
-        octetCount: this.#octets,
-      }),
-    });
-    transport.sendRtcp([report]).catch(() => undefined);
+    transport.sendRtcp([senderReport(this.sender.ssrc, mapping, this.#packets, this.#octets)]).catch(() => undefined);
   }
+}
+
+/** An RTCP SR of stream `ssrc`: this mapping, and the packets and payload octets sent so far (32-bit counters). */
+export function senderReport(ssrc: number, mapping: ClockMapping, packets: number, octets: number): RtcpSrPacket {
+  return new RtcpSrPacket({
+    ssrc,
+    senderInfo: new RtcpSenderInfo({ ntpTimestamp: mapping.ntpTimestamp, rtpTimestamp: mapping.rtpTimestamp >>> 0, packetCount: packets, octetCount: octets }),
+  });
 }
