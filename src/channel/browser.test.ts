@@ -4,6 +4,7 @@ import { buildRtcTokenWithUid } from '@reeltime/token';
 import { callPageTilePlays, launchTestChromium } from '../testing/chromium.ts';
 import { startTestServer } from '../testing/index.ts';
 import { whepSubscribe } from './client/index.ts';
+import { callPageUrl } from '../testing/call-page.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
@@ -29,7 +30,7 @@ test('Chromium publishes through /rtc/ (WHIP), a werift subscriber receives its 
   const [a, b] = await Promise.all([launchTestChromium(), launchTestChromium()]);
   try {
     const pageA = await a.context.newPage();
-    await pageA.goto(`${s.url}/rtc/?channel=call&uid=101&autojoin=1`);
+    await pageA.goto(callPageUrl(s.url, 'call', 101));
     await pageA.waitForFunction(joined, undefined, { timeout: 30000 });
 
     const token = buildRtcTokenWithUid(APP, CERT, 'call', 900, 2, 600, 600);
@@ -44,7 +45,7 @@ test('Chromium publishes through /rtc/ (WHIP), a werift subscriber receives its 
     })();
     const joinB = (async () => {
       const pageB = await b.context.newPage();
-      await pageB.goto(`${s.url}/rtc/?channel=call&uid=102&autojoin=1&codec=h264`);
+      await pageB.goto(callPageUrl(s.url, 'call', 102, { codec: 'h264' }));
       await pageB.waitForFunction(joined, undefined, { timeout: 30000 });
       return pageB;
     })();
@@ -57,7 +58,7 @@ test('Chromium publishes through /rtc/ (WHIP), a werift subscriber receives its 
     assert.match(status ?? '', /in channel "call" as uid 101/);
     // A codec the node does not forward is refused by the page, naming the option, before the camera opens.
     const pageC = await a.context.newPage();
-    await pageC.goto(`${s.url}/rtc/?channel=call&uid=103&autojoin=1&codec=vp9`);
+    await pageC.goto(callPageUrl(s.url, 'call', 103, { codec: 'vp9' }));
     await pageC.waitForFunction(() => document.querySelector('#status')?.className === 'error', undefined, { timeout: 30000 });
     assert.equal(await pageC.textContent('#status'), '?codec=vp9: must be vp8 or h264');
   } finally {

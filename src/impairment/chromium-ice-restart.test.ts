@@ -9,6 +9,7 @@ import { whepSubscribe } from '../channel/index.ts';
 import { callPageTilePlays, launchTestChromium, type TestChromium } from '../testing/chromium.ts';
 import { waitUntil } from '../testing/index.ts';
 import { startNodeBehindRelay } from './testing/index.ts';
+import { callPageUrl } from '../testing/call-page.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
@@ -47,7 +48,7 @@ test('Chromium publisher behind a NAT that rebinds: the node follows its checks 
   try {
     browser = await launchTestChromium();
     const page = await browser.context.newPage();
-    await page.goto(`${s.url}/rtc/?channel=chromium-rebind&uid=101&autojoin=1`);
+    await page.goto(callPageUrl(s.url, 'chromium-rebind', 101));
     await page.waitForFunction(sending, undefined, { timeout: 60_000 });
     const reports = () => page.evaluate(reportsFromNode);
     /** Waits for `n` more RTT measurements (each needs a receiver report of the node) than there are now. */
@@ -85,7 +86,7 @@ test('Chromium publisher and viewer: a broken path is noticed, ICE restarts thro
   try {
     browser = await launchTestChromium();
     const page = await browser.context.newPage();
-    await page.goto(`${s.url}/rtc/?channel=${cname}&uid=101&autojoin=1`);
+    await page.goto(callPageUrl(s.url, cname, 101));
     await page.waitForFunction(sending, undefined, { timeout: 60_000 });
     const before = await page.evaluate(publishState);
     const token = buildRtcTokenWithUid(APP, CERT, cname, 900, 2, 600, 600);
@@ -101,7 +102,7 @@ test('Chromium publisher and viewer: a broken path is noticed, ICE restarts thro
     await watch('video from Chromium');
     // A second call page in the same browser watches uid 101 (WHEP, through the relay too).
     const viewer = await browser.context.newPage();
-    await viewer.goto(`${s.url}/rtc/?channel=${cname}&uid=102&autojoin=1`);
+    await viewer.goto(callPageUrl(s.url, cname, 102));
     await viewer.waitForFunction(callPageTilePlays, 101, { timeout: 60_000 });
 
     relay.dropPeers();

@@ -16,6 +16,7 @@ import { bucketKeys } from '../recorders/individual/testing/media-checks.ts';
 import { callPageTileCentre, callPageTilePlays, launchTestChromium } from '../testing/chromium.ts';
 import { freePort, freeUdpPort, waitUntil } from '../testing/index.ts';
 import { ingestCommandLinesHolding, obsLike } from './testing.ts';
+import { callPageUrl } from '../testing/call-page.ts';
 
 const CAMERA = join(import.meta.dirname, 'rtsp-camera.py');
 
@@ -209,7 +210,7 @@ test('an RTSP camera over UDP (each picture in several slices), one without audi
   const browser = await launchTestChromium();
   t.after(() => browser.close());
   const page = await browser.context.newPage();
-  await page.goto(`${h.server.url}/rtc/?channel=${cname}&uid=6169&autojoin=1`);
+  await page.goto(callPageUrl(h.server.url, cname, 6169));
   for (const [uid, colour] of [
     [6162, [255, 0, 0]],
     [6163, [0, 128, 0]],

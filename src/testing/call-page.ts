@@ -35,6 +35,15 @@ export interface ChromiumSent {
 }
 
 /**
+ * The call page's address that joins `cname` as `uid` at once, without a self-view (a headless page drawing its own
+ * camera cost a fifth of its browser's CPU); `query`: more of the page's parameters (`codec`, `simulcast`, `relay`).
+ */
+export function callPageUrl(base: string, cname: string, uid: number, query: Readonly<Record<string, string>> = {}): string {
+  const params = new URLSearchParams({ channel: cname, uid: String(uid), autojoin: '1', selfview: '0', ...query });
+  return `${base}/rtc/?${params}`;
+}
+
+/**
  * Opens the call page as `uid` in `cname` and waits until it publishes (`codec`: the page's video codec first;
  * `simulcast`: its two encodings; `prepare`: runs on the new page before it loads, e.g. an init script).
  */
@@ -48,7 +57,7 @@ export async function joinCallPage(
 ): Promise<Page> {
   const page = await browser.context.newPage();
   await prepare?.(page);
-  await page.goto(`${url}/rtc/?channel=${cname}&uid=${uid}&autojoin=1${codec ? `&codec=${codec}` : ''}${simulcast ? '&simulcast=1' : ''}`);
+  await page.goto(callPageUrl(url, cname, uid, { ...(codec ? { codec } : {}), ...(simulcast ? { simulcast: '1' } : {}) }));
   await page.waitForFunction(joinedAndSending, undefined, { timeout: 60_000 });
   return page;
 }

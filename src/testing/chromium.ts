@@ -13,8 +13,13 @@ export interface TestChromium {
   close(): Promise<void>;
 }
 
+const FAKE_DEVICES = '--use-fake-device-for-media-stream';
+
 export const CHROMIUM_TEST_ARGS: readonly string[] = Object.freeze([
-  '--use-fake-device-for-media-stream',
+  // 15 fps, the rate of reeltime's own test publishers, instead of the fake camera's 20: a publishing page cost
+  // 17 % less of Chromium's CPU (every process of one call page over 20 s: 5.8 s against 7.0 s). A file that
+  // needs another rate passes this switch with its own value (launchTestChromium).
+  `${FAKE_DEVICES}=fps=15`,
   '--use-fake-ui-for-media-stream',
   '--allow-loopback-in-peer-connection',
   '--disable-background-networking',
@@ -26,14 +31,17 @@ export const CHROMIUM_TEST_ARGS: readonly string[] = Object.freeze([
   '--disable-sync',
 ]);
 
-/** `extraArgs`: more switches, e.g. `--use-file-for-fake-video-capture=<y4m>` for a camera of one known colour. */
+/**
+ * `extraArgs`: more switches, e.g. `--use-file-for-fake-video-capture=<y4m>` for a camera of one known colour, or
+ * `--use-fake-device-for-media-stream=fps=20` for the camera's rate (instead of the default 15).
+ */
 export async function launchTestChromium(extraArgs: readonly string[] = []): Promise<TestChromium> {
   // playwright refuses a --user-data-dir argument; a persistent context takes the profile folder instead.
   const dir = mkdtempSync(join(tmpdir(), 'reeltime-chromium-'));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: '/usr/bin/chromium',
     headless: true,
-    args: [...CHROMIUM_TEST_ARGS, ...extraArgs],
+    args: [...CHROMIUM_TEST_ARGS.filter((a) => !(a.startsWith(FAKE_DEVICES) && extraArgs.some((e) => e.startsWith(FAKE_DEVICES)))), ...extraArgs],
   });
   return {
     context,

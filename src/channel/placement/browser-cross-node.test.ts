@@ -7,6 +7,7 @@ import { requireTestRedis } from '../../redis/testing.ts';
 import { callPageTilePlays, launchTestChromium } from '../../testing/chromium.ts';
 import { startSyntheticPublisher } from '../publisher/index.ts';
 import { channelNodes } from './testing.ts';
+import { callPageUrl } from '../../testing/call-page.ts';
 
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
@@ -32,7 +33,7 @@ test('Chromium on node B joins a channel hosted by node A through the 307s and s
   try {
     await pub.ready;
     const page = await browser.context.newPage();
-    await page.goto(`${b.url}/rtc/?channel=${cname}&uid=101&autojoin=1`);
+    await page.goto(callPageUrl(b.url, cname, 101));
     await page.waitForFunction(() => (window as unknown as { reeltime?: { joined?: boolean } }).reeltime?.joined === true, undefined, { timeout: 60_000 });
     const session = await page.evaluate(() => (window as unknown as { reeltime: { publish: { session: string } } }).reeltime.publish.session);
     assert.ok(String(session).startsWith(`${a.url}/`), `the browser's WHIP session is on A: ${String(session)}`);

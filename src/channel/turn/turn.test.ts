@@ -14,6 +14,7 @@ import { bucketKeys, centrePixel, isColour, slicesWritten } from '../../recorder
 import { launchTestChromium, type TestChromium } from '../../testing/chromium.ts';
 import { waitUntil } from '../../testing/wait.ts';
 import { startTestCoturn, type TestCoturn } from './testing/coturn.ts';
+import { callPageUrl } from '../../testing/call-page.ts';
 
 /** The fake camera: one magenta frame, looped by Chromium. */
 const CAMERA_RGB = [200, 40, 160] as const;
@@ -56,7 +57,7 @@ for (const transport of ['udp', 'tcp'] as const) {
       const cname = `turn-${transport}`;
       const uid = transport === 'udp' ? 501 : 502;
       const whip = page.waitForResponse((r) => r.url().includes('/whip') && r.request().method() === 'POST');
-      await page.goto(`${h.server.url}/rtc/?channel=${cname}&uid=${uid}&autojoin=1&relay=1`);
+      await page.goto(callPageUrl(h.server.url, cname, uid, { relay: '1' }));
       await page.waitForFunction(() => (window as unknown as { reeltime?: Reeltime }).reeltime?.joined === true, undefined, { timeout: 30_000 });
 
       // RFC 9725 §4.6: the 201 names the TURN server with credentials coturn accepts for this user.

@@ -8,6 +8,7 @@ import { launchTestChromium } from '../../testing/chromium.ts';
 import { rtcToken, startHarness, storageConfig } from './testing/harness.ts';
 import { bucketKeys, probe, slicesWritten } from './testing/media-checks.ts';
 import { waitUntil } from '../../testing/wait.ts';
+import { callPageUrl } from '../../testing/call-page.ts';
 
 test('a headless Chromium publisher is recorded: audio and video slices probe as the codecs it sent', async () => {
   const h = await startHarness();
@@ -15,7 +16,7 @@ test('a headless Chromium publisher is recorded: audio and video slices probe as
   try {
     const cname = 'ind-chromium';
     const page = await browser.context.newPage();
-    await page.goto(`${h.server.url}/rtc/?channel=${cname}&uid=401&autojoin=1`);
+    await page.goto(callPageUrl(h.server.url, cname, 401));
     await page.waitForFunction(() => (window as unknown as { reeltime?: { joined?: boolean } }).reeltime?.joined === true, undefined, { timeout: 30000 });
     const { resourceId, sid } = await h.startRecording(cname, '9401', {
       token: rtcToken(cname, 9401, 2),

@@ -149,7 +149,8 @@ async function publish() {
   const codec = new URLSearchParams(location.search).get('codec');
   if (codec && !['vp8', 'h264'].includes(codec.toLowerCase())) throw new Error(`?codec=${codec}: must be vp8 or h264`);
   const media = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 360 } });
-  $('localVideo').srcObject = media;
+  // `selfview=0`: no picture of one's own camera (and no drawing of it: a headless or kiosk page saves that CPU).
+  if (params.get('selfview') !== '0') $('localVideo').srcObject = media;
   const pc = new RTCPeerConnection(state.peerConfig);
   for (const track of media.getTracks()) {
     // Simulcast: the full picture and one at half its size (rid `h`, `l`); the node forwards one per viewer.
@@ -263,6 +264,7 @@ $('uid').value = params.get('uid') || String(1000 + Math.floor(Math.random() * 9
 if (params.get('profile')) $('profile').value = params.get('profile');
 $('simulcast').checked = params.get('simulcast') === '1';
 if (params.get('layer')) $('layer').value = params.get('layer');
+if (params.get('selfview') === '0') $('local').hidden = true;
 $('join').addEventListener('submit', join);
 $('leaveBtn').addEventListener('click', leave);
 addEventListener('pagehide', () => state.joined && leave());
