@@ -21,6 +21,7 @@
 // REELTIME_TEST_FAST_ALONGSIDE=N (default 3 where chrt exists; 0: before the heavy one) runs the fast lane beside the heavy one in N
 // batch workers under SCHED_IDLE. Each file's line in the log says when it started in
 // its lane ("from N s").
+// REELTIME_TEST_CPU_PROFILE_DIR=folder writes a V8 CPU profile of each file's process (not its children) there.
 // A file still running after REELTIME_TEST_FILE_TIMEOUT_MS (default 180 s fast, 600 s heavy) is killed and failed.
 // At the end: counts per lane, the ten slowest files and the failed ones; durations are kept in .test-times.json
 // (not committed) so the next run starts the longest files first.
@@ -37,6 +38,7 @@ const TIMES_FILE = join(root, '.test-times.json');
 const GUARD = join(root, 'scripts', 'test-fast-lane-guard.mjs');
 const CPU_REPORT = join(root, 'scripts', 'test-cpu.mjs');
 const ASYNC_HOOK = join(root, 'scripts', 'test-async-hook.mjs');
+const CPU_PROFILE_DIR = process.env.REELTIME_TEST_CPU_PROFILE_DIR;
 
 function positiveInt(name, fallback, min = 1) {
   const raw = process.env[name];
@@ -274,7 +276,7 @@ function runFile(file, fileLane, { background = false, retry = false } = {}) {
     // A heavy file runs from its bundle when the run built one (fileBundles, below): no tsx hooks in its process.
     const bundled = fileBundles.get(file);
     const entry = bundled ? ['--enable-source-maps', bundled] : ['--import', 'tsx', file];
-    const args = ['--import', ASYNC_HOOK, '--import', CPU_REPORT, ...(fileLane === 'fast' ? ['--import', GUARD] : []), '--test-reporter=spec', '--test-force-exit', ...entry];
+    const args = [...(CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROFILE_DIR}`] : []), '--import', ASYNC_HOOK, '--import', CPU_REPORT, ...(fileLane === 'fast' ? ['--import', GUARD] : []), '--test-reporter=spec', '--test-force-exit', ...entry];
     // Heavy files other than the timing-sensitive ones yield the CPU to those (scripts/test-lanes.mjs).
     const yieldCpu = fileLane === 'heavy' && !TIMING_SENSITIVE.has(file) && NICE_AVAILABLE;
     const [command, commandArgs] = background

@@ -13,7 +13,9 @@ const BLUE = [0, 0, 255];
 const GOP_SEC = 2;
 
 test('two publishers (VP8 red 440 Hz, H.264 blue 880 Hz) recorded 30+ s: slices, playlists, MP4s, snapshots, events', async () => {
-  const h = await startHarness();
+  // The stop waits for the last slices, the MP4s and their uploads: on a loaded 2-core machine that once took over
+  // the default 20 s (206, code 50, the files following later). The answer with its file list is what is checked.
+  const h = await startHarness({ recording: { stopTimeoutSecond: 90 } });
   try {
     const cname = 'ind-main';
     // Replayed publishers: two live encoders on a loaded machine fell behind real time and sent their media late and
