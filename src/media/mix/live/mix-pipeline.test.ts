@@ -163,7 +163,10 @@ test('a publisher that changes resolution is decoded at the new size with its ow
   await waitUntil(() => pipeline.framesWritten >= before + FPS, { timeoutMs: 60_000, what: 'a second of the wide picture' });
   await wide.stop();
   // The same user now sends a square picture (a new keyframe with another size, as after a camera switch).
+  const decodedBefore = pipeline.decodedVideoFrames;
   await publish({ color: 'blue', width: 240, height: 240 });
+  // From the square picture's first decoded frames (a loaded machine took over 2.5 s to start its decoder), 2.5 s.
+  await waitUntil(() => pipeline.decodedVideoFrames >= decodedBefore + 5, { timeoutMs: 60_000, what: 'the square picture decoded' });
   const switched = pipeline.framesWritten;
   await waitUntil(() => pipeline.framesWritten >= switched + Math.ceil(2.5 * FPS), { timeoutMs: 60_000, what: '2.5 s of frames after the switch' });
   await Promise.all(sources.splice(0).map((s) => s.stop()));
