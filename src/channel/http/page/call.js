@@ -114,7 +114,7 @@ async function peerConfig() {
   const res = await fetch(`/rtc/v1/apps/${state.appId}/channels/${encodeURIComponent(state.cname)}/ice-servers?${q}`);
   const body = await res.json();
   if (!res.ok) throw new Error(body.reason || `ice servers: HTTP ${res.status}`);
-  const relay = new URLSearchParams(location.search).get('relay') === '1';
+  const relay = params.get('relay') === '1';
   if (relay && body.iceServers.length === 0) throw new Error('?relay=1: this node hands out no TURN server (channel.turnUrls)');
   return { iceServers: body.iceServers, iceTransportPolicy: relay ? 'relay' : 'all' };
 }
@@ -146,11 +146,10 @@ const SIMULCAST_ENCODINGS = [
 ];
 
 async function publish() {
-  const codec = new URLSearchParams(location.search).get('codec');
+  const codec = params.get('codec');
   if (codec && !['vp8', 'h264'].includes(codec.toLowerCase())) throw new Error(`?codec=${codec}: must be vp8 or h264`);
   const media = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 360 } });
-  // `selfview=0`: no picture of one's own camera (and no drawing of it: a headless or kiosk page saves that CPU).
-  if (params.get('selfview') !== '0') $('localVideo').srcObject = media;
+  if (selfView) $('localVideo').srcObject = media;
   const pc = new RTCPeerConnection(state.peerConfig);
   for (const track of media.getTracks()) {
     // Simulcast: the full picture and one at half its size (rid `h`, `l`); the node forwards one per viewer.
@@ -224,7 +223,7 @@ async function join(ev) {
     state.profile = $('profile').value;
     if ($('token').value) {
       state.token = $('token').value;
-      state.appId = new URLSearchParams(location.search).get('appId') || '';
+      state.appId = params.get('appId') || '';
       if (!state.appId) throw new Error('with your own token, open the page with ?appId=...');
     } else {
       const t = await devToken(state.cname, state.uid);
@@ -258,13 +257,16 @@ async function leave() {
   status('left');
 }
 
+// The page's query, read once (the functions above run after this).
 const params = new URLSearchParams(location.search);
+// `selfview=0`: no picture of one's own camera (and no drawing of it: a headless or kiosk page saves that CPU).
+const selfView = params.get('selfview') !== '0';
 $('channel').value = params.get('channel') || 'demo';
 $('uid').value = params.get('uid') || String(1000 + Math.floor(Math.random() * 9000));
 if (params.get('profile')) $('profile').value = params.get('profile');
 $('simulcast').checked = params.get('simulcast') === '1';
 if (params.get('layer')) $('layer').value = params.get('layer');
-if (params.get('selfview') === '0') $('local').hidden = true;
+$('local').hidden = !selfView;
 $('join').addEventListener('submit', join);
 $('leaveBtn').addEventListener('click', leave);
 addEventListener('pagehide', () => state.joined && leave());
