@@ -6,6 +6,12 @@ import { startTestServer } from '../testing/index.ts';
 import { whepSubscribe } from './client/index.ts';
 import { callPageUrl } from '../testing/call-page.ts';
 
+/** Whether the call page's own tile is hidden, and the width of the picture it shows (0: none). */
+const selfViewShown = () => ({
+  hidden: (document.querySelector('#local') as HTMLElement).hidden,
+  width: (document.querySelector('#localVideo') as HTMLVideoElement).videoWidth,
+});
+
 const APP = '970CA35de60c44645bbae8a215061b33';
 const CERT = '5CFd2fd1755d40ecb72977518be15d3b';
 
@@ -45,7 +51,8 @@ test('Chromium publishes through /rtc/ (WHIP), a werift subscriber receives its 
     })();
     const joinB = (async () => {
       const pageB = await b.context.newPage();
-      await pageB.goto(callPageUrl(s.url, 'call', 102, { codec: 'h264' }));
+      // B shows its own camera (selfview=1, the page's default); A, as every test page, does not.
+      await pageB.goto(callPageUrl(s.url, 'call', 102, { codec: 'h264', selfview: '1' }));
       await pageB.waitForFunction(joined, undefined, { timeout: 30000 });
       return pageB;
     })();
@@ -54,6 +61,9 @@ test('Chromium publishes through /rtc/ (WHIP), a werift subscriber receives its 
     await pageA.waitForFunction(callPageTilePlays, 102, { timeout: 30000 });
     // B asked for H.264 (the call page's ?codec=): it sends it, and A, through the node, plays it.
     assert.deepEqual(await pageB.evaluate(sentVideoCodecs), ['video/H264']);
+    assert.deepEqual(await pageA.evaluate(selfViewShown), { hidden: true, width: 0 }, 'selfview=0: no picture of its own camera');
+    const shownB = await pageB.evaluate(selfViewShown);
+    assert.ok(!shownB.hidden && shownB.width > 0, `the default: its own camera shown (${JSON.stringify(shownB)})`);
     const status = await pageA.textContent('#status');
     assert.match(status ?? '', /in channel "call" as uid 101/);
     // A codec the node does not forward is refused by the page, naming the option, before the camera opens.
