@@ -20,7 +20,7 @@ const OPUS = { mimeType: 'audio/opus', clockRate: 48000, channels: 2, fmtp: '' }
 const rtp = (ssrc: number, seq: number) =>
   new RtpPacket(new RtpHeader({ ssrc, sequenceNumber: seq, payloadType: 96 }), Buffer.from([0x10, 0x00]));
 
-test('fan-out: a keyframe request before the first packet waits for its SSRC; PLIs coalesce per interval; audio never asks; H.264 parameter sets kept', () => {
+test('fan-out: a keyframe request before the first packet waits for its SSRC; PLIs coalesce per interval, the held ones sent when it has passed; audio never asks; H.264 parameter sets kept', () => {
   let now = 0;
   const plis: number[] = [];
   const video = new TrackFanout('video', VP8, (ssrc) => plis.push(ssrc), () => now);
@@ -45,6 +45,17 @@ test('fan-out: a keyframe request before the first packet waits for its SSRC; PL
   now = 700;
   video.requestKeyframe();
   assert.deepEqual(plis, [1234, 1234, 777]);
+  // Held back, not dropped (a loss given up just after a keyframe was asked for): the requests within the interval
+  // go as one, with the first packet after it.
+  now = 800;
+  video.requestKeyframe();
+  video.requestKeyframe();
+  video.push(rtp(777, 4));
+  assert.deepEqual(plis, [1234, 1234, 777], 'held within 300 ms');
+  now = 1000;
+  video.push(rtp(777, 5));
+  video.push(rtp(777, 6));
+  assert.deepEqual(plis, [1234, 1234, 777, 777], 'the held requests sent once, with the first packet after 300 ms');
 
   const h264 = new TrackFanout('video', { ...VP8, mimeType: 'video/h264' }, () => undefined, () => now);
   assert.equal(h264.parameterSets(), undefined);

@@ -38,7 +38,8 @@ export interface ForwardSource {
 
 /**
  * Fan-out of one incoming track. Keyframe requests become PLIs (or FIRs) to the publisher's SSRC, coalesced to one
- * per `minPliIntervalMs` (300 ms; `onLimited` counts those not sent). A request made before the first packet (a viewer that connects before the publisher's media
+ * per `minPliIntervalMs` (300 ms): those within it (`onLimited` counts them) become one request, sent with the first
+ * packet after it. A request made before the first packet (a viewer that connects before the publisher's media
  * reaches the SFU) is kept and sent with that packet's SSRC, so every join asks the publisher exactly once even
  * when its encoder's own keyframe would open the viewer first (docs/channel.md, "Clean starts"). An H.264 track
  * also remembers the publisher's latest parameter sets for viewers that start after they went by. A video track whose
@@ -105,11 +106,9 @@ export class TrackFanout implements ForwardSource {
     this.#ssrc = ssrc;
     this.packets++;
     this.bytes += packet.serializeSize;
-    if (this.#pendingPli) {
-      const type = this.#pendingPli;
-      this.#pendingPli = undefined;
-      this.requestKeyframe(type);
-    }
+    // A request held back (before the first packet, or within the interval of the last one) goes with the first
+    // packet once it may.
+    if (this.#pendingPli && this.now() - this.#lastPli >= this.minPliIntervalMs) this.#sendKeyframeRequest(this.#pendingPli);
     // Before the sinks: a viewer starting at this packet's IDR needs the parameter sets sent just before it.
     this.#h264?.observe(packet.payload);
     if (this.codec.mimeType === 'video/vp8') this.#vp8Size = vp8KeyframeSize(packet.payload) ?? this.#vp8Size;
@@ -142,15 +141,28 @@ export class TrackFanout implements ForwardSource {
   requestKeyframe(type: KeyframeRequestType = 'pli'): void {
     if (this.kind !== 'video' || !this.answersKeyframeRequests) return;
     if (this.#ssrc === undefined) {
-      if (this.#pendingPli !== 'fir') this.#pendingPli = type;
+      this.#holdKeyframeRequest(type);
       return;
     }
-    const t = this.now();
-    if (t - this.#lastPli < this.minPliIntervalMs) {
+    if (this.now() - this.#lastPli < this.minPliIntervalMs) {
+      // Held, not dropped: a request for a loss just after a keyframe was asked for (that keyframe's own packet
+      // given up, say) would otherwise leave every viewer frozen until something else asks.
       this.onLimited(type);
+      this.#holdKeyframeRequest(type);
       return;
     }
-    this.#lastPli = t;
+    this.#sendKeyframeRequest(type);
+  }
+
+  /** One held request for all those held back; a FIR if any of them was one. */
+  #holdKeyframeRequest(type: KeyframeRequestType): void {
+    if (this.#pendingPli !== 'fir') this.#pendingPli = type;
+  }
+
+  #sendKeyframeRequest(type: KeyframeRequestType): void {
+    if (this.#ssrc === undefined) return;
+    this.#pendingPli = undefined;
+    this.#lastPli = this.now();
     this.sendKeyframeRequest(this.#ssrc, type);
   }
 }
