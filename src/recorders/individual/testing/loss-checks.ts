@@ -1,12 +1,12 @@
 /**
  * What the loss tests and bench/loss measure on a recorded HLS track (issue 27): frames, the frame slots the slices'
- * pts spans cover, and the lines `ffmpeg -v error … -f null -` prints decoding each slice. Slice by slice: VP8 slices
+ * pts spans cover, and the lines `ffmpeg -v error` prints decoding each slice. Slice by slice: VP8 slices
  * are WebM, which ffmpeg's HLS demuxer does not read as one stream.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { FFMPEG_BIN, FFPROBE_BIN } from '../../../media/index.ts';
+import { FFMPEG_BIN } from '../../../media/index.ts';
 import { mapBounded } from '../../../testing/parallel.ts';
 
 const run = promisify(execFile);
@@ -36,18 +36,17 @@ export async function measureTrack(playlist: string, frameSec: number): Promise<
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('#'));
-  // Each slice's probe and decode at once with two others' (no real-time bound here: the recording has ended).
+  // Each slice decoded at once with two others' (no real-time bound here: the recording has ended).
   const perSlice = await mapBounded(slices, 3, async (name) => {
     const file = `${dir}/${name}`;
-    const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'frame=pts_time:stream=sample_rate', '-of', 'json', file], {
-      maxBuffer: 64 * 2 ** 20,
-    });
-    const j = JSON.parse(stdout) as { frames?: { pts_time?: string }[]; streams?: { sample_rate?: string }[] };
-    const pts = (j.frames ?? []).map((f) => Number(f.pts_time)).filter(Number.isFinite);
-    const dec = await run(FFMPEG_BIN, ['-v', 'error', '-i', file, '-f', 'null', '-'], { maxBuffer: 64 * 2 ** 20 }).catch(
-      (e: { stderr?: string }) => ({ stderr: e.stderr ?? 'ffmpeg failed' }),
-    );
-    return { name, pts, sampleRate: Number(j.streams?.[0]?.sample_rate ?? 0), stderr: dec.stderr };
+    // One process per slice for both: the frames' timestamps (framecrc, one line per decoded frame, in the slice's
+    // own time base) on stdout and the decoder's errors on stderr.
+    const args = ['-v', 'error', '-copyts', '-i', file, '-fps_mode', 'passthrough', '-enc_time_base', '-1', '-f', 'framecrc', '-'];
+    const dec = await run(FFMPEG_BIN, args, { maxBuffer: 64 * 2 ** 20 }).catch((e: { stdout?: string; stderr?: string }) => ({
+      stdout: e.stdout ?? '',
+      stderr: e.stderr || 'ffmpeg failed',
+    }));
+    return { name, ...framecrcTimes(dec.stdout), stderr: dec.stderr };
   });
   let frames = 0;
   let slotSec = 0;
@@ -69,6 +68,27 @@ export async function measureTrack(playlist: string, frameSec: number): Promise<
     }
   }
   return { frames, slotSec, sampleRate, decodeErrors: errorLines.length, errorLines: errorLines.slice(0, 5), timestampWarnings };
+}
+
+/** The frames' times (s) and the sample rate of ffmpeg's framecrc output (`#tb 0: 1/1000`, `#sample_rate 0: 48000`). */
+function framecrcTimes(out: string): { readonly pts: number[]; readonly sampleRate: number } {
+  const timeBase = new Map<string, number>();
+  let sampleRate = 0;
+  const pts: number[] = [];
+  for (const line of out.split('\n')) {
+    const header = /^#(tb|sample_rate) (\d+): (\d+)(?:\/(\d+))?$/.exec(line.trim());
+    if (header) {
+      if (header[1] === 'tb') timeBase.set(header[2]!, Number(header[3]) / Number(header[4]));
+      else sampleRate ||= Number(header[3]);
+      continue;
+    }
+    if (line.startsWith('#') || line.trim() === '') continue;
+    // stream, dts, pts, duration, size, hash
+    const [stream, , t] = line.split(',').map((f) => f.trim());
+    const tb = timeBase.get(stream ?? '');
+    if (tb !== undefined && t !== undefined && Number.isFinite(Number(t))) pts.push(Number(t) * tb);
+  }
+  return { pts, sampleRate };
 }
 
 /** Frames over the frame slots of the spans: 1 when nothing is missing inside a slice. */
