@@ -6,12 +6,14 @@
  * onset minus the video's frame is the offset (positive: the audio comes late).
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { readFrameCode } from '../../../channel/index.ts';
-import { FFMPEG_BIN, FFPROBE_BIN, parsePlaylist } from '../../../media/index.ts';
+import { FFMPEG_BIN, parsePlaylist } from '../../../media/index.ts';
 import { tonePower } from '../../../media/mix/testing/tones.ts';
+import { framecrcTimes } from './loss-checks.ts';
 
 const run = promisify(execFile);
 const RATE = 48_000;
@@ -26,33 +28,50 @@ export interface MarkedMedia {
   readonly periodSec: number;
 }
 
-/** Frame pts (s) of a slice, in decoding output order. */
-async function framePts(file: string): Promise<number[]> {
-  const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'frame=pts_time', '-of', 'csv=p=0', file], {
-    maxBuffer: 16 * 2 ** 20,
-  });
-  return stdout
-    .split('\n')
-    .map((l) => Number.parseFloat(l))
-    .filter(Number.isFinite);
+interface DecodedSlice {
+  /** Each decoded frame's pts (s), in decoding output order. */
+  readonly pts: readonly number[];
+  /** Each decoded frame's code (undefined where the band is unreadable). */
+  readonly codes: readonly (number | undefined)[];
 }
 
-/** The frame code of each decoded frame of a slice (undefined where the band is unreadable). */
-async function frameCodes(file: string, m: MarkedMedia): Promise<(number | undefined)[]> {
-  const { stdout } = await run(FFMPEG_BIN, ['-v', 'error', '-i', file, '-map', '0:v:0', '-fps_mode', 'passthrough', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], {
-    encoding: 'buffer',
-    maxBuffer: 512 * 2 ** 20,
-  });
-  const size = m.width * m.height;
-  const codes: (number | undefined)[] = [];
-  for (let at = 0; at + size <= stdout.length; at += size) codes.push(readFrameCode(stdout, m.width, m.height, at));
-  return codes;
+const decodedSlices = new Map<string, Promise<DecodedSlice>>();
+let scratch = 0;
+
+/**
+ * The frames of a video slice from one decode: the pictures in grey on stdout, their timestamps (framecrc) in a
+ * scratch file. Kept per file: a test reads a slice's codes and its marks, and a slice does not change once written.
+ */
+function decodeSlice(file: string, m: MarkedMedia): Promise<DecodedSlice> {
+  const key = `${file} ${m.width}x${m.height}`;
+  let decoded = decodedSlices.get(key);
+  if (!decoded) {
+    decoded = (async () => {
+      const times = join(tmpdir(), `reeltime-frames-${process.pid}-${scratch++}.crc`);
+      try {
+        const frames = ['-map', '0:v:0', '-fps_mode', 'passthrough'];
+        const { stdout } = await run(
+          FFMPEG_BIN,
+          ['-v', 'error', '-copyts', '-i', file, ...frames, '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1', ...frames, '-enc_time_base', '-1', '-f', 'framecrc', times],
+          { encoding: 'buffer', maxBuffer: 512 * 2 ** 20 },
+        );
+        const size = m.width * m.height;
+        const codes: (number | undefined)[] = [];
+        for (let at = 0; at + size <= stdout.length; at += size) codes.push(readFrameCode(stdout, m.width, m.height, at));
+        return { pts: framecrcTimes(readFileSync(times, 'utf8')).pts, codes };
+      } finally {
+        rmSync(times, { force: true });
+      }
+    })();
+    decodedSlices.set(key, decoded);
+  }
+  return decoded;
 }
 
 /** The frame codes of every decoded frame of a video playlist, in order (undefined where the band is unreadable). */
 export async function playlistFrameCodes(playlist: string, m: MarkedMedia): Promise<(number | undefined)[]> {
   const out: (number | undefined)[] = [];
-  for (const e of parsePlaylist(readFileSync(playlist, 'utf8'), 'video').entries) out.push(...(await frameCodes(join(dirname(playlist), e.uri), m)));
+  for (const e of parsePlaylist(readFileSync(playlist, 'utf8'), 'video').entries) out.push(...(await decodeSlice(join(dirname(playlist), e.uri), m)).codes);
   return out;
 }
 
@@ -62,7 +81,7 @@ async function videoMarks(playlist: string, m: MarkedMedia): Promise<Map<number,
   const marks = new Map<number, number>();
   for (const e of parsePlaylist(readFileSync(playlist, 'utf8'), 'video').entries) {
     const file = join(dirname(playlist), e.uri);
-    const [pts, codes] = await Promise.all([framePts(file), frameCodes(file, m)]);
+    const { pts, codes } = await decodeSlice(file, m);
     const first = pts[0];
     if (first === undefined) continue;
     codes.forEach((code, i) => {

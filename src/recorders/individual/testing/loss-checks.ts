@@ -71,7 +71,7 @@ export async function measureTrack(playlist: string, frameSec: number): Promise<
 }
 
 /** The frames' times (s) and the sample rate of ffmpeg's framecrc output (`#tb 0: 1/1000`, `#sample_rate 0: 48000`). */
-function framecrcTimes(out: string): { readonly pts: number[]; readonly sampleRate: number } {
+export function framecrcTimes(out: string): { readonly pts: number[]; readonly sampleRate: number } {
   const timeBase = new Map<string, number>();
   let sampleRate = 0;
   const pts: number[] = [];
