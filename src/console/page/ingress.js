@@ -3,7 +3,7 @@
 // one. Polled from GET /v1/apps/{appId}/ingress; bitrates from the SFU's track-stats stream, as on Channels.
 import { useState } from 'preact/hooks';
 import { Sparkline, trackKey, useBitrates } from './channels.js';
-import { ErrorBody, fmtTime, html, usePolled, useSubmit } from './ui.js';
+import { ErrorBody, fmtTime, html, useDelete, usePolled, useSubmit } from './ui.js';
 
 const POLL_MS = 2000;
 
@@ -95,18 +95,9 @@ function CreateForm({ api, onCreated }) {
 
 export function Ingress({ api }) {
   const [list, loadError, reload] = usePolled(() => api.ingresses(), POLL_MS, [api]);
-  const [deleteError, setDeleteError] = useState(null);
   const ingresses = list?.ingresses ?? null;
   const bitrates = useBitrates(api);
-  const remove = async (i) => {
-    try {
-      await api.deleteIngress(i.ingressId);
-      setDeleteError(null);
-      reload();
-    } catch (e) {
-      setDeleteError(e);
-    }
-  };
+  const [remove, deleteError] = useDelete((i) => api.deleteIngress(i.ingressId), reload);
   const error = deleteError ?? loadError;
   return html`<div>
     <div class="row" style="margin-bottom:1rem">

@@ -3,7 +3,7 @@
 // session), a form that builds the rule's start request as the record form does, and delete.
 import { useState } from 'preact/hooks';
 import { defaultForm, startBody } from './bodies.js';
-import { ErrorBody, fmtTime, html, usePolled, useSubmit } from './ui.js';
+import { ErrorBody, fmtTime, html, useDelete, usePolled, useSubmit } from './ui.js';
 
 const POLL_MS = 3000;
 
@@ -66,16 +66,7 @@ export function Rules({ api, go }) {
     POLL_MS,
     [api],
   );
-  const [deleteError, setDeleteError] = useState(null);
-  const remove = async (rule) => {
-    try {
-      await api.deleteRule(rule.ruleId);
-      setDeleteError(null);
-      reload();
-    } catch (e) {
-      setDeleteError(e);
-    }
-  };
+  const [remove, deleteError] = useDelete((rule) => api.deleteRule(rule.ruleId), reload);
   const error = deleteError ?? loadError;
   return html`<div>
     <div class="row" style="margin-bottom:1rem">

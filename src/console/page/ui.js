@@ -68,6 +68,24 @@ export function usePolled(fetch, intervalMs, deps) {
   return [data, error, () => setRound((n) => n + 1)];
 }
 
+/**
+ * A list's delete action: `remove(item)` deletes it through `del` and reloads the list. Returns `remove` and the
+ * last attempt's error (null after a success).
+ */
+export function useDelete(del, reload) {
+  const [error, setError] = useState(null);
+  const remove = async (item) => {
+    try {
+      await del(item);
+      setError(null);
+      reload();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  return [remove, error];
+}
+
 /** A form's submit: `run(action)` marks it busy, keeps the error (null on success) and ends busy either way. */
 export function useSubmit() {
   const [busy, setBusy] = useState(false);
