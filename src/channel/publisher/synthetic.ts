@@ -8,7 +8,7 @@ import { RtpReplay } from './replay.ts';
 import { packetCounts, type RtpInput, rtpInput, socketInto, whipReports } from './rtp-input.ts';
 
 /** A replay publisher's default loop. */
-export const REPLAY_SECONDS = 30;
+export const REPLAY_SECONDS = 10;
 
 export interface SyntheticPublisherOptions extends Partial<SyntheticMedia> {
   /** reeltime base URL, e.g. http://127.0.0.1:8080 */
