@@ -22,13 +22,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FRAME_CODE } from '../../src/channel/index.ts';
-import { syntheticFfmpegArgs } from '../../src/channel/publisher/ffmpeg-args.ts'; // not in the index: the publishers' own arguments, for the floor's input files
-import { FfmpegProcess, runFfmpeg } from '../../src/media/ffmpeg.ts';
-import { layout, MIX_LAYOUT, mixAudioProfile, type MixRegion } from '../../src/media/mix/index.ts';
-import { MixPipeline, mixEncoderArgs, type MixOutputFrame } from '../../src/media/mix/live/index.ts';
+import type { MixRegion } from '../../src/media/mix/index.ts';
+import { MixPipeline, type MixOutputFrame } from '../../src/media/mix/live/index.ts';
 import { startHarness, type Harness } from '../../src/recorders/individual/testing/harness.ts';
 import { sleep } from '../../src/recorders/individual/testing/media-checks.ts';
 import { measureCpu, type CpuFigures } from './cpu-parts.ts';
+import { floorRun } from './floor.ts';
 import { loadAverage } from './proc-cpu.ts';
 import { BENCH_BITRATE_KBPS, BENCH_CANVAS, BENCH_FPS, BENCH_RECORDER_UID, benchMixStartRequest } from './mix-request.ts';
 import type { PublisherPlan } from './publishers.ts';
@@ -270,75 +269,6 @@ async function recordMix(h: Harness, cname: string, plan: readonly PublisherPlan
 const recorderCores = (f: RecordingFigures): number => Math.max(0, f.cpu.node - f.baselineNode) + f.cpu.parts.videoDecoders + f.cpu.parts.audioDecoders + f.cpu.parts.encoder;
 
 // ---------------------------------------------------------------------------------------------------------------
-// Floor: one ffmpeg over the same media from files
-
-/** The publisher's own ffmpeg arguments writing `seconds` of its media to files instead of RTP. */
-function recordedInputArgs(p: PublisherPlan, videoFile: string, audioFile: string, seconds: number): string[] {
-  const live = syntheticFfmpegArgs({ ...p, fps: FPS, frameCode: true }, 1, 2);
-  const files = [videoFile, audioFile];
-  const out: string[] = [];
-  for (let i = 0; i < live.length; i++) {
-    const a = live[i]!;
-    if (a === '-re') continue;
-    if (a === '-payload_type') {
-      i++;
-      continue;
-    }
-    if (a === '-f' && live[i + 1] === 'rtp') {
-      const file = files.shift();
-      if (!file) throw new Error('the publisher writes more than two RTP outputs');
-      out.push('-t', String(seconds), '-f', 'matroska', file);
-      i += 2;
-      continue;
-    }
-    out.push(a);
-  }
-  if (files.length > 0) throw new Error('the publisher no longer writes one RTP output per kind');
-  return out;
-}
-
-async function floorRun(plan: readonly PublisherPlan[], dir: string): Promise<CpuFigures> {
-  const n = plan.length;
-  const seconds = SECONDS + WARMUP_SECONDS + 5;
-  const inputs: string[] = [];
-  for (const [i, p] of plan.entries()) {
-    const video = join(dir, `input-${i}-video.mkv`);
-    const audio = join(dir, `input-${i}-audio.mkv`);
-    await runFfmpeg(recordedInputArgs(p, video, audio, seconds), { timeoutMs: 600_000 });
-    inputs.push(video);
-    inputs.push(audio);
-  }
-  const regions = layout(MIX_LAYOUT.bestFit, CANVAS, plan.map((p) => String(p.uid))).filter((r) => r.uid !== null);
-  const videoIn = (i: number): number => 2 * i;
-  const audioIn = (i: number): number => 2 * i + 1;
-  const scaled = regions.map((r, i) => `[${videoIn(i)}:v]scale=${r.rect.width}:${r.rect.height}:flags=bilinear[s${i}]`);
-  const stack = `${regions.map((_, i) => `[s${i}]`).join('')}xstack=inputs=${n}:fill=black:layout=${regions.map((r) => `${r.rect.x}_${r.rect.y}`).join('|')}[x]`;
-  const pad = `[x]pad=${CANVAS.width}:${CANVAS.height}[v]`;
-  const mix = `${plan.map((_, i) => `[${audioIn(i)}:a]`).join('')}amix=inputs=${n}:normalize=0[a]`;
-  const audio = mixAudioProfile(0);
-  const encoder = mixEncoderArgs({ workDir: dir, canvas: CANVAS, fps: FPS, bitrateKbps: BITRATE_KBPS, audio, video: true, originMs: 0 });
-  // The mix encoder's output options with our own maps: from its first codec option on, the slice list to a file.
-  const output = encoder
-    .slice(encoder.indexOf('-c:v'))
-    .filter((a, i, all) => !(a === '-map' || all[i - 1] === '-map'))
-    .map((a) => (a === 'pipe:5' ? join(dir, 'floor.csv') : a));
-  const args = [
-    '-loglevel', 'error',
-    ...inputs.flatMap((f) => ['-re', '-i', f]),
-    '-filter_complex', [...scaled, stack, pad, mix].join(';'),
-    '-map', '[v]', '-map', '[a]', '-r', String(FPS), ...output,
-  ];
-  const ffmpeg = new FfmpegProcess(args, { cwd: dir });
-  try {
-    await sleep(WARMUP_SECONDS * 1000);
-    if (!ffmpeg.running) throw new Error(`floor ffmpeg exited: ${(await ffmpeg.exited).stderrTail}`);
-    return await measureCpu(SECONDS);
-  } finally {
-    await ffmpeg.stop(3000);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------------------
 
 const f3 = (x: number): string => x.toFixed(3);
 
@@ -375,7 +305,7 @@ async function main(): Promise<void> {
       console.log(`\npart 1: 4 publishers ${PART1_SIZE.width}×${PART1_SIZE.height}@15 (2 VP8, 2 H.264, Opus) — load average ${loadAverage()}`);
       const rec = await recordMix(h, 'bench-mix-4', plan);
       console.log(describe(rec));
-      const floor = await floorRun(plan, dir);
+      const floor = await floorRun(plan, dir, SECONDS, WARMUP_SECONDS);
       const total = recorderCores(rec);
       console.log(`  floor (one ffmpeg: 4 files decoded, xstack + amix, same encoder settings) ${f3(floor.parts.floor)} cores`);
       console.log(`  ratio recorder / floor ${(total / floor.parts.floor).toFixed(2)} (target ≤ 1.2); load average ${loadAverage()}`);
