@@ -105,7 +105,7 @@ export const YIELD_NICE = '19';
 export const RETRY_ALONE_MAX = positiveInt('REELTIME_TEST_RETRY_ALONE', 8, 0);
 // Which lanes run their files in batch workers (many files per process): REELTIME_TEST_BATCH=fast (default), all, or
 // none (each file in its own process, as a file run alone).
-export const BATCH = process.env.REELTIME_TEST_BATCH || 'fast';
+const BATCH = process.env.REELTIME_TEST_BATCH || 'fast';
 if (!['fast', 'all', 'none'].includes(BATCH)) {
   console.error(`REELTIME_TEST_BATCH must be fast, all or none, got ${BATCH}`);
   process.exit(2);

@@ -9,7 +9,6 @@ import { measureCpu, type CpuFigures } from './cpu-parts.ts';
 import { BENCH_BITRATE_KBPS, BENCH_CANVAS, BENCH_FPS } from './mix-request.ts';
 import type { PublisherPlan } from './publishers.ts';
 
-
 /** The publisher's own ffmpeg arguments writing `seconds` of its media to files instead of RTP. */
 function recordedInputArgs(p: PublisherPlan, videoFile: string, audioFile: string, seconds: number): string[] {
   const live = syntheticFfmpegArgs({ ...p, fps: BENCH_FPS, frameCode: true }, 1, 2);

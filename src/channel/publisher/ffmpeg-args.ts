@@ -100,8 +100,8 @@ export function syntheticFfmpegArgs(m: SyntheticMedia, videoPort: number, audioP
   const color = m.color.startsWith('#') ? `0x${m.color.slice(1)}` : m.color;
   const text = `drawtext=fontfile=${FONT}:text='%{n}':fontsize=${Math.round(m.height / 8)}:fontcolor=white:x=16:y=16`;
   // VP8 at libvpx's fastest real-time speed, blocks that hardly change left uncoded (static-thresh): the picture is a
-  // solid colour with a counter, and this encode is most of the suite's replay captures (1.7 s of CPU per 32 s of
-  // 640×360 at cpu-used 8, 0.7 s so).
+  // solid colour with a counter, and this encode is most of the suite's replay captures (32 s of 640×360: 1.7 s of CPU
+  // at cpu-used 8, 0.7 s with these settings).
   const encoder = (bitrate: string) =>
     m.codec === 'vp8'
       ? ['-c:v', 'libvpx', '-deadline', 'realtime', '-cpu-used', '16', '-static-thresh', '1000', '-b:v', bitrate, '-auto-alt-ref', '0', '-error-resilient', '1']
