@@ -5,17 +5,14 @@
  * places it in UTC (a slice's wall-clock start from its name, plus the media time into the slice): the audio's
  * onset minus the video's frame is the offset (positive: the audio comes late).
  */
-import { execFile } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { readFrameCode } from '../../../channel/index.ts';
-import { FFMPEG_BIN, parsePlaylist } from '../../../media/index.ts';
+import { parsePlaylist } from '../../../media/index.ts';
+import { decodeEach } from '../../../media/testing/decode-each.ts';
 import { tonePower } from '../../../media/mix/testing/tones.ts';
 import { framecrcTimes } from './loss-checks.ts';
 
-const run = promisify(execFile);
 const RATE = 48_000;
 /** Audio analysis window: 5 ms. */
 const WINDOW = RATE / 200;
@@ -36,75 +33,78 @@ interface DecodedSlice {
 }
 
 const decodedSlices = new Map<string, Promise<DecodedSlice>>();
-let scratch = 0;
+/** Slices per ffmpeg: their grey pictures are held in memory at once. */
+const SLICES_PER_DECODE = 16;
 
 /**
- * The frames of a video slice from one decode: the pictures in grey on stdout, their timestamps (framecrc) in a
- * scratch file. Kept per file: a test reads a slice's codes and its marks, and a slice does not change once written.
+ * The frames of each video slice of `files` (decoded together, decodeEach): the pictures in grey, their timestamps
+ * (framecrc). Kept per file: a test reads a slice's codes and its marks, and a slice does not change once written.
  */
-function decodeSlice(file: string, m: MarkedMedia): Promise<DecodedSlice> {
-  const key = `${file} ${m.width}x${m.height}`;
-  let decoded = decodedSlices.get(key);
-  if (!decoded) {
-    decoded = (async () => {
-      const times = join(tmpdir(), `reeltime-frames-${process.pid}-${scratch++}.crc`);
-      try {
-        const frames = ['-map', '0:v:0', '-fps_mode', 'passthrough'];
-        const { stdout } = await run(
-          FFMPEG_BIN,
-          ['-v', 'error', '-copyts', '-i', file, ...frames, '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1', ...frames, '-enc_time_base', '-1', '-f', 'framecrc', times],
-          { encoding: 'buffer', maxBuffer: 512 * 2 ** 20 },
-        );
-        const size = m.width * m.height;
-        const codes: (number | undefined)[] = [];
-        for (let at = 0; at + size <= stdout.length; at += size) codes.push(readFrameCode(stdout, m.width, m.height, at));
-        return { pts: framecrcTimes(readFileSync(times, 'utf8')).pts, codes };
-      } finally {
-        rmSync(times, { force: true });
-      }
-    })();
-    decodedSlices.set(key, decoded);
+function decodeSlices(files: readonly string[], m: MarkedMedia): Promise<DecodedSlice[]> {
+  const key = (file: string) => `${file} ${m.width}x${m.height}`;
+  const todo = files.filter((f) => !decodedSlices.has(key(f)));
+  for (let from = 0; from < todo.length; from += SLICES_PER_DECODE) {
+    const batch = todo.slice(from, from + SLICES_PER_DECODE);
+    const frames = (i: number) => ['-map', `${i}:v:0`, '-fps_mode', 'passthrough'];
+    const decoded = decodeEach(batch, (i) => [
+      [...frames(i), '-f', 'rawvideo', '-pix_fmt', 'gray'],
+      [...frames(i), '-enc_time_base', '-1', '-f', 'framecrc'],
+    ], ['-copyts']);
+    batch.forEach((f, i) =>
+      decodedSlices.set(
+        key(f),
+        decoded.then(({ outputs }) => {
+          const [grey, crc] = outputs[i]!;
+          const size = m.width * m.height;
+          const codes: (number | undefined)[] = [];
+          for (let at = 0; at + size <= grey!.length; at += size) codes.push(readFrameCode(grey!, m.width, m.height, at));
+          return { pts: framecrcTimes(crc!.toString()).pts, codes };
+        }),
+      ),
+    );
   }
-  return decoded;
+  return Promise.all(files.map((f) => decodedSlices.get(key(f))!));
 }
 
 /** The frame codes of every decoded frame of a video playlist, in order (undefined where the band is unreadable). */
 export async function playlistFrameCodes(playlist: string, m: MarkedMedia): Promise<(number | undefined)[]> {
-  const out: (number | undefined)[] = [];
-  for (const e of parsePlaylist(readFileSync(playlist, 'utf8'), 'video').entries) out.push(...(await decodeSlice(join(dirname(playlist), e.uri), m)).codes);
-  return out;
+  const files = parsePlaylist(readFileSync(playlist, 'utf8'), 'video').entries.map((e) => join(dirname(playlist), e.uri));
+  return (await decodeSlices(files, m)).flatMap((d) => d.codes);
 }
 
 /** UTC (ms) of each frame that marks a period's start (its index a multiple of periodSec × fps), by period number. */
 async function videoMarks(playlist: string, m: MarkedMedia): Promise<Map<number, number>> {
   const framesPerPeriod = Math.round(m.periodSec * m.fps);
   const marks = new Map<number, number>();
-  for (const e of parsePlaylist(readFileSync(playlist, 'utf8'), 'video').entries) {
-    const file = join(dirname(playlist), e.uri);
-    const { pts, codes } = await decodeSlice(file, m);
+  const entries = parsePlaylist(readFileSync(playlist, 'utf8'), 'video').entries;
+  const decoded = await decodeSlices(entries.map((e) => join(dirname(playlist), e.uri)), m);
+  entries.forEach((e, n) => {
+    const { pts, codes } = decoded[n]!;
     const first = pts[0];
-    if (first === undefined) continue;
+    if (first === undefined) return;
     codes.forEach((code, i) => {
       if (code === undefined || code % framesPerPeriod !== 0 || pts[i] === undefined) return;
       marks.set(code / framesPerPeriod, e.startMs + (pts[i]! - first) * 1000);
     });
-  }
+  });
   return marks;
 }
 
 /** UTC (ms) of every tone onset the audio playlist holds (a 5 ms window rising past a quarter of the loudest). */
 async function audioOnsets(playlist: string, m: MarkedMedia): Promise<number[]> {
   const windows: { atMs: number; power: number }[] = [];
-  for (const e of parsePlaylist(readFileSync(playlist, 'utf8'), 'audio').entries) {
-    const { stdout } = await run(FFMPEG_BIN, ['-v', 'error', '-i', join(dirname(playlist), e.uri), '-map', '0:a:0', '-f', 's16le', '-ac', '1', '-ar', String(RATE), 'pipe:1'], {
-      encoding: 'buffer',
-      maxBuffer: 64 * 2 ** 20,
-    });
-    const pcm = new Int16Array(stdout.buffer, stdout.byteOffset, stdout.length >> 1);
+  const entries = parsePlaylist(readFileSync(playlist, 'utf8'), 'audio').entries;
+  const { outputs } = await decodeEach(
+    entries.map((e) => join(dirname(playlist), e.uri)),
+    (i) => [['-map', `${i}:a:0`, '-f', 's16le', '-ac', '1', '-ar', String(RATE)]],
+  );
+  entries.forEach((e, n) => {
+    const [raw] = outputs[n]!;
+    const pcm = new Int16Array(raw!.buffer, raw!.byteOffset, raw!.length >> 1);
     for (let w = 0; (w + 1) * WINDOW <= pcm.length; w++) {
       windows.push({ atMs: e.startMs + (w * WINDOW * 1000) / RATE, power: tonePower(pcm, 1, m.toneHz, w * WINDOW, (w + 1) * WINDOW) });
     }
-  }
+  });
   const loudest = windows.reduce((x, w) => Math.max(x, w.power), 0);
   const onsets: number[] = [];
   // A rise after at least a quarter period of quiet: the tone's onset, not a flutter inside it.

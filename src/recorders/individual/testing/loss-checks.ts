@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { FFMPEG_BIN } from '../../../media/index.ts';
+import { decodeEach } from '../../../media/testing/decode-each.ts';
 import { mapBounded } from '../../../testing/parallel.ts';
 
 const run = promisify(execFile);
@@ -36,38 +37,55 @@ export async function measureTrack(playlist: string, frameSec: number): Promise<
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l !== '' && !l.startsWith('#'));
-  // Each slice decoded at once with two others' (no real-time bound here: the recording has ended).
-  const perSlice = await mapBounded(slices, 3, async (name) => {
-    const file = `${dir}/${name}`;
-    // One process per slice for both: the frames' timestamps (framecrc, one line per decoded frame, in the slice's
-    // own time base) on stdout and the decoder's errors on stderr.
-    const args = ['-v', 'error', '-copyts', '-i', file, '-fps_mode', 'passthrough', '-enc_time_base', '-1', '-f', 'framecrc', '-'];
-    const dec = await run(FFMPEG_BIN, args, { maxBuffer: 64 * 2 ** 20 }).catch((e: { stdout?: string; stderr?: string }) => ({
-      stdout: e.stdout ?? '',
-      stderr: e.stderr || 'ffmpeg failed',
-    }));
-    return { name, ...framecrcTimes(dec.stdout), stderr: dec.stderr };
-  });
+  const files = slices.map((name) => `${dir}/${name}`);
+  // framecrc: one line per decoded frame, in the slice's own time base.
+  const frameTimes = ['-fps_mode', 'passthrough', '-enc_time_base', '-1', '-f', 'framecrc'];
+  // All slices in one ffmpeg; only when it printed more than timestamp lines (or failed), slice by slice again, so
+  // that each error line names its slice.
+  const together = await decodeEach(files, (i) => [['-map', String(i), ...frameTimes]], ['-copyts']).catch(() => undefined);
+  const clean = together !== undefined && !stderrLines(together.stderr).some((l) => l.kind === 'error');
+  const perSlice = clean
+    ? together.outputs.map(([crc], i) => ({ name: slices[i]!, ...framecrcTimes(crc!.toString()), stderr: '' }))
+    : await mapBounded(slices, 3, async (name) => {
+        // One process per slice for both: the frames' timestamps on stdout and the decoder's errors on stderr.
+        const dec = await run(FFMPEG_BIN, ['-v', 'error', '-copyts', '-i', `${dir}/${name}`, ...frameTimes, '-'], { maxBuffer: 64 * 2 ** 20 }).catch(
+          (e: { stdout?: string; stderr?: string }) => ({ stdout: e.stdout ?? '', stderr: e.stderr || 'ffmpeg failed' }),
+        );
+        return { name, ...framecrcTimes(dec.stdout), stderr: dec.stderr };
+      });
   let frames = 0;
   let slotSec = 0;
   let sampleRate = 0;
   const errorLines: string[] = [];
-  let timestampWarnings = 0;
+  // Timestamp lines of all slices together (they need no slice's name).
+  let timestampWarnings = clean ? stderrLines(together.stderr).reduce((n, l) => n + l.count, 0) : 0;
   for (const { name, pts, sampleRate: rate, stderr } of perSlice) {
     sampleRate ||= rate;
     const step = frameSec > 0 ? frameSec : sampleRate > 0 ? 1024 / sampleRate : 0;
     frames += pts.length;
     if (pts.length > 0) slotSec += Math.max(...pts) - Math.min(...pts) + step;
-    let lastWasTimestamp = false;
-    for (const l of stderr.split('\n')) {
-      if (l.trim() === '') continue;
-      const repeated = REPEATED.exec(l);
-      if (!repeated) lastWasTimestamp = SAME_TIMESTAMP.test(l);
-      if (!lastWasTimestamp) errorLines.push(`${name}: ${l}`);
-      else timestampWarnings += repeated ? Number(repeated[1]) : 1;
+    for (const l of stderrLines(stderr)) {
+      if (l.kind === 'error') errorLines.push(`${name}: ${l.text}`);
+      else timestampWarnings += l.count;
     }
   }
   return { frames, slotSec, sampleRate, decodeErrors: errorLines.length, errorLines: errorLines.slice(0, 5), timestampWarnings };
+}
+
+/**
+ * ffmpeg's lines: decode errors, and the null muxer's lines about two frames with one timestamp (with their count:
+ * "Last message repeated N times" folds repeats into one line of the kind before it).
+ */
+function stderrLines(stderr: string): { readonly kind: 'error' | 'timestamp'; readonly text: string; readonly count: number }[] {
+  const lines: { kind: 'error' | 'timestamp'; text: string; count: number }[] = [];
+  let lastWasTimestamp = false;
+  for (const l of stderr.split('\n')) {
+    if (l.trim() === '') continue;
+    const repeated = REPEATED.exec(l);
+    if (!repeated) lastWasTimestamp = SAME_TIMESTAMP.test(l);
+    lines.push({ kind: lastWasTimestamp ? 'timestamp' : 'error', text: l, count: repeated ? Number(repeated[1]) : 1 });
+  }
+  return lines;
 }
 
 /** The frames' times (s) and the sample rate of ffmpeg's framecrc output (`#tb 0: 1/1000`, `#sample_rate 0: 48000`). */
@@ -108,12 +126,13 @@ const DROPOUT_WINDOW = 480;
 export async function audioDropouts(playlist: string): Promise<{ readonly windows: number; readonly dropouts: number }> {
   const powers: number[] = [];
   const dir = playlist.slice(0, playlist.lastIndexOf('/') + 1);
-  for (const uri of readFileSync(playlist, 'utf8').split('\n').filter((l) => l && !l.startsWith('#'))) {
-    const { stdout } = await run(FFMPEG_BIN, ['-v', 'error', '-i', dir + uri, '-map', '0:a:0', '-f', 's16le', '-ac', '1', '-ar', '48000', 'pipe:1'], {
-      encoding: 'buffer',
-      maxBuffer: 64 * 2 ** 20,
-    });
-    const pcm = new Int16Array(stdout.buffer, stdout.byteOffset, stdout.length >> 1);
+  const files = readFileSync(playlist, 'utf8')
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .map((uri) => dir + uri);
+  const { outputs } = await decodeEach(files, (i) => [['-map', `${i}:a:0`, '-f', 's16le', '-ac', '1', '-ar', '48000']]);
+  for (const [raw] of outputs) {
+    const pcm = new Int16Array(raw!.buffer, raw!.byteOffset, raw!.length >> 1);
     for (let w = 5; (w + 6) * DROPOUT_WINDOW <= pcm.length; w++) {
       let power = 0;
       for (let i = w * DROPOUT_WINDOW; i < (w + 1) * DROPOUT_WINDOW; i++) power += pcm[i]! * pcm[i]!;
