@@ -6,7 +6,7 @@
 // - the heavy lane's test files (scripts/test.mjs runs each in a process of its own): the same hooks cost each file
 //   about 2 s of CPU before its first test (a recorder test's imports: 3.9-4.3 s of CPU through tsx, 1.9-2.2 s from
 //   its bundle, on a 2.1 GHz machine in session 20), 91 files in all.
-// Packages stay in node_modules, and each module keeps its own import.meta.url (and dirname, filename: its source
+// Most packages are bundled too (EXTERNAL_PACKAGES says which are not), and each module keeps its own import.meta.url (and dirname, filename: its source
 // file's), so the files it reads beside itself (pages, assets, helper scripts) are found as from the sources.
 import { readFile } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
@@ -22,23 +22,63 @@ const ownImportMeta = {
     // An absolute path imported at run time is a browser's (a page's module, in a function Chromium evaluates).
     b.onResolve({ filter: /^\// }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, external: true } : undefined));
     b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      return { contents: ownImportMetaOf(await readFile(args.path, 'utf8'), args.path), loader: 'ts' };
+    });
+    // A bundled package's module keeps its own file's location too: CommonJS's __dirname and __filename (which an ES
+    // module has not) and ES modules' import.meta (typescript finds its lib files by its __filename).
+    b.onLoad({ filter: /[\\/]node_modules[\\/].*\.[cm]?js$/ }, async (args) => {
       const source = await readFile(args.path, 'utf8');
-      const contents = source
-        .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
-        .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)))
-        .replaceAll('import.meta.filename', JSON.stringify(args.path));
-      return { contents, loader: 'ts' };
+      if (source.includes('import.meta.')) return { contents: ownImportMetaOf(source, args.path), loader: 'js' };
+      if (!/\b__(dirname|filename)\b/.test(source) || /\b(const|let)\s+__(dirname|filename)\b/.test(source)) return undefined;
+      const contents = `var __dirname = ${JSON.stringify(dirname(args.path))}, __filename = ${JSON.stringify(args.path)};\n${source}`;
+      return { contents, loader: 'js' };
     });
   },
 };
 
-/** What every bundle here is built with: ESM for node 20, packages left to node_modules, chunks shared. */
+/** A module's source with its import.meta's location fields replaced by its own file's. */
+function ownImportMetaOf(source, path) {
+  return source
+    .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(path).href))
+    .replaceAll('import.meta.dirname', JSON.stringify(dirname(path)))
+    .replaceAll('import.meta.filename', JSON.stringify(path));
+}
+
+/**
+ * The packages left to node_modules, each for a reason: files beside itself it loads (better-sqlite3's native addon,
+ * libopus-wasm's wasm, playwright-core's driver, pino's transports in worker threads), a binary or loader (esbuild,
+ * tsx, typescript), one copy shared with another external package (BullMQ takes ioredis connections and loads ioredis itself),
+ * lazy and large (the S3 and Azure SDKs), optional (pg-native). Every other package is bundled: a process loading
+ * them from node_modules resolved, read and compiled them file by file (a test server's start: 2.2-2.8 s of CPU with
+ * all packages left out, 1.5-1.8 s with these, beside a running suite in session 35).
+ */
+const EXTERNAL_PACKAGES = [
+  'better-sqlite3',
+  'libopus-wasm',
+  'playwright-core',
+  'pino',
+  'pino-*',
+  'thread-stream',
+  'esbuild',
+  'tsx',
+  'typescript',
+  'bullmq',
+  'ioredis',
+  '@aws-sdk/*',
+  '@smithy/*',
+  '@azure/*',
+  'pg-native',
+];
+
+/** What every bundle here is built with: ESM for node 20, most packages bundled (EXTERNAL_PACKAGES), chunks shared. */
 const COMMON = {
   bundle: true,
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  packages: 'external',
+  external: EXTERNAL_PACKAGES,
+  // Bundled CommonJS packages require Node's built-in modules: an ES module has no `require` of its own.
+  banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
   tsconfig: join(root, 'tsconfig.json'),
   splitting: true,
   outExtension: { '.js': '.mjs' },
