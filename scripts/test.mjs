@@ -310,10 +310,13 @@ async function runLane(fileLane, list) {
   return performance.now() - started;
 }
 
-process.on('SIGINT', () => {
-  interrupted = true;
-  for (const c of running) c.kill('SIGTERM');
-});
+// Interrupted (Ctrl-C, or a CI job's timeout): each running file is ended too, none outlives the run.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    interrupted = true;
+    for (const c of running) c.kill('SIGTERM');
+  });
+}
 
 // Test files write their databases, spools and slices under TMPDIR. On a RAM file system (/dev/shm) SQLite's commits
 // and the spool's fsyncs cost nothing, which is not what any test measures: the users API's 10,000 requests took 93 s
