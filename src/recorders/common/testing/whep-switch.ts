@@ -10,24 +10,32 @@ import { promisify } from 'node:util';
 import type { LeaveReason } from '../../../channel/index.ts';
 import { FFMPEG_BIN, FFPROBE_BIN, parsePlaylist } from '../../../media/index.ts';
 import { rtcToken, startHarness, storageConfig, type Harness } from '../../individual/testing/harness.ts';
-import { bucketKeys, probe } from '../../individual/testing/media-checks.ts';
+import { bucketKeys } from '../../individual/testing/media-checks.ts';
 import { waitUntil } from '../../../testing/wait.ts';
 import type { WhepPeer } from '../follower/index.ts';
 
 const run = promisify(execFile);
 
-/** Every packet's pts and duration (s) of one stream of a file, in file order (lines without a pts skipped). */
-async function packets(file: string, kind: 'audio' | 'video'): Promise<{ pts: number; dur: number }[]> {
-  const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-select_streams', kind === 'audio' ? 'a:0' : 'v:0', '-show_entries', 'packet=pts_time,duration_time', '-of', 'csv=p=0', file], {
+/**
+ * A slice's codecs, its duration (the container's, as `probe` reads it) and every packet's pts and duration (s) of
+ * its first stream of `kind`, in file order (packets without a pts skipped): one ffprobe for both.
+ */
+async function probePackets(file: string, kind: 'audio' | 'video'): Promise<{ codecs: string[]; duration: number; packets: { pts: number; dur: number }[] }> {
+  const { stdout } = await run(FFPROBE_BIN, ['-v', 'error', '-show_entries', 'format=duration:stream=index,codec_name,codec_type:packet=stream_index,pts_time,duration_time', '-of', 'json', file], {
     maxBuffer: 64 * 1024 * 1024,
   });
-  return stdout
-    .trim()
-    .split('\n')
-    .map((l) => l.split(','))
-    .filter((f) => f[0] !== undefined && f[0].trim() !== '' && f[0] !== 'N/A')
-    .map((f) => ({ pts: Number(f[0]), dur: Number.isFinite(Number(f[1])) ? Number(f[1]) : 0 }))
-    .filter((p) => Number.isFinite(p.pts));
+  const j = JSON.parse(stdout) as {
+    format?: { duration?: string };
+    streams?: { index: number; codec_name: string; codec_type: string }[];
+    packets?: { stream_index: number; pts_time?: string; duration_time?: string }[];
+  };
+  const streams = j.streams ?? [];
+  const stream = streams.find((st) => st.codec_type === kind)?.index;
+  const packets = (j.packets ?? [])
+    .filter((pk) => pk.stream_index === stream && pk.pts_time !== undefined && pk.pts_time !== 'N/A')
+    .map((pk) => ({ pts: Number(pk.pts_time), dur: Number.isFinite(Number(pk.duration_time)) ? Number(pk.duration_time) : 0 }))
+    .filter((pk) => Number.isFinite(pk.pts));
+  return { codecs: streams.map((st) => st.codec_name), duration: Number(j.format?.duration ?? NaN), packets };
 }
 
 export interface Measured {
@@ -69,10 +77,9 @@ export async function measureRecordedStreams(h: Harness, uid: number, t: TestCon
         runs.push([]);
       }
       runs[runs.length - 1]!.push(file);
-      const p = await probe(file);
-      assert.deepEqual(p.codecs, [codec], `${e.uri} codec`);
-      probedSec += p.duration;
-      const pks = await packets(file, kind);
+      const { codecs, duration, packets: pks } = await probePackets(file, kind);
+      assert.deepEqual(codecs, [codec], `${e.uri} codec`);
+      probedSec += duration;
       let sliceGap = 0;
       for (const pk of pks) {
         if (prevEnd !== undefined) {
