@@ -226,6 +226,10 @@ export const TIMING_SENSITIVE = new Set([
   // PostgreSQL came back (it passes alone). (partition.test.ts was here too; its failure was the test reading
   // upload times for recording times, fixed in session 18.)
   'src/recording/dispatch/bullmq/postgres-drop.test.ts',
+  // No gap over 1 s within a stream across a WHEP session that ends: LIGHT (nice 19) until session 35, when on an AMD
+  // EPYC 2-core machine it failed in both whole-suite runs (video gaps of 1.7-1.9 s while it waited, the slices 1.9 s
+  // short of the playlist) and passed alone each time. A fifth of a core over its minute and a half: PAIRED.
+  'src/recorders/common/whep-ended.test.ts',
 ]);
 
 /**
@@ -251,6 +255,7 @@ export const RUNS_ALONE = new Set([
  * 0.75 of a core).
  */
 export const PAIRED = new Set([
+  'src/recorders/common/whep-ended.test.ts',
   'src/recorders/mix/sender-clock.test.ts',
   'src/recording/dispatch/bullmq/postgres-drop.test.ts',
   'src/recorders/mix/loss.test.ts',
@@ -271,7 +276,6 @@ for (const f of PAIRED) if (!TIMING_SENSITIVE.has(f) || RUNS_ALONE.has(f)) throw
  */
 export const LIGHT = new Set([
   'src/media/capture/capture.test.ts', // 0.24 of a core over 131 s
-  'src/recorders/common/whep-ended.test.ts', // 0.21 over 114 s
   'src/recording/dispatch/bullmq/failover.test.ts', // 0.29 over 94 s
   'src/recording/dispatch/bullmq/postgres-outage-reports.test.ts', // 0.23 over 77 s
   'src/ingress/srt-push.test.ts', // 0.25 over 33 s
