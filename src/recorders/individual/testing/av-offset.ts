@@ -43,13 +43,18 @@ const SLICES_PER_DECODE = 16;
 function decodeSlices(files: readonly string[], m: MarkedMedia): Promise<DecodedSlice[]> {
   const key = (file: string) => `${file} ${m.width}x${m.height}`;
   const todo = files.filter((f) => !decodedSlices.has(key(f)));
+  const frames = (i: number) => ['-map', `${i}:v:0`, '-fps_mode', 'passthrough'];
+  // One batch after another, so that one batch's pictures are in memory at a time.
+  let previous: Promise<unknown> = Promise.resolve();
   for (let from = 0; from < todo.length; from += SLICES_PER_DECODE) {
     const batch = todo.slice(from, from + SLICES_PER_DECODE);
-    const frames = (i: number) => ['-map', `${i}:v:0`, '-fps_mode', 'passthrough'];
-    const decoded = decodeEach(batch, (i) => [
-      [...frames(i), '-f', 'rawvideo', '-pix_fmt', 'gray'],
-      [...frames(i), '-enc_time_base', '-1', '-f', 'framecrc'],
-    ], ['-copyts']);
+    const decoded = previous.then(() =>
+      decodeEach(batch, (i) => [
+        [...frames(i), '-f', 'rawvideo', '-pix_fmt', 'gray'],
+        [...frames(i), '-enc_time_base', '-1', '-f', 'framecrc'],
+      ], ['-copyts']),
+    );
+    previous = decoded.catch(() => undefined);
     batch.forEach((f, i) =>
       decodedSlices.set(
         key(f),
