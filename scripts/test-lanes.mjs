@@ -111,6 +111,9 @@ const MEDIA = [
   'src/channel/webrtc/forward.test.ts',
   'src/channel/webrtc/local-tap.test.ts',
   'src/impairment/repair-through-channel.test.ts',
+  // WebRTC peers through the relay: in the fast lane (SCHED_IDLE beside the heavy one) its viewer did not connect
+  // within 20 s in a fresh-clone run of session 35, and fast-lane files are not retried alone.
+  'src/impairment/through-channel.test.ts',
   'src/impairment/viewer-delay.test.ts',
   'src/channel/webrtc/keyframe-requests.test.ts',
   'src/channel/publisher/replay.test.ts',
